@@ -1,0 +1,174 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// SQLite allows one writer at a time; a deferred transaction that tries to
+// upgrade to a write lock while another holds it fails with SQLITE_BUSY even
+// in WAL mode and even with a busy timeout. So all writes go through one
+// connection whose transactions begin IMMEDIATE, and reads use a separate
+// pool that WAL lets run beside the writer.
+const (
+	sqliteBusyTimeout = 10 * time.Second
+	maxReadConns      = 8
+	maxPostgresConns  = 16
+)
+
+// DB is an open database. It is safe for concurrent use.
+type DB struct {
+	w, r    *gorm.DB // writer and reader; the same pool on PostgreSQL
+	dialect string   // "sqlite" or "postgres"
+	log     *slog.Logger
+}
+
+// Config says which database to open.
+type Config struct {
+	// URL is a postgres:// (or postgresql://) URL for PostgreSQL; empty, or
+	// a sqlite:// or file path, for SQLite.
+	URL string
+	// DataDir holds the SQLite file cascade.db when URL is empty.
+	DataDir string
+	Logger  *slog.Logger
+}
+
+// Open opens the database, migrates its schema to the newest version and
+// returns it. A failed open or migration is returned, never logged past.
+func Open(ctx context.Context, cfg Config) (*DB, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	d := &DB{log: log.With("component", "db")}
+	gcfg := &gorm.Config{
+		Logger:         logger.Discard,
+		TranslateError: true,
+		NowFunc:        func() time.Time { return time.Now().UTC() },
+	}
+	var err error
+	switch {
+	case strings.HasPrefix(cfg.URL, "postgres://"), strings.HasPrefix(cfg.URL, "postgresql://"):
+		d.dialect = "postgres"
+		d.w, err = gorm.Open(postgres.Open(cfg.URL), gcfg)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		sqlDB, err := d.w.DB()
+		if err != nil {
+			return nil, err
+		}
+		sqlDB.SetMaxOpenConns(maxPostgresConns)
+		d.r = d.w
+	default:
+		d.dialect = "sqlite"
+		path := strings.TrimPrefix(cfg.URL, "sqlite://")
+		if path == "" {
+			path = filepath.Join(cfg.DataDir, "cascade.db")
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("create database directory: %w", err)
+		}
+		if err := d.openSQLite(path, gcfg); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.migrate(ctx); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *DB) openSQLite(path string, gcfg *gorm.Config) error {
+	u := url.URL{Scheme: "file", Path: path}
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteBusyTimeout.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	wq := cloneValues(q)
+	wq.Set("_txlock", "immediate")
+	u.RawQuery = wq.Encode()
+	var err error
+	if d.w, err = gorm.Open(sqlite.Open(u.String()), gcfg); err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	wdb, err := d.w.DB()
+	if err != nil {
+		return err
+	}
+	wdb.SetMaxOpenConns(1)
+	// Open the writer first: it creates the file and switches it to WAL,
+	// which the read-only pool cannot do.
+	if err := wdb.Ping(); err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	rq := cloneValues(q)
+	rq.Add("_pragma", "query_only(1)")
+	u.RawQuery = rq.Encode()
+	if d.r, err = gorm.Open(sqlite.Open(u.String()), gcfg); err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	rdb, err := d.r.DB()
+	if err != nil {
+		return err
+	}
+	rdb.SetMaxOpenConns(max(2, min(maxReadConns, runtime.NumCPU()*2)))
+	return nil
+}
+
+func cloneValues(v url.Values) url.Values {
+	c := url.Values{}
+	for k, vs := range v {
+		c[k] = append([]string(nil), vs...)
+	}
+	return c
+}
+
+// Dialect is "sqlite" or "postgres".
+func (d *DB) Dialect() string { return d.dialect }
+
+// Close closes every connection. On SQLite it checkpoints the WAL first so
+// the database file alone is complete.
+func (d *DB) Close() error {
+	var errs []error
+	if d.dialect == "sqlite" && d.w != nil {
+		if err := d.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error; err != nil {
+			errs = append(errs, fmt.Errorf("checkpoint: %w", err))
+		}
+	}
+	for _, g := range []*gorm.DB{d.r, d.w} {
+		if g == nil {
+			continue
+		}
+		if sqlDB, err := g.DB(); err == nil {
+			errs = append(errs, sqlDB.Close())
+		}
+		if d.r == d.w {
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// write runs fn in one write transaction.
+func (d *DB) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	return d.w.WithContext(ctx).Transaction(fn)
+}
+
+// read returns a context-bound handle for queries.
+func (d *DB) read(ctx context.Context) *gorm.DB { return d.r.WithContext(ctx) }

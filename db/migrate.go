@@ -1,0 +1,129 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// A migration moves the schema from version-1 to version. Each runs in its
+// own transaction with the version row, so a crash leaves the schema at a
+// version that exists. Migrations never change once released: they create
+// tables from the struct snapshots below, not from package cascade's live
+// types, so a later field change needs a new migration.
+type migration struct {
+	version int
+	name    string
+	up      func(tx *gorm.DB) error
+}
+
+var migrations = []migration{
+	{1, "traces and kernels", func(tx *gorm.DB) error {
+		return tx.Migrator().CreateTable(&traceV1{}, &kernelV1{})
+	}},
+}
+
+type schemaMigration struct {
+	Version   int `gorm:"primaryKey;autoIncrement:false"`
+	Name      string
+	AppliedAt time.Time
+}
+
+// ErrSchemaTooNew is returned by Open when the database was migrated by a
+// newer Cascade than this one.
+var ErrSchemaTooNew = errors.New("db: database schema is newer than this cascade")
+
+func (d *DB) migrate(ctx context.Context) error {
+	w := d.w.WithContext(ctx)
+	if err := w.AutoMigrate(&schemaMigration{}); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	for {
+		applied := false
+		err := w.Transaction(func(tx *gorm.DB) error {
+			if d.dialect == "postgres" {
+				// Two servers starting at once on one database take turns.
+				if err := tx.Exec("SELECT pg_advisory_xact_lock(7411)").Error; err != nil {
+					return err
+				}
+			}
+			var current int
+			if err := tx.Model(&schemaMigration{}).Select("COALESCE(MAX(version), 0)").Scan(&current).Error; err != nil {
+				return err
+			}
+			if current > len(migrations) {
+				return fmt.Errorf("%w: version %d, this build knows %d", ErrSchemaTooNew, current, len(migrations))
+			}
+			if current == len(migrations) {
+				return nil
+			}
+			m := migrations[current]
+			if err := m.up(tx); err != nil {
+				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+			}
+			applied = true
+			d.log.Info("migrated database", "version", m.version, "name", m.name)
+			return tx.Create(&schemaMigration{Version: m.version, Name: m.name, AppliedAt: time.Now().UTC()}).Error
+		})
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		if !applied {
+			return nil
+		}
+	}
+}
+
+// SchemaVersion returns the version the database is migrated to.
+func (d *DB) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := d.read(ctx).Model(&schemaMigration{}).Select("COALESCE(MAX(version), 0)").Scan(&v).Error
+	return v, err
+}
+
+// Schema snapshots, version 1.
+
+type traceV1 struct {
+	ID                 string `gorm:"primaryKey"`
+	Seq                int64  `gorm:"not null;uniqueIndex:idx_traces_seq"`
+	State              string `gorm:"not null;index:idx_traces_state"`
+	Error              *string
+	Model              *string
+	Layers             *string
+	Prompts            string
+	SourceGPU          *string
+	TraceGPUArch       string `gorm:"not null"`
+	SuggestedSimConfig *string
+	KernelCount        int   `gorm:"not null"`
+	Bytes              int64 `gorm:"not null"`
+	HasRealTiming      bool  `gorm:"not null"`
+	HasStepTimeline    bool  `gorm:"not null"`
+	Sample             bool  `gorm:"not null"`
+	Warnings           string
+	Signature          string
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+func (traceV1) TableName() string { return "traces" }
+
+type kernelV1 struct {
+	TraceID      string `gorm:"primaryKey"`
+	Seq          int    `gorm:"primaryKey;autoIncrement:false"`
+	KernelID     int    `gorm:"not null"`
+	Context      *string
+	Name         string `gorm:"not null"`
+	TraceFile    string `gorm:"not null"`
+	GridX        int    `gorm:"not null"`
+	GridY        int    `gorm:"not null"`
+	GridZ        int    `gorm:"not null"`
+	BlockX       int    `gorm:"not null"`
+	BlockY       int    `gorm:"not null"`
+	BlockZ       int    `gorm:"not null"`
+	Instructions *int64
+}
+
+func (kernelV1) TableName() string { return "kernels" }

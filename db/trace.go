@@ -1,0 +1,242 @@
+package db
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gorm.io/gorm"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// Page asks for up to First items after the item whose cursor is After.
+type Page struct {
+	First int
+	After string
+}
+
+// Page sizes: defaults when First is 0, and the largest page served.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 5000
+)
+
+func (p Page) limit() (int, error) {
+	switch {
+	case p.First < 0:
+		return 0, cascade.Errorf(cascade.EINVALID, "first: must not be negative, got %d", p.First)
+	case p.First == 0:
+		return DefaultPageSize, nil
+	case p.First > MaxPageSize:
+		return MaxPageSize, nil
+	}
+	return p.First, nil
+}
+
+// Cursor is the opaque cursor of the item at position seq.
+func Cursor(seq int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("seq:" + strconv.FormatInt(seq, 10)))
+}
+
+func parseCursor(c string) (int64, bool, error) {
+	if c == "" {
+		return 0, false, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err == nil {
+		if s, ok := strings.CutPrefix(string(b), "seq:"); ok {
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return n, true, nil
+			}
+		}
+	}
+	return 0, false, cascade.Errorf(cascade.EINVALID, "after: %q is not a cursor from this API", c)
+}
+
+// TraceFilter narrows a trace listing.
+type TraceFilter struct {
+	State  cascade.TraceState // "" for any
+	Search string             // case-insensitive substring of id or model
+}
+
+// TracePage is one page of traces, newest first.
+type TracePage struct {
+	Traces  []cascade.Trace
+	Total   int64 // matching traces in all pages
+	HasNext bool
+}
+
+// Trace returns the trace with the given id, or a NOT_FOUND error.
+func (d *DB) Trace(ctx context.Context, id string) (cascade.Trace, error) {
+	var t cascade.Trace
+	err := d.read(ctx).Take(&t, "id = ?", id).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return t, cascade.Errorf(cascade.ENOTFOUND, "trace %q not found", id)
+	}
+	return t, err
+}
+
+// Traces returns a page of the traces matching f, newest first.
+func (d *DB) Traces(ctx context.Context, f TraceFilter, p Page) (TracePage, error) {
+	limit, err := p.limit()
+	if err != nil {
+		return TracePage{}, err
+	}
+	after, hasAfter, err := parseCursor(p.After)
+	if err != nil {
+		return TracePage{}, err
+	}
+	q := d.read(ctx).Model(&cascade.Trace{})
+	if f.State != "" {
+		q = q.Where("state = ?", f.State)
+	}
+	if f.Search != "" {
+		like := "%" + escapeLike(strings.ToLower(f.Search)) + "%"
+		q = q.Where("(LOWER(id) LIKE ? ESCAPE '\\' OR LOWER(COALESCE(model, '')) LIKE ? ESCAPE '\\')", like, like)
+	}
+	var page TracePage
+	if err := q.Count(&page.Total).Error; err != nil {
+		return page, err
+	}
+	if hasAfter {
+		q = q.Where("seq < ?", after)
+	}
+	if err := q.Order("seq DESC").Limit(limit + 1).Find(&page.Traces).Error; err != nil {
+		return page, err
+	}
+	if len(page.Traces) > limit {
+		page.Traces, page.HasNext = page.Traces[:limit], true
+	}
+	return page, nil
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// AllTraces returns every trace, oldest first. The scanner reconciles the
+// disk against it at start.
+func (d *DB) AllTraces(ctx context.Context) ([]cascade.Trace, error) {
+	var ts []cascade.Trace
+	err := d.read(ctx).Order("seq").Find(&ts).Error
+	return ts, err
+}
+
+// SaveTrace inserts t, or updates every field of the stored trace with its
+// id. It fills in t's Seq and timestamps from the committed row.
+func (d *DB) SaveTrace(ctx context.Context, t *cascade.Trace) error {
+	return d.write(ctx, func(tx *gorm.DB) error { return saveTrace(tx, t) })
+}
+
+// SaveTraceKernels saves t as SaveTrace does and replaces its kernels with
+// ks, in one transaction: readers see the old list or the new one.
+func (d *DB) SaveTraceKernels(ctx context.Context, t *cascade.Trace, ks []cascade.Kernel) error {
+	return d.write(ctx, func(tx *gorm.DB) error {
+		if err := saveTrace(tx, t); err != nil {
+			return err
+		}
+		if err := tx.Where("trace_id = ?", t.ID).Delete(&cascade.Kernel{}).Error; err != nil {
+			return fmt.Errorf("delete kernels of %s: %w", t.ID, err)
+		}
+		for i := range ks {
+			ks[i].TraceID, ks[i].Seq = t.ID, i
+		}
+		// Batches stay under SQLite's and PostgreSQL's bound-parameter limits.
+		if len(ks) > 0 {
+			if err := tx.CreateInBatches(ks, 500).Error; err != nil {
+				return fmt.Errorf("insert kernels of %s: %w", t.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+func saveTrace(tx *gorm.DB, t *cascade.Trace) error {
+	if err := lockTraces(tx); err != nil {
+		return err
+	}
+	var old cascade.Trace
+	err := tx.Select("seq", "created_at").Take(&old, "id = ?", t.ID).Error
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		if err := tx.Model(&cascade.Trace{}).Select("COALESCE(MAX(seq), 0) + 1").Scan(&t.Seq).Error; err != nil {
+			return fmt.Errorf("next trace seq: %w", err)
+		}
+		t.CreatedAt, t.UpdatedAt = tx.NowFunc(), tx.NowFunc()
+		if err := tx.Create(t).Error; err != nil {
+			return fmt.Errorf("insert trace %s: %w", t.ID, err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("load trace %s: %w", t.ID, err)
+	}
+	t.Seq, t.CreatedAt, t.UpdatedAt = old.Seq, old.CreatedAt, tx.NowFunc()
+	if err := tx.Select("*").Omit("id", "seq", "created_at").Where("id = ?", t.ID).Updates(t).Error; err != nil {
+		return fmt.Errorf("update trace %s: %w", t.ID, err)
+	}
+	return nil
+}
+
+// lockTraces makes trace writes take turns on PostgreSQL, as SQLite's
+// IMMEDIATE transactions already do: two first sightings of one trace must
+// not both insert it, nor two new traces take the same seq. Trace writes
+// are a few a second at most, so one lock costs nothing.
+func lockTraces(tx *gorm.DB) error {
+	if tx.Dialector.Name() != "postgres" {
+		return nil
+	}
+	if err := tx.Exec("SELECT pg_advisory_xact_lock(7412)").Error; err != nil {
+		return fmt.Errorf("lock traces: %w", err)
+	}
+	return nil
+}
+
+// DeleteTrace removes the trace and its kernels. Deleting a trace that is
+// not there is not an error.
+func (d *DB) DeleteTrace(ctx context.Context, id string) error {
+	return d.write(ctx, func(tx *gorm.DB) error {
+		if err := tx.Where("trace_id = ?", id).Delete(&cascade.Kernel{}).Error; err != nil {
+			return err
+		}
+		return tx.Where("id = ?", id).Delete(&cascade.Trace{}).Error
+	})
+}
+
+// KernelPage is one page of a trace's kernels, in the tracer's order.
+type KernelPage struct {
+	Kernels []cascade.Kernel
+	Total   int64
+	HasNext bool
+}
+
+// Kernels returns a page of the kernels of the trace with the given id.
+// It pages in the database: a trace with a million kernels costs one page.
+func (d *DB) Kernels(ctx context.Context, traceID string, p Page) (KernelPage, error) {
+	limit, err := p.limit()
+	if err != nil {
+		return KernelPage{}, err
+	}
+	after, hasAfter, err := parseCursor(p.After)
+	if err != nil {
+		return KernelPage{}, err
+	}
+	var page KernelPage
+	q := d.read(ctx).Model(&cascade.Kernel{}).Where("trace_id = ?", traceID)
+	if err := q.Count(&page.Total).Error; err != nil {
+		return page, err
+	}
+	if hasAfter {
+		q = q.Where("seq > ?", after)
+	}
+	if err := q.Order("seq").Limit(limit + 1).Find(&page.Kernels).Error; err != nil {
+		return page, err
+	}
+	if len(page.Kernels) > limit {
+		page.Kernels, page.HasNext = page.Kernels[:limit], true
+	}
+	return page, nil
+}

@@ -1,0 +1,169 @@
+package db_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/db"
+	"github.com/cascade-sim/cascade/internal/testutil"
+)
+
+func newTrace(id string) *cascade.Trace {
+	return &cascade.Trace{ID: id, State: cascade.TraceUploading, TraceGPUArch: cascade.DefaultTraceGPUArch, Prompts: []string{}}
+}
+
+func TestTraces(t *testing.T) {
+	ctx := context.Background()
+	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+		t.Run("SaveAndLoad", func(t *testing.T) {
+			tr := newTrace("llama ünïcode run")
+			tr.Model = cascade.Ptr("meta-llama/Llama-3.1-8B")
+			tr.Prompts = []string{"The capital of France is", "2+2="}
+			tr.Bytes = 1 << 40
+			if err := d.SaveTrace(ctx, tr); err != nil {
+				t.Fatal(err)
+			}
+			got, err := d.Trace(ctx, tr.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *got.Model != *tr.Model || got.Bytes != 1<<40 || len(got.Prompts) != 2 || got.Prompts[1] != "2+2=" || got.Seq == 0 {
+				t.Fatalf("got %+v", got)
+			}
+			created := got.CreatedAt
+			tr.State, tr.Error = cascade.TraceFailed, cascade.Ptr("metadata.json: bad")
+			if err := d.SaveTrace(ctx, tr); err != nil {
+				t.Fatal(err)
+			}
+			got, _ = d.Trace(ctx, tr.ID)
+			if got.State != cascade.TraceFailed || *got.Error != "metadata.json: bad" || !got.CreatedAt.Equal(created) {
+				t.Fatalf("update lost: %+v", got)
+			}
+		})
+		t.Run("ErrNotFound", func(t *testing.T) {
+			_, err := d.Trace(ctx, "nope")
+			if code := cascade.ErrorCode(err); code != cascade.ENOTFOUND {
+				t.Fatalf("code %q, err %v", code, err)
+			}
+		})
+		t.Run("PagesNewestFirst", func(t *testing.T) {
+			for i := range 7 {
+				tr := newTrace(fmt.Sprintf("page-%d", i))
+				if i%2 == 0 {
+					tr.State = cascade.TraceReady
+				}
+				if err := d.SaveTrace(ctx, tr); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var ids []string
+			after := ""
+			for {
+				p, err := d.Traces(ctx, db.TraceFilter{Search: "PAGE-"}, db.Page{First: 3, After: after})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Total != 7 {
+					t.Fatalf("total %d", p.Total)
+				}
+				for _, tr := range p.Traces {
+					ids = append(ids, tr.ID)
+				}
+				if !p.HasNext {
+					break
+				}
+				after = db.Cursor(p.Traces[len(p.Traces)-1].Seq)
+			}
+			if fmt.Sprint(ids) != "[page-6 page-5 page-4 page-3 page-2 page-1 page-0]" {
+				t.Fatalf("order %v", ids)
+			}
+			p, err := d.Traces(ctx, db.TraceFilter{State: cascade.TraceReady, Search: "page"}, db.Page{})
+			if err != nil || p.Total != 4 {
+				t.Fatalf("ready filter: %v %v", p.Total, err)
+			}
+		})
+		t.Run("ErrBadCursor", func(t *testing.T) {
+			_, err := d.Traces(ctx, db.TraceFilter{}, db.Page{After: "garbage"})
+			if cascade.ErrorCode(err) != cascade.EINVALID {
+				t.Fatalf("err %v", err)
+			}
+		})
+		t.Run("KernelsReplacedAndPaged", func(t *testing.T) {
+			tr := newTrace("kernels")
+			ks := make([]cascade.Kernel, 1234)
+			for i := range ks {
+				ks[i] = cascade.Kernel{KernelID: i + 1, Name: "_Z3fooi", TraceFile: fmt.Sprintf("kernel-%d.trace", i+1), GridX: i, GridY: 1, GridZ: 1, BlockX: 256, BlockY: 1, BlockZ: 1}
+			}
+			if err := d.SaveTraceKernels(ctx, tr, ks); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.SaveTraceKernels(ctx, tr, ks[:1000]); err != nil {
+				t.Fatal(err)
+			}
+			seen, after := 0, ""
+			for {
+				p, err := d.Kernels(ctx, tr.ID, db.Page{First: 300, After: after})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Total != 1000 {
+					t.Fatalf("total %d", p.Total)
+				}
+				for _, k := range p.Kernels {
+					if k.KernelID != seen+1 || k.GridX != seen {
+						t.Fatalf("kernel %d out of order: %+v", seen, k)
+					}
+					seen++
+				}
+				if !p.HasNext {
+					break
+				}
+				after = db.Cursor(int64(p.Kernels[len(p.Kernels)-1].Seq))
+			}
+			if seen != 1000 {
+				t.Fatalf("saw %d", seen)
+			}
+			if err := d.DeleteTrace(ctx, tr.ID); err != nil {
+				t.Fatal(err)
+			}
+			if p, _ := d.Kernels(ctx, tr.ID, db.Page{}); p.Total != 0 {
+				t.Fatalf("kernels survive delete: %d", p.Total)
+			}
+		})
+		t.Run("ConcurrentWriters", func(t *testing.T) {
+			// SQLite's deferred transactions would fail with SQLITE_BUSY here.
+			var wg sync.WaitGroup
+			errs := make(chan error, 40)
+			for i := range 40 {
+				wg.Go(func() {
+					errs <- d.SaveTrace(ctx, newTrace(fmt.Sprintf("conc-%d", i%10)))
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	})
+}
+
+func TestMigrationsIdempotent(t *testing.T) {
+	dir := t.TempDir()
+	for range 2 {
+		d, err := db.Open(context.Background(), db.Config{DataDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := d.SchemaVersion(context.Background())
+		if err != nil || v != 1 {
+			t.Fatalf("version %d, %v", v, err)
+		}
+		d.Close()
+	}
+}

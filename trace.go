@@ -1,0 +1,97 @@
+package cascade
+
+import "time"
+
+// TraceState is where a trace is on its way from first file to ready.
+type TraceState string
+
+// The states of a trace, in the order a healthy trace passes through them.
+const (
+	TraceUploading  TraceState = "UPLOADING"
+	TraceProcessing TraceState = "PROCESSING"
+	TraceReady      TraceState = "READY"
+	TraceFailed     TraceState = "FAILED"
+)
+
+// Valid reports whether s is one of the four trace states.
+func (s TraceState) Valid() bool {
+	switch s {
+	case TraceUploading, TraceProcessing, TraceReady, TraceFailed:
+		return true
+	}
+	return false
+}
+
+// Finished reports whether s is a state the scanner no longer drives:
+// ready or failed.
+func (s TraceState) Finished() bool { return s == TraceReady || s == TraceFailed }
+
+// DefaultTraceGPUArch is the architecture assumed when metadata.json has no
+// trace_gpu_arch.
+const DefaultTraceGPUArch = "sm_90"
+
+// Trace is one trace directory in the bucket and everything Cascade knows of
+// it. Nullable text fields are pointers so that "absent" and "empty" differ.
+type Trace struct {
+	ID                 string     `gorm:"primaryKey"`
+	Seq                int64      `gorm:"not null;uniqueIndex"` // insertion order; newest first in listings
+	State              TraceState `gorm:"not null;index"`
+	Error              *string
+	Model              *string
+	Layers             *string
+	Prompts            []string `gorm:"serializer:json"`
+	SourceGPU          *string
+	TraceGPUArch       string `gorm:"not null"`
+	SuggestedSimConfig *string
+	KernelCount        int   `gorm:"not null"`
+	Bytes              int64 `gorm:"not null"`
+	HasRealTiming      bool  `gorm:"not null"`
+	HasStepTimeline    bool  `gorm:"not null"`
+	Sample             bool  `gorm:"not null"`
+	// Warnings lists recovered bad input (malformed stats rows and the
+	// like), each naming its file and line.
+	Warnings []string `gorm:"serializer:json"`
+	// Signature is the scanner's summary of the files it last saw; it is
+	// how a restart knows whether a trace changed while the server was down.
+	Signature string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Kernel is one traced kernel of a trace, from the tracer's stats file.
+type Kernel struct {
+	TraceID      string `gorm:"primaryKey"`
+	Seq          int    `gorm:"primaryKey;autoIncrement:false"` // position in the trace's kernel list
+	KernelID     int    `gorm:"not null"`                       // id within its CUDA context
+	Context      *string
+	Name         string `gorm:"not null"`
+	TraceFile    string `gorm:"not null"`
+	GridX        int    `gorm:"not null"`
+	GridY        int    `gorm:"not null"`
+	GridZ        int    `gorm:"not null"`
+	BlockX       int    `gorm:"not null"`
+	BlockY       int    `gorm:"not null"`
+	BlockZ       int    `gorm:"not null"`
+	Instructions *int64
+}
+
+// Dim3 is a CUDA grid or block size.
+type Dim3 struct{ X, Y, Z int }
+
+// Grid is the kernel's grid size.
+func (k Kernel) Grid() Dim3 { return Dim3{k.GridX, k.GridY, k.GridZ} }
+
+// Block is the kernel's block size.
+func (k Kernel) Block() Dim3 { return Dim3{k.BlockX, k.BlockY, k.BlockZ} }
+
+// Ptr returns a pointer to v; it is how callers fill nullable fields.
+func Ptr[T any](v T) *T { return &v }
+
+// Deref returns *p, or the zero value when p is nil.
+func Deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
