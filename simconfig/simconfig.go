@@ -1,0 +1,321 @@
+// Package simconfig reads Accel-Sim "tested config" directories (SM90_H100,
+// SM86_RTX3070, ...) and decides which of them suit a trace.
+//
+// It owns nothing but the reading: it never writes a config, never starts the
+// simulator and never touches the database.
+package simconfig
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// File names inside a tested-config directory, passed to the simulator as
+// -config <dir>/gpgpusim.config -config <dir>/trace.config, in that order.
+const (
+	GPGPUSimFile = "gpgpusim.config"
+	TraceFile    = "trace.config"
+)
+
+// DefaultTraceGPUArch is the architecture of a trace whose metadata names none
+// (formats.md §2).
+const DefaultTraceGPUArch = "sm_90"
+
+// Config is one tested-config directory.
+type Config struct {
+	Name string // directory name, e.g. "SM90_H100"
+	Dir  string // absolute or as given to Load, joined with Name
+
+	// ComputeCapability is "major.minor" from -gpgpu_compute_capability_major
+	// and _minor, e.g. "9.0"; "" when it could not be read.
+	ComputeCapability string
+
+	// CoreClockMHz is the first field of -gpgpu_clock_domains; 0 when the
+	// option is absent.
+	CoreClockMHz float64
+
+	// Err says why the config cannot be used ("trace.config: missing", ...).
+	// A config with an Err is never compatible and never the default.
+	Err string
+}
+
+// Usable reports whether the config has no Err.
+func (c Config) Usable() bool { return c.Err == "" }
+
+// GPGPUSimPath is the path of the config's gpgpusim.config.
+func (c Config) GPGPUSimPath() string { return filepath.Join(c.Dir, GPGPUSimFile) }
+
+// TracePath is the path of the config's trace.config.
+func (c Config) TracePath() string { return filepath.Join(c.Dir, TraceFile) }
+
+// SimulatorArgs are the simulator arguments that select this config, in the
+// order Accel-Sim expects them: -config gpgpusim.config -config trace.config.
+func (c Config) SimulatorArgs() []string {
+	return []string{"-config", c.GPGPUSimPath(), "-config", c.TracePath()}
+}
+
+// Load reads every subdirectory of dir as a tested config, sorted by name.
+// Dot-directories and plain files are skipped. A directory that is not a
+// usable config is still listed, with its Err set; Load itself fails only
+// when dir cannot be read.
+func Load(dir string) ([]Config, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read sim configs %s: %w", dir, err)
+	}
+	var cfgs []Config
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		// os.Stat follows symlinks: a linked config directory counts.
+		info, err := os.Stat(path)
+		if err != nil || !info.IsDir() {
+			continue
+		}
+		cfgs = append(cfgs, loadOne(name, path))
+	}
+	sort.Slice(cfgs, func(i, j int) bool { return cfgs[i].Name < cfgs[j].Name })
+	return cfgs, nil
+}
+
+// LoadOne reads a single tested-config directory. Problems are reported in
+// the returned Config's Err.
+func LoadOne(dir string) Config {
+	return loadOne(filepath.Base(filepath.Clean(dir)), dir)
+}
+
+func loadOne(name, dir string) Config {
+	c := Config{Name: name, Dir: dir}
+	opts := options{}
+	// The simulator reads gpgpusim.config, then trace.config, into one option
+	// table: an option set in both takes the value read last.
+	for _, file := range []string{GPGPUSimFile, TraceFile} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				c.Err = file + ": missing"
+			} else {
+				c.Err = fmt.Sprintf("%s: %v", file, err)
+			}
+			return c
+		}
+		opts.parse(file, string(data))
+	}
+
+	cc, err := opts.computeCapability()
+	if err != nil {
+		c.Err = err.Error()
+	} else {
+		c.ComputeCapability = cc
+	}
+	clock, err := opts.coreClock()
+	if err != nil && c.Err == "" {
+		c.Err = err.Error()
+	}
+	c.CoreClockMHz = clock
+	return c
+}
+
+// option is the last value an option was given, and where.
+type option struct {
+	value string
+	file  string
+}
+
+type options map[string]option
+
+// parse reads config text the way GPGPU-Sim's option parser does: everything
+// from the first '#' on a line is a comment, the rest of the file is one
+// stream of whitespace-separated tokens ("quoted values" may hold spaces),
+// and options are "-name value" pairs in which a later value wins. Only
+// options that take a value are recorded faithfully, which is all Cascade
+// reads; a boolean flag without a value may pair with the next token, but
+// that token is then an option name and is looked up by name anyway.
+func (o options) parse(file, text string) {
+	for i, tokens := 0, tokenize(text); i < len(tokens); i++ {
+		name := tokens[i]
+		if !strings.HasPrefix(name, "-") || i+1 >= len(tokens) {
+			continue
+		}
+		val := tokens[i+1]
+		if strings.HasPrefix(val, "-") && !isNumber(val) {
+			continue // name was a bare flag; val is the next option
+		}
+		o[name] = option{value: val, file: file}
+		i++
+	}
+}
+
+// tokenize strips comments and splits text into tokens, joining a
+// "quoted value" that spans several words into one token without quotes.
+func tokenize(text string) []string {
+	var tokens []string
+	var quoted []string
+	for line := range strings.SplitSeq(text, "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		for _, f := range strings.Fields(line) {
+			switch {
+			case quoted != nil:
+				quoted = append(quoted, f)
+				if strings.HasSuffix(f, `"`) {
+					tokens = append(tokens, strings.Trim(strings.Join(quoted, " "), `"`))
+					quoted = nil
+				}
+			case strings.HasPrefix(f, `"`) && !(len(f) > 1 && strings.HasSuffix(f, `"`)):
+				quoted = []string{f}
+			default:
+				tokens = append(tokens, strings.Trim(f, `"`))
+			}
+		}
+	}
+	if quoted != nil {
+		tokens = append(tokens, strings.Trim(strings.Join(quoted, " "), `"`))
+	}
+	return tokens
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+func (o options) computeCapability() (string, error) {
+	var parts [2]string
+	for i, name := range []string{"-gpgpu_compute_capability_major", "-gpgpu_compute_capability_minor"} {
+		opt, ok := o[name]
+		if !ok {
+			return "", fmt.Errorf("%s: no %s", GPGPUSimFile, name)
+		}
+		n, err := strconv.ParseUint(opt.value, 10, 32)
+		if err != nil {
+			return "", fmt.Errorf("%s: %s %q: not a number", opt.file, name, opt.value)
+		}
+		parts[i] = strconv.FormatUint(n, 10)
+	}
+	return parts[0] + "." + parts[1], nil
+}
+
+func (o options) coreClock() (float64, error) {
+	const name = "-gpgpu_clock_domains"
+	opt, ok := o[name]
+	if !ok {
+		return 0, nil
+	}
+	core, _, _ := strings.Cut(opt.value, ":")
+	mhz, err := strconv.ParseFloat(core, 64)
+	if err != nil || !(mhz > 0) {
+		return 0, fmt.Errorf("%s: %s %q: core clock is not a positive number", opt.file, name, opt.value)
+	}
+	return mhz, nil
+}
+
+// ArchCapability turns a trace architecture into a compute capability:
+// "sm_90" → "9.0", "sm_86" → "8.6", "sm_100" → "10.0". It also accepts
+// "compute_90", an arch-specific suffix ("sm_90a"), and a capability already
+// written as "9.0". "" means [DefaultTraceGPUArch].
+func ArchCapability(arch string) (string, bool) {
+	s := strings.ToLower(strings.TrimSpace(arch))
+	if s == "" {
+		s = DefaultTraceGPUArch
+	}
+	if major, minor, ok := strings.Cut(s, "."); ok {
+		if isDigits(major) && isDigits(minor) {
+			return trimZeros(major) + "." + trimZeros(minor), true
+		}
+		return "", false
+	}
+	for _, prefix := range []string{"sm_", "compute_", "sm"} {
+		if rest, ok := strings.CutPrefix(s, prefix); ok {
+			s = rest
+			break
+		}
+	}
+	s = strings.TrimRight(s, "af") // sm_90a, sm_100f: same capability
+	if len(s) < 2 || !isDigits(s) {
+		return "", false
+	}
+	return trimZeros(s[:len(s)-1]) + "." + s[len(s)-1:], true
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func trimZeros(s string) string {
+	t := strings.TrimLeft(s, "0")
+	if t == "" {
+		return "0"
+	}
+	return t
+}
+
+// IsCompatible reports whether c can simulate a trace of the given
+// architecture: c is usable and its compute capability matches.
+func (c Config) IsCompatible(traceGPUArch string) bool {
+	want, ok := ArchCapability(traceGPUArch)
+	return ok && c.Usable() && c.ComputeCapability == want
+}
+
+// Compatible returns the configs, in their order, that can simulate a trace
+// of the given architecture ("sm_90"; "" means [DefaultTraceGPUArch]).
+func Compatible(cfgs []Config, traceGPUArch string) []Config {
+	var out []Config
+	for _, c := range cfgs {
+		if c.IsCompatible(traceGPUArch) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Default picks the config a new run of the trace starts with: the suggested
+// one (by name) when it is compatible, else the first compatible one. It
+// reports false when no config is compatible.
+func Default(cfgs []Config, traceGPUArch, suggested string) (Config, bool) {
+	compatible := Compatible(cfgs, traceGPUArch)
+	if len(compatible) == 0 {
+		return Config{}, false
+	}
+	if suggested != "" {
+		for _, c := range compatible {
+			if c.Name == suggested {
+				return c, true
+			}
+		}
+		for _, c := range compatible {
+			if strings.EqualFold(c.Name, suggested) {
+				return c, true
+			}
+		}
+	}
+	return compatible[0], true
+}
+
+// Find returns the config with the given name.
+func Find(cfgs []Config, name string) (Config, bool) {
+	for _, c := range cfgs {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Config{}, false
+}

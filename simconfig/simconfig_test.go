@@ -1,0 +1,177 @@
+package simconfig_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cascade-sim/cascade/simconfig"
+	"github.com/cascade-sim/cascade/simconfig/simconfigtest"
+)
+
+const traceCfg = "-trace_opcode_latency_initiation_int 2,2\n"
+
+func TestLoad(t *testing.T) {
+	dir := simconfigtest.Write(t, t.TempDir())
+	write := func(rel, text string) { simconfigtest.WriteFile(t, filepath.Join(dir, rel), text) }
+
+	// Broken and unusual configs, each listed with its reason.
+	write("A_NO_TRACE/gpgpusim.config", "-gpgpu_compute_capability_major 9\n-gpgpu_compute_capability_minor 0\n")
+	write("B_NO_GPGPUSIM/trace.config", traceCfg)
+	write("C_BAD_CC/gpgpusim.config", "-gpgpu_compute_capability_major nine\n-gpgpu_compute_capability_minor 0\n")
+	write("C_BAD_CC/trace.config", traceCfg)
+	write("D_NO_CC/gpgpusim.config", "-gpgpu_clock_domains 1000:1000:1000:1000\n")
+	write("D_NO_CC/trace.config", traceCfg)
+	write("E_BAD_CLOCK/gpgpusim.config", "-gpgpu_compute_capability_major 8\n-gpgpu_compute_capability_minor 0\n-gpgpu_clock_domains fast:1:1:1\n")
+	write("E_BAD_CLOCK/trace.config", traceCfg)
+	// Repeated options: the last one read wins, and trace.config is read
+	// after gpgpusim.config. Commented-out options never count.
+	write("F_REPEATED/gpgpusim.config", strings.Join([]string{
+		"-gpgpu_compute_capability_major 7 # was Volta",
+		"-gpgpu_compute_capability_minor 5",
+		"-gpgpu_clock_domains 1000.0:1000.0:1000.0:1000.0",
+		"-gpgpu_compute_capability_major 8",
+		"#-gpgpu_compute_capability_minor 2",
+		"-gpgpu_flush_l1_cache -gpgpu_clock_domains 1200:1:1:1",
+	}, "\n"))
+	write("F_REPEATED/trace.config", "-gpgpu_clock_domains 1410.5:1410.5:1410.5:1215.0\n")
+	write("G_NO_CLOCK/gpgpusim.config", "-gpgpu_compute_capability_major 10\n-gpgpu_compute_capability_minor 0\n")
+	write("G_NO_CLOCK/trace.config", traceCfg)
+	write(".hidden/gpgpusim.config", "")
+	write("README.txt", "not a config")
+
+	cfgs, err := simconfig.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		name, cc string
+		clock    float64
+		err      string // substring; "" for none
+	}
+	want := []row{
+		{"A_NO_TRACE", "", 0, "trace.config: missing"},
+		{"B_NO_GPGPUSIM", "", 0, "gpgpusim.config: missing"},
+		{"C_BAD_CC", "", 0, `-gpgpu_compute_capability_major "nine": not a number`},
+		{"D_NO_CC", "", 1000, "no -gpgpu_compute_capability_major"},
+		{"E_BAD_CLOCK", "8.0", 0, "core clock is not a positive number"},
+		{"F_REPEATED", "8.5", 1410.5, ""},
+		{"G_NO_CLOCK", "10.0", 0, ""},
+		{"SM7_QV100", "7.0", 1132, ""},
+		{"SM86_RTX3070", "8.6", 1132, ""},
+		{"SM90_H100", "9.0", 1755, ""},
+	}
+	if len(cfgs) != len(want) {
+		t.Fatalf("got %d configs %+v, want %d", len(cfgs), cfgs, len(want))
+	}
+	for i, w := range want {
+		c := cfgs[i]
+		t.Run(w.name, func(t *testing.T) {
+			if c.Name != w.name || c.ComputeCapability != w.cc || c.CoreClockMHz != w.clock {
+				t.Errorf("got %+v, want %+v", c, w)
+			}
+			if w.err == "" && c.Err != "" || !strings.Contains(c.Err, w.err) {
+				t.Errorf("Err = %q, want it to contain %q", c.Err, w.err)
+			}
+			if c.Dir != filepath.Join(dir, w.name) {
+				t.Errorf("Dir = %q", c.Dir)
+			}
+		})
+	}
+
+	if _, err := simconfig.Load(filepath.Join(dir, "nope")); err == nil {
+		t.Error("Load of a missing dir: no error")
+	}
+}
+
+func TestLoadOne(t *testing.T) {
+	dir := simconfigtest.Write(t, t.TempDir(), simconfigtest.H100)
+	c := simconfig.LoadOne(filepath.Join(dir, simconfigtest.H100))
+	if c.Name != "SM90_H100" || c.ComputeCapability != "9.0" || c.CoreClockMHz != 1755 || !c.Usable() {
+		t.Fatalf("got %+v", c)
+	}
+	args := c.SimulatorArgs()
+	if len(args) != 4 || args[1] != filepath.Join(dir, "SM90_H100", "gpgpusim.config") || args[3] != filepath.Join(dir, "SM90_H100", "trace.config") {
+		t.Errorf("SimulatorArgs = %q", args)
+	}
+	for _, p := range []string{args[1], args[3]} {
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestArchCapability(t *testing.T) {
+	tests := []struct {
+		arch, want string
+		ok         bool
+	}{
+		{"sm_90", "9.0", true},
+		{"sm_86", "8.6", true},
+		{"sm_100", "10.0", true},
+		{"sm_120", "12.0", true},
+		{"sm_90a", "9.0", true},
+		{"SM_70", "7.0", true},
+		{"compute_75", "7.5", true},
+		{"9.0", "9.0", true},
+		{"", "9.0", true},
+		{"sm_9", "", false},
+		{"hopper", "", false},
+		{"sm_xx", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.arch, func(t *testing.T) {
+			got, ok := simconfig.ArchCapability(tt.arch)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("ArchCapability(%q) = %q, %v; want %q, %v", tt.arch, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestCompatibleAndDefault(t *testing.T) {
+	cfgs := []simconfig.Config{
+		{Name: "A_BROKEN_H100", ComputeCapability: "9.0", Err: "trace.config: missing"},
+		{Name: "SM7_QV100", ComputeCapability: "7.0"},
+		{Name: "SM86_RTX3070", ComputeCapability: "8.6"},
+		{Name: "SM90_H100", ComputeCapability: "9.0"},
+		{Name: "SM90_H200", ComputeCapability: "9.0"},
+		{Name: "SM100_B200", ComputeCapability: "10.0"},
+	}
+	tests := []struct {
+		name, arch, suggested string
+		compatible            []string
+		def                   string // "" for none
+	}{
+		{"suggested compatible", "sm_90", "SM90_H200", []string{"SM90_H100", "SM90_H200"}, "SM90_H200"},
+		{"no suggestion", "sm_90", "", []string{"SM90_H100", "SM90_H200"}, "SM90_H100"},
+		{"suggested incompatible", "sm_90", "SM86_RTX3070", []string{"SM90_H100", "SM90_H200"}, "SM90_H100"},
+		{"suggested unknown", "sm_86", "SM86_RTX3080", []string{"SM86_RTX3070"}, "SM86_RTX3070"},
+		{"suggested broken", "sm_90", "A_BROKEN_H100", []string{"SM90_H100", "SM90_H200"}, "SM90_H100"},
+		{"suggested other case", "sm_90", "sm90_h200", []string{"SM90_H100", "SM90_H200"}, "SM90_H200"},
+		{"arch missing means sm_90", "", "", []string{"SM90_H100", "SM90_H200"}, "SM90_H100"},
+		{"three digit arch", "sm_100", "", []string{"SM100_B200"}, "SM100_B200"},
+		{"nothing compatible", "sm_89", "SM90_H100", nil, ""},
+		{"garbage arch", "hopper", "", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var names []string
+			for _, c := range simconfig.Compatible(cfgs, tt.arch) {
+				names = append(names, c.Name)
+			}
+			if !slices.Equal(names, tt.compatible) {
+				t.Errorf("Compatible = %q, want %q", names, tt.compatible)
+			}
+			def, ok := simconfig.Default(cfgs, tt.arch, tt.suggested)
+			if ok != (tt.def != "") || def.Name != tt.def {
+				t.Errorf("Default = %q, %v; want %q", def.Name, ok, tt.def)
+			}
+		})
+	}
+	if c, ok := simconfig.Find(cfgs, "SM7_QV100"); !ok || c.ComputeCapability != "7.0" {
+		t.Errorf("Find = %+v, %v", c, ok)
+	}
+}
