@@ -1,0 +1,154 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// Event is a change. Events with the same Key supersede each other: each is
+// a full snapshot, so a subscriber that lags behind keeps only the newest of
+// each key and loses nothing.
+type Event interface{ Key() string }
+
+// TraceUpdated carries the committed state of a trace.
+type TraceUpdated struct{ Trace cascade.Trace }
+
+// Key implements [Event].
+func (e TraceUpdated) Key() string { return "trace/" + e.Trace.ID }
+
+// TraceRemoved says the trace with the given id is gone.
+type TraceRemoved struct{ ID string }
+
+// Key implements [Event]; a removal supersedes the trace's updates.
+func (e TraceRemoved) Key() string { return "trace/" + e.ID }
+
+// LogGrew nudges tailers of a log: Kind ("postprocess", "run") and ID name
+// the log. The lines themselves are read from the file, from an offset.
+type LogGrew struct{ Kind, ID string }
+
+// Key implements [Event].
+func (e LogGrew) Key() string { return "log/" + e.Kind + "/" + e.ID }
+
+// MaxPending is how many distinct keys may wait for one subscriber before it
+// counts as stuck and is closed; its client resubscribes and refetches.
+const MaxPending = 10000
+
+// ErrTooSlow is returned by [Subscription.Next] once the subscription was
+// closed for falling more than MaxPending keys behind.
+var ErrTooSlow = errors.New("events: subscriber too slow, closed")
+
+// Broker fans events out to subscribers without ever blocking the
+// publisher. It is safe for concurrent use; the zero value is ready.
+type Broker struct {
+	mu   sync.Mutex
+	subs map[*Subscription]struct{}
+}
+
+// Publish hands e to every subscriber whose filter accepts it. It never
+// waits for a subscriber.
+func (b *Broker) Publish(e Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for s := range b.subs {
+		if s.match == nil || s.match(e) {
+			if !s.offer(e) {
+				delete(b.subs, s)
+			}
+		}
+	}
+}
+
+// Subscribe returns a subscription to the events match accepts (all, when
+// match is nil). It ends when ctx is done; match runs on the publisher's
+// goroutine and must be quick.
+func (b *Broker) Subscribe(ctx context.Context, match func(Event) bool) *Subscription {
+	s := &Subscription{match: match, wake: make(chan struct{}, 1), pending: map[string]Event{}}
+	b.mu.Lock()
+	if b.subs == nil {
+		b.subs = map[*Subscription]struct{}{}
+	}
+	b.subs[s] = struct{}{}
+	b.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		delete(b.subs, s)
+		b.mu.Unlock()
+	})
+	return s
+}
+
+// Subscribers returns how many subscriptions are open.
+func (b *Broker) Subscribers() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.subs)
+}
+
+// Subscription is one subscriber's queue: the newest pending event of each
+// key, in the order the keys first arrived. Next is meant for one goroutine.
+type Subscription struct {
+	match func(Event) bool
+	wake  chan struct{}
+
+	mu      sync.Mutex
+	order   []string
+	pending map[string]Event
+	dropped bool
+}
+
+func (s *Subscription) offer(e Event) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dropped {
+		return false
+	}
+	k := e.Key()
+	if _, ok := s.pending[k]; !ok {
+		if len(s.order) >= MaxPending {
+			s.dropped = true
+			s.order, s.pending = nil, nil
+			s.signal()
+			return false
+		}
+		s.order = append(s.order, k)
+	}
+	s.pending[k] = e
+	s.signal()
+	return true
+}
+
+func (s *Subscription) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Next waits for the next event. It returns ctx's error when ctx is done,
+// and ErrTooSlow when the broker closed the subscription.
+func (s *Subscription) Next(ctx context.Context) (Event, error) {
+	for {
+		s.mu.Lock()
+		if s.dropped {
+			s.mu.Unlock()
+			return nil, ErrTooSlow
+		}
+		if len(s.order) > 0 {
+			k := s.order[0]
+			s.order = s.order[1:]
+			e := s.pending[k]
+			delete(s.pending, k)
+			s.mu.Unlock()
+			return e, nil
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.wake:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}

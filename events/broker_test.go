@@ -1,0 +1,111 @@
+package events_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/events"
+	"github.com/cascade-sim/cascade/internal/testutil"
+)
+
+func update(id string, kernels int) events.Event {
+	return events.TraceUpdated{Trace: cascade.Trace{ID: id, KernelCount: kernels}}
+}
+
+func TestFastSubscribersMissNothing(t *testing.T) {
+	var b events.Broker
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const n = 20000
+	subs := make([]*events.Subscription, 4)
+	for i := range subs {
+		subs[i] = b.Subscribe(ctx, nil)
+	}
+	done := make(chan error, len(subs))
+	for _, s := range subs {
+		go func() {
+			for i := range n {
+				e, err := s.Next(ctx)
+				if err != nil {
+					done <- err
+					return
+				}
+				if got := e.(events.TraceUpdated).Trace.ID; got != fmt.Sprint(i) {
+					done <- fmt.Errorf("event %d: got trace %s", i, got)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for i := range n {
+		b.Publish(update(fmt.Sprint(i), i)) // distinct keys: nothing may coalesce
+		if i%(events.MaxPending/2) == 0 {
+			time.Sleep(time.Millisecond) // let readers stay within MaxPending
+		}
+	}
+	for range subs {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestStalledSubscriberNeverBlocks(t *testing.T) {
+	var b events.Broker
+	ctx := t.Context()
+	stalled := b.Subscribe(ctx, nil) // never reads
+	live := b.Subscribe(ctx, nil)
+	start := time.Now()
+	for i := range 200000 {
+		b.Publish(update("same", i))
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("publishing took %v", d)
+	}
+	// Both kept only the newest snapshot of the one key.
+	for _, s := range []*events.Subscription{stalled, live} {
+		e, err := s.Next(ctx)
+		if err != nil || e.(events.TraceUpdated).Trace.KernelCount != 199999 {
+			t.Fatalf("got %v, %v", e, err)
+		}
+	}
+}
+
+func TestOverflowClosesOnlyTheLaggard(t *testing.T) {
+	var b events.Broker
+	ctx := t.Context()
+	stalled := b.Subscribe(ctx, nil)
+	live := b.Subscribe(ctx, func(e events.Event) bool { return e.Key() == "trace/watched" })
+	for i := range events.MaxPending + 1 {
+		b.Publish(update(fmt.Sprint(i), i))
+	}
+	if _, err := stalled.Next(ctx); !errors.Is(err, events.ErrTooSlow) {
+		t.Fatalf("stalled: %v", err)
+	}
+	if b.Subscribers() != 1 {
+		t.Fatalf("subscribers %d", b.Subscribers())
+	}
+	b.Publish(update("watched", 1))
+	if e, err := live.Next(ctx); err != nil || e.Key() != "trace/watched" {
+		t.Fatalf("live: %v %v", e, err)
+	}
+}
+
+func TestCancelEndsSubscription(t *testing.T) {
+	var b events.Broker
+	ctx, cancel := context.WithCancel(context.Background())
+	s := b.Subscribe(ctx, nil)
+	errc := make(chan error)
+	go func() { _, err := s.Next(ctx); errc <- err }()
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	// AfterFunc unsubscribes on its own goroutine.
+	testutil.Eventually(t, time.Second, "unsubscribed", func() bool { return b.Subscribers() == 0 })
+}
