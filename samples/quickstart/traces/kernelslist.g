@@ -1,0 +1,8 @@
+MemcpyHtoD,0x00007f1c2e000000,8192
+MemcpyHtoD,0x00007f1c2e200000,16384
+MemcpyHtoD,0x00007f1c2e400000,16384
+kernel-1-ctx_0x55d2c3a1e4f0.traceg
+kernel-2-ctx_0x55d2c3a1e4f0.traceg
+MemcpyHtoD,0x00007f1c2e900000,1024
+kernel-3-ctx_0x55d2c3a1e4f0.traceg
+kernel-4-ctx_0x55d2c3a1e4f0.traceg
