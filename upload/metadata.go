@@ -63,17 +63,19 @@ func parseMetadata(data []byte) (*metadata, error) {
 	return m, nil
 }
 
-// jsonError adds a line and column to a decoding error.
+// jsonError adds a line and column to a decoding error. The streaming
+// decoder's offsets are relative to the value it was reading, so the whole
+// document is checked again to find where it breaks.
 func jsonError(data []byte, dec *json.Decoder, err error) error {
-	off := dec.InputOffset()
+	var v any
 	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		off = syn.Offset
+	if errors.As(json.Unmarshal(data, &v), &syn) {
+		return fmt.Errorf("%s: %s", lineCol(data, syn.Offset), syn)
 	}
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return fmt.Errorf("%s: unexpected end of file", lineCol(data, int64(len(data))))
 	}
-	return fmt.Errorf("%s: %w", lineCol(data, off), err)
+	return fmt.Errorf("%s: %w", lineCol(data, dec.InputOffset()), err)
 }
 
 func lineCol(data []byte, off int64) string {
