@@ -1,0 +1,180 @@
+package upload
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMainCommand(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "from-dir-name")
+	writeTree(t, src, map[string]string{"traces/kernelslist": "k\n"})
+	data := t.TempDir()
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), args, &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+
+	// Flags after the directory, as the guide writes the command.
+	code, out, errOut := run(src, "--run-name", "cli-run", "--data-dir", data, "--bucket", "b", "--prefix", "p/q")
+	dest := filepath.Join(data, "s3", "b", "p", "q", "cli-run")
+	if code != 0 || !strings.Contains(out, "uploaded cli-run to "+dest) {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if strings.Contains(errOut, "\r") {
+		t.Errorf("stderr is not a terminal but got a redrawn bar: %q", errOut)
+	}
+
+	code, _, errOut = run("--data-dir", data, "--bucket", "b", "--prefix", "p/q", "--run-name", "cli-run", src)
+	if code != 1 || !strings.Contains(errOut, "--force") || !strings.Contains(errOut, dest) {
+		t.Errorf("second upload: exit %d, stderr %s", code, errOut)
+	}
+	if code, _, errOut = run(src, "--run-name", "cli-run", "--data-dir", data, "--bucket", "b", "--prefix", "p/q", "--force"); code != 0 {
+		t.Errorf("--force: exit %d, stderr %s", code, errOut)
+	}
+
+	to := filepath.Join(t.TempDir(), "exact")
+	if code, out, _ = run(src, "--to", to); code != 0 || !strings.Contains(out, "uploaded from-dir-name to "+to) {
+		t.Errorf("--to: exit %d, stdout %s", code, out)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no directory", nil, 2, "want one trace directory"},
+		{"two directories", []string{src, src}, 2, "have 2 arguments"},
+		{"unknown flag", []string{src, "--nope"}, 2, "flag provided but not defined"},
+		{"bad run name", []string{src, "--run-name", ".x", "--data-dir", data}, 1, `run name ".x" starts with a dot`},
+		{"missing directory", []string{filepath.Join(data, "nope"), "--data-dir", data}, 1, "no such file"},
+	} {
+		code, _, errOut := run(tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d mentioning %q", tc.name, code, errOut, tc.code, tc.want)
+		}
+	}
+}
+
+func TestMainEnvironment(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("CASCADE_DATA_DIR", data)
+	t.Setenv("CASCADE_BUCKET", "envbucket")
+	t.Setenv("CASCADE_PREFIX", "envprefix")
+	src := filepath.Join(t.TempDir(), "envrun")
+	writeTree(t, src, map[string]string{"f": "x"})
+	var stdout, stderr bytes.Buffer
+	if code := Main(context.Background(), []string{src}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if want := filepath.Join(data, "s3", "envbucket", "envprefix", "envrun"); !strings.Contains(stdout.String(), want) {
+		t.Errorf("stdout %q does not name %s", stdout.String(), want)
+	}
+}
+
+func TestMainCancelled(t *testing.T) {
+	src := t.TempDir()
+	writeTree(t, src, map[string]string{"f": "x"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	if code := Main(ctx, []string{src, "--to", filepath.Join(t.TempDir(), "r")}, &stdout, &stderr); code != 130 {
+		t.Errorf("exit %d, want 130; stderr %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "run the same command again to resume") {
+		t.Errorf("stderr = %s", stderr.String())
+	}
+}
+
+// TestProgressLines checks the plain lines written when stderr is not a
+// terminal: one every interval, never a carriage return.
+func TestProgressLines(t *testing.T) {
+	src, dest := t.TempDir(), filepath.Join(t.TempDir(), "run")
+	writeTree(t, src, map[string]string{"a": strings.Repeat("a", 4*copyBuffer), "b": strings.Repeat("b", 4*copyBuffer)})
+	clock := time.Unix(1000, 0)
+	now := func() time.Time {
+		clock = clock.Add(3 * time.Second) // each 1 MiB write takes 3 s
+		return clock
+	}
+	var out bytes.Buffer
+	if _, err := Upload(context.Background(), Options{Source: src, Dest: dest, Progress: &out, now: now}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "upload: "+src+" -> "+dest+": copying 2 files (8.0 MiB)") {
+		t.Errorf("first line = %q", lines[0])
+	}
+	// 8 writes 3 s apart with a line at most every 10 s: at 12 s and 24 s.
+	re := regexp.MustCompile(`^upload: \d+\.\d MiB of 8\.0 MiB \(\d+%\), \d+\.\d KiB/s, \d+s left$`)
+	if len(lines) != 3 {
+		t.Fatalf("got %d lines, want 3:\n%s", len(lines), out.String())
+	}
+	for _, l := range lines[1:] {
+		if !re.MatchString(l) {
+			t.Errorf("progress line %q does not match %s", l, re)
+		}
+	}
+	if lines[1] != "upload: 4.0 MiB of 8.0 MiB (50%), 341.3 KiB/s, 12s left" {
+		t.Errorf("line at 12 s = %q", lines[1])
+	}
+	if strings.Contains(out.String(), "\r") {
+		t.Error("plain progress has a carriage return")
+	}
+}
+
+func TestProgressBar(t *testing.T) {
+	clock := time.Unix(0, 0)
+	now := func() time.Time { return clock }
+	var out bytes.Buffer
+	p := newProgress(&out, true, 100, 1<<30, now, 0)
+	for range 20 {
+		clock = clock.Add(50 * time.Millisecond)
+		p.add(50 << 20)
+	}
+	p.add(1<<30 - 20*(50<<20))
+	p.finish()
+	s := out.String()
+	// 20 updates 50 ms apart are drawn at most every 100 ms, plus the final draw.
+	if n := strings.Count(s, "\r"); n != 11 {
+		t.Errorf("%d redraws, want 11:\n%q", n, s)
+	}
+	frames := strings.Split(s, "\r")
+	if f := frames[1]; !strings.HasPrefix(f, "[===  ") || !strings.Contains(f, "100.0 MiB / 1.0 GiB") || !strings.Contains(f, "1000.0 MiB/s") || !strings.Contains(f, "left") {
+		t.Errorf("first frame = %q", f)
+	}
+	if last := frames[len(frames)-1]; !strings.Contains(last, "100%") || !strings.HasSuffix(last, "\x1b[K\n") {
+		t.Errorf("last frame = %q", last)
+	}
+	for _, f := range frames[1:] {
+		if len(strings.TrimSuffix(strings.TrimSuffix(f, "\n"), "\x1b[K")) > 100 {
+			t.Errorf("frame wider than the terminal: %q", f)
+		}
+	}
+
+	out.Reset()
+	small := newProgress(&out, true, 100, 1<<20, now, 0)
+	small.add(1 << 20)
+	small.finish()
+	if out.Len() != 0 {
+		t.Errorf("a small upload drew a bar: %q", out.String())
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for in, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 5 << 30: "5.0 GiB", 300 << 40: "300.0 TiB"} {
+		if got := formatBytes(in); got != want {
+			t.Errorf("formatBytes(%d) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[time.Duration]string{45 * time.Second: "45s", 184 * time.Second: "3m04s", 7500 * time.Second: "2h05m"} {
+		if got := formatDuration(in); got != want {
+			t.Errorf("formatDuration(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
