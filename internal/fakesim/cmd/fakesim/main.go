@@ -1,0 +1,265 @@
+// Command fakesim stands in for Accel-Sim's accel-sim.out in tests; see
+// package github.com/cascade-sim/cascade/internal/fakesim for what it prints
+// and how FAKESIM_MODE makes it fail.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cascade-sim/cascade/internal/fakesim"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type kernel struct {
+	index  int // 1-based position among the list's kernels
+	path   string
+	size   int64
+	name   string
+	stream int64
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	// Every line goes out at once, as Accel-Sim fflushes: tests and the run
+	// log follow progress while the program runs.
+	say := func(format string, a ...any) {
+		fmt.Fprintf(out, format+"\n", a...)
+		out.Flush()
+	}
+	fail := func(code int, format string, a ...any) int {
+		out.Flush()
+		fmt.Fprintf(stderr, format+"\n", a...)
+		return code
+	}
+
+	mode := os.Getenv(fakesim.EnvMode)
+	if mode == "" {
+		mode = fakesim.ModeOK
+	}
+	switch mode {
+	case fakesim.ModeOK, fakesim.ModeCrash, fakesim.ModeDeadlock, fakesim.ModeMaxCycles,
+		fakesim.ModeUnsupported, fakesim.ModeSlow, fakesim.ModeIgnoreTerm, fakesim.ModeNoExit:
+	default:
+		return fail(2, "fakesim: unknown %s %q", fakesim.EnvMode, mode)
+	}
+	delay := time.Second
+	if s := os.Getenv(fakesim.EnvDelay); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return fail(2, "fakesim: %s: %v", fakesim.EnvDelay, err)
+		}
+		delay = d
+	}
+	if mode == fakesim.ModeIgnoreTerm {
+		signal.Ignore(syscall.SIGTERM)
+		say("fakesim: ignoring SIGTERM")
+	}
+
+	fmt.Fprint(out, "Accel-Sim [build fakesim]")
+	say("\n\n        *** GPGPU-Sim Simulator Version 4.2.0  [build fakesim] ***\n")
+
+	var trace string
+	var configs []string
+	for i := 0; i < len(args); i++ {
+		if i+1 >= len(args) {
+			return fail(1, "\n\nGPGPU-Sim ** ERROR: Missing value for option '%s'.", args[i])
+		}
+		switch args[i] {
+		case "-trace":
+			trace = args[i+1]
+		case "-config":
+			configs = append(configs, args[i+1])
+		} // any other "-option value" is accepted, as real options are
+		i++
+	}
+	say("GPGPU-Sim: Configuration options:\n")
+	for _, c := range configs {
+		data, err := os.ReadFile(c)
+		if err != nil {
+			return fail(1, "\n\nGPGPU-Sim ** ERROR: Cannot open config file '%s'", c)
+		}
+		for line := range strings.SplitSeq(string(data), "\n") {
+			if opt, _, _ := strings.Cut(line, "#"); strings.HasPrefix(strings.TrimSpace(opt), "-") {
+				say("%s", strings.TrimSpace(opt))
+			}
+		}
+	}
+	if trace == "" {
+		trace = "./traces/kernelslist.g" // Accel-Sim's default
+	}
+	list, err := os.ReadFile(trace)
+	if err != nil {
+		say("Unable to open file: %s", trace)
+		return 1
+	}
+
+	var memcpys [][]string // copies before each kernel
+	var kernels []kernel
+	var before []string
+	dir := filepath.Dir(trace)
+	for line := range strings.SplitSeq(string(list), "\n") {
+		line = strings.TrimRight(line, "\r")
+		switch {
+		case strings.HasPrefix(line, "MemcpyHtoD"):
+			before = append(before, line)
+		case strings.HasPrefix(line, "kernel"):
+			kernels = append(kernels, kernel{index: len(kernels) + 1, path: dir + "/" + line})
+			memcpys = append(memcpys, before)
+			before = nil
+		}
+	}
+	n := len(kernels)
+	failing := fakesim.FailingKernel(n)
+
+	var totCycles, totInsn int64
+	for i := range kernels {
+		k := &kernels[i]
+		for _, m := range memcpys[i] {
+			say("launching memcpy command : %s", m)
+		}
+		say("Processing kernel %s", k.path)
+		if code, stop := readTrace(k, stderr, say); stop {
+			return code
+		}
+		if mode == fakesim.ModeUnsupported && k.index == 1 {
+			say("unsupported binary version: 20")
+			return 0
+		}
+		say("Header info loaded for kernel command : %s", k.path)
+		say("launching kernel name: %s uid: %d cuda_stream_id: %d", k.name, k.index, k.stream)
+		say("GPGPU-Sim uArch: Shader 0 bind to kernel %d '%s'", k.index, k.name)
+		if mode == fakesim.ModeSlow || mode == fakesim.ModeIgnoreTerm {
+			time.Sleep(delay)
+		}
+
+		cycles, insn := fakesim.Cycles(k.index, k.size), fakesim.Instructions(k.index, k.size)
+		if k.index == failing {
+			switch mode {
+			case fakesim.ModeCrash:
+				say("GPGPU-Sim uArch: cycles simulated: %d  inst.: %d", totCycles+cycles/2, totInsn+insn/2)
+				return fail(fakesim.ExitAbort, "accel-sim.out: trace_parser.cc:401: void trace_parser::get_next_threadblock_traces(): Assertion `start_of_tb_stream_found' failed.")
+			case fakesim.ModeDeadlock:
+				say("\n\nGPGPU-Sim uArch: ERROR ** deadlock detected: last writeback core 0 @ gpu_sim_cycle %d (+ gpu_tot_sim_cycle %d) (50000 cycles ago)", cycles/2, totCycles)
+				say("GPGPU-Sim uArch: DEADLOCK  shader cores no longer committing instructions [core(# threads)]:")
+				say("GPGPU-Sim uArch: DEADLOCK  core 0(256) \nGPGPU-Sim uArch DEADLOCK:  memory partition 0 busy")
+				say("\nRe-run the simulator in gdb and use debug routines in .gdbinit to debug this")
+				return fail(fakesim.ExitAbort, "accel-sim.out: Aborted (core dumped)")
+			case fakesim.ModeMaxCycles:
+				cycles, insn = cycles/2, insn/2
+			}
+		}
+		printStats(say, k, cycles, insn, totCycles, totInsn)
+		totCycles += cycles
+		totInsn += insn
+		say("\n\ngpgpu_simulation_time = 0 days, 0 hrs, 0 min, %d sec (%d sec)", k.index, k.index)
+		say("gpgpu_simulation_rate = %d (inst/sec)", totInsn/int64(k.index))
+		say("gpgpu_simulation_rate = %d (cycle/sec)", totCycles/int64(k.index))
+		if mode == fakesim.ModeMaxCycles && k.index == failing {
+			say("GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **")
+			break
+		}
+	}
+
+	switch mode {
+	case fakesim.ModeNoExit:
+		return 0
+	case fakesim.ModeIgnoreTerm:
+		say("fakesim: all kernels done, waiting to be killed")
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
+	say("GPGPU-Sim: *** simulation thread exiting ***")
+	say("GPGPU-Sim: *** exit detected ***")
+	return 0
+}
+
+// readTrace opens a kernel's trace as Accel-Sim does (cat for .traceg, xz -dc
+// for .xz, the 2.0 reader for .tracez) and reads its header.
+func readTrace(k *kernel, stderr io.Writer, say func(string, ...any)) (code int, stop bool) {
+	base := filepath.Base(k.path)
+	switch {
+	case strings.HasSuffix(base, ".traceg"), strings.HasSuffix(base, ".tracez"), strings.HasSuffix(base, ".xz"):
+	default:
+		fmt.Fprintf(stderr, "terminate called after throwing an instance of 'std::runtime_error'\n  what():  Unsupported file type!\n")
+		return fakesim.ExitAbort, true
+	}
+	f, err := os.Open(k.path)
+	if err != nil {
+		// popen("cat <path>") succeeds, cat complains, and the header stays
+		// empty: binary version 0.
+		fmt.Fprintf(stderr, "cat: %s: No such file or directory\n", k.path)
+		say("unsupported binary version: 0")
+		return 0, true
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil {
+		k.size = info.Size()
+	}
+	k.name = strings.TrimSuffix(base, filepath.Ext(base))
+	if strings.HasSuffix(base, ".xz") {
+		return 0, false
+	}
+	// The header is text up to the first '#' line (.traceg) or NUL (.tracez).
+	head := make([]byte, 64*1024)
+	nr, _ := io.ReadFull(f, head)
+	head = head[:nr]
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		head = head[:i]
+	}
+	for line := range strings.SplitSeq(string(head), "\n") {
+		if strings.HasPrefix(line, "#") {
+			break
+		}
+		key, val, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		switch strings.TrimSpace(key) {
+		case "-kernel name":
+			k.name = val
+		case "-cuda stream id":
+			k.stream, _ = strconv.ParseInt(val, 10, 64)
+		}
+	}
+	return 0, false
+}
+
+func printStats(say func(string, ...any), k *kernel, cycles, insn, totCycles, totInsn int64) {
+	ipc := func(i, c int64) float64 {
+		if c == 0 {
+			return 0
+		}
+		return float64(i) / float64(c)
+	}
+	say("kernel_name = %s ", k.name)
+	say("kernel_launch_uid = %d ", k.index)
+	say("kernel_stream_id = %d", k.stream)
+	say("gpu_sim_cycle = %d", cycles)
+	say("gpu_sim_insn = %d", insn)
+	say("gpu_ipc = %12.4f", ipc(insn, cycles))
+	say("gpu_tot_sim_cycle = %d", totCycles+cycles)
+	say("gpu_tot_sim_insn = %d", totInsn+insn)
+	say("gpu_tot_ipc = %12.4f", ipc(totInsn+insn, totCycles+cycles))
+	say("gpu_tot_issued_cta = %d", k.index*98)
+	say("gpu_occupancy = 83.1250%% ")
+	say("gpu_tot_occupancy = 83.1250%% ")
+	say("max_total_param_size = 0")
+	say("gpu_stall_dramfull = 0")
+	say("gpu_stall_icnt2sh    = 0")
+}

@@ -1,0 +1,130 @@
+// Package fakesim is a stand-in for Accel-Sim's accel-sim.out that tests run
+// as a real program: [Build] compiles cmd/fakesim once per test process.
+//
+// The program takes Accel-Sim's command line,
+//
+//	accel-sim.out -trace <kernelslist.g> -config <gpgpusim.config> -config <trace.config>
+//
+// reads the kernel list the way Accel-Sim does (kernel lines relative to the
+// list's directory), opens every trace it names, and prints Accel-Sim's log:
+// "launching memcpy command", "Processing kernel <path>", "Header info
+// loaded", "launching kernel name: <name> uid: <i> cuda_stream_id: <s>", a
+// statistics block per kernel (kernel_name, kernel_launch_uid,
+// gpu_sim_cycle, gpu_sim_insn, gpu_ipc, gpu_tot_sim_cycle, ...),
+// gpgpu_simulation_time, and at the end "GPGPU-Sim: *** exit detected ***".
+//
+// Numbers are deterministic: the i-th kernel line of the list (1-based) whose
+// trace file is size bytes runs [Cycles](i, size) = 1000*i + size cycles and
+// [Instructions](i, size) = 3*size + 7*i instructions, with launch uid i and
+// the kernel name from the trace header's "-kernel name =" line (the file
+// name when the header cannot be read, as for .xz files).
+//
+// Like Accel-Sim, a config file it cannot open makes it exit 1, a kernel list
+// it cannot open prints "Unable to open file: <path>" and exits 1, and a
+// missing .traceg/.tracez trace prints "cat: <path>: No such file or
+// directory" on stderr, then "unsupported binary version: 0", and exits 0.
+//
+// FAKESIM_MODE chooses a behaviour; the failing kernel is the middle one,
+// k = (n+1)/2 of n kernels, so kernels 1..k-1 complete first:
+//
+//   - ok (default): every kernel, then exit detected, exit 0.
+//   - crash: at kernel k, an assertion message on stderr and exit 134.
+//   - deadlock: at kernel k, GPGPU-Sim's "deadlock detected" report and exit
+//     134 (the real simulator aborts).
+//   - maxcycles: kernel k prints partial statistics (Cycles/2, Instructions/2),
+//     then the "break due to reaching the maximum cycles" line, exit
+//     detected, exit 0.
+//   - unsupported: at kernel 1, "unsupported binary version: 20", exit 0.
+//   - slow: like ok, sleeping FAKESIM_DELAY (a Go duration, default 1s)
+//     before each kernel's statistics.
+//   - ignoreterm: ignores SIGTERM, prints "fakesim: ignoring SIGTERM", runs
+//     like slow, then keeps running until killed.
+//   - noexit: like ok but ends with exit 0 and no exit-detected line.
+package fakesim
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// Modes, the values of FAKESIM_MODE.
+const (
+	ModeOK          = "ok"
+	ModeCrash       = "crash"
+	ModeDeadlock    = "deadlock"
+	ModeMaxCycles   = "maxcycles"
+	ModeUnsupported = "unsupported"
+	ModeSlow        = "slow"
+	ModeIgnoreTerm  = "ignoreterm"
+	ModeNoExit      = "noexit"
+)
+
+// Environment variables the program reads.
+const (
+	EnvMode  = "FAKESIM_MODE"
+	EnvDelay = "FAKESIM_DELAY"
+)
+
+// ExitAbort is the status the program exits with in the crash and deadlock
+// modes: what a shell reports for a process killed by SIGABRT.
+const ExitAbort = 134
+
+// Cycles is the gpu_sim_cycle reported for the i-th kernel (1-based, in list
+// order) whose trace file is size bytes.
+func Cycles(i int, size int64) int64 { return 1000*int64(i) + size }
+
+// Instructions is the gpu_sim_insn reported for the i-th kernel whose trace
+// file is size bytes.
+func Instructions(i int, size int64) int64 { return 3*size + 7*int64(i) }
+
+// FailingKernel is the 1-based index of the kernel at which the crash,
+// deadlock and maxcycles modes fail, out of n kernels.
+func FailingKernel(n int) int { return (n + 1) / 2 }
+
+var built struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Build compiles the fake simulator once per test process and returns the
+// path of the program (named accel-sim.out). The program lives in a
+// temporary directory that outlives the test, so every test of the process
+// can share it.
+func Build(tb testing.TB) string {
+	tb.Helper()
+	built.once.Do(func() {
+		built.path, built.err = build()
+	})
+	if built.err != nil {
+		tb.Fatalf("build fakesim: %v", built.err)
+	}
+	return built.path
+}
+
+func build() (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", fmt.Errorf("cannot locate fakesim sources")
+	}
+	dir, err := os.MkdirTemp("", "cascade-fakesim-")
+	if err != nil {
+		return "", err
+	}
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "accel-sim.out")
+	cmd := exec.Command(gotool, "build", "-o", out, "./cmd/fakesim")
+	cmd.Dir = filepath.Dir(file)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%w: %s", err, msg)
+	}
+	return out, nil
+}
