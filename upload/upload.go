@@ -265,7 +265,7 @@ type destState struct {
 // the source does not have, or one larger than the source's.
 func inspectDest(dest string, src *source) (*destState, error) {
 	d := &destState{dir: dest, files: map[string]int64{}}
-	fi, err := os.Lstat(dest)
+	fi, err := os.Stat(dest) // a destination linked to a directory elsewhere is that directory
 	if errors.Is(err, fs.ErrNotExist) {
 		return d, nil
 	}
@@ -280,14 +280,18 @@ func inspectDest(dest string, src *source) (*destState, error) {
 	for _, f := range src.files {
 		want[f.rel] = f.size
 	}
-	err = filepath.WalkDir(dest, func(p string, e fs.DirEntry, err error) error {
+	root, err := filepath.EvalSymlinks(dest)
+	if err != nil {
+		return nil, err
+	}
+	err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p == dest {
+		if p == root {
 			return nil
 		}
-		rel, _ := filepath.Rel(dest, p)
+		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if strings.HasPrefix(e.Name(), ".") {
 			if e.Type().IsRegular() && strings.HasPrefix(e.Name(), tempPrefix) && strings.HasSuffix(e.Name(), tempSuffix) {

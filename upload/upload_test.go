@@ -223,8 +223,8 @@ func TestUploadRefusesOverwrite(t *testing.T) {
 	tree := map[string]string{"metadata.json": `{"model": "m"}`, "traces/a": "aaaa", "traces/b": "bb"}
 	for _, tc := range []struct {
 		name     string
-		dest     map[string]string // written after a first complete upload when nil... see below
-		complete bool              // start from a complete upload
+		dest     map[string]string // files already at the destination
+		complete bool              // upload the source once before writing dest
 		wantMsg  string
 	}{
 		{name: "complete upload", complete: true, wantMsg: "a complete upload of 2 files"},
@@ -386,6 +386,20 @@ func mustSymlink(t *testing.T, target, link string) {
 	t.Helper()
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestUploadDestIsSymlink(t *testing.T) {
+	src, real := t.TempDir(), t.TempDir()
+	writeTree(t, src, map[string]string{"traces/a": "aaaa"})
+	writeTree(t, real, map[string]string{"traces/a": "aa"}) // an interrupted upload
+	dest := filepath.Join(t.TempDir(), "run")
+	mustSymlink(t, real, dest)
+	if _, err := Upload(context.Background(), Options{Source: src, Dest: dest}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readTree(t, real); got["traces/a"] != "aaaa" || got["metadata.json"] == "" {
+		t.Errorf("linked destination = %v", got)
 	}
 }
 
