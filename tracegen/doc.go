@@ -1,0 +1,11 @@
+// Package tracegen writes realistic raw NVBit traces (formats.md §3) of a
+// chosen size and shape, for tests, benchmarks and demos: kernel traces,
+// raw kernel lists with MemcpyHtoD lines, and stats files, in either
+// naming generation, either instruction layout (4 or 11 leading ids),
+// tracer version 3 or 5, plain or xz.
+//
+// Lines interleave the warps of several resident blocks, as the tracer's
+// output does. Memory instructions use all three address modes, LDGSTS
+// instructions come in (shared, global) pairs, and a fraction of warps can
+// stay idle and of blocks empty. Output depends only on the [Config].
+package tracegen

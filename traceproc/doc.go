@@ -1,0 +1,57 @@
+// Package traceproc is Cascade's built-in post-processor: a streaming
+// replacement of Accel-Sim 2.0's post-traces-processing. It turns raw NVBit
+// kernel traces (formats.md §3) into per-thread-block traces the simulator
+// reads (§4), and the kernel lists into kernelslist.g (§5).
+//
+// # What it writes
+//
+// For each kernel trace named by a kernel list, kernel-N[-ctx_0x…].trace
+// or .trace.xz, it writes kernel-N[-ctx_0x…].tracez, or with --text
+// kernel-N….traceg (kernel-N….traceg.xz for .xz input). Semantics follow
+// Accel-Sim: instruction lines are grouped by thread block (linear id
+// z*gy*gx + y*gx + x) and warp, in trace order; within a warp the 1st, 3rd,
+// 5th … LDGSTS* lines are dropped and the 2nd, 4th … kept; blocks are
+// written in linear order; a block without any instruction is skipped with
+// a warning; a block that ran lists every warp 0 … ceil(threads/32)-1, idle
+// ones with insts = 0. A block's ids (and with the 11-id layout its cluster
+// fields) come from its first line in trace order.
+//
+// Kernel lists: given a directory, every kernelslist and
+// kernelslist_ctx_0x<hex> in it is read (dotfiles and *.g ignored). Each
+// kernelslist_ctx_* list gets its own kernelslist_ctx_….g. Then
+// kernelslist.g is written, last, as the concatenation of all lists in a
+// fixed order — kernelslist first, then context lists by increasing numeric
+// context handle (names that are not hex last, by name) — so that it does
+// not depend on directory order and names every kernel of every context.
+// With a single list, kernelslist.g is that list mapped. Given one list
+// file, only <file>.g is written (kernelslist.g when the file is
+// kernelslist), as Accel-Sim does.
+//
+// Every output is written to a temporary dotfile beside it and renamed
+// when complete; kernelslist.g comes after every kernel succeeded, so its
+// presence means "ready". On any error nothing more is renamed, temporary
+// outputs and spill files are removed, and the error names the file and
+// line: a truncated xz stream, a line that fits neither instruction layout,
+// a list naming a missing trace, an undefined list command.
+//
+// # Input
+//
+// Both tracer layouts are read: 4 leading ids (cta xyz, warp) or the 2.0
+// tracer's 11 (… cluster id xyz, cluster cta xyz, cluster rank). The
+// layout is detected from the first instruction line — the one where a hex
+// PC and an 8-digit hex mask follow the ids — and checked on every line.
+// Tracer versions 3 (no trailing immediate) and 5 are both accepted: the
+// instruction text is copied, never reinterpreted, except for finding the
+// opcode. xz input is read through `xz -dc -T0` when xz is installed, else
+// with a pure-Go decoder.
+//
+// # Memory
+//
+// A kernel is never held in memory. One pass spreads its instruction lines
+// over up to 1024 spill partitions of consecutive (block, warp) keys with
+// bounded buffers; partitions are then assembled in order, in parallel, each
+// in memory when small (≤ 12 MB) and split again when not; a single warp
+// too large for memory is streamed from its spill file. Spill files live
+// in a fresh directory under $CASCADE_WORK_DIR (else os.TempDir()) and are
+// removed when the kernel is done, fails or is cancelled.
+package traceproc

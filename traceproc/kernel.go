@@ -1,0 +1,197 @@
+package traceproc
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// kernel is one raw trace after the partitioning pass.
+type kernel struct {
+	name    string // trace file name, for messages
+	header  []byte // header lines, each with '\n'
+	grid    [3]uint32
+	block   [3]uint32
+	layout  int
+	warps   uint64 // warps per block: ceil(threads / 32)
+	nblocks uint64
+	insts   uint64 // instruction lines read
+	parts   *partSet
+}
+
+// slots returns the keys per block: one for the block's info, one per warp.
+func (k *kernel) slots() uint64 { return k.warps + 1 }
+
+// infoSize is the payload of a block-info record: tb xyz, cluster id xyz,
+// cluster cta xyz, cluster rank.
+const infoSize = 40
+
+// blockSet remembers which blocks have been seen, in 8 KB pages so that a
+// huge sparse grid costs only what ran.
+type blockSet struct {
+	pages    map[uint64]*[1024]uint64
+	lastIdx  uint64
+	lastPage *[1024]uint64
+}
+
+// add marks block b and reports whether it was new.
+func (s *blockSet) add(b uint64) bool {
+	idx := b >> 16
+	pg := s.lastPage
+	if pg == nil || idx != s.lastIdx {
+		if s.pages == nil {
+			s.pages = map[uint64]*[1024]uint64{}
+		}
+		pg = s.pages[idx]
+		if pg == nil {
+			pg = new([1024]uint64)
+			s.pages[idx] = pg
+		}
+		s.lastIdx, s.lastPage = idx, pg
+	}
+	w, bit := (b>>6)&1023, uint64(1)<<(b&63)
+	if pg[w]&bit != 0 {
+		return false
+	}
+	pg[w] |= bit
+	return true
+}
+
+// lineError names a trace file and line.
+func lineError(file string, line int, err error) error {
+	return fmt.Errorf("%s:%d: %w", file, line, err)
+}
+
+// partition reads the raw trace at path and spreads its instruction lines
+// over spill partitions in dir, keyed by block and warp.
+func (p *processor) partition(ctx context.Context, path, dir string) (*kernel, error) {
+	name := filepath.Base(path)
+	rc, err := openTrace(ctx, path, p.xz)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer rc.Close()
+	sizeHint := int64(0)
+	if st, err := os.Stat(path); err == nil {
+		sizeHint = st.Size()
+		if strings.HasSuffix(path, ".xz") {
+			sizeHint *= 10
+		}
+	}
+
+	k := &kernel{name: name}
+	lr := newLineReader(rc)
+	var (
+		ids      lineIDs
+		seen     blockSet
+		info     [infoSize]byte
+		gotGrid  bool
+		gotBlock bool
+		gx, gxy  uint64
+	)
+	for {
+		line, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s (after line %d): %w", path, lr.num, err)
+		}
+		if len(line) == 0 || line[0] == '-' || line[0] == '#' {
+			if k.parts != nil && len(line) == 0 {
+				continue // blank lines between instructions carry nothing
+			}
+			k.header = append(append(k.header, line...), '\n')
+			if k.parts == nil && len(line) > 0 && line[0] == '-' {
+				switch {
+				case bytes.HasPrefix(line, []byte("-grid dim")):
+					if k.grid, err = dim3(line); err != nil {
+						return nil, lineError(name, lr.num, err)
+					}
+					gotGrid = true
+				case bytes.HasPrefix(line, []byte("-block dim")):
+					if k.block, err = dim3(line); err != nil {
+						return nil, lineError(name, lr.num, err)
+					}
+					gotBlock = true
+				}
+			}
+			continue
+		}
+		if k.parts == nil {
+			if !gotGrid || !gotBlock {
+				return nil, lineError(name, lr.num, errors.New("instruction line before the -grid dim and -block dim header lines"))
+			}
+			if k.layout, err = detectLayout(line); err != nil {
+				return nil, lineError(name, lr.num, err)
+			}
+			gx, gxy = uint64(k.grid[0]), uint64(k.grid[0])*uint64(k.grid[1])
+			k.nblocks = gxy * uint64(k.grid[2])
+			threads := uint64(k.block[0]) * uint64(k.block[1]) * uint64(k.block[2])
+			k.warps = (threads + 31) / 32
+			if k.nblocks > 1<<40 {
+				return nil, lineError(name, lr.num, fmt.Errorf("grid of %d blocks is too large", k.nblocks))
+			}
+			n, bufCap := p.partitionShape(sizeHint)
+			k.parts = newPartSet(dir, 0, k.nblocks*k.slots(), n, bufCap)
+		}
+		if !parseIDs(line, k.layout, &ids) {
+			return nil, lineError(name, lr.num, fmt.Errorf("%w; this file's first instruction line has %d", errLayout, k.layout))
+		}
+		x, y, z, w := uint64(ids.v[0]), uint64(ids.v[1]), uint64(ids.v[2]), uint64(ids.v[3])
+		if x >= uint64(k.grid[0]) || y >= uint64(k.grid[1]) || z >= uint64(k.grid[2]) {
+			return nil, lineError(name, lr.num, fmt.Errorf("thread block (%d,%d,%d) outside grid (%d,%d,%d)", x, y, z, k.grid[0], k.grid[1], k.grid[2]))
+		}
+		if w >= k.warps {
+			return nil, lineError(name, lr.num, fmt.Errorf("warp %d outside a block of %d warps", w, k.warps))
+		}
+		b := z*gxy + y*gx + x
+		base := b * k.slots()
+		if seen.add(b) {
+			binary.LittleEndian.PutUint32(info[0:], ids.v[0])
+			binary.LittleEndian.PutUint32(info[4:], ids.v[1])
+			binary.LittleEndian.PutUint32(info[8:], ids.v[2])
+			for i := 0; i < 7; i++ {
+				binary.LittleEndian.PutUint32(info[12+4*i:], ids.v[4+i]) // zero for the 4-id layout
+			}
+			if err := k.parts.add(base, info[:]); err != nil {
+				return nil, err
+			}
+		}
+		if err := k.parts.add(base+1+w, line[ids.rest:]); err != nil {
+			return nil, err
+		}
+		k.insts++
+		if k.insts&0xFFFF == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	if k.parts == nil {
+		if !gotGrid || !gotBlock {
+			return nil, fmt.Errorf("%s: no -grid dim / -block dim header", name)
+		}
+		// A kernel without instructions: every block is empty.
+		k.nblocks = uint64(k.grid[0]) * uint64(k.grid[1]) * uint64(k.grid[2])
+		k.warps = (uint64(k.block[0])*uint64(k.block[1])*uint64(k.block[2]) + 31) / 32
+		k.layout = layoutClassic
+		k.parts = newPartSet(dir, 0, 1, 1, 0)
+	}
+	if err := k.parts.settle(); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// partitionShape picks the number of partitions and their buffer size from
+// the expected raw size: partitions of a few megabytes, buffers summing to
+// at most partBufTotal.
+func (p *processor) partitionShape(sizeHint int64) (int, int) {
+	n := int(min(max(sizeHint/p.targetPart, 16), 1024))
+	return n, max(min(partBufTotal/n, 256<<10), 16<<10)
+}

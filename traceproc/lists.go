@@ -1,0 +1,271 @@
+package traceproc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// kernelList is one raw kernel list and what it becomes.
+type kernelList struct {
+	path  string
+	lines []string // the .g list's lines
+}
+
+// kernelJob is one raw trace to post-process.
+type kernelJob struct{ in, out string }
+
+// Run post-processes target: a traces directory (every kernelslist and
+// kernelslist_ctx_* in it) or one kernel list file. See the package doc for
+// which files it writes.
+func Run(ctx context.Context, target string, opts Options) error {
+	p, err := newProcessor(opts)
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(target)
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", target, err)
+	}
+	dir, paths := target, []string(nil)
+	if st.IsDir() {
+		if paths, err = findLists(target); err != nil {
+			return err
+		}
+	} else {
+		dir, paths = filepath.Dir(target), []string{target}
+	}
+
+	var (
+		lists []*kernelList
+		jobs  []kernelJob
+		seen  = map[string]bool{}
+	)
+	for _, path := range paths {
+		l, js, err := readList(path, dir, p.text)
+		if err != nil {
+			return err
+		}
+		lists = append(lists, l)
+		for _, j := range js {
+			if !seen[j.in] {
+				seen[j.in] = true
+				jobs = append(jobs, j)
+			}
+		}
+	}
+	if err := p.runJobs(ctx, jobs); err != nil {
+		return err
+	}
+	return writeLists(dir, lists, st.IsDir())
+}
+
+// findLists returns the raw kernel lists of dir: kernelslist first, then
+// kernelslist_ctx_0x<hex> in increasing numeric context order.
+func findLists(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	var names []string
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() || strings.HasPrefix(n, ".") || strings.HasSuffix(n, ".g") {
+			continue
+		}
+		if n == "kernelslist" || strings.HasPrefix(n, "kernelslist_ctx_") {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: no kernelslist or kernelslist_ctx_* file", dir)
+	}
+	slices.SortFunc(names, compareLists)
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = filepath.Join(dir, n)
+	}
+	return paths, nil
+}
+
+// compareLists orders kernelslist before every context list, and context
+// lists by their numeric context handle, then by name.
+func compareLists(a, b string) int {
+	ctx := func(n string) (uint64, bool) {
+		if n == "kernelslist" {
+			return 0, false
+		}
+		h := strings.TrimPrefix(strings.TrimPrefix(n, "kernelslist_ctx_"), "0x")
+		v, err := strconv.ParseUint(h, 16, 64)
+		return v, err == nil
+	}
+	if a == "kernelslist" || b == "kernelslist" {
+		return boolCmp(b == "kernelslist", a == "kernelslist")
+	}
+	va, oka := ctx(a)
+	vb, okb := ctx(b)
+	if oka && okb && va != vb {
+		if va < vb {
+			return -1
+		}
+		return 1
+	}
+	if oka != okb {
+		return boolCmp(okb, oka) // parsable handles first
+	}
+	return strings.Compare(a, b)
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// readList parses a raw kernel list: MemcpyHtoD lines are kept, kernel
+// lines mapped to their output names; a kernel naming a missing file or
+// any other line is an error naming the list file and line.
+func readList(path, dir string, text bool) (*kernelList, []kernelJob, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	l := &kernelList{path: path}
+	var jobs []kernelJob
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "":
+		case strings.HasPrefix(line, "Memcpy"):
+			l.lines = append(l.lines, line)
+		case strings.HasPrefix(line, "kernel"):
+			out, err := outputName(line, text)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s:%d: %w", path, n, err)
+			}
+			in := filepath.Join(dir, line)
+			if _, err := os.Stat(in); err != nil {
+				if errors.Is(err, os.ErrNotExist) {
+					return nil, nil, fmt.Errorf("%s:%d: kernel trace %s: no such file", path, n, line)
+				}
+				return nil, nil, fmt.Errorf("%s:%d: %w", path, n, err)
+			}
+			jobs = append(jobs, kernelJob{in: in, out: filepath.Join(dir, out)})
+			l.lines = append(l.lines, out)
+		default:
+			return nil, nil, fmt.Errorf("%s:%d: undefined command %q (want MemcpyHtoD,… or a kernel trace name)", path, n, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return l, jobs, nil
+}
+
+// runJobs post-processes kernels, p.jobs at a time; the first error
+// cancels the rest.
+func (p *processor) runJobs(ctx context.Context, jobs []kernelJob) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+		next  = make(chan kernelJob)
+	)
+	for range min(p.jobs, max(len(jobs), 1)) {
+		wg.Go(func() {
+			for j := range next {
+				if ctx.Err() != nil {
+					continue
+				}
+				p.log.Info("processing kernel trace", "path", j.in)
+				if err := p.processKernel(ctx, j.in, j.out); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					cancel()
+				}
+			}
+		})
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case next <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
+}
+
+// writeLists writes each list's .g and, in directory mode, kernelslist.g
+// last: the concatenation of all lists in findLists order.
+func writeLists(dir string, lists []*kernelList, dirMode bool) error {
+	var all []string
+	var main *kernelList
+	for _, l := range lists {
+		all = append(all, l.lines...)
+		if filepath.Base(l.path) == "kernelslist" {
+			main = l
+			continue
+		}
+		if err := writeAtomic(l.path+".g", l.lines); err != nil {
+			return err
+		}
+	}
+	switch {
+	case main != nil && !dirMode:
+		return writeAtomic(main.path+".g", main.lines)
+	case dirMode:
+		return writeAtomic(filepath.Join(dir, "kernelslist.g"), all)
+	}
+	return nil
+}
+
+// writeAtomic writes lines to path through a temporary dotfile and rename.
+func writeAtomic(path string, lines []string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	w := bufio.NewWriter(f)
+	for _, l := range lines {
+		w.WriteString(l)
+		w.WriteByte('\n')
+	}
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
