@@ -1,0 +1,492 @@
+package runs
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Lines of the Accel-Sim log that the parser acts on (formats.md §6, checked
+// against accel-sim-framework gpu-simulator/accel-sim.cc and gpgpu-sim
+// gpu-sim.cc).
+const (
+	logProcessing  = "Processing kernel "
+	logLaunching   = "launching kernel name: "
+	logExit        = "GPGPU-Sim: *** exit detected ***"
+	logLimit       = "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **"
+	logDeadlock    = "deadlock detected"
+	logUnsupported = "unsupported binary version:"
+)
+
+// KernelResult is what the simulator reported for one kernel.
+type KernelResult struct {
+	LaunchUID int
+	Name      string
+
+	// TraceFile is the trace path the simulator processed for this kernel,
+	// as it printed it ("" when the log did not say); Kernel is read from
+	// its file name when KernelOK.
+	TraceFile string
+	Kernel    KernelRef
+	KernelOK  bool
+
+	Cycles       int64   // gpu_sim_cycle: this kernel's cycles
+	Instructions int64   // gpu_sim_insn: this kernel's instructions
+	IPC          float64 // gpu_ipc; 0 when the simulator printed nan
+	TotalCycles  int64   // gpu_tot_sim_cycle: running total at this kernel's end
+
+	// Truncated is set when the simulator stopped at its maximum cycles or
+	// instructions while this kernel ran: its numbers cover only part of it.
+	Truncated bool
+}
+
+// SimTimeNs is the kernel's simulated time at the given core clock:
+// cycles / MHz, in nanoseconds. It reports false when the clock is unknown.
+func (k KernelResult) SimTimeNs(coreClockMHz float64) (float64, bool) {
+	if !(coreClockMHz > 0) {
+		return 0, false
+	}
+	return float64(k.Cycles) * 1000 / coreClockMHz, true
+}
+
+// Progress counts kernels of a run as the log tells them.
+type Progress struct {
+	Launched int // kernels the simulator launched
+	Done     int // kernels with complete results
+	Total    int // kernels expected
+}
+
+// Failure says how a simulation failed.
+type Failure string
+
+// The ways a simulation fails, in the order [LogParser.Outcome] checks them.
+const (
+	FailureDeadlock          Failure = "deadlock"
+	FailureUnsupportedBinary Failure = "unsupported_binary"
+	FailureLimit             Failure = "limit"
+	FailureCrash             Failure = "crash"
+	FailureNoExit            Failure = "no_exit"
+	FailureMissingKernels    Failure = "missing_kernels"
+)
+
+// Outcome is the verdict on a finished simulation.
+type Outcome struct {
+	Succeeded bool
+	Failure   Failure // "" when Succeeded
+	Reason    string  // a sentence for Run.error; "" when Succeeded
+}
+
+// Exit is how the simulator process ended, as its executor saw it.
+type Exit struct {
+	Code   int    // exit status; -1 when killed by a signal
+	Signal string // "killed", "aborted (core dumped)", ...; "" for a normal exit
+}
+
+// ExitFromProcessState reads an [Exit] from a finished process.
+func ExitFromProcessState(ps *os.ProcessState) Exit {
+	e := Exit{Code: ps.ExitCode()}
+	if s, ok := strings.CutPrefix(ps.String(), "signal: "); ok {
+		e.Signal = s
+	}
+	return e
+}
+
+// OK reports a normal exit with status 0.
+func (e Exit) OK() bool { return e.Code == 0 && e.Signal == "" }
+
+func (e Exit) String() string {
+	if e.Signal != "" {
+		return "signal: " + e.Signal
+	}
+	return "exit " + strconv.Itoa(e.Code)
+}
+
+// LogParser reads an Accel-Sim log line by line as it grows. It is safe for
+// concurrent use: an executor can feed it while others ask for progress.
+type LogParser struct {
+	mu       sync.Mutex
+	expected int
+
+	processed []string       // trace paths, in creation order: uid n is processed[n-1]
+	launched  []int          // uids in launch order
+	names     map[int]string // uid → name from the launch line
+	results   []KernelResult
+	pending   *statsBlock
+	partial   []byte // an unterminated line given to Write
+
+	exitDetected bool
+	deadlock     string // the deadlock line
+	limitHit     bool
+	unsupported  string // the unsupported binary version line
+	errLine      string // the first line that looks like an error
+}
+
+// statsBlock collects one kernel's statistics, kernel_name to
+// gpu_tot_sim_cycle.
+type statsBlock struct {
+	names  []string
+	uids   []int
+	cycles int64
+	insn   int64
+	ipc    float64
+	total  int64
+	seen   int // bit set of the fields read
+}
+
+const (
+	seenCycles = 1 << iota
+	seenInsn
+	seenIPC
+)
+
+// NewLogParser returns a parser for a run of expected kernels.
+func NewLogParser(expected int) *LogParser {
+	return &LogParser{expected: expected, names: map[int]string{}}
+}
+
+// ParseLog reads a whole log.
+func ParseLog(r io.Reader, expected int) (*LogParser, error) {
+	p := NewLogParser(expected)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		p.Line(sc.Text())
+	}
+	return p, sc.Err()
+}
+
+// Write feeds raw log bytes, which need not end at a line boundary; an
+// unterminated last line waits for the next Write or for [LogParser.Outcome].
+func (p *LogParser) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	data := append(p.partial, b...)
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		p.line(string(data[:i]))
+		data = data[i+1:]
+	}
+	p.partial = append([]byte(nil), data...)
+	return len(b), nil
+}
+
+// Line feeds one log line, without its newline.
+func (p *LogParser) Line(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.line(line)
+}
+
+func (p *LogParser) line(line string) {
+	line = strings.TrimRight(line, "\r\n \t")
+	trimmed := strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(trimmed, logProcessing):
+		p.processed = append(p.processed, strings.TrimSpace(strings.TrimPrefix(trimmed, logProcessing)))
+		return
+	case strings.HasPrefix(trimmed, logLaunching):
+		p.launch(strings.TrimPrefix(trimmed, logLaunching))
+		return
+	case trimmed == logExit:
+		p.exitDetected = true
+		return
+	case strings.HasPrefix(trimmed, logLimit[:40]):
+		p.limit()
+		return
+	case strings.HasPrefix(trimmed, logUnsupported):
+		if p.unsupported == "" {
+			p.unsupported = trimmed
+		}
+		return
+	case strings.Contains(trimmed, logDeadlock):
+		if p.deadlock == "" {
+			p.deadlock = trimmed
+		}
+		return
+	}
+	if key, val, ok := strings.Cut(trimmed, " = "); ok {
+		p.stat(strings.TrimSpace(key), strings.TrimSpace(val))
+		return
+	}
+	if p.errLine == "" && looksLikeError(trimmed) {
+		p.errLine = trimmed
+	}
+}
+
+// launch reads "<name> uid: <uid> cuda_stream_id: <id>".
+func (p *LogParser) launch(rest string) {
+	f := strings.Fields(rest)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] != "uid:" {
+			continue
+		}
+		uid, err := strconv.Atoi(f[i+1])
+		if err != nil {
+			return
+		}
+		if _, dup := p.names[uid]; !dup {
+			p.launched = append(p.launched, uid)
+		}
+		p.names[uid] = strings.Join(f[:i], " ")
+		return
+	}
+}
+
+func (p *LogParser) stat(key, val string) {
+	if key == "kernel_name" {
+		p.commit()
+		p.pending = &statsBlock{names: strings.Fields(val)}
+		return
+	}
+	b := p.pending
+	if b == nil {
+		return
+	}
+	switch key {
+	case "kernel_launch_uid":
+		for _, f := range strings.Fields(val) {
+			if uid, err := strconv.Atoi(f); err == nil {
+				b.uids = append(b.uids, uid)
+			}
+		}
+	case "gpu_sim_cycle":
+		if n, err := strconv.ParseInt(val, 10, 64); err == nil {
+			b.cycles, b.seen = n, b.seen|seenCycles
+		}
+	case "gpu_sim_insn":
+		if n, err := strconv.ParseInt(val, 10, 64); err == nil {
+			b.insn, b.seen = n, b.seen|seenInsn
+		}
+	case "gpu_ipc":
+		// Printed with %12.4f: "nan" or "-nan" when the kernel ran 0 cycles.
+		if f, err := strconv.ParseFloat(val, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			b.ipc = f
+		}
+		b.seen |= seenIPC
+	case "gpu_tot_sim_cycle":
+		if n, err := strconv.ParseInt(val, 10, 64); err == nil {
+			b.total = n
+		}
+		p.commit()
+	}
+}
+
+// commit turns the pending stats block into a result, once it holds at
+// least the kernel's cycles and instructions.
+func (p *LogParser) commit() {
+	b := p.pending
+	p.pending = nil
+	if b == nil || b.seen&(seenCycles|seenInsn) != seenCycles|seenInsn {
+		return
+	}
+	// A block normally names one kernel. With concurrent kernels it lists
+	// every kernel that ran since the last block; the one that just
+	// finished is taken to be the earliest listed without a result.
+	idx, uid := 0, 0
+	for i, u := range b.uids {
+		if !p.hasResult(u) {
+			idx, uid = i, u
+			break
+		}
+	}
+	if uid == 0 {
+		for _, u := range p.launched {
+			if !p.hasResult(u) {
+				uid = u
+				break
+			}
+		}
+	}
+	r := KernelResult{
+		LaunchUID:    uid,
+		Cycles:       b.cycles,
+		Instructions: b.insn,
+		IPC:          b.ipc,
+		TotalCycles:  b.total,
+	}
+	if idx < len(b.names) {
+		r.Name = b.names[idx]
+	}
+	if r.Name == "" {
+		r.Name = p.names[uid]
+	}
+	if r.IPC == 0 && r.Cycles > 0 {
+		r.IPC = float64(r.Instructions) / float64(r.Cycles)
+	}
+	// Accel-Sim gives kernels uids 1, 2, ... in the order it processes
+	// their traces.
+	if uid >= 1 && uid <= len(p.processed) {
+		r.TraceFile = p.processed[uid-1]
+		r.Kernel, r.KernelOK = ParseTraceFileName(r.TraceFile)
+	}
+	p.results = append(p.results, r)
+}
+
+func (p *LogParser) hasResult(uid int) bool {
+	for _, r := range p.results {
+		if r.LaunchUID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// limit marks the kernel that ran when the simulator hit its limit. Newer
+// Accel-Sim prints that kernel's (partial) statistics just before the break
+// line; older versions print none, and then the last result belongs to an
+// earlier, complete kernel and must stay as it is.
+func (p *LogParser) limit() {
+	p.commit()
+	p.limitHit = true
+	if len(p.launched) == 0 || len(p.results) == 0 {
+		return
+	}
+	last := p.launched[len(p.launched)-1]
+	for i := range p.results {
+		if p.results[i].LaunchUID == last {
+			p.results[i].Truncated = true
+		}
+	}
+}
+
+func looksLikeError(line string) bool {
+	for _, s := range []string{
+		"ERROR", "Assertion", "Unable to open file", "terminate called",
+		"what():", "Segmentation fault", "No such file or directory", "Aborted",
+	} {
+		if strings.Contains(line, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Progress counts launched and finished kernels so far.
+func (p *LogParser) Progress() Progress {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return Progress{Launched: len(p.launched), Done: p.done(), Total: p.expected}
+}
+
+func (p *LogParser) done() int {
+	n := 0
+	for _, r := range p.results {
+		if !r.Truncated {
+			n++
+		}
+	}
+	return n
+}
+
+// Kernels returns the results so far, in the order the kernels finished,
+// which is launch order unless kernels ran concurrently.
+func (p *LogParser) Kernels() []KernelResult {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]KernelResult(nil), p.results...)
+}
+
+// Outcome judges the run once the simulator has exited; call it after the
+// last line. Success needs the exit-detected line, a clean exit and a
+// complete result for every expected kernel: Accel-Sim exits 0 after an
+// unsupported binary version and after its cycle limit, so the exit status
+// alone proves nothing. Partial results stay available from Kernels.
+func (p *LogParser) Outcome(exit Exit) Outcome {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.partial) > 0 {
+		p.line(string(p.partial))
+		p.partial = nil
+	}
+	p.commit()
+
+	done := p.done()
+	after := fmt.Sprintf("after %d of %d kernels", done, p.expected)
+	fail := func(f Failure, format string, args ...any) Outcome {
+		return Outcome{Failure: f, Reason: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case p.deadlock != "":
+		return fail(FailureDeadlock, "deadlock %s%s: %s", p.running(), after, p.deadlock)
+	case p.unsupported != "":
+		reason := fmt.Sprintf("%s%s (the simulator exits 0 after it), %s", p.unsupported, p.processing(), after)
+		if strings.HasSuffix(p.unsupported, ": 0") {
+			reason += "; version 0 means the trace header could not be read"
+			if p.errLine != "" {
+				reason += ": " + p.errLine
+			}
+		}
+		return fail(FailureUnsupportedBinary, "%s", reason)
+	case p.limitHit:
+		return fail(FailureLimit, "stopped at the simulator's maximum cycles or instructions %s%s", p.running(), after)
+	case !exit.OK():
+		reason := fmt.Sprintf("simulator %s %s", exit, after)
+		if p.errLine != "" {
+			reason += ": " + p.errLine
+		}
+		return fail(FailureCrash, "%s", reason)
+	case !p.exitDetected:
+		return fail(FailureNoExit, "simulator exited 0 without %q, %s", logExit, after)
+	case done < p.expected:
+		return fail(FailureMissingKernels, "simulator finished but reported %d of %d kernels%s", done, p.expected, p.missing())
+	}
+	return Outcome{Succeeded: true}
+}
+
+// running names the kernel that was running: the last launched one without a
+// complete result.
+func (p *LogParser) running() string {
+	for i := len(p.launched) - 1; i >= 0; i-- {
+		uid := p.launched[i]
+		complete := false
+		for _, r := range p.results {
+			complete = complete || r.LaunchUID == uid && !r.Truncated
+		}
+		if complete {
+			continue
+		}
+		s := fmt.Sprintf("in kernel uid %d", uid)
+		if uid >= 1 && uid <= len(p.processed) {
+			s += " (" + filepath.Base(p.processed[uid-1]) + ")"
+		}
+		return s + " "
+	}
+	return ""
+}
+
+// processing names the last trace the simulator began to read.
+func (p *LogParser) processing() string {
+	if len(p.processed) == 0 {
+		return ""
+	}
+	return " in " + filepath.Base(p.processed[len(p.processed)-1])
+}
+
+// missing lists up to five processed traces that have no result.
+func (p *LogParser) missing() string {
+	var names []string
+	for i, path := range p.processed {
+		if !p.hasResult(i + 1) {
+			names = append(names, filepath.Base(path))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	more := ""
+	if len(names) > 5 {
+		more = fmt.Sprintf(" and %d more", len(names)-5)
+		names = names[:5]
+	}
+	return "; missing: " + strings.Join(names, ", ") + more
+}
