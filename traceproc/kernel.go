@@ -193,5 +193,13 @@ func (p *processor) partition(ctx context.Context, path, dir string) (*kernel, e
 // at most partBufTotal.
 func (p *processor) partitionShape(sizeHint int64) (int, int) {
 	n := int(min(max(sizeHint/p.targetPart, 16), 1024))
-	return n, max(min(partBufTotal/n, 256<<10), 16<<10)
+	return n, p.bufCap(n)
+}
+
+// bufCap is the buffer of each of n partitions: their sum stays under
+// partBufTotal, and a buffer never exceeds a quarter of what a partition
+// may hold in memory, so that small test limits exercise the spill files.
+func (p *processor) bufCap(n int) int {
+	c := max(min(partBufTotal/n, 256<<10), 16<<10)
+	return int(min(int64(c), p.maxPartMem/4+1))
 }

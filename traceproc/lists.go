@@ -251,6 +251,7 @@ func writeAtomic(path string, lines []string) error {
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
+	f.Chmod(0o644)
 	w := bufio.NewWriter(f)
 	for _, l := range lines {
 		w.WriteString(l)

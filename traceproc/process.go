@@ -135,6 +135,7 @@ func (p *processor) processKernel(ctx context.Context, in, out string) (err erro
 	if err != nil {
 		return fmt.Errorf("create output for %s: %w", out, err)
 	}
+	f.Chmod(0o644) // CreateTemp makes 0600; outputs are as readable as their inputs
 	defer func() {
 		if err != nil {
 			f.Close()

@@ -5,16 +5,29 @@ package main
 import (
 	"context"
 	"os"
+	"runtime/pprof"
 
 	"github.com/cascade-sim/cascade/tracegen"
 	"github.com/cascade-sim/cascade/traceproc"
 )
 
 func main() {
+	if p := os.Getenv("CASCADETOOL_CPUPROFILE"); p != "" {
+		f, _ := os.Create(p)
+		pprof.StartCPUProfile(f)
+		code := run()
+		pprof.StopCPUProfile()
+		os.Exit(code)
+	}
+	os.Exit(run())
+}
+
+func run() int {
 	switch os.Args[1] {
 	case "gentrace":
-		os.Exit(tracegen.Main(context.Background(), os.Args[2:], os.Stdout, os.Stderr))
+		return tracegen.Main(context.Background(), os.Args[2:], os.Stdout, os.Stderr)
 	case "postprocess":
-		os.Exit(traceproc.Main(context.Background(), os.Args[2:], os.Stdout, os.Stderr))
+		return traceproc.Main(context.Background(), os.Args[2:], os.Stdout, os.Stderr)
 	}
+	return 2
 }

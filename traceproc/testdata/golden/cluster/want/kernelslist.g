@@ -1,0 +1,1 @@
+kernel-7.traceg
