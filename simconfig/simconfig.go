@@ -76,9 +76,14 @@ func Load(dir string) ([]Config, error) {
 			continue
 		}
 		path := filepath.Join(dir, name)
-		// os.Stat follows symlinks: a linked config directory counts.
+		// os.Stat follows symlinks: a linked config directory counts, and a
+		// dangling link is listed as broken rather than silently lost.
 		info, err := os.Stat(path)
-		if err != nil || !info.IsDir() {
+		switch {
+		case err != nil && e.Type()&fs.ModeSymlink != 0:
+			cfgs = append(cfgs, Config{Name: name, Dir: path, Err: fmt.Sprintf("directory: %v", err)})
+			continue
+		case err != nil || !info.IsDir():
 			continue
 		}
 		cfgs = append(cfgs, loadOne(name, path))

@@ -41,6 +41,9 @@ func TestLoad(t *testing.T) {
 	write("G_NO_CLOCK/trace.config", traceCfg)
 	write(".hidden/gpgpusim.config", "")
 	write("README.txt", "not a config")
+	if err := os.Symlink(filepath.Join(dir, "gone"), filepath.Join(dir, "H_DANGLING")); err != nil {
+		t.Fatal(err)
+	}
 
 	cfgs, err := simconfig.Load(dir)
 	if err != nil {
@@ -59,6 +62,7 @@ func TestLoad(t *testing.T) {
 		{"E_BAD_CLOCK", "8.0", 0, "core clock is not a positive number"},
 		{"F_REPEATED", "8.5", 1410.5, ""},
 		{"G_NO_CLOCK", "10.0", 0, ""},
+		{"H_DANGLING", "", 0, "directory: stat "},
 		{"SM7_QV100", "7.0", 1132, ""},
 		{"SM86_RTX3070", "8.6", 1132, ""},
 		{"SM90_H100", "9.0", 1755, ""},
