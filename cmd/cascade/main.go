@@ -1,0 +1,183 @@
+// Command cascade takes GPU kernel traces from a profiler to Accel-Sim.
+//
+//	cascade serve                 watch the bucket and serve the API and UI
+//	cascade upload DIR            copy a trace directory into the bucket
+//	cascade postprocess DIR [-j N] [--text]
+//	                              turn raw traces into Accel-Sim's input
+//	cascade gentrace [flags] DIR  write synthetic raw traces
+//
+// Configuration comes from CASCADE_* environment variables, each also a
+// flag of serve; see README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/tracegen"
+	"github.com/cascade-sim/cascade/traceproc"
+	"github.com/cascade-sim/cascade/upload"
+)
+
+const usage = `usage: cascade <command> [arguments]
+
+commands:
+  serve         watch the bucket, post-process traces, serve the API and UI
+  upload        copy a trace directory into the bucket (cascade upload -h)
+  postprocess   turn raw traces into Accel-Sim input (cascade postprocess -h)
+  gentrace      write synthetic raw traces for tests and benchmarks
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stdout, stderr)
+	case "upload":
+		return upload.Main(ctx, args[1:], stdout, stderr)
+	case "postprocess":
+		return traceproc.Main(ctx, args[1:], stdout, stderr)
+	case "gentrace":
+		return tracegen.Main(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "cascade: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
+
+// env returns the variable's value, or def when it is unset or empty.
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// parseServe reads serve's configuration: defaults, then CASCADE_*
+// variables, then flags.
+func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string, error) {
+	fs := flag.NewFlagSet("cascade serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg app.Config
+	var ppCmd, origins, level, format string
+	var conc int
+	fs.StringVar(&cfg.DataDir, "data-dir", env("CASCADE_DATA_DIR", "./cascade-data"), "data directory: database, bucket, work files (CASCADE_DATA_DIR)")
+	fs.StringVar(&cfg.Bucket, "bucket", env("CASCADE_BUCKET", "cascade"), "bucket name under <data dir>/s3 (CASCADE_BUCKET)")
+	fs.StringVar(&cfg.Prefix, "prefix", env("CASCADE_PREFIX", "traces"), "prefix inside the bucket that holds trace directories (CASCADE_PREFIX)")
+	fs.StringVar(&cfg.Addr, "addr", env("CASCADE_ADDR", "127.0.0.1:8080"), "listen address (CASCADE_ADDR)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", env("CASCADE_DATABASE_URL", ""), "postgres:// URL; SQLite in the data directory when empty (CASCADE_DATABASE_URL)")
+	fs.StringVar(&ppCmd, "postprocess-cmd", env("CASCADE_POSTPROCESS_CMD", ""), "post-processor command; the built-in `cascade postprocess` when empty (CASCADE_POSTPROCESS_CMD)")
+	fs.IntVar(&conc, "postprocess-concurrency", envInt("CASCADE_POSTPROCESS_CONCURRENCY", 1), "post-processors at once (CASCADE_POSTPROCESS_CONCURRENCY)")
+	fs.DurationVar(&cfg.ScanInterval, "scan-interval", envDuration("CASCADE_SCAN_INTERVAL", 2*time.Second), "periodic bucket scan (CASCADE_SCAN_INTERVAL)")
+	fs.StringVar(&origins, "allowed-origins", env("CASCADE_ALLOWED_ORIGINS", ""), "comma-separated extra origins allowed to call the API (CASCADE_ALLOWED_ORIGINS)")
+	fs.StringVar(&level, "log-level", env("CASCADE_LOG_LEVEL", "info"), "debug, info, warn or error (CASCADE_LOG_LEVEL)")
+	fs.StringVar(&format, "log-format", env("CASCADE_LOG_FORMAT", "text"), "text or json (CASCADE_LOG_FORMAT)")
+	if err := fs.Parse(args); err != nil {
+		return cfg, 0, "", err
+	}
+	if fs.NArg() > 0 {
+		return cfg, 0, "", fmt.Errorf("serve takes no arguments, got %q", fs.Args())
+	}
+	cfg.PostprocessConcurrency = conc
+	if ppCmd != "" {
+		cfg.PostprocessCmd = strings.Fields(ppCmd)
+	} else {
+		self, err := os.Executable()
+		if err != nil {
+			return cfg, 0, "", fmt.Errorf("find the cascade binary for the built-in post-processor: %w", err)
+		}
+		cfg.PostprocessCmd = []string{self, "postprocess"}
+	}
+	for _, o := range strings.Split(origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			cfg.AllowedOrigins = append(cfg.AllowedOrigins, o)
+		}
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return cfg, 0, "", fmt.Errorf("log level: %w", err)
+	}
+	if format != "text" && format != "json" {
+		return cfg, 0, "", fmt.Errorf("log format: want text or json, got %q", format)
+	}
+	return cfg, lvl, format, nil
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return d
+	}
+	return def
+}
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, level, format, err := parseServe(args, stderr)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		fmt.Fprintf(stderr, "cascade serve: %v\n", err)
+		return 2
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(stderr, opts)
+	if format == "json" {
+		h = slog.NewJSONHandler(stderr, opts)
+	}
+	log := slog.New(h)
+	cfg.Logger = log
+	cfg.UI = uiHandler()
+	m, err := app.Run(ctx, cfg)
+	if err != nil {
+		log.Error("cannot start", "err", err)
+		return 1
+	}
+	db := "SQLite in " + cfg.DataDir
+	if cfg.DatabaseURL != "" {
+		db = m.DB.Dialect()
+	}
+	fmt.Fprintf(stdout, "cascade: serving %s (GraphQL %s/graphql, playground %s/playground)\n", m.URL, m.URL, m.URL)
+	fmt.Fprintf(stdout, "cascade: watching %s, database %s\n", cfg.BucketDir(), db)
+	code := 0
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case err := <-m.Err():
+		log.Error("stopping after an error", "err", err)
+		code = 1
+	}
+	if err := m.Close(); err != nil {
+		log.Error("shutdown", "err", err)
+		code = 1
+	}
+	return code
+}

@@ -1,0 +1,7 @@
+// Package graph is Cascade's GraphQL API: the schema under schema/, the
+// code gqlgen generates from it (committed, never edited by hand), and
+// server.go, which builds the HTTP handler with its transports and the one
+// error presenter.
+package graph
+
+//go:generate sh -c "cd .. && go run github.com/99designs/gqlgen generate"

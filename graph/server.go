@@ -1,0 +1,173 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/gorilla/websocket"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// Options configures the GraphQL server.
+type Options struct {
+	// AllowedOrigins are origins, besides the server's own, whose pages may
+	// open websockets and send requests ("http://localhost:5173").
+	AllowedOrigins []string
+	Logger         *slog.Logger
+	// PingInterval overrides the websocket keep-alive interval (tests).
+	PingInterval time.Duration
+}
+
+// Server is the GraphQL endpoint: POST and GET for queries and mutations,
+// websockets (graphql-transport-ws and the legacy graphql-ws) for
+// subscriptions. It is safe for concurrent use.
+type Server struct {
+	http.Handler
+	ws       *gorillaWebsockets
+	wsCtx    context.Context
+	wsCancel context.CancelFunc
+}
+
+// NewServer builds the endpoint around the resolvers.
+func NewServer(resolvers ResolverRoot, opts Options) *Server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = log.With("component", "graphql")
+	ping := opts.PingInterval
+	if ping <= 0 {
+		ping = pingInterval
+	}
+	ws := &gorillaWebsockets{
+		ping: ping,
+		upgrader: websocket.Upgrader{
+			CheckOrigin:     func(r *http.Request) bool { return originAllowed(r, opts.AllowedOrigins) },
+			ReadBufferSize:  4096,
+			WriteBufferSize: 16384,
+		},
+	}
+	h := handler.New(NewExecutableSchema(Config{Resolvers: resolvers}))
+	h.AddTransport(transport.Websocket{
+		Implementation:        ws,
+		KeepAlivePingInterval: 10 * time.Second, // graphql-ws "ka" messages
+		InitTimeout:           30 * time.Second,
+		ErrorFunc: func(ctx context.Context, err error) {
+			log.Debug("websocket", "err", err)
+		},
+	})
+	h.AddTransport(transport.Options{})
+	h.AddTransport(transport.GET{})
+	h.AddTransport(transport.POST{})
+	h.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	h.Use(extension.Introspection{})
+	h.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	h.SetErrorPresenter(presentError(log))
+	h.SetRecoverFunc(func(ctx context.Context, p any) error {
+		log.Error("panic in resolver", "path", graphql.GetPath(ctx).String(), "panic", p, "stack", string(debug.Stack()))
+		return errors.New("panic") // presented as INTERNAL
+	})
+	wsCtx, wsCancel := context.WithCancel(context.Background())
+	s := &Server{ws: ws, wsCtx: wsCtx, wsCancel: wsCancel}
+	s.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Origin") != "" && !originAllowed(r, opts.AllowedOrigins) {
+			http.Error(w, "origin not allowed", http.StatusForbidden)
+			return
+		}
+		if websocket.IsWebSocketUpgrade(r) {
+			// A websocket lives until its client leaves or Shutdown.
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			stop := context.AfterFunc(s.wsCtx, cancel)
+			defer stop()
+			r = r.WithContext(ctx)
+		}
+		h.ServeHTTP(w, r)
+	})
+	return s
+}
+
+// Shutdown closes every websocket with a close frame (1001, going away)
+// and waits for them, until ctx is done; then it drops those left.
+func (s *Server) Shutdown(ctx context.Context) {
+	s.ws.closing.Store(true)
+	s.wsCancel()
+	done := make(chan struct{})
+	go func() { s.ws.open.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		s.ws.closeAll()
+	}
+}
+
+// originAllowed accepts requests without an Origin (scripts, curl), from
+// the server's own origin, and from the configured ones.
+func originAllowed(r *http.Request, allowed []string) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	return slices.ContainsFunc(allowed, func(a string) bool { return a == "*" || strings.EqualFold(strings.TrimRight(a, "/"), origin) })
+}
+
+// presentError is the one error presenter: a *cascade.Error keeps its code
+// and message; gqlgen's own errors (parse, validation) keep theirs; all
+// else is INTERNAL with a generic message, logged once with its path.
+func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+		var ce *cascade.Error
+		if errors.As(err, &ce) {
+			gqlErr.Message = ce.Message
+			setCode(gqlErr, ce.Code)
+			return gqlErr
+		}
+		var ge *gqlerror.Error
+		if errors.As(err, &ge) && ge.Err == nil {
+			if _, ok := gqlErr.Extensions["code"]; !ok {
+				setCode(gqlErr, cascade.EINVALID)
+			}
+			return gqlErr
+		}
+		if errors.Is(err, context.Canceled) {
+			setCode(gqlErr, cascade.EINTERNAL)
+			gqlErr.Message = "request cancelled"
+			return gqlErr
+		}
+		log.Error("graphql", "path", fmt.Sprint(gqlErr.Path), "err", err)
+		gqlErr.Message = cascade.ErrorMessage(err)
+		setCode(gqlErr, cascade.EINTERNAL)
+		return gqlErr
+	}
+}
+
+func setCode(e *gqlerror.Error, code string) {
+	if e.Extensions == nil {
+		e.Extensions = map[string]any{}
+	}
+	e.Extensions["code"] = code
+}

@@ -1,0 +1,162 @@
+// Package app wires Cascade's packages into a running server: database,
+// event broker, scanner, post-processor, sample trace and the HTTP API. It
+// takes a finished Config; flags and environment belong to cmd/cascade.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/playground"
+
+	"github.com/cascade-sim/cascade/db"
+	"github.com/cascade-sim/cascade/events"
+	"github.com/cascade-sim/cascade/graph"
+	"github.com/cascade-sim/cascade/postproc"
+	"github.com/cascade-sim/cascade/resolvers"
+	"github.com/cascade-sim/cascade/samples"
+	"github.com/cascade-sim/cascade/scanner"
+)
+
+// Config is everything the server needs to know.
+type Config struct {
+	DataDir     string // CASCADE_DATA_DIR
+	Bucket      string // CASCADE_BUCKET
+	Prefix      string // CASCADE_PREFIX
+	Addr        string // CASCADE_ADDR; port 0 picks a free one
+	DatabaseURL string // CASCADE_DATABASE_URL; empty for SQLite in DataDir
+
+	PostprocessCmd         []string // CASCADE_POSTPROCESS_CMD
+	PostprocessConcurrency int      // CASCADE_POSTPROCESS_CONCURRENCY
+	ScanInterval           time.Duration
+	AllowedOrigins         []string
+
+	// UI serves everything that is not the API (the web UI and the
+	// playground); nil serves gqlgen's playground at /playground only.
+	UI http.Handler
+
+	Logger *slog.Logger
+}
+
+// BucketDir is where the scanner looks for traces.
+func (c Config) BucketDir() string { return filepath.Join(c.DataDir, "s3", c.Bucket, c.Prefix) }
+
+// Main is a running server.
+type Main struct {
+	Config Config
+	DB     *db.DB
+	// URL is the server's base URL, "http://127.0.0.1:8080".
+	URL string
+
+	log    *slog.Logger
+	http   *http.Server
+	graph  *graph.Server
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	errc   chan error
+}
+
+// Run opens the database, seeds the sample trace, starts the scanner and
+// post-processor, and serves HTTP. It returns once the server listens;
+// Close stops it.
+func Run(ctx context.Context, cfg Config) (*Main, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	m := &Main{Config: cfg, log: log, errc: make(chan error, 4)}
+	for _, d := range []string{cfg.DataDir, cfg.BucketDir(), filepath.Join(cfg.DataDir, "work")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", d, err)
+		}
+	}
+	var err error
+	if m.DB, err = db.Open(ctx, db.Config{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log}); err != nil {
+		return nil, err
+	}
+	if _, err := samples.Seed(ctx, m.DB, filepath.Join(cfg.DataDir, "samples")); err != nil {
+		m.DB.Close()
+		return nil, fmt.Errorf("seed sample trace: %w", err)
+	}
+	broker := &events.Broker{}
+	pp := postproc.New(postproc.Config{
+		Command:     cfg.PostprocessCmd,
+		Root:        cfg.BucketDir(),
+		WorkDir:     filepath.Join(cfg.DataDir, "work"),
+		Concurrency: cfg.PostprocessConcurrency,
+		Store:       m.DB,
+		Events:      broker,
+		Logger:      log,
+	})
+	sc := scanner.New(scanner.Config{
+		Root:      cfg.BucketDir(),
+		Interval:  cfg.ScanInterval,
+		Store:     m.DB,
+		Events:    broker,
+		Processor: pp,
+		Logger:    log,
+	})
+	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp},
+		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log})
+
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", m.graph)
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
+	if cfg.UI != nil {
+		mux.Handle("/", cfg.UI)
+	} else {
+		mux.Handle("/playground", playground.Handler("Cascade", "/graphql"))
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		m.DB.Close()
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	m.URL = "http://" + ln.Addr().String()
+	m.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m.cancel = cancel
+	m.goRun("post-processor", func() error { return pp.Run(runCtx) })
+	m.goRun("scanner", func() error { return sc.Run(runCtx) })
+	m.goRun("http", func() error {
+		if err := m.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	return m, nil
+}
+
+func (m *Main) goRun(name string, fn func() error) {
+	m.wg.Go(func() {
+		if err := fn(); err != nil {
+			m.log.Error(name+" stopped", "err", err)
+			m.errc <- fmt.Errorf("%s: %w", name, err)
+		}
+	})
+}
+
+// Err delivers the error of a part that stopped on its own.
+func (m *Main) Err() <-chan error { return m.errc }
+
+// Close stops the server: no new connections, in-flight requests finish,
+// websockets get a close frame, the scanner and post-processors stop
+// (their child processes with them), and the database is closed last.
+func (m *Main) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := m.http.Shutdown(ctx)
+	m.graph.Shutdown(ctx)
+	m.cancel()
+	m.wg.Wait()
+	return errors.Join(err, m.DB.Close())
+}

@@ -1,0 +1,185 @@
+// Package proc is the one place Cascade starts child processes: each runs
+// in its own process group, dies with the server (Linux's parent-death
+// signal), writes its output to a log file while nudging the caller, and is
+// stopped as a group — SIGTERM, then SIGKILL after a grace period.
+package proc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// DefaultGrace is how long a process group gets between SIGTERM and SIGKILL.
+const DefaultGrace = 5 * time.Second
+
+// Cmd describes one child process.
+type Cmd struct {
+	Args []string // program and arguments
+	Dir  string
+	Env  []string // added to the server's environment
+	Log  string   // file that receives stdout and stderr; truncated first
+	// Grew, if set, is called (at most every 100 ms) after output was
+	// written to Log.
+	Grew  func()
+	Grace time.Duration
+}
+
+// Result is how a process ended.
+type Result struct {
+	ExitCode int    // -1 when killed by a signal
+	Signal   string // the signal's name, when killed by one
+}
+
+// String reads as "exit 2" or "killed by signal: killed".
+func (r Result) String() string {
+	if r.Signal != "" {
+		return "killed by signal: " + r.Signal
+	}
+	return fmt.Sprintf("exit %d", r.ExitCode)
+}
+
+// ErrNotFound wraps the error of a program that cannot be started because
+// it does not exist or is not executable.
+var ErrNotFound = errors.New("program not found")
+
+// Run starts c and waits for it. When ctx is done the whole process group
+// gets SIGTERM, then SIGKILL after the grace period, and Run returns ctx's
+// error with the result. An error starting the process is returned as is
+// (wrapping ErrNotFound for a missing program).
+func Run(ctx context.Context, c Cmd) (Result, error) {
+	if len(c.Args) == 0 {
+		return Result{}, errors.New("proc: no program")
+	}
+	logf, err := os.Create(c.Log)
+	if err != nil {
+		return Result{}, fmt.Errorf("create log: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(c.Args[0], c.Args[1:]...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(os.Environ(), c.Env...)
+	out := &nudgeWriter{w: logf, grew: c.Grew}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+			err = fmt.Errorf("%w: %s: %w", ErrNotFound, c.Args[0], err)
+		}
+		fmt.Fprintf(logf, "cascade: cannot start %s: %v\n", c.Args[0], err)
+		return Result{ExitCode: -1}, err
+	}
+	done := make(chan struct{})
+	var stopped atomic.Bool
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		stopped.Store(true)
+		grace := c.Grace
+		if grace <= 0 {
+			grace = DefaultGrace
+		}
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(grace):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	}()
+	werr := cmd.Wait()
+	close(done)
+	out.flush()
+	// A child that left grandchildren behind in its group takes them along.
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	res := Result{ExitCode: cmd.ProcessState.ExitCode()}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.Signal = ws.Signal().String()
+	}
+	var exitErr *exec.ExitError
+	if werr != nil && !errors.As(werr, &exitErr) {
+		return res, werr
+	}
+	if stopped.Load() {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+// nudgeWriter writes to the log and calls grew, throttled.
+type nudgeWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	grew    func()
+	last    time.Time
+	pending bool
+	timer   *time.Timer
+}
+
+const nudgeEvery = 100 * time.Millisecond
+
+func (n *nudgeWriter) Write(p []byte) (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k, err := n.w.Write(p)
+	if n.grew == nil {
+		return k, err
+	}
+	if wait := nudgeEvery - time.Since(n.last); wait <= 0 {
+		n.last = time.Now()
+		go n.grew()
+	} else if !n.pending {
+		n.pending = true
+		n.timer = time.AfterFunc(wait, func() {
+			n.mu.Lock()
+			n.pending, n.last = false, time.Now()
+			n.mu.Unlock()
+			n.grew()
+		})
+	}
+	return k, err
+}
+
+func (n *nudgeWriter) flush() {
+	if n.grew != nil {
+		n.grew()
+	}
+}
+
+// LastLines returns up to n last lines of the file, reading at most its
+// last 64 KiB.
+func LastLines(path string, n int) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	const window = 64 << 10
+	if info, err := f.Stat(); err == nil && info.Size() > window {
+		f.Seek(info.Size()-window, io.SeekStart)
+	}
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), window+1)
+	for sc.Scan() {
+		lines = append(lines, strings.TrimRight(sc.Text(), "\r"))
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines, sc.Err()
+}

@@ -1,0 +1,36 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/cascade-sim/cascade/events"
+	"github.com/cascade-sim/cascade/graph/model"
+	"github.com/cascade-sim/cascade/internal/proc"
+)
+
+// tailLog streams a log file: what it holds now, then each batch of new
+// lines after the broker's nudge that it grew.
+func tailLog(ctx context.Context, b *events.Broker, kind, id, path string) <-chan *model.LogChunk {
+	key := events.LogGrew{Kind: kind, ID: id}.Key()
+	// Subscribe before the first read, so no nudge falls between them.
+	sub := b.Subscribe(ctx, func(e events.Event) bool { return e.Key() == key })
+	out := make(chan *model.LogChunk)
+	go func() {
+		defer close(out)
+		t := proc.Tail{Path: path}
+		for {
+			lines, err := t.Next()
+			if err == nil && len(lines) > 0 {
+				select {
+				case out <- &model.LogChunk{Lines: lines}:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if _, err := sub.Next(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	return out
+}

@@ -1,0 +1,91 @@
+// Package samples holds the sample trace the server seeds on every start
+// (sample/: one layer of Llama 3.1 8B traced on an H100, its metadata,
+// stats and kernel lists but no instruction traces, so it can never start
+// a run) and, in quickstart/, the stand-in trace the README's quickstart
+// uploads.
+package samples
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/tracedir"
+)
+
+//go:embed sample
+var sample embed.FS
+
+// SampleID is the id of the seeded sample trace.
+const SampleID = "sample"
+
+// Store is the storage Seed needs; *db.DB implements it.
+type Store interface {
+	UpdateTrace(ctx context.Context, id string, fn func(t *cascade.Trace, found bool) error) (cascade.Trace, bool, error)
+	ReplaceKernels(ctx context.Context, traceID string, ks []cascade.Kernel) error
+}
+
+// Seed writes the sample trace's files to dir/sample and stores it as a
+// ready trace with sample set, replacing the one a previous start seeded.
+func Seed(ctx context.Context, store Store, dir string) (cascade.Trace, error) {
+	dst := filepath.Join(dir, SampleID)
+	if err := os.RemoveAll(dst); err != nil {
+		return cascade.Trace{}, err
+	}
+	err := fs.WalkDir(sample, "sample", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dir, filepath.FromSlash(p))
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		b, err := sample.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
+	})
+	if err != nil {
+		return cascade.Trace{}, fmt.Errorf("write sample trace: %w", err)
+	}
+	tree, err := tracedir.Walk(dst)
+	if err != nil {
+		return cascade.Trace{}, err
+	}
+	meta, err := tracedir.ReadMetadata(dst)
+	if err != nil {
+		return cascade.Trace{}, fmt.Errorf("sample trace: %w", err)
+	}
+	var w tracedir.Warnings
+	kernels, err := tree.ReadKernels(&w)
+	if err != nil {
+		return cascade.Trace{}, fmt.Errorf("sample trace: %w", err)
+	}
+	count, err := tracedir.CountKernelLines(filepath.Join(dst, filepath.FromSlash(tracedir.KernelsListG)))
+	if err != nil {
+		return cascade.Trace{}, fmt.Errorf("sample trace: %w", err)
+	}
+	if err := store.ReplaceKernels(ctx, SampleID, kernels); err != nil {
+		return cascade.Trace{}, err
+	}
+	t, _, err := store.UpdateTrace(ctx, SampleID, func(t *cascade.Trace, _ bool) error {
+		*t = cascade.Trace{
+			ID: SampleID, Seq: t.Seq, CreatedAt: t.CreatedAt,
+			State: cascade.TraceReady, Sample: true,
+			Model: meta.Model, Layers: meta.Layers, Prompts: meta.Prompts, SourceGPU: meta.GPU,
+			TraceGPUArch: cascade.Deref(meta.TraceGPUArch), SuggestedSimConfig: meta.SuggestedSimConfig,
+			KernelCount: count, Bytes: tree.Bytes(), Warnings: w.Result(),
+			HasRealTiming: tree.HasRealTiming(meta), HasStepTimeline: tree.HasStepTimeline(),
+		}
+		if t.Warnings == nil {
+			t.Warnings = []string{}
+		}
+		return nil
+	})
+	return t, err
+}

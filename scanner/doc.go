@@ -1,0 +1,19 @@
+// Package scanner follows every trace in the bucket from its first file to
+// a complete upload.
+//
+// A [Scanner] walks $CASCADE_DATA_DIR/s3/<bucket>/<prefix>/ every
+// Interval (2 s) and also reacts at once to fsnotify events, so a change
+// normally reaches subscribers within milliseconds; the periodic scan is
+// the safety net for missed events, watch limits and queue overflows.
+//
+// Its cost follows what changed. An uploading trace is walked in full on
+// every scan; a processing, ready or failed trace costs one stat per
+// directory (its DirSignature) unless fsnotify reported a change in it.
+//
+// The scanner alone writes a trace's scan fields (bytes, kernel count while
+// uploading, metadata fields, timing flags) and alone moves a trace from
+// uploading to processing, or to failed when its metadata says so or is
+// broken. It then hands the trace to a [Processor]; what happens in
+// processing belongs to package postproc. Every change is committed first
+// and published after, as a copy of the committed row.
+package scanner

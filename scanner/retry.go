@@ -1,0 +1,34 @@
+package scanner
+
+import (
+	"context"
+	"strings"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/events"
+)
+
+// Retry sends a failed trace back through the completeness rules and, once
+// complete, post-processing: for a user who fixed its files. It returns
+// NOT_FOUND for an unknown trace and CONFLICT for one that has not failed.
+func (s *Scanner) Retry(ctx context.Context, id string) (cascade.Trace, error) {
+	t, _, err := s.cfg.Store.UpdateTrace(ctx, id, func(t *cascade.Trace, found bool) error {
+		switch {
+		case !found:
+			return cascade.Errorf(cascade.ENOTFOUND, "trace %q not found", id)
+		case t.Sample:
+			return cascade.Errorf(cascade.ECONFLICT, "trace %q is the sample trace; it cannot be retried", id)
+		case t.State != cascade.TraceFailed:
+			return cascade.Errorf(cascade.ECONFLICT, "trace %q is %s; only a failed trace can be retried", id, strings.ToLower(string(t.State)))
+		}
+		t.State, t.Error = cascade.TraceUploading, nil
+		return nil
+	})
+	if err != nil {
+		return t, err
+	}
+	s.log.Info("trace retried", "trace", id)
+	s.cfg.Events.Publish(events.TraceUpdated{Trace: t})
+	s.Kick(id)
+	return t, nil
+}

@@ -1,0 +1,307 @@
+package scanner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/db"
+	"github.com/cascade-sim/cascade/events"
+	"github.com/cascade-sim/cascade/tracedir"
+)
+
+// DefaultInterval is the guide's scan period.
+const DefaultInterval = 2 * time.Second
+
+// Store is the storage the scanner needs; *db.DB implements it.
+type Store interface {
+	AllTraces(ctx context.Context) ([]cascade.Trace, error)
+	UpdateTrace(ctx context.Context, id string, fn func(t *cascade.Trace, found bool) error) (cascade.Trace, bool, error)
+	DeleteTrace(ctx context.Context, id string) error
+}
+
+// Processor takes a trace whose upload is complete. Process must not block.
+type Processor interface {
+	Process(id, dir string)
+}
+
+// Publisher is where committed changes go; *events.Broker implements it.
+type Publisher interface {
+	Publish(events.Event)
+}
+
+// Config configures a Scanner.
+type Config struct {
+	Root      string        // the bucket prefix directory; created if missing
+	Interval  time.Duration // DefaultInterval when 0
+	Store     Store
+	Events    Publisher
+	Processor Processor
+	Logger    *slog.Logger
+}
+
+// Scanner watches the bucket. Run it once; Kick and Rescan are safe for
+// concurrent use.
+type Scanner struct {
+	cfg      Config
+	log      *slog.Logger
+	interval time.Duration
+
+	kick chan struct{}
+
+	mu    sync.Mutex
+	dirty map[string]bool // trace ids fsnotify saw change
+	all   bool            // rescan everything in full (overflow, Rescan)
+
+	// Owned by the Run goroutine.
+	traces map[string]*entry
+}
+
+// entry is what the scanner remembers of a trace between scans.
+type entry struct {
+	state     cascade.TraceState
+	dirs      []string  // directories seen by the last walk
+	dirSig    string    // tracedir.DirSignature after the last walk
+	treeSig   string    // tracedir.Tree.Signature of the last walk
+	treeSince time.Time // when treeSig was first seen
+	metaSig   string    // size and time of metadata.json at the last walk
+	metaSince time.Time
+}
+
+// New returns a Scanner; call Run to start it.
+func New(cfg Config) *Scanner {
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Scanner{
+		cfg:      cfg,
+		log:      log.With("component", "scanner"),
+		interval: cfg.Interval,
+		kick:     make(chan struct{}, 1),
+		dirty:    map[string]bool{},
+		traces:   map[string]*entry{},
+	}
+}
+
+// Kick asks for an immediate scan of the given trace.
+func (s *Scanner) Kick(id string) {
+	s.mu.Lock()
+	s.dirty[id] = true
+	s.mu.Unlock()
+	s.wake()
+}
+
+// Rescan asks for an immediate full scan of every trace.
+func (s *Scanner) Rescan() {
+	s.mu.Lock()
+	s.all = true
+	s.mu.Unlock()
+	s.wake()
+}
+
+func (s *Scanner) wake() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run scans until ctx is done. It first reconciles the database with the
+// disk: traces gone from disk are removed, every other one rescanned.
+func (s *Scanner) Run(ctx context.Context) error {
+	if err := os.MkdirAll(s.cfg.Root, 0o755); err != nil {
+		return fmt.Errorf("create bucket directory: %w", err)
+	}
+	known, err := s.cfg.Store.AllTraces(ctx)
+	if err != nil {
+		return fmt.Errorf("load traces: %w", err)
+	}
+	for _, t := range known {
+		if !t.Sample {
+			s.traces[t.ID] = &entry{state: t.State}
+		}
+	}
+	w, err := newWatcher(s)
+	if err != nil {
+		s.log.Warn("no file-system events; scanning every interval only", "err", err)
+	} else {
+		defer w.Close()
+	}
+	s.scan(ctx, true, true)
+	tick := time.NewTicker(s.interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			s.scan(ctx, true, false)
+		case <-s.kick:
+			s.scan(ctx, false, false)
+		}
+	}
+}
+
+// scan runs one pass. A periodic pass lists the bucket, removes traces that
+// are gone, walks new and uploading traces, and stats the directories of
+// the others; any pass walks the traces fsnotify marked dirty.
+func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
+	s.mu.Lock()
+	dirty, all := s.dirty, s.all
+	s.dirty, s.all = map[string]bool{}, false
+	s.mu.Unlock()
+	full = full || all
+	now := time.Now()
+
+	if periodic || full {
+		present, err := s.listTraces()
+		if err != nil {
+			s.log.Error("list bucket", "path", s.cfg.Root, "err", err)
+			return
+		}
+		for id := range s.traces {
+			if !present[id] {
+				s.remove(ctx, id)
+			}
+		}
+		for id := range present {
+			e := s.traces[id]
+			switch {
+			case e == nil || full || dirty[id] || e.state == cascade.TraceUploading:
+				s.scanTrace(ctx, id, now)
+			case tracedir.DirSignature(s.dir(id), e.dirs, tracedir.MetadataFile) != e.dirSig:
+				s.scanTrace(ctx, id, now)
+			}
+		}
+		return
+	}
+	for id := range dirty {
+		if ctx.Err() != nil {
+			return
+		}
+		if _, err := os.Lstat(s.dir(id)); errors.Is(err, fs.ErrNotExist) {
+			s.remove(ctx, id)
+			continue
+		}
+		if e := s.traces[id]; e != nil && e.state == cascade.TraceProcessing {
+			continue // the post-processor is writing; the periodic pass catches up
+		}
+		s.scanTrace(ctx, id, now)
+	}
+}
+
+func (s *Scanner) listTraces() (map[string]bool, error) {
+	des, err := os.ReadDir(s.cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	present := make(map[string]bool, len(des))
+	for _, de := range des {
+		if de.IsDir() && !strings.HasPrefix(de.Name(), ".") {
+			present[de.Name()] = true
+		}
+	}
+	return present, nil
+}
+
+func (s *Scanner) dir(id string) string { return filepath.Join(s.cfg.Root, id) }
+
+func (s *Scanner) remove(ctx context.Context, id string) {
+	if err := s.cfg.Store.DeleteTrace(ctx, id); err != nil {
+		s.log.Error("remove trace", "trace", id, "err", err)
+		return
+	}
+	delete(s.traces, id)
+	s.log.Info("trace removed from bucket", "trace", id)
+	s.cfg.Events.Publish(events.TraceRemoved{ID: id})
+}
+
+// scanTrace walks one trace, decides its state, and commits and publishes
+// what changed.
+func (s *Scanner) scanTrace(ctx context.Context, id string, now time.Time) {
+	dir := s.dir(id)
+	tree, err := tracedir.Walk(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, known := s.traces[id]; known {
+				s.remove(ctx, id)
+			}
+			return
+		}
+		s.log.Warn("walk trace", "trace", id, "err", err)
+		return
+	}
+	e := s.traces[id]
+	if e == nil {
+		e = &entry{}
+	}
+	if sig := tree.Signature(); sig != e.treeSig {
+		e.treeSig, e.treeSince = sig, now
+	}
+	metaSig := ""
+	if f, ok := tree.Files[tracedir.MetadataFile]; ok {
+		metaSig = fmt.Sprint(f.Size, f.ModTime.UnixNano())
+	}
+	if metaSig != e.metaSig {
+		e.metaSig, e.metaSince = metaSig, now
+	}
+	e.dirs = tree.SortedDirs()
+	e.dirSig = tracedir.DirSignature(dir, e.dirs, tracedir.MetadataFile)
+
+	look := s.inspect(tree, e, now)
+	committed, saved, err := s.cfg.Store.UpdateTrace(ctx, id, func(t *cascade.Trace, found bool) error {
+		if t.Sample {
+			return db.ErrUnchanged
+		}
+		before := *t
+		before.Prompts, before.Warnings = slices.Clone(t.Prompts), slices.Clone(t.Warnings)
+		if !found {
+			t.State = cascade.TraceUploading
+		}
+		look.apply(t)
+		if found && equalScan(before, *t) {
+			return db.ErrUnchanged
+		}
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("save trace", "trace", id, "err", err)
+		}
+		return
+	}
+	if committed.Sample {
+		return
+	}
+	e.state = committed.State
+	s.traces[id] = e
+	if !saved {
+		return
+	}
+	s.cfg.Events.Publish(events.TraceUpdated{Trace: committed})
+	if look.newState != "" && committed.State == look.newState {
+		s.log.Info("trace "+strings.ToLower(string(committed.State)), "trace", id, "error", cascade.Deref(committed.Error))
+		if committed.State == cascade.TraceProcessing && s.cfg.Processor != nil {
+			s.cfg.Processor.Process(id, dir)
+		}
+	}
+}
+
+// quiet reports whether something first seen at since has stayed the same
+// for a scan interval: the guide's "hasn't changed since the previous scan".
+func (s *Scanner) quiet(since, now time.Time) bool {
+	return now.Sub(since) >= s.interval-s.interval/8
+}

@@ -1,0 +1,210 @@
+package tracedir
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MetadataFile is the name of a trace's metadata file.
+const MetadataFile = "metadata.json"
+
+// Metadata is what Cascade reads of metadata.json. Pointers are nil where
+// the file has no such field.
+type Metadata struct {
+	RunName            string
+	Model              *string
+	Layers             *string // as given: a string, or a list printed as "[0, 1]"
+	Prompts            []string
+	GPU                *string
+	TraceGPUArch       *string
+	SuggestedSimConfig *string
+	Status             string
+	Error              string
+	RealTiming         string
+	Files              []FileEntry
+	HasFiles           bool // the file has a files list (possibly empty)
+}
+
+// FileEntry is one entry of metadata.json's files list.
+type FileEntry struct {
+	Path string `json:"path"`
+	Size int64  `json:"size"`
+}
+
+// ReadMetadata reads and decodes dir/metadata.json. A syntax error names
+// the line and column; a field of the wrong type names the field.
+func ReadMetadata(dir string) (Metadata, error) {
+	b, err := os.ReadFile(filepath.Join(dir, MetadataFile))
+	if err != nil {
+		return Metadata{}, err
+	}
+	return ParseMetadata(b)
+}
+
+// ParseMetadata decodes the bytes of a metadata.json.
+func ParseMetadata(b []byte) (Metadata, error) {
+	var m Metadata
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return m, fmt.Errorf("%s: %s", MetadataFile, describeJSONError(b, err))
+	}
+	if raw == nil {
+		return m, fmt.Errorf("%s: want a JSON object, got null", MetadataFile)
+	}
+	field := func(name string, dst any) error {
+		v, ok := raw[name]
+		if !ok || string(v) == "null" {
+			return nil
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			return fmt.Errorf("%s: %s: %s", MetadataFile, name, typeError(err))
+		}
+		return nil
+	}
+	str := func(name string) (*string, error) {
+		var s *string
+		return s, field(name, &s)
+	}
+	var errs []error
+	var err error
+	if m.Model, err = str("model"); err != nil {
+		errs = append(errs, err)
+	}
+	if m.GPU, err = str("gpu"); err != nil {
+		errs = append(errs, err)
+	}
+	if m.TraceGPUArch, err = str("trace_gpu_arch"); err != nil {
+		errs = append(errs, err)
+	}
+	if m.SuggestedSimConfig, err = str("suggested_sim_config"); err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs,
+		field("run_name", &m.RunName),
+		field("status", &m.Status),
+		field("error", &m.Error),
+		field("real_timing", &m.RealTiming))
+	if v, ok := raw["layers"]; ok && string(v) != "null" {
+		m.Layers, err = layersText(v)
+		errs = append(errs, err)
+	}
+	if v, ok := raw["prompts"]; ok && string(v) != "null" {
+		var one string
+		if json.Unmarshal(v, &one) == nil {
+			m.Prompts = []string{one}
+		} else {
+			errs = append(errs, field("prompts", &m.Prompts))
+		}
+	}
+	if v, ok := raw["files"]; ok && string(v) != "null" {
+		m.HasFiles = true
+		errs = append(errs, parseFiles(v, &m.Files))
+	}
+	return m, errors.Join(errs...)
+}
+
+func parseFiles(v json.RawMessage, dst *[]FileEntry) error {
+	var entries []json.RawMessage
+	if err := json.Unmarshal(v, &entries); err != nil {
+		return fmt.Errorf("%s: files: %s", MetadataFile, typeError(err))
+	}
+	for i, e := range entries {
+		var f struct {
+			Path *string `json:"path"`
+			Size *int64  `json:"size"`
+		}
+		if err := json.Unmarshal(e, &f); err != nil {
+			return fmt.Errorf("%s: files[%d]: %s", MetadataFile, i, typeError(err))
+		}
+		if f.Path == nil || f.Size == nil {
+			return fmt.Errorf("%s: files[%d]: want {\"path\": string, \"size\": integer}, got %s", MetadataFile, i, compact(e))
+		}
+		if *f.Size < 0 {
+			return fmt.Errorf("%s: files[%d]: size: %d is negative", MetadataFile, i, *f.Size)
+		}
+		*dst = append(*dst, FileEntry{Path: *f.Path, Size: *f.Size})
+	}
+	return nil
+}
+
+// layersText keeps layers as given: a string stays itself, a list of
+// integers prints as "[0, 1]", anything else as its compact JSON.
+func layersText(v json.RawMessage) (*string, error) {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return &s, nil
+	}
+	var ints []int
+	if json.Unmarshal(v, &ints) == nil {
+		parts := make([]string, len(ints))
+		for i, n := range ints {
+			parts[i] = fmt.Sprint(n)
+		}
+		t := "[" + strings.Join(parts, ", ") + "]"
+		return &t, nil
+	}
+	var n int
+	if json.Unmarshal(v, &n) == nil {
+		t := fmt.Sprint(n)
+		return &t, nil
+	}
+	return nil, fmt.Errorf("%s: layers: want a list of integers or a string, got %s", MetadataFile, compact(v))
+}
+
+func compact(v json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return string(v)
+	}
+	s := b.String()
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+func typeError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("want %s, got %s", te.Type, te.Value)
+	}
+	return err.Error()
+}
+
+// describeJSONError turns a decoding error into "line L, column C: msg".
+func describeJSONError(b []byte, err error) string {
+	var se *json.SyntaxError
+	var off int64 = -1
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.Is(err, errors.ErrUnsupported):
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("want a JSON object, got %s", te.Value)
+	}
+	if off < 0 {
+		return err.Error()
+	}
+	line, col := LineCol(b, off)
+	return fmt.Sprintf("line %d, column %d: %s", line, col, err.Error())
+}
+
+// LineCol returns the 1-based line and column of byte offset off in b.
+func LineCol(b []byte, off int64) (line, col int) {
+	if off > int64(len(b)) {
+		off = int64(len(b))
+	}
+	if off > 0 {
+		off-- // encoding/json reports the offset just past the bad byte
+	}
+	line = 1 + bytes.Count(b[:off], []byte{'\n'})
+	col = int(off) - bytes.LastIndexByte(b[:off], '\n')
+	return line, col
+}

@@ -1,0 +1,264 @@
+package tracedir
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// TracesDir is the folder of a trace that holds the tracer's output.
+const TracesDir = "traces"
+
+// KernelsListG is the processed kernel list, relative to the trace
+// directory; its presence means post-processing is done.
+const KernelsListG = TracesDir + "/kernelslist.g"
+
+var (
+	rawKernelRe = regexp.MustCompile(`^kernel-\d+(-ctx_0x[0-9a-fA-F]+)?\.trace(\.xz)?$`)
+	kernelIDRe  = regexp.MustCompile(`^kernel-(\d+)`)
+)
+
+// RawKernels counts the raw kernel traces (kernel-*.trace, .trace.xz) in
+// the tree's traces folder.
+func (t *Tree) RawKernels() int {
+	n := 0
+	for p := range t.Files {
+		if path.Dir(p) == TracesDir && rawKernelRe.MatchString(path.Base(p)) {
+			n++
+		}
+	}
+	return n
+}
+
+// KernelLists returns the raw kernel lists: traces/kernelslist_ctx_* (2025+
+// tracers, one per CUDA context) and traces/kernelslist (older ones).
+func (t *Tree) KernelLists() []string {
+	lists := t.Glob(TracesDir, "kernelslist_ctx_*")
+	if t.Has(TracesDir + "/kernelslist") {
+		lists = append(lists, TracesDir+"/kernelslist")
+	}
+	return lists
+}
+
+// StatsFor returns the stats file that goes with a raw kernel list:
+// stats_ctx_X for kernelslist_ctx_X, stats.csv for kernelslist.
+func StatsFor(list string) string {
+	base := path.Base(list)
+	if ctx, ok := strings.CutPrefix(base, "kernelslist_ctx_"); ok {
+		return path.Join(path.Dir(list), "stats_ctx_"+ctx)
+	}
+	return path.Join(path.Dir(list), "stats.csv")
+}
+
+// StatsFiles returns the stats files present: stats_ctx_* and stats.csv.
+func (t *Tree) StatsFiles() []string {
+	files := t.Glob(TracesDir, "stats_ctx_*")
+	if t.Has(TracesDir + "/stats.csv") {
+		files = append(files, TracesDir+"/stats.csv")
+	}
+	return files
+}
+
+var statsColumns = []string{"kernel id", "kernel mangled name", "grid_dimX", "grid_dimY", "grid_dimZ", "#blocks", "block_dimX", "block_dimY", "block_dimZ", "#threads", "total_insts", "total_reported_insts"}
+
+// MaxWarnings caps how many problems one trace reports; the rest are
+// counted in a last line.
+const MaxWarnings = 50
+
+// Warnings collects recovered problems, each naming its file and line.
+type Warnings struct {
+	List    []string
+	dropped int
+}
+
+// Addf records a problem.
+func (w *Warnings) Addf(format string, args ...any) {
+	if len(w.List) < MaxWarnings {
+		w.List = append(w.List, fmt.Sprintf(format, args...))
+	} else {
+		w.dropped++
+	}
+}
+
+// Result returns the problems, with a last line counting those left out.
+func (w *Warnings) Result() []string {
+	if w.dropped > 0 {
+		return append(w.List, fmt.Sprintf("... and %d more", w.dropped))
+	}
+	return w.List
+}
+
+// ReadKernels reads every stats file of the tree into kernels, in file
+// order then row order. A malformed row is reported in w and skipped; only
+// an unreadable file is an error.
+func (t *Tree) ReadKernels(w *Warnings) ([]cascade.Kernel, error) {
+	var ks []cascade.Kernel
+	for _, rel := range t.StatsFiles() {
+		var ctx *string
+		if c, ok := strings.CutPrefix(path.Base(rel), "stats_ctx_"); ok {
+			ctx = &c
+		}
+		f, err := os.Open(filepath.Join(t.Root, filepath.FromSlash(rel)))
+		if err != nil {
+			return nil, err
+		}
+		ks, err = readStats(f, rel, ctx, ks, w)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return ks, nil
+}
+
+func readStats(r io.Reader, rel string, ctx *string, ks []cascade.Kernel, w *Warnings) ([]cascade.Kernel, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20) // mangled names can be long
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		cols := strings.Split(text, ",")
+		for i := range cols {
+			cols[i] = strings.TrimSpace(cols[i])
+		}
+		if line == 1 && cols[0] == statsColumns[0] {
+			continue // the header
+		}
+		k, err := parseStatsRow(cols, ctx)
+		if err != nil {
+			w.Addf("%s:%d: %v", rel, line, err)
+			continue
+		}
+		ks = append(ks, k)
+	}
+	if err := sc.Err(); err != nil {
+		return ks, fmt.Errorf("%s:%d: %w", rel, line+1, err)
+	}
+	return ks, nil
+}
+
+func parseStatsRow(cols []string, ctx *string) (cascade.Kernel, error) {
+	k := cascade.Kernel{Context: ctx}
+	if len(cols) != len(statsColumns) {
+		return k, fmt.Errorf("want %d columns, got %d", len(statsColumns), len(cols))
+	}
+	id := cols[0]
+	if m := kernelIDRe.FindStringSubmatch(id); m != nil {
+		k.TraceFile = id
+		id = m[1]
+	}
+	n, err := strconv.Atoi(id)
+	if err != nil || n < 0 {
+		return k, fmt.Errorf("kernel id: %q is neither a kernel trace name nor an id", cols[0])
+	}
+	k.KernelID = n
+	if k.TraceFile == "" {
+		k.TraceFile = fmt.Sprintf("kernel-%d.trace", n)
+	}
+	if k.Name = cols[1]; k.Name == "" {
+		return k, errors.New("kernel mangled name: empty")
+	}
+	for i, dst := range []*int{&k.GridX, &k.GridY, &k.GridZ, nil, &k.BlockX, &k.BlockY, &k.BlockZ} {
+		if dst == nil {
+			continue
+		}
+		v, err := strconv.Atoi(cols[2+i])
+		if err != nil || v < 0 {
+			return k, fmt.Errorf("%s: %q is not a non-negative integer", statsColumns[2+i], cols[2+i])
+		}
+		*dst = v
+	}
+	// The tracer prints 32-bit unsigned counts with %d: a count past 2^31
+	// comes out negative, so read it back as uint32.
+	insts, err := strconv.ParseInt(cols[10], 10, 64)
+	if err != nil || insts < -(1<<31) || insts >= 1<<32 {
+		return k, fmt.Errorf("total_insts: %q is not a 32-bit count", cols[10])
+	}
+	k.Instructions = cascade.Ptr(int64(uint32(insts)))
+	return k, nil
+}
+
+// CountKernelLines counts the kernel lines (lines starting with "kernel")
+// of a kernelslist.g.
+func CountKernelLines(file string) (int, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if bytes.HasPrefix(bytes.TrimSpace(sc.Bytes()), []byte("kernel")) {
+			n++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return n, fmt.Errorf("read %s: %w", file, err)
+	}
+	return n, nil
+}
+
+// RealTimingFile is where measured kernel times are when metadata.json
+// names no other file.
+const RealTimingFile = "real_timing.json"
+
+// HasRealTiming reports whether the real-timing file (metadata's
+// real_timing, else real_timing.json) holds a non-empty list of rows, each
+// with an integer kernel_id, either bare or as an object's "rows".
+func (t *Tree) HasRealTiming(m Metadata) bool {
+	name := m.RealTiming
+	if name == "" {
+		name = RealTimingFile
+	}
+	rel, err := t.Resolve(name)
+	if err != nil || !t.Has(rel) || t.Files[rel].Link {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(t.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		return false
+	}
+	var rows []map[string]json.RawMessage
+	if json.Unmarshal(b, &rows) != nil {
+		var obj struct {
+			Rows []map[string]json.RawMessage `json:"rows"`
+		}
+		if json.Unmarshal(b, &obj) != nil {
+			return false
+		}
+		rows = obj.Rows
+	}
+	for _, r := range rows {
+		var id int64
+		if json.Unmarshal(r["kernel_id"], &id) != nil {
+			return false
+		}
+	}
+	return len(rows) > 0
+}
+
+// Step-timeline files; a trace has a step timeline when it holds both.
+const (
+	TimelineFile      = "corrected_timeline.json"
+	KernelMappingFile = "kernel_mapping.json"
+)
+
+// HasStepTimeline reports whether the trace holds both step-timeline files.
+func (t *Tree) HasStepTimeline() bool { return t.Has(TimelineFile) && t.Has(KernelMappingFile) }
