@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -71,7 +70,7 @@ func lineError(file string, line int, err error) error {
 // partition reads the raw trace at path and spreads its instruction lines
 // over spill partitions in dir, keyed by block and warp.
 func (p *processor) partition(ctx context.Context, path, dir string) (*kernel, error) {
-	name := filepath.Base(path)
+	name := path
 	rc, err := openTrace(ctx, path, p.xz)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
