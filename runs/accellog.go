@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,8 +90,12 @@ type Exit struct {
 	Signal string // "killed", "aborted (core dumped)", ...; "" for a normal exit
 }
 
-// ExitFromProcessState reads an [Exit] from a finished process.
+// ExitFromProcessState reads an [Exit] from a finished process; nil (a
+// process that never started or was never waited for) gives code -1.
 func ExitFromProcessState(ps *os.ProcessState) Exit {
+	if ps == nil {
+		return Exit{Code: -1, Signal: "unknown"}
+	}
 	e := Exit{Code: ps.ExitCode()}
 	if s, ok := strings.CutPrefix(ps.String(), "signal: "); ok {
 		e.Signal = s
@@ -118,6 +123,7 @@ type LogParser struct {
 	launched  []int          // uids in launch order
 	names     map[int]string // uid → name from the launch line
 	results   []KernelResult
+	byUID     map[int]int // uid → index in results
 	pending   *statsBlock
 	partial   []byte // an unterminated line given to Write
 
@@ -125,7 +131,7 @@ type LogParser struct {
 	deadlock     string // the deadlock line
 	limitHit     bool
 	unsupported  string // the unsupported binary version line
-	errLine      string // the first line that looks like an error
+	errLine      string // the last line that looks like an error
 }
 
 // statsBlock collects one kernel's statistics, kernel_name to
@@ -148,7 +154,7 @@ const (
 
 // NewLogParser returns a parser for a run of expected kernels.
 func NewLogParser(expected int) *LogParser {
-	return &LogParser{expected: expected, names: map[int]string{}}
+	return &LogParser{expected: expected, names: map[int]string{}, byUID: map[int]int{}}
 }
 
 // ParseLog reads a whole log.
@@ -218,7 +224,7 @@ func (p *LogParser) line(line string) {
 		p.stat(strings.TrimSpace(key), strings.TrimSpace(val))
 		return
 	}
-	if p.errLine == "" && looksLikeError(trimmed) {
+	if looksLikeError(trimmed) {
 		p.errLine = trimmed
 	}
 }
@@ -314,11 +320,11 @@ func (p *LogParser) commit() {
 		IPC:          b.ipc,
 		TotalCycles:  b.total,
 	}
-	if idx < len(b.names) {
+	// The launch line names the kernel exactly; a block's name list lines up
+	// with its uid list only when both have the same length.
+	r.Name = p.names[uid]
+	if r.Name == "" && len(b.names) == max(len(b.uids), 1) && idx < len(b.names) {
 		r.Name = b.names[idx]
-	}
-	if r.Name == "" {
-		r.Name = p.names[uid]
 	}
 	if r.IPC == 0 && r.Cycles > 0 {
 		r.IPC = float64(r.Instructions) / float64(r.Cycles)
@@ -329,16 +335,15 @@ func (p *LogParser) commit() {
 		r.TraceFile = p.processed[uid-1]
 		r.Kernel, r.KernelOK = ParseTraceFileName(r.TraceFile)
 	}
+	if uid != 0 {
+		p.byUID[uid] = len(p.results)
+	}
 	p.results = append(p.results, r)
 }
 
 func (p *LogParser) hasResult(uid int) bool {
-	for _, r := range p.results {
-		if r.LaunchUID == uid {
-			return true
-		}
-	}
-	return false
+	_, ok := p.byUID[uid]
+	return ok
 }
 
 // limit marks the kernel that ran when the simulator hit its limit. Newer
@@ -351,11 +356,8 @@ func (p *LogParser) limit() {
 	if len(p.launched) == 0 || len(p.results) == 0 {
 		return
 	}
-	last := p.launched[len(p.launched)-1]
-	for i := range p.results {
-		if p.results[i].LaunchUID == last {
-			p.results[i].Truncated = true
-		}
+	if i, ok := p.byUID[p.launched[len(p.launched)-1]]; ok {
+		p.results[i].Truncated = true
 	}
 }
 
@@ -388,12 +390,17 @@ func (p *LogParser) done() int {
 	return n
 }
 
-// Kernels returns the results so far, in the order the kernels finished,
-// which is launch order unless kernels ran concurrently.
+// Kernels returns the results so far in launch order (by launch uid, which
+// follows the kernel list), whatever order concurrent kernels finished in.
 func (p *LogParser) Kernels() []KernelResult {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]KernelResult(nil), p.results...)
+	ks := append([]KernelResult(nil), p.results...)
+	sort.SliceStable(ks, func(i, j int) bool {
+		a, b := ks[i].LaunchUID, ks[j].LaunchUID
+		return a != 0 && (b == 0 || a < b) // unknown uids last
+	})
+	return ks
 }
 
 // Outcome judges the run once the simulator has exited; call it after the
@@ -448,11 +455,7 @@ func (p *LogParser) Outcome(exit Exit) Outcome {
 func (p *LogParser) running() string {
 	for i := len(p.launched) - 1; i >= 0; i-- {
 		uid := p.launched[i]
-		complete := false
-		for _, r := range p.results {
-			complete = complete || r.LaunchUID == uid && !r.Truncated
-		}
-		if complete {
+		if j, ok := p.byUID[uid]; ok && !p.results[j].Truncated {
 			continue
 		}
 		s := fmt.Sprintf("in kernel uid %d", uid)

@@ -305,3 +305,27 @@ func TestLogParserFakesimKilled(t *testing.T) {
 		t.Errorf("outcome = %+v", out)
 	}
 }
+
+func TestLogParserLaunchOrder(t *testing.T) {
+	p := NewLogParser(2)
+	for _, l := range []string{
+		"Processing kernel /t/kernel-1.traceg",
+		"Processing kernel /t/kernel-2.traceg",
+		"launching kernel name: _Z1av uid: 1 cuda_stream_id: 0",
+		"launching kernel name: _Z1bv uid: 2 cuda_stream_id: 1",
+		"kernel_name = _Z1av _Z1bv ", "kernel_launch_uid = 2 ", // uid 2 finished first
+		"gpu_sim_cycle = 10", "gpu_sim_insn = 20", "gpu_ipc =       2.0000", "gpu_tot_sim_cycle = 10",
+		"kernel_name = _Z1av ", "kernel_launch_uid = 1 ",
+		"gpu_sim_cycle = 30", "gpu_sim_insn = 30", "gpu_ipc =       1.0000", "gpu_tot_sim_cycle = 40",
+		"GPGPU-Sim: *** exit detected ***",
+	} {
+		p.Line(l)
+	}
+	ks := p.Kernels()
+	if len(ks) != 2 || ks[0].LaunchUID != 1 || ks[0].Cycles != 30 || ks[1].LaunchUID != 2 || ks[1].Kernel.ID != 2 || ks[1].Name != "_Z1bv" {
+		t.Errorf("kernels = %+v", ks)
+	}
+	if out := p.Outcome(Exit{}); !out.Succeeded {
+		t.Errorf("outcome = %+v", out)
+	}
+}
