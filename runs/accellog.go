@@ -157,6 +157,10 @@ func NewLogParser(expected int) *LogParser {
 	return &LogParser{expected: expected, names: map[int]string{}, byUID: map[int]int{}}
 }
 
+// maxLogLine bounds the unterminated line [LogParser.Write] holds back, so
+// a log without newlines cannot grow the parser without limit.
+const maxLogLine = 1 << 20
+
 // ParseLog reads a whole log.
 func ParseLog(r io.Reader, expected int) (*LogParser, error) {
 	p := NewLogParser(expected)
@@ -181,6 +185,10 @@ func (p *LogParser) Write(b []byte) (int, error) {
 		}
 		p.line(string(data[:i]))
 		data = data[i+1:]
+	}
+	if len(data) > maxLogLine {
+		p.line(string(data)) // no newline in sight: take what there is
+		data = nil
 	}
 	p.partial = append([]byte(nil), data...)
 	return len(b), nil
