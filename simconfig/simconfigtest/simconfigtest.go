@@ -23,7 +23,7 @@ const (
 )
 
 // Names lists every config this package can write, sorted.
-func Names() []string { return []string{H100, RTX3070, QV100} }
+func Names() []string { return []string{QV100, RTX3070, H100} }
 
 // Write copies the named configs (all of [Names] when none are given) into
 // dir, one subdirectory each, and returns dir. It fails the test on any
