@@ -1,0 +1,43 @@
+import { ConnectionBanner } from "./components/ConnectionBanner";
+import { Link, matchRoute, useLocation } from "./router";
+import { TracePage } from "./traces/TracePage";
+import { TracesScreen } from "./traces/TracesScreen";
+import { RunsUnavailable } from "./runs/RunsUnavailable";
+
+export function App() {
+  const { pathname } = useLocation();
+  const route = matchRoute(pathname);
+  return (
+    <>
+      <a href="#main" className="skip">Skip to content</a>
+      <header className="top">
+        <span className="brand">Cascade</span>
+        <nav aria-label="Main">
+          <Link href="/" aria-current={route.name === "traces" || route.name === "trace" ? "page" : undefined}>
+            Traces
+          </Link>
+          <Link href="/runs" aria-current={route.name === "runs" || route.name === "run" ? "page" : undefined}>
+            Runs
+          </Link>
+          <a href="/playground">Playground</a>
+        </nav>
+        <ConnectionBanner />
+      </header>
+      <main id="main">
+        {route.name === "traces" && <TracesScreen />}
+        {route.name === "trace" && <TracePage key={route.id} id={route.id} />}
+        {route.name === "runs" && <RunsUnavailable />}
+        {route.name === "run" && <RunsUnavailable title={`Run ${route.id}`} />}
+        {route.name === "newRun" && <RunsUnavailable title="New run" />}
+        {route.name === "notFound" && (
+          <section>
+            <h1>Not found</h1>
+            <p>
+              Nothing lives at <code>{pathname}</code>. <Link href="/">Go to traces</Link>
+            </p>
+          </section>
+        )}
+      </main>
+    </>
+  );
+}

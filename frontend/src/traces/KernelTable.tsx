@@ -1,0 +1,75 @@
+import { useEffect, useRef } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { formatCount, formatDim3 } from "../format";
+import { useKernelChunks } from "./useKernelChunks";
+
+const ROW_HEIGHT = 30;
+
+/** Every kernel of a trace, virtualised: only the rows in view are in the DOM. */
+export function KernelTable({ traceId, total }: { traceId: string; total: number }) {
+  const { rows, loading, error, want } = useKernelChunks(traceId, total);
+  const scroller = useRef<HTMLDivElement>(null);
+  const v = useVirtualizer({
+    count: total,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 15,
+  });
+  const items = v.getVirtualItems();
+  const last = items.length ? items[items.length - 1].index : 0;
+  useEffect(() => want(last), [last, want]);
+
+  return (
+    <div className="kernels">
+      <div className="kernels-status muted" aria-live="polite">
+        {formatCount(rows.length)} of {formatCount(total)} kernels loaded
+        {loading && " — loading…"}
+        {error && <span className="error"> — {error}</span>}
+      </div>
+      <div role="table" aria-label="Kernels" aria-rowcount={total + 1} className="ktable">
+        <div role="rowgroup">
+          <div role="row" aria-rowindex={1} className="krow khead">
+            <span role="columnheader">#</span>
+            <span role="columnheader">Kernel</span>
+            <span role="columnheader">Context</span>
+            <span role="columnheader">Name</span>
+            <span role="columnheader">Grid</span>
+            <span role="columnheader">Block</span>
+            <span role="columnheader" className="num">Instructions</span>
+          </div>
+        </div>
+        <div ref={scroller} className="kscroll" role="rowgroup" tabIndex={0} aria-label="Kernel rows, scrollable">
+          <div style={{ height: v.getTotalSize(), position: "relative" }}>
+            {items.map((it) => {
+              const k = rows[it.index];
+              return (
+                <div
+                  role="row"
+                  aria-rowindex={it.index + 2}
+                  key={it.key}
+                  className="krow"
+                  data-kernel-index={it.index}
+                  style={{ position: "absolute", top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${it.start}px)` }}
+                >
+                  <span role="cell" className="muted">{it.index + 1}</span>
+                  {k ? (
+                    <>
+                      <span role="cell">{k.kernelId}</span>
+                      <span role="cell" className="mono">{k.context ?? "—"}</span>
+                      <span role="cell" className="mono kname" title={`${k.name}\n${k.traceFile}`}>{k.name}</span>
+                      <span role="cell" className="mono">{formatDim3(k.grid)}</span>
+                      <span role="cell" className="mono">{formatDim3(k.block)}</span>
+                      <span role="cell" className="num">{formatCount(k.instructions)}</span>
+                    </>
+                  ) : (
+                    <span role="cell" className="muted placeholder">loading…</span>
+                  )}
+                </div>
+              );
+            })}
+          </div>
+        </div>
+      </div>
+    </div>
+  );
+}

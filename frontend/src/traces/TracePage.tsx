@@ -1,0 +1,174 @@
+import { useEffect, useState } from "react";
+import { useMutation } from "urql";
+import { useLiveQuery } from "../api/useLiveQuery";
+import { useEvents } from "../api/useEvents";
+import { StateBadge } from "../components/StateBadge";
+import { formatBytes, formatCount, formatTime } from "../format";
+import type { TraceDetailFragment } from "../gql/graphql";
+import { Link, useTitle } from "../router";
+import { TraceRuns } from "../runs/TraceRuns";
+import { RetryTraceMutation, TraceDetailUpdatedSubscription, TraceQuery } from "./documents";
+import { KernelTable } from "./KernelTable";
+import { LivePostprocessLog, StaticLog } from "./PostprocessLog";
+
+/** The newer of two snapshots of the same trace. */
+export function newest<T extends { updatedAt: string }>(a: T | null | undefined, b: T | null | undefined): T | null {
+  if (!a) return b ?? null;
+  if (!b) return a;
+  return b.updatedAt >= a.updatedAt ? b : a;
+}
+
+export function TracePage({ id }: { id: string }) {
+  useTitle(id);
+  const [{ data, error }, refetch] = useLiveQuery({ query: TraceQuery, variables: { id } });
+  const [live, setLive] = useState<TraceDetailFragment | null>(null);
+  useEvents(TraceDetailUpdatedSubscription, { id }, (d) => setLive(d.traceUpdated));
+  const trace = newest(data?.trace, live);
+
+  // The kernel list fills in when the trace becomes ready: fetch its size again then.
+  const state = trace?.state;
+  const queriedState = data?.trace?.state;
+  useEffect(() => {
+    if (state && queriedState && state !== queriedState) refetch({ requestPolicy: "network-only" });
+  }, [state, queriedState, refetch]);
+
+  if (error && !data) return <p role="alert" className="error">Could not load trace {id}: {error.message}</p>;
+  if (!data) return <p aria-busy="true">Loading trace…</p>;
+  if (!trace) {
+    return (
+      <section>
+        <h1>Trace not found</h1>
+        <p>
+          There is no trace <code>{id}</code> in the bucket. <Link href="/">Back to traces</Link>
+        </p>
+      </section>
+    );
+  }
+  const kernelTotal = data.trace?.kernels.totalCount ?? 0;
+  return (
+    <section aria-labelledby="trace-title" className="trace-page">
+      <nav aria-label="Breadcrumb" className="crumbs">
+        <Link href="/">Traces</Link> / <span>{trace.id}</span>
+      </nav>
+      <div className="toolbar">
+        <h1 id="trace-title" className="mono">{trace.id}</h1>
+        <StateBadge state={trace.state} />
+        {trace.sample && <span className="tag">sample</span>}
+        {trace.state === "FAILED" && <RetryButton id={trace.id} />}
+      </div>
+      {trace.state === "FAILED" && trace.error && (
+        <p className="error-box" role="alert">
+          <strong>Failed:</strong> {trace.error}
+        </p>
+      )}
+      <TraceFacts trace={trace} />
+      {trace.warnings.length > 0 && (
+        <section aria-labelledby="warnings-title" className="warnings">
+          <h2 id="warnings-title">Warnings ({trace.warnings.length})</h2>
+          <ul>
+            {trace.warnings.map((w, i) => (
+              <li key={i}>{w}</li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {(trace.state === "PROCESSING" || trace.state === "FAILED") && (
+        <section aria-labelledby="log-title">
+          <h2 id="log-title">Post-processing log</h2>
+          {trace.state === "PROCESSING" ? (
+            <LivePostprocessLog traceId={trace.id} />
+          ) : trace.postprocessLogTail.length > 0 ? (
+            <StaticLog lines={trace.postprocessLogTail} label="Post-processing log, last lines" />
+          ) : (
+            <p className="muted">The post-processor did not run for this trace.</p>
+          )}
+        </section>
+      )}
+      <section aria-labelledby="kernels-title">
+        <h2 id="kernels-title">Kernels</h2>
+        {trace.state === "READY" || kernelTotal > 0 ? (
+          kernelTotal > 0 ? (
+            <KernelTable key={`${trace.id}|${kernelTotal}`} traceId={trace.id} total={kernelTotal} />
+          ) : (
+            <p className="muted">This trace lists no kernels.</p>
+          )
+        ) : (
+          <p className="muted">
+            The kernel list fills in when the trace becomes ready
+            {trace.state === "UPLOADING" ? ` (${formatCount(trace.kernelCount)} raw kernel traces so far).` : "."}
+          </p>
+        )}
+      </section>
+      <TraceRuns trace={trace} />
+    </section>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd>{children ?? <span className="muted">—</span>}</dd>
+    </>
+  );
+}
+
+function YesNo({ value, yes, no }: { value: boolean; yes: string; no: string }) {
+  return (
+    <span className={value ? "yes" : "no"}>
+      <span aria-hidden="true">{value ? "✓ " : "– "}</span>
+      {value ? yes : no}
+    </span>
+  );
+}
+
+function TraceFacts({ trace }: { trace: TraceDetailFragment }) {
+  return (
+    <dl className="facts">
+      <Fact label="Model">{trace.model}</Fact>
+      <Fact label="Layers">{trace.layers}</Fact>
+      <Fact label="Source GPU">{trace.sourceGpu}</Fact>
+      <Fact label="Trace GPU arch">{trace.traceGpuArch}</Fact>
+      <Fact label="Suggested config">
+        {trace.suggestedSimConfig ?? <span className="muted">none (New run preselects the first compatible config)</span>}
+      </Fact>
+      <Fact label="Kernels">{formatCount(trace.kernelCount)}</Fact>
+      <Fact label="Disk size">
+        <span title={`${formatCount(trace.bytes)} bytes`}>{formatBytes(trace.bytes)}</span>
+      </Fact>
+      <Fact label="Real timing">
+        <YesNo value={trace.hasRealTiming} yes="available" no="not available" />
+      </Fact>
+      <Fact label="Step timeline">
+        <YesNo value={trace.hasStepTimeline} yes="available" no="not available" />
+      </Fact>
+      <Fact label="Created">{formatTime(trace.createdAt)}</Fact>
+      <Fact label="Updated">{formatTime(trace.updatedAt)}</Fact>
+      <Fact label="Prompts">
+        {trace.prompts.length ? (
+          <ol className="prompts">
+            {trace.prompts.map((p, i) => (
+              <li key={i}>{p}</li>
+            ))}
+          </ol>
+        ) : null}
+      </Fact>
+    </dl>
+  );
+}
+
+function RetryButton({ id }: { id: string }) {
+  const [{ fetching, error }, retry] = useMutation(RetryTraceMutation);
+  return (
+    <>
+      <button type="button" className="primary" disabled={fetching} onClick={() => retry({ id })}>
+        {fetching ? "Retrying…" : "Retry"}
+      </button>
+      {error && (
+        <span role="alert" className="error">
+          Retry failed: {error.graphQLErrors[0]?.message ?? error.message}
+        </span>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,154 @@
+import { useEffect, useReducer, useState } from "react";
+import { useLiveQuery } from "../api/useLiveQuery";
+import { useEvents } from "../api/useEvents";
+import { StateBadge, TRACE_STATES } from "../components/StateBadge";
+import { formatBytes, formatCount, formatTime } from "../format";
+import type { TraceState } from "../gql/graphql";
+import { Link, navigate, tracePath, useLocation, useTitle } from "../router";
+import { TraceRemovedSubscription, TracesQuery, TraceUpdatedSubscription } from "./documents";
+import { traceListReducer, type TraceFilter } from "./merge";
+
+const PAGE = 200;
+const STATES = Object.keys(TRACE_STATES) as TraceState[];
+
+function useFilterFromUrl(): [TraceFilter, (f: TraceFilter) => void] {
+  const { search } = useLocation();
+  const p = new URLSearchParams(search);
+  const state = STATES.includes(p.get("state") as TraceState) ? (p.get("state") as TraceState) : null;
+  const filter = { state, search: p.get("q") ?? "" };
+  const set = (f: TraceFilter) => {
+    const q = new URLSearchParams();
+    if (f.state) q.set("state", f.state);
+    if (f.search) q.set("q", f.search);
+    const s = q.toString();
+    navigate(s ? `/?${s}` : "/", true);
+  };
+  return [filter, set];
+}
+
+export function TracesScreen() {
+  useTitle("Traces");
+  const [filter, setFilter] = useFilterFromUrl();
+  const [text, setText] = useState(filter.search);
+  useEffect(() => {
+    if (text === filter.search) return;
+    const t = setTimeout(() => setFilter({ ...filter, search: text }), 200);
+    return () => clearTimeout(t);
+  });
+  return (
+    <section aria-labelledby="traces-title">
+      <div className="toolbar">
+        <h1 id="traces-title">Traces</h1>
+        <div className="filters" role="search">
+          <label>
+            State{" "}
+            <select
+              aria-label="Filter by state"
+              value={filter.state ?? ""}
+              onChange={(e) => setFilter({ ...filter, state: (e.target.value || null) as TraceState | null })}
+            >
+              <option value="">All</option>
+              {STATES.map((s) => (
+                <option key={s} value={s}>
+                  {TRACE_STATES[s].label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Search{" "}
+            <input
+              type="search"
+              aria-label="Search by trace id or model"
+              placeholder="id or model"
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+            />
+          </label>
+        </div>
+      </div>
+      <TraceList key={`${filter.state}|${filter.search}`} filter={filter} />
+    </section>
+  );
+}
+
+function TraceList({ filter }: { filter: TraceFilter }) {
+  const [first, setFirst] = useState(PAGE);
+  const [{ data, error, fetching }] = useLiveQuery({
+    query: TracesQuery,
+    variables: { state: filter.state, search: filter.search || null, first },
+  });
+  const [list, dispatch] = useReducer(traceListReducer, { rows: [], filter, delta: 0 });
+  useEffect(() => {
+    if (data) dispatch({ type: "loaded", rows: data.traces.nodes, append: false });
+  }, [data]);
+  useEvents(TraceUpdatedSubscription, { id: null }, (d) => dispatch({ type: "updated", trace: d.traceUpdated }));
+  useEvents(TraceRemovedSubscription, {}, (d) => dispatch({ type: "removed", id: d.traceRemoved }));
+
+  if (error && !data) return <p role="alert" className="error">Could not load traces: {error.message}</p>;
+  if (!data) return <p aria-busy="true">Loading traces…</p>;
+  const total = data.traces.totalCount + list.delta;
+  return (
+    <>
+      <p className="muted" aria-live="polite">
+        {formatCount(total)} {total === 1 ? "trace" : "traces"}
+        {filter.state || filter.search ? " match" : ""}
+      </p>
+      {list.rows.length === 0 ? (
+        <p className="empty">
+          {filter.state || filter.search
+            ? "No trace matches this filter."
+            : "No traces yet. A trace appears here as soon as its first file lands in the bucket."}
+        </p>
+      ) : (
+        <table className="traces" aria-label="Traces">
+          <thead>
+            <tr>
+              <th scope="col">State</th>
+              <th scope="col">Trace</th>
+              <th scope="col">Model</th>
+              <th scope="col">Source GPU</th>
+              <th scope="col" className="num">Kernels</th>
+              <th scope="col" className="num">Size</th>
+              <th scope="col">Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.rows.map((t) => (
+              <tr key={t.id} data-trace-id={t.id} data-state={t.state}>
+                <td>
+                  <StateBadge state={t.state} />
+                </td>
+                <td>
+                  <Link href={tracePath(t.id)} className="trace-id">
+                    {t.id}
+                  </Link>
+                  {t.sample && <span className="tag" title="The sample trace cannot start a run">sample</span>}
+                  {t.state === "FAILED" && t.error && (
+                    <div className="error-text" role="note" aria-label={`Error for ${t.id}`}>
+                      {t.error}
+                    </div>
+                  )}
+                </td>
+                <td>{t.model ?? <span className="muted">—</span>}</td>
+                <td>{t.sourceGpu ?? <span className="muted">—</span>}</td>
+                <td className="num" data-field="kernelCount">{formatCount(t.kernelCount)}</td>
+                <td className="num" data-field="bytes" title={`${formatCount(t.bytes)} bytes`}>
+                  {formatBytes(t.bytes)}
+                </td>
+                <td>
+                  <time dateTime={t.updatedAt}>{formatTime(t.updatedAt)}</time>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {data.traces.pageInfo.hasNextPage && (
+        <button type="button" disabled={fetching} onClick={() => setFirst(first + PAGE)}>
+          {fetching ? "Loading…" : "Show more traces"}
+        </button>
+      )}
+    </>
+  );
+}
