@@ -36,7 +36,7 @@ type result struct {
 func (p *processor) assemble(ctx context.Context, k *kernel, em emitter, dir string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	queue := make(chan *task, p.jobs+1)
+	queue := make(chan *task, p.jobs) // with the consumer's, jobs+1 partitions in flight
 	prodErr := make(chan error, 1)
 	go func() {
 		defer close(queue)

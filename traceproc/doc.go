@@ -14,7 +14,11 @@
 // written in linear order; a block without any instruction is skipped with
 // a warning; a block that ran lists every warp 0 … ceil(threads/32)-1, idle
 // ones with insts = 0. A block's ids (and with the 11-id layout its cluster
-// fields) come from its first line in trace order.
+// fields) come from its first line in trace order. Text output differs
+// from Accel-Sim's only in blank lines: the header is copied as read up to
+// the first instruction line (Accel-Sim also echoes blank lines met later,
+// and one more at the end of input); later '-' and '#' lines are appended
+// to the header, as Accel-Sim's echo puts them there too.
 //
 // Kernel lists: given a directory, every kernelslist and
 // kernelslist_ctx_0x<hex> in it is read (dotfiles and *.g ignored). Each
@@ -27,7 +31,8 @@
 // file, only <file>.g is written (kernelslist.g when the file is
 // kernelslist), as Accel-Sim does.
 //
-// Every output is written to a temporary dotfile beside it and renamed
+// A run first removes any kernelslist.g and list .g left by an earlier
+// run. Every output is written to a temporary dotfile beside it and renamed
 // when complete; kernelslist.g comes after every kernel succeeded, so its
 // presence means "ready". On any error nothing more is renamed, temporary
 // outputs and spill files are removed, and the error names the file and

@@ -87,6 +87,7 @@ func TestErrors(t *testing.T) {
 			setup: func(t *testing.T, dir string) {
 				writeFile(t, dir, "kernel-1.trace", string(classic))
 				writeFile(t, dir, "kernelslist", "kernel-1.trace\nMemcpyHtoD,0x0000000000000001,8\nkernel-2.trace\n")
+				writeFile(t, dir, "kernelslist.g", "kernel-1.tracez\n") // stale, from an earlier run
 			},
 			want: []string{"kernelslist:3:", "kernel-2.trace", "no such file"},
 		},
@@ -103,6 +104,7 @@ func TestErrors(t *testing.T) {
 				writeFile(t, dir, "kernel-1.trace", string(classic))
 				writeFile(t, dir, "kernel-2.trace", insertLine(string(classic), 30, "garbage"))
 				writeFile(t, dir, "kernelslist", "kernel-1.trace\nkernel-2.trace\n")
+				writeFile(t, dir, "kernelslist.g", "kernel-1.tracez\nkernel-2.tracez\n") // stale
 			},
 			want: []string{"kernel-2.trace:30:"},
 		},
@@ -192,7 +194,7 @@ func TestCancel(t *testing.T) {
 // with CASCADE_TRACEPROC_CHILD set, the post-processor itself.
 func TestMain(m *testing.M) {
 	if args := os.Getenv("CASCADE_TRACEPROC_CHILD"); args != "" {
-		os.Exit(Main(context.Background(), strings.Split(args, "\x00"), os.Stdout, os.Stderr))
+		os.Exit(Main(context.Background(), strings.Split(args, "\x1f"), os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }

@@ -44,6 +44,20 @@ func Run(ctx context.Context, target string, opts Options) error {
 		dir, paths = filepath.Dir(target), []string{target}
 	}
 
+	// A .g left by an earlier run would claim "ready" for outputs about to
+	// be rewritten: remove them first, kernelslist.g before the others.
+	var stale []string
+	if st.IsDir() {
+		stale = append(stale, filepath.Join(dir, "kernelslist.g"))
+	}
+	for _, path := range paths {
+		stale = append(stale, path+".g")
+	}
+	for _, s := range stale {
+		if err := os.Remove(s); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove stale %s: %w", s, err)
+		}
+	}
 	var (
 		lists []*kernelList
 		jobs  []kernelJob

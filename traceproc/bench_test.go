@@ -1,0 +1,81 @@
+package traceproc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/cascade-sim/cascade/tracegen"
+)
+
+// BenchmarkPostprocess post-processes one generated ~200 MB raw kernel
+// (plain and xz, .tracez and --text) in a child process — the test binary
+// re-executed through TestMain — and reports throughput over the raw bytes
+// and the child's peak RSS. CASCADE_BENCH_LARGE=1 adds a ~2 GB kernel.
+//
+//	go test ./traceproc -run '^$' -bench Postprocess -benchtime 3x
+func BenchmarkPostprocess(b *testing.B) {
+	sizes := []int64{200 << 20}
+	if os.Getenv("CASCADE_BENCH_LARGE") == "1" {
+		sizes = append(sizes, 2<<30)
+	}
+	for _, size := range sizes {
+		for _, v := range []struct {
+			name string
+			xz   bool
+			text bool
+		}{{"plain", false, false}, {"xz", true, false}, {"plain-text", false, true}} {
+			b.Run(fmt.Sprintf("%dMB/%s", size>>20, v.name), func(b *testing.B) {
+				dir := b.TempDir()
+				grid := int(max(size>>20, 64)) // about 1 MB per block, 8 warps each
+				res, err := tracegen.Generate(context.Background(), dir, tracegen.Config{
+					Grid: [3]int{grid, 1, 1}, Block: [3]int{256, 1, 1}, Bytes: size,
+					Mem: true, LDGSTS: true, Idle: 0.05, XZ: v.xz, Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(res.Kernels[0].Bytes)
+				args := []string{dir, "-j", "2"}
+				if v.text {
+					args = append(args, "--text")
+				}
+				var peak int64
+				b.ResetTimer()
+				for b.Loop() {
+					b.StopTimer()
+					removeOutputs(b, dir)
+					b.StartTimer()
+					peak = max(peak, runChild(b, args))
+				}
+				b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
+			})
+		}
+	}
+}
+
+// runChild runs Main with args in a re-executed test binary and returns
+// its peak RSS in KiB.
+func runChild(b *testing.B, args []string) int64 {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "CASCADE_TRACEPROC_CHILD="+strings.Join(args, "\x1f"), "CASCADE_WORK_DIR="+b.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("child: %v\n%s", err, out)
+	}
+	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+}
+
+func removeOutputs(b *testing.B, dir string) {
+	for _, pat := range []string{"*.tracez", "*.traceg", "*.traceg.xz", "*.g"} {
+		m, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range m {
+			if err := os.Remove(f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
