@@ -101,7 +101,7 @@ func (p *processor) produce(ctx context.Context, k *kernel, s *partSet, dir stri
 		case pt.hi-pt.lo == 1:
 			queue <- &task{p: pt, stream: true}
 		default:
-			sub := newPartSet(dir, pt.lo, pt.hi, 16, p.bufCap(16))
+			sub := newPartSet(dir, pt.lo, pt.hi, 16, p.bufCap(16), false)
 			err := pt.scan(sub.add)
 			pt.release()
 			if err == nil {

@@ -69,7 +69,7 @@ func lineError(file string, line int, err error) error {
 
 // partition reads the raw trace at path and spreads its instruction lines
 // over spill partitions in dir, keyed by block and warp.
-func (p *processor) partition(ctx context.Context, path, dir string) (*kernel, error) {
+func (p *processor) partition(ctx context.Context, path, dir string) (_ *kernel, err error) {
 	name := path
 	rc, err := openTrace(ctx, path, p.xz)
 	if err != nil {
@@ -85,6 +85,11 @@ func (p *processor) partition(ctx context.Context, path, dir string) (*kernel, e
 	}
 
 	k := &kernel{name: name}
+	defer func() {
+		if err != nil && k.parts != nil {
+			k.parts.release()
+		}
+	}()
 	lr := newLineReader(rc)
 	var (
 		ids      lineIDs
@@ -138,7 +143,7 @@ func (p *processor) partition(ctx context.Context, path, dir string) (*kernel, e
 				return nil, lineError(name, lr.num, fmt.Errorf("grid of %d blocks is too large", k.nblocks))
 			}
 			n, bufCap := p.partitionShape(sizeHint)
-			k.parts = newPartSet(dir, 0, k.nblocks*k.slots(), n, bufCap)
+			k.parts = newPartSet(dir, 0, k.nblocks*k.slots(), n, bufCap, true)
 		}
 		if !parseIDs(line, k.layout, &ids) {
 			return nil, lineError(name, lr.num, fmt.Errorf("%w; this file's first instruction line has %d", errLayout, k.layout))
@@ -179,7 +184,7 @@ func (p *processor) partition(ctx context.Context, path, dir string) (*kernel, e
 		k.nblocks = uint64(k.grid[0]) * uint64(k.grid[1]) * uint64(k.grid[2])
 		k.warps = (uint64(k.block[0])*uint64(k.block[1])*uint64(k.block[2]) + 31) / 32
 		k.layout = layoutClassic
-		k.parts = newPartSet(dir, 0, 1, 1, 0)
+		k.parts = newPartSet(dir, 0, 1, 1, 0, false)
 	}
 	if err := k.parts.settle(); err != nil {
 		return nil, err

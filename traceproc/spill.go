@@ -21,6 +21,7 @@ type part struct {
 	f      *os.File
 	fsize  int64
 	dir    string
+	fl     *flusher // nil: flush synchronously
 }
 
 // size returns the bytes of records the part holds.
@@ -28,7 +29,11 @@ func (p *part) size() int64 { return p.fsize + int64(len(p.buf)) }
 
 func (p *part) add(key uint64, payload []byte) error {
 	if len(p.buf)+recHeader+len(payload) > p.bufCap && len(p.buf) > 0 {
-		if err := p.flush(); err != nil {
+		if p.fl != nil {
+			if err := p.fl.submit(p); err != nil {
+				return err
+			}
+		} else if err := p.flush(); err != nil {
 			return err
 		}
 	}
@@ -134,11 +139,15 @@ func eachRecord(b []byte, fn func(key uint64, payload []byte) error) error {
 type partSet struct {
 	lo, step uint64
 	parts    []*part
+	fl       *flusher
 }
 
 // newPartSet divides [lo, hi) into at most n partitions, each buffering up
 // to bufCap bytes in memory before it appends them to its spill file in dir.
-func newPartSet(dir string, lo, hi uint64, n, bufCap int) *partSet {
+// With async, full buffers are written by a background goroutine, so that
+// reading the trace and writing the spill files use two cores; [partSet.settle]
+// (or [partSet.release]) stops it.
+func newPartSet(dir string, lo, hi uint64, n, bufCap int, async bool) *partSet {
 	span := hi - lo
 	if uint64(n) > span {
 		n = int(span)
@@ -146,8 +155,11 @@ func newPartSet(dir string, lo, hi uint64, n, bufCap int) *partSet {
 	n = max(n, 1)
 	step := (span + uint64(n) - 1) / uint64(n)
 	s := &partSet{lo: lo, step: step}
+	if async {
+		s.fl = newFlusher()
+	}
 	for k := lo; k < hi; k += step {
-		s.parts = append(s.parts, &part{lo: k, hi: min(k+step, hi), bufCap: bufCap, dir: dir})
+		s.parts = append(s.parts, &part{lo: k, hi: min(k+step, hi), bufCap: bufCap, dir: dir, fl: s.fl})
 	}
 	return s
 }
@@ -159,6 +171,9 @@ func (s *partSet) add(key uint64, payload []byte) error {
 // settle writes to disk the buffers of partitions that already spilled, so
 // that only partitions small enough to never spill stay in memory.
 func (s *partSet) settle() error {
+	if err := s.stopFlusher(); err != nil {
+		return err
+	}
 	for _, p := range s.parts {
 		if p.f != nil && len(p.buf) > 0 {
 			if err := p.flush(); err != nil {
@@ -173,7 +188,91 @@ func (s *partSet) settle() error {
 }
 
 func (s *partSet) release() {
+	s.stopFlusher()
 	for _, p := range s.parts {
 		p.release()
 	}
+}
+
+func (s *partSet) stopFlusher() error {
+	if s.fl == nil {
+		return nil
+	}
+	err := s.fl.stop()
+	for _, p := range s.parts {
+		p.fl = nil
+	}
+	s.fl = nil
+	return err
+}
+
+// flusher writes full partition buffers in the background, in submission
+// order. A few spare buffers circulate so the reader rarely allocates.
+type flusher struct {
+	jobs chan flushJob
+	free chan []byte
+	done chan struct{}
+	err  error // set by the goroutine; read after done
+}
+
+type flushJob struct {
+	p   *part
+	buf []byte
+}
+
+func newFlusher() *flusher {
+	f := &flusher{jobs: make(chan flushJob, 8), free: make(chan []byte, 10), done: make(chan struct{})}
+	go f.run()
+	return f
+}
+
+func (f *flusher) run() {
+	defer close(f.done)
+	for j := range f.jobs {
+		if f.err == nil {
+			p := j.p
+			if p.f == nil {
+				file, err := os.CreateTemp(p.dir, "part-*")
+				if err != nil {
+					f.err = fmt.Errorf("create spill file: %w", err)
+				}
+				p.f = file
+			}
+			if f.err == nil {
+				n, err := p.f.Write(j.buf)
+				p.fsize += int64(n)
+				if err != nil {
+					f.err = fmt.Errorf("write %s: %w", p.f.Name(), err)
+				}
+			}
+		}
+		select {
+		case f.free <- j.buf[:0]:
+		default:
+		}
+	}
+}
+
+// submit hands p's full buffer to the goroutine and gives p a spare one.
+func (f *flusher) submit(p *part) error {
+	select {
+	case <-f.done:
+		return f.err
+	default:
+	}
+	f.jobs <- flushJob{p: p, buf: p.buf}
+	select {
+	case b := <-f.free:
+		p.buf = b
+	default:
+		p.buf = make([]byte, 0, p.bufCap)
+	}
+	return nil
+}
+
+// stop waits for every submitted buffer to be written.
+func (f *flusher) stop() error {
+	close(f.jobs)
+	<-f.done
+	return f.err
 }
