@@ -3,7 +3,6 @@ import { matchesFilter, mergeTrace, removeTrace, traceListReducer, type TraceFil
 
 function trace(id: string, over: Partial<TraceRow> = {}): TraceRow {
   return {
-    __typename: "Trace",
     id,
     state: "UPLOADING",
     error: null,
