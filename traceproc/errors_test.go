@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/tracegen"
+	"github.com/cascade-sim/cascade/tracez"
 )
 
 // insertLine returns text with line inserted before 1-based line n.
@@ -218,8 +219,8 @@ func TestMainCommand(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			t.Setenv("CASCADE_WORK_DIR", t.TempDir())
+			dir, work := t.TempDir(), filepath.Join(t.TempDir(), "work")
+			t.Setenv("CASCADE_WORK_DIR", work) // created on demand
 			writeFile(t, dir, "kernel-1.trace", string(classic))
 			writeFile(t, dir, "kernelslist", "kernel-1.trace\n")
 			var stdout, stderr bytes.Buffer
@@ -233,6 +234,50 @@ func TestMainCommand(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(dir, "kernelslist.g")); err != nil {
 					t.Error(err)
 				}
+				assertEmptyDir(t, work)
+			}
+		})
+	}
+}
+
+func TestSubchunkEnv(t *testing.T) {
+	classic, _ := os.ReadFile("testdata/golden/classic/in/kernel-1.trace")
+	cases := []struct {
+		name, env string
+		want      uint32
+		err       bool
+	}{
+		{name: "default", want: 2048},
+		{name: "set", env: "3", want: 3},
+		{name: "ErrNotANumber", env: "many", err: true},
+		{name: "ErrZero", env: "0", err: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "kernel-1.trace", string(classic))
+			writeFile(t, dir, "kernelslist", "kernel-1.trace\n")
+			t.Setenv("TRACEZ_SUBCHUNK_INSTS", tc.env)
+			err := Run(context.Background(), dir, Options{WorkDir: t.TempDir()})
+			if tc.err {
+				if err == nil || !strings.Contains(err.Error(), "TRACEZ_SUBCHUNK_INSTS") {
+					t.Fatalf("err = %v, want a TRACEZ_SUBCHUNK_INSTS error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := tracez.Open(filepath.Join(dir, "kernel-1.tracez"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if r.SubchunkInsts != tc.want {
+				t.Errorf("subchunk_insts = %d, want %d", r.SubchunkInsts, tc.want)
+			}
+			if n := len(r.Blocks[1].Warps[0].Subchunks); tc.want == 3 && n != 2 {
+				t.Errorf("a 4-instruction warp has %d subchunks, want 2", n)
 			}
 		})
 	}
