@@ -202,3 +202,14 @@ func (r *Reader) Insts(w Warp, fn func(line []byte) error) error {
 	}
 	return nil
 }
+
+// CountInsts returns the number of instructions in the .tracez file at
+// path, from its footer alone.
+func CountInsts(path string) (uint64, error) {
+	r, err := Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	return r.TotalInsts(), nil
+}

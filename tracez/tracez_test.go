@@ -72,8 +72,8 @@ func TestRoundTrip(t *testing.T) {
 			if len(r.Blocks) != len(want) {
 				t.Fatalf("%d blocks, want %d", len(r.Blocks), len(want))
 			}
-			if r.TotalInsts() != 15 {
-				t.Errorf("TotalInsts = %d, want 15", r.TotalInsts())
+			if n, err := CountInsts(path); r.TotalInsts() != 15 || n != 15 || err != nil {
+				t.Errorf("TotalInsts = %d, CountInsts = %d, %v; want 15", r.TotalInsts(), n, err)
 			}
 			for bi, b := range r.Blocks {
 				if b.TB[0] != uint32(bi) || b.Rank != 10 || b.ClusterCTA[2] != 9 {
