@@ -9,8 +9,8 @@ import (
 )
 
 // Event is a change. Events with the same Key supersede each other: each is
-// a full snapshot, so a subscriber that lags behind keeps only the newest of
-// each key and loses nothing.
+// a full snapshot, so a subscriber that lags far behind can keep only the
+// newest of each key and lose nothing it needs.
 type Event interface{ Key() string }
 
 // TraceUpdated carries the committed state of a trace.
@@ -32,9 +32,15 @@ type LogGrew struct{ Kind, ID string }
 // Key implements [Event].
 func (e LogGrew) Key() string { return "log/" + e.Kind + "/" + e.ID }
 
-// MaxPending is how many distinct keys may wait for one subscriber before it
-// counts as stuck and is closed; its client resubscribes and refetches.
-const MaxPending = 10000
+// A subscriber's queue delivers every event in order while it holds
+// fewer than CoalesceAt; past that, a new event replaces the queued one of
+// its key (a lagging subscriber keeps the newest snapshot of each trace),
+// and a subscriber with MaxPending distinct keys waiting counts as stuck and
+// is closed; its client resubscribes and refetches.
+const (
+	CoalesceAt = 256
+	MaxPending = 10000
+)
 
 // ErrTooSlow is returned by [Subscription.Next] once the subscription was
 // closed for falling more than MaxPending keys behind.
@@ -65,7 +71,7 @@ func (b *Broker) Publish(e Event) {
 // match is nil). It ends when ctx is done; match runs on the publisher's
 // goroutine and must be quick.
 func (b *Broker) Subscribe(ctx context.Context, match func(Event) bool) *Subscription {
-	s := &Subscription{match: match, wake: make(chan struct{}, 1), pending: map[string]Event{}}
+	s := &Subscription{match: match, wake: make(chan struct{}, 1), latest: map[string]int{}}
 	b.mu.Lock()
 	if b.subs == nil {
 		b.subs = map[*Subscription]struct{}{}
@@ -87,15 +93,15 @@ func (b *Broker) Subscribers() int {
 	return len(b.subs)
 }
 
-// Subscription is one subscriber's queue: the newest pending event of each
-// key, in the order the keys first arrived. Next is meant for one goroutine.
+// Subscription is one subscriber's queue. Next is meant for one goroutine.
 type Subscription struct {
 	match func(Event) bool
 	wake  chan struct{}
 
 	mu      sync.Mutex
-	order   []string
-	pending map[string]Event
+	queue   []Event
+	head    int            // absolute index of queue[0]
+	latest  map[string]int // key -> absolute index of its newest queued event
 	dropped bool
 }
 
@@ -106,16 +112,18 @@ func (s *Subscription) offer(e Event) bool {
 		return false
 	}
 	k := e.Key()
-	if _, ok := s.pending[k]; !ok {
-		if len(s.order) >= MaxPending {
-			s.dropped = true
-			s.order, s.pending = nil, nil
-			s.signal()
-			return false
-		}
-		s.order = append(s.order, k)
+	if i, ok := s.latest[k]; ok && len(s.queue) >= CoalesceAt {
+		s.queue[i-s.head] = e
+		return true
 	}
-	s.pending[k] = e
+	if len(s.queue) >= MaxPending {
+		s.dropped = true
+		s.queue, s.latest = nil, nil
+		s.signal()
+		return false
+	}
+	s.queue = append(s.queue, e)
+	s.latest[k] = s.head + len(s.queue) - 1
 	s.signal()
 	return true
 }
@@ -136,11 +144,14 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 			s.mu.Unlock()
 			return nil, ErrTooSlow
 		}
-		if len(s.order) > 0 {
-			k := s.order[0]
-			s.order = s.order[1:]
-			e := s.pending[k]
-			delete(s.pending, k)
+		if len(s.queue) > 0 {
+			e := s.queue[0]
+			s.queue[0] = nil
+			s.queue = s.queue[1:]
+			if k := e.Key(); s.latest[k] == s.head {
+				delete(s.latest, k)
+			}
+			s.head++
 			s.mu.Unlock()
 			return e, nil
 		}

@@ -57,11 +57,15 @@ type Main struct {
 	URL string
 
 	log    *slog.Logger
+	events *events.Broker
 	http   *http.Server
 	graph  *graph.Server
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	errc   chan error
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Run opens the database, seeds the sample trace, starts the scanner and
@@ -87,6 +91,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		return nil, fmt.Errorf("seed sample trace: %w", err)
 	}
 	broker := &events.Broker{}
+	m.events = broker
 	pp := postproc.New(postproc.Config{
 		Command:     cfg.PostprocessCmd,
 		Root:        cfg.BucketDir(),
@@ -145,18 +150,26 @@ func (m *Main) goRun(name string, fn func() error) {
 	})
 }
 
+// Subscribers is how many event subscriptions are open: tests wait on it
+// to know a subscription they started is live.
+func (m *Main) Subscribers() int { return m.events.Subscribers() }
+
 // Err delivers the error of a part that stopped on its own.
 func (m *Main) Err() <-chan error { return m.errc }
 
 // Close stops the server: no new connections, in-flight requests finish,
 // websockets get a close frame, the scanner and post-processors stop
 // (their child processes with them), and the database is closed last.
+// Calling it again returns the first call's result.
 func (m *Main) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err := m.http.Shutdown(ctx)
-	m.graph.Shutdown(ctx)
-	m.cancel()
-	m.wg.Wait()
-	return errors.Join(err, m.DB.Close())
+	m.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := m.http.Shutdown(ctx)
+		m.graph.Shutdown(ctx)
+		m.cancel()
+		m.wg.Wait()
+		m.closeErr = errors.Join(err, m.DB.Close())
+	})
+	return m.closeErr
 }

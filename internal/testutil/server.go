@@ -1,0 +1,144 @@
+package testutil
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/internal/app"
+)
+
+// TestServer is a real Cascade server on a free loopback port.
+type TestServer struct {
+	*app.Main
+	DataDir string
+}
+
+// Server starts the real server with a fresh data directory, a fast scan
+// interval and, on PostgreSQL runs, the database URL given; configure may
+// change the Config first. The server is closed when the test ends.
+func Server(t testing.TB, configure ...func(*app.Config)) *TestServer {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := app.Config{
+		DataDir:        dir,
+		Bucket:         "cascade",
+		Prefix:         "traces",
+		Addr:           "127.0.0.1:0",
+		ScanInterval:   200 * time.Millisecond,
+		PostprocessCmd: []string{"/nonexistent/postprocessor"},
+		Logger:         slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	m, err := app.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	s := &TestServer{Main: m, DataDir: dir}
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Errorf("close server: %v", err)
+		}
+	})
+	return s
+}
+
+// testWriter sends the server's log to the test's log, shown on failure.
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(string(bytes.TrimRight(p, "\n")))
+	return len(p), nil
+}
+
+// TraceDir is the bucket directory of the trace with the given id.
+func (s *TestServer) TraceDir(id string) string { return filepath.Join(s.Config.BucketDir(), id) }
+
+// WriteFile writes a file of a trace (rel is slash-separated, relative to
+// the trace directory) the way an uploader does: to a dotfile temporary
+// name first, renamed when complete.
+func (s *TestServer) WriteFile(t testing.TB, id, rel string, data []byte) {
+	t.Helper()
+	WriteFileAtomic(t, filepath.Join(s.TraceDir(id), filepath.FromSlash(rel)), data)
+}
+
+// WriteFileAtomic writes data to path through a dotfile temporary name.
+func WriteFileAtomic(t testing.TB, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(filepath.Dir(path), ".rclone_temp_put_"+filepath.Base(path))
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// GraphQLError is one error of a GraphQL response.
+type GraphQLError struct {
+	Message    string         `json:"message"`
+	Path       []any          `json:"path"`
+	Extensions map[string]any `json:"extensions"`
+}
+
+// Code is the error's extensions.code.
+func (e GraphQLError) Code() string { s, _ := e.Extensions["code"].(string); return s }
+
+// Do posts a GraphQL request and decodes its data into out (if not nil).
+// It returns the response's errors; a transport failure fails the test.
+func (s *TestServer) Do(t testing.TB, query string, vars map[string]any, out any) []GraphQLError {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	resp, err := http.Post(s.URL+"/graphql", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("post: %v", err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data   json.RawMessage `json:"data"`
+		Errors []GraphQLError  `json:"errors"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatalf("decode response (%s): %v", resp.Status, err)
+	}
+	if out != nil && len(r.Data) > 0 && string(r.Data) != "null" {
+		if err := json.Unmarshal(r.Data, out); err != nil {
+			t.Fatalf("decode data %s: %v", r.Data, err)
+		}
+	}
+	return r.Errors
+}
+
+// MustDo is Do for requests that must not fail.
+func (s *TestServer) MustDo(t testing.TB, query string, vars map[string]any, out any) {
+	t.Helper()
+	if errs := s.Do(t, query, vars, out); len(errs) > 0 {
+		t.Fatalf("graphql errors: %+v", errs)
+	}
+}
+
+// ErrTimeout is returned by Subscription.Next when nothing came in time.
+var ErrTimeout = fmt.Errorf("no message in time")
+
+// ForEachServer runs fn as a subtest against a fresh server on SQLite and,
+// when PostgresEnv is set, on a fresh PostgreSQL schema.
+func ForEachServer(t *testing.T, fn func(t *testing.T, s *TestServer), configure ...func(*app.Config)) {
+	t.Helper()
+	for name, u := range DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			fn(t, Server(t, append([]func(*app.Config){func(c *app.Config) { c.DatabaseURL = u }}, configure...)...))
+		})
+	}
+}

@@ -1,0 +1,125 @@
+package testutil
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Subscription is a real websocket client of one GraphQL subscription,
+// speaking graphql-transport-ws or the legacy graphql-ws.
+type Subscription struct {
+	Conn     *websocket.Conn
+	protocol string
+	msgs     chan json.RawMessage
+	done     chan error // the read loop's end: the close frame's error
+}
+
+// Subscribe opens a websocket with the given subprotocol
+// ("graphql-transport-ws" or "graphql-ws") and starts the subscription; it
+// returns once the server acknowledged the connection.
+func (s *TestServer) Subscribe(t testing.TB, protocol, query string, vars map[string]any) *Subscription {
+	t.Helper()
+	d := websocket.Dialer{Subprotocols: []string{protocol}, HandshakeTimeout: 5 * time.Second}
+	conn, resp, err := d.Dial(strings.Replace(s.URL, "http", "ws", 1)+"/graphql", http.Header{})
+	if err != nil {
+		t.Fatalf("dial: %v (%v)", err, resp)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if conn.Subprotocol() != protocol {
+		t.Fatalf("negotiated %q, want %q", conn.Subprotocol(), protocol)
+	}
+	sub := &Subscription{Conn: conn, protocol: protocol, msgs: make(chan json.RawMessage, 1024), done: make(chan error, 1)}
+	if err := conn.WriteJSON(map[string]any{"type": "connection_init", "payload": map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		var m struct{ Type string }
+		if err := conn.ReadJSON(&m); err != nil {
+			t.Fatalf("waiting for connection_ack: %v", err)
+		}
+		if m.Type == "connection_ack" {
+			break
+		}
+	}
+	conn.SetReadDeadline(time.Time{})
+	start := "subscribe"
+	if protocol == "graphql-ws" {
+		start = "start"
+	}
+	payload := map[string]any{"query": query, "variables": vars}
+	before := s.Subscribers()
+	if err := conn.WriteJSON(map[string]any{"id": "1", "type": start, "payload": payload}); err != nil {
+		t.Fatal(err)
+	}
+	go sub.read()
+	// The protocol acknowledges no subscription: wait until the server's
+	// broker holds it, so the test's next change cannot go unseen.
+	Eventually(t, 5*time.Second, "subscription is live", func() bool { return s.Subscribers() > before })
+	return sub
+}
+
+func (s *Subscription) read() {
+	defer close(s.msgs)
+	for {
+		var m struct {
+			Type    string          `json:"type"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		if err := s.Conn.ReadJSON(&m); err != nil {
+			s.done <- err
+			return
+		}
+		switch m.Type {
+		case "next", "data":
+			s.msgs <- m.Payload
+		case "ping":
+			s.Conn.WriteJSON(map[string]any{"type": "pong"})
+		case "error":
+			s.msgs <- json.RawMessage(fmt.Sprintf(`{"errors": %s}`, m.Payload))
+		}
+	}
+}
+
+// Next waits for the next result and decodes its data into out. It
+// returns ErrTimeout when none came within timeout, and an error for a
+// result with errors or a closed connection.
+func (s *Subscription) Next(timeout time.Duration, out any) error {
+	select {
+	case p, ok := <-s.msgs:
+		if !ok {
+			return fmt.Errorf("connection closed: %v", s.Closed())
+		}
+		var r struct {
+			Data   json.RawMessage `json:"data"`
+			Errors json.RawMessage `json:"errors"`
+		}
+		if err := json.Unmarshal(p, &r); err != nil {
+			return err
+		}
+		if len(r.Errors) > 0 && string(r.Errors) != "null" {
+			return fmt.Errorf("subscription error: %s", r.Errors)
+		}
+		return json.Unmarshal(r.Data, out)
+	case <-time.After(timeout):
+		return ErrTimeout
+	}
+}
+
+// Closed returns the error that ended the connection (a
+// *websocket.CloseError for a close frame), waiting up to 5 s for it.
+func (s *Subscription) Closed() error {
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return err
+	case <-time.After(5 * time.Second):
+		return ErrTimeout
+	}
+}

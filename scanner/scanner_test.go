@@ -1,0 +1,424 @@
+package scanner_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/internal/testutil"
+)
+
+// trace is the part of a Trace the tests read.
+type trace struct {
+	ID                 string   `json:"id"`
+	State              string   `json:"state"`
+	Error              *string  `json:"error"`
+	Model              *string  `json:"model"`
+	Layers             *string  `json:"layers"`
+	Prompts            []string `json:"prompts"`
+	SourceGPU          *string  `json:"sourceGpu"`
+	TraceGPUArch       string   `json:"traceGpuArch"`
+	SuggestedSimConfig *string  `json:"suggestedSimConfig"`
+	KernelCount        int      `json:"kernelCount"`
+	Bytes              int64    `json:"bytes"`
+	HasRealTiming      bool     `json:"hasRealTiming"`
+	HasStepTimeline    bool     `json:"hasStepTimeline"`
+	Sample             bool     `json:"sample"`
+	Warnings           []string `json:"warnings"`
+}
+
+const traceFields = `id state error model layers prompts sourceGpu traceGpuArch suggestedSimConfig kernelCount bytes hasRealTiming hasStepTimeline sample warnings`
+
+// watch subscribes to every trace change.
+func watch(t *testing.T, s *testutil.TestServer) *testutil.Subscription {
+	return s.Subscribe(t, "graphql-transport-ws", `subscription { traceUpdated { `+traceFields+` } }`, nil)
+}
+
+// waitFor reads updates until one of trace id satisfies cond, failing the
+// test after timeout. It returns that update.
+func waitFor(t *testing.T, sub *testutil.Subscription, id string, timeout time.Duration, what string, cond func(trace) bool) trace {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last trace
+	for {
+		var r struct{ TraceUpdated trace }
+		err := sub.Next(time.Until(deadline), &r)
+		if err == testutil.ErrTimeout {
+			t.Fatalf("trace %q: no update with %s within %v; last seen %+v", id, what, timeout, last)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.TraceUpdated.ID == id {
+			last = r.TraceUpdated
+			if cond(last) {
+				return last
+			}
+		}
+	}
+}
+
+func state(s string) func(trace) bool { return func(tr trace) bool { return tr.State == s } }
+
+func find(t *testing.T, s *testutil.TestServer, id string) *trace {
+	t.Helper()
+	var r struct{ Trace *trace }
+	s.MustDo(t, `query($id: ID!) { trace(id: $id) { `+traceFields+` } }`, map[string]any{"id": id}, &r)
+	return r.Trace
+}
+
+func query(t *testing.T, s *testutil.TestServer, id string) trace {
+	t.Helper()
+	tr := find(t, s, id)
+	if tr == nil {
+		t.Fatalf("trace %q not found", id)
+	}
+	return *tr
+}
+
+const statsHeader = "kernel id, kernel mangled name, grid_dimX, grid_dimY, grid_dimZ, #blocks, block_dimX, block_dimY, block_dimZ, #threads, total_insts, total_reported_insts\n"
+
+func statsRow(name string, grid, block int, insts int64) string {
+	return fmt.Sprintf("%s, _Z6vecAddPdS_S_i, %d, 1, 1, %d, %d, 1, 1, %d, %d,%d\n", name, grid, grid, block, block, insts, insts)
+}
+
+// uploadFile is one file of a test trace.
+type uploadFile struct {
+	path string
+	data string
+}
+
+// perContextTrace is a small, complete per-context upload with its
+// processed kernelslist.g, so it skips post-processing.
+func perContextTrace() []uploadFile {
+	return []uploadFile{
+		{"traces/kernel-1-ctx_0x1.trace.xz", strings.Repeat("a", 100)},
+		{"traces/kernel-2-ctx_0x1.trace.xz", strings.Repeat("b", 200)},
+		{"traces/kernelslist_ctx_0x1", "MemcpyHtoD,0x00007f0000000000,4096\nkernel-1-ctx_0x1.trace.xz\nkernel-2-ctx_0x1.trace.xz\n"},
+		{"traces/stats_ctx_0x1", statsHeader + statsRow("kernel-1-ctx_0x1.trace.xz", 98, 1024, 50066) + statsRow("kernel-2-ctx_0x1.trace.xz", 4, 256, -2)},
+		{"traces/kernelslist.g", "MemcpyHtoD,0x00007f0000000000,4096\nkernel-1-ctx_0x1.traceg\nkernel-2-ctx_0x1.traceg\n"},
+	}
+}
+
+func filesList(files []uploadFile) []map[string]any {
+	var list []map[string]any
+	for _, f := range files {
+		list = append(list, map[string]any{"path": f.path, "size": len(f.data)})
+	}
+	return list
+}
+
+func metadata(t *testing.T, fields map[string]any) string {
+	b, err := json.MarshalIndent(fields, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestTraceAppearsOnFirstFileAndGrows(t *testing.T) {
+	t.Parallel()
+	testutil.ForEachServer(t, func(t *testing.T, s *testutil.TestServer) {
+		sub := watch(t, s)
+		id := "llama3 8B ünïcode (layer 0)"
+		s.WriteFile(t, id, "traces/kernel-1-ctx_0x1.trace.xz", make([]byte, 1000))
+		tr := waitFor(t, sub, id, 5*time.Second, "first file", func(tr trace) bool { return tr.KernelCount == 1 })
+		if tr.State != "UPLOADING" || tr.Bytes != 1000 || tr.TraceGPUArch != "sm_90" || tr.Sample || tr.Prompts == nil {
+			t.Fatalf("first sight: %+v", tr)
+		}
+		s.WriteFile(t, id, "traces/kernel-2-ctx_0x1.trace", make([]byte, 500))
+		s.WriteFile(t, id, "traces/.rclone_temp_put_kernel-3-ctx_0x1.trace.xz", make([]byte, 7777))
+		tr = waitFor(t, sub, id, 5*time.Second, "second kernel", func(tr trace) bool { return tr.KernelCount == 2 })
+		if tr.Bytes != 1500 {
+			t.Fatalf("bytes %d, want 1500 (dotfiles skipped)", tr.Bytes)
+		}
+	})
+}
+
+func TestFilesListCompleteSkipsPostprocessing(t *testing.T) {
+	t.Parallel()
+	testutil.ForEachServer(t, func(t *testing.T, s *testutil.TestServer) {
+		sub := watch(t, s)
+		id := "files-list"
+		files := perContextTrace()
+		for _, f := range files[:len(files)-1] {
+			s.WriteFile(t, id, f.path, []byte(f.data))
+		}
+		// metadata.json first, listing a file that has not arrived.
+		s.WriteFile(t, id, "metadata.json", []byte(metadata(t, map[string]any{
+			"model": "meta-llama/Llama-3.1-8B", "layers": []int{0, 1}, "prompts": []string{"The capital of France is"},
+			"gpu": "NVIDIA H100 80GB HBM3", "trace_gpu_arch": "sm_90", "files": filesList(files),
+		})))
+		tr := waitFor(t, sub, id, 5*time.Second, "metadata fields", func(tr trace) bool { return tr.Model != nil })
+		if tr.State != "UPLOADING" || *tr.Layers != "[0, 1]" || *tr.SourceGPU != "NVIDIA H100 80GB HBM3" || tr.Prompts[0] != "The capital of France is" {
+			t.Fatalf("with metadata: %+v", tr)
+		}
+		last := files[len(files)-1]
+		// A short file is not complete yet.
+		testutil.WriteFileAtomic(t, filepath.Join(s.TraceDir(id), "traces/kernelslist.g"), []byte(last.data[:10]))
+		time.Sleep(3 * s.Config.ScanInterval) // a negative check: nothing may happen
+		if got := query(t, s, id); got.State != "UPLOADING" {
+			t.Fatalf("short file: state %s", got.State)
+		}
+		s.WriteFile(t, id, last.path, []byte(last.data))
+		waitFor(t, sub, id, 5*time.Second, "PROCESSING", state("PROCESSING"))
+		tr = waitFor(t, sub, id, 5*time.Second, "READY", state("READY"))
+		if tr.KernelCount != 2 || tr.Error != nil {
+			t.Fatalf("ready: %+v", tr)
+		}
+		var r struct {
+			Trace struct {
+				Kernels struct {
+					TotalCount int
+					Nodes      []struct {
+						KernelID     int
+						Context      *string
+						Name         string
+						TraceFile    string
+						Grid, Block  struct{ X, Y, Z int }
+						Instructions int64
+					}
+				}
+			}
+		}
+		s.MustDo(t, `query($id: ID!) { trace(id: $id) { kernels(first: 10) { totalCount nodes { kernelId context name traceFile grid { x y z } block { x y z } instructions } } } }`, map[string]any{"id": id}, &r)
+		ks := r.Trace.Kernels
+		if ks.TotalCount != 2 || ks.Nodes[0].Grid.X != 98 || ks.Nodes[0].Block.X != 1024 || *ks.Nodes[0].Context != "0x1" || ks.Nodes[1].KernelID != 2 {
+			t.Fatalf("kernels: %+v", ks)
+		}
+		if ks.Nodes[1].Instructions != 1<<32-2 {
+			t.Fatalf("negative %%d count not read back as uint32: %d", ks.Nodes[1].Instructions)
+		}
+	})
+}
+
+func TestStreamingUploadCompletesWhenQuiet(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t)
+	sub := watch(t, s)
+	id := "streaming"
+	s.WriteFile(t, id, "metadata.json", []byte(`{"model": "m"}`))
+	waitFor(t, sub, id, 5*time.Second, "first sight", state("UPLOADING"))
+	// Only metadata.json: still uploading, however long it pauses.
+	time.Sleep(4 * s.Config.ScanInterval)
+	if got := query(t, s, id); got.State != "UPLOADING" {
+		t.Fatalf("metadata only: %s", got.State)
+	}
+	files := perContextTrace()
+	for _, f := range files[:3] { // the kernel list without its stats
+		s.WriteFile(t, id, f.path, []byte(f.data))
+	}
+	time.Sleep(4 * s.Config.ScanInterval)
+	if got := query(t, s, id); got.State != "UPLOADING" {
+		t.Fatalf("list without stats: %s", got.State)
+	}
+	start := time.Now()
+	for _, f := range files[3:] {
+		s.WriteFile(t, id, f.path, []byte(f.data))
+	}
+	waitFor(t, sub, id, 5*time.Second, "READY", state("READY"))
+	if d := time.Since(start); d < s.Config.ScanInterval/2 {
+		t.Fatalf("completed after %v: the tree must stay unchanged for a scan first", d)
+	}
+}
+
+func TestSingleContextNames(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t)
+	sub := watch(t, s)
+	id := "old-tracer"
+	s.WriteFile(t, id, "traces/kernel-1.trace", []byte("x"))
+	s.WriteFile(t, id, "traces/kernelslist", []byte("kernel-1.trace\n"))
+	s.WriteFile(t, id, "traces/stats.csv", []byte(statsHeader+statsRow("kernel-1.trace", 2, 64, 10)))
+	s.WriteFile(t, id, "traces/kernelslist.g", []byte("kernel-1.traceg\n"))
+	s.WriteFile(t, id, "metadata.json", []byte(`{"trace_gpu_arch": "sm_86"}`))
+	tr := waitFor(t, sub, id, 5*time.Second, "READY", state("READY"))
+	if tr.TraceGPUArch != "sm_86" || tr.KernelCount != 1 {
+		t.Fatalf("%+v", tr)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t)
+	outside := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(outside, []byte("12345"), 0o644)
+	cases := []struct {
+		name    string
+		files   []uploadFile
+		setup   func(dir string)
+		wantErr string
+	}{
+		{name: "status failed", files: []uploadFile{{"metadata.json", `{"status": "failed", "error": "CUDA OOM in layer 3"}`}}, wantErr: "CUDA OOM in layer 3"},
+		{name: "status failed without text", files: []uploadFile{{"metadata.json", `{"status": "failed"}`}}, wantErr: `metadata.json: status is "failed"`},
+		{name: "metadata syntax", files: []uploadFile{{"metadata.json", "{\n  \"model\": \"x\",\n  oops\n}"}}, wantErr: "metadata.json: line 3, column 3"},
+		{name: "metadata field type", files: []uploadFile{{"metadata.json", `{"layers": {"a": 1}}`}}, wantErr: "metadata.json: layers: want a list of integers or a string"},
+		{name: "files absolute", files: []uploadFile{{"metadata.json", `{"files": [{"path": "/etc/passwd", "size": 1}]}`}}, wantErr: `files[0]: "/etc/passwd" is an absolute path`},
+		{name: "files dotdot", files: []uploadFile{{"metadata.json", `{"files": [{"path": "traces/../../x", "size": 1}]}`}}, wantErr: `has a ".." component`},
+		{name: "files symlink outside", files: []uploadFile{{"metadata.json", `{"files": [{"path": "traces/link", "size": 5}]}`}},
+			setup:   func(dir string) { os.MkdirAll(filepath.Join(dir, "traces"), 0o755); os.Symlink(outside, filepath.Join(dir, "traces", "link")) },
+			wantErr: "resolves outside the trace directory"},
+		{name: "files entry shape", files: []uploadFile{{"metadata.json", `{"files": [{"name": "x"}]}`}}, wantErr: `files[0]: want {"path": string, "size": integer}`},
+	}
+	for i, c := range cases {
+		id := fmt.Sprintf("bad-%d %s", i, c.name)
+		if c.setup != nil {
+			c.setup(s.TraceDir(id))
+		}
+		for _, f := range c.files {
+			s.WriteFile(t, id, f.path, []byte(f.data))
+		}
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			id := fmt.Sprintf("bad-%d %s", i, c.name)
+			testutil.Eventually(t, 5*time.Second, "trace fails", func() bool { tr := find(t, s, id); return tr != nil && tr.State == "FAILED" })
+			if got := query(t, s, id); got.Error == nil || !strings.Contains(*got.Error, c.wantErr) {
+				t.Fatalf("error %v, want it to contain %q", got.Error, c.wantErr)
+			}
+		})
+	}
+	// The server is still serving everything else.
+	if got := query(t, s, "sample"); got.State != "READY" || !got.Sample {
+		t.Fatalf("sample after bad input: %+v", got)
+	}
+}
+
+func TestMetadataStillBeingWrittenWaits(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t, func(c *app.Config) { c.ScanInterval = 300 * time.Millisecond })
+	sub := watch(t, s)
+	id := "half-written"
+	dir := s.TraceDir(id)
+	os.MkdirAll(dir, 0o755)
+	// Written in place, in pieces, as a streaming uploader may.
+	full := `{"model": "m", "files": []}`
+	for i := 1; i < len(full); i += 4 {
+		os.WriteFile(filepath.Join(dir, "metadata.json"), []byte(full[:i]), 0o644)
+		time.Sleep(s.Config.ScanInterval / 3)
+		if got := find(t, s, id); got != nil && got.State == "FAILED" {
+			t.Fatalf("failed while metadata.json was still changing: %v", *got.Error)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "metadata.json"), []byte(full), 0o644)
+	tr := waitFor(t, sub, id, 5*time.Second, "leaves uploading", func(tr trace) bool { return tr.State != "UPLOADING" })
+	if tr.State != "PROCESSING" && tr.State != "FAILED" {
+		t.Fatalf("%+v", tr)
+	}
+}
+
+func TestMalformedStatsRowsAreReported(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t)
+	sub := watch(t, s)
+	id := "bad-stats"
+	files := perContextTrace()
+	files[3].data = statsHeader + statsRow("kernel-1-ctx_0x1.trace.xz", 98, 1024, 5) +
+		"kernel-2-ctx_0x1.trace.xz, _Z3foov, x, 1, 1, 1, 32, 1, 1, 32, 1,1\n" +
+		"garbage\n" + statsRow("kernel-3-ctx_0x1.trace.xz", 1, 32, 7)
+	for _, f := range files {
+		s.WriteFile(t, id, f.path, []byte(f.data))
+	}
+	s.WriteFile(t, id, "metadata.json", []byte(metadata(t, map[string]any{"files": filesList(files)})))
+	tr := waitFor(t, sub, id, 5*time.Second, "READY", state("READY"))
+	want := []string{
+		`traces/stats_ctx_0x1:3: grid_dimX: "x" is not a non-negative integer`,
+		"traces/stats_ctx_0x1:4: want 12 columns, got 1",
+	}
+	if fmt.Sprint(tr.Warnings) != fmt.Sprint(want) {
+		t.Fatalf("warnings %q, want %q", tr.Warnings, want)
+	}
+	var r struct{ Trace struct{ Kernels struct{ TotalCount int } } }
+	s.MustDo(t, `query($id: ID!) { trace(id: $id) { kernels { totalCount } } }`, map[string]any{"id": id}, &r)
+	if r.Trace.Kernels.TotalCount != 2 {
+		t.Fatalf("good rows: %d, want 2", r.Trace.Kernels.TotalCount)
+	}
+}
+
+func TestTimingFlagsAfterReady(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t)
+	sub := watch(t, s)
+	id := "timing"
+	files := perContextTrace()
+	for _, f := range files {
+		s.WriteFile(t, id, f.path, []byte(f.data))
+	}
+	s.WriteFile(t, id, "measured/times.json", []byte(`{"rows": [{"kernel_id": 1, "duration_ns": 1500}, {"kernel_id": 2}]}`))
+	s.WriteFile(t, id, "metadata.json", []byte(metadata(t, map[string]any{"real_timing": "measured/times.json", "files": filesList(files)})))
+	tr := waitFor(t, sub, id, 5*time.Second, "READY", state("READY"))
+	if !tr.HasRealTiming || tr.HasStepTimeline {
+		t.Fatalf("%+v", tr)
+	}
+	s.WriteFile(t, id, "corrected_timeline.json", []byte(`{"steps": []}`))
+	s.WriteFile(t, id, "kernel_mapping.json", []byte(`[]`))
+	waitFor(t, sub, id, 5*time.Second, "hasStepTimeline", func(tr trace) bool { return tr.HasStepTimeline })
+	// Rows without an integer kernel_id make hasRealTiming false.
+	s.WriteFile(t, id, "measured/times.json", []byte(`[{"kernel_id": "1"}]`))
+	waitFor(t, sub, id, 5*time.Second, "hasRealTiming false", func(tr trace) bool { return !tr.HasRealTiming })
+}
+
+func TestRemovedTraceLeavesTheAPI(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t)
+	removed := s.Subscribe(t, "graphql-transport-ws", `subscription { traceRemoved }`, nil)
+	sub := watch(t, s)
+	s.WriteFile(t, "doomed", "traces/kernel-1.trace", []byte("x"))
+	waitFor(t, sub, "doomed", 5*time.Second, "first sight", state("UPLOADING"))
+	os.RemoveAll(s.TraceDir("doomed"))
+	var r struct{ TraceRemoved string }
+	if err := removed.Next(5*time.Second, &r); err != nil || r.TraceRemoved != "doomed" {
+		t.Fatalf("traceRemoved: %v %v", r, err)
+	}
+	var q struct{ Trace *trace }
+	s.MustDo(t, `{ trace(id: "doomed") { id } }`, nil, &q)
+	if q.Trace != nil {
+		t.Fatalf("still there: %+v", q.Trace)
+	}
+}
+
+func TestRestartReconciles(t *testing.T) {
+	t.Parallel()
+	for name, u := range testutil.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := func(c *app.Config) { c.DataDir, c.DatabaseURL = dir, u }
+			s := testutil.Server(t, cfg)
+			sub := watch(t, s)
+			for _, id := range []string{"kept", "deleted", "changed"} {
+				for _, f := range perContextTrace() {
+					s.WriteFile(t, id, f.path, []byte(f.data))
+				}
+				s.WriteFile(t, id, "metadata.json", []byte(metadata(t, map[string]any{"files": filesList(perContextTrace())})))
+				waitFor(t, sub, id, 5*time.Second, "READY", state("READY"))
+			}
+			before := query(t, s, "changed")
+			s.Close()
+
+			os.RemoveAll(s.TraceDir("deleted"))
+			s.WriteFile(t, "changed", "corrected_timeline.json", []byte(`{}`))
+			s.WriteFile(t, "changed", "kernel_mapping.json", []byte(`[]`))
+
+			s2 := testutil.Server(t, cfg)
+			testutil.Eventually(t, 5*time.Second, "reconciled", func() bool {
+				var r struct{ Trace *trace }
+				s2.MustDo(t, `{ trace(id: "deleted") { id } }`, nil, &r)
+				return r.Trace == nil && query(t, s2, "changed").HasStepTimeline
+			})
+			after := query(t, s2, "changed")
+			if after.Bytes <= before.Bytes || after.State != "READY" || query(t, s2, "kept").State != "READY" {
+				t.Fatalf("before %+v after %+v", before, after)
+			}
+			var r struct{ Traces struct{ TotalCount int } }
+			s2.MustDo(t, `{ traces { totalCount } }`, nil, &r)
+			if r.Traces.TotalCount != 3 { // kept, changed and the sample, seeded once
+				t.Fatalf("traces after restart: %d", r.Traces.TotalCount)
+			}
+		})
+	}
+}
