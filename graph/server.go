@@ -109,7 +109,7 @@ func (s *Server) Shutdown(ctx context.Context) {
 	s.ws.closing.Store(true)
 	s.wsCancel()
 	done := make(chan struct{})
-	go func() { s.ws.open.Wait(); close(done) }()
+	go func() { s.ws.wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():

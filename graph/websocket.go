@@ -29,15 +29,21 @@ type gorillaWebsockets struct {
 	ping     time.Duration
 
 	closing atomic.Bool
-	open    sync.WaitGroup
 	mu      sync.Mutex
+	idle    *sync.Cond // signalled when a connection leaves conns
 	conns   map[*gorillaConn]struct{}
 }
+
+// errShuttingDown refuses websockets that arrive during shutdown.
+var errShuttingDown = errors.New("server shutting down")
 
 var _ transport.WebsocketImplementation = (*gorillaWebsockets)(nil)
 
 // Accept implements transport.WebsocketImplementation.
 func (g *gorillaWebsockets) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
+	if g.closing.Load() {
+		return nil, errShuttingDown
+	}
 	up := g.upgrader
 	up.Subprotocols = opts.Subprotocols
 	c, err := up.Upgrade(w, r, opts.ResponseHeader)
@@ -53,12 +59,21 @@ func (g *gorillaWebsockets) Accept(w http.ResponseWriter, r *http.Request, opts 
 	g.mu.Lock()
 	if g.conns == nil {
 		g.conns = map[*gorillaConn]struct{}{}
+		g.idle = sync.NewCond(&g.mu)
 	}
 	g.conns[conn] = struct{}{}
-	g.open.Add(1)
 	g.mu.Unlock()
 	go conn.keepAlive(g.ping)
 	return conn, nil
+}
+
+// wait blocks until no connection is open.
+func (g *gorillaWebsockets) wait() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for len(g.conns) > 0 {
+		g.idle.Wait()
+	}
 }
 
 // closeAll force-closes connections still open after shutdown's grace.
@@ -146,8 +161,8 @@ func (c *gorillaConn) Close() error {
 		err = c.Conn.Close()
 		c.ws.mu.Lock()
 		delete(c.ws.conns, c)
+		c.ws.idle.Broadcast()
 		c.ws.mu.Unlock()
-		c.ws.open.Done()
 	})
 	return err
 }
