@@ -180,7 +180,10 @@ func (r *Reader) Insts(w Warp, fn func(line []byte) error) error {
 		}
 		csize := binary.LittleEndian.Uint32(sz[:])
 		off += 4
-		r.buf = append(r.buf[:0], make([]byte, csize)...)
+		if cap(r.buf) < int(csize) {
+			r.buf = make([]byte, csize)
+		}
+		r.buf = r.buf[:csize]
 		if _, err := r.f.ReadAt(r.buf, off); err != nil {
 			return fmt.Errorf("read %s at %d: %w", r.path, off, err)
 		}
