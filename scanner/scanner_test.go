@@ -261,7 +261,10 @@ func TestBadInput(t *testing.T) {
 		{name: "files absolute", files: []uploadFile{{"metadata.json", `{"files": [{"path": "/etc/passwd", "size": 1}]}`}}, wantErr: `files[0]: "/etc/passwd" is an absolute path`},
 		{name: "files dotdot", files: []uploadFile{{"metadata.json", `{"files": [{"path": "traces/../../x", "size": 1}]}`}}, wantErr: `has a ".." component`},
 		{name: "files symlink outside", files: []uploadFile{{"metadata.json", `{"files": [{"path": "traces/link", "size": 5}]}`}},
-			setup:   func(dir string) { os.MkdirAll(filepath.Join(dir, "traces"), 0o755); os.Symlink(outside, filepath.Join(dir, "traces", "link")) },
+			setup: func(dir string) {
+				os.MkdirAll(filepath.Join(dir, "traces"), 0o755)
+				os.Symlink(outside, filepath.Join(dir, "traces", "link"))
+			},
 			wantErr: "resolves outside the trace directory"},
 		{name: "files entry shape", files: []uploadFile{{"metadata.json", `{"files": [{"name": "x"}]}`}}, wantErr: `files[0]: want {"path": string, "size": integer}`},
 	}
@@ -333,7 +336,9 @@ func TestMalformedStatsRowsAreReported(t *testing.T) {
 	if fmt.Sprint(tr.Warnings) != fmt.Sprint(want) {
 		t.Fatalf("warnings %q, want %q", tr.Warnings, want)
 	}
-	var r struct{ Trace struct{ Kernels struct{ TotalCount int } } }
+	var r struct {
+		Trace struct{ Kernels struct{ TotalCount int } }
+	}
 	s.MustDo(t, `query($id: ID!) { trace(id: $id) { kernels { totalCount } } }`, map[string]any{"id": id}, &r)
 	if r.Trace.Kernels.TotalCount != 2 {
 		t.Fatalf("good rows: %d, want 2", r.Trace.Kernels.TotalCount)
