@@ -93,6 +93,15 @@ func TestErrors(t *testing.T) {
 			want: []string{"kernelslist:3:", "kernel-2.trace", "no such file"},
 		},
 		{
+			name: "two traces for one output",
+			setup: func(t *testing.T, dir string) {
+				writeFile(t, dir, "kernel-1.trace", string(classic))
+				writeFile(t, dir, "kernel-1.trace.xz", "")
+				writeFile(t, dir, "kernelslist", "kernel-1.trace\nkernel-1.trace.xz\n")
+			},
+			want: []string{"kernelslist", "kernel-1.tracez"},
+		},
+		{
 			name: "undefined list command",
 			setup: func(t *testing.T, dir string) {
 				writeFile(t, dir, "kernelslist", "\nbogus\n")

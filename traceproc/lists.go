@@ -59,9 +59,10 @@ func Run(ctx context.Context, target string, opts Options) error {
 		}
 	}
 	var (
-		lists []*kernelList
-		jobs  []kernelJob
-		seen  = map[string]bool{}
+		lists   []*kernelList
+		jobs    []kernelJob
+		seen    = map[string]bool{}
+		outputs = map[string]string{} // output path → its input
 	)
 	for _, path := range paths {
 		l, js, err := readList(path, dir, p.text)
@@ -70,6 +71,10 @@ func Run(ctx context.Context, target string, opts Options) error {
 		}
 		lists = append(lists, l)
 		for _, j := range js {
+			if prev, ok := outputs[j.out]; ok && prev != j.in {
+				return fmt.Errorf("%s: %s and %s would both be written to %s", path, filepath.Base(prev), filepath.Base(j.in), filepath.Base(j.out))
+			}
+			outputs[j.out] = j.in
 			if !seen[j.in] {
 				seen[j.in] = true
 				jobs = append(jobs, j)
