@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what Cascade's build and tests need beyond Go, from Debian's
+# packages, when it is missing: xz (the post-processor's fast path), Node
+# and npm (the web UI), Chromium (the UI's browser tests). Idempotent.
+set -euo pipefail
+need=()
+command -v xz >/dev/null || need+=(xz-utils)
+command -v node >/dev/null || need+=(nodejs)
+command -v npm >/dev/null || need+=(npm)
+[ -x /usr/bin/chromium ] || need+=(chromium)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Starts Cascade on its embedded defaults (./cascade-data, 127.0.0.1:8080),
+# building the web UI first when it is missing or older than its sources
+# and Node is available. Extra arguments go to `cascade serve`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOFLAGS="${GOFLAGS:-} -mod=mod"
+if [ -f frontend/package.json ]; then
+  stale=$(find frontend/src frontend/package.json frontend/*.html graph/schema -newer frontend/dist/index.html 2>/dev/null | head -1 || true)
+  if [ ! -f frontend/dist/index.html ] || [ -n "$stale" ]; then
+    if command -v npm >/dev/null; then
+      echo "building the web UI..."
+      (cd frontend && npm ci --no-audit --no-fund --loglevel=error && npm run build) >&2
+    else
+      echo "npm not found: serving the API without the web UI (scripts/deps.sh installs Node)" >&2
+    fi
+  fi
+fi
+mkdir -p bin
+go build -o bin/cascade ./cmd/cascade
+exec bin/cascade serve "$@"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs every test of Cascade: formatting, vet, generated code is current, Go
+# tests with the race detector (on SQLite, and on PostgreSQL when
+# CASCADE_TEST_POSTGRES_DSN is set), and the web UI's unit and browser
+# tests. It installs what the tests need (Node, Chromium) when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOFLAGS="${GOFLAGS:-} -mod=mod"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "dependencies"
+scripts/deps.sh
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' | grep -v node_modules) 2>/dev/null || true)
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+step "generated code is current"
+go run github.com/99designs/gqlgen generate
+if [ -n "$(git status --porcelain -- graph resolvers)" ]; then
+  echo "gqlgen output differs from what is committed; run 'go generate ./graph' and commit:"
+  git status --short -- graph resolvers
+  git --no-pager diff --stat -- graph resolvers
+  exit 1
+fi
+
+step "go vet"
+go vet ./...
+
+if [ -d frontend ] && [ -f frontend/package.json ]; then
+  step "web UI: install, unit tests, build"
+  (cd frontend && npm ci --no-audit --no-fund && npm test && npm run build)
+fi
+
+step "go test -race"
+go test -race -count=1 -timeout 20m ./...
+
+if [ -d frontend ] && [ -f frontend/package.json ] && grep -q '"e2e"' frontend/package.json; then
+  step "web UI: end-to-end tests in Chromium"
+  go build -o bin/cascade ./cmd/cascade
+  (cd frontend && CASCADE_BIN="$PWD/../bin/cascade" npm run e2e)
+fi
