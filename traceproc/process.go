@@ -26,7 +26,7 @@ const (
 // Options configures [Run].
 type Options struct {
 	// Jobs is how many kernels are processed at once, and how many
-	// partitions of one kernel are assembled at once; 0 means runtime.NumCPU().
+	// partitions (of any kernels) are assembled at once; 0 means runtime.NumCPU().
 	Jobs int
 	// Text writes .traceg (.traceg.xz for .xz input) instead of .tracez.
 	Text bool
