@@ -24,8 +24,16 @@ query Traces {
 # subscription Live { traceUpdated(id: null) { id state kernelCount bytes } }
 `;
 
+// /playground?query=...&variables=... opens with that operation, so links can share one.
+const params = new URLSearchParams(window.location.search);
+
 createRoot(document.getElementById("playground")!).render(
   <StrictMode>
-    <GraphiQL fetcher={fetcher} defaultQuery={defaultQuery} />
+    <GraphiQL
+      fetcher={fetcher}
+      defaultQuery={defaultQuery}
+      initialQuery={params.get("query") ?? undefined}
+      initialVariables={params.get("variables") ?? undefined}
+    />
   </StrictMode>,
 );

@@ -25,16 +25,26 @@ export function useKernelChunks(traceId: string, total: number): KernelChunks {
   const cursor = useRef<string | null>(null);
   const more = useRef(true);
 
+  const inFlight = useRef(false);
+  const alive = useRef(true);
   useEffect(() => {
-    if (loading || error || !more.current || rows.length >= total) return;
+    alive.current = true;
+    return () => {
+      alive.current = false;
+    };
+  }, []);
+
+  useEffect(() => {
+    if (inFlight.current || error || !more.current || rows.length >= total) return;
     if (rows.length > wanted + CHUNK / 2) return;
-    let cancelled = false;
+    inFlight.current = true;
     setLoading(true);
     client
       .query(KernelsQuery, { id: traceId, first: CHUNK, after: cursor.current }, { requestPolicy: "network-only" })
       .toPromise()
       .then((r) => {
-        if (cancelled) return;
+        inFlight.current = false;
+        if (!alive.current) return;
         setLoading(false);
         const page = r.data?.trace?.kernels;
         if (r.error || !page) {
@@ -42,13 +52,10 @@ export function useKernelChunks(traceId: string, total: number): KernelChunks {
           return;
         }
         cursor.current = page.pageInfo.endCursor ?? null;
-        more.current = page.pageInfo.hasNextPage;
+        more.current = page.pageInfo.hasNextPage && page.nodes.length > 0;
         setRows((prev) => prev.concat(page.nodes));
       });
-    return () => {
-      cancelled = true;
-    };
-  }, [client, traceId, total, rows.length, wanted, loading, error]);
+  }, [client, traceId, total, rows.length, wanted, error]);
 
   const want = useCallback((index: number) => setWanted((w) => (index > w ? index : w)), []);
   return { rows, loading, error, want };

@@ -1,0 +1,147 @@
+// End-to-end: a real `cascade serve` ($CASCADE_BIN) and real headless Chromium.
+//   CASCADE_BIN=/path/to/cascade npm run e2e
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { launchBrowser, screenshot, sleep, startServer, traceFiles, watchErrors, writeTraceFile } from "./harness.mjs";
+
+const ID = `e2e-trace-${Date.now().toString(36)}`;
+
+describe("Cascade UI against a real server", () => {
+  let server;
+  let browser;
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.cleanup();
+  });
+
+  test("the UI build is served at / and /playground", async () => {
+    for (const path of ["/", "/traces/x", "/playground"]) {
+      const r = await fetch(server.url + path, { headers: { Accept: "text/html" } });
+      assert.equal(r.status, 200, path);
+      const body = await r.text();
+      assert.ok(!body.includes("make ui"), `${path} serves the "UI not built" page: build the frontend, then the binary`);
+    }
+  });
+
+  test("a trace appears on the open Traces screen and walks UPLOADING → READY without reload", async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(server.url + "/");
+    await page.getByRole("heading", { name: "Traces" }).waitFor();
+    await page.locator('[data-connection="connected"]').waitFor();
+    await page.evaluate(() => (window.__sameDocument = true));
+    const row = page.locator(`tr[data-trace-id="${ID}"]`);
+    const files = traceFiles(ID, 3);
+
+    // The first file lands: the trace is there, uploading.
+    await writeTraceFile(server.bucket, ID, ...files[0]);
+    await row.waitFor();
+    await row.locator('[data-state="UPLOADING"]').waitFor();
+    assert.equal(await row.getByLabel("State: Uploading").innerText().then((t) => t.includes("Uploading")), true);
+
+    // More raw kernel traces: the kernel count and size grow on screen.
+    for (const f of files.slice(1, 3)) await writeTraceFile(server.bucket, ID, ...f);
+    await page.waitForFunction(
+      (id) => document.querySelector(`tr[data-trace-id="${id}"] [data-field="kernelCount"]`)?.textContent === "3",
+      ID,
+    );
+    await screenshot(page, "01-traces-uploading");
+
+    // The rest of the upload, metadata.json (with its files list) last.
+    for (const f of files.slice(3)) {
+      await writeTraceFile(server.bucket, ID, ...f);
+      await sleep(50);
+    }
+    await row.locator('[data-state="READY"]').waitFor();
+    await page.getByText("e2e/Tiny-Model-1B").first().waitFor();
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
+    await screenshot(page, "02-traces-ready");
+
+    // Filter and search narrow the list.
+    await page.getByLabel("Search by trace id or model").fill(ID);
+    await page.waitForFunction(() => document.querySelectorAll("tr[data-trace-id]").length === 1);
+    await page.getByLabel("Filter by state").selectOption("FAILED");
+    await page.getByText("No trace matches this filter.").waitFor();
+    await page.getByLabel("Filter by state").selectOption("");
+    await row.waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("the trace page shows the trace and its kernels", async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(server.url + "/");
+    await page.getByRole("link", { name: ID }).click();
+    await page.getByRole("heading", { name: ID }).waitFor();
+    assert.match(page.url(), new RegExp(`/traces/${ID}$`));
+    const facts = page.locator("dl.facts");
+    await facts.getByText("e2e/Tiny-Model-1B").waitFor();
+    await facts.getByText("NVIDIA H100 80GB HBM3").waitFor();
+    await facts.getByText("sm_90").waitFor();
+    const table = page.getByRole("table", { name: "Kernels" });
+    await table.getByText("_Z6kernel3Pf").waitFor();
+    await table.getByText("24×1×1").waitFor(); // kernel 3's grid
+    await table.getByText("96×1×1").waitFor(); // and block
+    await page.getByText("3 of 3 kernels loaded").waitFor();
+    await screenshot(page, "03-trace-page");
+
+    // A client route loaded directly serves the app too.
+    await page.goto(`${server.url}/traces/${ID}`);
+    await page.getByRole("table", { name: "Kernels" }).getByText("_Z6kernel1Pf").waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("the playground runs a query and a subscription", async () => {
+    const page = await browser.context.newPage();
+    const q = `{ trace(id: "${ID}") { id state kernelCount } }`;
+    await page.goto(`${server.url}/playground?query=${encodeURIComponent(q)}`);
+    const run = page.locator(".graphiql-execute-button");
+    await run.waitFor();
+    await page.waitForTimeout(500); // the editors mount
+    await run.click();
+    const responseHas = (text) =>
+      page.waitForFunction((t) => document.querySelector(".graphiql-response")?.textContent?.includes(t), text);
+    await responseHas('"READY"');
+    await responseHas(`"${ID}"`);
+    await screenshot(page, "04-playground-query");
+
+    const sub = "subscription { traceUpdated(id: null) { id state kernelCount } }";
+    await page.goto(`${server.url}/playground?query=${encodeURIComponent(sub)}`);
+    await run.waitFor();
+    await page.waitForTimeout(500);
+    await run.click();
+    const other = `${ID}-sub`;
+    await writeTraceFile(server.bucket, other, ...traceFiles(other, 1)[0]);
+    await responseHas(`"${other}"`);
+    await screenshot(page, "05-playground-subscription");
+    await page.close();
+  });
+
+  test("when the server goes away the UI says so, reconnects and catches up", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(server.url + "/");
+    await page.locator('[data-connection="connected"]').waitFor();
+    await page.evaluate(() => (window.__sameDocument = true));
+
+    const { dataDir, port } = server;
+    await server.stop();
+    await page.getByRole("alert").filter({ hasText: "Connection lost" }).waitFor();
+    await screenshot(page, "06-connection-lost");
+
+    // A trace lands while the UI is cut off; the restarted server finds it.
+    const late = `${ID}-late`;
+    for (const f of traceFiles(late, 1)) await writeTraceFile(server.bucket, late, ...f);
+    server = await startServer({ dataDir, port });
+    await page.locator('[data-connection="connected"]').waitFor({ timeout: 30_000 });
+    await page.locator(`tr[data-trace-id="${late}"] [data-state="READY"]`).waitFor();
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
+    await screenshot(page, "07-reconnected");
+    await page.close();
+  });
+});

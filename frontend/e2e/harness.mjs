@@ -1,0 +1,175 @@
+// Test harness for the end-to-end tests: a real `cascade serve` and a real headless Chromium.
+import { spawn } from "node:child_process";
+import { mkdtemp, mkdir, writeFile, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const SCREENSHOTS = join(here, "screenshots");
+export const CHROMIUM = process.env.CHROMIUM_BIN ?? "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `$CASCADE_BIN serve` on a fresh data dir (or the one given) and waits until it answers. */
+export async function startServer({ dataDir, port } = {}) {
+  const bin = process.env.CASCADE_BIN;
+  if (!bin) throw new Error("set CASCADE_BIN to the cascade binary (go build -o /tmp/cascade ./cmd/cascade)");
+  dataDir ??= await mkdtemp(join(tmpdir(), "cascade-e2e-"));
+  port ??= await freePort();
+  const addr = `127.0.0.1:${port}`;
+  const proc = spawn(bin, ["serve"], {
+    env: {
+      ...process.env,
+      CASCADE_DATA_DIR: dataDir,
+      CASCADE_ADDR: addr,
+      CASCADE_SCAN_INTERVAL: "200ms",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  proc.stdout.on("data", (d) => (output += d));
+  proc.stderr.on("data", (d) => (output += d));
+  const exited = new Promise((r) => proc.once("exit", (code, sig) => r({ code, sig })));
+  const url = `http://${addr}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const gone = await Promise.race([exited, sleep(100).then(() => null)]);
+    if (gone) throw new Error(`cascade serve exited (${JSON.stringify(gone)}):\n${output}`);
+    try {
+      const r = await fetch(`${url}/graphql?query=${encodeURIComponent("{__typename}")}`);
+      if (r.ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) throw new Error(`cascade serve did not answer on ${url} in 30 s:\n${output}`);
+  }
+  const bucket = join(dataDir, "s3", "cascade", "traces");
+  return {
+    url,
+    port,
+    dataDir,
+    bucket,
+    output: () => output,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill("SIGTERM");
+        const t = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(t);
+      }
+    },
+    async cleanup() {
+      await this.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser() {
+  const profile = await mkdtemp(join(tmpdir(), "cascade-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1400, height: 900 },
+  });
+  context.setDefaultTimeout(20_000);
+  return {
+    context,
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function screenshot(page, name) {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Collects the page's console errors and uncaught exceptions. */
+export function watchErrors(page) {
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(`console: ${m.text()}`);
+  });
+  return errors;
+}
+
+/** A small trace written the way an upload does: file by file, metadata.json (with files) last. */
+export function traceFiles(id, kernels = 3) {
+  const ctx = "0x1";
+  const files = [];
+  for (let k = 1; k <= kernels; k++) {
+    files.push([`traces/kernel-${k}-ctx_${ctx}.trace`, `-kernel name = _Z6kernel${k}Pf\n-kernel id = ${k}\n` + "x".repeat(2000 * k) + "\n"]);
+  }
+  for (let k = 1; k <= kernels; k++) {
+    files.push([
+      `traces/kernel-${k}-ctx_${ctx}.traceg`,
+      `-kernel name = _Z6kernel${k}Pf\n-kernel id = ${k}\n-grid dim = (${k * 8},1,1)\n-block dim = (${k * 32},1,1)\n-shmem = 0\n`,
+    ]);
+  }
+  files.push([
+    `traces/kernelslist_ctx_${ctx}`,
+    Array.from({ length: kernels }, (_, i) => `kernel-${i + 1}-ctx_${ctx}.trace\n`).join(""),
+  ]);
+  files.push([
+    `traces/stats_ctx_${ctx}`,
+    "kernel id, kernel mangled name, grid_dimX, grid_dimY, grid_dimZ, #blocks, block_dimX, block_dimY, block_dimZ, #threads, total_insts, total_reported_insts\n" +
+      Array.from({ length: kernels }, (_, i) => {
+        const k = i + 1;
+        return `kernel-${k}-ctx_${ctx}.trace, _Z6kernel${k}Pf, ${k * 8}, 1, 1, ${k * 8}, ${k * 32}, 1, 1, ${k * 32}, ${k * 1000},${k * 1000}\n`;
+      }).join(""),
+  ]);
+  files.push([
+    "traces/kernelslist.g",
+    Array.from({ length: kernels }, (_, i) => `kernel-${i + 1}-ctx_${ctx}.traceg\n`).join(""),
+  ]);
+  const meta = {
+    run_name: id,
+    model: "e2e/Tiny-Model-1B",
+    layers: [0, 1],
+    prompts: ["Hello from the end-to-end test"],
+    gpu: "NVIDIA H100 80GB HBM3",
+    trace_gpu_arch: "sm_90",
+    files: files.map(([path, text]) => ({ path, size: Buffer.byteLength(text) })),
+  };
+  files.push(["metadata.json", JSON.stringify(meta, null, 2) + "\n"]);
+  return files;
+}
+
+export async function writeTraceFile(bucket, id, path, text) {
+  const full = join(bucket, id, path);
+  await mkdir(dirname(full), { recursive: true });
+  // Write under a dotfile name and rename, as rclone does, so no scan sees half a file.
+  const tmp = join(dirname(full), `.rclone_temp_put_${Date.now()}`);
+  await writeFile(tmp, text);
+  const { rename } = await import("node:fs/promises");
+  await rename(tmp, full);
+}
