@@ -4,4 +4,4 @@
 // error presenter.
 package graph
 
-//go:generate sh -c "cd .. && go run github.com/99designs/gqlgen generate"
+//go:generate sh -c "cd .. && go tool gqlgen generate"

@@ -5,7 +5,6 @@ package resolvers
 import (
 	"context"
 
-
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/events"
@@ -73,4 +72,3 @@ func notFoundIsNil[T any](v T, err error) (*T, error) {
 	}
 	return &v, nil
 }
-

@@ -19,7 +19,7 @@ if [ -n "$unformatted" ]; then
 fi
 
 step "generated code is current"
-go run github.com/99designs/gqlgen generate
+go tool gqlgen generate
 if [ -n "$(git status --porcelain -- graph resolvers)" ]; then
   echo "gqlgen output differs from what is committed; run 'go generate ./graph' and commit:"
   git status --short -- graph resolvers
