@@ -2,7 +2,7 @@
 //   CASCADE_BIN=/path/to/cascade npm run e2e
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { launchBrowser, screenshot, sleep, startServer, traceFiles, watchErrors, writeTraceFile } from "./harness.mjs";
+import { bigTraceFiles, launchBrowser, screenshot, sleep, startServer, traceFiles, watchErrors, writeTraceFile } from "./harness.mjs";
 
 const ID = `e2e-trace-${Date.now().toString(36)}`;
 
@@ -93,6 +93,50 @@ describe("Cascade UI against a real server", () => {
     // A client route loaded directly serves the app too.
     await page.goto(`${server.url}/traces/${ID}`);
     await page.getByRole("table", { name: "Kernels" }).getByText("_Z6kernel1Pf").waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("100,000 kernels load in chunks and scroll", async () => {
+    const big = `${ID}-100k`;
+    for (const f of bigTraceFiles(100_000)) await writeTraceFile(server.bucket, big, ...f);
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/${big}`);
+    const table = page.getByRole("table", { name: "Kernels" });
+    await table.waitFor({ timeout: 60_000 });
+    await table.getByText("_Z10big_kernelILi1EEvPf", { exact: true }).waitFor();
+    // Only the rows in view are in the DOM.
+    const inDom = await page.locator("[data-kernel-index]").count();
+    assert.ok(inDom < 100, `${inDom} kernel rows in the DOM`);
+    assert.equal(await table.getAttribute("aria-rowcount"), "100001");
+
+    // Jump to the end: the last chunk loads without walking through the 48 before it.
+    const t0 = Date.now();
+    await page.locator(".kscroll").evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await table.getByText("_Z10big_kernelILi100000EEvPf", { exact: true }).waitFor();
+    const jumpMs = Date.now() - t0;
+    assert.ok(jumpMs < 5000, `the last kernel took ${jumpMs} ms to show`);
+
+    // Scroll through the middle frame by frame and count long frames.
+    const frames = await page.locator(".kscroll").evaluate(async (el) => {
+      el.scrollTop = el.scrollHeight / 2;
+      const gaps = [];
+      let last = performance.now();
+      for (let i = 0; i < 120; i++) {
+        el.scrollTop += 400;
+        await new Promise((r) => requestAnimationFrame(r));
+        const now = performance.now();
+        gaps.push(now - last);
+        last = now;
+      }
+      gaps.sort((a, b) => a - b);
+      return { p50: gaps[60], p95: gaps[114], max: gaps[119] };
+    });
+    console.log(`100k kernels: jump to end ${jumpMs} ms; frame gaps while scrolling`, frames);
+    assert.ok(frames.p95 < 100, `p95 frame gap ${frames.p95} ms`);
+    await page.waitForFunction(() => !document.querySelector(".kernels-status")?.textContent?.includes("loading"));
+    await screenshot(page, "08-trace-100k-kernels");
     assert.deepEqual(errors, []);
     await page.close();
   });

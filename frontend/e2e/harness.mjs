@@ -173,3 +173,31 @@ export async function writeTraceFile(bucket, id, path, text) {
   const { rename } = await import("node:fs/promises");
   await rename(tmp, full);
 }
+
+/** A ready-on-upload trace with n kernels (kernelslist.g and one stats file), for scrolling. */
+export function bigTraceFiles(n) {
+  const ctx = "0x1";
+  const header =
+    "kernel id, kernel mangled name, grid_dimX, grid_dimY, grid_dimZ, #blocks, block_dimX, block_dimY, block_dimZ, #threads, total_insts, total_reported_insts\n";
+  const stats = [header];
+  const raw = [];
+  const processed = [];
+  for (let k = 1; k <= n; k++) {
+    const g = (k % 1024) + 1;
+    stats.push(`kernel-${k}-ctx_${ctx}.trace, _Z10big_kernelILi${k}EEvPf, ${g}, 1, 1, ${g}, 128, 1, 1, 128, ${k * 10},${k * 10}\n`);
+    raw.push(`kernel-${k}-ctx_${ctx}.trace\n`);
+    processed.push(`kernel-${k}-ctx_${ctx}.traceg\n`);
+  }
+  const files = [
+    [`traces/kernelslist_ctx_${ctx}`, raw.join("")],
+    [`traces/stats_ctx_${ctx}`, stats.join("")],
+    ["traces/kernelslist.g", processed.join("")],
+  ];
+  const meta = {
+    model: "e2e/Big-Model",
+    gpu: "NVIDIA H100 80GB HBM3",
+    files: files.map(([path, text]) => ({ path, size: Buffer.byteLength(text) })),
+  };
+  files.push(["metadata.json", JSON.stringify(meta) + "\n"]);
+  return files;
+}

@@ -7,7 +7,7 @@ const ROW_HEIGHT = 30;
 
 /** Every kernel of a trace, virtualised: only the rows in view are in the DOM. */
 export function KernelTable({ traceId, total }: { traceId: string; total: number }) {
-  const { rows, loading, error, want } = useKernelChunks(traceId, total);
+  const { rowAt, loadedRows, loading, error, show } = useKernelChunks(traceId, total);
   const scroller = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({
     count: total,
@@ -16,13 +16,14 @@ export function KernelTable({ traceId, total }: { traceId: string; total: number
     overscan: 15,
   });
   const items = v.getVirtualItems();
+  const first = items.length ? items[0].index : 0;
   const last = items.length ? items[items.length - 1].index : 0;
-  useEffect(() => want(last), [last, want]);
+  useEffect(() => show(first, last), [first, last, show]);
 
   return (
     <div className="kernels">
       <div className="kernels-status muted" aria-live="polite">
-        {formatCount(rows.length)} of {formatCount(total)} kernels loaded
+        {formatCount(loadedRows)} of {formatCount(total)} kernels loaded
         {loading && " — loading…"}
         {error && <span className="error"> — {error}</span>}
       </div>
@@ -41,7 +42,7 @@ export function KernelTable({ traceId, total }: { traceId: string; total: number
         <div ref={scroller} className="kscroll" role="rowgroup" tabIndex={0} aria-label="Kernel rows, scrollable">
           <div style={{ height: v.getTotalSize(), position: "relative" }}>
             {items.map((it) => {
-              const k = rows[it.index];
+              const k = rowAt(it.index);
               return (
                 <div
                   role="row"
@@ -51,7 +52,7 @@ export function KernelTable({ traceId, total }: { traceId: string; total: number
                   data-kernel-index={it.index}
                   style={{ position: "absolute", top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${it.start}px)` }}
                 >
-                  <span role="cell" className="muted">{it.index + 1}</span>
+                  <span role="cell" className="muted">{formatCount(it.index + 1)}</span>
                   {k ? (
                     <>
                       <span role="cell">{k.kernelId}</span>
