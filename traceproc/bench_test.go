@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cascade-sim/cascade/tracegen"
 )
@@ -44,29 +45,38 @@ func BenchmarkPostprocess(b *testing.B) {
 				if v.text {
 					args = append(args, "--text")
 				}
-				var peak int64
+				var (
+					peak int64
+					cpu  time.Duration
+					runs int
+				)
 				b.ResetTimer()
 				for b.Loop() {
 					b.StopTimer()
 					removeOutputs(b, dir)
 					b.StartTimer()
-					peak = max(peak, runChild(b, args))
+					rss, c := runChild(b, args)
+					peak, cpu, runs = max(peak, rss), cpu+c, runs+1
 				}
 				b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
+				// CPU seconds of the child (user+sys): comparable across runs
+				// on a busy machine, where wall time is not.
+				b.ReportMetric(cpu.Seconds()/float64(runs), "cpu-s/op")
 			})
 		}
 	}
 }
 
 // runChild runs Main with args in a re-executed test binary and returns
-// its peak RSS in KiB.
-func runChild(b *testing.B, args []string) int64 {
+// its peak RSS in KiB and its CPU time.
+func runChild(b *testing.B, args []string) (int64, time.Duration) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "CASCADE_TRACEPROC_CHILD="+strings.Join(args, "\x1f"), "CASCADE_WORK_DIR="+b.TempDir())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("child: %v\n%s", err, out)
 	}
-	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	ps := cmd.ProcessState
+	return ps.SysUsage().(*syscall.Rusage).Maxrss, ps.UserTime() + ps.SystemTime()
 }
 
 func removeOutputs(b *testing.B, dir string) {
