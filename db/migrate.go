@@ -24,6 +24,9 @@ var migrations = []migration{
 	{1, "traces and kernels", func(tx *gorm.DB) error {
 		return tx.Migrator().CreateTable(&traceV1{}, &kernelV1{})
 	}},
+	{2, "runs and their kernels", func(tx *gorm.DB) error {
+		return tx.Migrator().CreateTable(&runV2{}, &runKernelV2{})
+	}},
 }
 
 type schemaMigration struct {
@@ -127,3 +130,42 @@ type kernelV1 struct {
 }
 
 func (kernelV1) TableName() string { return "kernels" }
+
+// Schema snapshots, version 2.
+
+type runV2 struct {
+	ID           string `gorm:"primaryKey"`
+	Seq          int64  `gorm:"not null;uniqueIndex:idx_runs_seq"`
+	TraceID      string `gorm:"not null;index:idx_runs_trace_id"`
+	SimConfig    string `gorm:"not null"`
+	KernelIDs    string
+	Label        *string
+	State        string `gorm:"not null;index:idx_runs_state"`
+	Error        *string
+	Executor     string `gorm:"not null"`
+	KernelsDone  int    `gorm:"not null"`
+	KernelsTotal int    `gorm:"not null"`
+	History      string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	StartedAt    *time.Time
+	FinishedAt   *time.Time
+}
+
+func (runV2) TableName() string { return "runs" }
+
+type runKernelV2 struct {
+	RunID           string `gorm:"primaryKey"`
+	Seq             int    `gorm:"primaryKey;autoIncrement:false"`
+	KernelID        *int
+	Context         *string
+	Name            string `gorm:"not null"`
+	TraceFile       string `gorm:"not null"`
+	LaunchUID       int    `gorm:"not null"`
+	SimCycles       int64  `gorm:"not null"`
+	SimInstructions int64  `gorm:"not null"`
+	IPC             float64
+	Truncated       bool `gorm:"not null"`
+}
+
+func (runKernelV2) TableName() string { return "run_kernels" }

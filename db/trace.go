@@ -139,19 +139,7 @@ func (d *DB) SaveTraceKernels(ctx context.Context, t *cascade.Trace, ks []cascad
 		if err := saveTrace(tx, t); err != nil {
 			return err
 		}
-		if err := tx.Where("trace_id = ?", t.ID).Delete(&cascade.Kernel{}).Error; err != nil {
-			return fmt.Errorf("delete kernels of %s: %w", t.ID, err)
-		}
-		for i := range ks {
-			ks[i].TraceID, ks[i].Seq = t.ID, i
-		}
-		// Batches stay under SQLite's and PostgreSQL's bound-parameter limits.
-		if len(ks) > 0 {
-			if err := tx.CreateInBatches(ks, 500).Error; err != nil {
-				return fmt.Errorf("insert kernels of %s: %w", t.ID, err)
-			}
-		}
-		return nil
+		return replaceKernels(tx, t.ID, ks)
 	})
 }
 
@@ -195,11 +183,19 @@ func lockTraces(tx *gorm.DB) error {
 	return nil
 }
 
-// DeleteTrace removes the trace and its kernels. Deleting a trace that is
+// DeleteTrace removes the trace, its kernels, and its runs with their
+// results: a run is meaningless without its trace. Deleting a trace that is
 // not there is not an error.
 func (d *DB) DeleteTrace(ctx context.Context, id string) error {
 	return d.write(ctx, func(tx *gorm.DB) error {
 		if err := tx.Where("trace_id = ?", id).Delete(&cascade.Kernel{}).Error; err != nil {
+			return err
+		}
+		runs := tx.Model(&cascade.Run{}).Select("id").Where("trace_id = ?", id)
+		if err := tx.Where("run_id IN (?)", runs).Delete(&cascade.RunKernel{}).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("trace_id = ?", id).Delete(&cascade.Run{}).Error; err != nil {
 			return err
 		}
 		return tx.Where("id = ?", id).Delete(&cascade.Trace{}).Error
@@ -239,4 +235,59 @@ func (d *DB) Kernels(ctx context.Context, traceID string, p Page) (KernelPage, e
 		page.Kernels, page.HasNext = page.Kernels[:limit], true
 	}
 	return page, nil
+}
+
+// ErrUnchanged, returned by an [DB.UpdateTrace] callback, leaves the trace
+// as it was; UpdateTrace then reports saved == false and no error.
+var ErrUnchanged = errors.New("db: trace unchanged")
+
+// UpdateTrace reads the trace with the given id inside a write transaction,
+// lets fn change it, and saves it: a read-modify-write no other writer can
+// interleave with, so the scanner's fields and the post-processor's state
+// never overwrite each other. fn gets found == false and a Trace with only
+// ID set when there is no such trace; saving it inserts it. It returns the
+// committed trace.
+func (d *DB) UpdateTrace(ctx context.Context, id string, fn func(t *cascade.Trace, found bool) error) (t cascade.Trace, saved bool, err error) {
+	err = d.write(ctx, func(tx *gorm.DB) error {
+		if err := lockTraces(tx); err != nil {
+			return err
+		}
+		found := true
+		err := tx.Take(&t, "id = ?", id).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			found, t = false, cascade.Trace{ID: id}
+		} else if err != nil {
+			return fmt.Errorf("load trace %s: %w", id, err)
+		}
+		if err := fn(&t, found); err != nil {
+			return err
+		}
+		saved = true
+		return saveTrace(tx, &t)
+	})
+	if errors.Is(err, ErrUnchanged) {
+		return t, false, nil
+	}
+	return t, saved && err == nil, err
+}
+
+// ReplaceKernels replaces the kernels of the trace with the given id.
+func (d *DB) ReplaceKernels(ctx context.Context, traceID string, ks []cascade.Kernel) error {
+	return d.write(ctx, func(tx *gorm.DB) error { return replaceKernels(tx, traceID, ks) })
+}
+
+func replaceKernels(tx *gorm.DB, traceID string, ks []cascade.Kernel) error {
+	if err := tx.Where("trace_id = ?", traceID).Delete(&cascade.Kernel{}).Error; err != nil {
+		return fmt.Errorf("delete kernels of %s: %w", traceID, err)
+	}
+	for i := range ks {
+		ks[i].TraceID, ks[i].Seq = traceID, i
+	}
+	// Batches stay under SQLite's and PostgreSQL's bound-parameter limits.
+	if len(ks) > 0 {
+		if err := tx.CreateInBatches(ks, 500).Error; err != nil {
+			return fmt.Errorf("insert kernels of %s: %w", traceID, err)
+		}
+	}
+	return nil
 }

@@ -163,3 +163,9 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 		}
 	}
 }
+
+// RunUpdated carries the committed state of a run.
+type RunUpdated struct{ Run cascade.Run }
+
+// Key implements [Event].
+func (e RunUpdated) Key() string { return "run/" + e.Run.ID }

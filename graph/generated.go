@@ -17,6 +17,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/graph/model"
+	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/simconfig"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -33,6 +35,8 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Mutation() MutationResolver
 	Query() QueryResolver
+	Run() RunResolver
+	SimConfig() SimConfigResolver
 	Subscription() SubscriptionResolver
 	Trace() TraceResolver
 }
@@ -74,6 +78,8 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		CancelRun  func(childComplexity int, id string) int
+		LaunchRun  func(childComplexity int, input model.LaunchRunInput) int
 		RetryTrace func(childComplexity int, id string) int
 	}
 
@@ -83,36 +89,117 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Trace  func(childComplexity int, id string) int
-		Traces func(childComplexity int, state *cascade.TraceState, search *string, first *int, after *string) int
+		Run        func(childComplexity int, id string) int
+		Runs       func(childComplexity int, traceID *string, state *cascade.RunState, first *int, after *string) int
+		SimConfigs func(childComplexity int) int
+		Trace      func(childComplexity int, id string) int
+		Traces     func(childComplexity int, state *cascade.TraceState, search *string, first *int, after *string) int
+	}
+
+	Run struct {
+		Comparison     func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Error          func(childComplexity int) int
+		Executor       func(childComplexity int) int
+		FinishedAt     func(childComplexity int) int
+		History        func(childComplexity int) int
+		ID             func(childComplexity int) int
+		KernelIDs      func(childComplexity int) int
+		Kernels        func(childComplexity int) int
+		Label          func(childComplexity int) int
+		LogTail        func(childComplexity int, lines *int) int
+		Progress       func(childComplexity int) int
+		SimConfig      func(childComplexity int) int
+		StartedAt      func(childComplexity int) int
+		State          func(childComplexity int) int
+		Steps          func(childComplexity int) int
+		TimingProblems func(childComplexity int) int
+		Trace          func(childComplexity int) int
+	}
+
+	RunComparison struct {
+		Correlation     func(childComplexity int) int
+		KernelsCompared func(childComplexity int) int
+		MAPE            func(childComplexity int) int
+		MeasuredTotalNs func(childComplexity int) int
+		SimTotalNs      func(childComplexity int) int
+	}
+
+	RunConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	RunEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	RunKernel struct {
+		Context         func(childComplexity int) int
+		ErrorPct        func(childComplexity int) int
+		IPC             func(childComplexity int) int
+		KernelID        func(childComplexity int) int
+		LaunchUID       func(childComplexity int) int
+		MeasuredNs      func(childComplexity int) int
+		Name            func(childComplexity int) int
+		SimCycles       func(childComplexity int) int
+		SimInstructions func(childComplexity int) int
+		SimTimeNs       func(childComplexity int) int
+		Truncated       func(childComplexity int) int
+	}
+
+	RunProgress struct {
+		KernelsDone  func(childComplexity int) int
+		KernelsTotal func(childComplexity int) int
+	}
+
+	SimConfig struct {
+		ComputeCapability func(childComplexity int) int
+		CoreClockMHz      func(childComplexity int) int
+		Error             func(childComplexity int) int
+		Name              func(childComplexity int) int
+	}
+
+	StepProjection struct {
+		MeasuredNs  func(childComplexity int) int
+		ProjectedNs func(childComplexity int) int
+		Step        func(childComplexity int) int
 	}
 
 	Subscription struct {
 		PostprocessLog func(childComplexity int, traceID string) int
+		RunLog         func(childComplexity int, id string) int
+		RunUpdated     func(childComplexity int, id *string, traceID *string) int
 		TraceRemoved   func(childComplexity int) int
 		TraceUpdated   func(childComplexity int, id *string) int
 	}
 
 	Trace struct {
-		Bytes              func(childComplexity int) int
-		CreatedAt          func(childComplexity int) int
-		Error              func(childComplexity int) int
-		HasRealTiming      func(childComplexity int) int
-		HasStepTimeline    func(childComplexity int) int
-		ID                 func(childComplexity int) int
-		KernelCount        func(childComplexity int) int
-		Kernels            func(childComplexity int, first *int, after *string) int
-		Layers             func(childComplexity int) int
-		Model              func(childComplexity int) int
-		PostprocessLogTail func(childComplexity int, lines *int) int
-		Prompts            func(childComplexity int) int
-		Sample             func(childComplexity int) int
-		SourceGPU          func(childComplexity int) int
-		State              func(childComplexity int) int
-		SuggestedSimConfig func(childComplexity int) int
-		TraceGPUArch       func(childComplexity int) int
-		UpdatedAt          func(childComplexity int) int
-		Warnings           func(childComplexity int) int
+		Bytes                func(childComplexity int) int
+		CompatibleSimConfigs func(childComplexity int) int
+		CreatedAt            func(childComplexity int) int
+		DefaultSimConfig     func(childComplexity int) int
+		Error                func(childComplexity int) int
+		HasRealTiming        func(childComplexity int) int
+		HasStepTimeline      func(childComplexity int) int
+		ID                   func(childComplexity int) int
+		KernelCount          func(childComplexity int) int
+		Kernels              func(childComplexity int, first *int, after *string) int
+		Layers               func(childComplexity int) int
+		Model                func(childComplexity int) int
+		PostprocessLogTail   func(childComplexity int, lines *int) int
+		Prompts              func(childComplexity int) int
+		Runs                 func(childComplexity int, first *int, after *string) int
+		Sample               func(childComplexity int) int
+		SourceGPU            func(childComplexity int) int
+		State                func(childComplexity int) int
+		SuggestedSimConfig   func(childComplexity int) int
+		TraceGPUArch         func(childComplexity int) int
+		UpdatedAt            func(childComplexity int) int
+		Warnings             func(childComplexity int) int
 	}
 
 	TraceConnection struct {
@@ -134,13 +221,35 @@ type ComplexityRoot struct {
 
 type MutationResolver interface {
 	RetryTrace(ctx context.Context, id string) (*cascade.Trace, error)
+	LaunchRun(ctx context.Context, input model.LaunchRunInput) (*cascade.Run, error)
+	CancelRun(ctx context.Context, id string) (*cascade.Run, error)
 }
 type QueryResolver interface {
+	SimConfigs(ctx context.Context) ([]simconfig.Config, error)
+	Runs(ctx context.Context, traceID *string, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
+	Run(ctx context.Context, id string) (*cascade.Run, error)
 	Traces(ctx context.Context, state *cascade.TraceState, search *string, first *int, after *string) (*model.TraceConnection, error)
 	Trace(ctx context.Context, id string) (*cascade.Trace, error)
 }
+type RunResolver interface {
+	Trace(ctx context.Context, obj *cascade.Run) (*cascade.Trace, error)
+	SimConfig(ctx context.Context, obj *cascade.Run) (*simconfig.Config, error)
+
+	Progress(ctx context.Context, obj *cascade.Run) (*model.RunProgress, error)
+	Kernels(ctx context.Context, obj *cascade.Run) ([]runs.KernelRow, error)
+	Comparison(ctx context.Context, obj *cascade.Run) (*runs.Comparison, error)
+	Steps(ctx context.Context, obj *cascade.Run) ([]runs.StepProjection, error)
+	TimingProblems(ctx context.Context, obj *cascade.Run) ([]string, error)
+	LogTail(ctx context.Context, obj *cascade.Run, lines *int) ([]string, error)
+}
+type SimConfigResolver interface {
+	CoreClockMHz(ctx context.Context, obj *simconfig.Config) (*float64, error)
+	Error(ctx context.Context, obj *simconfig.Config) (*string, error)
+}
 type SubscriptionResolver interface {
 	PostprocessLog(ctx context.Context, traceID string) (<-chan *model.LogChunk, error)
+	RunUpdated(ctx context.Context, id *string, traceID *string) (<-chan *cascade.Run, error)
+	RunLog(ctx context.Context, id string) (<-chan *model.LogChunk, error)
 	TraceUpdated(ctx context.Context, id *string) (<-chan *cascade.Trace, error)
 	TraceRemoved(ctx context.Context) (<-chan string, error)
 }
@@ -148,6 +257,9 @@ type TraceResolver interface {
 	Kernels(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.KernelConnection, error)
 
 	PostprocessLogTail(ctx context.Context, obj *cascade.Trace, lines *int) ([]string, error)
+	CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]simconfig.Config, error)
+	DefaultSimConfig(ctx context.Context, obj *cascade.Trace) (*simconfig.Config, error)
+	Runs(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.RunConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -275,6 +387,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.LogChunk.Lines(childComplexity), true
 
+	case "Mutation.cancelRun":
+		if e.ComplexityRoot.Mutation.CancelRun == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelRun_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelRun(childComplexity, args["id"].(string)), true
+	case "Mutation.launchRun":
+		if e.ComplexityRoot.Mutation.LaunchRun == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_launchRun_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.LaunchRun(childComplexity, args["input"].(model.LaunchRunInput)), true
 	case "Mutation.retryTrace":
 		if e.ComplexityRoot.Mutation.RetryTrace == nil {
 			break
@@ -300,6 +434,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
 
+	case "Query.run":
+		if e.ComplexityRoot.Query.Run == nil {
+			break
+		}
+
+		args, err := ec.field_Query_run_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Run(childComplexity, args["id"].(string)), true
+	case "Query.runs":
+		if e.ComplexityRoot.Query.Runs == nil {
+			break
+		}
+
+		args, err := ec.field_Query_runs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Runs(childComplexity, args["traceId"].(*string), args["state"].(*cascade.RunState), args["first"].(*int), args["after"].(*string)), true
+	case "Query.simConfigs":
+		if e.ComplexityRoot.Query.SimConfigs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.SimConfigs(childComplexity), true
 	case "Query.trace":
 		if e.ComplexityRoot.Query.Trace == nil {
 			break
@@ -323,6 +485,313 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Traces(childComplexity, args["state"].(*cascade.TraceState), args["search"].(*string), args["first"].(*int), args["after"].(*string)), true
 
+	case "Run.comparison":
+		if e.ComplexityRoot.Run.Comparison == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Comparison(childComplexity), true
+	case "Run.createdAt":
+		if e.ComplexityRoot.Run.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.CreatedAt(childComplexity), true
+	case "Run.error":
+		if e.ComplexityRoot.Run.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Error(childComplexity), true
+	case "Run.executor":
+		if e.ComplexityRoot.Run.Executor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Executor(childComplexity), true
+	case "Run.finishedAt":
+		if e.ComplexityRoot.Run.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.FinishedAt(childComplexity), true
+	case "Run.history":
+		if e.ComplexityRoot.Run.History == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.History(childComplexity), true
+	case "Run.id":
+		if e.ComplexityRoot.Run.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.ID(childComplexity), true
+	case "Run.kernelIds":
+		if e.ComplexityRoot.Run.KernelIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.KernelIDs(childComplexity), true
+	case "Run.kernels":
+		if e.ComplexityRoot.Run.Kernels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Kernels(childComplexity), true
+	case "Run.label":
+		if e.ComplexityRoot.Run.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Label(childComplexity), true
+	case "Run.logTail":
+		if e.ComplexityRoot.Run.LogTail == nil {
+			break
+		}
+
+		args, err := ec.field_Run_logTail_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Run.LogTail(childComplexity, args["lines"].(*int)), true
+	case "Run.progress":
+		if e.ComplexityRoot.Run.Progress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Progress(childComplexity), true
+	case "Run.simConfig":
+		if e.ComplexityRoot.Run.SimConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.SimConfig(childComplexity), true
+	case "Run.startedAt":
+		if e.ComplexityRoot.Run.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.StartedAt(childComplexity), true
+	case "Run.state":
+		if e.ComplexityRoot.Run.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.State(childComplexity), true
+	case "Run.steps":
+		if e.ComplexityRoot.Run.Steps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Steps(childComplexity), true
+	case "Run.timingProblems":
+		if e.ComplexityRoot.Run.TimingProblems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.TimingProblems(childComplexity), true
+	case "Run.trace":
+		if e.ComplexityRoot.Run.Trace == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Trace(childComplexity), true
+
+	case "RunComparison.correlation":
+		if e.ComplexityRoot.RunComparison.Correlation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunComparison.Correlation(childComplexity), true
+	case "RunComparison.kernelsCompared":
+		if e.ComplexityRoot.RunComparison.KernelsCompared == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunComparison.KernelsCompared(childComplexity), true
+	case "RunComparison.mape":
+		if e.ComplexityRoot.RunComparison.MAPE == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunComparison.MAPE(childComplexity), true
+	case "RunComparison.measuredTotalNs":
+		if e.ComplexityRoot.RunComparison.MeasuredTotalNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunComparison.MeasuredTotalNs(childComplexity), true
+	case "RunComparison.simTotalNs":
+		if e.ComplexityRoot.RunComparison.SimTotalNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunComparison.SimTotalNs(childComplexity), true
+
+	case "RunConnection.edges":
+		if e.ComplexityRoot.RunConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunConnection.Edges(childComplexity), true
+	case "RunConnection.nodes":
+		if e.ComplexityRoot.RunConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunConnection.Nodes(childComplexity), true
+	case "RunConnection.pageInfo":
+		if e.ComplexityRoot.RunConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunConnection.PageInfo(childComplexity), true
+	case "RunConnection.totalCount":
+		if e.ComplexityRoot.RunConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunConnection.TotalCount(childComplexity), true
+
+	case "RunEdge.cursor":
+		if e.ComplexityRoot.RunEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunEdge.Cursor(childComplexity), true
+	case "RunEdge.node":
+		if e.ComplexityRoot.RunEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunEdge.Node(childComplexity), true
+
+	case "RunKernel.context":
+		if e.ComplexityRoot.RunKernel.Context == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.Context(childComplexity), true
+	case "RunKernel.errorPct":
+		if e.ComplexityRoot.RunKernel.ErrorPct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.ErrorPct(childComplexity), true
+	case "RunKernel.ipc":
+		if e.ComplexityRoot.RunKernel.IPC == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.IPC(childComplexity), true
+	case "RunKernel.kernelId":
+		if e.ComplexityRoot.RunKernel.KernelID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.KernelID(childComplexity), true
+	case "RunKernel.launchUid":
+		if e.ComplexityRoot.RunKernel.LaunchUID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.LaunchUID(childComplexity), true
+	case "RunKernel.measuredNs":
+		if e.ComplexityRoot.RunKernel.MeasuredNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.MeasuredNs(childComplexity), true
+	case "RunKernel.name":
+		if e.ComplexityRoot.RunKernel.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.Name(childComplexity), true
+	case "RunKernel.simCycles":
+		if e.ComplexityRoot.RunKernel.SimCycles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.SimCycles(childComplexity), true
+	case "RunKernel.simInstructions":
+		if e.ComplexityRoot.RunKernel.SimInstructions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.SimInstructions(childComplexity), true
+	case "RunKernel.simTimeNs":
+		if e.ComplexityRoot.RunKernel.SimTimeNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.SimTimeNs(childComplexity), true
+	case "RunKernel.truncated":
+		if e.ComplexityRoot.RunKernel.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.Truncated(childComplexity), true
+
+	case "RunProgress.kernelsDone":
+		if e.ComplexityRoot.RunProgress.KernelsDone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunProgress.KernelsDone(childComplexity), true
+	case "RunProgress.kernelsTotal":
+		if e.ComplexityRoot.RunProgress.KernelsTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunProgress.KernelsTotal(childComplexity), true
+
+	case "SimConfig.computeCapability":
+		if e.ComplexityRoot.SimConfig.ComputeCapability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimConfig.ComputeCapability(childComplexity), true
+	case "SimConfig.coreClockMHz":
+		if e.ComplexityRoot.SimConfig.CoreClockMHz == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimConfig.CoreClockMHz(childComplexity), true
+	case "SimConfig.error":
+		if e.ComplexityRoot.SimConfig.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimConfig.Error(childComplexity), true
+	case "SimConfig.name":
+		if e.ComplexityRoot.SimConfig.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimConfig.Name(childComplexity), true
+
+	case "StepProjection.measuredNs":
+		if e.ComplexityRoot.StepProjection.MeasuredNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StepProjection.MeasuredNs(childComplexity), true
+	case "StepProjection.projectedNs":
+		if e.ComplexityRoot.StepProjection.ProjectedNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StepProjection.ProjectedNs(childComplexity), true
+	case "StepProjection.step":
+		if e.ComplexityRoot.StepProjection.Step == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StepProjection.Step(childComplexity), true
+
 	case "Subscription.postprocessLog":
 		if e.ComplexityRoot.Subscription.PostprocessLog == nil {
 			break
@@ -334,6 +803,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.PostprocessLog(childComplexity, args["traceId"].(string)), true
+	case "Subscription.runLog":
+		if e.ComplexityRoot.Subscription.RunLog == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_runLog_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.RunLog(childComplexity, args["id"].(string)), true
+	case "Subscription.runUpdated":
+		if e.ComplexityRoot.Subscription.RunUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_runUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.RunUpdated(childComplexity, args["id"].(*string), args["traceId"].(*string)), true
 	case "Subscription.traceRemoved":
 		if e.ComplexityRoot.Subscription.TraceRemoved == nil {
 			break
@@ -358,12 +849,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.Bytes(childComplexity), true
+	case "Trace.compatibleSimConfigs":
+		if e.ComplexityRoot.Trace.CompatibleSimConfigs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.CompatibleSimConfigs(childComplexity), true
 	case "Trace.createdAt":
 		if e.ComplexityRoot.Trace.CreatedAt == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Trace.CreatedAt(childComplexity), true
+	case "Trace.defaultSimConfig":
+		if e.ComplexityRoot.Trace.DefaultSimConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.DefaultSimConfig(childComplexity), true
 	case "Trace.error":
 		if e.ComplexityRoot.Trace.Error == nil {
 			break
@@ -434,6 +937,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.Prompts(childComplexity), true
+	case "Trace.runs":
+		if e.ComplexityRoot.Trace.Runs == nil {
+			break
+		}
+
+		args, err := ec.field_Trace_runs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Trace.Runs(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Trace.sample":
 		if e.ComplexityRoot.Trace.Sample == nil {
 			break
@@ -523,7 +1037,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
-		return graphql.NewInputUnmarshalerIndex()
+		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("LaunchRunInput", ec.unmarshalInputLaunchRunInput),
+		)
 	}
 	first := true
 
@@ -615,7 +1131,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/postprocess.graphqls" "schema/scalars.graphqls" "schema/trace.graphqls"
+//go:embed "schema/postprocess.graphqls" "schema/run.graphqls" "schema/scalars.graphqls" "schema/trace.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -628,6 +1144,7 @@ func sourceData(filename string) string {
 
 var sources = []*ast.Source{
 	{Name: "schema/postprocess.graphqls", Input: sourceData("schema/postprocess.graphqls"), BuiltIn: false},
+	{Name: "schema/run.graphqls", Input: sourceData("schema/run.graphqls"), BuiltIn: false},
 	{Name: "schema/scalars.graphqls", Input: sourceData("schema/scalars.graphqls"), BuiltIn: false},
 	{Name: "schema/trace.graphqls", Input: sourceData("schema/trace.graphqls"), BuiltIn: false},
 }
@@ -711,6 +1228,152 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
 
+func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Run_id(ctx, field)
+	case "trace":
+		return ec.fieldContext_Run_trace(ctx, field)
+	case "simConfig":
+		return ec.fieldContext_Run_simConfig(ctx, field)
+	case "state":
+		return ec.fieldContext_Run_state(ctx, field)
+	case "error":
+		return ec.fieldContext_Run_error(ctx, field)
+	case "label":
+		return ec.fieldContext_Run_label(ctx, field)
+	case "kernelIds":
+		return ec.fieldContext_Run_kernelIds(ctx, field)
+	case "executor":
+		return ec.fieldContext_Run_executor(ctx, field)
+	case "history":
+		return ec.fieldContext_Run_history(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Run_createdAt(ctx, field)
+	case "startedAt":
+		return ec.fieldContext_Run_startedAt(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_Run_finishedAt(ctx, field)
+	case "progress":
+		return ec.fieldContext_Run_progress(ctx, field)
+	case "kernels":
+		return ec.fieldContext_Run_kernels(ctx, field)
+	case "comparison":
+		return ec.fieldContext_Run_comparison(ctx, field)
+	case "steps":
+		return ec.fieldContext_Run_steps(ctx, field)
+	case "timingProblems":
+		return ec.fieldContext_Run_timingProblems(ctx, field)
+	case "logTail":
+		return ec.fieldContext_Run_logTail(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Run", field.Name)
+}
+
+func (ec *executionContext) childFields_RunComparison(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kernelsCompared":
+		return ec.fieldContext_RunComparison_kernelsCompared(ctx, field)
+	case "mape":
+		return ec.fieldContext_RunComparison_mape(ctx, field)
+	case "correlation":
+		return ec.fieldContext_RunComparison_correlation(ctx, field)
+	case "simTotalNs":
+		return ec.fieldContext_RunComparison_simTotalNs(ctx, field)
+	case "measuredTotalNs":
+		return ec.fieldContext_RunComparison_measuredTotalNs(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RunComparison", field.Name)
+}
+
+func (ec *executionContext) childFields_RunConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_RunConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_RunConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_RunConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_RunConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RunConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_RunEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_RunEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_RunEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RunEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_RunKernel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kernelId":
+		return ec.fieldContext_RunKernel_kernelId(ctx, field)
+	case "context":
+		return ec.fieldContext_RunKernel_context(ctx, field)
+	case "name":
+		return ec.fieldContext_RunKernel_name(ctx, field)
+	case "launchUid":
+		return ec.fieldContext_RunKernel_launchUid(ctx, field)
+	case "simCycles":
+		return ec.fieldContext_RunKernel_simCycles(ctx, field)
+	case "simInstructions":
+		return ec.fieldContext_RunKernel_simInstructions(ctx, field)
+	case "ipc":
+		return ec.fieldContext_RunKernel_ipc(ctx, field)
+	case "simTimeNs":
+		return ec.fieldContext_RunKernel_simTimeNs(ctx, field)
+	case "measuredNs":
+		return ec.fieldContext_RunKernel_measuredNs(ctx, field)
+	case "errorPct":
+		return ec.fieldContext_RunKernel_errorPct(ctx, field)
+	case "truncated":
+		return ec.fieldContext_RunKernel_truncated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RunKernel", field.Name)
+}
+
+func (ec *executionContext) childFields_RunProgress(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kernelsDone":
+		return ec.fieldContext_RunProgress_kernelsDone(ctx, field)
+	case "kernelsTotal":
+		return ec.fieldContext_RunProgress_kernelsTotal(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RunProgress", field.Name)
+}
+
+func (ec *executionContext) childFields_SimConfig(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_SimConfig_name(ctx, field)
+	case "computeCapability":
+		return ec.fieldContext_SimConfig_computeCapability(ctx, field)
+	case "coreClockMHz":
+		return ec.fieldContext_SimConfig_coreClockMHz(ctx, field)
+	case "error":
+		return ec.fieldContext_SimConfig_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SimConfig", field.Name)
+}
+
+func (ec *executionContext) childFields_StepProjection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "step":
+		return ec.fieldContext_StepProjection_step(ctx, field)
+	case "measuredNs":
+		return ec.fieldContext_StepProjection_measuredNs(ctx, field)
+	case "projectedNs":
+		return ec.fieldContext_StepProjection_projectedNs(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StepProjection", field.Name)
+}
+
 func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -751,6 +1414,12 @@ func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql
 		return ec.fieldContext_Trace_updatedAt(ctx, field)
 	case "postprocessLogTail":
 		return ec.fieldContext_Trace_postprocessLogTail(ctx, field)
+	case "compatibleSimConfigs":
+		return ec.fieldContext_Trace_compatibleSimConfigs(ctx, field)
+	case "defaultSimConfig":
+		return ec.fieldContext_Trace_defaultSimConfig(ctx, field)
+	case "runs":
+		return ec.fieldContext_Trace_runs(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Trace", field.Name)
 }
@@ -895,6 +1564,34 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Mutation_cancelRun_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_launchRun_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.LaunchRunInput, error) {
+			return ec.unmarshalNLaunchRunInput2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐLaunchRunInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_retryTrace_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -920,6 +1617,58 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_run_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_runs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "traceId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["traceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "state",
+		func(ctx context.Context, v any) (*cascade.RunState, error) {
+			return ec.unmarshalORunState2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunState(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["state"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
 	return args, nil
 }
 
@@ -975,6 +1724,20 @@ func (ec *executionContext) field_Query_traces_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Run_logTail_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "lines",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["lines"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Subscription_postprocessLog_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -986,6 +1749,42 @@ func (ec *executionContext) field_Subscription_postprocessLog_args(ctx context.C
 		return nil, err
 	}
 	args["traceId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_runLog_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_runUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "traceId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["traceId"] = arg1
 	return args, nil
 }
 
@@ -1036,6 +1835,28 @@ func (ec *executionContext) field_Trace_postprocessLogTail_args(ctx context.Cont
 		return nil, err
 	}
 	args["lines"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Trace_runs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -1602,6 +2423,94 @@ func (ec *executionContext) fieldContext_Mutation_retryTrace(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_launchRun(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_launchRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().LaunchRun(ctx, fc.Args["input"].(model.LaunchRunInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+			return ec.marshalNRun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_launchRun(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_launchRun_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelRun(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelRun(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+			return ec.marshalNRun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelRun(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelRun_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1646,6 +2555,126 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _Query_simConfigs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_simConfigs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().SimConfigs(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []simconfig.Config) graphql.Marshaler {
+			return ec.marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfigᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_simConfigs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimConfig(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_runs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Runs(ctx, fc.Args["traceId"].(*string), fc.Args["state"].(*cascade.RunState), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RunConnection) graphql.Marshaler {
+			return ec.marshalNRunConnection2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_runs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_runs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_run(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_run(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Run(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+			return ec.marshalORun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_run(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_run_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Query_traces(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -1812,6 +2841,1244 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Run_id(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Run_trace(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_trace(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().Trace(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Trace) graphql.Marshaler {
+			return ec.marshalNTrace2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐTrace(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_trace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Trace(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Run_simConfig(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_simConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().SimConfig(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
+			return ec.marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfig(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_simConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimConfig(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Run_state(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v cascade.RunState) graphql.Marshaler {
+			return ec.marshalNRunState2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "RunState")
+}
+
+func (ec *executionContext) _Run_error(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "String")
+}
+
+func (ec *executionContext) _Run_label(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "String")
+}
+
+func (ec *executionContext) _Run_kernelIds(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_kernelIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int) graphql.Marshaler {
+			return ec.marshalOInt2ᚕintᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_kernelIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Run_executor(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_executor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Executor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_executor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "String")
+}
+
+func (ec *executionContext) _Run_history(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.History, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_history(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "String")
+}
+
+func (ec *executionContext) _Run_createdAt(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Run_startedAt(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_startedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Run_finishedAt(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_finishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FinishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_finishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Run_progress(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_progress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().Progress(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RunProgress) graphql.Marshaler {
+			return ec.marshalNRunProgress2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunProgress(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_progress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunProgress(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Run_kernels(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_kernels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().Kernels(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []runs.KernelRow) graphql.Marshaler {
+			return ec.marshalNRunKernel2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐKernelRowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_kernels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunKernel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Run_comparison(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_comparison(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().Comparison(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *runs.Comparison) graphql.Marshaler {
+			return ec.marshalORunComparison2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐComparison(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_comparison(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunComparison(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Run_steps(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_steps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().Steps(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []runs.StepProjection) graphql.Marshaler {
+			return ec.marshalNStepProjection2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐStepProjectionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_steps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StepProjection(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Run_timingProblems(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_timingProblems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().TimingProblems(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_timingProblems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, true, true, "String")
+}
+
+func (ec *executionContext) _Run_logTail(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_logTail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Run().LogTail(ctx, obj, fc.Args["lines"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_logTail(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Run_logTail_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RunComparison_kernelsCompared(ctx context.Context, field graphql.CollectedField, obj *runs.Comparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunComparison_kernelsCompared(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelsCompared, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunComparison_kernelsCompared(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunComparison", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RunComparison_mape(ctx context.Context, field graphql.CollectedField, obj *runs.Comparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunComparison_mape(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MAPE, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunComparison_mape(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunComparison", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RunComparison_correlation(ctx context.Context, field graphql.CollectedField, obj *runs.Comparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunComparison_correlation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Correlation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunComparison_correlation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunComparison", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RunComparison_simTotalNs(ctx context.Context, field graphql.CollectedField, obj *runs.Comparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunComparison_simTotalNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimTotalNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunComparison_simTotalNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunComparison", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RunComparison_measuredTotalNs(ctx context.Context, field graphql.CollectedField, obj *runs.Comparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunComparison_measuredTotalNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeasuredTotalNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunComparison_measuredTotalNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunComparison", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RunConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.RunConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.RunEdge) graphql.Marshaler {
+			return ec.marshalNRunEdge2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RunConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RunConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.RunConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.Run) graphql.Marshaler {
+			return ec.marshalNRun2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RunConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RunConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.RunConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RunConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RunConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.RunConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RunEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.RunEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _RunEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.RunEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+			return ec.marshalNRun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RunEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RunKernel_kernelId(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_kernelId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_kernelId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RunKernel_context(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_context(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Context, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_context(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "String")
+}
+
+func (ec *executionContext) _RunKernel_name(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "String")
+}
+
+func (ec *executionContext) _RunKernel_launchUid(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_launchUid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LaunchUID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_launchUid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RunKernel_simCycles(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_simCycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimCycles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt642ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_simCycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _RunKernel_simInstructions(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_simInstructions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimInstructions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt642ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_simInstructions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _RunKernel_ipc(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_ipc(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IPC, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_ipc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RunKernel_simTimeNs(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_simTimeNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimTimeNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_simTimeNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RunKernel_measuredNs(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_measuredNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeasuredNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_measuredNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RunKernel_errorPct(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_errorPct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ErrorPct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_errorPct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RunKernel_truncated(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RunProgress_kernelsDone(ctx context.Context, field graphql.CollectedField, obj *model.RunProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunProgress_kernelsDone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelsDone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunProgress_kernelsDone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunProgress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RunProgress_kernelsTotal(ctx context.Context, field graphql.CollectedField, obj *model.RunProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunProgress_kernelsTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelsTotal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunProgress_kernelsTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunProgress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SimConfig_name(ctx context.Context, field graphql.CollectedField, obj *simconfig.Config) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimConfig_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimConfig_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimConfig", field, false, false, "String")
+}
+
+func (ec *executionContext) _SimConfig_computeCapability(ctx context.Context, field graphql.CollectedField, obj *simconfig.Config) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimConfig_computeCapability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ComputeCapability, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimConfig_computeCapability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimConfig", field, false, false, "String")
+}
+
+func (ec *executionContext) _SimConfig_coreClockMHz(ctx context.Context, field graphql.CollectedField, obj *simconfig.Config) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimConfig_coreClockMHz(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimConfig().CoreClockMHz(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SimConfig_coreClockMHz(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimConfig", field, true, true, "Float")
+}
+
+func (ec *executionContext) _SimConfig_error(ctx context.Context, field graphql.CollectedField, obj *simconfig.Config) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimConfig_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimConfig().Error(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SimConfig_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimConfig", field, true, true, "String")
+}
+
+func (ec *executionContext) _StepProjection_step(ctx context.Context, field graphql.CollectedField, obj *runs.StepProjection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StepProjection_step(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Step, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StepProjection_step(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StepProjection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StepProjection_measuredNs(ctx context.Context, field graphql.CollectedField, obj *runs.StepProjection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StepProjection_measuredNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeasuredNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StepProjection_measuredNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StepProjection", field, false, false, "Float")
+}
+
+func (ec *executionContext) _StepProjection_projectedNs(ctx context.Context, field graphql.CollectedField, obj *runs.StepProjection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StepProjection_projectedNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProjectedNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StepProjection_projectedNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StepProjection", field, false, false, "Float")
+}
+
 func (ec *executionContext) _Subscription_postprocessLog(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -1850,6 +4117,94 @@ func (ec *executionContext) fieldContext_Subscription_postprocessLog(ctx context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Subscription_postprocessLog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_runUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_runUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().RunUpdated(ctx, fc.Args["id"].(*string), fc.Args["traceId"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+			return ec.marshalNRun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_runUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_runUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_runLog(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_runLog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().RunLog(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.LogChunk) graphql.Marshaler {
+			return ec.marshalNLogChunk2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐLogChunk(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_runLog(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LogChunk(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_runLog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -2396,6 +4751,114 @@ func (ec *executionContext) fieldContext_Trace_postprocessLogTail(ctx context.Co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Trace_postprocessLogTail_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trace_compatibleSimConfigs(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_compatibleSimConfigs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trace().CompatibleSimConfigs(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []simconfig.Config) graphql.Marshaler {
+			return ec.marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfigᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_compatibleSimConfigs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimConfig(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trace_defaultSimConfig(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_defaultSimConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trace().DefaultSimConfig(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
+			return ec.marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfig(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_defaultSimConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimConfig(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trace_runs(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Trace().Runs(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RunConnection) graphql.Marshaler {
+			return ec.marshalNRunConnection2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_runs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Trace_runs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -3649,6 +6112,69 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputLaunchRunInput(ctx context.Context, obj any) (model.LaunchRunInput, error) {
+	var it model.LaunchRunInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"traceId", "simConfig", "kernelIds", "label"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "traceId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TraceID = data
+		case "simConfig":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("simConfig"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SimConfig = data
+		case "kernelIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kernelIds"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KernelIds = data
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalLaunchRunInput unmarshals raw into the LaunchRunInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalLaunchRunInput(ctx context.Context, raw any) (model.LaunchRunInput, error) {
+	var out model.LaunchRunInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "LaunchRunInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -3908,6 +6434,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "launchRun":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_launchRun(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelRun":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelRun(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -3982,6 +6522,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Query")
+		case "simConfigs":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_simConfigs(ctx, field)
+				})
+		case "runs":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_runs(ctx, field)
+				})
+		case "run":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_run(ctx, field)
+				})
 		case "traces":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -4025,6 +6583,485 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	return out
 }
 
+var runImplementors = []string{"Run"}
+
+func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj *cascade.Run) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, runImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Run")
+		case "id":
+			out.Values[i] = ec._Run_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "trace":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_trace(ctx, field, obj)
+				})
+		case "simConfig":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_simConfig(ctx, field, obj)
+				})
+		case "state":
+			out.Values[i] = ec._Run_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "error":
+			out.Values[i] = ec._Run_error(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "label":
+			out.Values[i] = ec._Run_label(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "kernelIds":
+			out.Values[i] = ec._Run_kernelIds(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "executor":
+			out.Values[i] = ec._Run_executor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "history":
+			out.Values[i] = ec._Run_history(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Run_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "startedAt":
+			out.Values[i] = ec._Run_startedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "finishedAt":
+			out.Values[i] = ec._Run_finishedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "progress":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_progress(ctx, field, obj)
+				})
+		case "kernels":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_kernels(ctx, field, obj)
+				})
+		case "comparison":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_comparison(ctx, field, obj)
+				})
+		case "steps":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_steps(ctx, field, obj)
+				})
+		case "timingProblems":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_timingProblems(ctx, field, obj)
+				})
+		case "logTail":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_logTail(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var runComparisonImplementors = []string{"RunComparison"}
+
+func (ec *executionContext) _RunComparison(ctx context.Context, sel ast.SelectionSet, obj *runs.Comparison) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, runComparisonImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RunComparison")
+		case "kernelsCompared":
+			out.Values[i] = ec._RunComparison_kernelsCompared(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mape":
+			out.Values[i] = ec._RunComparison_mape(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "correlation":
+			out.Values[i] = ec._RunComparison_correlation(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "simTotalNs":
+			out.Values[i] = ec._RunComparison_simTotalNs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "measuredTotalNs":
+			out.Values[i] = ec._RunComparison_measuredTotalNs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var runConnectionImplementors = []string{"RunConnection"}
+
+func (ec *executionContext) _RunConnection(ctx context.Context, sel ast.SelectionSet, obj *model.RunConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, runConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RunConnection")
+		case "edges":
+			out.Values[i] = ec._RunConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._RunConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._RunConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._RunConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var runEdgeImplementors = []string{"RunEdge"}
+
+func (ec *executionContext) _RunEdge(ctx context.Context, sel ast.SelectionSet, obj *model.RunEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, runEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RunEdge")
+		case "cursor":
+			out.Values[i] = ec._RunEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._RunEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var runKernelImplementors = []string{"RunKernel"}
+
+func (ec *executionContext) _RunKernel(ctx context.Context, sel ast.SelectionSet, obj *runs.KernelRow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, runKernelImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RunKernel")
+		case "kernelId":
+			out.Values[i] = ec._RunKernel_kernelId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "context":
+			out.Values[i] = ec._RunKernel_context(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._RunKernel_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "launchUid":
+			out.Values[i] = ec._RunKernel_launchUid(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "simCycles":
+			out.Values[i] = ec._RunKernel_simCycles(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "simInstructions":
+			out.Values[i] = ec._RunKernel_simInstructions(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "ipc":
+			out.Values[i] = ec._RunKernel_ipc(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "simTimeNs":
+			out.Values[i] = ec._RunKernel_simTimeNs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "measuredNs":
+			out.Values[i] = ec._RunKernel_measuredNs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errorPct":
+			out.Values[i] = ec._RunKernel_errorPct(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._RunKernel_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var runProgressImplementors = []string{"RunProgress"}
+
+func (ec *executionContext) _RunProgress(ctx context.Context, sel ast.SelectionSet, obj *model.RunProgress) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, runProgressImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RunProgress")
+		case "kernelsDone":
+			out.Values[i] = ec._RunProgress_kernelsDone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kernelsTotal":
+			out.Values[i] = ec._RunProgress_kernelsTotal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var simConfigImplementors = []string{"SimConfig"}
+
+func (ec *executionContext) _SimConfig(ctx context.Context, sel ast.SelectionSet, obj *simconfig.Config) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, simConfigImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SimConfig")
+		case "name":
+			out.Values[i] = ec._SimConfig_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "computeCapability":
+			out.Values[i] = ec._SimConfig_computeCapability(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "coreClockMHz":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimConfig_coreClockMHz(ctx, field, obj)
+				})
+		case "error":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimConfig_error(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var stepProjectionImplementors = []string{"StepProjection"}
+
+func (ec *executionContext) _StepProjection(ctx context.Context, sel ast.SelectionSet, obj *runs.StepProjection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stepProjectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StepProjection")
+		case "step":
+			out.Values[i] = ec._StepProjection_step(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "measuredNs":
+			out.Values[i] = ec._StepProjection_measuredNs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "projectedNs":
+			out.Values[i] = ec._StepProjection_projectedNs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -4040,6 +7077,10 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	switch fields[0].Name {
 	case "postprocessLog":
 		return ec._Subscription_postprocessLog(ctx, fields[0])
+	case "runUpdated":
+		return ec._Subscription_runUpdated(ctx, fields[0])
+	case "runLog":
+		return ec._Subscription_runLog(ctx, fields[0])
 	case "traceUpdated":
 		return ec._Subscription_traceUpdated(ctx, fields[0])
 	case "traceRemoved":
@@ -4156,6 +7197,24 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Trace_postprocessLogTail(ctx, field, obj)
+				})
+		case "compatibleSimConfigs":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_compatibleSimConfigs(ctx, field, obj)
+				})
+		case "defaultSimConfig":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_defaultSimConfig(ctx, field, obj)
+				})
+		case "runs":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_runs(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -4640,6 +7699,20 @@ func (ec *executionContext) marshalNDim32githubᚗcomᚋcascadeᚑsimᚋcascade�
 	return ec._Dim3(ctx, sel, &v)
 }
 
+func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.SelectionSet, v float64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalFloatContext(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Float!")
+	}
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -4738,6 +7811,11 @@ func (ec *executionContext) marshalNKernelEdge2ᚕgithubᚗcomᚋcascadeᚑsim�
 	return ret
 }
 
+func (ec *executionContext) unmarshalNLaunchRunInput2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐLaunchRunInput(ctx context.Context, v any) (model.LaunchRunInput, error) {
+	res, err := ec.unmarshalInputLaunchRunInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNLogChunk2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐLogChunk(ctx context.Context, sel ast.SelectionSet, v *model.LogChunk) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "LogChunk!")
@@ -4752,6 +7830,153 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋcascadeᚑsimᚋc
 		return graphql.Null
 	}
 	return ec._PageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRun2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx context.Context, sel ast.SelectionSet, v cascade.Run) graphql.Marshaler {
+	return ec._Run(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRun2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.Run) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRun2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx context.Context, sel ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Run!")
+		return graphql.Null
+	}
+	return ec._Run(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRunConnection2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunConnection(ctx context.Context, sel ast.SelectionSet, v *model.RunConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RunConnection!")
+		return graphql.Null
+	}
+	return ec._RunConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRunEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunEdge(ctx context.Context, sel ast.SelectionSet, v model.RunEdge) graphql.Marshaler {
+	return ec._RunEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRunEdge2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.RunEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRunEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRunKernel2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐKernelRow(ctx context.Context, sel ast.SelectionSet, v runs.KernelRow) graphql.Marshaler {
+	return ec._RunKernel(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRunKernel2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐKernelRowᚄ(ctx context.Context, sel ast.SelectionSet, v []runs.KernelRow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRunKernel2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐKernelRow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRunProgress2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunProgress(ctx context.Context, sel ast.SelectionSet, v *model.RunProgress) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RunProgress!")
+		return graphql.Null
+	}
+	return ec._RunProgress(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRunState2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunState(ctx context.Context, v any) (cascade.RunState, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := cascade.RunState(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRunState2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunState(ctx context.Context, sel ast.SelectionSet, v cascade.RunState) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "RunState!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNSimConfig2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfig(ctx context.Context, sel ast.SelectionSet, v simconfig.Config) graphql.Marshaler {
+	return ec._SimConfig(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfigᚄ(ctx context.Context, sel ast.SelectionSet, v []simconfig.Config) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSimConfig2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfig(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfig(ctx context.Context, sel ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SimConfig!")
+		return graphql.Null
+	}
+	return ec._SimConfig(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStepProjection2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐStepProjection(ctx context.Context, sel ast.SelectionSet, v runs.StepProjection) graphql.Marshaler {
+	return ec._StepProjection(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStepProjection2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐStepProjectionᚄ(ctx context.Context, sel ast.SelectionSet, v []runs.StepProjection) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStepProjection2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐStepProjection(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -5054,6 +8279,23 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel ast.SelectionSet, v *float64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalFloatContext(*v)
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
 func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -5070,6 +8312,41 @@ func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.Se
 	_ = ctx
 	res := graphql.MarshalID(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInt2int(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOInt2ᚕintᚄ(ctx context.Context, sel ast.SelectionSet, v []int) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNInt2int(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
@@ -5108,6 +8385,46 @@ func (ec *executionContext) marshalOInt642ᚖint64(ctx context.Context, sel ast.
 	return res
 }
 
+func (ec *executionContext) marshalORun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx context.Context, sel ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Run(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalORunComparison2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐComparison(ctx context.Context, sel ast.SelectionSet, v *runs.Comparison) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RunComparison(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalORunState2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunState(ctx context.Context, v any) (*cascade.RunState, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := cascade.RunState(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalORunState2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunState(ctx context.Context, sel ast.SelectionSet, v *cascade.RunState) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
+	return res
+}
+
+func (ec *executionContext) marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfig(ctx context.Context, sel ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SimConfig(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -5123,6 +8440,24 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = sel
 	_ = ctx
 	res := graphql.MarshalString(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalTime(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *time.Time) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalTime(*v)
 	return res
 }
 

@@ -7,12 +7,9 @@ package resolvers
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/graph/model"
-	"github.com/cascade-sim/cascade/internal/proc"
 )
 
 // RetryTrace is the resolver for the retryTrace field.
@@ -34,13 +31,5 @@ func (r *subscriptionResolver) PostprocessLog(ctx context.Context, traceID strin
 
 // PostprocessLogTail is the resolver for the postprocessLogTail field.
 func (r *traceResolver) PostprocessLogTail(ctx context.Context, obj *cascade.Trace, lines *int) ([]string, error) {
-	n := 20
-	if lines != nil {
-		n = max(0, min(*lines, 1000))
-	}
-	tail, err := proc.LastLines(r.Postproc.LogPath(obj.ID), n)
-	if errors.Is(err, fs.ErrNotExist) {
-		return []string{}, nil
-	}
-	return tail, err
+	return logTail(r.Postproc.LogPath(obj.ID), lines)
 }

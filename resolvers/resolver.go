@@ -4,19 +4,25 @@ package resolvers
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/events"
+	"github.com/cascade-sim/cascade/graph/model"
+	"github.com/cascade-sim/cascade/internal/proc"
+	"github.com/cascade-sim/cascade/runs"
 )
 
 // Resolver is the root resolver; its fields are the packages the API
 // calls into.
 type Resolver struct {
-	DB       *db.DB
-	Events   *events.Broker
-	Traces   TraceService
-	Postproc LogSource
+	DB         *db.DB
+	Events     *events.Broker
+	Traces     TraceService
+	Postproc   LogSource
+	RunManager *runs.Manager
 }
 
 // TraceService is what the API asks of the scanner.
@@ -71,4 +77,34 @@ func notFoundIsNil[T any](v T, err error) (*T, error) {
 		return nil, err
 	}
 	return &v, nil
+}
+
+// runPage is a page of runs as a connection.
+func (r *Resolver) runPage(ctx context.Context, f db.RunFilter, first *int, after *string) (*model.RunConnection, error) {
+	p, err := r.DB.Runs(ctx, f, page(first, after))
+	if err != nil {
+		return nil, err
+	}
+	c := &model.RunConnection{Nodes: p.Runs, TotalCount: int(p.Total), PageInfo: &model.PageInfo{HasNextPage: p.HasNext}, Edges: []model.RunEdge{}}
+	for i := range p.Runs {
+		c.Edges = append(c.Edges, model.RunEdge{Cursor: db.Cursor(p.Runs[i].Seq), Node: &p.Runs[i]})
+	}
+	if n := len(c.Edges); n > 0 {
+		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor
+	}
+	return c, nil
+}
+
+// logTail returns up to lines (default 20, at most 1000) last lines of a
+// log file; none when it does not exist yet.
+func logTail(path string, lines *int) ([]string, error) {
+	n := 20
+	if lines != nil {
+		n = max(0, min(*lines, 1000))
+	}
+	tail, err := proc.LastLines(path, n)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []string{}, nil
+	}
+	return tail, err
 }

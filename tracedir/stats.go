@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -262,3 +263,29 @@ const (
 
 // HasStepTimeline reports whether the trace holds both step-timeline files.
 func (t *Tree) HasStepTimeline() bool { return t.Has(TimelineFile) && t.Has(KernelMappingFile) }
+
+// RealTimingPath returns the path of the trace's real-timing file: the one
+// metadata.json names in real_timing, else real_timing.json. A name that
+// leaves the trace directory, directly or through a link, is an error.
+func RealTimingPath(dir string) (string, error) {
+	name := RealTimingFile
+	if m, err := ReadMetadata(dir); err == nil && m.RealTiming != "" {
+		name = m.RealTiming
+	}
+	if filepath.IsAbs(name) || slices.Contains(strings.Split(filepath.ToSlash(name), "/"), "..") {
+		return "", fmt.Errorf("real_timing %q: %w", name, ErrOutside)
+	}
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", err
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || strings.HasPrefix(rel, "..") {
+		return "", fmt.Errorf("real_timing %q: %w", name, ErrOutside)
+	}
+	return p, nil
+}

@@ -81,7 +81,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs := flag.NewFlagSet("cascade serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg app.Config
-	var ppCmd, origins, level, format string
+	var ppCmd, simCmd, origins, level, format string
 	var conc int
 	fs.StringVar(&cfg.DataDir, "data-dir", env("CASCADE_DATA_DIR", "./cascade-data"), "data directory: database, bucket, work files (CASCADE_DATA_DIR)")
 	fs.StringVar(&cfg.Bucket, "bucket", env("CASCADE_BUCKET", "cascade"), "bucket name under <data dir>/s3 (CASCADE_BUCKET)")
@@ -90,6 +90,9 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("CASCADE_DATABASE_URL", ""), "postgres:// URL; SQLite in the data directory when empty (CASCADE_DATABASE_URL)")
 	fs.StringVar(&ppCmd, "postprocess-cmd", env("CASCADE_POSTPROCESS_CMD", ""), "post-processor command; the built-in `cascade postprocess` when empty (CASCADE_POSTPROCESS_CMD)")
 	fs.IntVar(&conc, "postprocess-concurrency", envInt("CASCADE_POSTPROCESS_CONCURRENCY", 1), "post-processors at once (CASCADE_POSTPROCESS_CONCURRENCY)")
+	fs.StringVar(&simCmd, "sim-cmd", env("CASCADE_SIM_CMD", "accel-sim.out"), "the simulator, Accel-Sim's accel-sim.out (CASCADE_SIM_CMD)")
+	fs.StringVar(&cfg.SimConfigsDir, "sim-configs-dir", env("CASCADE_SIM_CONFIGS_DIR", ""), "directory of Accel-Sim tested-config directories (CASCADE_SIM_CONFIGS_DIR)")
+	fs.IntVar(&cfg.RunConcurrency, "run-concurrency", envInt("CASCADE_RUN_CONCURRENCY", 1), "simulations at once (CASCADE_RUN_CONCURRENCY)")
 	fs.DurationVar(&cfg.ScanInterval, "scan-interval", envDuration("CASCADE_SCAN_INTERVAL", 2*time.Second), "periodic bucket scan (CASCADE_SCAN_INTERVAL)")
 	fs.StringVar(&origins, "allowed-origins", env("CASCADE_ALLOWED_ORIGINS", ""), "comma-separated extra origins allowed to call the API (CASCADE_ALLOWED_ORIGINS)")
 	fs.StringVar(&level, "log-level", env("CASCADE_LOG_LEVEL", "info"), "debug, info, warn or error (CASCADE_LOG_LEVEL)")
@@ -101,6 +104,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 		return cfg, 0, "", fmt.Errorf("serve takes no arguments, got %q", fs.Args())
 	}
 	cfg.PostprocessConcurrency = conc
+	cfg.SimCmd = strings.Fields(simCmd)
 	if ppCmd != "" {
 		cfg.PostprocessCmd = strings.Fields(ppCmd)
 	} else {

@@ -18,6 +18,15 @@ type KernelEdge struct {
 	Node   *cascade.Kernel `json:"node"`
 }
 
+type LaunchRunInput struct {
+	TraceID string `json:"traceId"`
+	// A SimConfig name.
+	SimConfig string `json:"simConfig"`
+	// Optional subset (kernel ids as in Kernel.kernelId).
+	KernelIds []int   `json:"kernelIds,omitempty"`
+	Label     *string `json:"label,omitempty"`
+}
+
 // New lines of a log since the last chunk, in order.
 type LogChunk struct {
 	Lines []string `json:"lines"`
@@ -33,6 +42,23 @@ type PageInfo struct {
 }
 
 type Query struct {
+}
+
+type RunConnection struct {
+	Edges      []RunEdge     `json:"edges"`
+	Nodes      []cascade.Run `json:"nodes"`
+	PageInfo   *PageInfo     `json:"pageInfo"`
+	TotalCount int           `json:"totalCount"`
+}
+
+type RunEdge struct {
+	Cursor string       `json:"cursor"`
+	Node   *cascade.Run `json:"node"`
+}
+
+type RunProgress struct {
+	KernelsDone  int `json:"kernelsDone"`
+	KernelsTotal int `json:"kernelsTotal"`
 }
 
 type Subscription struct {

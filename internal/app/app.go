@@ -22,6 +22,7 @@ import (
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/resolvers"
+	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/scanner"
 )
@@ -38,6 +39,10 @@ type Config struct {
 	PostprocessConcurrency int      // CASCADE_POSTPROCESS_CONCURRENCY
 	ScanInterval           time.Duration
 	AllowedOrigins         []string
+
+	SimCmd         []string // CASCADE_SIM_CMD
+	SimConfigsDir  string   // CASCADE_SIM_CONFIGS_DIR
+	RunConcurrency int      // CASCADE_RUN_CONCURRENCY
 
 	// UI serves everything that is not the API (the web UI and the
 	// playground); nil serves gqlgen's playground at /playground only.
@@ -68,8 +73,8 @@ type Main struct {
 	closeErr  error
 }
 
-// Run opens the database, seeds the sample trace, starts the scanner and
-// post-processor, and serves HTTP. It returns once the server listens;
+// Run opens the database, seeds the sample trace, starts the scanner, the
+// post-processor and the run manager, and serves HTTP. It returns once the server listens;
 // Close stops it.
 func Run(ctx context.Context, cfg Config) (*Main, error) {
 	log := cfg.Logger
@@ -109,7 +114,21 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Processor: pp,
 		Logger:    log,
 	})
-	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp},
+	simCmd := cfg.SimCmd
+	if len(simCmd) == 0 {
+		simCmd = []string{"accel-sim.out"}
+	}
+	rm := runs.New(runs.Config{
+		BucketDir:   cfg.BucketDir(),
+		WorkDir:     filepath.Join(cfg.DataDir, "work"),
+		ConfigsDir:  cfg.SimConfigsDir,
+		Executor:    runs.Local{Command: simCmd},
+		Concurrency: cfg.RunConcurrency,
+		Store:       m.DB,
+		Events:      broker,
+		Logger:      log,
+	})
+	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm},
 		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log})
 
 	mux := http.NewServeMux()
@@ -132,6 +151,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	m.cancel = cancel
 	m.goRun("post-processor", func() error { return pp.Run(runCtx) })
 	m.goRun("scanner", func() error { return sc.Run(runCtx) })
+	m.goRun("runs", func() error { return rm.Run(runCtx) })
 	m.goRun("http", func() error {
 		if err := m.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return err

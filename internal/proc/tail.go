@@ -75,3 +75,6 @@ func (t *Tail) Next() ([]string, error) {
 	}
 	return lines, nil
 }
+
+// Rest returns the last line read so far if it has no newline yet.
+func (t *Tail) Rest() string { return strings.TrimRight(string(t.partial), "\r") }

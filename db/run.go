@@ -1,0 +1,153 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gorm.io/gorm"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// RunFilter narrows a run listing.
+type RunFilter struct {
+	TraceID string           // "" for any
+	State   cascade.RunState // "" for any
+}
+
+// RunPage is one page of runs, newest first.
+type RunPage struct {
+	Runs    []cascade.Run
+	Total   int64
+	HasNext bool
+}
+
+// Run returns the run with the given id, or a NOT_FOUND error.
+func (d *DB) Run(ctx context.Context, id string) (cascade.Run, error) {
+	var r cascade.Run
+	err := d.read(ctx).Take(&r, "id = ?", id).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return r, cascade.Errorf(cascade.ENOTFOUND, "run %q not found", id)
+	}
+	return r, err
+}
+
+// Runs returns a page of the runs matching f, newest first.
+func (d *DB) Runs(ctx context.Context, f RunFilter, p Page) (RunPage, error) {
+	limit, err := p.limit()
+	if err != nil {
+		return RunPage{}, err
+	}
+	after, hasAfter, err := parseCursor(p.After)
+	if err != nil {
+		return RunPage{}, err
+	}
+	q := d.read(ctx).Model(&cascade.Run{})
+	if f.TraceID != "" {
+		q = q.Where("trace_id = ?", f.TraceID)
+	}
+	if f.State != "" {
+		q = q.Where("state = ?", f.State)
+	}
+	var page RunPage
+	if err := q.Count(&page.Total).Error; err != nil {
+		return page, err
+	}
+	if hasAfter {
+		q = q.Where("seq < ?", after)
+	}
+	if err := q.Order("seq DESC").Limit(limit + 1).Find(&page.Runs).Error; err != nil {
+		return page, err
+	}
+	if len(page.Runs) > limit {
+		page.Runs, page.HasNext = page.Runs[:limit], true
+	}
+	return page, nil
+}
+
+// RunsInState returns every run in the given state, oldest first: the
+// queue order.
+func (d *DB) RunsInState(ctx context.Context, s cascade.RunState) ([]cascade.Run, error) {
+	var rs []cascade.Run
+	err := d.read(ctx).Where("state = ?", s).Order("seq").Find(&rs).Error
+	return rs, err
+}
+
+// CreateRun inserts r, assigning its Seq and timestamps.
+func (d *DB) CreateRun(ctx context.Context, r *cascade.Run) error {
+	return d.write(ctx, func(tx *gorm.DB) error {
+		if err := lockRuns(tx); err != nil {
+			return err
+		}
+		if err := tx.Model(&cascade.Run{}).Select("COALESCE(MAX(seq), 0) + 1").Scan(&r.Seq).Error; err != nil {
+			return fmt.Errorf("next run seq: %w", err)
+		}
+		r.CreatedAt, r.UpdatedAt = tx.NowFunc(), tx.NowFunc()
+		if err := tx.Create(r).Error; err != nil {
+			return fmt.Errorf("insert run: %w", err)
+		}
+		return nil
+	})
+}
+
+// UpdateRun is UpdateTrace for runs: fn changes the stored run inside a
+// write transaction; returning ErrUnchanged leaves it as it was. A missing
+// run is NOT_FOUND.
+func (d *DB) UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) error) (r cascade.Run, saved bool, err error) {
+	err = d.write(ctx, func(tx *gorm.DB) error {
+		if err := lockRuns(tx); err != nil {
+			return err
+		}
+		err := tx.Take(&r, "id = ?", id).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return cascade.Errorf(cascade.ENOTFOUND, "run %q not found", id)
+		} else if err != nil {
+			return fmt.Errorf("load run %s: %w", id, err)
+		}
+		if err := fn(&r); err != nil {
+			return err
+		}
+		r.UpdatedAt = tx.NowFunc()
+		saved = true
+		return tx.Select("*").Omit("id", "seq", "created_at").Where("id = ?", id).Updates(&r).Error
+	})
+	if errors.Is(err, ErrUnchanged) {
+		return r, false, nil
+	}
+	return r, saved && err == nil, err
+}
+
+// SaveRunKernels replaces the kernel results of a run.
+func (d *DB) SaveRunKernels(ctx context.Context, runID string, ks []cascade.RunKernel) error {
+	return d.write(ctx, func(tx *gorm.DB) error {
+		if err := tx.Where("run_id = ?", runID).Delete(&cascade.RunKernel{}).Error; err != nil {
+			return err
+		}
+		for i := range ks {
+			ks[i].RunID, ks[i].Seq = runID, i
+		}
+		if len(ks) == 0 {
+			return nil
+		}
+		return tx.CreateInBatches(ks, 500).Error
+	})
+}
+
+// RunKernels returns a run's kernel results in launch order.
+func (d *DB) RunKernels(ctx context.Context, runID string) ([]cascade.RunKernel, error) {
+	var ks []cascade.RunKernel
+	err := d.read(ctx).Where("run_id = ?", runID).Order("seq").Find(&ks).Error
+	return ks, err
+}
+
+// lockRuns makes run writes take turns on PostgreSQL, as lockTraces does.
+func lockRuns(tx *gorm.DB) error {
+	if tx.Dialector.Name() != "postgres" {
+		return nil
+	}
+	if err := tx.Exec("SELECT pg_advisory_xact_lock(7413)").Error; err != nil {
+		return fmt.Errorf("lock runs: %w", err)
+	}
+	return nil
+}

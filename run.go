@@ -1,0 +1,69 @@
+package cascade
+
+import "time"
+
+// RunState is where a simulation run is.
+type RunState string
+
+// The states of a run. Succeeded, failed and cancelled are final.
+const (
+	RunQueued    RunState = "QUEUED"
+	RunRunning   RunState = "RUNNING"
+	RunSucceeded RunState = "SUCCEEDED"
+	RunFailed    RunState = "FAILED"
+	RunCancelled RunState = "CANCELLED"
+)
+
+// Valid reports whether s is one of the run states.
+func (s RunState) Valid() bool {
+	switch s {
+	case RunQueued, RunRunning, RunSucceeded, RunFailed, RunCancelled:
+		return true
+	}
+	return false
+}
+
+// Final reports whether a run in state s is over.
+func (s RunState) Final() bool { return s == RunSucceeded || s == RunFailed || s == RunCancelled }
+
+// Run is one Accel-Sim simulation of a ready trace under one config.
+type Run struct {
+	ID        string `gorm:"primaryKey"`
+	Seq       int64  `gorm:"not null;uniqueIndex"`
+	TraceID   string `gorm:"not null;index"`
+	SimConfig string `gorm:"not null"`
+	// KernelIDs is the chosen subset (kernel ids as in Kernel.KernelID);
+	// empty for every kernel.
+	KernelIDs []int    `gorm:"serializer:json"`
+	Label     *string
+	State     RunState `gorm:"not null;index"`
+	Error     *string
+	Executor  string `gorm:"not null"`
+	// KernelsDone and KernelsTotal are the progress the log shows.
+	KernelsDone  int `gorm:"not null"`
+	KernelsTotal int `gorm:"not null"`
+	// History lists what happened to the run beyond its states, oldest
+	// first ("restarted from the beginning: the server restarted").
+	History    []string `gorm:"serializer:json"`
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+}
+
+// RunKernel is the simulator's result for one kernel of a run.
+type RunKernel struct {
+	RunID           string `gorm:"primaryKey"`
+	Seq             int    `gorm:"primaryKey;autoIncrement:false"` // launch order
+	KernelID        *int   // from the trace file name; nil when it has none
+	Context         *string
+	Name            string `gorm:"not null"`
+	TraceFile       string `gorm:"not null"`
+	LaunchUID       int    `gorm:"not null"`
+	SimCycles       int64  `gorm:"not null"`
+	SimInstructions int64  `gorm:"not null"`
+	IPC             float64
+	// Truncated is set when the simulator's cycle limit cut the kernel
+	// short: its numbers cover only part of it.
+	Truncated bool `gorm:"not null"`
+}

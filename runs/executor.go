@@ -1,0 +1,63 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/internal/proc"
+	"github.com/cascade-sim/cascade/simconfig"
+)
+
+// Executor runs the simulator for one job. The local one runs it here; a
+// Slurm executor would submit it to a cluster and follow its log there.
+// Implementations must be safe for concurrent use.
+type Executor interface {
+	// Name is recorded with each run ("local").
+	Name() string
+	// Execute runs the job and blocks until the simulator has exited or
+	// ctx is done (then the simulator is stopped first). It writes the
+	// simulator's output to job.Log and calls job.Grew as it grows. An
+	// error wrapping ErrSimulatorNotFound means no simulator could start.
+	Execute(ctx context.Context, job Job) (Exit, error)
+}
+
+// Job is one simulation for an Executor.
+type Job struct {
+	Run        cascade.Run
+	Dir        string // the run's work directory, $CASCADE_DATA_DIR/work/runs/<id>
+	KernelList string // the kernelslist.g to simulate
+	Config     simconfig.Config
+	Log        string
+	Grew       func()
+}
+
+// ErrSimulatorNotFound is wrapped by Execute when the simulator program is
+// missing or not executable.
+var ErrSimulatorNotFound = errors.New("simulator not found")
+
+// Local runs the simulator as a child process of the server: in its own
+// process group, killed with it, stopped as a group.
+type Local struct {
+	// Command is the simulator and any leading arguments ("accel-sim.out").
+	Command []string
+}
+
+var _ Executor = Local{}
+
+// Name implements [Executor].
+func (Local) Name() string { return "local" }
+
+// Execute implements [Executor]: it runs
+// `<command> -trace <kernelslist.g> -config <cfg>/gpgpusim.config -config <cfg>/trace.config`
+// in the job's directory.
+func (l Local) Execute(ctx context.Context, job Job) (Exit, error) {
+	args := append(append([]string(nil), l.Command...), "-trace", job.KernelList)
+	args = append(args, job.Config.SimulatorArgs()...)
+	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: job.Dir, Log: job.Log, Grew: job.Grew})
+	if errors.Is(err, proc.ErrNotFound) {
+		return Exit{Code: -1}, fmt.Errorf("%w: %w", ErrSimulatorNotFound, err)
+	}
+	return Exit{Code: res.ExitCode, Signal: res.Signal}, err
+}

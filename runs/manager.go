@@ -1,0 +1,526 @@
+package runs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/db"
+	"github.com/cascade-sim/cascade/events"
+	"github.com/cascade-sim/cascade/internal/proc"
+	"github.com/cascade-sim/cascade/simconfig"
+	"github.com/cascade-sim/cascade/tracedir"
+)
+
+// Store is the storage a Manager needs; *db.DB implements it.
+type Store interface {
+	Trace(ctx context.Context, id string) (cascade.Trace, error)
+	Run(ctx context.Context, id string) (cascade.Run, error)
+	RunsInState(ctx context.Context, s cascade.RunState) ([]cascade.Run, error)
+	CreateRun(ctx context.Context, r *cascade.Run) error
+	UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) error) (cascade.Run, bool, error)
+	SaveRunKernels(ctx context.Context, runID string, ks []cascade.RunKernel) error
+	RunKernels(ctx context.Context, runID string) ([]cascade.RunKernel, error)
+}
+
+// Config configures a Manager.
+type Config struct {
+	BucketDir   string // where trace directories are
+	WorkDir     string // runs work in WorkDir/runs/<id>
+	ConfigsDir  string // CASCADE_SIM_CONFIGS_DIR: tested-config directories
+	Executor    Executor
+	Concurrency int // simulations at once; 1 when 0
+	Store       Store
+	Events      interface{ Publish(events.Event) }
+	Logger      *slog.Logger
+}
+
+// Manager owns runs: it launches them, queues them in order, executes
+// them with at most Concurrency at once, follows their logs, and records
+// their results. Run rows are the truth: on start it requeues what a
+// previous server left running. Its methods are safe for concurrent use.
+type Manager struct {
+	cfg Config
+	log *slog.Logger
+
+	mu      sync.Mutex
+	queue   []string                      // queued run ids, in launch order
+	running map[string]context.CancelFunc // cancels a running run
+	wake    chan struct{}
+}
+
+// New returns a Manager; call Run to start executing.
+func New(cfg Config) *Manager {
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 1
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]context.CancelFunc{}, wake: make(chan struct{}, 1)}
+}
+
+// SimConfigs lists the tested configs, read anew on each call so a config
+// added to the directory shows without a restart. A missing directory
+// lists none.
+func (m *Manager) SimConfigs() ([]simconfig.Config, error) {
+	if m.cfg.ConfigsDir == "" {
+		return nil, nil
+	}
+	cfgs, err := simconfig.Load(m.cfg.ConfigsDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return cfgs, err
+}
+
+// LogPath is the simulator log of the run with the given id.
+func (m *Manager) LogPath(id string) string { return filepath.Join(m.runDir(id), "accel-sim.log") }
+
+func (m *Manager) runDir(id string) string { return filepath.Join(m.cfg.WorkDir, "runs", id) }
+
+func (m *Manager) traceDir(id string) string { return filepath.Join(m.cfg.BucketDir, id) }
+
+// LaunchInput is what a user asks to simulate.
+type LaunchInput struct {
+	TraceID   string
+	SimConfig string
+	KernelIDs []int // nil for every kernel
+	Label     string
+}
+
+// Launch creates a queued run. It returns NOT_FOUND for an unknown trace,
+// CONFLICT for one that is not ready, and BAD_USER_INPUT for the sample
+// trace, an unknown, unusable or incompatible config, or kernel ids the
+// trace does not have.
+func (m *Manager) Launch(ctx context.Context, in LaunchInput) (cascade.Run, error) {
+	t, err := m.cfg.Store.Trace(ctx, in.TraceID)
+	if err != nil {
+		return cascade.Run{}, err
+	}
+	switch {
+	case t.Sample:
+		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "traceId: %q is the sample trace, which has no instruction traces; upload a real trace to simulate", t.ID)
+	case t.State != cascade.TraceReady:
+		return cascade.Run{}, cascade.Errorf(cascade.ECONFLICT, "traceId: trace %q is %s; runs launch on ready traces", t.ID, strings.ToLower(string(t.State)))
+	}
+	if _, err := m.config(in.SimConfig, t.TraceGPUArch); err != nil {
+		return cascade.Run{}, err
+	}
+	var ids []int
+	if in.KernelIDs != nil {
+		if ids, err = m.checkKernels(t.ID, in.KernelIDs); err != nil {
+			return cascade.Run{}, err
+		}
+	}
+	r := cascade.Run{
+		ID: newRunID(), TraceID: t.ID, SimConfig: in.SimConfig, KernelIDs: ids,
+		State: cascade.RunQueued, Executor: m.cfg.Executor.Name(), History: []string{},
+	}
+	if in.Label != "" {
+		r.Label = &in.Label
+	}
+	if err := m.cfg.Store.CreateRun(ctx, &r); err != nil {
+		return cascade.Run{}, err
+	}
+	m.log.Info("run queued", "run", r.ID, "trace", t.ID, "config", in.SimConfig)
+	m.publish(r)
+	m.enqueue(r.ID)
+	return r, nil
+}
+
+// config finds a usable config compatible with the trace architecture.
+func (m *Manager) config(name, arch string) (simconfig.Config, error) {
+	cfgs, err := m.SimConfigs()
+	if err != nil {
+		return simconfig.Config{}, err
+	}
+	c, ok := simconfig.Find(cfgs, name)
+	switch {
+	case !ok:
+		names := make([]string, len(cfgs))
+		for i, c := range cfgs {
+			names[i] = c.Name
+		}
+		if len(names) == 0 {
+			return c, cascade.Errorf(cascade.EINVALID, "simConfig: no config %q: no configs are set up (CASCADE_SIM_CONFIGS_DIR)", name)
+		}
+		return c, cascade.Errorf(cascade.EINVALID, "simConfig: no config %q (have %s)", name, strings.Join(names, ", "))
+	case !c.Usable():
+		return c, cascade.Errorf(cascade.EINVALID, "simConfig: %s cannot be used: %s", name, c.Err)
+	case !c.IsCompatible(arch):
+		return c, cascade.Errorf(cascade.EINVALID, "simConfig: %s is compute capability %s, the trace was taken for %s", name, c.ComputeCapability, arch)
+	}
+	return c, nil
+}
+
+// checkKernels returns the distinct, sorted kernel ids, all of which the
+// trace's kernelslist.g must hold.
+func (m *Manager) checkKernels(traceID string, ids []int) ([]int, error) {
+	if len(ids) == 0 {
+		return nil, cascade.Errorf(cascade.EINVALID, "kernelIds: empty; leave it out to simulate every kernel")
+	}
+	list, err := ReadKernelList(filepath.Join(m.traceDir(traceID), filepath.FromSlash(tracedir.KernelsListG)))
+	if err != nil {
+		return nil, fmt.Errorf("read kernel list: %w", err)
+	}
+	have := map[int]bool{}
+	for _, c := range list.Kernels() {
+		if c.KernelOK {
+			have[c.Kernel.ID] = true
+		}
+	}
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	for _, id := range ids {
+		if !have[id] {
+			return nil, cascade.Errorf(cascade.EINVALID, "kernelIds: %d is not a kernel of trace %q", id, traceID)
+		}
+	}
+	return ids, nil
+}
+
+var runIDEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
+
+// newRunID returns a short id that sorts by creation time.
+func newRunID() string {
+	b := make([]byte, 10)
+	ts := uint64(time.Now().UnixMilli())
+	for i := range 5 {
+		b[i] = byte(ts >> (8 * (4 - i)))
+	}
+	rand.Read(b[5:])
+	return "r" + runIDEncoding.EncodeToString(b)
+}
+
+// Cancel stops a run: a queued one is cancelled at once, a running one
+// once its simulator's process group is gone. It returns CONFLICT for a run
+// that is already over.
+func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
+	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+		switch r.State {
+		case cascade.RunQueued:
+			now := time.Now().UTC()
+			r.State, r.FinishedAt = cascade.RunCancelled, &now
+			r.History = append(r.History, stamp("cancelled before it started"))
+			return nil
+		case cascade.RunRunning:
+			return db.ErrUnchanged
+		}
+		return cascade.Errorf(cascade.ECONFLICT, "run %q is %s already", id, strings.ToLower(string(r.State)))
+	})
+	if err != nil {
+		return r, err
+	}
+	if saved {
+		m.log.Info("run cancelled", "run", id)
+		m.publish(r)
+		return r, nil
+	}
+	m.mu.Lock()
+	cancel := m.running[id]
+	m.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	return r, nil
+}
+
+func stamp(msg string) string { return time.Now().UTC().Format(time.RFC3339) + " " + msg }
+
+func (m *Manager) enqueue(id string) {
+	m.mu.Lock()
+	m.queue = append(m.queue, id)
+	m.mu.Unlock()
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (m *Manager) next() (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.queue) == 0 {
+		return "", false
+	}
+	id := m.queue[0]
+	m.queue = m.queue[1:]
+	if len(m.queue) > 0 {
+		select { // pass the wake-up on to another idle worker
+		case m.wake <- struct{}{}:
+		default:
+		}
+	}
+	return id, true
+}
+
+func (m *Manager) publish(r cascade.Run) { m.cfg.Events.Publish(events.RunUpdated{Run: r}) }
+
+// Run requeues runs a previous server left running (they run again from
+// the beginning, and their history says so), queues the queued ones in
+// launch order, and executes runs until ctx is done. Runs still running
+// then are stopped and left running in the database for the next start.
+func (m *Manager) Run(ctx context.Context) error {
+	running, err := m.cfg.Store.RunsInState(ctx, cascade.RunRunning)
+	if err != nil {
+		return fmt.Errorf("load runs: %w", err)
+	}
+	for _, r := range running {
+		r, _, err := m.cfg.Store.UpdateRun(ctx, r.ID, func(r *cascade.Run) error {
+			r.State, r.StartedAt, r.KernelsDone = cascade.RunQueued, nil, 0
+			r.History = append(r.History, stamp("the server restarted while this run was running; it runs again from the beginning"))
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("requeue run: %w", err)
+		}
+		m.log.Info("run requeued after restart", "run", r.ID)
+		m.publish(r)
+	}
+	queued, err := m.cfg.Store.RunsInState(ctx, cascade.RunQueued)
+	if err != nil {
+		return fmt.Errorf("load runs: %w", err)
+	}
+	m.mu.Lock()
+	for _, r := range queued {
+		m.queue = append(m.queue, r.ID)
+	}
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for range m.cfg.Concurrency {
+		wg.Go(func() {
+			for {
+				id, ok := m.next()
+				if !ok {
+					select {
+					case <-ctx.Done():
+						return
+					case <-m.wake:
+						continue
+					}
+				}
+				m.execute(ctx, id)
+			}
+		})
+	}
+	wg.Wait()
+	return nil
+}
+
+// execute runs one queued run to its end.
+func (m *Manager) execute(ctx context.Context, id string) {
+	r, started, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+		if r.State != cascade.RunQueued {
+			return db.ErrUnchanged // cancelled while it waited
+		}
+		now := time.Now().UTC()
+		r.State, r.StartedAt, r.Error, r.KernelsDone = cascade.RunRunning, &now, nil, 0
+		return nil
+	})
+	if err != nil || !started {
+		if err != nil && ctx.Err() == nil {
+			m.log.Error("start run", "run", id, "err", err)
+		}
+		return
+	}
+	m.log.Info("run started", "run", id, "trace", r.TraceID, "config", r.SimConfig)
+	m.publish(r)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m.mu.Lock()
+	m.running[id] = cancel
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		delete(m.running, id)
+		m.mu.Unlock()
+	}()
+
+	job, total, err := m.prepare(r)
+	if err != nil {
+		m.finish(ctx, id, nil, cascade.RunFailed, err.Error())
+		return
+	}
+	m.progress(ctx, id, nil, Progress{Total: total})
+	f := newFollower(m, ctx, id, job.Log, total)
+	job.Grew = f.grew
+	exit, err := m.cfg.Executor.Execute(runCtx, job)
+	parser := f.finish()
+	switch {
+	case ctx.Err() != nil:
+		return // shutdown: the run stays running and is redone on the next start
+	case runCtx.Err() != nil:
+		m.finish(ctx, id, parser, cascade.RunCancelled, "")
+	case errors.Is(err, ErrSimulatorNotFound):
+		m.finish(ctx, id, parser, cascade.RunFailed, fmt.Sprintf("%v. Set CASCADE_SIM_CMD to Accel-Sim's accel-sim.out (or the stand-in simulator, see README)", err))
+	case err != nil:
+		m.finish(ctx, id, parser, cascade.RunFailed, "simulator: "+err.Error())
+	default:
+		o := parser.Outcome(exit)
+		if o.Succeeded {
+			m.finish(ctx, id, parser, cascade.RunSucceeded, "")
+		} else {
+			m.finish(ctx, id, parser, cascade.RunFailed, o.Reason)
+		}
+	}
+}
+
+// prepare makes the run's directory and kernel list and finds its config.
+func (m *Manager) prepare(r cascade.Run) (Job, int, error) {
+	dir := m.runDir(r.ID)
+	if err := os.RemoveAll(dir); err != nil {
+		return Job{}, 0, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Job{}, 0, err
+	}
+	t, err := m.cfg.Store.Trace(context.Background(), r.TraceID)
+	if err != nil {
+		return Job{}, 0, err
+	}
+	cfg, err := m.config(r.SimConfig, t.TraceGPUArch)
+	if err != nil {
+		return Job{}, 0, errors.New(cascade.ErrorMessage(err))
+	}
+	list, err := ReadKernelList(filepath.Join(m.traceDir(r.TraceID), filepath.FromSlash(tracedir.KernelsListG)))
+	if err != nil {
+		return Job{}, 0, err
+	}
+	if len(r.KernelIDs) > 0 {
+		refs := make([]KernelRef, len(r.KernelIDs))
+		for i, id := range r.KernelIDs {
+			refs[i] = KernelRef{ID: id}
+		}
+		if list, err = WriteKernelSubset(list, dir, refs); err != nil {
+			return Job{}, 0, err
+		}
+	}
+	return Job{Run: r, Dir: dir, KernelList: list.Path, Config: cfg, Log: m.LogPath(r.ID)}, len(list.Kernels()), nil
+}
+
+// progress records the parser's progress and kernel results.
+func (m *Manager) progress(ctx context.Context, id string, kernels []KernelResult, p Progress) {
+	if kernels != nil {
+		if err := m.cfg.Store.SaveRunKernels(ctx, id, toRunKernels(kernels)); err != nil {
+			m.log.Error("save run kernels", "run", id, "err", err)
+		}
+	}
+	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+		if r.State != cascade.RunRunning || (r.KernelsDone == p.Done && r.KernelsTotal == p.Total) {
+			return db.ErrUnchanged
+		}
+		r.KernelsDone, r.KernelsTotal = p.Done, p.Total
+		return nil
+	})
+	if err == nil && saved {
+		m.publish(r)
+	}
+}
+
+// finish records a run's end and its results.
+func (m *Manager) finish(ctx context.Context, id string, p *LogParser, state cascade.RunState, msg string) {
+	if p != nil {
+		if err := m.cfg.Store.SaveRunKernels(ctx, id, toRunKernels(p.Kernels())); err != nil {
+			m.log.Error("save run kernels", "run", id, "err", err)
+		}
+	}
+	r, _, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+		now := time.Now().UTC()
+		r.State, r.FinishedAt = state, &now
+		if p != nil {
+			r.KernelsDone = p.Progress().Done
+		}
+		if msg != "" {
+			r.Error = &msg
+		}
+		if state == cascade.RunCancelled {
+			r.History = append(r.History, stamp("cancelled while running"))
+		}
+		return nil
+	})
+	if err != nil {
+		m.log.Error("finish run", "run", id, "err", err)
+		return
+	}
+	m.log.Info("run "+strings.ToLower(string(state)), "run", id, "error", msg)
+	m.publish(r)
+}
+
+func toRunKernels(ks []KernelResult) []cascade.RunKernel {
+	out := make([]cascade.RunKernel, len(ks))
+	for i, k := range ks {
+		rk := cascade.RunKernel{
+			Name: k.Name, TraceFile: k.TraceFile, LaunchUID: k.LaunchUID,
+			SimCycles: k.Cycles, SimInstructions: k.Instructions, IPC: k.IPC, Truncated: k.Truncated,
+		}
+		if k.KernelOK {
+			rk.KernelID = cascade.Ptr(k.Kernel.ID)
+			if k.Kernel.Context != "" {
+				rk.Context = cascade.Ptr(k.Kernel.Context)
+			}
+		}
+		out[i] = rk
+	}
+	return out
+}
+
+// follower feeds a growing log to a parser and records progress as it
+// changes. grew may be called from several goroutines.
+type follower struct {
+	m      *Manager
+	ctx    context.Context
+	id     string
+	mu     sync.Mutex
+	tail   proc.Tail
+	parser *LogParser
+	last   Progress
+}
+
+func newFollower(m *Manager, ctx context.Context, id, log string, total int) *follower {
+	return &follower{m: m, ctx: ctx, id: id, tail: proc.Tail{Path: log}, parser: NewLogParser(total), last: Progress{Total: total}}
+}
+
+func (f *follower) read() bool {
+	lines, _ := f.tail.Next()
+	for _, l := range lines {
+		f.parser.Line(l)
+	}
+	return len(lines) > 0
+}
+
+func (f *follower) grew() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.read() {
+		return
+	}
+	f.m.cfg.Events.Publish(events.LogGrew{Kind: "run", ID: f.id})
+	if p := f.parser.Progress(); p != f.last {
+		f.last = p
+		f.m.progress(f.ctx, f.id, f.parser.Kernels(), p)
+	}
+}
+
+// finish reads what is left of the log and returns the parser.
+func (f *follower) finish() *LogParser {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.read()
+	if rest := f.tail.Rest(); rest != "" {
+		f.parser.Line(rest) // a last line without its newline
+	}
+	return f.parser
+}

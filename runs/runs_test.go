@@ -1,0 +1,351 @@
+package runs_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/internal/fakesim"
+	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/simconfig/simconfigtest"
+	"github.com/cascade-sim/cascade/upload"
+)
+
+const quickstartID = "qs"
+
+// server starts a server whose simulator is the stand-in in the given
+// mode (through env(1), so parallel tests can differ), with the test
+// configs, and the quickstart trace uploaded and ready.
+func server(t *testing.T, mode string, configure ...func(*app.Config)) *testutil.TestServer {
+	t.Helper()
+	sim := fakesim.Build(t)
+	cfgDir := simconfigtest.Write(t, t.TempDir())
+	s := testutil.Server(t, append([]func(*app.Config){func(c *app.Config) {
+		c.SimCmd = []string{"env", "FAKESIM_MODE=" + mode, "FAKESIM_DELAY=300ms", sim}
+		c.SimConfigsDir = cfgDir
+	}}, configure...)...)
+	uploadQuickstart(t, s)
+	return s
+}
+
+func uploadQuickstart(t *testing.T, s *testutil.TestServer) {
+	t.Helper()
+	if _, err := os.Stat(s.TraceDir(quickstartID)); err == nil {
+		return // a restarted server on the same data directory
+	}
+	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
+	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: quickstartID}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 10*time.Second, "quickstart ready", func() bool {
+		var r struct{ Trace *struct{ State string } }
+		s.MustDo(t, `{ trace(id: "qs") { state } }`, nil, &r)
+		return r.Trace != nil && r.Trace.State == "READY"
+	})
+}
+
+type run struct {
+	ID       string
+	State    string
+	Error    *string
+	History  []string
+	Progress struct{ KernelsDone, KernelsTotal int }
+	Kernels  []struct {
+		KernelID   int
+		Context    *string
+		Name       string
+		LaunchUid  *int
+		SimCycles  *int64
+		SimTimeNs  *float64
+		MeasuredNs *float64
+		ErrorPct   *float64
+	}
+	Comparison *struct {
+		KernelsCompared int
+		Mape            float64
+		Correlation     *float64
+		SimTotalNs      float64
+		MeasuredTotalNs float64
+	}
+	Steps []struct {
+		Step                    int
+		MeasuredNs, ProjectedNs float64
+	}
+}
+
+const runFields = `id state error history progress { kernelsDone kernelsTotal }
+	kernels { kernelId context name launchUid simCycles simTimeNs measuredNs errorPct }
+	comparison { kernelsCompared mape correlation simTotalNs measuredTotalNs }
+	steps { step measuredNs projectedNs }`
+
+func launch(t *testing.T, s *testutil.TestServer, input map[string]any) run {
+	t.Helper()
+	var r struct{ LaunchRun run }
+	s.MustDo(t, `mutation($in: LaunchRunInput!) { launchRun(input: $in) { `+runFields+` } }`, map[string]any{"in": input}, &r)
+	return r.LaunchRun
+}
+
+func get(t *testing.T, s *testutil.TestServer, id string) run {
+	t.Helper()
+	var r struct{ Run run }
+	s.MustDo(t, `query($id: ID!) { run(id: $id) { `+runFields+` } }`, map[string]any{"id": id}, &r)
+	return r.Run
+}
+
+func waitRun(t *testing.T, s *testutil.TestServer, id string, states ...string) run {
+	t.Helper()
+	var r run
+	testutil.Eventually(t, 30*time.Second, fmt.Sprintf("run %s in %v", id, states), func() bool {
+		r = get(t, s, id)
+		for _, st := range states {
+			if r.State == st {
+				return true
+			}
+		}
+		return false
+	})
+	return r
+}
+
+// quickstartSizes are the sizes of the quickstart's kernel traces, in
+// kernelslist.g order, from which fakesim derives its cycles.
+func quickstartSizes(t *testing.T, s *testutil.TestServer) []int64 {
+	var sizes []int64
+	for i := 1; i <= 4; i++ {
+		fi, err := os.Stat(filepath.Join(s.TraceDir(quickstartID), "traces", fmt.Sprintf("kernel-%d-ctx_0x55d2c3a1e4f0.traceg", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, fi.Size())
+	}
+	return sizes
+}
+
+func TestLaunchToSucceededLive(t *testing.T) {
+	t.Parallel()
+	for name, u := range testutil.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			s := server(t, "slow", func(c *app.Config) { c.DatabaseURL = u })
+			sub := s.Subscribe(t, "graphql-transport-ws", `subscription { runUpdated(traceId: "qs") { id state progress { kernelsDone kernelsTotal } } }`, nil)
+			r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100, "label": "first"})
+			if r.State != "QUEUED" {
+				t.Fatalf("launched: %+v", r)
+			}
+			var states []string
+			maxDone := 0
+			for {
+				var ev struct {
+					RunUpdated struct {
+						ID, State string
+						Progress  struct{ KernelsDone, KernelsTotal int }
+					}
+				}
+				if err := sub.Next(30*time.Second, &ev); err != nil {
+					t.Fatalf("after %v: %v", states, err)
+				}
+				u := ev.RunUpdated
+				if len(states) == 0 || states[len(states)-1] != u.State {
+					states = append(states, u.State)
+				}
+				maxDone = max(maxDone, u.Progress.KernelsDone)
+				if u.State == "SUCCEEDED" || u.State == "FAILED" {
+					break
+				}
+			}
+			if strings.Join(states, " ") != "QUEUED RUNNING SUCCEEDED" || maxDone != 4 {
+				t.Fatalf("states %v, max kernels done %d", states, maxDone)
+			}
+			got := get(t, s, r.ID)
+			sizes := quickstartSizes(t, s)
+			// Hand-computed from fakesim's formula and the quickstart's
+			// real_timing.json: cycles_i = 1000*i + size_i, sim ns = cycles *
+			// 1000 / 1755 MHz, measured 3100, 9800, 2400, 1700 ns.
+			measured := []float64{3100, 9800, 2400, 1700}
+			var mape, simTotal float64
+			for i, k := range got.Kernels {
+				cycles := 1000*int64(i+1) + sizes[i]
+				simNs := float64(cycles) * 1000 / 1755
+				errPct := 100 * (simNs - measured[i]) / measured[i]
+				if k.KernelID != i+1 || *k.SimCycles != cycles || math.Abs(*k.SimTimeNs-simNs) > 1e-6 || *k.MeasuredNs != measured[i] || math.Abs(*k.ErrorPct-errPct) > 1e-6 {
+					t.Fatalf("kernel %d: %+v, want cycles %d sim %.3f err %.3f", i+1, k, cycles, simNs, errPct)
+				}
+				mape += math.Abs(errPct) / 4
+				simTotal += simNs
+			}
+			c := got.Comparison
+			if c == nil || c.KernelsCompared != 4 || math.Abs(c.Mape-mape) > 1e-6 || math.Abs(c.SimTotalNs-simTotal) > 1e-6 || c.MeasuredTotalNs != 17000 || c.Correlation == nil {
+				t.Fatalf("comparison %+v, want MAPE %.4f sim total %.3f", c, mape, simTotal)
+			}
+			if len(got.Steps) == 0 {
+				t.Fatalf("no step projections")
+			}
+		})
+	}
+}
+
+func TestOutcomes(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		mode, want string
+		keepsKernels bool
+	}{
+		{"crash", "exit", true},
+		{"deadlock", "deadlock", true},
+		{"maxcycles", "maximum", true},
+		{"unsupported", "unsupported binary version", false},
+		{"noexit", "exit", true},
+	}
+	for _, c := range cases {
+		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
+			s := server(t, c.mode)
+			r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+			got := waitRun(t, s, r.ID, "SUCCEEDED", "FAILED")
+			if got.State != "FAILED" || got.Error == nil || !strings.Contains(strings.ToLower(*got.Error), c.want) {
+				t.Fatalf("state %s error %v, want FAILED with %q", got.State, got.Error, c.want)
+			}
+			if c.keepsKernels && c.mode != "noexit" && len(got.Kernels) == 0 {
+				t.Fatalf("partial results lost")
+			}
+		})
+	}
+}
+
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"slow", "ignoreterm"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := server(t, mode)
+			r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+			waitRun(t, s, r.ID, "RUNNING")
+			var c struct{ CancelRun run }
+			s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { id state } }`, map[string]any{"id": r.ID}, &c)
+			got := waitRun(t, s, r.ID, "CANCELLED", "FAILED", "SUCCEEDED")
+			if got.State != "CANCELLED" {
+				t.Fatalf("state %s (%v)", got.State, got.Error)
+			}
+			errs := s.Do(t, `mutation($id: ID!) { cancelRun(id: $id) { id } }`, map[string]any{"id": r.ID}, nil)
+			if len(errs) != 1 || errs[0].Code() != "CONFLICT" {
+				t.Fatalf("second cancel: %+v", errs)
+			}
+		})
+	}
+}
+
+func TestQueueAndConcurrencyLimit(t *testing.T) {
+	t.Parallel()
+	s := server(t, "slow")
+	a := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	b := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	c := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	waitRun(t, s, a.ID, "RUNNING")
+	if got := get(t, s, b.ID); got.State != "QUEUED" {
+		t.Fatalf("second run %s while the first runs (limit 1)", got.State)
+	}
+	s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { id } }`, map[string]any{"id": c.ID}, nil)
+	if got := get(t, s, c.ID); got.State != "CANCELLED" {
+		t.Fatalf("queued run cancelled: %s", got.State)
+	}
+	waitRun(t, s, a.ID, "SUCCEEDED")
+	waitRun(t, s, b.ID, "RUNNING", "SUCCEEDED")
+	waitRun(t, s, b.ID, "SUCCEEDED")
+	if got := get(t, s, c.ID); got.State != "CANCELLED" {
+		t.Fatalf("cancelled run ran: %s", got.State)
+	}
+}
+
+func TestRestartRunsAgainFromTheStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := server(t, "slow", func(c *app.Config) { c.DataDir = dir })
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	waitRun(t, s, r.ID, "RUNNING")
+	s.Close()
+	s2 := server(t, "ok", func(c *app.Config) { c.DataDir = dir })
+	got := waitRun(t, s2, r.ID, "SUCCEEDED")
+	if len(got.History) != 1 || !strings.Contains(got.History[0], "runs again from the beginning") {
+		t.Fatalf("history %q", got.History)
+	}
+}
+
+func TestKernelSubset(t *testing.T) {
+	t.Parallel()
+	s := server(t, "ok")
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100, "kernelIds": []int{3, 2}})
+	got := waitRun(t, s, r.ID, "SUCCEEDED", "FAILED")
+	if got.State != "SUCCEEDED" || len(got.Kernels) != 2 || got.Kernels[0].KernelID != 2 || got.Kernels[1].KernelID != 3 {
+		t.Fatalf("%s %v: %+v", got.State, got.Error, got.Kernels)
+	}
+	list, err := os.ReadFile(filepath.Join(s.DataDir, "work", "runs", r.ID, "kernelslist.g"))
+	if err != nil || strings.Count(string(list), "kernel-") != 2 {
+		t.Fatalf("run-local list: %q %v", list, err)
+	}
+}
+
+func TestLaunchRefusals(t *testing.T) {
+	t.Parallel()
+	s := server(t, "ok")
+	s.WriteFile(t, "uploading", "traces/kernel-1.trace", []byte("x"))
+	testutil.Eventually(t, 5*time.Second, "uploading trace seen", func() bool {
+		var r struct{ Trace *struct{ ID string } }
+		s.MustDo(t, `{ trace(id: "uploading") { id } }`, nil, &r)
+		return r.Trace != nil
+	})
+	cases := []struct {
+		name  string
+		input map[string]any
+		code  string
+		msg   string
+	}{
+		{"ErrNotReady", map[string]any{"traceId": "uploading", "simConfig": simconfigtest.H100}, "CONFLICT", "uploading"},
+		{"ErrSample", map[string]any{"traceId": "sample", "simConfig": simconfigtest.H100}, "BAD_USER_INPUT", "sample trace"},
+		{"ErrUnknownTrace", map[string]any{"traceId": "nope", "simConfig": simconfigtest.H100}, "NOT_FOUND", "nope"},
+		{"ErrUnknownConfig", map[string]any{"traceId": quickstartID, "simConfig": "SM99_NOPE"}, "BAD_USER_INPUT", "no config"},
+		{"ErrIncompatible", map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.RTX3070}, "BAD_USER_INPUT", "8.6"},
+		{"ErrUnknownKernel", map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100, "kernelIds": []int{99}}, "BAD_USER_INPUT", "99"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			errs := s.Do(t, `mutation($in: LaunchRunInput!) { launchRun(input: $in) { id } }`, map[string]any{"in": c.input}, nil)
+			if len(errs) != 1 || errs[0].Code() != c.code || !strings.Contains(errs[0].Message, c.msg) {
+				t.Fatalf("errors %+v, want %s containing %q", errs, c.code, c.msg)
+			}
+		})
+	}
+}
+
+func TestMissingSimulatorSaysHowToConfigure(t *testing.T) {
+	t.Parallel()
+	s := server(t, "ok", func(c *app.Config) { c.SimCmd = []string{"/nonexistent/accel-sim.out"} })
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	got := waitRun(t, s, r.ID, "FAILED", "SUCCEEDED")
+	if got.State != "FAILED" || !strings.Contains(*got.Error, "CASCADE_SIM_CMD") {
+		t.Fatalf("%s: %v", got.State, got.Error)
+	}
+}
+
+func TestConfigsAndDefault(t *testing.T) {
+	t.Parallel()
+	s := server(t, "ok")
+	var r struct {
+		SimConfigs []struct {
+			Name, ComputeCapability string
+			CoreClockMHz            *float64
+		}
+		Trace struct {
+			CompatibleSimConfigs []struct{ Name string }
+			DefaultSimConfig     *struct{ Name string }
+		}
+	}
+	s.MustDo(t, `{ simConfigs { name computeCapability coreClockMHz } trace(id: "qs") { compatibleSimConfigs { name } defaultSimConfig { name } } }`, nil, &r)
+	if len(r.SimConfigs) != 3 || len(r.Trace.CompatibleSimConfigs) != 1 || r.Trace.DefaultSimConfig == nil || r.Trace.DefaultSimConfig.Name != simconfigtest.H100 {
+		t.Fatalf("%+v", r)
+	}
+}
