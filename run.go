@@ -34,7 +34,7 @@ type Run struct {
 	SimConfig string `gorm:"not null"`
 	// KernelIDs is the chosen subset (kernel ids as in Kernel.KernelID);
 	// empty for every kernel.
-	KernelIDs []int    `gorm:"serializer:json"`
+	KernelIDs []int `gorm:"serializer:json"`
 	Label     *string
 	State     RunState `gorm:"not null;index"`
 	Error     *string

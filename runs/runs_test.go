@@ -192,7 +192,7 @@ func TestLaunchToSucceededLive(t *testing.T) {
 func TestOutcomes(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		mode, want string
+		mode, want   string
 		keepsKernels bool
 	}{
 		{"crash", "exit", true},
