@@ -2,7 +2,7 @@
 // (sample/: one layer of Llama 3.1 8B traced on an H100, its metadata,
 // stats and kernel lists but no instruction traces, so it can never start
 // a run) and, in quickstart/, the stand-in trace the README's quickstart
-// uploads.
+// uploads, and in sim-configs/ Accel-Sim config excerpts for dry runs.
 package samples
 
 import (
@@ -19,6 +19,15 @@ import (
 
 //go:embed sample
 var sample embed.FS
+
+// SimConfigs holds sim-configs/: excerpts of Accel-Sim's tested configs
+// SM90_H100, SM86_RTX3070 and SM7_QV100, enough for the simulator's
+// command line and for reading compute capability and core clock. The
+// quickstart points CASCADE_SIM_CONFIGS_DIR at the directory; tests write
+// them with package simconfigtest.
+//
+//go:embed sim-configs
+var SimConfigs embed.FS
 
 // SampleID is the id of the seeded sample trace.
 const SampleID = "sample"

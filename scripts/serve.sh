@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Starts Cascade on its embedded defaults (./cascade-data, 127.0.0.1:8080),
 # building the web UI first when it is missing or older than its sources
-# and Node is available. Extra arguments go to `cascade serve`.
+# and Node is available (CASCADE_UI_BUILD=0 skips that). Extra arguments
+# go to `cascade serve`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS="${GOFLAGS:-} -mod=mod"
-if [ -f frontend/package.json ]; then
+if [ -f frontend/package.json ] && [ "${CASCADE_UI_BUILD:-1}" != 0 ]; then
   stale=$(find frontend/src frontend/package.json frontend/*.html graph/schema -newer frontend/dist/index.html 2>/dev/null | head -1 || true)
   if [ ! -f frontend/dist/index.html ] || [ -n "$stale" ]; then
     if command -v npm >/dev/null; then

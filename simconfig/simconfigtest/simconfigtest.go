@@ -1,18 +1,16 @@
 // Package simconfigtest writes realistic Accel-Sim tested-config directories
 // for tests: excerpts of the real SM90_H100, SM86_RTX3070 and SM7_QV100
-// gpgpusim.config and trace.config files, comments and all.
+// gpgpusim.config and trace.config files, comments and all, kept in
+// samples/sim-configs (which the quickstart uses too).
 package simconfigtest
 
 import (
-	"embed"
+	"github.com/cascade-sim/cascade/samples"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 )
-
-//go:embed configs
-var configs embed.FS
 
 // The tested configs this package can write, with what [simconfig.Load]
 // reads from them.
@@ -35,7 +33,7 @@ func Write(tb testing.TB, dir string, names ...string) string {
 	}
 	for _, name := range names {
 		for _, file := range []string{"gpgpusim.config", "trace.config"} {
-			data, err := fs.ReadFile(configs, "configs/"+name+"/"+file)
+			data, err := fs.ReadFile(samples.SimConfigs, "sim-configs/"+name+"/"+file)
 			if err != nil {
 				tb.Fatalf("simconfigtest: unknown config %q: %v", name, err)
 			}
