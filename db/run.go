@@ -16,13 +16,6 @@ type RunFilter struct {
 	State   cascade.RunState // "" for any
 }
 
-// RunPage is one page of runs, newest first.
-type RunPage struct {
-	Runs    []cascade.Run
-	Total   int64
-	HasNext bool
-}
-
 // Run returns the run with the given id, or a NOT_FOUND error.
 func (d *DB) Run(ctx context.Context, id string) (cascade.Run, error) {
 	var r cascade.Run
@@ -34,15 +27,7 @@ func (d *DB) Run(ctx context.Context, id string) (cascade.Run, error) {
 }
 
 // Runs returns a page of the runs matching f, newest first.
-func (d *DB) Runs(ctx context.Context, f RunFilter, p Page) (RunPage, error) {
-	limit, err := p.limit()
-	if err != nil {
-		return RunPage{}, err
-	}
-	after, hasAfter, err := parseCursor(p.After)
-	if err != nil {
-		return RunPage{}, err
-	}
+func (d *DB) Runs(ctx context.Context, f RunFilter, p Page) (PageOf[cascade.Run], error) {
 	q := d.read(ctx).Model(&cascade.Run{})
 	if f.TraceID != "" {
 		q = q.Where("trace_id = ?", f.TraceID)
@@ -50,20 +35,7 @@ func (d *DB) Runs(ctx context.Context, f RunFilter, p Page) (RunPage, error) {
 	if f.State != "" {
 		q = q.Where("state = ?", f.State)
 	}
-	var page RunPage
-	if err := q.Count(&page.Total).Error; err != nil {
-		return page, err
-	}
-	if hasAfter {
-		q = q.Where("seq < ?", after)
-	}
-	if err := q.Order("seq DESC").Limit(limit + 1).Find(&page.Runs).Error; err != nil {
-		return page, err
-	}
-	if len(page.Runs) > limit {
-		page.Runs, page.HasNext = page.Runs[:limit], true
-	}
-	return page, nil
+	return fetchPage[cascade.Run](q, p, true)
 }
 
 // RunsInState returns every run in the given state, oldest first: the

@@ -57,17 +57,48 @@ func parseCursor(c string) (int64, bool, error) {
 	return 0, false, cascade.Errorf(cascade.EINVALID, "after: %q is not a cursor from this API", c)
 }
 
+// PageOf is one page of a listing.
+type PageOf[T any] struct {
+	Items   []T
+	Total   int64 // matching items in all pages
+	HasNext bool
+}
+
+// fetchPage counts q's rows, then reads up to p's limit of them after p's
+// cursor, in seq order (newest first when desc).
+func fetchPage[T any](q *gorm.DB, p Page, desc bool) (PageOf[T], error) {
+	var page PageOf[T]
+	limit, err := p.limit()
+	if err != nil {
+		return page, err
+	}
+	after, hasAfter, err := parseCursor(p.After)
+	if err != nil {
+		return page, err
+	}
+	if err := q.Count(&page.Total).Error; err != nil {
+		return page, err
+	}
+	order, cmp := "seq", "seq > ?"
+	if desc {
+		order, cmp = "seq DESC", "seq < ?"
+	}
+	if hasAfter {
+		q = q.Where(cmp, after)
+	}
+	if err := q.Order(order).Limit(limit + 1).Find(&page.Items).Error; err != nil {
+		return page, err
+	}
+	if len(page.Items) > limit {
+		page.Items, page.HasNext = page.Items[:limit], true
+	}
+	return page, nil
+}
+
 // TraceFilter narrows a trace listing.
 type TraceFilter struct {
 	State  cascade.TraceState // "" for any
 	Search string             // case-insensitive substring of id or model
-}
-
-// TracePage is one page of traces, newest first.
-type TracePage struct {
-	Traces  []cascade.Trace
-	Total   int64 // matching traces in all pages
-	HasNext bool
 }
 
 // Trace returns the trace with the given id, or a NOT_FOUND error.
@@ -81,15 +112,7 @@ func (d *DB) Trace(ctx context.Context, id string) (cascade.Trace, error) {
 }
 
 // Traces returns a page of the traces matching f, newest first.
-func (d *DB) Traces(ctx context.Context, f TraceFilter, p Page) (TracePage, error) {
-	limit, err := p.limit()
-	if err != nil {
-		return TracePage{}, err
-	}
-	after, hasAfter, err := parseCursor(p.After)
-	if err != nil {
-		return TracePage{}, err
-	}
+func (d *DB) Traces(ctx context.Context, f TraceFilter, p Page) (PageOf[cascade.Trace], error) {
 	q := d.read(ctx).Model(&cascade.Trace{})
 	if f.State != "" {
 		q = q.Where("state = ?", f.State)
@@ -98,20 +121,7 @@ func (d *DB) Traces(ctx context.Context, f TraceFilter, p Page) (TracePage, erro
 		like := "%" + escapeLike(strings.ToLower(f.Search)) + "%"
 		q = q.Where("(LOWER(id) LIKE ? ESCAPE '\\' OR LOWER(COALESCE(model, '')) LIKE ? ESCAPE '\\')", like, like)
 	}
-	var page TracePage
-	if err := q.Count(&page.Total).Error; err != nil {
-		return page, err
-	}
-	if hasAfter {
-		q = q.Where("seq < ?", after)
-	}
-	if err := q.Order("seq DESC").Limit(limit + 1).Find(&page.Traces).Error; err != nil {
-		return page, err
-	}
-	if len(page.Traces) > limit {
-		page.Traces, page.HasNext = page.Traces[:limit], true
-	}
-	return page, nil
+	return fetchPage[cascade.Trace](q, p, true)
 }
 
 func escapeLike(s string) string {
@@ -202,39 +212,11 @@ func (d *DB) DeleteTrace(ctx context.Context, id string) error {
 	})
 }
 
-// KernelPage is one page of a trace's kernels, in the tracer's order.
-type KernelPage struct {
-	Kernels []cascade.Kernel
-	Total   int64
-	HasNext bool
-}
-
-// Kernels returns a page of the kernels of the trace with the given id.
-// It pages in the database: a trace with a million kernels costs one page.
-func (d *DB) Kernels(ctx context.Context, traceID string, p Page) (KernelPage, error) {
-	limit, err := p.limit()
-	if err != nil {
-		return KernelPage{}, err
-	}
-	after, hasAfter, err := parseCursor(p.After)
-	if err != nil {
-		return KernelPage{}, err
-	}
-	var page KernelPage
-	q := d.read(ctx).Model(&cascade.Kernel{}).Where("trace_id = ?", traceID)
-	if err := q.Count(&page.Total).Error; err != nil {
-		return page, err
-	}
-	if hasAfter {
-		q = q.Where("seq > ?", after)
-	}
-	if err := q.Order("seq").Limit(limit + 1).Find(&page.Kernels).Error; err != nil {
-		return page, err
-	}
-	if len(page.Kernels) > limit {
-		page.Kernels, page.HasNext = page.Kernels[:limit], true
-	}
-	return page, nil
+// Kernels returns a page of the kernels of the trace with the given id, in
+// the tracer's order. It pages in the database: a trace with a million
+// kernels costs one page.
+func (d *DB) Kernels(ctx context.Context, traceID string, p Page) (PageOf[cascade.Kernel], error) {
+	return fetchPage[cascade.Kernel](d.read(ctx).Model(&cascade.Kernel{}).Where("trace_id = ?", traceID), p, false)
 }
 
 // ErrUnchanged, returned by an [DB.UpdateTrace] callback, leaves the trace

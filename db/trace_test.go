@@ -69,13 +69,13 @@ func TestTraces(t *testing.T) {
 				if p.Total != 7 {
 					t.Fatalf("total %d", p.Total)
 				}
-				for _, tr := range p.Traces {
+				for _, tr := range p.Items {
 					ids = append(ids, tr.ID)
 				}
 				if !p.HasNext {
 					break
 				}
-				after = db.Cursor(p.Traces[len(p.Traces)-1].Seq)
+				after = db.Cursor(p.Items[len(p.Items)-1].Seq)
 			}
 			if fmt.Sprint(ids) != "[page-6 page-5 page-4 page-3 page-2 page-1 page-0]" {
 				t.Fatalf("order %v", ids)
@@ -112,7 +112,7 @@ func TestTraces(t *testing.T) {
 				if p.Total != 1000 {
 					t.Fatalf("total %d", p.Total)
 				}
-				for _, k := range p.Kernels {
+				for _, k := range p.Items {
 					if k.KernelID != seen+1 || k.GridX != seen {
 						t.Fatalf("kernel %d out of order: %+v", seen, k)
 					}
@@ -121,7 +121,7 @@ func TestTraces(t *testing.T) {
 				if !p.HasNext {
 					break
 				}
-				after = db.Cursor(int64(p.Kernels[len(p.Kernels)-1].Seq))
+				after = db.Cursor(int64(p.Items[len(p.Items)-1].Seq))
 			}
 			if seen != 1000 {
 				t.Fatalf("saw %d", seen)

@@ -85,9 +85,9 @@ func (r *Resolver) runPage(ctx context.Context, f db.RunFilter, first *int, afte
 	if err != nil {
 		return nil, err
 	}
-	c := &model.RunConnection{Nodes: p.Runs, TotalCount: int(p.Total), PageInfo: &model.PageInfo{HasNextPage: p.HasNext}, Edges: []model.RunEdge{}}
-	for i := range p.Runs {
-		c.Edges = append(c.Edges, model.RunEdge{Cursor: db.Cursor(p.Runs[i].Seq), Node: &p.Runs[i]})
+	c := &model.RunConnection{Nodes: p.Items, TotalCount: int(p.Total), PageInfo: &model.PageInfo{HasNextPage: p.HasNext}, Edges: []model.RunEdge{}}
+	for i := range p.Items {
+		c.Edges = append(c.Edges, model.RunEdge{Cursor: db.Cursor(p.Items[i].Seq), Node: &p.Items[i]})
 	}
 	if n := len(c.Edges); n > 0 {
 		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor

@@ -25,8 +25,8 @@ func (r *queryResolver) Traces(ctx context.Context, state *cascade.TraceState, s
 	if err != nil {
 		return nil, err
 	}
-	c := &model.TraceConnection{Nodes: p.Traces, TotalCount: int(p.Total), PageInfo: &model.PageInfo{HasNextPage: p.HasNext}}
-	for _, t := range p.Traces {
+	c := &model.TraceConnection{Nodes: p.Items, TotalCount: int(p.Total), PageInfo: &model.PageInfo{HasNextPage: p.HasNext}}
+	for _, t := range p.Items {
 		c.Edges = append(c.Edges, model.TraceEdge{Cursor: db.Cursor(t.Seq), Node: &t})
 	}
 	if n := len(c.Edges); n > 0 {
@@ -66,8 +66,8 @@ func (r *traceResolver) Kernels(ctx context.Context, obj *cascade.Trace, first *
 	if err != nil {
 		return nil, err
 	}
-	c := &model.KernelConnection{Nodes: p.Kernels, TotalCount: int(p.Total), PageInfo: &model.PageInfo{HasNextPage: p.HasNext}}
-	for _, k := range p.Kernels {
+	c := &model.KernelConnection{Nodes: p.Items, TotalCount: int(p.Total), PageInfo: &model.PageInfo{HasNextPage: p.HasNext}}
+	for _, k := range p.Items {
 		c.Edges = append(c.Edges, model.KernelEdge{Cursor: db.Cursor(int64(k.Seq)), Node: &k})
 	}
 	if n := len(c.Edges); n > 0 {
