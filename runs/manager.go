@@ -57,6 +57,9 @@ type Manager struct {
 	queue   []string                      // queued run ids, in launch order
 	running map[string]context.CancelFunc // cancels a running run
 	wake    chan struct{}
+
+	resultsMu sync.Mutex
+	results   map[string]Results // see Results
 }
 
 // New returns a Manager; call Run to start executing.
@@ -68,7 +71,7 @@ func New(cfg Config) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]context.CancelFunc{}, wake: make(chan struct{}, 1)}
+	return &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]context.CancelFunc{}, wake: make(chan struct{}, 1), results: map[string]Results{}}
 }
 
 // SimConfigs lists the tested configs, read anew on each call so a config

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 
 	"github.com/cascade-sim/cascade"
@@ -37,8 +38,34 @@ type Results struct {
 
 // Results computes a run's results from its stored kernel results, its
 // config's core clock and the trace's timing files. Bad timing rows are
-// reported in Problems and skipped.
+// reported in Problems and skipped. A query asks for kernels, comparison
+// and steps separately, so the last few results are kept, by run and
+// version (a run changes only when its row does).
 func (m *Manager) Results(ctx context.Context, r cascade.Run) (Results, error) {
+	key := fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano())
+	m.resultsMu.Lock()
+	res, ok := m.results[key]
+	m.resultsMu.Unlock()
+	if ok {
+		return res, nil
+	}
+	res, err := m.computeResults(ctx, r)
+	if err != nil {
+		return res, err
+	}
+	m.resultsMu.Lock()
+	if len(m.results) >= maxCachedResults {
+		clear(m.results)
+	}
+	m.results[key] = res
+	m.resultsMu.Unlock()
+	return res, nil
+}
+
+// maxCachedResults bounds the results cache; a full cache starts afresh.
+const maxCachedResults = 64
+
+func (m *Manager) computeResults(ctx context.Context, r cascade.Run) (Results, error) {
 	stored, err := m.cfg.Store.RunKernels(ctx, r.ID)
 	if err != nil {
 		return Results{}, err
