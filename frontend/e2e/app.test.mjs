@@ -2,7 +2,7 @@
 //   CASCADE_BIN=/path/to/cascade npm run e2e
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { bigTraceFiles, launchBrowser, screenshot, sleep, startServer, traceFiles, watchErrors, writeTraceFile } from "./harness.mjs";
+import { bigTraceFiles, brokenTraceFiles, launchBrowser, screenshot, sleep, startServer, traceFiles, watchErrors, writeTraceFile } from "./harness.mjs";
 
 const ID = `e2e-trace-${Date.now().toString(36)}`;
 
@@ -97,6 +97,41 @@ describe("Cascade UI against a real server", () => {
     await page.close();
   });
 
+  test("a failed trace says why, shows the log tail, and Retry sends it through again", async () => {
+    const bad = `${ID}-broken`;
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(server.url + "/");
+    await page.locator('[data-connection="connected"]').waitFor();
+    for (const f of brokenTraceFiles()) await writeTraceFile(server.bucket, bad, ...f);
+    const row = page.locator(`tr[data-trace-id="${bad}"]`);
+    await row.locator('[data-state="FAILED"]').waitFor();
+    await row.getByRole("note", { name: `Error for ${bad}` }).getByText("post-processor exit").waitFor();
+    await screenshot(page, "09-traces-failed");
+
+    await row.getByRole("link", { name: bad }).click();
+    await page.getByRole("alert").filter({ hasText: "Failed:" }).waitFor();
+    await page.getByLabel("Post-processing log, last lines").getByText(/instruction line before/).waitFor();
+    await screenshot(page, "10-trace-failed");
+
+    // Retry sends it back through completeness and post-processing; this upload fails again.
+    await page.evaluate(() => (window.__sameDocument = true));
+    const retried = page.waitForResponse(
+      (r) => r.url().endsWith("/graphql") && (r.request().postData() ?? "").includes("retryTrace"),
+    );
+    await page.getByRole("button", { name: "Retry" }).click();
+    const body = await (await retried).json();
+    assert.equal(body.errors, undefined, JSON.stringify(body.errors));
+    assert.notEqual(body.data.retryTrace.state, "FAILED");
+    // The page follows it live: out of FAILED, and no Retry button while it is under way.
+    await page.locator('.trace-page .toolbar [data-state="UPLOADING"], .trace-page .toolbar [data-state="PROCESSING"]').first().waitFor();
+    assert.equal(await page.getByRole("button", { name: "Retry" }).count(), 0);
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
+    await screenshot(page, "11-trace-retried");
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test("100,000 kernels load in chunks and scroll", async () => {
     const big = `${ID}-100k`;
     for (const f of bigTraceFiles(100_000)) await writeTraceFile(server.bucket, big, ...f);
@@ -160,9 +195,14 @@ describe("Cascade UI against a real server", () => {
     await run.waitFor();
     await page.waitForTimeout(500);
     await run.click();
+    // Files keep landing until the subscription has reported one (it may still be starting).
     const other = `${ID}-sub`;
-    await writeTraceFile(server.bucket, other, ...traceFiles(other, 1)[0]);
-    await responseHas(`"${other}"`);
+    const seen = responseHas(`"${other}"`).then(() => true);
+    for (const f of traceFiles(other, 3)) {
+      await writeTraceFile(server.bucket, other, ...f);
+      if (await Promise.race([seen, sleep(700).then(() => false)])) break;
+    }
+    await seen;
     await screenshot(page, "05-playground-subscription");
     await page.close();
   });

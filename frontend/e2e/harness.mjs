@@ -201,3 +201,19 @@ export function bigTraceFiles(n) {
   files.push(["metadata.json", JSON.stringify(meta) + "\n"]);
   return files;
 }
+
+/** An upload whose raw kernel trace the post-processor refuses, so the trace fails. */
+export function brokenTraceFiles() {
+  const files = [
+    ["traces/kernel-1-ctx_0x1.trace", "this is not a trace\n"],
+    ["traces/kernelslist_ctx_0x1", "kernel-1-ctx_0x1.trace\n"],
+    [
+      "traces/stats_ctx_0x1",
+      "kernel id, kernel mangled name, grid_dimX, grid_dimY, grid_dimZ, #blocks, block_dimX, block_dimY, block_dimZ, #threads, total_insts, total_reported_insts\n" +
+        "kernel-1-ctx_0x1.trace, _Z6brokenv, 4, 1, 1, 4, 64, 1, 1, 64, 10,10\n",
+    ],
+  ];
+  const meta = { model: "e2e/Broken", files: files.map(([path, text]) => ({ path, size: Buffer.byteLength(text) })) };
+  files.push(["metadata.json", JSON.stringify(meta) + "\n"]);
+  return files;
+}

@@ -6,6 +6,7 @@ import { StateBadge } from "../components/StateBadge";
 import { formatBytes, formatCount, formatTime } from "../format";
 import type { TraceDetailFragment } from "../gql/graphql";
 import { Link, useTitle } from "../router";
+import { compareTime } from "../time";
 import { TraceRuns } from "../runs/TraceRuns";
 import { RetryTraceMutation, TraceDetailUpdatedSubscription, TraceQuery } from "./documents";
 import { KernelTable } from "./KernelTable";
@@ -15,7 +16,7 @@ import { LivePostprocessLog, StaticLog } from "./PostprocessLog";
 export function newest<T extends { updatedAt: string }>(a: T | null | undefined, b: T | null | undefined): T | null {
   if (!a) return b ?? null;
   if (!b) return a;
-  return b.updatedAt >= a.updatedAt ? b : a;
+  return compareTime(b.updatedAt, a.updatedAt) >= 0 ? b : a;
 }
 
 export function TracePage({ id }: { id: string }) {

@@ -125,7 +125,7 @@ function TraceList({ filter }: { filter: TraceFilter }) {
                   </Link>
                   {t.sample && <span className="tag" title="The sample trace cannot start a run">sample</span>}
                   {t.state === "FAILED" && t.error && (
-                    <div className="error-text" role="note" aria-label={`Error for ${t.id}`}>
+                    <div className="error-text" role="note" aria-label={`Error for ${t.id}`} title={t.error}>
                       {t.error}
                     </div>
                   )}

@@ -85,3 +85,11 @@ describe("traceListReducer", () => {
     expect(removeTrace(rows, "b")).toBe(rows);
   });
 });
+
+describe("timestamps as the server writes them", () => {
+  it("a newer update with a shorter fraction still wins", () => {
+    const shown = trace("a", { state: "UPLOADING", updatedAt: "2026-12-02T14:31:31.128Z" });
+    const next = trace("a", { state: "FAILED", updatedAt: "2026-12-02T14:31:31.2Z" });
+    expect(mergeTrace([shown], next, all)[0].state).toBe("FAILED");
+  });
+});

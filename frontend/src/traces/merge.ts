@@ -1,4 +1,5 @@
 import type { TraceState, TraceSummaryFragment } from "../gql/graphql";
+import { compareTime } from "../time";
 
 export type TraceRow = TraceSummaryFragment;
 
@@ -17,7 +18,8 @@ export function matchesFilter(t: TraceRow, f: TraceFilter): boolean {
 
 /** Newest first, as the server lists them; ties by id so the order is stable. */
 export function compareTraces(a: TraceRow, b: TraceRow): number {
-  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  const byTime = compareTime(b.createdAt, a.createdAt);
+  if (byTime !== 0) return byTime;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
@@ -31,7 +33,7 @@ export function mergeTrace(rows: readonly TraceRow[], t: TraceRow, f: TraceFilte
   if (i >= 0) {
     if (!keep) return [...rows.slice(0, i), ...rows.slice(i + 1)];
     // An older snapshot than the one shown is dropped (events can race a refetch).
-    if (rows[i].updatedAt > t.updatedAt) return rows as TraceRow[];
+    if (compareTime(rows[i].updatedAt, t.updatedAt) > 0) return rows as TraceRow[];
     const next = rows.slice();
     next[i] = t;
     return next;
