@@ -40,16 +40,21 @@ type Results struct {
 // config's core clock and the trace's timing files. Bad timing rows are
 // reported in Problems and skipped. A query asks for kernels, comparison
 // and steps separately, so the last few results are kept, by run and
-// version (a run changes only when its row does).
+// version: a run's results change only when its row or its trace's row
+// (the timing flags) does.
 func (m *Manager) Results(ctx context.Context, r cascade.Run) (Results, error) {
-	key := fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano())
+	t, err := m.cfg.Store.Trace(ctx, r.TraceID)
+	if err != nil {
+		return Results{}, err
+	}
+	key := fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano(), "@", t.UpdatedAt.UnixNano())
 	m.resultsMu.Lock()
 	res, ok := m.results[key]
 	m.resultsMu.Unlock()
 	if ok {
 		return res, nil
 	}
-	res, err := m.computeResults(ctx, r)
+	res, err = m.computeResults(ctx, r, t)
 	if err != nil {
 		return res, err
 	}
@@ -65,12 +70,8 @@ func (m *Manager) Results(ctx context.Context, r cascade.Run) (Results, error) {
 // maxCachedResults bounds the results cache; a full cache starts afresh.
 const maxCachedResults = 64
 
-func (m *Manager) computeResults(ctx context.Context, r cascade.Run) (Results, error) {
+func (m *Manager) computeResults(ctx context.Context, r cascade.Run, t cascade.Trace) (Results, error) {
 	stored, err := m.cfg.Store.RunKernels(ctx, r.ID)
-	if err != nil {
-		return Results{}, err
-	}
-	t, err := m.cfg.Store.Trace(ctx, r.TraceID)
 	if err != nil {
 		return Results{}, err
 	}
