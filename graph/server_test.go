@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/cascade-sim/cascade/internal/app"
 	"github.com/cascade-sim/cascade/internal/testutil"
 )
 
@@ -149,4 +150,23 @@ func TestStalledSubscriberDoesNotDelayOthers(t *testing.T) {
 	if err := live.Next(10*time.Second, &r); err != nil || r.TraceUpdated.ID != "t-199" {
 		t.Fatalf("live subscriber: %+v %v", r, err)
 	}
+}
+
+func TestDeadClientIsDropped(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t, func(c *app.Config) { c.WebsocketPing = 100 * time.Millisecond })
+	base := s.Subscribers()
+	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
+	c, _, err := d.Dial(strings.Replace(s.URL, "http", "ws", 1)+"/graphql", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.WriteJSON(map[string]any{"type": "connection_init"})
+	var ack map[string]any
+	c.ReadJSON(&ack)
+	c.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": "subscription { traceUpdated { id } }"}})
+	testutil.Eventually(t, 5*time.Second, "subscribed", func() bool { return s.Subscribers() == base+1 })
+	// The client now reads nothing, so it answers no ping: a closed laptop.
+	testutil.Eventually(t, 5*time.Second, "dead client dropped and its subscription ended", func() bool { return s.Subscribers() == base })
 }

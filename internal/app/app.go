@@ -44,6 +44,10 @@ type Config struct {
 	SimConfigsDir  string   // CASCADE_SIM_CONFIGS_DIR
 	RunConcurrency int      // CASCADE_RUN_CONCURRENCY
 
+	// WebsocketPing is the keep-alive interval; a client silent for two is
+	// dropped. The default when 0 is 15 s.
+	WebsocketPing time.Duration
+
 	// UI serves everything that is not the API (the web UI and the
 	// playground); nil serves gqlgen's playground at /playground only.
 	UI http.Handler
@@ -129,7 +133,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Logger:      log,
 	})
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm},
-		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log})
+		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing})
 
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", m.graph)
