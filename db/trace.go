@@ -258,6 +258,28 @@ func (d *DB) ReplaceKernels(ctx context.Context, traceID string, ks []cascade.Ke
 	return d.write(ctx, func(tx *gorm.DB) error { return replaceKernels(tx, traceID, ks) })
 }
 
+// ReplaceKernelsFrom replaces the kernels of the trace with those fill
+// adds, batch by batch, in one transaction: readers see the old list or the
+// new one, and the caller never holds the whole list.
+func (d *DB) ReplaceKernelsFrom(ctx context.Context, traceID string, fill func(add func([]cascade.Kernel) error) error) error {
+	return d.write(ctx, func(tx *gorm.DB) error {
+		if err := tx.Where("trace_id = ?", traceID).Delete(&cascade.Kernel{}).Error; err != nil {
+			return fmt.Errorf("delete kernels of %s: %w", traceID, err)
+		}
+		seq := 0
+		return fill(func(ks []cascade.Kernel) error {
+			for i := range ks {
+				ks[i].TraceID, ks[i].Seq = traceID, seq
+				seq++
+			}
+			if err := tx.CreateInBatches(ks, 500).Error; err != nil {
+				return fmt.Errorf("insert kernels of %s: %w", traceID, err)
+			}
+			return nil
+		})
+	})
+}
+
 func replaceKernels(tx *gorm.DB, traceID string, ks []cascade.Kernel) error {
 	if err := tx.Where("trace_id = ?", traceID).Delete(&cascade.Kernel{}).Error; err != nil {
 		return fmt.Errorf("delete kernels of %s: %w", traceID, err)

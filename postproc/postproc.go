@@ -39,7 +39,7 @@ type Store interface {
 	Trace(ctx context.Context, id string) (cascade.Trace, error)
 	AllTraces(ctx context.Context) ([]cascade.Trace, error)
 	UpdateTrace(ctx context.Context, id string, fn func(t *cascade.Trace, found bool) error) (cascade.Trace, bool, error)
-	ReplaceKernels(ctx context.Context, traceID string, ks []cascade.Kernel) error
+	ReplaceKernelsFrom(ctx context.Context, traceID string, fill func(add func([]cascade.Kernel) error) error) error
 }
 
 // Config configures a Processor.
@@ -233,22 +233,36 @@ func (p *Processor) tail(logPath string) string {
 // finish moves the trace to failed with msg, or, when msg is empty, to
 // ready with its kernels and the kernel count of kernelslist.g.
 func (p *Processor) finish(ctx context.Context, id, dir, msg string) {
-	var kernels []cascade.Kernel
 	var w tracedir.Warnings
 	count := 0
+	var tree *tracedir.Tree
 	if msg == "" {
 		var err error
 		if count, err = tracedir.CountKernelLines(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))); err != nil {
 			msg = fmt.Sprintf("%s: %v", tracedir.KernelsListG, err)
-		} else if tree, err := tracedir.Walk(dir); err != nil {
-			msg = err.Error()
-		} else if kernels, err = tree.ReadKernels(&w); err != nil {
+		} else if tree, err = tracedir.Walk(dir); err != nil {
 			msg = err.Error()
 		}
 	}
 	if msg == "" {
-		if err := p.cfg.Store.ReplaceKernels(ctx, id, kernels); err != nil {
-			p.log.Error("save kernels", "trace", id, "err", err)
+		// A stats file that cannot be read fails the trace; a database
+		// error leaves it processing for the next start.
+		var readErr error
+		err := p.cfg.Store.ReplaceKernelsFrom(ctx, id, func(add func([]cascade.Kernel) error) error {
+			var addErr error
+			readErr = tree.EachKernels(&w, 2000, func(b []cascade.Kernel) error { addErr = add(b); return addErr })
+			if addErr != nil {
+				readErr = nil
+			}
+			return errors.Join(readErr, addErr)
+		})
+		switch {
+		case readErr != nil:
+			msg = readErr.Error()
+		case err != nil:
+			if ctx.Err() == nil {
+				p.log.Error("save kernels", "trace", id, "err", err)
+			}
 			return
 		}
 	}

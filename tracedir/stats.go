@@ -102,9 +102,31 @@ func (w *Warnings) Result() []string {
 
 // ReadKernels reads every stats file of the tree into kernels, in file
 // order then row order. A malformed row is reported in w and skipped; only
-// an unreadable file is an error.
+// an unreadable file is an error. For traces with many kernels,
+// EachKernels keeps memory bounded.
 func (t *Tree) ReadKernels(w *Warnings) ([]cascade.Kernel, error) {
 	var ks []cascade.Kernel
+	err := t.EachKernels(w, 1000, func(batch []cascade.Kernel) error {
+		ks = append(ks, batch...)
+		return nil
+	})
+	return ks, err
+}
+
+// EachKernels reads the stats files as ReadKernels does and hands the
+// kernels to fn in batches of up to n, reusing the batch's memory: a trace
+// with a million kernels costs one batch.
+func (t *Tree) EachKernels(w *Warnings, n int, fn func([]cascade.Kernel) error) error {
+	batch := make([]cascade.Kernel, 0, n)
+	emit := func(k cascade.Kernel) error {
+		batch = append(batch, k)
+		if len(batch) < n {
+			return nil
+		}
+		err := fn(batch)
+		batch = batch[:0]
+		return err
+	}
 	for _, rel := range t.StatsFiles() {
 		var ctx *string
 		if c, ok := strings.CutPrefix(path.Base(rel), "stats_ctx_"); ok {
@@ -112,18 +134,21 @@ func (t *Tree) ReadKernels(w *Warnings) ([]cascade.Kernel, error) {
 		}
 		f, err := os.Open(filepath.Join(t.Root, filepath.FromSlash(rel)))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		ks, err = readStats(f, rel, ctx, ks, w)
+		err = readStats(f, rel, ctx, emit, w)
 		f.Close()
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return ks, nil
+	if len(batch) > 0 {
+		return fn(batch)
+	}
+	return nil
 }
 
-func readStats(r io.Reader, rel string, ctx *string, ks []cascade.Kernel, w *Warnings) ([]cascade.Kernel, error) {
+func readStats(r io.Reader, rel string, ctx *string, emit func(cascade.Kernel) error, w *Warnings) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20) // mangled names can be long
 	line := 0
@@ -145,12 +170,14 @@ func readStats(r io.Reader, rel string, ctx *string, ks []cascade.Kernel, w *War
 			w.Addf("%s:%d: %v", rel, line, err)
 			continue
 		}
-		ks = append(ks, k)
+		if err := emit(k); err != nil {
+			return err
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return ks, fmt.Errorf("%s:%d: %w", rel, line+1, err)
+		return fmt.Errorf("%s:%d: %w", rel, line+1, err)
 	}
-	return ks, nil
+	return nil
 }
 
 func parseStatsRow(cols []string, ctx *string) (cascade.Kernel, error) {
