@@ -46,10 +46,10 @@ func waitState(t *testing.T, s *testutil.TestServer, id, want string) trace {
 func uploadRaw(t *testing.T, s *testutil.TestServer, id string) {
 	t.Helper()
 	files := map[string]string{
-		"traces/kernel-1-ctx_0x1.trace":  "-kernel name = k\n",
-		"traces/kernel-2-ctx_0x1.trace":  "-kernel name = k\n",
-		"traces/kernelslist_ctx_0x1":     "MemcpyHtoD,0x0000000000001000,64\nkernel-1-ctx_0x1.trace\nkernel-2-ctx_0x1.trace\n",
-		"traces/stats_ctx_0x1":           "kernel id, kernel mangled name, grid_dimX, grid_dimY, grid_dimZ, #blocks, block_dimX, block_dimY, block_dimZ, #threads, total_insts, total_reported_insts\nkernel-1-ctx_0x1.trace, k, 1, 1, 1, 1, 32, 1, 1, 32, 1,1\nkernel-2-ctx_0x1.trace, k, 1, 1, 1, 1, 32, 1, 1, 32, 1,1\n",
+		"traces/kernel-1-ctx_0x1.trace": "-kernel name = k\n",
+		"traces/kernel-2-ctx_0x1.trace": "-kernel name = k\n",
+		"traces/kernelslist_ctx_0x1":    "MemcpyHtoD,0x0000000000001000,64\nkernel-1-ctx_0x1.trace\nkernel-2-ctx_0x1.trace\n",
+		"traces/stats_ctx_0x1":          "kernel id, kernel mangled name, grid_dimX, grid_dimY, grid_dimZ, #blocks, block_dimX, block_dimY, block_dimZ, #threads, total_insts, total_reported_insts\nkernel-1-ctx_0x1.trace, k, 1, 1, 1, 1, 32, 1, 1, 32, 1,1\nkernel-2-ctx_0x1.trace, k, 1, 1, 1, 1, 32, 1, 1, 32, 1,1\n",
 	}
 	var list []map[string]any
 	for p, d := range files {
