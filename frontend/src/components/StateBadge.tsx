@@ -1,4 +1,4 @@
-import type { TraceState } from "../gql/graphql";
+import type { RunState, TraceState } from "../gql/graphql";
 
 interface BadgeInfo {
   label: string;
@@ -14,14 +14,23 @@ export const TRACE_STATES: Record<TraceState, BadgeInfo> = {
   FAILED: { label: "Failed", icon: "✕", description: "Upload or post-processing failed" },
 };
 
-export function badgeInfo(state: string): BadgeInfo {
-  return (
-    TRACE_STATES[state as TraceState] ?? { label: state, icon: "?", description: `Unknown state ${state}` }
-  );
+export const RUN_STATES: Record<RunState, BadgeInfo> = {
+  QUEUED: { label: "Queued", icon: "…", description: "Waiting for a simulator slot" },
+  RUNNING: { label: "Running", icon: "▶", description: "The simulator is running" },
+  SUCCEEDED: { label: "Succeeded", icon: "✓", description: "Every kernel simulated" },
+  FAILED: { label: "Failed", icon: "✕", description: "The simulation failed" },
+  CANCELLED: { label: "Cancelled", icon: "■", description: "Cancelled before it finished" },
+};
+
+export type BadgeKind = "trace" | "run";
+
+export function badgeInfo(state: string, kind: BadgeKind = "trace"): BadgeInfo {
+  const table: Record<string, BadgeInfo> = kind === "run" ? RUN_STATES : TRACE_STATES;
+  return table[state] ?? { label: state, icon: "?", description: `Unknown state ${state}` };
 }
 
-export function StateBadge({ state }: { state: string }) {
-  const info = badgeInfo(state);
+export function StateBadge({ state, kind = "trace" }: { state: string; kind?: BadgeKind }) {
+  const info = badgeInfo(state, kind);
   return (
     <span
       className={`badge badge-${state.toLowerCase()}`}

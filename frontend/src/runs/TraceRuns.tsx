@@ -1,17 +1,29 @@
 import { HAS_RUNS } from "../gql/features";
+import { Link, tracePath } from "../router";
 import { cannotLaunchReason } from "./defaultConfig";
+import { RunList } from "./RunsScreen";
 import { RUNS_UNAVAILABLE } from "./RunsUnavailable";
 
-/** The runs section of a trace page. */
+/** The runs section of a trace page: its runs, live, and New run (or why it cannot launch). */
 export function TraceRuns({ trace }: { trace: { id: string; state: string; sample: boolean } }) {
   const reason = cannotLaunchReason(trace);
   return (
-    <section aria-labelledby="runs-title">
-      <h2 id="runs-title">Runs</h2>
+    <section aria-labelledby="trace-runs-title">
+      <div className="toolbar">
+        <h2 id="trace-runs-title">Runs</h2>
+        {HAS_RUNS && !reason && (
+          <Link href={`${tracePath(trace.id)}/new-run`} className="button primary" role="button">
+            New run
+          </Link>
+        )}
+      </div>
       {!HAS_RUNS ? (
         <p className="muted">{RUNS_UNAVAILABLE}</p>
       ) : (
-        <p className="muted">{reason ?? "Run screens are not built into this UI yet."}</p>
+        <>
+          {reason && <p className="muted" data-testid="cannot-launch">{reason}</p>}
+          <RunList state={null} traceId={trace.id} />
+        </>
       )}
     </section>
   );

@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { cleanup, render, screen } from "@testing-library/react";
+
+// uPlot draws on a canvas, which jsdom lacks; the chart's data is tested in compare.test.ts.
+vi.mock("./ScatterChart", () => ({
+  ScatterChart: ({ kernels }: { kernels: unknown[] }) => <div data-testid="scatter">{kernels.length} kernels</div>,
+}));
+const { Comparison } = await import("./RunPage");
+
+afterEach(cleanup);
+
+const kernels = [
+  { kernelId: 1, context: null, name: "k1", launchUid: 1, simCycles: 1755, simInstructions: 10, ipc: 1, simTimeNs: 1000, measuredNs: 800, errorPct: 25, truncated: false },
+  { kernelId: 2, context: null, name: "k2", launchUid: 2, simCycles: 3510, simInstructions: 20, ipc: 1, simTimeNs: 2000, measuredNs: 2500, errorPct: -20, truncated: false },
+];
+const trace = { id: "t", model: null, sourceGpu: null, hasRealTiming: true, hasStepTimeline: true };
+
+describe("Comparison", () => {
+  it("shows MAPE, correlation, totals, the scatter and projected steps", () => {
+    render(
+      <Comparison
+        run={{
+          trace,
+          kernels,
+          timingProblems: ["real_timing.json: row 3: kernel_id is not an integer"],
+          comparison: { kernelsCompared: 2, mape: 22.5, correlation: 1, simTotalNs: 3000, measuredTotalNs: 3300 },
+          steps: [{ step: 0, measuredNs: 1_000_000, projectedNs: 1_100_000 }],
+        }}
+      />,
+    );
+    expect(screen.getByTestId("mape").textContent).toContain("22.5 %");
+    expect(screen.getByTestId("correlation").textContent).toContain("1.000");
+    expect(screen.getByText("3.00 µs")).toBeTruthy();
+    expect(screen.getByText("3.30 µs")).toBeTruthy();
+    expect(screen.getByTestId("scatter").textContent).toBe("2 kernels");
+    const steps = screen.getByRole("table", { name: "Projected step times" });
+    expect(steps.textContent).toContain("1.10 ms");
+    expect(steps.textContent).toContain("+10.0 %");
+    expect(screen.getByText(/kernel_id is not an integer/)).toBeTruthy();
+  });
+
+  it("says why there is nothing to compare", () => {
+    render(<Comparison run={{ trace: { ...trace, hasRealTiming: false }, kernels, timingProblems: [], comparison: null, steps: [] }} />);
+    expect(screen.getByText(/no real timing/)).toBeTruthy();
+    expect(screen.queryByTestId("scatter")).toBeNull();
+  });
+});

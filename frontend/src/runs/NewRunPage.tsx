@@ -1,0 +1,146 @@
+import { useState, type FormEvent } from "react";
+import { useMutation } from "urql";
+import { useLiveQuery } from "../api/useLiveQuery";
+import { StateBadge } from "../components/StateBadge";
+import { formatCount } from "../format";
+import type { NewRunQuery as NewRunData } from "../gql/graphql";
+import { Link, navigate, tracePath, useTitle } from "../router";
+import { parseKernelIds } from "./compare";
+import { archToComputeCapability, cannotLaunchReason, pickDefaultConfig } from "./defaultConfig";
+import { LaunchRunMutation, NewRunQuery } from "./documents";
+
+type Config = NewRunData["simConfigs"][number];
+
+/** Why a config cannot run this trace, or null when it can. */
+export function configProblem(c: Config, compatible: ReadonlySet<string>, traceGpuArch: string): string | null {
+  if (c.error) return c.error;
+  if (compatible.has(c.name)) return null;
+  const want = archToComputeCapability(traceGpuArch) ?? traceGpuArch;
+  return `compute capability ${c.computeCapability || "unknown"}; the trace is ${traceGpuArch} (${want})`;
+}
+
+export function NewRunPage({ traceId }: { traceId: string }) {
+  useTitle(`New run · ${traceId}`);
+  const [{ data, error }] = useLiveQuery({ query: NewRunQuery, variables: { id: traceId } });
+  if (error && !data) return <p role="alert" className="error">Could not load trace {traceId}: {error.message}</p>;
+  if (!data) return <p aria-busy="true">Loading…</p>;
+  if (!data.trace) return <p>There is no trace <code>{traceId}</code>. <Link href="/">Back to traces</Link></p>;
+  return <NewRunForm trace={data.trace} configs={data.simConfigs} />;
+}
+
+function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]>; configs: Config[] }) {
+  const compatible = new Set(trace.compatibleSimConfigs.map((c) => c.name));
+  const preselected =
+    trace.defaultSimConfig?.name ??
+    pickDefaultConfig(
+      configs.filter((c) => compatible.has(c.name)),
+      trace,
+    )?.name ??
+    null;
+  const [choice, setChoice] = useState<string | null>(preselected);
+  const [kernelText, setKernelText] = useState("");
+  const [label, setLabel] = useState("");
+  const [{ fetching, error }, launch] = useMutation(LaunchRunMutation);
+  const reason = cannotLaunchReason(trace);
+  const kernels = parseKernelIds(kernelText);
+  const canLaunch = !reason && choice != null && !kernels.error && !fetching;
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    if (!canLaunch || choice == null) return;
+    const r = await launch({
+      input: { traceId: trace.id, simConfig: choice, kernelIds: kernels.ids, label: label.trim() || null },
+    });
+    if (r.data) navigate(`/runs/${encodeURIComponent(r.data.launchRun.id)}`);
+  }
+
+  return (
+    <section aria-labelledby="newrun-title">
+      <nav aria-label="Breadcrumb" className="crumbs">
+        <Link href="/">Traces</Link> / <Link href={tracePath(trace.id)}>{trace.id}</Link> / New run
+      </nav>
+      <div className="toolbar">
+        <h1 id="newrun-title">New run</h1>
+        <span className="mono">{trace.id}</span>
+        <StateBadge state={trace.state} />
+      </div>
+      {reason && (
+        <p className="error-box" role="alert" data-testid="cannot-launch">
+          {reason}
+        </p>
+      )}
+      <form onSubmit={submit} aria-label="Launch a run">
+        <fieldset className="form-row" style={{ maxWidth: 760, border: 0, padding: 0 }}>
+          <legend>
+            Simulator config <span className="hint">— the trace is {trace.traceGpuArch}</span>
+          </legend>
+          {configs.length === 0 ? (
+            <p className="muted">The server has no Accel-Sim configs (CASCADE_SIM_CONFIGS_DIR).</p>
+          ) : (
+            <ul className="configs">
+              {configs.map((c) => {
+                const problem = configProblem(c, compatible, trace.traceGpuArch);
+                return (
+                  <li key={c.name}>
+                    <label className={problem ? "off" : ""}>
+                      <input
+                        type="radio"
+                        name="config"
+                        value={c.name}
+                        checked={choice === c.name}
+                        disabled={problem != null}
+                        onChange={() => setChoice(c.name)}
+                      />
+                      <span className="mono">{c.name}</span>
+                      <span className="hint">
+                        cc {c.computeCapability || "?"}
+                        {c.coreClockMHz ? ` · ${c.coreClockMHz} MHz` : ""}
+                      </span>
+                      {problem ? (
+                        <span className="bad">✕ {problem}</span>
+                      ) : (
+                        <span className="good">✓ compatible{c.name === preselected ? " · default" : ""}</span>
+                      )}
+                    </label>
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+          {!reason && configs.length > 0 && compatible.size === 0 && (
+            <p className="error" role="alert">No config is compatible with {trace.traceGpuArch}.</p>
+          )}
+        </fieldset>
+        <div className="form-row">
+          <label htmlFor="kernel-ids">Kernels (optional)</label>
+          <input
+            id="kernel-ids"
+            aria-describedby="kernel-ids-hint"
+            placeholder="every kernel"
+            value={kernelText}
+            onChange={(e) => setKernelText(e.target.value)}
+            aria-invalid={kernels.error ? true : undefined}
+          />
+          <span id="kernel-ids-hint" className={kernels.error ? "error" : "hint"}>
+            {kernels.error ??
+              (kernels.ids
+                ? `${formatCount(kernels.ids.length)} of ${formatCount(trace.kernelCount)} kernels`
+                : `All ${formatCount(trace.kernelCount)} kernels. Or ids and ranges: 1-10, 15`)}
+          </span>
+        </div>
+        <div className="form-row">
+          <label htmlFor="run-label">Label (optional)</label>
+          <input id="run-label" value={label} onChange={(e) => setLabel(e.target.value)} />
+        </div>
+        <button type="submit" className="primary" disabled={!canLaunch}>
+          {fetching ? "Launching…" : "Launch run"}
+        </button>
+        {error && (
+          <p role="alert" className="error">
+            Could not launch: {error.graphQLErrors[0]?.message ?? error.message}
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,205 @@
+import { useEffect, useState } from "react";
+import { useMutation } from "urql";
+import { useLiveQuery } from "../api/useLiveQuery";
+import { useEvents } from "../api/useEvents";
+import { StateBadge } from "../components/StateBadge";
+import { formatCount, formatDurationMs, formatNs, formatTime } from "../format";
+import type { RunDetailFragment } from "../gql/graphql";
+import { Link, tracePath, useTitle } from "../router";
+import { appendLines } from "../traces/PostprocessLog";
+import { formatCorrelation, formatPct, isActive, progressFraction } from "./compare";
+import { CancelRunMutation, RunDetailUpdatedSubscription, RunLogSubscription, RunQuery } from "./documents";
+import { RunKernelsTable } from "./RunKernelsTable";
+import { ScatterChart } from "./ScatterChart";
+
+export function RunPage({ id }: { id: string }) {
+  useTitle(`Run ${id}`);
+  const [{ data, error }, refetch] = useLiveQuery({ query: RunQuery, variables: { id } });
+  // Runs carry no updatedAt: whichever of the query result and the runUpdated events
+  // arrived last is the newest snapshot.
+  const [run, setRun] = useState<RunDetailFragment | null>(null);
+  useEffect(() => {
+    if (data) setRun(data.run ?? null);
+  }, [data]);
+  useEvents(RunDetailUpdatedSubscription, { id }, (d) => setRun(d.runUpdated));
+  const finished = run && !isActive(run.state);
+  const queriedActive = data?.run ? isActive(data.run.state) : false;
+  useEffect(() => {
+    // The log tail is only in the query: fetch it once the run ends.
+    if (finished && queriedActive) refetch({ requestPolicy: "network-only" });
+  }, [finished, queriedActive, refetch]);
+
+  if (error && !data) return <p role="alert" className="error">Could not load run {id}: {error.message}</p>;
+  if (!data) return <p aria-busy="true">Loading run…</p>;
+  if (!run) return <p>There is no run <code>{id}</code>. <Link href="/runs">All runs</Link></p>;
+  const f = progressFraction(run.progress);
+  const started = run.startedAt ? Date.parse(run.startedAt) : null;
+  const ended = run.finishedAt ? Date.parse(run.finishedAt) : null;
+  return (
+    <section aria-labelledby="run-title" className="run-page">
+      <nav aria-label="Breadcrumb" className="crumbs">
+        <Link href="/runs">Runs</Link> / <span>{run.id}</span>
+      </nav>
+      <div className="toolbar">
+        <h1 id="run-title" className="mono">{run.label || run.id}</h1>
+        <StateBadge state={run.state} kind="run" />
+        {isActive(run.state) && <CancelButton id={run.id} />}
+      </div>
+      {run.state === "FAILED" && run.error && (
+        <p className="error-box" role="alert">
+          <strong>Failed:</strong> {run.error}
+        </p>
+      )}
+      <dl className="facts">
+        <dt>Trace</dt>
+        <dd>
+          <Link href={tracePath(run.trace.id)}>{run.trace.id}</Link> {run.trace.model && <span className="muted">({run.trace.model})</span>}
+        </dd>
+        <dt>Config</dt>
+        <dd className="mono">
+          {run.simConfig.name} <span className="muted">cc {run.simConfig.computeCapability}{run.simConfig.coreClockMHz ? `, ${run.simConfig.coreClockMHz} MHz` : ""}</span>
+        </dd>
+        <dt>Kernels</dt>
+        <dd>{run.kernelIds ? `${formatCount(run.kernelIds.length)} chosen` : "every kernel"}</dd>
+        <dt>Executor</dt>
+        <dd>{run.executor}</dd>
+        <dt>Created</dt>
+        <dd>{formatTime(run.createdAt)}</dd>
+        <dt>Started</dt>
+        <dd>{formatTime(run.startedAt)}</dd>
+        <dt>Finished</dt>
+        <dd>
+          {formatTime(run.finishedAt)}
+          {started != null && ended != null && <span className="muted"> (took {formatDurationMs(ended - started)})</span>}
+        </dd>
+      </dl>
+      <div className="progress">
+        <progress
+          max={Math.max(1, run.progress.kernelsTotal)}
+          value={run.progress.kernelsDone}
+          aria-label="Simulation progress"
+          aria-valuetext={`${run.progress.kernelsDone} of ${run.progress.kernelsTotal} kernels`}
+        />
+        <span data-testid="progress-text">
+          {formatCount(run.progress.kernelsDone)} of {formatCount(run.progress.kernelsTotal)} kernels
+          {f != null && ` (${Math.round(f * 100)} %)`}
+        </span>
+      </div>
+      {run.history.length > 0 && (
+        <details>
+          <summary>History ({run.history.length})</summary>
+          <ul>
+            {run.history.map((h, i) => (
+              <li key={i}>{h}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+      <Comparison run={run} />
+      <section aria-labelledby="rk-title">
+        <h2 id="rk-title">Kernels</h2>
+        <RunKernelsTable kernels={run.kernels} />
+      </section>
+      <section aria-labelledby="log-title">
+        <h2 id="log-title">Simulator log</h2>
+        {isActive(run.state) ? <LiveRunLog id={run.id} /> : <StaticRunLog lines={data.run?.logTail ?? []} />}
+      </section>
+    </section>
+  );
+}
+
+function Stat({ k, v, testid }: { k: string; v: string; testid?: string }) {
+  return (
+    <div className="stat" data-testid={testid}>
+      <div className="v">{v}</div>
+      <div className="k">{k}</div>
+    </div>
+  );
+}
+
+/** MAPE, correlation, totals, the scatter and the projected step times. */
+export function Comparison({ run }: { run: Pick<RunDetailFragment, "comparison" | "kernels" | "steps" | "timingProblems" | "trace"> }) {
+  const c = run.comparison;
+  return (
+    <section aria-labelledby="cmp-title">
+      <h2 id="cmp-title">Simulated vs measured</h2>
+      {!c ? (
+        <p className="muted">
+          {run.trace.hasRealTiming ? "No kernel has been compared yet." : "The trace has no real timing, so there is nothing to compare with."}
+        </p>
+      ) : (
+        <>
+          <div className="stats">
+            <Stat k="MAPE" v={formatPct(c.mape, false)} testid="mape" />
+            <Stat k="Correlation (Pearson)" v={formatCorrelation(c.correlation)} testid="correlation" />
+            <Stat k="Kernels compared" v={formatCount(c.kernelsCompared)} />
+            <Stat k="Simulated total" v={formatNs(c.simTotalNs)} />
+            <Stat k="Measured total" v={formatNs(c.measuredTotalNs)} />
+          </div>
+          <ScatterChart kernels={run.kernels} />
+        </>
+      )}
+      {run.timingProblems.length > 0 && (
+        <div className="warnings">
+          <h3>Timing rows skipped ({run.timingProblems.length})</h3>
+          <ul>
+            {run.timingProblems.map((p, i) => (
+              <li key={i}>{p}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {run.steps.length > 0 && (
+        <>
+          <h3>Projected step times</h3>
+          <table className="traces" aria-label="Projected step times" style={{ maxWidth: 640 }}>
+            <thead>
+              <tr>
+                <th scope="col" className="num">Step</th>
+                <th scope="col" className="num">Measured</th>
+                <th scope="col" className="num">Projected</th>
+                <th scope="col" className="num">Difference</th>
+              </tr>
+            </thead>
+            <tbody>
+              {run.steps.map((s) => (
+                <tr key={s.step}>
+                  <td className="num">{s.step}</td>
+                  <td className="num">{formatNs(s.measuredNs)}</td>
+                  <td className="num">{formatNs(s.projectedNs)}</td>
+                  <td className="num">{formatPct(s.measuredNs > 0 ? (100 * (s.projectedNs - s.measuredNs)) / s.measuredNs : null)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </section>
+  );
+}
+
+function LiveRunLog({ id }: { id: string }) {
+  const [lines, setLines] = useState<string[]>([]);
+  useEvents(RunLogSubscription, { id }, (d) => setLines((p) => appendLines(p, d.runLog.lines)));
+  return <StaticRunLog lines={lines} live />;
+}
+
+function StaticRunLog({ lines, live = false }: { lines: readonly string[]; live?: boolean }) {
+  return (
+    <pre className="log" aria-label={live ? "Simulator log, live" : "Simulator log, last lines"} tabIndex={0}>
+      {lines.length ? lines.join("\n") : "(no output yet)"}
+    </pre>
+  );
+}
+
+function CancelButton({ id }: { id: string }) {
+  const [{ fetching, error }, cancel] = useMutation(CancelRunMutation);
+  return (
+    <>
+      <button type="button" disabled={fetching} onClick={() => cancel({ id })}>
+        {fetching ? "Cancelling…" : "Cancel run"}
+      </button>
+      {error && <span role="alert" className="error">Cancel failed: {error.graphQLErrors[0]?.message ?? error.message}</span>}
+    </>
+  );
+}

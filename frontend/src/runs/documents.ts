@@ -1,0 +1,109 @@
+import { graphql } from "../gql";
+
+export const RunSummaryFragment = graphql(`
+  fragment RunSummary on Run {
+    id
+    state
+    label
+    error
+    createdAt
+    startedAt
+    finishedAt
+    simConfig { name }
+    trace { id model }
+    progress { kernelsDone kernelsTotal }
+  }
+`);
+
+export const RunDetailFragment = graphql(`
+  fragment RunDetail on Run {
+    ...RunSummary
+    kernelIds
+    executor
+    history
+    timingProblems
+    simConfig { name computeCapability coreClockMHz }
+    trace { id model sourceGpu hasRealTiming hasStepTimeline }
+    comparison { kernelsCompared mape correlation simTotalNs measuredTotalNs }
+    steps { step measuredNs projectedNs }
+    kernels {
+      kernelId
+      context
+      name
+      launchUid
+      simCycles
+      simInstructions
+      ipc
+      simTimeNs
+      measuredNs
+      errorPct
+      truncated
+    }
+  }
+`);
+
+export const RunsQuery = graphql(`
+  query Runs($traceId: ID, $state: RunState, $first: Int) {
+    runs(traceId: $traceId, state: $state, first: $first) {
+      totalCount
+      pageInfo { hasNextPage endCursor }
+      nodes { ...RunSummary }
+    }
+  }
+`);
+
+export const RunUpdatedSubscription = graphql(`
+  subscription RunUpdated($traceId: ID) {
+    runUpdated(traceId: $traceId) { ...RunSummary }
+  }
+`);
+
+export const RunQuery = graphql(`
+  query Run($id: ID!) {
+    run(id: $id) {
+      ...RunDetail
+      logTail(lines: 200)
+    }
+  }
+`);
+
+export const RunDetailUpdatedSubscription = graphql(`
+  subscription RunDetailUpdated($id: ID!) {
+    runUpdated(id: $id) { ...RunDetail }
+  }
+`);
+
+export const RunLogSubscription = graphql(`
+  subscription RunLog($id: ID!) {
+    runLog(id: $id) { lines }
+  }
+`);
+
+export const CancelRunMutation = graphql(`
+  mutation CancelRun($id: ID!) {
+    cancelRun(id: $id) { ...RunSummary }
+  }
+`);
+
+export const NewRunQuery = graphql(`
+  query NewRun($id: ID!) {
+    trace(id: $id) {
+      id
+      state
+      sample
+      model
+      traceGpuArch
+      suggestedSimConfig
+      kernelCount
+      defaultSimConfig { name }
+      compatibleSimConfigs { name }
+    }
+    simConfigs { name computeCapability coreClockMHz error }
+  }
+`);
+
+export const LaunchRunMutation = graphql(`
+  mutation LaunchRun($input: LaunchRunInput!) {
+    launchRun(input: $input) { ...RunSummary }
+  }
+`);
