@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/internal/fakesim"
+	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/simconfig/simconfigtest"
+	"github.com/cascade-sim/cascade/upload"
+)
+
+// serveProcess starts `cascade serve` as its own process.
+func serveProcess(t *testing.T, dataDir string, env ...string) (addr string, cmd *exec.Cmd) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = l.Addr().String()
+	l.Close()
+	cmd = exec.Command(testutil.Program(t, "./cmd/cascade"), "serve")
+	cmd.Env = append(append(os.Environ(), "CASCADE_DATA_DIR="+dataDir, "CASCADE_ADDR="+addr, "CASCADE_SCAN_INTERVAL=200ms"), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("server output:\n%s", out.String())
+		}
+	})
+	testutil.Eventually(t, 20*time.Second, "server up", func() bool {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil
+	})
+	return addr, cmd
+}
+
+func gql(t *testing.T, addr, query string, out any) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query})
+	resp, err := http.Post("http://"+addr+"/graphql", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data   json.RawMessage
+		Errors []struct{ Message string }
+	}
+	json.NewDecoder(resp.Body).Decode(&r)
+	if len(r.Errors) > 0 {
+		t.Fatalf("%s: %v", query, r.Errors)
+	}
+	if out != nil {
+		json.Unmarshal(r.Data, out)
+	}
+}
+
+// TestSimulatorDiesWithAKilledServer: a SIGKILLed server leaves no
+// simulator behind, so its restart never runs two copies of one run.
+func TestSimulatorDiesWithAKilledServer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sim := fakesim.Build(t)
+	env := []string{
+		"CASCADE_SIM_CMD=env FAKESIM_MODE=ignoreterm FAKESIM_DELAY=1s " + sim,
+		"CASCADE_SIM_CONFIGS_DIR=" + simconfigtest.Write(t, t.TempDir()),
+	}
+	addr, server := serveProcess(t, dir, env...)
+	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
+	prefix := filepath.Join(dir, "s3", "cascade", "traces")
+	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: prefix, RunName: "qs"}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 10*time.Second, "trace ready", func() bool {
+		var r struct{ Trace *struct{ State string } }
+		gql(t, addr, `{ trace(id: "qs") { state } }`, &r)
+		return r.Trace != nil && r.Trace.State == "READY"
+	})
+	var l struct{ LaunchRun struct{ ID string } }
+	gql(t, addr, `mutation { launchRun(input: {traceId: "qs", simConfig: "SM90_H100"}) { id } }`, &l)
+	running := func() bool {
+		out, _ := exec.Command("pgrep", "-f", "accel-sim.out -trace "+prefix).Output()
+		return len(bytes.TrimSpace(out)) > 0
+	}
+	testutil.Eventually(t, 10*time.Second, "simulator started", running)
+	if err := server.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	server.Wait()
+	testutil.Eventually(t, 5*time.Second, "simulator gone with its server", func() bool { return !running() })
+
+	// The next server runs it again from the start, once.
+	addr, _ = serveProcess(t, dir, env...)
+	var r struct {
+		Run struct {
+			State   string
+			History []string
+		}
+	}
+	testutil.Eventually(t, 10*time.Second, "run requeued and running", func() bool {
+		gql(t, addr, `{ run(id: "`+l.LaunchRun.ID+`") { state history } }`, &r)
+		return r.Run.State == "RUNNING"
+	})
+	if len(r.Run.History) != 1 || !strings.Contains(r.Run.History[0], "again from the beginning") {
+		t.Fatalf("history %q", r.Run.History)
+	}
+	out, _ := exec.Command("pgrep", "-fc", "accel-sim.out -trace "+prefix).Output()
+	if n := strings.TrimSpace(string(out)); n != "1" {
+		t.Fatalf("%s simulators of one run", n)
+	}
+}
+
+// TestServeConfig: flags win over CASCADE_* variables, which win over the
+// defaults.
+func TestServeConfig(t *testing.T) {
+	t.Setenv("CASCADE_BUCKET", "from-env")
+	t.Setenv("CASCADE_PREFIX", "")
+	cfg, _, _, err := parseServe([]string{"--addr", "127.0.0.1:9999"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Bucket != "from-env" || cfg.Prefix != "traces" || cfg.Addr != "127.0.0.1:9999" || cfg.DataDir != "./cascade-data" {
+		t.Fatalf("%+v", cfg)
+	}
+	if _, _, _, err := parseServe([]string{"--log-format", "xml"}, &bytes.Buffer{}); err == nil {
+		t.Fatal("bad log format accepted")
+	}
+}
