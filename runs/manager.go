@@ -458,7 +458,11 @@ func (m *Manager) finish(ctx context.Context, id string, p *LogParser, state cas
 		m.log.Error("finish run", "run", id, "err", err)
 		return
 	}
-	m.log.Info("run "+strings.ToLower(string(state)), "run", id, "error", msg)
+	if msg != "" {
+		m.log.Warn("run "+strings.ToLower(string(state)), "run", id, "error", msg)
+	} else {
+		m.log.Info("run "+strings.ToLower(string(state)), "run", id)
+	}
 	m.publish(r)
 }
 

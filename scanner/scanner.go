@@ -293,7 +293,11 @@ func (s *Scanner) scanTrace(ctx context.Context, id string, now time.Time) {
 	}
 	s.cfg.Events.Publish(events.TraceUpdated{Trace: committed})
 	if look.newState != "" && committed.State == look.newState {
-		s.log.Info("trace "+strings.ToLower(string(committed.State)), "trace", id, "error", cascade.Deref(committed.Error))
+		if committed.Error != nil {
+			s.log.Warn("trace failed", "trace", id, "error", *committed.Error)
+		} else {
+			s.log.Info("trace "+strings.ToLower(string(committed.State)), "trace", id)
+		}
 		if committed.State == cascade.TraceProcessing && s.cfg.Processor != nil {
 			s.cfg.Processor.Process(id, dir)
 		}
