@@ -35,7 +35,7 @@ export async function freePort() {
 }
 
 /** Starts `$CASCADE_BIN serve` on a fresh data dir (or the one given) and waits until it answers. */
-export async function startServer({ dataDir, port } = {}) {
+export async function startServer({ dataDir, port, env = {} } = {}) {
   const bin = process.env.CASCADE_BIN;
   if (!bin) throw new Error("set CASCADE_BIN to the cascade binary (go build -o /tmp/cascade ./cmd/cascade)");
   dataDir ??= await mkdtemp(join(tmpdir(), "cascade-e2e-"));
@@ -47,6 +47,7 @@ export async function startServer({ dataDir, port } = {}) {
       CASCADE_DATA_DIR: dataDir,
       CASCADE_ADDR: addr,
       CASCADE_SCAN_INTERVAL: "200ms",
+      ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -72,6 +73,7 @@ export async function startServer({ dataDir, port } = {}) {
     url,
     port,
     dataDir,
+    env,
     bucket,
     output: () => output,
     async stop() {

@@ -32,8 +32,8 @@ export function ScatterChart({ kernels, width = 640, height = 420 }: { kernels: 
         y: { distr: 3, range: [lo, hi] },
       },
       axes: [
-        { label: "Measured", values: (_u, vals) => vals.map((v) => formatNs(v)), size: 40 },
-        { label: "Simulated", values: (_u, vals) => vals.map((v) => formatNs(v)), size: 70 },
+        { label: "Measured", values: (_u, vals) => vals.map((v) => (v == null ? "" : formatNs(v))), size: 40 },
+        { label: "Simulated", values: (_u, vals) => vals.map((v) => (v == null ? "" : formatNs(v))), size: 70 },
       ],
       legend: { show: false },
       cursor: { drag: { x: false, y: false }, points: { size: 10 } },

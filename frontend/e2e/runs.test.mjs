@@ -1,0 +1,111 @@
+// End-to-end for runs: New run, the run page live, cancel, and the sample trace refusing to run.
+//   CASCADE_BIN=/path/to/cascade CASCADE_SIM_CMD=/path/to/fakesim npm run e2e
+// CASCADE_SIM_CMD is the simulator: Accel-Sim's accel-sim.out, or the repository's stand-in
+// (go build -o /tmp/fakesim ./internal/fakesim/cmd/fakesim). Without it these tests are skipped.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { cp, readdir } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { launchBrowser, screenshot, startServer, watchErrors } from "./harness.mjs";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const configs = process.env.CASCADE_SIM_CONFIGS_DIR ?? join(repo, "samples", "sim-configs");
+const skip = !process.env.CASCADE_SIM_CMD
+  ? "set CASCADE_SIM_CMD to a simulator (the repository's fakesim will do)"
+  : !existsSync(configs)
+    ? `no sim configs at ${configs}`
+    : false;
+const QS = "qs-e2e";
+
+describe("runs against a real server", { skip }, () => {
+  let server;
+  let browser;
+  before(async () => {
+    server = await startServer({
+      env: { CASCADE_SIM_CONFIGS_DIR: configs, FAKESIM_MODE: "slow", FAKESIM_DELAY: "700ms" },
+    });
+    browser = await launchBrowser();
+    // The quickstart trace: ready on upload, with real timing and a step timeline.
+    const src = join(repo, "samples", "quickstart");
+    await cp(src, join(server.bucket, QS), { recursive: true, filter: (s) => !s.endsWith("README.md") });
+    await readdir(join(server.bucket, QS));
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.cleanup();
+  });
+
+  test("New run preselects the default config, launches, and the run page follows it live", async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/${QS}`);
+    await page.locator('.trace-page .toolbar [data-state="READY"]').waitFor({ timeout: 30_000 });
+    await page.getByRole("button", { name: "New run" }).click();
+    await page.getByRole("heading", { name: "New run" }).waitFor();
+    const h100 = page.getByRole("radio", { name: /SM90_H100/ });
+    await h100.waitFor();
+    assert.equal(await h100.isChecked(), true, "the suggested, compatible config is preselected");
+    assert.equal(await page.getByRole("radio", { name: /SM7_QV100/ }).isDisabled(), true);
+    await page.getByText(/compute capability 7\.0/).waitFor();
+    await page.getByLabel("Label (optional)").fill("e2e quickstart");
+    await screenshot(page, "20-new-run");
+
+    await page.getByRole("button", { name: "Launch run" }).click();
+    await page.waitForURL(/\/runs\/[^/]+$/);
+    await page.getByRole("heading", { name: "e2e quickstart" }).waitFor();
+    await page.evaluate(() => (window.__sameDocument = true));
+    await page.getByLabel("Simulator log, live").getByText(/Processing kernel|launching/).waitFor({ timeout: 30_000 });
+    await page.getByTestId("progress-text").getByText(/^[1-3] of 4 kernels/).waitFor({ timeout: 30_000 });
+    await screenshot(page, "21-run-running");
+
+    await page.locator('.run-page .toolbar [data-state="SUCCEEDED"]').waitFor({ timeout: 60_000 });
+    await page.getByTestId("progress-text").getByText("4 of 4 kernels").waitFor();
+    await page.getByTestId("mape").waitFor();
+    await page.locator(".chart canvas").waitFor();
+    await page.getByRole("table", { name: "Run kernels" }).getByText(/rms_norm/).first().waitFor();
+    await page.getByRole("table", { name: "Projected step times" }).waitFor();
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
+
+    // Hovering a point names its kernel.
+    const box = await page.locator(".chart .u-over").boundingBox();
+    for (let x = 0; x < box.width; x += 6) {
+      await page.mouse.move(box.x + x, box.y + box.height / 2);
+      if (await page.getByRole("tooltip").count()) break;
+    }
+    await page.getByRole("tooltip").waitFor();
+    await screenshot(page, "22-run-succeeded");
+
+    // The trace page lists the run.
+    await page.goto(`${server.url}/traces/${QS}`);
+    await page.getByRole("table", { name: "Runs" }).getByText("e2e quickstart").waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("a running run can be cancelled", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${server.url}/traces/${QS}/new-run`);
+    await page.getByRole("button", { name: "Launch run" }).click();
+    await page.waitForURL(/\/runs\/[^/]+$/);
+    await page.getByRole("button", { name: "Cancel run" }).click();
+    await page.locator('.run-page .toolbar [data-state="CANCELLED"]').waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByRole("button", { name: "Cancel run" }).count(), 0);
+    await screenshot(page, "23-run-cancelled");
+    await page.goto(`${server.url}/runs`);
+    await page.locator('tr[data-state="CANCELLED"]').first().waitFor();
+    await page.locator('tr[data-state="SUCCEEDED"]').first().waitFor();
+    await screenshot(page, "24-runs");
+    await page.close();
+  });
+
+  test("the sample trace cannot launch, and the page says why", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${server.url}/traces/sample/new-run`);
+    await page.getByTestId("cannot-launch").getByText(/sample trace/).waitFor();
+    assert.equal(await page.getByRole("button", { name: "Launch run" }).isDisabled(), true);
+    await screenshot(page, "25-sample-cannot-launch");
+    await page.close();
+  });
+});
