@@ -219,3 +219,11 @@ export function brokenTraceFiles() {
   files.push(["metadata.json", JSON.stringify(meta) + "\n"]);
   return files;
 }
+
+/** traceFiles without the processed files, so the server has to post-process it. */
+export function rawTraceFiles(id, kernels = 2) {
+  const files = traceFiles(id, kernels).filter(([p]) => !p.endsWith(".traceg") && p !== "traces/kernelslist.g" && p !== "metadata.json");
+  const meta = { model: "e2e/Raw-Model", gpu: "NVIDIA H100 80GB HBM3", files: files.map(([path, text]) => ({ path, size: Buffer.byteLength(text) })) };
+  files.push(["metadata.json", JSON.stringify(meta) + "\n"]);
+  return files;
+}
