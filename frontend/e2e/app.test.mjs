@@ -2,6 +2,8 @@
 //   CASCADE_BIN=/path/to/cascade npm run e2e
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { bigTraceFiles, brokenTraceFiles, launchBrowser, screenshot, sleep, startServer, traceFiles, watchErrors, writeTraceFile } from "./harness.mjs";
 
 const ID = `e2e-trace-${Date.now().toString(36)}`;
@@ -224,6 +226,14 @@ describe("Cascade UI against a real server", () => {
     server = await startServer({ dataDir, port });
     await page.locator('[data-connection="connected"]').waitFor({ timeout: 30_000 });
     await page.locator(`tr[data-trace-id="${late}"] [data-state="READY"]`).waitFor();
+    // And live updates flow again on the new connection.
+    const after = `${ID}-after`;
+    await writeTraceFile(server.bucket, after, ...traceFiles(after, 1)[0]);
+    await page.locator(`tr[data-trace-id="${after}"] [data-state="UPLOADING"]`).waitFor();
+
+    // A directory that leaves the bucket leaves the list.
+    await rm(join(server.bucket, after), { recursive: true, force: true });
+    await page.locator(`tr[data-trace-id="${after}"]`).waitFor({ state: "detached" });
     assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
     await screenshot(page, "07-reconnected");
     await page.close();

@@ -9,6 +9,7 @@ import { mergeRun, progressFraction } from "./compare";
 import { RunsQuery, RunUpdatedSubscription } from "./documents";
 
 const STATES = Object.keys(RUN_STATES) as RunState[];
+const PAGE = 100;
 
 export function runPath(id: string): string {
   return `/runs/${encodeURIComponent(id)}`;
@@ -46,7 +47,8 @@ export function RunsScreen() {
 
 /** Runs, newest first, kept live by runUpdated. */
 export function RunList({ state, traceId }: { state: RunState | null; traceId: string | null }) {
-  const [{ data, error }] = useLiveQuery({ query: RunsQuery, variables: { state, traceId, first: 200 } });
+  const [first, setFirst] = useState(PAGE);
+  const [{ data, error, fetching }] = useLiveQuery({ query: RunsQuery, variables: { state, traceId, first } });
   const [rows, setRows] = useState<RunSummaryFragment[]>([]);
   useEffect(() => {
     if (data) setRows(data.runs.nodes);
@@ -56,6 +58,7 @@ export function RunList({ state, traceId }: { state: RunState | null; traceId: s
   if (!data) return <p aria-busy="true">Loading runs…</p>;
   if (rows.length === 0) return <p className="empty">No runs{state ? " in this state" : " yet"}.</p>;
   return (
+    <>
     <table className="traces" aria-label="Runs">
       <thead>
         <tr>
@@ -99,5 +102,11 @@ export function RunList({ state, traceId }: { state: RunState | null; traceId: s
         })}
       </tbody>
     </table>
+    {data.runs.pageInfo.hasNextPage && (
+      <button type="button" disabled={fetching} onClick={() => setFirst(first + PAGE)}>
+        {fetching ? "Loading…" : "Show more runs"}
+      </button>
+    )}
+    </>
   );
 }

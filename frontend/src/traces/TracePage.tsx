@@ -8,7 +8,7 @@ import type { TraceDetailFragment } from "../gql/graphql";
 import { Link, useTitle } from "../router";
 import { compareTime } from "../time";
 import { TraceRuns } from "../runs/TraceRuns";
-import { RetryTraceMutation, TraceDetailUpdatedSubscription, TraceQuery } from "./documents";
+import { RetryTraceMutation, TraceDetailUpdatedSubscription, TraceQuery, TraceRemovedSubscription } from "./documents";
 import { KernelTable } from "./KernelTable";
 import { LivePostprocessLog, StaticLog } from "./PostprocessLog";
 
@@ -23,7 +23,12 @@ export function TracePage({ id }: { id: string }) {
   useTitle(id);
   const [{ data, error }, refetch] = useLiveQuery({ query: TraceQuery, variables: { id } });
   const [live, setLive] = useState<TraceDetailFragment | null>(null);
-  useEvents(TraceDetailUpdatedSubscription, { id }, (d) => setLive(d.traceUpdated));
+  const [removed, setRemoved] = useState(false);
+  useEvents(TraceDetailUpdatedSubscription, { id }, (d) => {
+    setLive(d.traceUpdated);
+    setRemoved(false);
+  });
+  useEvents(TraceRemovedSubscription, {}, (d) => d.traceRemoved === id && setRemoved(true));
   const trace = newest(data?.trace, live);
 
   // The kernel list fills in when the trace becomes ready: fetch its size again then.
@@ -57,6 +62,11 @@ export function TracePage({ id }: { id: string }) {
         {trace.sample && <span className="tag">sample</span>}
         {trace.state === "FAILED" && <RetryButton id={trace.id} />}
       </div>
+      {removed && (
+        <p className="error-box" role="alert">
+          This trace's directory has left the bucket. What is shown is what it was.
+        </p>
+      )}
       {trace.state === "FAILED" && trace.error && (
         <p className="error-box" role="alert">
           <strong>Failed:</strong> {trace.error}
