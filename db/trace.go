@@ -295,3 +295,23 @@ func replaceKernels(tx *gorm.DB, traceID string, ks []cascade.Kernel) error {
 	}
 	return nil
 }
+
+// TraceBytes sums the bytes of traces still uploading or processing
+// (pending) and of the others (done), the sample excepted.
+func (d *DB) TraceBytes(ctx context.Context) (pending, done int64, err error) {
+	var rows []struct {
+		Pending bool
+		Total   int64
+	}
+	err = d.read(ctx).Model(&cascade.Trace{}).
+		Select("state IN (?) AS pending, COALESCE(SUM(bytes), 0) AS total", []cascade.TraceState{cascade.TraceUploading, cascade.TraceProcessing}).
+		Where("sample = ?", false).Group("pending").Scan(&rows).Error
+	for _, r := range rows {
+		if r.Pending {
+			pending = r.Total
+		} else {
+			done = r.Total
+		}
+	}
+	return pending, done, err
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/simconfig"
@@ -33,6 +34,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	DiskUsage() DiskUsageResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Run() RunResolver
@@ -49,6 +51,14 @@ type ComplexityRoot struct {
 		X func(childComplexity int) int
 		Y func(childComplexity int) int
 		Z func(childComplexity int) int
+	}
+
+	DiskUsage struct {
+		BudgetBytes    func(childComplexity int) int
+		FreeBytes      func(childComplexity int) int
+		ProjectedBytes func(childComplexity int) int
+		UsedBytes      func(childComplexity int) int
+		Warning        func(childComplexity int) int
 	}
 
 	Kernel struct {
@@ -89,6 +99,7 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		DiskUsage  func(childComplexity int) int
 		Run        func(childComplexity int, id string) int
 		Runs       func(childComplexity int, traceID *string, state *cascade.RunState, first *int, after *string) int
 		SimConfigs func(childComplexity int) int
@@ -219,12 +230,18 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type DiskUsageResolver interface {
+	BudgetBytes(ctx context.Context, obj *disk.Usage) (*int64, error)
+
+	Warning(ctx context.Context, obj *disk.Usage) (*string, error)
+}
 type MutationResolver interface {
 	RetryTrace(ctx context.Context, id string) (*cascade.Trace, error)
 	LaunchRun(ctx context.Context, input model.LaunchRunInput) (*cascade.Run, error)
 	CancelRun(ctx context.Context, id string) (*cascade.Run, error)
 }
 type QueryResolver interface {
+	DiskUsage(ctx context.Context) (*disk.Usage, error)
 	SimConfigs(ctx context.Context) ([]simconfig.Config, error)
 	Runs(ctx context.Context, traceID *string, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Run(ctx context.Context, id string) (*cascade.Run, error)
@@ -298,6 +315,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Dim3.Z(childComplexity), true
+
+	case "DiskUsage.budgetBytes":
+		if e.ComplexityRoot.DiskUsage.BudgetBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiskUsage.BudgetBytes(childComplexity), true
+	case "DiskUsage.freeBytes":
+		if e.ComplexityRoot.DiskUsage.FreeBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiskUsage.FreeBytes(childComplexity), true
+	case "DiskUsage.projectedBytes":
+		if e.ComplexityRoot.DiskUsage.ProjectedBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiskUsage.ProjectedBytes(childComplexity), true
+	case "DiskUsage.usedBytes":
+		if e.ComplexityRoot.DiskUsage.UsedBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiskUsage.UsedBytes(childComplexity), true
+	case "DiskUsage.warning":
+		if e.ComplexityRoot.DiskUsage.Warning == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiskUsage.Warning(childComplexity), true
 
 	case "Kernel.block":
 		if e.ComplexityRoot.Kernel.Block == nil {
@@ -433,6 +481,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+
+	case "Query.diskUsage":
+		if e.ComplexityRoot.Query.DiskUsage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.DiskUsage(childComplexity), true
 
 	case "Query.run":
 		if e.ComplexityRoot.Query.Run == nil {
@@ -1131,7 +1186,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/postprocess.graphqls" "schema/run.graphqls" "schema/scalars.graphqls" "schema/trace.graphqls"
+//go:embed "schema/disk.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/scalars.graphqls" "schema/trace.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -1143,6 +1198,7 @@ func sourceData(filename string) string {
 }
 
 var sources = []*ast.Source{
+	{Name: "schema/disk.graphqls", Input: sourceData("schema/disk.graphqls"), BuiltIn: false},
 	{Name: "schema/postprocess.graphqls", Input: sourceData("schema/postprocess.graphqls"), BuiltIn: false},
 	{Name: "schema/run.graphqls", Input: sourceData("schema/run.graphqls"), BuiltIn: false},
 	{Name: "schema/scalars.graphqls", Input: sourceData("schema/scalars.graphqls"), BuiltIn: false},
@@ -1164,6 +1220,22 @@ func (ec *executionContext) childFields_Dim3(ctx context.Context, field graphql.
 		return ec.fieldContext_Dim3_z(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Dim3", field.Name)
+}
+
+func (ec *executionContext) childFields_DiskUsage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "budgetBytes":
+		return ec.fieldContext_DiskUsage_budgetBytes(ctx, field)
+	case "usedBytes":
+		return ec.fieldContext_DiskUsage_usedBytes(ctx, field)
+	case "freeBytes":
+		return ec.fieldContext_DiskUsage_freeBytes(ctx, field)
+	case "projectedBytes":
+		return ec.fieldContext_DiskUsage_projectedBytes(ctx, field)
+	case "warning":
+		return ec.fieldContext_DiskUsage_warning(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DiskUsage", field.Name)
 }
 
 func (ec *executionContext) childFields_Kernel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2003,6 +2075,121 @@ func (ec *executionContext) fieldContext_Dim3_z(_ context.Context, field graphql
 	return graphql.NewScalarFieldContext("Dim3", field, false, false, "Int")
 }
 
+func (ec *executionContext) _DiskUsage_budgetBytes(ctx context.Context, field graphql.CollectedField, obj *disk.Usage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiskUsage_budgetBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DiskUsage().BudgetBytes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt642ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DiskUsage_budgetBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiskUsage", field, true, true, "Int64")
+}
+
+func (ec *executionContext) _DiskUsage_usedBytes(ctx context.Context, field graphql.CollectedField, obj *disk.Usage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiskUsage_usedBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UsedBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt642int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DiskUsage_usedBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiskUsage", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _DiskUsage_freeBytes(ctx context.Context, field graphql.CollectedField, obj *disk.Usage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiskUsage_freeBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FreeBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt642int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DiskUsage_freeBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiskUsage", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _DiskUsage_projectedBytes(ctx context.Context, field graphql.CollectedField, obj *disk.Usage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiskUsage_projectedBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProjectedBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt642int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DiskUsage_projectedBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiskUsage", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _DiskUsage_warning(ctx context.Context, field graphql.CollectedField, obj *disk.Usage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiskUsage_warning(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DiskUsage().Warning(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DiskUsage_warning(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiskUsage", field, true, true, "String")
+}
+
 func (ec *executionContext) _Kernel_kernelId(ctx context.Context, field graphql.CollectedField, obj *cascade.Kernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2555,6 +2742,38 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _Query_diskUsage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_diskUsage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().DiskUsage(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *disk.Usage) graphql.Marshaler {
+			return ec.marshalNDiskUsage2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋdiskᚐUsage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_diskUsage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DiskUsage(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Query_simConfigs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -6226,6 +6445,61 @@ func (ec *executionContext) _Dim3(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var diskUsageImplementors = []string{"DiskUsage"}
+
+func (ec *executionContext) _DiskUsage(ctx context.Context, sel ast.SelectionSet, obj *disk.Usage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, diskUsageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DiskUsage")
+		case "budgetBytes":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DiskUsage_budgetBytes(ctx, field, obj)
+				})
+		case "usedBytes":
+			out.Values[i] = ec._DiskUsage_usedBytes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "freeBytes":
+			out.Values[i] = ec._DiskUsage_freeBytes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "projectedBytes":
+			out.Values[i] = ec._DiskUsage_projectedBytes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "warning":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DiskUsage_warning(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var kernelImplementors = []string{"Kernel"}
 
 func (ec *executionContext) _Kernel(ctx context.Context, sel ast.SelectionSet, obj *cascade.Kernel) graphql.Marshaler {
@@ -6522,6 +6796,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Query")
+		case "diskUsage":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_diskUsage(ctx, field)
+				})
 		case "simConfigs":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -7697,6 +7977,14 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 
 func (ec *executionContext) marshalNDim32githubᚗcomᚋcascadeᚑsimᚋcascadeᚐDim3(ctx context.Context, sel ast.SelectionSet, v cascade.Dim3) graphql.Marshaler {
 	return ec._Dim3(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDiskUsage2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋdiskᚐUsage(ctx context.Context, sel ast.SelectionSet, v *disk.Usage) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DiskUsage!")
+		return graphql.Null
+	}
+	return ec._DiskUsage(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {

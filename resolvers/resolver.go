@@ -9,6 +9,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
+	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/internal/proc"
@@ -23,6 +24,7 @@ type Resolver struct {
 	Traces     TraceService
 	Postproc   LogSource
 	RunManager *runs.Manager
+	Disk       disk.Meter
 }
 
 // TraceService is what the API asks of the scanner.

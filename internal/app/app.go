@@ -18,6 +18,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/playground"
 
 	"github.com/cascade-sim/cascade/db"
+	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/postproc"
@@ -43,6 +44,7 @@ type Config struct {
 	SimCmd         []string // CASCADE_SIM_CMD
 	SimConfigsDir  string   // CASCADE_SIM_CONFIGS_DIR
 	RunConcurrency int      // CASCADE_RUN_CONCURRENCY
+	DiskGiB        float64  // CASCADE_DISK_GIB: the data directory's disk budget
 
 	// WebsocketPing is the keep-alive interval; a client silent for two is
 	// dropped. The default when 0 is 15 s.
@@ -132,7 +134,8 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Events:      broker,
 		Logger:      log,
 	})
-	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm},
+	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm,
+		Disk: disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB}},
 		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing})
 
 	mux := http.NewServeMux()

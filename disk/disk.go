@@ -1,0 +1,68 @@
+// Package disk answers how much room the data directory has for traces.
+// Processed files sit next to the raw ones, so a trace needs about
+// ProcessedFactor times its uploaded size; the deployment's budget is
+// --disk-gib (CASCADE_DISK_GIB).
+package disk
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+)
+
+// ProcessedFactor is the guide's rule of thumb: plan for about 2.2 times
+// the uploaded size.
+const ProcessedFactor = 2.2
+
+// Usage is the data directory's disk use.
+type Usage struct {
+	BudgetBytes    int64 // from --disk-gib; 0 when none was given
+	UsedBytes      int64 // every trace's files
+	FreeBytes      int64 // free on the data directory's file system
+	ProjectedBytes int64 // what the traces will take once processed
+	// Warning says when the projection passes the budget or the free
+	// space; "" otherwise.
+	Warning string
+}
+
+// Store is the storage Measure needs; *db.DB implements it.
+type Store interface {
+	TraceBytes(ctx context.Context) (uploaded, processing int64, err error)
+}
+
+// Meter measures one data directory against its budget.
+type Meter struct {
+	Store     Store
+	DataDir   string
+	BudgetGiB float64 // 0 for none
+}
+
+// Measure computes the data directory's usage. Uploading and processing
+// traces are projected at ProcessedFactor times their size; ready and
+// failed ones are counted as they are.
+func (m Meter) Measure(ctx context.Context) (Usage, error) {
+	store, dataDir, budgetGiB := m.Store, m.DataDir, m.BudgetGiB
+	pending, done, err := store.TraceBytes(ctx)
+	if err != nil {
+		return Usage{}, err
+	}
+	u := Usage{
+		BudgetBytes:    int64(budgetGiB * (1 << 30)),
+		UsedBytes:      pending + done,
+		ProjectedBytes: int64(float64(pending)*ProcessedFactor) + done,
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dataDir, &st); err == nil {
+		u.FreeBytes = int64(st.Bavail) * int64(st.Bsize)
+	}
+	need := u.ProjectedBytes - u.UsedBytes
+	switch {
+	case u.BudgetBytes > 0 && u.ProjectedBytes > u.BudgetBytes:
+		u.Warning = fmt.Sprintf("traces will need about %s once processed, over the %s budget (--disk-gib)", gib(u.ProjectedBytes), gib(u.BudgetBytes))
+	case u.FreeBytes > 0 && need > u.FreeBytes:
+		u.Warning = fmt.Sprintf("post-processing needs about %s more, but only %s is free", gib(need), gib(u.FreeBytes))
+	}
+	return u, nil
+}
+
+func gib(n int64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) }
