@@ -24,7 +24,7 @@ describe("runs against a real server", { skip }, () => {
   let browser;
   before(async () => {
     server = await startServer({
-      env: { CASCADE_SIM_CONFIGS_DIR: configs, FAKESIM_MODE: "slow", FAKESIM_DELAY: "700ms" },
+      env: { CASCADE_SIM_CONFIGS_DIR: configs, FAKESIM_MODE: "slow", FAKESIM_DELAY: "1500ms" },
     });
     browser = await launchBrowser();
     // The quickstart trace: ready on upload, with real timing and a step timeline.

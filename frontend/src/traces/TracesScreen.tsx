@@ -30,11 +30,14 @@ export function TracesScreen() {
   useTitle("Traces");
   const [filter, setFilter] = useFilterFromUrl();
   const [text, setText] = useState(filter.search);
+  // The search box updates the URL (and so the query) once typing pauses.
+  const { state, search } = filter;
   useEffect(() => {
-    if (text === filter.search) return;
-    const t = setTimeout(() => setFilter({ ...filter, search: text }), 200);
+    if (text === search) return;
+    const t = setTimeout(() => setFilter({ state, search: text }), 200);
     return () => clearTimeout(t);
-  });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [text, state, search]);
   return (
     <section aria-labelledby="traces-title">
       <div className="toolbar">
