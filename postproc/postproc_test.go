@@ -219,3 +219,15 @@ func TestBuiltinPostprocessorEndToEnd(t *testing.T) {
 		t.Fatalf("tracez files: %v", tz)
 	}
 }
+
+func TestRetryUnchangedFailsAgain(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "fail") })
+	uploadRaw(t, s, "still broken")
+	waitState(t, s, "still broken", "FAILED")
+	s.MustDo(t, `mutation { retryTrace(id: "still broken") { id } }`, nil, nil)
+	tr := waitState(t, s, "still broken", "FAILED")
+	if !strings.Contains(*tr.Error, "exit 3") {
+		t.Fatalf("error %q", *tr.Error)
+	}
+}

@@ -29,6 +29,9 @@ func (s *Scanner) Retry(ctx context.Context, id string) (cascade.Trace, error) {
 	}
 	s.log.Info("trace retried", "trace", id)
 	s.cfg.Events.Publish(events.TraceUpdated{Trace: t})
-	s.Kick(id)
+	s.mu.Lock()
+	s.forced[id] = true
+	s.mu.Unlock()
+	s.wake()
 	return t, nil
 }

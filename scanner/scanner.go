@@ -58,9 +58,10 @@ type Scanner struct {
 
 	kick chan struct{}
 
-	mu    sync.Mutex
-	dirty map[string]bool // trace ids fsnotify saw change
-	all   bool            // rescan everything in full (overflow, Rescan)
+	mu     sync.Mutex
+	dirty  map[string]bool // trace ids fsnotify saw change
+	forced map[string]bool // trace ids to walk whatever state the scanner last saw
+	all    bool            // rescan everything in full (overflow, Rescan)
 
 	// Owned by the Run goroutine.
 	traces map[string]*entry
@@ -92,6 +93,7 @@ func New(cfg Config) *Scanner {
 		interval: cfg.Interval,
 		kick:     make(chan struct{}, 1),
 		dirty:    map[string]bool{},
+		forced:   map[string]bool{},
 		traces:   map[string]*entry{},
 	}
 }
@@ -160,9 +162,12 @@ func (s *Scanner) Run(ctx context.Context) error {
 // the others; any pass walks the traces fsnotify marked dirty.
 func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
 	s.mu.Lock()
-	dirty, all := s.dirty, s.all
-	s.dirty, s.all = map[string]bool{}, false
+	dirty, forced, all := s.dirty, s.forced, s.all
+	s.dirty, s.forced, s.all = map[string]bool{}, map[string]bool{}, false
 	s.mu.Unlock()
+	for id := range forced {
+		dirty[id] = true
+	}
 	full = full || all
 	now := time.Now()
 
@@ -196,8 +201,11 @@ func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
 			s.remove(ctx, id)
 			continue
 		}
-		if e := s.traces[id]; e != nil && e.state == cascade.TraceProcessing {
-			continue // the post-processor is writing; the periodic pass catches up
+		// The post-processor is writing: the periodic pass catches up. The
+		// scanner's idea of the state may be stale (it does not see the
+		// post-processor's moves), so a retried trace is forced.
+		if e := s.traces[id]; e != nil && e.state == cascade.TraceProcessing && !forced[id] {
+			continue
 		}
 		s.scanTrace(ctx, id, now)
 	}
