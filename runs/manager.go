@@ -17,7 +17,6 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/events"
-	"github.com/cascade-sim/cascade/internal/proc"
 	"github.com/cascade-sim/cascade/simconfig"
 	"github.com/cascade-sim/cascade/tracedir"
 )
@@ -464,70 +463,4 @@ func (m *Manager) finish(ctx context.Context, id string, p *LogParser, state cas
 		m.log.Info("run "+strings.ToLower(string(state)), "run", id)
 	}
 	m.publish(r)
-}
-
-func toRunKernels(ks []KernelResult) []cascade.RunKernel {
-	out := make([]cascade.RunKernel, len(ks))
-	for i, k := range ks {
-		rk := cascade.RunKernel{
-			Name: k.Name, TraceFile: k.TraceFile, LaunchUID: k.LaunchUID,
-			SimCycles: k.Cycles, SimInstructions: k.Instructions, IPC: k.IPC, Truncated: k.Truncated,
-		}
-		if k.KernelOK {
-			rk.KernelID = cascade.Ptr(k.Kernel.ID)
-			if k.Kernel.Context != "" {
-				rk.Context = cascade.Ptr(k.Kernel.Context)
-			}
-		}
-		out[i] = rk
-	}
-	return out
-}
-
-// follower feeds a growing log to a parser and records progress as it
-// changes. grew may be called from several goroutines.
-type follower struct {
-	m      *Manager
-	ctx    context.Context
-	id     string
-	mu     sync.Mutex
-	tail   proc.Tail
-	parser *LogParser
-	last   Progress
-}
-
-func newFollower(m *Manager, ctx context.Context, id, log string, total int) *follower {
-	return &follower{m: m, ctx: ctx, id: id, tail: proc.Tail{Path: log}, parser: NewLogParser(total), last: Progress{Total: total}}
-}
-
-func (f *follower) read() bool {
-	lines, _ := f.tail.Next()
-	for _, l := range lines {
-		f.parser.Line(l)
-	}
-	return len(lines) > 0
-}
-
-func (f *follower) grew() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !f.read() {
-		return
-	}
-	f.m.cfg.Events.Publish(events.LogGrew{Kind: "run", ID: f.id})
-	if p := f.parser.Progress(); p != f.last {
-		f.last = p
-		f.m.progress(f.ctx, f.id, f.parser.Kernels(), p)
-	}
-}
-
-// finish reads what is left of the log and returns the parser.
-func (f *follower) finish() *LogParser {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.read()
-	if rest := f.tail.Rest(); rest != "" {
-		f.parser.Line(rest) // a last line without its newline
-	}
-	return f.parser
 }
