@@ -22,4 +22,4 @@ bench:
 	go test ./traceproc -run '^$$' -bench Postprocess -benchtime 3x -timeout 60m
 
 bench-large:
-	CASCADE_BENCH_LARGE=1 go test ./traceproc -run '^$$' -bench Postprocess -benchtime 1x -timeout 60m
+	CASCADE_BENCH_LARGE=1 go test ./traceproc -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m
