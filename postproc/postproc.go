@@ -53,7 +53,9 @@ type Config struct {
 	CPUs        int    // the -j value; runtime.NumCPU() when 0
 	Store       Store
 	Events      interface{ Publish(events.Event) }
-	Logger      *slog.Logger
+	// Moved, if set, is told after a trace moved to ready or failed.
+	Moved  func(id string)
+	Logger *slog.Logger
 }
 
 // Processor queues and runs post-processing. Process and LogPath are safe
@@ -294,4 +296,7 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string) {
 		p.log.Info("trace ready", "trace", id, "kernels", count)
 	}
 	p.cfg.Events.Publish(events.TraceUpdated{Trace: t})
+	if p.cfg.Moved != nil {
+		p.cfg.Moved(id)
+	}
 }

@@ -231,3 +231,22 @@ func TestRetryUnchangedFailsAgain(t *testing.T) {
 		t.Fatalf("error %q", *tr.Error)
 	}
 }
+
+// TestProcessedTraceStaysLive: after post-processing, changes to the trace
+// still arrive from file-system events, not only from the periodic scan.
+func TestProcessedTraceStaysLive(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t, func(c *app.Config) {
+		c.PostprocessCmd = testutil.FakePostprocessor(t, "ok")
+		c.ScanInterval = time.Minute
+	})
+	uploadRaw(t, s, "live")
+	waitState(t, s, "live", "READY")
+	s.WriteFile(t, "live", "corrected_timeline.json", []byte(`{"steps": []}`))
+	s.WriteFile(t, "live", "kernel_mapping.json", []byte(`[]`))
+	testutil.Eventually(t, 5*time.Second, "step timeline seen without a periodic scan", func() bool {
+		var r struct{ Trace struct{ HasStepTimeline bool } }
+		s.MustDo(t, `{ trace(id: "live") { hasStepTimeline } }`, nil, &r)
+		return r.Trace.HasStepTimeline
+	})
+}

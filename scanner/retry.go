@@ -29,9 +29,17 @@ func (s *Scanner) Retry(ctx context.Context, id string) (cascade.Trace, error) {
 	}
 	s.log.Info("trace retried", "trace", id)
 	s.cfg.Events.Publish(events.TraceUpdated{Trace: t})
+	s.Refresh(id)
+	return t, nil
+}
+
+// Refresh asks for an immediate walk of the trace whatever state the
+// scanner last saw: the post-processor calls it when it moved a trace on,
+// so the scanner's view (and the trace's bytes, grown by processed files)
+// catches up at once.
+func (s *Scanner) Refresh(id string) {
 	s.mu.Lock()
 	s.forced[id] = true
 	s.mu.Unlock()
 	s.wake()
-	return t, nil
 }

@@ -201,9 +201,9 @@ func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
 			s.remove(ctx, id)
 			continue
 		}
-		// The post-processor is writing: the periodic pass catches up. The
-		// scanner's idea of the state may be stale (it does not see the
-		// post-processor's moves), so a retried trace is forced.
+		// The post-processor is writing: the periodic pass catches up. It
+		// tells the scanner (Refresh) when it is done, and a retried trace
+		// is forced too, so a stale state never hides a trace for long.
 		if e := s.traces[id]; e != nil && e.state == cascade.TraceProcessing && !forced[id] {
 			continue
 		}

@@ -103,7 +103,9 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	broker := &events.Broker{}
 	m.events = broker
+	var sc *scanner.Scanner
 	pp := postproc.New(postproc.Config{
+		Moved:       func(id string) { sc.Refresh(id) },
 		Command:     cfg.PostprocessCmd,
 		Root:        cfg.BucketDir(),
 		WorkDir:     filepath.Join(cfg.DataDir, "work"),
@@ -112,7 +114,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Events:      broker,
 		Logger:      log,
 	})
-	sc := scanner.New(scanner.Config{
+	sc = scanner.New(scanner.Config{
 		Root:      cfg.BucketDir(),
 		Interval:  cfg.ScanInterval,
 		Store:     m.DB,
