@@ -76,7 +76,17 @@ type entry struct {
 	treeSince time.Time // when treeSig was first seen
 	metaSig   string    // size and time of metadata.json at the last walk
 	metaSince time.Time
+
+	walkedAt time.Time     // when the last walk started
+	walkCost time.Duration // how long it took
+	deferred bool          // a kick for this trace is already scheduled
 }
+
+// walkShare bounds the scanner's time on one busy trace: after a walk that
+// took d, file-system events wait until walkShare×d has passed before the
+// next walk. Small traces (a walk of a few ms) are not held back; a trace
+// of a hundred thousand files streaming in does not keep a core busy.
+const walkShare = 4
 
 // New returns a Scanner; call Run to start it.
 func New(cfg Config) *Scanner {
@@ -201,6 +211,15 @@ func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
 			s.remove(ctx, id)
 			continue
 		}
+		if e := s.traces[id]; e != nil && !forced[id] {
+			if wait := walkShare*e.walkCost - now.Sub(e.walkedAt); wait > 0 {
+				if !e.deferred {
+					e.deferred = true
+					time.AfterFunc(wait, func() { s.Kick(id) })
+				}
+				continue
+			}
+		}
 		// The post-processor is writing: the periodic pass catches up. It
 		// tells the scanner (Refresh) when it is done, and a retried trace
 		// is forced too, so a stale state never hides a trace for long.
@@ -241,6 +260,7 @@ func (s *Scanner) remove(ctx context.Context, id string) {
 // what changed.
 func (s *Scanner) scanTrace(ctx context.Context, id string, now time.Time) {
 	dir := s.dir(id)
+	start := time.Now()
 	tree, err := tracedir.Walk(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -256,6 +276,7 @@ func (s *Scanner) scanTrace(ctx context.Context, id string, now time.Time) {
 	if e == nil {
 		e = &entry{}
 	}
+	e.walkedAt, e.walkCost, e.deferred = start, time.Since(start), false
 	if sig := tree.Signature(); sig != e.treeSig {
 		e.treeSig, e.treeSince = sig, now
 	}
