@@ -9,11 +9,13 @@ export GOFLAGS="${GOFLAGS:-} -mod=mod"
 if [ -f frontend/package.json ] && [ "${CASCADE_UI_BUILD:-1}" != 0 ]; then
   stale=$(find frontend/src frontend/package.json frontend/*.html graph/schema -newer frontend/dist/index.html 2>/dev/null | head -1 || true)
   if [ ! -f frontend/dist/index.html ] || [ -n "$stale" ]; then
-    if command -v npm >/dev/null; then
-      echo "building the web UI..."
+    node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+    if command -v npm >/dev/null && [ "$node_major" -ge 20 ]; then
+      echo "building the web UI..." >&2
       (cd frontend && npm ci --no-audit --no-fund --loglevel=error && npm run build) >&2
     else
-      echo "npm not found: serving the API without the web UI (scripts/deps.sh installs Node)" >&2
+      echo "Node 20+ and npm not found: serving the API and playground without the web UI" >&2
+      echo "(install Node 20 or newer, or run scripts/deps.sh, then start again)" >&2
     fi
   fi
 fi
