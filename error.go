@@ -21,6 +21,7 @@ type Error struct {
 	Message string
 }
 
+// Error implements error.
 func (e *Error) Error() string { return fmt.Sprintf("cascade: %s: %s", e.Code, e.Message) }
 
 // Errorf returns an *Error with the given code and formatted message.

@@ -1,9 +1,16 @@
-// Package runs simulates traces with Accel-Sim and turns what the simulator
-// prints into results: it writes a run's kernel list, reads the simulator's
-// log as it grows, compares simulated kernel times with measured ones, and
-// projects the measured model steps onto the simulated times.
+// Package runs simulates ready traces with Accel-Sim and turns what the
+// simulator prints into results.
+//
+// A [Manager] owns runs: [Manager.Launch] checks a request and queues a
+// run, workers execute at most Concurrency at once through an [Executor]
+// ([Local] here; a Slurm executor would submit to a cluster), a follower
+// parses the log as it grows and records progress and per-kernel results,
+// and [Manager.Results] joins those with the trace's measured timing and
+// step timeline. Run rows are the truth: a restarted server requeues what
+// was running and runs it again from the beginning. Every change is
+// committed first and published after, as a copy of the committed row.
 //
 // The parsing and projection files (accellog.go, kernellist.go,
-// comparison.go, steps.go) are pure: they read and write files they are
+// comparison.go, steps.go) are pure: they read and write the files they are
 // given and never touch the database, events or the GraphQL layer.
 package runs
