@@ -245,7 +245,9 @@ func TestProcessedTraceStaysLive(t *testing.T) {
 	s.WriteFile(t, "live", "corrected_timeline.json", []byte(`{"steps": []}`))
 	s.WriteFile(t, "live", "kernel_mapping.json", []byte(`[]`))
 	testutil.Eventually(t, 5*time.Second, "step timeline seen without a periodic scan", func() bool {
-		var r struct{ Trace struct{ HasStepTimeline bool } }
+		var r struct {
+			Trace struct{ HasStepTimeline bool }
+		}
 		s.MustDo(t, `{ trace(id: "live") { hasStepTimeline } }`, nil, &r)
 		return r.Trace.HasStepTimeline
 	})
