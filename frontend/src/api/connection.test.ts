@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { ConnectionStore } from "./connection";
+import { describe, expect, it, vi } from "vitest";
+import { ConnectionStore, SETTLE_MS } from "./connection";
 import { backoffMs, graphqlWsUrl } from "./endpoint";
 
 describe("ConnectionStore", () => {
@@ -17,6 +17,29 @@ describe("ConnectionStore", () => {
     s.connected();
     expect(s.get()).toMatchObject({ status: "connected", epoch: 1, retryAt: null });
     expect(calls).toBe(4);
+  });
+
+  it("re-runs queries once more after a reconnect settles, not after a first connect", () => {
+    vi.useFakeTimers();
+    try {
+      const s = new ConnectionStore();
+      s.connected();
+      vi.advanceTimersByTime(SETTLE_MS);
+      expect(s.get().epoch).toBe(0);
+      s.lost();
+      s.connected();
+      expect(s.get().epoch).toBe(1);
+      vi.advanceTimersByTime(SETTLE_MS);
+      expect(s.get()).toMatchObject({ status: "connected", epoch: 2 });
+      // Lost again before it settled: no late bump.
+      s.lost();
+      s.connected();
+      s.lost();
+      vi.advanceTimersByTime(SETTLE_MS);
+      expect(s.get()).toMatchObject({ status: "reconnecting", epoch: 3 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

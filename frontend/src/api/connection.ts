@@ -13,10 +13,18 @@ export interface ConnectionState {
 
 type Listener = () => void;
 
+/**
+ * After a reconnect, queries re-run at once and once more SETTLE_MS later: the protocol does
+ * not acknowledge a subscription, so a change that lands between the reconnect and the
+ * server registering the resubscription would otherwise be missed until the next change.
+ */
+export const SETTLE_MS = 1000;
+
 export class ConnectionStore {
   private state: ConnectionState = { status: "connecting", epoch: 0, retryAt: null };
   private listeners = new Set<Listener>();
   private everConnected = false;
+  private settle: ReturnType<typeof setTimeout> | null = null;
 
   get = (): ConnectionState => this.state;
 
@@ -26,12 +34,26 @@ export class ConnectionStore {
   };
 
   connected(): void {
-    const epoch = this.everConnected ? this.state.epoch + 1 : this.state.epoch;
+    const reconnect = this.everConnected;
+    const epoch = reconnect ? this.state.epoch + 1 : this.state.epoch;
     this.everConnected = true;
     this.set({ status: "connected", epoch, retryAt: null });
+    if (reconnect) {
+      this.clearSettle();
+      this.settle = setTimeout(() => {
+        this.settle = null;
+        if (this.state.status === "connected") this.set({ ...this.state, epoch: this.state.epoch + 1 });
+      }, SETTLE_MS);
+    }
+  }
+
+  private clearSettle(): void {
+    if (this.settle !== null) clearTimeout(this.settle);
+    this.settle = null;
   }
 
   lost(): void {
+    this.clearSettle();
     if (this.state.status === "reconnecting") return;
     this.set({ ...this.state, status: this.everConnected ? "reconnecting" : "connecting" });
   }
