@@ -41,5 +41,6 @@ go test -race -count=1 -timeout 20m ./...
 if [ -d frontend ] && [ -f frontend/package.json ] && grep -q '"e2e"' frontend/package.json; then
   step "web UI: end-to-end tests in Chromium"
   go build -o bin/cascade ./cmd/cascade
-  (cd frontend && CASCADE_BIN="$PWD/../bin/cascade" npm run e2e)
+  go build -o bin/accel-sim.out ./internal/fakesim/cmd/fakesim
+  (cd frontend && CASCADE_BIN="$PWD/../bin/cascade" CASCADE_SIM_CMD="$PWD/../bin/accel-sim.out" npm run e2e)
 fi
