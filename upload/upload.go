@@ -399,30 +399,12 @@ func copyFile(ctx context.Context, f sourceFile, target string, buf []byte, prog
 	if err == nil && n != f.size {
 		err = fmt.Errorf("size changed during the upload: %d bytes when listed, %d copied", f.size, n)
 	}
-	if err == nil {
-		err = out.Sync()
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, target)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return n, err
-	}
-	return n, nil
+	return n, commitTemp(out, tmp, target, err)
 }
 
-// writeFile writes data to path the same way copyFile does.
-func writeFile(target string, data []byte) error {
-	tmp := tempName(target)
-	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(data)
+// commitTemp syncs and closes out, then renames tmp to target if nothing
+// failed so far (err == nil), or removes tmp.
+func commitTemp(out *os.File, tmp, target string, err error) error {
 	if err == nil {
 		err = out.Sync()
 	}
@@ -436,6 +418,17 @@ func writeFile(target string, data []byte) error {
 		os.Remove(tmp)
 	}
 	return err
+}
+
+// writeFile writes data to path the same way copyFile does.
+func writeFile(target string, data []byte) error {
+	tmp := tempName(target)
+	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(data)
+	return commitTemp(out, tmp, target, err)
 }
 
 // tempName is the dotfile a file is written to before it gets its name. A
