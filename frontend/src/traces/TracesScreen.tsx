@@ -7,6 +7,7 @@ import type { TraceState } from "../gql/graphql";
 import { Link, navigate, tracePath, useLocation, useTitle } from "../router";
 import { TraceRemovedSubscription, TracesQuery, TraceUpdatedSubscription } from "./documents";
 import { traceListReducer, type TraceFilter } from "./merge";
+import { DiskUsage } from "./DiskUsage";
 
 const PAGE = 200;
 const STATES = Object.keys(TRACE_STATES) as TraceState[];
@@ -71,6 +72,7 @@ export function TracesScreen() {
         </div>
       </div>
       <TraceList key={`${filter.state}|${filter.search}`} filter={filter} />
+      <DiskUsage />
     </section>
   );
 }
