@@ -5,7 +5,7 @@
 # go to `cascade serve`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOFLAGS="${GOFLAGS:-} -mod=mod"
+export GOFLAGS="${GOFLAGS:--mod=readonly}"
 if [ -f frontend/package.json ] && [ "${CASCADE_UI_BUILD:-1}" != 0 ]; then
   stale=$(find frontend/src frontend/package.json frontend/*.html graph/schema -newer frontend/dist/index.html 2>/dev/null | head -1 || true)
   if [ ! -f frontend/dist/index.html ] || [ -n "$stale" ]; then

@@ -5,7 +5,7 @@
 # tests. It installs what the tests need (Node, Chromium) when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOFLAGS="${GOFLAGS:-} -mod=mod"
+export GOFLAGS="${GOFLAGS:--mod=readonly}"
 
 step() { printf '\n==> %s\n' "$*"; }
 
