@@ -349,3 +349,26 @@ func TestConfigsAndDefault(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+func TestRunLogStreamsLive(t *testing.T) {
+	t.Parallel()
+	s := server(t, "slow")
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	sub := s.Subscribe(t, "graphql-transport-ws", `subscription($id: ID!) { runLog(id: $id) { lines } }`, map[string]any{"id": r.ID})
+	var lines []string
+	for !strings.Contains(strings.Join(lines, "\n"), "GPGPU-Sim: *** exit detected ***") {
+		var ev struct{ RunLog struct{ Lines []string } }
+		if err := sub.Next(30*time.Second, &ev); err != nil {
+			t.Fatalf("after %d lines: %v", len(lines), err)
+		}
+		lines = append(lines, ev.RunLog.Lines...)
+	}
+	log, err := os.ReadFile(filepath.Join(s.DataDir, "work", "runs", r.ID, "accel-sim.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every line of the file arrived, in order, none twice.
+	if want := strings.Split(strings.TrimRight(string(log), "\n"), "\n"); strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("streamed %d lines, the log has %d", len(lines), len(want))
+	}
+}
