@@ -65,4 +65,16 @@ func (m Meter) Measure(ctx context.Context) (Usage, error) {
 	return u, nil
 }
 
-func gib(n int64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) }
+// gib prints a size in binary units ("1.5 GiB", "26.1 KiB").
+func gib(n int64) string {
+	v, units := float64(n), []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	i := 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
+}
