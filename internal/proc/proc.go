@@ -22,6 +22,12 @@ import (
 // DefaultGrace is how long a process group gets between SIGTERM and SIGKILL.
 const DefaultGrace = 5 * time.Second
 
+// orphanOutputWait is how long, after a program exited, its output is
+// still read while children it left behind hold the log's pipe open; then
+// the pipe is closed and the group killed. Without it a run would last as
+// long as any background child of its program.
+const orphanOutputWait = time.Second
+
 // Cmd describes one child process.
 type Cmd struct {
 	Args []string // program and arguments
@@ -71,6 +77,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	out := &nudgeWriter{w: logf, grew: c.Grew}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = sysProcAttr()
+	cmd.WaitDelay = orphanOutputWait
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 			err = fmt.Errorf("%w: %s: %w", ErrNotFound, c.Args[0], err)
@@ -108,7 +115,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		res.Signal = ws.Signal().String()
 	}
 	var exitErr *exec.ExitError
-	if werr != nil && !errors.As(werr, &exitErr) {
+	if werr != nil && !errors.As(werr, &exitErr) && !errors.Is(werr, exec.ErrWaitDelay) {
 		return res, werr
 	}
 	if stopped.Load() {
@@ -158,7 +165,8 @@ func (n *nudgeWriter) flush() {
 }
 
 // LastLines returns up to n last lines of the file, reading at most its
-// last 64 KiB.
+// last 64 KiB. A line the 64 KiB start in the middle of is left out, unless
+// it is the only one.
 func LastLines(path string, n int) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -166,8 +174,14 @@ func LastLines(path string, n int) ([]string, error) {
 	}
 	defer f.Close()
 	const window = 64 << 10
+	cut := false
 	if info, err := f.Stat(); err == nil && info.Size() > window {
-		f.Seek(info.Size()-window, io.SeekStart)
+		start := info.Size() - window
+		var before [1]byte
+		if _, err := f.ReadAt(before[:], start-1); err == nil {
+			cut = before[0] != '\n'
+		}
+		f.Seek(start, io.SeekStart)
 	}
 	var lines []string
 	sc := bufio.NewScanner(f)
@@ -177,6 +191,9 @@ func LastLines(path string, n int) ([]string, error) {
 	}
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
+	}
+	if cut && len(lines) > 1 {
+		lines = lines[1:]
 	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
