@@ -9,6 +9,7 @@ package workqueue
 import (
 	"container/list"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -29,6 +30,11 @@ type Config[K comparable] struct {
 	Logger *slog.Logger
 }
 
+// ErrCancelled is the cause ([context.Cause]) of a Work call's context
+// ended by [Queue.Cancel]; a shutdown ends it with the cause of Run's
+// context instead, so Work can tell a user's cancel from a stopping server.
+var ErrCancelled = errors.New("workqueue: cancelled")
+
 // PanicError is a panic recovered from a Work call.
 type PanicError struct {
 	Value any    // what Work panicked with
@@ -47,12 +53,12 @@ type Queue[K comparable] struct {
 	cfg Config[K]
 
 	mu      sync.Mutex
-	waiting *list.List               // of K, in queue order
-	queued  map[K]*list.Element      // the waiting keys' elements
-	running map[K]context.CancelFunc // cancels the work of a running key
-	base    context.Context          // Run's context; nil before Run
-	stopped bool                     // Run's context ended: start nothing more
-	wg      sync.WaitGroup           // one per running Work call
+	waiting *list.List                    // of K, in queue order
+	queued  map[K]*list.Element           // the waiting keys' elements
+	running map[K]context.CancelCauseFunc // cancels the work of a running key
+	base    context.Context               // Run's context; nil before Run
+	stopped bool                          // Run's context ended: start nothing more
+	wg      sync.WaitGroup                // one per running Work call
 }
 
 // New returns a Queue that holds keys until Run starts working on them.
@@ -60,7 +66,7 @@ func New[K comparable](cfg Config[K]) *Queue[K] {
 	if cfg.Limit <= 0 {
 		cfg.Limit = 1
 	}
-	return &Queue[K]{cfg: cfg, waiting: list.New(), queued: map[K]*list.Element{}, running: map[K]context.CancelFunc{}}
+	return &Queue[K]{cfg: cfg, waiting: list.New(), queued: map[K]*list.Element{}, running: map[K]context.CancelCauseFunc{}}
 }
 
 // Add queues key at the end and reports whether it did: a key that is
@@ -79,9 +85,9 @@ func (q *Queue[K]) Add(key K) bool {
 }
 
 // Cancel takes key off the queue and cancels the context of its running
-// work. It reports whether key was waiting (it then never starts) and
-// whether it was running (its Work has been asked to stop, and may still be
-// returning).
+// work, with cause [ErrCancelled]. It reports whether key was waiting (it
+// then never starts) and whether it was running (its Work has been asked to
+// stop, and may still be returning).
 func (q *Queue[K]) Cancel(key K) (wasWaiting, wasRunning bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -91,7 +97,7 @@ func (q *Queue[K]) Cancel(key K) (wasWaiting, wasRunning bool) {
 		wasWaiting = true
 	}
 	if cancel, ok := q.running[key]; ok {
-		cancel()
+		cancel(ErrCancelled)
 		wasRunning = true
 	}
 	return wasWaiting, wasRunning
@@ -160,7 +166,7 @@ func (q *Queue[K]) startLocked() {
 		if _, busy := q.running[key]; !busy {
 			q.waiting.Remove(e)
 			delete(q.queued, key)
-			ctx, cancel := context.WithCancel(q.base)
+			ctx, cancel := context.WithCancelCause(q.base)
 			q.running[key] = cancel
 			q.wg.Add(1)
 			go q.work(ctx, key, cancel)
@@ -171,10 +177,10 @@ func (q *Queue[K]) startLocked() {
 
 // work runs Work for key, recovering a panic, then frees its slot for the
 // next waiting key.
-func (q *Queue[K]) work(ctx context.Context, key K, cancel context.CancelFunc) {
+func (q *Queue[K]) work(ctx context.Context, key K, cancel context.CancelCauseFunc) {
 	defer q.wg.Done()
 	defer func() {
-		cancel()
+		cancel(nil)
 		q.mu.Lock()
 		delete(q.running, key)
 		q.startLocked()

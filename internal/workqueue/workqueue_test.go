@@ -24,6 +24,7 @@ type gate struct {
 	mu        sync.Mutex
 	started   []string
 	cancelled []string
+	causes    []error
 	inflight  map[string]int
 	release   map[string]chan struct{} // one per start, made on demand
 	t         *testing.T
@@ -47,6 +48,7 @@ func (g *gate) work(ctx context.Context, key string) {
 	case <-ctx.Done():
 		g.mu.Lock()
 		g.cancelled = append(g.cancelled, key)
+		g.causes = append(g.causes, context.Cause(ctx))
 		g.mu.Unlock()
 	}
 	g.mu.Lock()
@@ -199,6 +201,9 @@ func TestCancel(t *testing.T) {
 		if got, cancelled := g.Started(), g.Cancelled(); !slices.Equal(got, []string{"a", "c"}) || !slices.Equal(cancelled, []string{"a"}) {
 			t.Fatalf("started %v, cancelled %v", got, cancelled)
 		}
+		if g.causes[0] != workqueue.ErrCancelled {
+			t.Fatalf("cause %v, want ErrCancelled", g.causes[0])
+		}
 		for _, k := range []string{"a", "b", "nope"} {
 			if waiting, running := q.Cancel(k); waiting || running {
 				t.Fatalf("Cancel(%s) = %v, %v after it was gone", k, waiting, running)
@@ -220,6 +225,9 @@ func TestShutdownDrains(t *testing.T) {
 		letReturn := make(chan struct{})
 		q := workqueue.New(workqueue.Config[string]{Limit: 2, Work: func(ctx context.Context, key string) {
 			<-ctx.Done()
+			if cause := context.Cause(ctx); cause != context.Canceled {
+				t.Errorf("%s: cause %v, want Run's context.Canceled", key, cause)
+			}
 			mu.Lock()
 			sawCancel = append(sawCancel, key)
 			mu.Unlock()
@@ -457,4 +465,33 @@ func TestManyProducers(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
+}
+
+// BenchmarkQueue measures the queue's own cost per key: add, start, finish.
+func BenchmarkQueue(b *testing.B) {
+	done := make(chan struct{})
+	var n int
+	var mu sync.Mutex
+	q := workqueue.New(workqueue.Config[int]{Limit: 4, Work: func(ctx context.Context, key int) {
+		mu.Lock()
+		if n++; n == b.N {
+			close(done)
+		}
+		mu.Unlock()
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		q.Run(ctx)
+		close(stopped)
+	}()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		q.Add(i)
+	}
+	<-done
+	b.StopTimer()
+	cancel()
+	<-stopped
 }
