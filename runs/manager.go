@@ -53,12 +53,19 @@ type Manager struct {
 	log *slog.Logger
 
 	mu      sync.Mutex
-	queue   []string                      // queued run ids, in launch order
-	running map[string]context.CancelFunc // cancels a running run
+	queue   []string           // queued run ids, in launch order
+	running map[string]*active // runs a worker took, from before RUNNING is committed
 	wake    chan struct{}
 
 	resultsMu sync.Mutex
 	results   map[string]Results // see Results
+}
+
+// active is a run a worker has taken: cancel stops it, done is closed once
+// its end is recorded and its simulator is gone.
+type active struct {
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // New returns a Manager; call Run to start executing.
@@ -70,7 +77,7 @@ func New(cfg Config) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]context.CancelFunc{}, wake: make(chan struct{}, 1), results: map[string]Results{}}
+	return &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{}, wake: make(chan struct{}, 1), results: map[string]Results{}}
 }
 
 // SimConfigs lists the tested configs, read anew on each call so a config
@@ -232,10 +239,10 @@ func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
 		return r, nil
 	}
 	m.mu.Lock()
-	cancel := m.running[id]
+	a := m.running[id]
 	m.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if a != nil {
+		a.cancel()
 	}
 	return r, nil
 }
@@ -324,6 +331,21 @@ func (m *Manager) Run(ctx context.Context) error {
 
 // execute runs one queued run to its end.
 func (m *Manager) execute(ctx context.Context, id string) {
+	// The run can be stopped before RUNNING is committed: a Cancel that
+	// reads RUNNING always finds it here.
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a := &active{cancel: cancel, done: make(chan struct{})}
+	m.mu.Lock()
+	m.running[id] = a
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		delete(m.running, id)
+		m.mu.Unlock()
+		close(a.done)
+	}()
+
 	r, started, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State != cascade.RunQueued {
 			return db.ErrUnchanged // cancelled while it waited
@@ -333,23 +355,17 @@ func (m *Manager) execute(ctx context.Context, id string) {
 		return nil
 	})
 	if err != nil || !started {
-		if err != nil && ctx.Err() == nil {
+		if err != nil && ctx.Err() == nil && cascade.ErrorCode(err) != cascade.ENOTFOUND {
 			m.log.Error("start run", "run", id, "err", err)
 		}
 		return
 	}
 	m.log.Info("run started", "run", id, "trace", r.TraceID, "config", r.SimConfig)
 	m.publish(r)
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	m.mu.Lock()
-	m.running[id] = cancel
-	m.mu.Unlock()
-	defer func() {
-		m.mu.Lock()
-		delete(m.running, id)
-		m.mu.Unlock()
-	}()
+	if runCtx.Err() != nil && ctx.Err() == nil {
+		m.finish(ctx, id, nil, cascade.RunCancelled, "")
+		return
+	}
 
 	job, total, err := m.prepare(r)
 	if err != nil {

@@ -60,11 +60,15 @@ var ErrNotFound = errors.New("program not found")
 
 // Run starts c and waits for it. When ctx is done the whole process group
 // gets SIGTERM, then SIGKILL after the grace period, and Run returns ctx's
-// error with the result. An error starting the process is returned as is
-// (wrapping ErrNotFound for a missing program).
+// error with the result; a ctx done already starts nothing. An error
+// starting the process is returned as is (wrapping ErrNotFound for a
+// missing program).
 func Run(ctx context.Context, c Cmd) (Result, error) {
 	if len(c.Args) == 0 {
 		return Result{}, errors.New("proc: no program")
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{ExitCode: -1}, err
 	}
 	logf, err := os.Create(c.Log)
 	if err != nil {
