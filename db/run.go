@@ -46,6 +46,34 @@ func (d *DB) RunsInState(ctx context.Context, s cascade.RunState) ([]cascade.Run
 	return rs, err
 }
 
+// TraceRuns returns every run of the trace with the given id, oldest
+// first.
+func (d *DB) TraceRuns(ctx context.Context, traceID string) ([]cascade.Run, error) {
+	var rs []cascade.Run
+	err := d.read(ctx).Where("trace_id = ?", traceID).Order("seq").Find(&rs).Error
+	return rs, err
+}
+
+// DeleteRuns removes the runs with the given ids and their kernel results.
+// Ids that are not there are no error.
+func (d *DB) DeleteRuns(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return d.write(ctx, func(tx *gorm.DB) error {
+		if err := lockRuns(tx); err != nil {
+			return err
+		}
+		if err := tx.Where("run_id IN ?", ids).Delete(&cascade.RunKernel{}).Error; err != nil {
+			return fmt.Errorf("delete run kernels: %w", err)
+		}
+		if err := tx.Where("id IN ?", ids).Delete(&cascade.Run{}).Error; err != nil {
+			return fmt.Errorf("delete runs: %w", err)
+		}
+		return nil
+	})
+}
+
 // CreateRun inserts r, assigning its Seq and timestamps.
 func (d *DB) CreateRun(ctx context.Context, r *cascade.Run) error {
 	return d.write(ctx, func(tx *gorm.DB) error {

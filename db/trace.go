@@ -193,19 +193,12 @@ func lockTraces(tx *gorm.DB) error {
 	return nil
 }
 
-// DeleteTrace removes the trace, its kernels, and its runs with their
-// results: a run is meaningless without its trace. Deleting a trace that is
-// not there is not an error.
+// DeleteTrace removes the trace and its kernels. Its runs belong to
+// package runs, which ends and removes them (DeleteRuns). Deleting a trace
+// that is not there is not an error.
 func (d *DB) DeleteTrace(ctx context.Context, id string) error {
 	return d.write(ctx, func(tx *gorm.DB) error {
 		if err := tx.Where("trace_id = ?", id).Delete(&cascade.Kernel{}).Error; err != nil {
-			return err
-		}
-		runs := tx.Model(&cascade.Run{}).Select("id").Where("trace_id = ?", id)
-		if err := tx.Where("run_id IN (?)", runs).Delete(&cascade.RunKernel{}).Error; err != nil {
-			return err
-		}
-		if err := tx.Where("trace_id = ?", id).Delete(&cascade.Run{}).Error; err != nil {
 			return err
 		}
 		return tx.Where("id = ?", id).Delete(&cascade.Trace{}).Error

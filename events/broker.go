@@ -169,3 +169,10 @@ type RunUpdated struct{ Run cascade.Run }
 
 // Key implements [Event].
 func (e RunUpdated) Key() string { return "run/" + e.Run.ID }
+
+// RunRemoved says the run with the given id, a run of the trace TraceID,
+// is gone.
+type RunRemoved struct{ ID, TraceID string }
+
+// Key implements [Event]; a removal supersedes the run's updates.
+func (e RunRemoved) Key() string { return "run/" + e.ID }

@@ -183,6 +183,7 @@ type ComplexityRoot struct {
 	Subscription struct {
 		PostprocessLog func(childComplexity int, traceID string) int
 		RunLog         func(childComplexity int, id string) int
+		RunRemoved     func(childComplexity int, id *string, traceID *string) int
 		RunUpdated     func(childComplexity int, id *string, traceID *string) int
 		TraceRemoved   func(childComplexity int) int
 		TraceUpdated   func(childComplexity int, id *string) int
@@ -267,6 +268,7 @@ type SubscriptionResolver interface {
 	PostprocessLog(ctx context.Context, traceID string) (<-chan *model.LogChunk, error)
 	RunUpdated(ctx context.Context, id *string, traceID *string) (<-chan *cascade.Run, error)
 	RunLog(ctx context.Context, id string) (<-chan *model.LogChunk, error)
+	RunRemoved(ctx context.Context, id *string, traceID *string) (<-chan string, error)
 	TraceUpdated(ctx context.Context, id *string) (<-chan *cascade.Trace, error)
 	TraceRemoved(ctx context.Context) (<-chan string, error)
 }
@@ -869,6 +871,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.RunLog(childComplexity, args["id"].(string)), true
+	case "Subscription.runRemoved":
+		if e.ComplexityRoot.Subscription.RunRemoved == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_runRemoved_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.RunRemoved(childComplexity, args["id"].(*string), args["traceId"].(*string)), true
 	case "Subscription.runUpdated":
 		if e.ComplexityRoot.Subscription.RunUpdated == nil {
 			break
@@ -1835,6 +1848,28 @@ func (ec *executionContext) field_Subscription_runLog_args(ctx context.Context, 
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_runRemoved_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "traceId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["traceId"] = arg1
 	return args, nil
 }
 
@@ -4424,6 +4459,50 @@ func (ec *executionContext) fieldContext_Subscription_runLog(ctx context.Context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Subscription_runLog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_runRemoved(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_runRemoved(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().RunRemoved(ctx, fc.Args["id"].(*string), fc.Args["traceId"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_runRemoved(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_runRemoved_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -7361,6 +7440,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_runUpdated(ctx, fields[0])
 	case "runLog":
 		return ec._Subscription_runLog(ctx, fields[0])
+	case "runRemoved":
+		return ec._Subscription_runRemoved(ctx, fields[0])
 	case "traceUpdated":
 		return ec._Subscription_traceUpdated(ctx, fields[0])
 	case "traceRemoved":

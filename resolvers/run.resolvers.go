@@ -157,6 +157,17 @@ func (r *subscriptionResolver) RunLog(ctx context.Context, id string) (<-chan *m
 	return tailLog(ctx, r.Events, "run", id, r.RunManager.LogPath(id)), nil
 }
 
+// RunRemoved is the resolver for the runRemoved field.
+func (r *subscriptionResolver) RunRemoved(ctx context.Context, id *string, traceID *string) (<-chan string, error) {
+	match := func(e events.Event) bool {
+		g, ok := e.(events.RunRemoved)
+		return ok && (id == nil || g.ID == *id) && (traceID == nil || g.TraceID == *traceID)
+	}
+	return subscribe(ctx, r.Events, match, func(e events.Event) (string, bool) {
+		return e.(events.RunRemoved).ID, true
+	}), nil
+}
+
 // CompatibleSimConfigs is the resolver for the compatibleSimConfigs field.
 func (r *traceResolver) CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]simconfig.Config, error) {
 	cfgs, err := r.RunManager.SimConfigs()

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cascade-sim/cascade"
@@ -26,6 +27,8 @@ type Store interface {
 	Trace(ctx context.Context, id string) (cascade.Trace, error)
 	Run(ctx context.Context, id string) (cascade.Run, error)
 	RunsInState(ctx context.Context, s cascade.RunState) ([]cascade.Run, error)
+	TraceRuns(ctx context.Context, traceID string) ([]cascade.Run, error)
+	DeleteRuns(ctx context.Context, ids []string) error
 	CreateRun(ctx context.Context, r *cascade.Run) error
 	UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) error) (cascade.Run, bool, error)
 	SaveRunKernels(ctx context.Context, runID string, ks []cascade.RunKernel) error
@@ -52,6 +55,10 @@ type Manager struct {
 	cfg Config
 	log *slog.Logger
 
+	// launchMu makes Launch and RemoveTrace take turns: no run is created
+	// for a trace whose runs are being removed.
+	launchMu sync.Mutex
+
 	mu      sync.Mutex
 	queue   []string           // queued run ids, in launch order
 	running map[string]*active // runs a worker took, from before RUNNING is committed
@@ -62,10 +69,13 @@ type Manager struct {
 }
 
 // active is a run a worker has taken: cancel stops it, done is closed once
-// its end is recorded and its simulator is gone.
+// its end is recorded and its simulator is gone;
+// removed says RemoveTrace stopped it: its row is about to go, so its end
+// is neither recorded nor published.
 type active struct {
-	cancel context.CancelFunc
-	done   chan struct{}
+	cancel  context.CancelFunc
+	done    chan struct{}
+	removed atomic.Bool
 }
 
 // New returns a Manager; call Run to start executing.
@@ -114,6 +124,8 @@ type LaunchInput struct {
 // trace, an unknown, unusable or incompatible config, or kernel ids the
 // trace does not have.
 func (m *Manager) Launch(ctx context.Context, in LaunchInput) (cascade.Run, error) {
+	m.launchMu.Lock()
+	defer m.launchMu.Unlock()
 	t, err := m.cfg.Store.Trace(ctx, in.TraceID)
 	if err != nil {
 		return cascade.Run{}, err
@@ -247,6 +259,74 @@ func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
 	return r, nil
 }
 
+// RemoveTrace ends and deletes the runs of a trace whose directory left
+// the bucket: queued ones are cancelled so no worker starts them, running
+// ones are stopped and waited for until their simulator is gone, then
+// every run of the trace, finished ones too, is deleted with its work
+// directory, and RunRemoved is published for each. A run launched while it
+// works is removed too. After an error it can be called again.
+func (m *Manager) RemoveTrace(ctx context.Context, traceID string) error {
+	m.launchMu.Lock()
+	defer m.launchMu.Unlock()
+	rs, err := m.cfg.Store.TraceRuns(ctx, traceID)
+	if err != nil {
+		return fmt.Errorf("list runs of trace %s: %w", traceID, err)
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+		if err := m.stop(ctx, r.ID); err != nil {
+			return fmt.Errorf("stop run %s: %w", r.ID, err)
+		}
+	}
+	if err := m.cfg.Store.DeleteRuns(ctx, ids); err != nil {
+		return fmt.Errorf("delete runs of trace %s: %w", traceID, err)
+	}
+	for _, id := range ids {
+		if err := os.RemoveAll(m.runDir(id)); err != nil {
+			m.log.Warn("remove run directory", "run", id, "err", err)
+		}
+		m.log.Info("run removed with its trace", "run", id, "trace", traceID)
+		m.cfg.Events.Publish(events.RunRemoved{ID: id, TraceID: traceID})
+	}
+	return nil
+}
+
+// stop ends a run that is queued or running, for RemoveTrace: a queued
+// one is committed cancelled, so no worker starts it, and one a worker has
+// taken is stopped and waited for.
+func (m *Manager) stop(ctx context.Context, id string) error {
+	_, _, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+		if r.State != cascade.RunQueued {
+			return db.ErrUnchanged
+		}
+		now := time.Now().UTC()
+		r.State, r.FinishedAt = cascade.RunCancelled, &now
+		r.History = append(r.History, stamp("cancelled: its trace was removed"))
+		return nil
+	})
+	if err != nil && cascade.ErrorCode(err) != cascade.ENOTFOUND {
+		return err
+	}
+	m.mu.Lock()
+	a := m.running[id]
+	m.mu.Unlock()
+	if a == nil {
+		return nil
+	}
+	a.removed.Store(true)
+	a.cancel()
+	select {
+	case <-a.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func stamp(msg string) string { return time.Now().UTC().Format(time.RFC3339) + " " + msg }
 
 func (m *Manager) enqueue(id string) {
@@ -288,11 +368,17 @@ func (m *Manager) Run(ctx context.Context) error {
 		return fmt.Errorf("load runs: %w", err)
 	}
 	for _, r := range running {
-		r, _, err := m.cfg.Store.UpdateRun(ctx, r.ID, func(r *cascade.Run) error {
+		r, saved, err := m.cfg.Store.UpdateRun(ctx, r.ID, func(r *cascade.Run) error {
+			if r.State != cascade.RunRunning {
+				return db.ErrUnchanged // removed with its trace meanwhile
+			}
 			r.State, r.StartedAt, r.KernelsDone = cascade.RunQueued, nil, 0
 			r.History = append(r.History, stamp("the server restarted while this run was running; it runs again from the beginning"))
 			return nil
 		})
+		if cascade.ErrorCode(err) == cascade.ENOTFOUND || (err == nil && !saved) {
+			continue // removed with its trace meanwhile
+		}
 		if err != nil {
 			return fmt.Errorf("requeue run: %w", err)
 		}
@@ -362,7 +448,7 @@ func (m *Manager) execute(ctx context.Context, id string) {
 	}
 	m.log.Info("run started", "run", id, "trace", r.TraceID, "config", r.SimConfig)
 	m.publish(r)
-	if runCtx.Err() != nil && ctx.Err() == nil {
+	if runCtx.Err() != nil && ctx.Err() == nil && !a.removed.Load() {
 		m.finish(ctx, id, nil, cascade.RunCancelled, "")
 		return
 	}
@@ -380,6 +466,8 @@ func (m *Manager) execute(ctx context.Context, id string) {
 	switch {
 	case ctx.Err() != nil:
 		return // shutdown: the run stays running and is redone on the next start
+	case a.removed.Load():
+		return // its trace is gone, and the run with it
 	case runCtx.Err() != nil:
 		m.finish(ctx, id, parser, cascade.RunCancelled, "")
 	case errors.Is(err, ErrSimulatorNotFound):

@@ -46,7 +46,13 @@ type Config struct {
 	Store     Store
 	Events    Publisher
 	Processor Processor
-	Logger    *slog.Logger
+	// Removed, if set, is called after a trace whose directory left the
+	// bucket is deleted, before traceRemoved is published: the runs and
+	// the post-processing of the trace end there. It may wait for child
+	// processes to stop. After an error the next periodic scan removes the
+	// trace again.
+	Removed func(ctx context.Context, id string) error
+	Logger  *slog.Logger
 }
 
 // Scanner watches the bucket. Run it once; Kick and Rescan are safe for
@@ -250,6 +256,14 @@ func (s *Scanner) remove(ctx context.Context, id string) {
 	if err := s.cfg.Store.DeleteTrace(ctx, id); err != nil {
 		s.log.Error("remove trace", "trace", id, "err", err)
 		return
+	}
+	if s.cfg.Removed != nil {
+		if err := s.cfg.Removed(ctx, id); err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("remove what depends on trace; trying again on the next scan", "trace", id, "err", err)
+			}
+			return
+		}
 	}
 	delete(s.traces, id)
 	s.log.Info("trace removed from bucket", "trace", id)

@@ -114,14 +114,6 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Events:      broker,
 		Logger:      log,
 	})
-	sc = scanner.New(scanner.Config{
-		Root:      cfg.BucketDir(),
-		Interval:  cfg.ScanInterval,
-		Store:     m.DB,
-		Events:    broker,
-		Processor: pp,
-		Logger:    log,
-	})
 	simCmd := cfg.SimCmd
 	if len(simCmd) == 0 {
 		simCmd = []string{"accel-sim.out"}
@@ -135,6 +127,15 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Store:       m.DB,
 		Events:      broker,
 		Logger:      log,
+	})
+	sc = scanner.New(scanner.Config{
+		Root:      cfg.BucketDir(),
+		Interval:  cfg.ScanInterval,
+		Store:     m.DB,
+		Events:    broker,
+		Processor: pp,
+		Removed:   rm.RemoveTrace,
+		Logger:    log,
 	})
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm,
 		Disk: disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB}},

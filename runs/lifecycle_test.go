@@ -1,0 +1,134 @@
+package runs_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/internal/fakesim"
+	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/simconfig/simconfigtest"
+)
+
+// hanging makes the stand-in simulator wait an hour before its first
+// kernel's statistics: a run ends only when it is stopped.
+func hanging(t *testing.T) func(*app.Config) {
+	sim := fakesim.Build(t)
+	return func(c *app.Config) { c.SimCmd = []string{"env", "FAKESIM_MODE=slow", "FAKESIM_DELAY=1h", sim} }
+}
+
+// simulators lists the stand-in simulators working on this server's
+// traces: their command line holds the data directory.
+func simulators(s *testutil.TestServer) []string {
+	out, _ := exec.Command("pgrep", "-af", "accel-sim.out -trace "+s.Config.DataDir).Output()
+	if out = bytes.TrimSpace(out); len(out) == 0 {
+		return nil
+	}
+	return strings.Split(string(out), "\n")
+}
+
+// TestCancelRacesStart: a cancelRun that lands while its run is starting
+// (the worker moving it from QUEUED to RUNNING) is never lost. Runs whose
+// cancel was lost would wait an hour in RUNNING.
+func TestCancelRacesStart(t *testing.T) {
+	t.Parallel()
+	s := server(t, "slow", hanging(t), func(c *app.Config) { c.RunConcurrency = 2 })
+	const n = 200
+	ids := make([]string, n)
+	for i := range n {
+		r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+		ids[i] = r.ID
+		s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { id } }`, map[string]any{"id": r.ID}, nil)
+	}
+	var states map[string]string
+	defer func() {
+		if t.Failed() {
+			t.Logf("not cancelled: %v", states)
+		}
+	}()
+	testutil.Eventually(t, 60*time.Second, "every run cancelled", func() bool {
+		var r struct {
+			Runs struct{ Nodes []struct{ ID, State string } }
+		}
+		s.MustDo(t, fmt.Sprintf(`{ runs(traceId: %q, first: %d) { nodes { id state } } }`, quickstartID, n), nil, &r)
+		states = map[string]string{}
+		for _, node := range r.Runs.Nodes {
+			if node.State != "CANCELLED" {
+				states[node.ID] = node.State
+			}
+		}
+		return len(r.Runs.Nodes) == n && len(states) == 0
+	})
+	testutil.Eventually(t, 10*time.Second, "no simulator left", func() bool { return len(simulators(s)) == 0 })
+}
+
+// TestTraceRemovalEndsItsRuns: removing a trace's directory stops its
+// running simulator, cancels its queued runs, deletes every run of the
+// trace (finished ones too) with its work directory, and tells
+// runRemoved subscribers about each one.
+func TestTraceRemovalEndsItsRuns(t *testing.T) {
+	t.Parallel()
+	for name, u := range testutil.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			s := server(t, "ok", func(c *app.Config) { c.DatabaseURL = u })
+			done := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+			waitRun(t, s, done.ID, "SUCCEEDED")
+			// The next runs hang: one runs, one waits its turn.
+			s.Close()
+			s = server(t, "ok", func(c *app.Config) { c.DatabaseURL, c.DataDir = u, s.DataDir }, hanging(t))
+			running := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+			queued := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+			waitRun(t, s, running.ID, "RUNNING")
+			testutil.Eventually(t, 10*time.Second, "simulator started", func() bool { return len(simulators(s)) > 0 })
+
+			removed := s.Subscribe(t, "graphql-transport-ws", `subscription { runRemoved(traceId: "qs") }`, nil)
+			everyRemoved := s.Subscribe(t, "graphql-ws", `subscription { runRemoved }`, nil)
+			oneRemoved := s.Subscribe(t, "graphql-transport-ws", `subscription($id: ID!) { runRemoved(id: $id) }`, map[string]any{"id": running.ID})
+			if err := os.RemoveAll(s.TraceDir(quickstartID)); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for len(got) < 3 {
+				var ev struct{ RunRemoved string }
+				if err := removed.Next(30*time.Second, &ev); err != nil {
+					t.Fatalf("after %v: %v", got, err)
+				}
+				got = append(got, ev.RunRemoved)
+			}
+			want := []string{done.ID, running.ID, queued.ID}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("runRemoved %v, want %v", got, want)
+			}
+			var ev struct{ RunRemoved string }
+			if err := everyRemoved.Next(10*time.Second, &ev); err != nil || !slices.Contains(want, ev.RunRemoved) {
+				t.Fatalf("unfiltered runRemoved: %q %v", ev.RunRemoved, err)
+			}
+			if err := oneRemoved.Next(10*time.Second, &ev); err != nil || ev.RunRemoved != running.ID {
+				t.Fatalf("runRemoved(id:) %q %v, want %s", ev.RunRemoved, err, running.ID)
+			}
+			// The simulator is gone by the time its run is reported removed.
+			if left := simulators(s); len(left) > 0 {
+				t.Fatalf("simulator outlived its run: %v", left)
+			}
+			for _, id := range want {
+				var r struct{ Run *struct{ ID string } }
+				s.MustDo(t, `query($id: ID!) { run(id: $id) { id } }`, map[string]any{"id": id}, &r)
+				if r.Run != nil {
+					t.Fatalf("run %s survives its trace", id)
+				}
+				if _, err := os.Stat(filepath.Join(s.Config.DataDir, "work", "runs", id)); !os.IsNotExist(err) {
+					t.Fatalf("work directory of run %s: %v", id, err)
+				}
+			}
+		})
+	}
+}
