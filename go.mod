@@ -43,6 +43,7 @@ require (
 	modernc.org/mathutil v1.5.0 // indirect
 	modernc.org/memory v1.5.0 // indirect
 	modernc.org/sqlite v1.23.1 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 tool github.com/99designs/gqlgen

@@ -3,16 +3,21 @@
 // failed.
 //
 // Per trace it runs `<command> <trace dir>/traces -j <cpus>` with its
-// output in $CASCADE_DATA_DIR/work/postprocess/<trace id>.log. A non-zero
+// output in $CASCADE_DATA_DIR/work/postprocess/<trace id>.log. The CPUs
+// are those this process may use (its affinity and cgroup quota, as
+// runtime.GOMAXPROCS sees them), shared among the post-processors that may
+// run at once: the shares differ by at most one and add up to the CPUs,
+// and one running alone gets the largest. A non-zero
 // exit fails the trace with the exit code and the log's last 5 lines; an
 // exit 0 that left no traces/kernelslist.g fails it too. An upload that
 // already holds kernelslist.g skips the command. At most Concurrency
 // post-processors run at once; the rest wait in order.
 //
-// A marker file (<trace id>.running) exists from the start of a
-// post-processor until it succeeds, so a server that stopped or died
+// A marker file (<trace id>.running, see marker.go) exists from the start
+// of a post-processor until it succeeds, so a server that stopped or died
 // mid-run, or a retry after a failure, knows that a kernelslist.g it finds
-// may be partial output, and runs the command again.
+// may be partial output, and runs the command again; a kernelslist.g that
+// an upload brought is never mistaken for one.
 package postproc
 
 import (
@@ -50,9 +55,13 @@ type Config struct {
 	Root        string // the bucket prefix directory holding the traces
 	WorkDir     string // $CASCADE_DATA_DIR/work
 	Concurrency int    // post-processors at once; 1 when 0
-	CPUs        int    // the -j value; runtime.NumCPU() when 0
-	Store       Store
-	Events      interface{ Publish(events.Event) }
+	// CPUs is what the post-processors share; runtime.GOMAXPROCS(0) when
+	// 0, which since Go 1.25 follows this process's CPU affinity and
+	// cgroup quota (runtime.NumCPU sees the affinity only).
+	CPUs   int
+	Jobs   int // the -j of every post-processor; 0 gives each its share of CPUs
+	Store  Store
+	Events interface{ Publish(events.Event) }
 	// Moved, if set, is told after a trace moved to ready or failed.
 	Moved  func(id string)
 	Logger *slog.Logger
@@ -68,6 +77,16 @@ type Processor struct {
 	queue  []string
 	queued map[string]bool
 	wake   chan struct{}
+	shares []int               // the -j of each slot, largest first
+	busy   []bool              // slots taken by running post-processors
+	active map[string]*running // by trace id
+}
+
+// running is a post-processor at work: stop ends it for [Processor.Forget],
+// done is closed once handle returned.
+type running struct {
+	stop context.CancelFunc
+	done chan struct{}
 }
 
 // New returns a Processor; call Run to start it.
@@ -76,13 +95,73 @@ func New(cfg Config) *Processor {
 		cfg.Concurrency = 1
 	}
 	if cfg.CPUs <= 0 {
-		cfg.CPUs = runtime.NumCPU()
+		cfg.CPUs = runtime.GOMAXPROCS(0)
 	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Processor{cfg: cfg, log: log.With("component", "postproc"), queued: map[string]bool{}, wake: make(chan struct{}, 1)}
+	return &Processor{
+		cfg: cfg, log: log.With("component", "postproc"), queued: map[string]bool{}, wake: make(chan struct{}, 1),
+		shares: Shares(cfg.CPUs, cfg.Concurrency), busy: make([]bool, cfg.Concurrency), active: map[string]*running{},
+	}
+}
+
+// Shares splits cpus among n post-processors: as evenly as whole CPUs
+// allow, largest first, adding up to cpus, and at least 1 each.
+func Shares(cpus, n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = cpus / n
+		if i < cpus%n {
+			s[i]++
+		}
+		s[i] = max(s[i], 1)
+	}
+	return s
+}
+
+// slot takes the free slot with the largest share and returns it with the
+// -j its post-processor gets.
+func (p *Processor) slot() (int, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, b := range p.busy {
+		if !b {
+			p.busy[i] = true
+			if p.cfg.Jobs > 0 {
+				return i, p.cfg.Jobs
+			}
+			return i, p.shares[i]
+		}
+	}
+	panic("postproc: more post-processors than Concurrency")
+}
+
+func (p *Processor) freeSlot(i int) {
+	p.mu.Lock()
+	p.busy[i] = false
+	p.mu.Unlock()
+}
+
+// Forget stops the post-processor of a trace whose directory left the
+// bucket, waiting until it is gone (or ctx is done), and removes its
+// marker, so that a trace uploaded again under the same name starts
+// afresh.
+func (p *Processor) Forget(ctx context.Context, id string) error {
+	p.mu.Lock()
+	r := p.active[id]
+	p.mu.Unlock()
+	if r != nil {
+		r.stop()
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	p.removeMarker(id)
+	return nil
 }
 
 // Process queues the trace with the given id; queuing it twice is a no-op.
@@ -179,49 +258,72 @@ func (p *Processor) handle(ctx context.Context, id string) {
 		return // gone, or moved on (retried, removed) since it was queued
 	}
 	dir := filepath.Join(p.cfg.Root, id)
-	marker := p.markerPath(id)
-	_, interrupted := os.Stat(marker)
-	if interrupted == nil {
-		p.log.Info("post-processing was interrupted; running it again", "trace", id)
+	list := filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))
+	if _, err := os.Stat(list); err == nil {
+		suspect, why := p.suspect(id, dir, list)
+		if !suspect {
+			p.removeMarker(id) // stale: of a deleted, retried or failed upload
+			p.finish(ctx, id, dir, "")
+			return
+		}
+		p.log.Info(why+"; running the post-processor again", "trace", id)
 	}
-	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))); err == nil && interrupted != nil {
-		p.finish(ctx, id, dir, "")
-		return
-	}
-	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	r := &running{stop: stop, done: make(chan struct{})}
+	p.mu.Lock()
+	p.active[id] = r
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.active, id)
+		p.mu.Unlock()
+		close(r.done)
+	}()
+	if err := p.writeMarker(id, dir); err != nil {
 		p.log.Error("write marker", "trace", id, "err", err)
 		return
 	}
-	p.log.Info("post-processing", "trace", id, "command", p.cfg.Command[0])
+	slot, jobs := p.slot()
+	defer p.freeSlot(slot)
+	p.log.Info("post-processing", "trace", id, "command", p.cfg.Command[0], "jobs", jobs)
 	logPath := p.LogPath(id)
-	args := append(append([]string(nil), p.cfg.Command...), filepath.Join(dir, tracedir.TracesDir), "-j", strconv.Itoa(p.cfg.CPUs))
-	res, err := proc.Run(ctx, proc.Cmd{
+	args := append(append([]string(nil), p.cfg.Command...), filepath.Join(dir, tracedir.TracesDir), "-j", strconv.Itoa(jobs))
+	res, err := proc.Run(runCtx, proc.Cmd{
 		Args: args,
 		Dir:  dir,
 		Env:  []string{"CASCADE_WORK_DIR=" + p.cfg.WorkDir},
 		Log:  logPath,
 		Grew: func() { p.cfg.Events.Publish(events.LogGrew{Kind: "postprocess", ID: id}) },
 	})
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
 		return // stopped by shutdown: the marker stays, the trace stays processing
+	case runCtx.Err() != nil:
+		p.log.Info("post-processor stopped: its trace was removed", "trace", id)
+		return // Forget removes the marker
 	}
+	var msg string
 	switch {
 	case errors.Is(err, proc.ErrNotFound):
-		p.finish(ctx, id, dir, fmt.Sprintf("post-processor not found: %v (set CASCADE_POSTPROCESS_CMD)", err))
+		msg = fmt.Sprintf("post-processor not found: %v (set CASCADE_POSTPROCESS_CMD)", err)
 	case err != nil:
-		p.finish(ctx, id, dir, fmt.Sprintf("post-processor: %v", err))
+		msg = fmt.Sprintf("post-processor: %v", err)
 	case res.ExitCode != 0:
-		p.finish(ctx, id, dir, fmt.Sprintf("post-processor %s: %s", res, p.tail(logPath)))
+		msg = fmt.Sprintf("post-processor %s: %s", res, p.tail(logPath))
 	default:
-		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))); err != nil {
-			p.finish(ctx, id, dir, "post-processor exited 0 but wrote no traces/kernelslist.g: "+p.tail(logPath))
-			return
+		if _, err := os.Stat(list); err != nil {
+			msg = "post-processor exited 0 but wrote no traces/kernelslist.g: " + p.tail(logPath)
 		}
-		// Only success removes the marker: a retried trace whose
-		// post-processor failed runs it again, whatever it left behind.
-		os.Remove(marker)
-		p.finish(ctx, id, dir, "")
 	}
+	if msg != "" {
+		// A kernelslist.g left behind is partial output: a retry runs the
+		// post-processor again, unless an upload replaced it.
+		p.failedMarker(id, dir, list)
+	} else {
+		p.removeMarker(id)
+	}
+	p.finish(ctx, id, dir, msg)
 }
 
 func (p *Processor) tail(logPath string) string {

@@ -90,6 +90,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("CASCADE_DATABASE_URL", ""), "postgres:// URL; SQLite in the data directory when empty (CASCADE_DATABASE_URL)")
 	fs.StringVar(&ppCmd, "postprocess-cmd", env("CASCADE_POSTPROCESS_CMD", ""), "post-processor command; the built-in `cascade postprocess` when empty (CASCADE_POSTPROCESS_CMD)")
 	fs.IntVar(&conc, "postprocess-concurrency", envInt("CASCADE_POSTPROCESS_CONCURRENCY", 1), "post-processors at once (CASCADE_POSTPROCESS_CONCURRENCY)")
+	fs.IntVar(&cfg.PostprocessJobs, "postprocess-jobs", envInt("CASCADE_POSTPROCESS_JOBS", 0), "the -j of each post-processor; 0 shares the CPUs this process may use among the concurrent ones (CASCADE_POSTPROCESS_JOBS)")
 	fs.StringVar(&simCmd, "sim-cmd", env("CASCADE_SIM_CMD", "accel-sim.out"), "the simulator, Accel-Sim's accel-sim.out (CASCADE_SIM_CMD)")
 	fs.StringVar(&cfg.SimConfigsDir, "sim-configs-dir", env("CASCADE_SIM_CONFIGS_DIR", ""), "directory of Accel-Sim tested-config directories (CASCADE_SIM_CONFIGS_DIR)")
 	fs.IntVar(&cfg.RunConcurrency, "run-concurrency", envInt("CASCADE_RUN_CONCURRENCY", 1), "simulations at once (CASCADE_RUN_CONCURRENCY)")
@@ -105,9 +106,17 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 		return cfg, 0, "", fmt.Errorf("serve takes no arguments, got %q", fs.Args())
 	}
 	cfg.PostprocessConcurrency = conc
-	cfg.SimCmd = strings.Fields(simCmd)
+	if cfg.PostprocessJobs < 0 {
+		return cfg, 0, "", fmt.Errorf("--postprocess-jobs (CASCADE_POSTPROCESS_JOBS): want 0 (share this process's CPUs) or more, got %d", cfg.PostprocessJobs)
+	}
+	var err error
+	if cfg.SimCmd, err = splitCommand("--sim-cmd (CASCADE_SIM_CMD)", simCmd); err != nil {
+		return cfg, 0, "", err
+	}
 	if ppCmd != "" {
-		cfg.PostprocessCmd = strings.Fields(ppCmd)
+		if cfg.PostprocessCmd, err = splitCommand("--postprocess-cmd (CASCADE_POSTPROCESS_CMD)", ppCmd); err != nil {
+			return cfg, 0, "", err
+		}
 	} else {
 		self, err := os.Executable()
 		if err != nil {

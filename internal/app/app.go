@@ -38,6 +38,7 @@ type Config struct {
 
 	PostprocessCmd         []string // CASCADE_POSTPROCESS_CMD
 	PostprocessConcurrency int      // CASCADE_POSTPROCESS_CONCURRENCY
+	PostprocessJobs        int      // CASCADE_POSTPROCESS_JOBS; 0 shares this process's CPUs
 	ScanInterval           time.Duration
 	AllowedOrigins         []string
 
@@ -110,6 +111,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Root:        cfg.BucketDir(),
 		WorkDir:     filepath.Join(cfg.DataDir, "work"),
 		Concurrency: cfg.PostprocessConcurrency,
+		Jobs:        cfg.PostprocessJobs,
 		Store:       m.DB,
 		Events:      broker,
 		Logger:      log,
@@ -134,8 +136,13 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Store:     m.DB,
 		Events:    broker,
 		Processor: pp,
-		Removed:   rm.RemoveTrace,
-		Logger:    log,
+		Removed: func(ctx context.Context, id string) error {
+			if err := pp.Forget(ctx, id); err != nil {
+				return err
+			}
+			return rm.RemoveTrace(ctx, id)
+		},
+		Logger: log,
 	})
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm,
 		Disk: disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB}},

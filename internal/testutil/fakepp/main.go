@@ -1,17 +1,21 @@
 // Command fakepp is a stand-in post-processor for tests. It takes the
 // post-processor's command line (<traces dir> -j N) after its own
-// --mode=MODE and --delay=D, and in mode
+// --mode=MODE, --delay=D and --record=FILE (which appends the arguments it
+// was given, its own included, as one JSON array per line, so that tests
+// see the command line it received), and in mode
 //
 //	ok      writes kernelslist.g from the raw kernel lists (.trace[.xz]
 //	        names mapped to .traceg), as the real tool's last step does
 //	fail    prints seven numbered lines and exits 3
 //	nolist  prints a line and exits 0 without writing kernelslist.g
+//	partial writes the first line of kernelslist.g, prints a line and exits 3
 //	slow    prints "started", waits --delay (default 1h) then acts as ok;
 //	        it ignores nothing, so SIGTERM ends it
 package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -23,11 +27,16 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "ok", "ok, fail, nolist or slow")
+	mode := flag.String("mode", "ok", "ok, fail, nolist, partial or slow")
 	delay := flag.Duration("delay", time.Hour, "wait of the slow mode")
-	jobs := flag.Int("j", 1, "parallel kernels (ignored)")
+	record := flag.String("record", "", "append the arguments, as a JSON array, to this file")
 	flag.Parse()
-	_ = jobs
+	if *record != "" {
+		if err := appendArgs(*record, os.Args[1:]); err != nil {
+			fmt.Fprintln(os.Stderr, "fakepp:", err)
+			os.Exit(1)
+		}
+	}
 	args := flag.Args()
 	// The contract puts the directory before -j; flag stops at it.
 	if len(args) == 0 {
@@ -44,20 +53,46 @@ func main() {
 	case "nolist":
 		fmt.Println("fakepp: done, but wrote nothing")
 		return
+	case "partial":
+		if err := writeList(dir, 1); err != nil {
+			fmt.Fprintln(os.Stderr, "fakepp:", err)
+		}
+		fmt.Println("fakepp: crashed after one kernel")
+		os.Exit(3)
 	case "slow":
 		fmt.Println("started")
 		time.Sleep(*delay)
 	}
-	if err := writeList(dir); err != nil {
+	if err := writeList(dir, -1); err != nil {
 		fmt.Fprintln(os.Stderr, "fakepp:", err)
 		os.Exit(1)
 	}
 	fmt.Println("fakepp: wrote kernelslist.g")
 }
 
+// appendArgs appends args as one JSON line: a single write of a file
+// opened to append, so concurrent post-processors do not mix their lines.
+func appendArgs(path string, args []string) error {
+	line, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 var traceName = regexp.MustCompile(`\.trace(\.xz)?$`)
 
-func writeList(dir string) error {
+// writeList writes kernelslist.g from the raw kernel lists: its first n
+// lines, or all with n < 0.
+func writeList(dir string, n int) error {
 	lists, _ := filepath.Glob(filepath.Join(dir, "kernelslist_ctx_*"))
 	if _, err := os.Stat(filepath.Join(dir, "kernelslist")); err == nil {
 		lists = append(lists, filepath.Join(dir, "kernelslist"))
@@ -78,8 +113,13 @@ func writeList(dir string) error {
 		}
 		f.Close()
 	}
+	text := out.String()
+	if n >= 0 {
+		lines := strings.SplitAfter(text, "\n")
+		text = strings.Join(lines[:min(n, len(lines))], "")
+	}
 	tmp := filepath.Join(dir, ".kernelslist.g.tmp")
-	if err := os.WriteFile(tmp, []byte(out.String()), 0o644); err != nil {
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(dir, "kernelslist.g"))
