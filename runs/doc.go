@@ -9,6 +9,8 @@
 // step timeline. Run rows are the truth: a restarted server requeues what
 // was running and runs it again from the beginning. Every change is
 // committed first and published after, as a copy of the committed row.
+// When a trace's directory leaves the bucket, [Manager.RemoveTrace] stops
+// its simulators and deletes its runs, publishing a removal for each.
 //
 // The parsing and projection files (accellog.go, kernellist.go,
 // comparison.go, steps.go) are pure: they read and write the files they are

@@ -448,14 +448,18 @@ func (m *Manager) execute(ctx context.Context, id string) {
 	}
 	m.log.Info("run started", "run", id, "trace", r.TraceID, "config", r.SimConfig)
 	m.publish(r)
-	if runCtx.Err() != nil && ctx.Err() == nil && !a.removed.Load() {
-		m.finish(ctx, id, nil, cascade.RunCancelled, "")
+	if runCtx.Err() != nil { // cancelled while it started
+		if ctx.Err() == nil && !a.removed.Load() {
+			m.finish(ctx, id, nil, cascade.RunCancelled, "")
+		}
 		return
 	}
 
 	job, total, err := m.prepare(r)
 	if err != nil {
-		m.finish(ctx, id, nil, cascade.RunFailed, err.Error())
+		if !a.removed.Load() {
+			m.finish(ctx, id, nil, cascade.RunFailed, err.Error())
+		}
 		return
 	}
 	m.progress(ctx, id, nil, Progress{Total: total})
