@@ -67,8 +67,8 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Processor queues and runs post-processing. Process and LogPath are safe
-// for concurrent use; Run is called once.
+// Processor queues and runs post-processing. Process, Forget and LogPath
+// are safe for concurrent use; Run is called once.
 type Processor struct {
 	cfg Config
 	log *slog.Logger
@@ -103,13 +103,13 @@ func New(cfg Config) *Processor {
 	}
 	return &Processor{
 		cfg: cfg, log: log.With("component", "postproc"), queued: map[string]bool{}, wake: make(chan struct{}, 1),
-		shares: Shares(cfg.CPUs, cfg.Concurrency), busy: make([]bool, cfg.Concurrency), active: map[string]*running{},
+		shares: splitCPUs(cfg.CPUs, cfg.Concurrency), busy: make([]bool, cfg.Concurrency), active: map[string]*running{},
 	}
 }
 
-// Shares splits cpus among n post-processors: as evenly as whole CPUs
+// splitCPUs splits cpus among n post-processors: as evenly as whole CPUs
 // allow, largest first, adding up to cpus, and at least 1 each.
-func Shares(cpus, n int) []int {
+func splitCPUs(cpus, n int) []int {
 	s := make([]int, n)
 	for i := range s {
 		s[i] = cpus / n
