@@ -3,21 +3,27 @@ package postproc
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 // A marker, work/postprocess/<trace id>.running, says a traces/kernelslist.g
 // may be a post-processor's partial output rather than part of the upload,
 // so the skip rule must not take it. It holds one line: the identity of
 // the trace directory the post-processor ran in, then either "-" while it
-// runs (a marker found so was interrupted: any kernelslist.g is suspect)
-// or, after it failed, the identity of the kernelslist.g it left behind.
-// A marker of another directory (the trace was deleted and uploaded
-// again) or of another kernelslist.g (an upload brought its own) is stale
-// and ignored; only a success or the trace's removal deletes it otherwise.
+// runs or, once it failed or was interrupted, the identity of the
+// kernelslist.g it left behind (with none, the marker goes). A marker of
+// another directory (the trace was deleted and uploaded again) or of
+// another kernelslist.g (an upload brought its own) is stale and ignored;
+// a success or the trace's removal deletes it.
 
-const markRunning = "-"
+const (
+	markRunning = "-"
+	markerExt   = ".running"
+)
 
 // fileID names a file or directory: device and inode, and for a regular
 // file also size and modification time, so a file replaced by an upload
@@ -60,6 +66,29 @@ func (p *Processor) failedMarker(id, dir, list string) {
 	}
 }
 
+// settleMarkers, on start, turns the markers of post-processors that a
+// previous server left running into markers of what they left behind:
+// whatever kernelslist.g is there now is their partial output, and only
+// an upload changes it from here on.
+func (p *Processor) settleMarkers() {
+	paths, _ := filepath.Glob(filepath.Join(p.cfg.WorkDir, "postprocess", "*"+markerExt))
+	for _, path := range paths {
+		id := strings.TrimSuffix(filepath.Base(path), markerExt)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		dir := filepath.Join(p.cfg.Root, id)
+		switch f := strings.Fields(string(b)); {
+		case len(f) == 0, len(f) == 2 && f[1] == markRunning && f[0] == statID(dir):
+			p.log.Info("post-processing was interrupted; it runs again unless the upload brings its own kernelslist.g", "trace", id)
+			p.failedMarker(id, dir, filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG)))
+		case len(f) == 2 && f[1] == markRunning:
+			p.removeMarker(id) // its directory is gone or was replaced
+		}
+	}
+}
+
 func (p *Processor) removeMarker(id string) {
 	if err := os.Remove(p.markerPath(id)); err != nil && !os.IsNotExist(err) {
 		p.log.Error("remove marker", "trace", id, "err", err)
@@ -74,15 +103,12 @@ func (p *Processor) suspect(id, dir, list string) (bool, string) {
 		return false, ""
 	}
 	f := strings.Fields(string(b))
-	if len(f) == 0 { // a marker of an older version, written at the start
-		return true, "post-processing was interrupted"
-	}
 	if len(f) != 2 || f[0] != statID(dir) {
 		return false, ""
 	}
 	switch f[1] {
 	case markRunning:
-		return true, "post-processing was interrupted"
+		return true, "another post-processor of this trace is running"
 	case statID(list):
 		return true, "a failed post-processor left this kernelslist.g"
 	}

@@ -197,7 +197,7 @@ func (p *Processor) LogPath(id string) string {
 }
 
 func (p *Processor) markerPath(id string) string {
-	return filepath.Join(p.cfg.WorkDir, "postprocess", id+".running")
+	return filepath.Join(p.cfg.WorkDir, "postprocess", id+markerExt)
 }
 
 // Run queues every trace still processing (a restart redoes them), then
@@ -207,6 +207,7 @@ func (p *Processor) Run(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Join(p.cfg.WorkDir, "postprocess"), 0o755); err != nil {
 		return fmt.Errorf("create post-processing directory: %w", err)
 	}
+	p.settleMarkers()
 	ts, err := p.cfg.Store.AllTraces(ctx)
 	if err != nil {
 		return fmt.Errorf("load traces: %w", err)
