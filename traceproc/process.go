@@ -26,7 +26,8 @@ const (
 // Options configures [Run].
 type Options struct {
 	// Jobs is how many kernels are processed at once, and how many
-	// partitions (of any kernels) are assembled at once; 0 means runtime.NumCPU().
+	// partitions (of any kernels) are assembled at once; 0 means the CPUs
+	// this process may use (runtime.GOMAXPROCS: affinity and cgroup quota).
 	Jobs int
 	// Text writes .traceg (.traceg.xz for .xz input) instead of .tracez.
 	Text bool
@@ -59,7 +60,7 @@ func newProcessor(opts Options) (*processor, error) {
 	p := &processor{jobs: opts.Jobs, text: opts.Text, xz: xzProgram(opts.XZ), log: opts.Logger,
 		maxPartMem: opts.MaxPartMem, targetPart: defaultTargetPart}
 	if p.jobs <= 0 {
-		p.jobs = runtime.NumCPU()
+		p.jobs = runtime.GOMAXPROCS(0)
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
