@@ -116,13 +116,17 @@ func TestSimulatorDiesWithAKilledServer(t *testing.T) {
 			History []string
 		}
 	}
+	// Until the new server has requeued it, the row still says RUNNING
+	// from before the kill: wait for the requeue's note too.
 	testutil.Eventually(t, 10*time.Second, "run requeued and running", func() bool {
 		gql(t, addr, `{ run(id: "`+l.LaunchRun.ID+`") { state history } }`, &r)
-		return r.Run.State == "RUNNING"
+		return r.Run.State == "RUNNING" && len(r.Run.History) > 0
 	})
 	if len(r.Run.History) != 1 || !strings.Contains(r.Run.History[0], "again from the beginning") {
 		t.Fatalf("history %q", r.Run.History)
 	}
+	// RUNNING is committed before the simulator starts.
+	testutil.Eventually(t, 10*time.Second, "simulator started again", running)
 	out, _ := exec.Command("pgrep", "-fc", "accel-sim.out -trace "+prefix).Output()
 	if n := strings.TrimSpace(string(out)); n != "1" {
 		t.Fatalf("%s simulators of one run", n)
