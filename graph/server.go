@@ -34,7 +34,8 @@ type Options struct {
 	PingInterval time.Duration
 }
 
-// Server is the GraphQL endpoint: POST and GET for queries and mutations,
+// Server is the GraphQL endpoint: GraphQL over HTTP by its spec (POST for
+// queries and mutations, GET for queries only; see [httpTransport]), and
 // websockets (graphql-transport-ws and the legacy graphql-ws) for
 // subscriptions. It is safe for concurrent use.
 type Server struct {
@@ -73,8 +74,7 @@ func NewServer(resolvers ResolverRoot, opts Options) *Server {
 		},
 	})
 	h.AddTransport(transport.Options{})
-	h.AddTransport(transport.GET{})
-	h.AddTransport(transport.POST{})
+	h.AddTransport(httpTransport{})
 	h.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	h.Use(extension.Introspection{})
 	h.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})

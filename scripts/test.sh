@@ -38,6 +38,10 @@ fi
 step "go test -race"
 go test -race -count=1 -timeout 20m ./...
 
+step "GraphQL over HTTP: graphql-http's server audits against cascade serve"
+go build -o bin/cascade ./cmd/cascade
+(cd frontend && CASCADE_BIN="$PWD/../bin/cascade" npm run graphql-audit)
+
 if [ -d frontend ] && [ -f frontend/package.json ] && grep -q '"e2e"' frontend/package.json; then
   step "web UI: end-to-end tests in Chromium"
   go build -o bin/cascade ./cmd/cascade
