@@ -79,6 +79,10 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		if path == "" {
 			path = filepath.Join(cfg.DataDir, "cascade.db")
 		}
+		// The URI needs an absolute path: file://rel/x.db would name a host.
+		if path, err = filepath.Abs(path); err != nil {
+			return nil, fmt.Errorf("database path: %w", err)
+		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}

@@ -182,12 +182,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log.Error("cannot start", "err", err)
 		return 1
 	}
-	db := "SQLite in " + cfg.DataDir
+	// m.Config has the paths made absolute: say where things really are.
+	db := "SQLite in " + m.Config.DataDir
 	if cfg.DatabaseURL != "" {
 		db = m.DB.Dialect()
 	}
 	fmt.Fprintf(stdout, "cascade: serving %s (GraphQL %s/graphql, playground %s/playground)\n", m.URL, m.URL, m.URL)
-	fmt.Fprintf(stdout, "cascade: watching %s, database %s\n", cfg.BucketDir(), db)
+	fmt.Fprintf(stdout, "cascade: watching %s, database %s\n", m.Config.BucketDir(), db)
 	code := 0
 	select {
 	case <-ctx.Done():

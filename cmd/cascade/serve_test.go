@@ -17,6 +17,7 @@ import (
 	"github.com/cascade-sim/cascade/internal/fakesim"
 	"github.com/cascade-sim/cascade/internal/testutil"
 	"github.com/cascade-sim/cascade/simconfig/simconfigtest"
+	"github.com/cascade-sim/cascade/tracegen"
 	"github.com/cascade-sim/cascade/upload"
 )
 
@@ -148,4 +149,139 @@ func TestServeConfig(t *testing.T) {
 	if _, _, _, err := parseServe([]string{"--log-format", "xml"}, &bytes.Buffer{}); err == nil {
 		t.Fatal("bad log format accepted")
 	}
+}
+
+// TestServeRelativePaths: a relative data directory, sim configs directory
+// and simulator or post-processor command, from CASCADE_* or from flags,
+// mean what they say from the directory `cascade serve` starts in, on
+// SQLite and PostgreSQL: a raw trace uploaded with `cascade upload` from
+// the same directory is post-processed, and a run of it succeeds.
+func TestServeRelativePaths(t *testing.T) {
+	t.Parallel()
+	for _, v := range []relativeSetup{
+		{name: "env", env: []string{"CASCADE_DATA_DIR=cascade-data", "CASCADE_SIM_CMD=bin/accel-sim.out", "CASCADE_SIM_CONFIGS_DIR=configs"},
+			dataDir: "cascade-data"},
+		{name: "flags", serveArgs: []string{"--data-dir", "./state/../data", "--sim-cmd", "./bin/accel-sim.out",
+			"--sim-configs-dir", "./configs", "--postprocess-cmd", "bin/cascade postprocess"},
+			uploadArgs: []string{"--data-dir", "./state/../data"}, dataDir: "data"},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			for dbName, dbURL := range testutil.DatabaseURLs(t) { // a fresh schema per setup
+				t.Run(dbName, func(t *testing.T) {
+					t.Parallel()
+					v.check(t, dbURL)
+				})
+			}
+		})
+	}
+}
+
+// relativeSetup is one way of giving `cascade serve` relative paths.
+type relativeSetup struct {
+	name       string
+	env        []string // the only CASCADE_* variables set, with the database's
+	serveArgs  []string
+	uploadArgs []string
+	dataDir    string // where the data must land, relative to the working directory
+}
+
+func (v relativeSetup) check(t *testing.T, dbURL string) {
+	wd := t.TempDir()
+	if err := os.Mkdir(filepath.Join(wd, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"bin/cascade": testutil.Program(t, "./cmd/cascade"), "bin/accel-sim.out": fakesim.Build(t)} {
+		if err := os.Symlink(target, filepath.Join(wd, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	simconfigtest.Write(t, filepath.Join(wd, "configs"), simconfigtest.H100)
+	src := filepath.Join(wd, "src")
+	if _, err := tracegen.Generate(context.Background(), filepath.Join(src, "traces"), tracegen.Config{Kernels: 2, Contexts: 1}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFileAtomic(t, filepath.Join(src, "metadata.json"), []byte(`{"model": "relative/Model", "trace_gpu_arch": "sm_90"}`))
+
+	env := userEnv(append(v.env, "CASCADE_SCAN_INTERVAL=200ms")...)
+	if dbURL != "" {
+		env = append(env, "CASCADE_DATABASE_URL="+dbURL)
+	}
+	addr := freeAddr(t)
+	server := exec.Command("bin/cascade", append([]string{"serve", "--addr", addr}, v.serveArgs...)...)
+	server.Dir, server.Env = wd, env
+	var out bytes.Buffer
+	server.Stdout, server.Stderr = &out, &out
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		server.Process.Signal(os.Interrupt)
+		server.Wait()
+		if t.Failed() {
+			t.Logf("server output:\n%s", out.String())
+		}
+	})
+	testutil.Eventually(t, 20*time.Second, "server up", func() bool {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && resp.StatusCode == 200
+	})
+	up := exec.Command("bin/cascade", append(append([]string{"upload"}, v.uploadArgs...), "src", "--run-name", "raw")...)
+	up.Dir, up.Env = wd, env
+	if msg, err := up.CombinedOutput(); err != nil {
+		t.Fatalf("cascade upload: %v\n%s", err, msg)
+	}
+	var r struct{ Trace struct{ State, Error string } }
+	testutil.Eventually(t, 30*time.Second, "raw trace post-processed", func() bool {
+		gql(t, addr, `{ trace(id: "raw") { state error } }`, &r)
+		if r.Trace.State == "FAILED" {
+			t.Fatalf("trace failed: %s", r.Trace.Error)
+		}
+		return r.Trace.State == "READY"
+	})
+	var launched struct{ LaunchRun struct{ ID string } }
+	gql(t, addr, `mutation { launchRun(input: {traceId: "raw", simConfig: "SM90_H100"}) { id } }`, &launched)
+	var run struct{ Run struct{ State, Error string } }
+	testutil.Eventually(t, 30*time.Second, "run finished", func() bool {
+		gql(t, addr, `{ run(id: "`+launched.LaunchRun.ID+`") { state error } }`, &run)
+		return run.Run.State == "SUCCEEDED" || run.Run.State == "FAILED"
+	})
+	if run.Run.State != "SUCCEEDED" {
+		t.Fatalf("run %s: %s", run.Run.State, run.Run.Error)
+	}
+	want := []string{"s3/cascade/traces/raw/traces/kernelslist.g", "work/runs/" + launched.LaunchRun.ID}
+	if dbURL == "" {
+		want = append(want, "cascade.db")
+	}
+	for _, f := range want {
+		if _, err := os.Stat(filepath.Join(wd, v.dataDir, f)); err != nil {
+			t.Errorf("not in the relative data directory: %v", err)
+		}
+	}
+}
+
+// userEnv is this process's environment without any CASCADE_* variable
+// (a user's shell), plus extra.
+func userEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CASCADE_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
+}
+
+// freeAddr is a loopback address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,6 +63,35 @@ type Config struct {
 // BucketDir is where the scanner looks for traces.
 func (c Config) BucketDir() string { return filepath.Join(c.DataDir, "s3", c.Bucket, c.Prefix) }
 
+// absolute resolves the configuration's relative paths against the
+// working directory, once, before anything uses them: the server's
+// children start elsewhere (the post-processor in the trace's directory,
+// the simulator in its run's), and SQLite is opened by URI. A command
+// without a slash ("accel-sim.out") is looked up on PATH and stays as is.
+func (c Config) absolute() (Config, error) {
+	var err error
+	abs := func(what string, p *string) {
+		if err != nil || *p == "" || filepath.IsAbs(*p) {
+			return
+		}
+		a, e := filepath.Abs(*p)
+		if e != nil {
+			err = fmt.Errorf("%s %s: %w", what, *p, e)
+			return
+		}
+		*p = a
+	}
+	abs("data directory", &c.DataDir)
+	abs("sim configs directory", &c.SimConfigsDir)
+	for _, cmd := range []*[]string{&c.PostprocessCmd, &c.SimCmd} {
+		if len(*cmd) > 0 && strings.ContainsRune((*cmd)[0], filepath.Separator) {
+			*cmd = slices.Clone(*cmd)
+			abs("command", &(*cmd)[0])
+		}
+	}
+	return c, err
+}
+
 // Main is a running server.
 type Main struct {
 	Config Config
@@ -88,13 +119,16 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	cfg, err := cfg.absolute()
+	if err != nil {
+		return nil, err
+	}
 	m := &Main{Config: cfg, log: log, errc: make(chan error, 4)}
 	for _, d := range []string{cfg.DataDir, cfg.BucketDir(), filepath.Join(cfg.DataDir, "work")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("create %s: %w", d, err)
 		}
 	}
-	var err error
 	if m.DB, err = db.Open(ctx, db.Config{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log}); err != nil {
 		return nil, err
 	}
