@@ -47,13 +47,12 @@ func (httpTransport) Supports(r *http.Request) bool {
 	return r.Header.Get("Upgrade") == "" && r.Method != http.MethodOptions && r.Method != http.MethodHead
 }
 
-// requestError is a request the server refuses before any GraphQL runs.
+// requestError is a request the server refuses before any GraphQL runs:
+// its status code and what to tell the client.
 type requestError struct {
 	status int
 	msg    string
 }
-
-func (e *requestError) Error() string { return e.msg }
 
 func refuse(status int, format string, args ...any) *requestError {
 	return &requestError{status: status, msg: fmt.Sprintf(format, args...)}
@@ -70,7 +69,12 @@ func (httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	w.Header().Set("Vary", "Accept")
 	fail := func(e *requestError) {
 		if e.status == http.StatusMethodNotAllowed {
-			w.Header().Set("Allow", e.allow(r.Method))
+			// A mutation over GET may only be POSTed; another method may be either.
+			allow := "GET, POST, OPTIONS"
+			if r.Method == http.MethodGet {
+				allow = "POST"
+			}
+			w.Header().Set("Allow", allow)
 		}
 		w.WriteHeader(e.status)
 		writeResponse(w, exec.DispatchError(ctx, gqlerror.List{{Message: e.msg}}), false)
@@ -112,20 +116,11 @@ func (httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		fail(refuse(http.StatusBadRequest, "subscriptions are served over websockets (graphql-transport-ws or graphql-ws) at this URL"))
 		return
 	case r.Method == http.MethodGet && op != ast.Query:
-		fail(&requestError{status: http.StatusMethodNotAllowed, msg: fmt.Sprintf("GET serves queries only: send a %s with POST", op)})
+		fail(refuse(http.StatusMethodNotAllowed, "GET serves queries only: send a %s with POST", op))
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
 	writeResponse(w, responses(ctx), true)
-}
-
-// allow is the Allow header of a 405: a mutation over GET may only be
-// POSTed; an unknown method may be either.
-func (e *requestError) allow(method string) string {
-	if method == http.MethodGet {
-		return "POST"
-	}
-	return "GET, POST, OPTIONS"
 }
 
 // responseMedia picks the response's media type from an Accept header:
@@ -172,10 +167,13 @@ func paramsFromURL(rawQuery string) (*graphql.RawParams, *requestError) {
 		return nil, refuse(http.StatusBadRequest, "URL query: %v", err)
 	}
 	p := &graphql.RawParams{Query: q.Get("query"), OperationName: q.Get("operationName")}
-	for name, into := range map[string]*map[string]any{"variables": &p.Variables, "extensions": &p.Extensions} {
-		if s := q.Get(name); s != "" {
-			if err := decodeJSON([]byte(s), into); err != nil {
-				return nil, refuse(http.StatusBadRequest, "%s: want a JSON object: %v", name, err)
+	for _, f := range []struct {
+		name string
+		into *map[string]any
+	}{{"variables", &p.Variables}, {"extensions", &p.Extensions}} {
+		if s := q.Get(f.name); s != "" {
+			if err := decodeJSON([]byte(s), f.into); err != nil {
+				return nil, refuse(http.StatusBadRequest, "%s: want a JSON object: %v", f.name, err)
 			}
 		}
 	}
