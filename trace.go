@@ -54,8 +54,13 @@ type Trace struct {
 	// Signature is the scanner's summary of the files it last saw; it is
 	// how a restart knows whether a trace changed while the server was down.
 	Signature string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	// MetadataSum is the SHA-256 of the metadata.json the trace's upload was
+	// found complete (or failed) with: a finished trace whose metadata.json
+	// differs was uploaded again. Empty until then, and for traces stored
+	// before it was kept.
+	MetadataSum string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Kernel is one traced kernel of a trace, from the tracer's stats file.

@@ -27,6 +27,9 @@ var migrations = []migration{
 	{2, "runs and their kernels", func(tx *gorm.DB) error {
 		return tx.Migrator().CreateTable(&runV2{}, &runKernelV2{})
 	}},
+	{3, "traces: metadata sum", func(tx *gorm.DB) error {
+		return tx.Migrator().AddColumn(&traceV3{}, "MetadataSum")
+	}},
 }
 
 type schemaMigration struct {
@@ -169,3 +172,12 @@ type runKernelV2 struct {
 }
 
 func (runKernelV2) TableName() string { return "run_kernels" }
+
+// Schema snapshots, version 3.
+
+type traceV3 struct {
+	ID          string `gorm:"primaryKey"`
+	MetadataSum string `gorm:"not null;default:''"`
+}
+
+func (traceV3) TableName() string { return "traces" }

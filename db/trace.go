@@ -205,6 +205,45 @@ func (d *DB) DeleteTrace(ctx context.Context, id string) error {
 	})
 }
 
+// MoveTrace gives the trace from, with its kernels and runs, the id to,
+// and lets fn change it, in one transaction. It returns NOT_FOUND when
+// there is no trace from and CONFLICT when the id to is taken; an error of
+// fn leaves everything as it was and is returned.
+func (d *DB) MoveTrace(ctx context.Context, from, to string, fn func(t *cascade.Trace) error) (t cascade.Trace, err error) {
+	err = d.write(ctx, func(tx *gorm.DB) error {
+		if err := lockTraces(tx); err != nil {
+			return err
+		}
+		err := tx.Take(&t, "id = ?", from).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return cascade.Errorf(cascade.ENOTFOUND, "trace %q not found", from)
+		} else if err != nil {
+			return fmt.Errorf("load trace %s: %w", from, err)
+		}
+		var taken int64
+		if err := tx.Model(&cascade.Trace{}).Where("id = ?", to).Count(&taken).Error; err != nil {
+			return fmt.Errorf("look up trace %s: %w", to, err)
+		}
+		if taken > 0 {
+			return cascade.Errorf(cascade.ECONFLICT, "trace %q exists", to)
+		}
+		if err := fn(&t); err != nil {
+			return err
+		}
+		if err := tx.Model(&cascade.Trace{}).Where("id = ?", from).Update("id", to).Error; err != nil {
+			return fmt.Errorf("move trace %s to %s: %w", from, to, err)
+		}
+		for _, m := range []any{&cascade.Kernel{}, &cascade.Run{}} {
+			if err := tx.Model(m).Where("trace_id = ?", from).Update("trace_id", to).Error; err != nil {
+				return fmt.Errorf("move trace %s to %s: %w", from, to, err)
+			}
+		}
+		t.ID = to
+		return saveTrace(tx, &t)
+	})
+	return t, err
+}
+
 // Kernels returns a page of the kernels of the trace with the given id, in
 // the tracer's order. It pages in the database: a trace with a million
 // kernels costs one page.
@@ -223,6 +262,15 @@ var ErrUnchanged = errors.New("db: trace unchanged")
 // ID set when there is no such trace; saving it inserts it. It returns the
 // committed trace.
 func (d *DB) UpdateTrace(ctx context.Context, id string, fn func(t *cascade.Trace, found bool) error) (t cascade.Trace, saved bool, err error) {
+	return d.UpdateTraceAndKernels(ctx, id, func(t *cascade.Trace, found bool) (bool, error) { return false, fn(t, found) })
+}
+
+// UpdateTraceAndKernels is [DB.UpdateTrace] for a writer whose fn may also
+// delete the trace's kernels, in the same transaction, by returning
+// dropKernels == true: an upload that starts over has no kernel list until
+// it is ready again, and readers see the old trace with its kernels or the
+// new one without.
+func (d *DB) UpdateTraceAndKernels(ctx context.Context, id string, fn func(t *cascade.Trace, found bool) (dropKernels bool, err error)) (t cascade.Trace, saved bool, err error) {
 	err = d.write(ctx, func(tx *gorm.DB) error {
 		if err := lockTraces(tx); err != nil {
 			return err
@@ -234,8 +282,14 @@ func (d *DB) UpdateTrace(ctx context.Context, id string, fn func(t *cascade.Trac
 		} else if err != nil {
 			return fmt.Errorf("load trace %s: %w", id, err)
 		}
-		if err := fn(&t, found); err != nil {
+		drop, err := fn(&t, found)
+		if err != nil {
 			return err
+		}
+		if drop {
+			if err := tx.Where("trace_id = ?", id).Delete(&cascade.Kernel{}).Error; err != nil {
+				return fmt.Errorf("delete kernels of %s: %w", id, err)
+			}
 		}
 		saved = true
 		return saveTrace(tx, &t)

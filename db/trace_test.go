@@ -161,7 +161,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 		v, err := d.SchemaVersion(context.Background())
-		if err != nil || v != 2 {
+		if err != nil || v != 3 {
 			t.Fatalf("version %d, %v", v, err)
 		}
 		d.Close()

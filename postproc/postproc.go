@@ -179,6 +179,18 @@ func (p *Processor) Process(id, _ string) {
 	}
 }
 
+// Stop ends the post-processor of the trace with the given id, if one
+// runs, and leaves the trace as it is: the scanner calls it when the trace
+// left processing (its metadata.json says it failed).
+func (p *Processor) Stop(id string) {
+	p.mu.Lock()
+	r := p.active[id]
+	p.mu.Unlock()
+	if r != nil {
+		r.stop()
+	}
+}
+
 func (p *Processor) next() (string, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -301,8 +313,11 @@ func (p *Processor) handle(ctx context.Context, id string) {
 	case ctx.Err() != nil:
 		return // stopped by shutdown: the marker stays, the trace stays processing
 	case runCtx.Err() != nil:
-		p.log.Info("post-processor stopped: its trace was removed", "trace", id)
-		return // Forget removes the marker
+		// Its trace was removed (Forget removes the marker next) or left
+		// processing (Stop): what it left is partial output.
+		p.log.Info("post-processor stopped: its trace left processing", "trace", id)
+		p.failedMarker(id, dir, list)
+		return
 	}
 	var msg string
 	switch {
@@ -348,6 +363,9 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string) {
 		} else if tree, err = tracedir.Walk(dir); err != nil {
 			msg = err.Error()
 		}
+	}
+	if t, err := p.cfg.Store.Trace(ctx, id); err != nil || t.State != cascade.TraceProcessing {
+		return // failed by its metadata.json, or removed, meanwhile
 	}
 	if msg == "" {
 		// A stats file that cannot be read fails the trace; a database

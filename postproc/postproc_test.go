@@ -144,8 +144,21 @@ func TestRestartDuringPostprocessingRunsItAgain(t *testing.T) {
 func TestRetryAfterFixing(t *testing.T) {
 	t.Parallel()
 	s := testutil.Server(t, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "ok") })
-	s.WriteFile(t, "broken", "metadata.json", []byte(`{"status": "failed", "error": "profiler crashed"}`))
-	waitState(t, s, "broken", "FAILED")
+	// An upload without its kernel list: the post-processor fails.
+	files := map[string]string{
+		"traces/kernel-1-ctx_0x1.trace": "-kernel name = k\n",
+		"traces/stats_ctx_0x1":          "kernel id, kernel mangled name, grid_dimX, grid_dimY, grid_dimZ, #blocks, block_dimX, block_dimY, block_dimZ, #threads, total_insts, total_reported_insts\nkernel-1-ctx_0x1.trace, k, 1, 1, 1, 1, 32, 1, 1, 32, 1,1\n",
+	}
+	var list []map[string]any
+	for p, d := range files {
+		s.WriteFile(t, "broken", p, []byte(d))
+		list = append(list, map[string]any{"path": p, "size": len(d)})
+	}
+	meta, _ := json.Marshal(map[string]any{"files": list})
+	s.WriteFile(t, "broken", "metadata.json", meta)
+	if tr := waitState(t, s, "broken", "FAILED"); !strings.Contains(*tr.Error, "no kernelslist") {
+		t.Fatalf("error %q", *tr.Error)
+	}
 
 	errs := s.Do(t, `mutation { retryTrace(id: "sample") { id } }`, nil, nil)
 	if len(errs) != 1 || errs[0].Code() != "CONFLICT" {
@@ -155,7 +168,9 @@ func TestRetryAfterFixing(t *testing.T) {
 	if len(errs) != 1 || errs[0].Code() != "NOT_FOUND" {
 		t.Fatalf("retry of an unknown trace: %+v", errs)
 	}
-	uploadRaw(t, s, "broken") // the user re-uploads, with a good metadata.json
+	// The user adds the missing file; metadata.json is unchanged, so only a
+	// retry sends the trace round again.
+	s.WriteFile(t, "broken", "traces/kernelslist_ctx_0x1", []byte("kernel-1-ctx_0x1.trace\n"))
 	var r struct{ RetryTrace trace }
 	s.MustDo(t, `mutation { retryTrace(id: "broken") { `+fields+` } }`, nil, &r)
 	if r.RetryTrace.State != "UPLOADING" || r.RetryTrace.Error != nil {

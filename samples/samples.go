@@ -32,15 +32,39 @@ var SimConfigs embed.FS
 // SampleID is the id of the seeded sample trace.
 const SampleID = "sample"
 
+// MovedID is the sample's id while a trace uploaded as SampleID holds that
+// one: a dotfile name, which no trace in the bucket can have.
+const MovedID = "." + SampleID
+
+// MovedWarning is the first of the sample's warnings while it is MovedID.
+var MovedWarning = fmt.Sprintf("An uploaded trace named %q is in the bucket and takes that id; this seeded sample is served as %q until that trace is removed.", SampleID, MovedID)
+
 // Store is the storage Seed needs; *db.DB implements it.
 type Store interface {
+	Trace(ctx context.Context, id string) (cascade.Trace, error)
 	UpdateTrace(ctx context.Context, id string, fn func(t *cascade.Trace, found bool) error) (cascade.Trace, bool, error)
 	ReplaceKernels(ctx context.Context, traceID string, ks []cascade.Kernel) error
+	DeleteTrace(ctx context.Context, id string) error
 }
 
 // Seed writes the sample trace's files to dir/sample and stores it as a
 // ready trace with sample set, replacing the one a previous start seeded.
+// It is stored as SampleID, or as MovedID, with a warning, when an uploaded
+// trace holds that id (the scanner moves the sample the same way when the
+// upload comes later, and back when it goes).
 func Seed(ctx context.Context, store Store, dir string) (cascade.Trace, error) {
+	id, stale := SampleID, MovedID
+	switch t, err := store.Trace(ctx, SampleID); {
+	case err == nil && !t.Sample:
+		id, stale = MovedID, SampleID
+	case err != nil && cascade.ErrorCode(err) != cascade.ENOTFOUND:
+		return cascade.Trace{}, err
+	}
+	if t, err := store.Trace(ctx, stale); err == nil && t.Sample {
+		if err := store.DeleteTrace(ctx, stale); err != nil {
+			return cascade.Trace{}, err
+		}
+	}
 	dst := filepath.Join(dir, SampleID)
 	if err := os.RemoveAll(dst); err != nil {
 		return cascade.Trace{}, err
@@ -79,17 +103,20 @@ func Seed(ctx context.Context, store Store, dir string) (cascade.Trace, error) {
 	if err != nil {
 		return cascade.Trace{}, fmt.Errorf("sample trace: %w", err)
 	}
-	if err := store.ReplaceKernels(ctx, SampleID, kernels); err != nil {
+	if err := store.ReplaceKernels(ctx, id, kernels); err != nil {
 		return cascade.Trace{}, err
 	}
-	t, _, err := store.UpdateTrace(ctx, SampleID, func(t *cascade.Trace, _ bool) error {
+	t, _, err := store.UpdateTrace(ctx, id, func(t *cascade.Trace, _ bool) error {
 		*t = cascade.Trace{
-			ID: SampleID, Seq: t.Seq, CreatedAt: t.CreatedAt,
+			ID: id, Seq: t.Seq, CreatedAt: t.CreatedAt,
 			State: cascade.TraceReady, Sample: true,
 			Model: meta.Model, Layers: meta.Layers, Prompts: meta.Prompts, SourceGPU: meta.GPU,
 			TraceGPUArch: cascade.Deref(meta.TraceGPUArch), SuggestedSimConfig: meta.SuggestedSimConfig,
 			KernelCount: count, Bytes: tree.Bytes(), Warnings: w.Result(),
 			HasRealTiming: tree.HasRealTiming(meta), HasStepTimeline: tree.HasStepTimeline(),
+		}
+		if id == MovedID {
+			t.Warnings = append([]string{MovedWarning}, t.Warnings...)
 		}
 		if t.Warnings == nil {
 			t.Warnings = []string{}

@@ -1,7 +1,11 @@
 package scanner
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"time"
 
@@ -9,15 +13,24 @@ import (
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
-// look is what one walk of a trace says: its scan fields and, for an
-// uploading trace, the state it moves to ("" to stay).
+// look is what one walk of a trace says: its scan fields, the state an
+// uploading trace moves to ("" to stay), and what a trace past uploading
+// needs to know to tell a new upload from its own.
 type look struct {
+	files           int // files in the tree, dotfiles left out
 	bytes           int64
 	rawKernels      int
 	hasRealTiming   bool
 	hasStepTimeline bool
 	signature       string
 	meta            *tracedir.Metadata // nil when missing or broken
+
+	hasMeta         bool
+	metaSum         string // SHA-256 of metadata.json; "" when missing
+	hasKernelsListG bool
+	// metaFailed is the error of a metadata.json with status "failed",
+	// whatever the trace's state; "" otherwise.
+	metaFailed string
 
 	newState cascade.TraceState
 	err      string
@@ -26,18 +39,29 @@ type look struct {
 // inspect reads the walked tree and applies the guide's rules.
 func (s *Scanner) inspect(tree *tracedir.Tree, e *entry, now time.Time) look {
 	l := look{
+		files:           len(tree.Files),
 		bytes:           tree.Bytes(),
 		rawKernels:      tree.RawKernels(),
 		hasStepTimeline: tree.HasStepTimeline(),
+		hasKernelsListG: tree.Has(tracedir.KernelsListG),
 		signature:       e.treeSig,
 	}
 	var meta tracedir.Metadata
 	var metaErr error
-	hasMeta := tree.Has(tracedir.MetadataFile)
-	if hasMeta {
-		meta, metaErr = tracedir.ReadMetadata(tree.Root)
+	if l.hasMeta = tree.Has(tracedir.MetadataFile); l.hasMeta {
+		b, err := os.ReadFile(filepath.Join(tree.Root, tracedir.MetadataFile))
+		if err == nil {
+			sum := sha256.Sum256(b)
+			l.metaSum = hex.EncodeToString(sum[:])
+			meta, metaErr = tracedir.ParseMetadata(b)
+		} else {
+			// Replaced or removed since the walk: the next walk sees it.
+			metaErr = fmt.Errorf("%s: %w", tracedir.MetadataFile, err)
+			l.hasMeta = false
+		}
 		if metaErr == nil {
 			l.meta = &meta
+			l.metaFailed = failedText(meta)
 		}
 	}
 	l.hasRealTiming = tree.HasRealTiming(meta)
@@ -45,7 +69,7 @@ func (s *Scanner) inspect(tree *tracedir.Tree, e *entry, now time.Time) look {
 	// to an uploading trace, inside the committing transaction: a retried
 	// trace is uploading again before this scanner hears of it.
 	switch {
-	case !hasMeta:
+	case !l.hasMeta:
 		// Still uploading: the upload is complete only once metadata.json exists.
 	case metaErr != nil:
 		// A half-written file does not parse either: fail only once it
@@ -53,12 +77,8 @@ func (s *Scanner) inspect(tree *tracedir.Tree, e *entry, now time.Time) look {
 		if s.quiet(e.metaSince, now) {
 			l.fail(metaErr.Error())
 		}
-	case meta.Status == "failed":
-		msg := meta.Error
-		if msg == "" {
-			msg = `metadata.json: status is "failed"`
-		}
-		l.fail(msg)
+	case l.metaFailed != "":
+		l.fail(l.metaFailed)
 	case meta.HasFiles:
 		complete, err := filesComplete(tree, meta.Files)
 		if err != nil {
@@ -72,6 +92,19 @@ func (s *Scanner) inspect(tree *tracedir.Tree, e *entry, now time.Time) look {
 		}
 	}
 	return l
+}
+
+// failedText is the error of a trace whose metadata.json has status
+// "failed", naming where it came from, or "" for any other status.
+func failedText(m tracedir.Metadata) string {
+	if m.Status != "failed" {
+		return ""
+	}
+	msg := tracedir.MetadataFile + `: status "failed"`
+	if m.Error != "" {
+		msg += ": " + m.Error
+	}
+	return msg
 }
 
 func (l *look) fail(msg string) { l.newState, l.err = cascade.TraceFailed, msg }
@@ -106,8 +139,60 @@ func streamComplete(tree *tracedir.Tree) bool {
 	return len(lists) > 0
 }
 
-// apply writes the look's fields into t.
-func (l look) apply(t *cascade.Trace) {
+// A change is what apply did to a trace's state.
+type change int
+
+const (
+	unchanged   change = iota
+	moved              // uploading to processing or failed, or processing to failed
+	startedOver        // a finished trace uploaded again: back to uploading
+)
+
+// apply writes the look's fields into t and moves its state:
+//
+//   - an uploading trace by the guide's rules;
+//   - a finished (ready or failed) trace back to uploading when it is
+//     uploaded again: its metadata.json is gone or differs from the one
+//     its upload completed with, or, ready, it lost traces/kernelslist.g;
+//   - a processing trace to failed when metadata.json now says so.
+//
+// Nothing else moves a trace here: the post-processor's writes touch
+// neither metadata.json nor, once it is done, kernelslist.g, so they never
+// count as an upload, and processing to ready belongs to package postproc.
+func (l look) apply(t *cascade.Trace) (change, string) {
+	var c change
+	why := ""
+	switch {
+	case t.State == cascade.TraceUploading && l.newState != "":
+		c = moved
+	case t.State == cascade.TraceProcessing && l.metaFailed != "":
+		c, why = moved, "metadata.json says failed"
+		l.newState, l.err = cascade.TraceFailed, l.metaFailed
+	case t.State.Finished():
+		switch {
+		case !l.hasMeta:
+			why = "metadata.json removed"
+		case t.MetadataSum == "":
+			t.MetadataSum = l.metaSum // kept since schema version 3: adopt it
+		case l.metaSum != t.MetadataSum:
+			why = "metadata.json replaced"
+		case t.State == cascade.TraceReady && !l.hasKernelsListG:
+			why = tracedir.KernelsListG + " removed"
+		}
+		if why != "" {
+			c = startedOver
+		}
+	}
+	switch c {
+	case moved:
+		t.State, t.Error, t.MetadataSum = l.newState, nil, l.metaSum
+		if l.newState == cascade.TraceFailed {
+			t.Error = &l.err
+		}
+	case startedOver:
+		t.State, t.Error, t.MetadataSum, t.Warnings = cascade.TraceUploading, nil, "", []string{}
+	}
+
 	t.Bytes = l.bytes
 	t.HasRealTiming = l.hasRealTiming
 	t.HasStepTimeline = l.hasStepTimeline
@@ -132,13 +217,7 @@ func (l look) apply(t *cascade.Trace) {
 			t.TraceGPUArch = *m.TraceGPUArch
 		}
 	}
-	if l.newState != "" && t.State == cascade.TraceUploading {
-		t.State = l.newState
-		t.Error = nil
-		if l.newState == cascade.TraceFailed {
-			t.Error = &l.err
-		}
-	}
+	return c, why
 }
 
 // equalScan reports whether two versions of a trace differ in nothing the

@@ -16,6 +16,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/events"
+	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
@@ -26,12 +27,16 @@ const DefaultInterval = 2 * time.Second
 type Store interface {
 	AllTraces(ctx context.Context) ([]cascade.Trace, error)
 	UpdateTrace(ctx context.Context, id string, fn func(t *cascade.Trace, found bool) error) (cascade.Trace, bool, error)
+	UpdateTraceAndKernels(ctx context.Context, id string, fn func(t *cascade.Trace, found bool) (bool, error)) (cascade.Trace, bool, error)
+	MoveTrace(ctx context.Context, from, to string, fn func(t *cascade.Trace) error) (cascade.Trace, error)
 	DeleteTrace(ctx context.Context, id string) error
 }
 
-// Processor takes a trace whose upload is complete. Process must not block.
+// Processor takes a trace whose upload is complete. Process must not
+// block; Stop ends the post-processing of a trace that left processing.
 type Processor interface {
 	Process(id, dir string)
+	Stop(id string)
 }
 
 // Publisher is where committed changes go; *events.Broker implements it.
@@ -268,6 +273,9 @@ func (s *Scanner) remove(ctx context.Context, id string) {
 	delete(s.traces, id)
 	s.log.Info("trace removed from bucket", "trace", id)
 	s.cfg.Events.Publish(events.TraceRemoved{ID: id})
+	if id == samples.SampleID {
+		s.sampleBack(ctx)
+	}
 }
 
 // scanTrace walks one trace, decides its state, and commits and publishes
@@ -284,6 +292,15 @@ func (s *Scanner) scanTrace(ctx context.Context, id string, now time.Time) {
 			return
 		}
 		s.log.Warn("walk trace", "trace", id, "err", err)
+		return
+	}
+	if len(tree.Files) == 0 {
+		// Only dotfiles or directories: no trace, as in a bucket, where a
+		// folder is only the common prefix of its objects. A trace appears
+		// with its first file and goes with its last.
+		if _, known := s.traces[id]; known {
+			s.remove(ctx, id)
+		}
 		return
 	}
 	e := s.traces[id]
@@ -305,46 +322,73 @@ func (s *Scanner) scanTrace(ctx context.Context, id string, now time.Time) {
 	e.dirSig = tracedir.DirSignature(dir, e.dirs, tracedir.MetadataFile)
 
 	look := s.inspect(tree, e, now)
-	committed, saved, err := s.cfg.Store.UpdateTrace(ctx, id, func(t *cascade.Trace, found bool) error {
+	committed, c, ok := s.commit(ctx, id, e, look)
+	if ok && c == startedOver {
+		// Published as uploading first, then the guide's rules: an upload
+		// that is already complete moves on at once.
+		committed, c, ok = s.commit(ctx, id, e, look)
+	}
+	if !ok || c != moved {
+		return
+	}
+	if committed.Error != nil {
+		s.log.Warn("trace failed", "trace", id, "error", *committed.Error)
+		if s.cfg.Processor != nil {
+			s.cfg.Processor.Stop(id) // it may have been processing
+		}
+	} else {
+		s.log.Info("trace "+strings.ToLower(string(committed.State)), "trace", id)
+	}
+	if committed.State == cascade.TraceProcessing && s.cfg.Processor != nil {
+		s.cfg.Processor.Process(id, s.dir(id))
+	}
+}
+
+// errSample stops a commit to the seeded sample's row.
+var errSample = errors.New("scanner: the id is the seeded sample's")
+
+// commit applies the look to the stored trace and, if that changed it,
+// commits and publishes it. It reports what apply did to the state and
+// whether a change was committed.
+func (s *Scanner) commit(ctx context.Context, id string, e *entry, l look) (cascade.Trace, change, bool) {
+	var c change
+	var why string
+	update := func(t *cascade.Trace, found bool) (bool, error) {
 		if t.Sample {
-			return db.ErrUnchanged
+			return false, errSample
 		}
 		before := *t
 		before.Prompts, before.Warnings = slices.Clone(t.Prompts), slices.Clone(t.Warnings)
 		if !found {
 			t.State = cascade.TraceUploading
 		}
-		look.apply(t)
+		c, why = l.apply(t)
 		if found && equalScan(before, *t) {
-			return db.ErrUnchanged
+			return false, db.ErrUnchanged
 		}
-		return nil
-	})
+		// An upload that starts over has no kernel list until it is ready.
+		return c == startedOver, nil
+	}
+	committed, saved, err := s.cfg.Store.UpdateTraceAndKernels(ctx, id, update)
+	if errors.Is(err, errSample) && s.sampleAside(ctx, id) {
+		committed, saved, err = s.cfg.Store.UpdateTraceAndKernels(ctx, id, update)
+	}
 	if err != nil {
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && !errors.Is(err, errSample) {
 			s.log.Error("save trace", "trace", id, "err", err)
 		}
-		return
-	}
-	if committed.Sample {
-		return
+		return committed, unchanged, false
 	}
 	e.state = committed.State
 	s.traces[id] = e
 	if !saved {
-		return
+		return committed, unchanged, false
+	}
+	if c == startedOver {
+		s.log.Info("trace uploaded again; starting over", "trace", id, "why", why)
 	}
 	s.cfg.Events.Publish(events.TraceUpdated{Trace: committed})
-	if look.newState != "" && committed.State == look.newState {
-		if committed.Error != nil {
-			s.log.Warn("trace failed", "trace", id, "error", *committed.Error)
-		} else {
-			s.log.Info("trace "+strings.ToLower(string(committed.State)), "trace", id)
-		}
-		if committed.State == cascade.TraceProcessing && s.cfg.Processor != nil {
-			s.cfg.Processor.Process(id, dir)
-		}
-	}
+	return committed, c, true
 }
 
 // quiet reports whether something first seen at since has stayed the same

@@ -254,8 +254,8 @@ func TestBadInput(t *testing.T) {
 		setup   func(dir string)
 		wantErr string
 	}{
-		{name: "status failed", files: []uploadFile{{"metadata.json", `{"status": "failed", "error": "CUDA OOM in layer 3"}`}}, wantErr: "CUDA OOM in layer 3"},
-		{name: "status failed without text", files: []uploadFile{{"metadata.json", `{"status": "failed"}`}}, wantErr: `metadata.json: status is "failed"`},
+		{name: "status failed", files: []uploadFile{{"metadata.json", `{"status": "failed", "error": "CUDA OOM in layer 3"}`}}, wantErr: `metadata.json: status "failed": CUDA OOM in layer 3`},
+		{name: "status failed without text", files: []uploadFile{{"metadata.json", `{"status": "failed"}`}}, wantErr: `metadata.json: status "failed"`},
 		{name: "metadata syntax", files: []uploadFile{{"metadata.json", "{\n  \"model\": \"x\",\n  oops\n}"}}, wantErr: "metadata.json: line 3, column 3"},
 		{name: "metadata field type", files: []uploadFile{{"metadata.json", `{"layers": {"a": 1}}`}}, wantErr: "metadata.json: layers: want a list of integers or a string"},
 		{name: "files absolute", files: []uploadFile{{"metadata.json", `{"files": [{"path": "/etc/passwd", "size": 1}]}`}}, wantErr: `files[0]: "/etc/passwd" is an absolute path`},

@@ -132,9 +132,13 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	if m.DB, err = db.Open(ctx, db.Config{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log}); err != nil {
 		return nil, err
 	}
-	if _, err := samples.Seed(ctx, m.DB, filepath.Join(cfg.DataDir, "samples")); err != nil {
+	sample, err := samples.Seed(ctx, m.DB, filepath.Join(cfg.DataDir, "samples"))
+	if err != nil {
 		m.DB.Close()
 		return nil, fmt.Errorf("seed sample trace: %w", err)
+	}
+	if sample.ID != samples.SampleID {
+		log.Warn("an uploaded trace takes the sample's id; the seeded sample moves", "component", "samples", "trace", samples.SampleID, "sample", sample.ID)
 	}
 	broker := &events.Broker{}
 	m.events = broker

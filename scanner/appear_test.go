@@ -1,0 +1,179 @@
+package scanner_test
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/internal/testutil"
+)
+
+// TestEmptyDirectoryIsNotATrace: a directory holding nothing, or only
+// dotfiles and empty directories, is not a trace; it becomes one when its
+// first file lands, and stops being one when its last file goes.
+func TestEmptyDirectoryIsNotATrace(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t)
+	sub := watch(t, s)
+	removed := s.Subscribe(t, "graphql-transport-ws", `subscription { traceRemoved }`, nil)
+	for _, dir := range []string{"empty", "dotfiles/.hidden", "dotfiles/traces"} {
+		if err := os.MkdirAll(filepath.Join(s.TraceDir(dir)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(s.TraceDir("dotfiles"), ".rclone_temp_put_metadata.json"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(s.TraceDir("dotfiles"), ".hidden", "x"), []byte("x"), 0o644)
+	// Two later scans of another trace, each published after the scan of
+	// the directories above began and the first one ended: by the second,
+	// the scanner has decided about them.
+	s.WriteFile(t, "marker", "traces/kernel-1.trace", []byte("x"))
+	waitFor(t, sub, "marker", 5*time.Second, "first file", func(tr trace) bool { return tr.KernelCount == 1 })
+	s.WriteFile(t, "marker", "traces/kernel-2.trace", []byte("x"))
+	waitFor(t, sub, "marker", 5*time.Second, "second file", func(tr trace) bool { return tr.KernelCount == 2 })
+	for _, id := range []string{"empty", "dotfiles"} {
+		if tr := find(t, s, id); tr != nil {
+			t.Errorf("%s is a trace: %+v", id, tr)
+		}
+	}
+	var r struct{ Traces struct{ TotalCount int } }
+	s.MustDo(t, `{ traces { totalCount } }`, nil, &r)
+	if r.Traces.TotalCount != 2 { // marker and the sample
+		t.Errorf("%d traces, want 2", r.Traces.TotalCount)
+	}
+
+	// The first file makes it a trace, and its first update holds that file.
+	s.WriteFile(t, "empty", "traces/kernel-1.trace", make([]byte, 10))
+	tr := waitFor(t, sub, "empty", 5*time.Second, "first sight", func(trace) bool { return true })
+	if tr.State != "UPLOADING" || tr.Bytes != 10 || tr.KernelCount != 1 {
+		t.Fatalf("first sight: %+v", tr)
+	}
+	// Its last file gone (a dotfile left behind), it is no trace any more.
+	s.WriteFile(t, "empty", "traces/.rclone_temp_put_kernel-2.trace", []byte("x"))
+	os.Remove(filepath.Join(s.TraceDir("empty"), "traces", "kernel-1.trace"))
+	var gone struct{ TraceRemoved string }
+	if err := removed.Next(5*time.Second, &gone); err != nil || gone.TraceRemoved != "empty" {
+		t.Fatalf("traceRemoved: %+v %v", gone, err)
+	}
+}
+
+// syncBuffer collects a server's log.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// TestUploadNamedLikeTheSample: a trace uploaded as "sample" takes the id;
+// the seeded sample moves to ".sample" (a name no bucket directory can
+// have) and says why, and takes its id back when the upload goes. Nothing
+// is hidden, across a restart too.
+func TestUploadNamedLikeTheSample(t *testing.T) {
+	t.Parallel()
+	for name, u := range testutil.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			var log syncBuffer
+			cfg := func(c *app.Config) {
+				c.DataDir, c.DatabaseURL = dir, u
+				c.Logger = slog.New(slog.NewTextHandler(io.MultiWriter(&log, tlog{t}), nil))
+			}
+			s := testutil.Server(t, cfg)
+			sub := watch(t, s)
+			files := perContextTrace()
+			for _, f := range files {
+				s.WriteFile(t, "sample", f.path, []byte(f.data))
+			}
+			s.WriteFile(t, "sample", "metadata.json", []byte(metadata(t, map[string]any{"model": "mine", "files": filesList(files)})))
+			waitFor(t, sub, "sample", 5*time.Second, "the upload, ready", func(tr trace) bool { return tr.State == "READY" && !tr.Sample })
+			check := func(s *testutil.TestServer) {
+				t.Helper()
+				up, seeded := query(t, s, "sample"), query(t, s, ".sample")
+				if up.Sample || up.Model == nil || *up.Model != "mine" || up.KernelCount != 2 {
+					t.Errorf("the upload: %+v", up)
+				}
+				if !seeded.Sample || seeded.State != "READY" || len(seeded.Warnings) != 1 || !strings.Contains(seeded.Warnings[0], `uploaded trace named "sample"`) {
+					t.Errorf("the seeded sample: %+v", seeded)
+				}
+				if n, _ := kernels(t, s, ".sample"); n == 0 {
+					t.Errorf("the seeded sample lost its kernels")
+				}
+				if n, _ := kernels(t, s, "sample"); n != 2 {
+					t.Errorf("the upload has %d kernels, want 2", n)
+				}
+			}
+			check(s)
+			if !strings.Contains(log.String(), `level=WARN msg="an uploaded trace takes the sample's id; the seeded sample moves" component=scanner trace=sample sample=.sample`) {
+				t.Errorf("the log does not say so:\n%s", log.String())
+			}
+			s.Close()
+
+			s2 := testutil.Server(t, cfg)
+			check(s2)
+			sub2 := watch(t, s2)
+			os.RemoveAll(s2.TraceDir("sample"))
+			waitFor(t, sub2, "sample", 5*time.Second, "the sample back", func(tr trace) bool { return tr.Sample })
+			if tr := find(t, s2, ".sample"); tr != nil {
+				t.Fatalf(".sample is still there: %+v", tr)
+			}
+			if tr := query(t, s2, "sample"); len(tr.Warnings) != 0 || tr.State != "READY" {
+				t.Fatalf("the sample back: %+v", tr)
+			}
+		})
+	}
+}
+
+// tlog sends a log to the test's log, shown on failure.
+type tlog struct{ t *testing.T }
+
+func (w tlog) Write(p []byte) (int, error) { w.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+
+// TestStatusFailedAfterTheUpload: metadata.json rewritten with status
+// "failed" fails a trace that is processing or ready, and the error says
+// where it came from.
+func TestStatusFailedAfterTheUpload(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t, func(c *app.Config) {
+		c.PostprocessCmd = testutil.FakePostprocessor(t, "slow", "--delay=1h")
+	})
+	sub := watch(t, s)
+	cascadeUpload(t, s, rawTrace(t, "m", []int{1}, 1), "processing")
+	waitFor(t, sub, "processing", 5*time.Second, "PROCESSING", state("PROCESSING"))
+	s.WriteFile(t, "processing", "metadata.json", []byte(`{"status": "failed", "error": "tracer crashed: SIGSEGV"}`))
+	tr := waitFor(t, sub, "processing", 5*time.Second, "FAILED", state("FAILED"))
+	if want := `metadata.json: status "failed": tracer crashed: SIGSEGV`; tr.Error == nil || *tr.Error != want {
+		t.Fatalf("error %v, want %q", tr.Error, want)
+	}
+
+	files := perContextTrace() // holds kernelslist.g: ready without the post-processor
+	for _, f := range files {
+		s.WriteFile(t, "ready", f.path, []byte(f.data))
+	}
+	s.WriteFile(t, "ready", "metadata.json", []byte(metadata(t, map[string]any{"files": filesList(files)})))
+	waitFor(t, sub, "ready", 5*time.Second, "READY", state("READY"))
+	s.WriteFile(t, "ready", "metadata.json", []byte(metadata(t, map[string]any{"status": "failed", "files": filesList(files)})))
+	tr = waitFor(t, sub, "ready", 5*time.Second, "FAILED", state("FAILED"))
+	if want := `metadata.json: status "failed"`; tr.Error == nil || *tr.Error != want {
+		t.Fatalf("error %v, want %q", tr.Error, want)
+	}
+	if n, _ := kernels(t, s, "ready"); n != 0 {
+		t.Fatalf("a failed re-upload keeps %d kernels of the old one", n)
+	}
+}

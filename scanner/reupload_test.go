@@ -1,0 +1,195 @@
+package scanner_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/internal/testutil"
+)
+
+// rawTrace writes a raw upload (no kernelslist.g) of the given kernels to
+// a local directory, as the profiler leaves it before `cascade upload`.
+// Kernel k has grid k*grid.
+func rawTrace(t *testing.T, model string, kernels []int, grid int) string {
+	t.Helper()
+	dir := t.TempDir()
+	list := "MemcpyHtoD,0x00007f0000000000,4096\n"
+	stats := statsHeader
+	files := map[string]string{}
+	for _, k := range kernels {
+		name := fmt.Sprintf("kernel-%d-ctx_0x1.trace", k)
+		files["traces/"+name] = "-kernel name = k\n"
+		list += name + "\n"
+		stats += statsRow(name, k*grid, 32, int64(k))
+	}
+	files["traces/kernelslist_ctx_0x1"] = list
+	files["traces/stats_ctx_0x1"] = stats
+	files["metadata.json"] = fmt.Sprintf(`{"model": %q, "gpu": "NVIDIA H100 80GB HBM3"}`, model)
+	for rel, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// cascadeUpload runs the real `cascade upload` binary into s's bucket.
+func cascadeUpload(t *testing.T, s *testutil.TestServer, src, runName string, extra ...string) {
+	t.Helper()
+	args := append([]string{"upload", src, "--run-name", runName, "--data-dir", s.DataDir}, extra...)
+	out, err := exec.Command(testutil.Program(t, "./cmd/cascade"), args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cascade %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+type kernel struct {
+	KernelID int
+	Grid     struct{ X int }
+}
+
+func kernels(t *testing.T, s *testutil.TestServer, id string) (int, []kernel) {
+	t.Helper()
+	var r struct {
+		Trace struct {
+			Kernels struct {
+				TotalCount int
+				Nodes      []kernel
+			}
+		}
+	}
+	s.MustDo(t, `query($id: ID!) { trace(id: $id) { kernels(first: 100) { totalCount nodes { kernelId grid { x } } } } }`, map[string]any{"id": id}, &r)
+	return r.Trace.Kernels.TotalCount, r.Trace.Kernels.Nodes
+}
+
+// states reads updates of trace id until one satisfies until, and returns
+// the states seen on the way, repeats collapsed, with that last update.
+func states(t *testing.T, sub *testutil.Subscription, id string, until func(trace) bool) ([]string, trace) {
+	t.Helper()
+	var seen []string
+	for {
+		tr := waitFor(t, sub, id, 20*time.Second, "any update", func(trace) bool { return true })
+		if len(seen) == 0 || seen[len(seen)-1] != tr.State {
+			seen = append(seen, tr.State)
+		}
+		if until(tr) {
+			return seen, tr
+		}
+		if len(seen) > 8 {
+			t.Fatalf("trace %q: states %v", id, seen)
+		}
+	}
+}
+
+// TestReuploadStartsOver uploads a raw trace with the real `cascade
+// upload`, lets it be post-processed, then uploads a changed trace over it
+// with --force: it goes back to uploading, is post-processed again, and
+// its kernels are the new upload's only. The post-processor's own writes
+// never start it over.
+func TestReuploadStartsOver(t *testing.T) {
+	t.Parallel()
+	testutil.ForEachServer(t, func(t *testing.T, s *testutil.TestServer) {
+		sub := watch(t, s)
+		id := "re-upload"
+		cascadeUpload(t, s, rawTrace(t, "first", []int{1, 2}, 7), id)
+		seen, tr := states(t, sub, id, state("READY"))
+		if !slices.Equal(seen, []string{"UPLOADING", "PROCESSING", "READY"}) || *tr.Model != "first" || tr.KernelCount != 2 {
+			t.Fatalf("first upload: states %v, %+v", seen, tr)
+		}
+		if n, _ := kernels(t, s, id); n != 2 {
+			t.Fatalf("first upload: %d kernels", n)
+		}
+
+		cascadeUpload(t, s, rawTrace(t, "second", []int{3, 4, 5}, 9), id, "--force")
+		seen, tr = states(t, sub, id, func(tr trace) bool { return tr.State == "READY" && tr.Model != nil && *tr.Model == "second" })
+		if !slices.Equal(seen, []string{"READY", "UPLOADING", "PROCESSING", "READY"}) && !slices.Equal(seen, []string{"UPLOADING", "PROCESSING", "READY"}) {
+			t.Fatalf("re-upload: states %v", seen)
+		}
+		if *tr.Model != "second" || tr.KernelCount != 3 || tr.Error != nil {
+			t.Fatalf("re-uploaded: %+v", tr)
+		}
+		n, ks := kernels(t, s, id)
+		if n != 3 {
+			t.Fatalf("re-uploaded: %d kernels %+v, want the new upload's 3", n, ks)
+		}
+		for _, k := range ks {
+			if k.KernelID < 3 || k.Grid.X != 9*k.KernelID {
+				t.Fatalf("kernel %+v is not the new upload's: %+v", k, ks)
+			}
+		}
+
+		// The post-processor wrote traces/kernelslist.g before READY; a later
+		// change must find the trace still ready, not started over.
+		s.WriteFile(t, id, "corrected_timeline.json", []byte(`{"steps": []}`))
+		s.WriteFile(t, id, "kernel_mapping.json", []byte(`[]`))
+		seen, _ = states(t, sub, id, func(tr trace) bool { return tr.HasStepTimeline })
+		if !slices.Equal(seen, []string{"READY"}) {
+			t.Fatalf("after post-processing: states %v; the post-processor's writes started the trace over", seen)
+		}
+	}, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "ok") })
+}
+
+// TestReuploadOfFailedTrace: a trace the profiler marked failed starts over
+// when it is uploaded again; no retryTrace needed.
+func TestReuploadOfFailedTrace(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "ok") })
+	sub := watch(t, s)
+	id := "failed-then-fixed"
+	s.WriteFile(t, id, "traces/kernel-1-ctx_0x1.trace", []byte("-kernel name = k\n"))
+	s.WriteFile(t, id, "metadata.json", []byte(`{"status": "failed", "error": "CUDA OOM in layer 3"}`))
+	tr := waitFor(t, sub, id, 5*time.Second, "FAILED", state("FAILED"))
+	if want := `metadata.json: status "failed": CUDA OOM in layer 3`; tr.Error == nil || *tr.Error != want {
+		t.Fatalf("error %v, want %q", tr.Error, want)
+	}
+	// The profiler's uploader sends the trace again, metadata.json last.
+	cascadeUpload(t, s, rawTrace(t, "fixed", []int{1}, 3), id, "--force")
+	seen, tr := states(t, sub, id, state("READY"))
+	if !slices.Equal(seen, []string{"UPLOADING", "PROCESSING", "READY"}) || *tr.Model != "fixed" || tr.Error != nil {
+		t.Fatalf("re-upload of a failed trace: states %v, %+v", seen, tr)
+	}
+}
+
+// TestReadyTraceLosesKernelsList: a ready trace whose traces/kernelslist.g
+// disappears cannot launch runs and is post-processed again.
+func TestReadyTraceLosesKernelsList(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t, func(c *app.Config) {
+		c.PostprocessCmd = testutil.FakePostprocessor(t, "slow", "--delay=500ms")
+	})
+	sub := watch(t, s)
+	id := "lost-list"
+	cascadeUpload(t, s, rawTrace(t, "m", []int{1, 2}, 5), id)
+	waitFor(t, sub, id, 20*time.Second, "READY", state("READY"))
+	if err := os.Remove(filepath.Join(s.TraceDir(id), "traces", "kernelslist.g")); err != nil {
+		t.Fatal(err)
+	}
+	tr := waitFor(t, sub, id, 5*time.Second, "leaves READY", func(tr trace) bool { return tr.State != "READY" })
+	if tr.State != "UPLOADING" {
+		t.Fatalf("without kernelslist.g: %+v", tr)
+	}
+	waitFor(t, sub, id, 5*time.Second, "PROCESSING", state("PROCESSING"))
+	// The slow post-processor holds it in processing: no run can launch.
+	errs := s.Do(t, `mutation($id: ID!) { launchRun(input: {traceId: $id, simConfig: "SM90_H100"}) { id } }`, map[string]any{"id": id}, nil)
+	if len(errs) != 1 || errs[0].Code() != "CONFLICT" {
+		t.Fatalf("launchRun while processing again: %+v", errs)
+	}
+	tr = waitFor(t, sub, id, 20*time.Second, "READY again", state("READY"))
+	if n, _ := kernels(t, s, id); n != 2 || tr.KernelCount != 2 {
+		t.Fatalf("ready again: %d kernels, %+v", n, tr)
+	}
+	if _, err := os.Stat(filepath.Join(s.TraceDir(id), "traces", "kernelslist.g")); err != nil {
+		t.Fatalf("not post-processed again: %v", err)
+	}
+}
