@@ -133,6 +133,48 @@ func TestTraces(t *testing.T) {
 				t.Fatalf("kernels survive delete: %d", p.Total)
 			}
 		})
+		t.Run("UpdateDropsKernels", func(t *testing.T) {
+			tr := newTrace("drop")
+			if err := d.SaveTraceKernels(ctx, tr, []cascade.Kernel{{KernelID: 1, Name: "k", TraceFile: "kernel-1.trace"}}); err != nil {
+				t.Fatal(err)
+			}
+			for _, drop := range []bool{false, true} {
+				_, saved, err := d.UpdateTraceAndKernels(ctx, tr.ID, func(t *cascade.Trace, found bool) (bool, error) {
+					t.State = cascade.TraceUploading
+					return drop, nil
+				})
+				p, _ := d.Kernels(ctx, tr.ID, db.Page{})
+				if err != nil || !saved || (p.Total == 0) != drop {
+					t.Fatalf("drop %v: saved %v, err %v, %d kernels left", drop, saved, err, p.Total)
+				}
+			}
+		})
+		t.Run("MoveTrace", func(t *testing.T) {
+			tr := newTrace("move-from")
+			if err := d.SaveTraceKernels(ctx, tr, []cascade.Kernel{{KernelID: 7, Name: "k", TraceFile: "kernel-7.trace"}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.SaveTrace(ctx, newTrace("move-taken")); err != nil {
+				t.Fatal(err)
+			}
+			noop := func(*cascade.Trace) error { return nil }
+			if _, err := d.MoveTrace(ctx, "move-from", "move-taken", noop); cascade.ErrorCode(err) != cascade.ECONFLICT {
+				t.Fatalf("onto a taken id: %v", err)
+			}
+			if _, err := d.MoveTrace(ctx, "move-nope", "move-to", noop); cascade.ErrorCode(err) != cascade.ENOTFOUND {
+				t.Fatalf("an unknown trace: %v", err)
+			}
+			moved, err := d.MoveTrace(ctx, "move-from", "move-to", func(t *cascade.Trace) error { t.Warnings = []string{"moved"}; return nil })
+			if err != nil || moved.ID != "move-to" || moved.Seq != tr.Seq || len(moved.Warnings) != 1 {
+				t.Fatalf("moved %+v, %v", moved, err)
+			}
+			if _, err := d.Trace(ctx, "move-from"); cascade.ErrorCode(err) != cascade.ENOTFOUND {
+				t.Fatalf("the old id is still there: %v", err)
+			}
+			if p, _ := d.Kernels(ctx, "move-to", db.Page{}); p.Total != 1 || p.Items[0].KernelID != 7 {
+				t.Fatalf("kernels did not move: %+v", p)
+			}
+		})
 		t.Run("ConcurrentWriters", func(t *testing.T) {
 			// SQLite's deferred transactions would fail with SQLITE_BUSY here.
 			var wg sync.WaitGroup

@@ -14,6 +14,14 @@
 // uploading, metadata fields, timing flags) and alone moves a trace from
 // uploading to processing, or to failed when its metadata says so or is
 // broken. It then hands the trace to a [Processor]; what happens in
-// processing belongs to package postproc. Every change is committed first
+// processing belongs to package postproc, except that metadata.json saying
+// "failed" fails a processing trace too (and stops its post-processor).
+// A ready or failed trace uploaded again (metadata.json gone or changed, or
+// a ready trace without traces/kernelslist.g) goes back to uploading, its
+// kernels dropped in the same transaction. Every change is committed first
 // and published after, as a copy of the committed row.
+//
+// A directory with no file but dotfiles is no trace. A trace uploaded
+// under the seeded sample's id takes it, and the sample moves aside (see
+// sample.go).
 package scanner
