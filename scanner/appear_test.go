@@ -152,6 +152,7 @@ func TestStatusFailedAfterTheUpload(t *testing.T) {
 	t.Parallel()
 	s := testutil.Server(t, func(c *app.Config) {
 		c.PostprocessCmd = testutil.FakePostprocessor(t, "slow", "--delay=1h")
+		c.ScanInterval = time.Minute // file-system events alone must do it
 	})
 	sub := watch(t, s)
 	cascadeUpload(t, s, rawTrace(t, "m", []int{1}, 1), "processing")

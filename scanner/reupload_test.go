@@ -167,6 +167,7 @@ func TestReadyTraceLosesKernelsList(t *testing.T) {
 	t.Parallel()
 	s := testutil.Server(t, func(c *app.Config) {
 		c.PostprocessCmd = testutil.FakePostprocessor(t, "slow", "--delay=500ms")
+		c.ScanInterval = time.Minute // file-system events alone must do it
 	})
 	sub := watch(t, s)
 	id := "lost-list"

@@ -234,7 +234,9 @@ func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
 		// The post-processor is writing: the periodic pass catches up. It
 		// tells the scanner (Refresh) when it is done, and a retried trace
 		// is forced too, so a stale state never hides a trace for long.
-		if e := s.traces[id]; e != nil && e.state == cascade.TraceProcessing && !forced[id] {
+		// Only a new metadata.json, which may say the trace failed, is
+		// read at once.
+		if e := s.traces[id]; e != nil && e.state == cascade.TraceProcessing && !forced[id] && metaSig(s.dir(id)) == e.metaSig {
 			continue
 		}
 		s.scanTrace(ctx, id, now)
@@ -311,12 +313,12 @@ func (s *Scanner) scanTrace(ctx context.Context, id string, now time.Time) {
 	if sig := tree.Signature(); sig != e.treeSig {
 		e.treeSig, e.treeSince = sig, now
 	}
-	metaSig := ""
+	sig := ""
 	if f, ok := tree.Files[tracedir.MetadataFile]; ok {
-		metaSig = fmt.Sprint(f.Size, f.ModTime.UnixNano())
+		sig = fileSig(f.Size, f.ModTime)
 	}
-	if metaSig != e.metaSig {
-		e.metaSig, e.metaSince = metaSig, now
+	if sig != e.metaSig {
+		e.metaSig, e.metaSince = sig, now
 	}
 	e.dirs = tree.SortedDirs()
 	e.dirSig = tracedir.DirSignature(dir, e.dirs, tracedir.MetadataFile)
@@ -342,6 +344,19 @@ func (s *Scanner) scanTrace(ctx context.Context, id string, now time.Time) {
 	if committed.State == cascade.TraceProcessing && s.cfg.Processor != nil {
 		s.cfg.Processor.Process(id, s.dir(id))
 	}
+}
+
+// fileSig is what entry.metaSig holds of a file.
+func fileSig(size int64, mod time.Time) string { return fmt.Sprint(size, mod.UnixNano()) }
+
+// metaSig is the fileSig of the trace directory's metadata.json, "" when
+// there is none.
+func metaSig(dir string) string {
+	fi, err := os.Lstat(filepath.Join(dir, tracedir.MetadataFile))
+	if err != nil {
+		return ""
+	}
+	return fileSig(fi.Size(), fi.ModTime())
 }
 
 // errSample stops a commit to the seeded sample's row.
