@@ -2,6 +2,7 @@ package scanner_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -30,13 +31,7 @@ func TestEmptyDirectoryIsNotATrace(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(s.TraceDir("dotfiles"), ".rclone_temp_put_metadata.json"), []byte("{}"), 0o644)
 	os.WriteFile(filepath.Join(s.TraceDir("dotfiles"), ".hidden", "x"), []byte("x"), 0o644)
-	// Two later scans of another trace, each published after the scan of
-	// the directories above began and the first one ended: by the second,
-	// the scanner has decided about them.
-	s.WriteFile(t, "marker", "traces/kernel-1.trace", []byte("x"))
-	waitFor(t, sub, "marker", 5*time.Second, "first file", func(tr trace) bool { return tr.KernelCount == 1 })
-	s.WriteFile(t, "marker", "traces/kernel-2.trace", []byte("x"))
-	waitFor(t, sub, "marker", 5*time.Second, "second file", func(tr trace) bool { return tr.KernelCount == 2 })
+	settle(t, s, sub, "marker")
 	for _, id := range []string{"empty", "dotfiles"} {
 		if tr := find(t, s, id); tr != nil {
 			t.Errorf("%s is a trace: %+v", id, tr)
@@ -60,6 +55,19 @@ func TestEmptyDirectoryIsNotATrace(t *testing.T) {
 	var gone struct{ TraceRemoved string }
 	if err := removed.Next(5*time.Second, &gone); err != nil || gone.TraceRemoved != "empty" {
 		t.Fatalf("traceRemoved: %+v %v", gone, err)
+	}
+}
+
+// settle returns once the scanner has acted on every file-system event
+// before the call: it writes two files into trace id one after the other
+// and waits for each to be published. Events are handled in order, so the
+// scan that published the first file began after every earlier event was
+// queued, and the second one began after that scan ended.
+func settle(t *testing.T, s *testutil.TestServer, sub *testutil.Subscription, id string) {
+	t.Helper()
+	for i := range 2 {
+		s.WriteFile(t, id, fmt.Sprintf("traces/kernel-%d.trace", i+1), []byte("x"))
+		waitFor(t, sub, id, 5*time.Second, "settled", func(tr trace) bool { return tr.KernelCount == i+1 })
 	}
 }
 
@@ -135,6 +143,16 @@ func TestUploadNamedLikeTheSample(t *testing.T) {
 			}
 			if tr := query(t, s2, "sample"); len(tr.Warnings) != 0 || tr.State != "READY" {
 				t.Fatalf("the sample back: %+v", tr)
+			}
+			// A directory named sample that comes and goes, empty, takes
+			// nothing away.
+			if err := os.Mkdir(s2.TraceDir("sample"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(s2.TraceDir("sample"))
+			settle(t, s2, sub2, "marker")
+			if tr := find(t, s2, "sample"); tr == nil || !tr.Sample {
+				t.Fatalf("the sample after an empty directory came and went: %+v", tr)
 			}
 		})
 	}

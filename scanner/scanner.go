@@ -219,7 +219,9 @@ func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
 			return
 		}
 		if _, err := os.Lstat(s.dir(id)); errors.Is(err, fs.ErrNotExist) {
-			s.remove(ctx, id)
+			if _, known := s.traces[id]; known {
+				s.remove(ctx, id)
+			}
 			continue
 		}
 		if e := s.traces[id]; e != nil && !forced[id] {
