@@ -27,11 +27,13 @@ func BenchmarkSteadyStateScan(b *testing.B) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			b.Fatal(err)
 		}
-		for j := range files - 1 {
+		for j := range files - 2 {
 			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("kernel-%d.traceg", j)), []byte("x"), 0o644); err != nil {
 				b.Fatal(err)
 			}
 		}
+		// A ready trace without it would be uploading again.
+		os.WriteFile(filepath.Join(dir, "kernelslist.g"), []byte("kernel-0.traceg\n"), 0o644)
 		os.WriteFile(filepath.Join(dir, "..", "metadata.json"), []byte(`{"model": "m"}`), 0o644)
 	}
 	ctx := context.Background()
@@ -53,6 +55,9 @@ func BenchmarkSteadyStateScan(b *testing.B) {
 		s.traces[t.ID] = &entry{state: t.State}
 	}
 	s.scan(ctx, true, true) // the start-up scan walks everything once
+	if ts, _ := d.Traces(ctx, db.TraceFilter{State: cascade.TraceReady}, db.Page{First: 1}); ts.Total != traces {
+		b.Fatalf("%d of %d traces ready after the first scan", ts.Total, traces)
+	}
 	var cpu time.Duration
 	b.ResetTimer()
 	for b.Loop() {
