@@ -181,7 +181,7 @@ func (p *Processor) Process(id, _ string) {
 
 // Stop ends the post-processor of the trace with the given id, if one
 // runs, and leaves the trace as it is: the scanner calls it when the trace
-// left processing (its metadata.json says it failed).
+// left processing (its metadata.json says it failed, or it was removed).
 func (p *Processor) Stop(id string) {
 	p.mu.Lock()
 	r := p.active[id]

@@ -17,7 +17,6 @@ import (
 // uploading trace moves to ("" to stay), and what a trace past uploading
 // needs to know to tell a new upload from its own.
 type look struct {
-	files           int // files in the tree, dotfiles left out
 	bytes           int64
 	rawKernels      int
 	hasRealTiming   bool
@@ -39,7 +38,6 @@ type look struct {
 // inspect reads the walked tree and applies the guide's rules.
 func (s *Scanner) inspect(tree *tracedir.Tree, e *entry, now time.Time) look {
 	l := look{
-		files:           len(tree.Files),
 		bytes:           tree.Bytes(),
 		rawKernels:      tree.RawKernels(),
 		hasStepTimeline: tree.HasStepTimeline(),
@@ -166,7 +164,7 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 	case t.State == cascade.TraceUploading && l.newState != "":
 		c = moved
 	case t.State == cascade.TraceProcessing && l.metaFailed != "":
-		c, why = moved, "metadata.json says failed"
+		c = moved
 		l.newState, l.err = cascade.TraceFailed, l.metaFailed
 	case t.State.Finished():
 		switch {
