@@ -11,7 +11,9 @@
 // exit fails the trace with the exit code and the log's last 5 lines; an
 // exit 0 that left no traces/kernelslist.g fails it too. An upload that
 // already holds kernelslist.g skips the command. At most Concurrency
-// post-processors run at once; the rest wait in order.
+// post-processors run at once; the rest wait in order. One whose trace
+// left processing meanwhile (failed by its metadata.json, or removed) is
+// stopped by [Processor.Stop], and nothing it did is recorded.
 //
 // A marker file (<trace id>.running, see marker.go) exists from the start
 // of a post-processor until it succeeds, so a server that stopped or died
