@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -180,6 +181,11 @@ func TestStatusFailedAfterTheUpload(t *testing.T) {
 	if want := `metadata.json: status "failed": tracer crashed: SIGSEGV`; tr.Error == nil || *tr.Error != want {
 		t.Fatalf("error %v, want %q", tr.Error, want)
 	}
+	// Its post-processor (whose command line names the trace) is stopped.
+	testutil.Eventually(t, 5*time.Second, "post-processor stopped", func() bool {
+		out, _ := exec.Command("pgrep", "-f", s.TraceDir("processing")).Output()
+		return len(out) == 0
+	})
 
 	files := perContextTrace() // holds kernelslist.g: ready without the post-processor
 	for _, f := range files {
