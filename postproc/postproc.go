@@ -10,7 +10,8 @@
 // and one running alone gets the largest. A non-zero
 // exit fails the trace with the exit code and the log's last 5 lines; an
 // exit 0 that left no traces/kernelslist.g fails it too. An upload that
-// already holds kernelslist.g skips the command. At most Concurrency
+// already holds kernelslist.g (in its files list, when it has one) skips
+// the command. At most Concurrency
 // post-processors run at once; the rest wait in order. One whose trace
 // left processing meanwhile (failed by its metadata.json, or removed) is
 // stopped by [Processor.Stop], and nothing it did is recorded.
@@ -28,6 +29,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -274,7 +276,7 @@ func (p *Processor) handle(ctx context.Context, id string) {
 	}
 	dir := filepath.Join(p.cfg.Root, id)
 	list := filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))
-	if _, err := os.Stat(list); err == nil {
+	if uploadHoldsList(dir) {
 		suspect, why := p.suspect(id, dir, list)
 		if !suspect {
 			p.removeMarker(id) // stale: of a deleted, retried or failed upload
@@ -342,6 +344,27 @@ func (p *Processor) handle(ctx context.Context, id string) {
 		p.removeMarker(id)
 	}
 	p.finish(ctx, id, dir, msg)
+}
+
+// uploadHoldsList reports whether the upload in dir holds
+// traces/kernelslist.g, which skips post-processing. With a files list in
+// metadata.json it must be listed: the one a post-processor wrote for an
+// earlier upload of the trace, left in place by an uploader that only adds
+// files, is not part of a new upload.
+func uploadHoldsList(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))); err != nil {
+		return false
+	}
+	meta, err := tracedir.ReadMetadata(dir)
+	if err != nil || !meta.HasFiles {
+		return true
+	}
+	for _, f := range meta.Files {
+		if path.Clean(f.Path) == tracedir.KernelsListG {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Processor) tail(logPath string) string {

@@ -142,6 +142,43 @@ func TestReuploadStartsOver(t *testing.T) {
 	}, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "ok") })
 }
 
+// TestReuploadThatOnlyAddsFiles: an uploader that never deletes (a bucket
+// sync) leaves the kernelslist.g the post-processor wrote for the first
+// upload; the new upload's files list does not hold it, so it is
+// post-processed again, not skipped on the stale list.
+func TestReuploadThatOnlyAddsFiles(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "ok") })
+	sub := watch(t, s)
+	id := "synced"
+	cascadeUpload(t, s, rawTrace(t, "first", []int{1, 2}, 7), id)
+	waitFor(t, sub, id, 20*time.Second, "READY", state("READY"))
+
+	src := rawTrace(t, "second", []int{3, 4, 5}, 9)
+	var files []uploadFile
+	filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == "metadata.json" {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		rel, _ := filepath.Rel(src, p)
+		files = append(files, uploadFile{filepath.ToSlash(rel), string(b)})
+		return nil
+	})
+	for _, f := range files {
+		s.WriteFile(t, id, f.path, []byte(f.data))
+	}
+	s.WriteFile(t, id, "metadata.json", []byte(metadata(t, map[string]any{"model": "second", "files": filesList(files)})))
+	seen, tr := states(t, sub, id, func(tr trace) bool { return tr.State == "READY" && tr.Model != nil && *tr.Model == "second" })
+	if !slices.Contains(seen, "PROCESSING") || tr.KernelCount != 3 {
+		t.Fatalf("states %v, %+v: the first upload's kernelslist.g was taken", seen, tr)
+	}
+	list, _ := os.ReadFile(filepath.Join(s.TraceDir(id), "traces", "kernelslist.g"))
+	if !strings.Contains(string(list), "kernel-5-ctx_0x1.traceg") {
+		t.Fatalf("kernelslist.g was not written again:\n%s", list)
+	}
+}
+
 // TestReuploadOfFailedTrace: a trace the profiler marked failed starts over
 // when it is uploaded again; no retryTrace needed.
 func TestReuploadOfFailedTrace(t *testing.T) {
