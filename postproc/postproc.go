@@ -11,10 +11,10 @@
 // exit fails the trace with the exit code and the log's last 5 lines; an
 // exit 0 that left no traces/kernelslist.g fails it too. An upload that
 // already holds kernelslist.g (in its files list, when it has one) skips
-// the command. At most Concurrency
-// post-processors run at once; the rest wait in order. One whose trace
-// left processing meanwhile (failed by its metadata.json, or removed) is
-// stopped by [Processor.Stop], and nothing it did is recorded.
+// the command. At most Concurrency post-processors run at once; the rest
+// wait in order. One whose trace left processing meanwhile (failed by its
+// metadata.json: [Processor.Stop]; removed: [Processor.Forget]) is stopped
+// and changes nothing of the trace.
 //
 // A marker file (<trace id>.running, see marker.go) exists from the start
 // of a post-processor until it succeeds, so a server that stopped or died
@@ -185,7 +185,8 @@ func (p *Processor) Process(id, _ string) {
 
 // Stop ends the post-processor of the trace with the given id, if one
 // runs, and leaves the trace as it is: the scanner calls it when the trace
-// left processing (its metadata.json says it failed, or it was removed).
+// left processing because its metadata.json says it failed. What it left
+// behind counts as partial output, as after a failure.
 func (p *Processor) Stop(id string) {
 	p.mu.Lock()
 	r := p.active[id]

@@ -275,9 +275,6 @@ func (s *Scanner) remove(ctx context.Context, id string) {
 		}
 	}
 	delete(s.traces, id)
-	if s.cfg.Processor != nil {
-		s.cfg.Processor.Stop(id)
-	}
 	s.log.Info("trace removed from bucket", "trace", id)
 	s.cfg.Events.Publish(events.TraceRemoved{ID: id})
 	if id == samples.SampleID {
