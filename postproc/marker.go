@@ -11,14 +11,15 @@ import (
 )
 
 // A marker, work/postprocess/<trace id>.running, says a traces/kernelslist.g
-// may be a post-processor's partial output rather than part of the upload,
-// so the skip rule must not take it. It holds one line: the identity of
-// the trace directory the post-processor ran in, then either "-" while it
-// runs or, once it failed or was interrupted, the identity of the
+// is a post-processor's output (partial, or of an earlier upload of the
+// trace) rather than part of the upload, so the skip rule must not take
+// it. It holds one line: the identity of the trace directory the
+// post-processor ran in, then either "-" while it runs or, once it ended
+// (failed, was interrupted or stopped, or succeeded), the identity of the
 // kernelslist.g it left behind (with none, the marker goes). A marker of
 // another directory (the trace was deleted and uploaded again) or of
 // another kernelslist.g (an upload brought its own) is stale and ignored;
-// a success or the trace's removal deletes it.
+// the trace's removal deletes it.
 
 const (
 	markRunning = "-"
@@ -52,10 +53,10 @@ func (p *Processor) writeMarker(id, dir string) error {
 	return os.WriteFile(p.markerPath(id), []byte(statID(dir)+" "+markRunning+"\n"), 0o644)
 }
 
-// failedMarker records how a post-processor that did not succeed left the
-// trace: a kernelslist.g it left is partial output, and with none nothing
-// needs distrusting.
-func (p *Processor) failedMarker(id, dir, list string) {
+// leftMarker records how a post-processor that ended left the trace: a
+// kernelslist.g it left is its output (partial, unless it succeeded), not
+// an upload's, and with none nothing needs distrusting.
+func (p *Processor) leftMarker(id, dir, list string) {
 	listID := statID(list)
 	if listID == "" {
 		p.removeMarker(id)
@@ -82,7 +83,7 @@ func (p *Processor) settleMarkers() {
 		switch f := strings.Fields(string(b)); {
 		case len(f) == 0, len(f) == 2 && f[1] == markRunning && f[0] == statID(dir):
 			p.log.Info("post-processing was interrupted; it runs again unless the upload brings its own kernelslist.g", "trace", id)
-			p.failedMarker(id, dir, filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG)))
+			p.leftMarker(id, dir, filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG)))
 		case len(f) == 2 && f[1] == markRunning:
 			p.removeMarker(id) // its directory is gone or was replaced
 		}
@@ -110,7 +111,7 @@ func (p *Processor) suspect(id, dir, list string) (bool, string) {
 	case markRunning:
 		return true, "another post-processor of this trace is running"
 	case statID(list):
-		return true, "a failed post-processor left this kernelslist.g"
+		return true, "this kernelslist.g is what a post-processor left, not the upload's"
 	}
 	return false, ""
 }

@@ -10,17 +10,17 @@
 // and one running alone gets the largest. A non-zero
 // exit fails the trace with the exit code and the log's last 5 lines; an
 // exit 0 that left no traces/kernelslist.g fails it too. An upload that
-// already holds kernelslist.g (in its files list, when it has one) skips
-// the command. At most Concurrency post-processors run at once; the rest
+// already holds kernelslist.g skips the command. At most Concurrency post-processors run at once; the rest
 // wait in order. One whose trace left processing meanwhile (failed by its
 // metadata.json: [Processor.Stop]; removed: [Processor.Forget]) is stopped
 // and changes nothing of the trace.
 //
-// A marker file (<trace id>.running, see marker.go) exists from the start
-// of a post-processor until it succeeds, so a server that stopped or died
-// mid-run, or a retry after a failure, knows that a kernelslist.g it finds
-// may be partial output, and runs the command again; a kernelslist.g that
-// an upload brought is never mistaken for one.
+// A marker file (<trace id>.running, see marker.go) records which
+// kernelslist.g a post-processor left, so a server that stopped or died
+// mid-run, a retry after a failure, or a re-upload that left the old
+// output in place knows that the kernelslist.g it finds is not the
+// upload's, and runs the command again; a kernelslist.g that an upload
+// brought is never mistaken for one.
 package postproc
 
 import (
@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -277,7 +276,7 @@ func (p *Processor) handle(ctx context.Context, id string) {
 	}
 	dir := filepath.Join(p.cfg.Root, id)
 	list := filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))
-	if uploadHoldsList(dir) {
+	if _, err := os.Stat(list); err == nil {
 		suspect, why := p.suspect(id, dir, list)
 		if !suspect {
 			p.removeMarker(id) // stale: of a deleted, retried or failed upload
@@ -321,7 +320,7 @@ func (p *Processor) handle(ctx context.Context, id string) {
 		// Its trace was removed (Forget removes the marker next) or left
 		// processing (Stop): what it left is partial output.
 		p.log.Info("post-processor stopped: its trace left processing", "trace", id)
-		p.failedMarker(id, dir, list)
+		p.leftMarker(id, dir, list)
 		return
 	}
 	var msg string
@@ -337,35 +336,12 @@ func (p *Processor) handle(ctx context.Context, id string) {
 			msg = "post-processor exited 0 but wrote no traces/kernelslist.g: " + p.tail(logPath)
 		}
 	}
-	if msg != "" {
-		// A kernelslist.g left behind is partial output: a retry runs the
-		// post-processor again, unless an upload replaced it.
-		p.failedMarker(id, dir, list)
-	} else {
-		p.removeMarker(id)
-	}
+	// A kernelslist.g left behind is the post-processor's, not the
+	// upload's: after a failure it is partial output, and after a success
+	// a later upload that leaves it in place (an uploader that only adds
+	// files) has not brought its own. Either way it is not skipped on.
+	p.leftMarker(id, dir, list)
 	p.finish(ctx, id, dir, msg)
-}
-
-// uploadHoldsList reports whether the upload in dir holds
-// traces/kernelslist.g, which skips post-processing. With a files list in
-// metadata.json it must be listed: the one a post-processor wrote for an
-// earlier upload of the trace, left in place by an uploader that only adds
-// files, is not part of a new upload.
-func uploadHoldsList(dir string) bool {
-	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))); err != nil {
-		return false
-	}
-	meta, err := tracedir.ReadMetadata(dir)
-	if err != nil || !meta.HasFiles {
-		return true
-	}
-	for _, f := range meta.Files {
-		if path.Clean(f.Path) == tracedir.KernelsListG {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *Processor) tail(logPath string) string {

@@ -144,8 +144,8 @@ func TestReuploadStartsOver(t *testing.T) {
 
 // TestReuploadThatOnlyAddsFiles: an uploader that never deletes (a bucket
 // sync) leaves the kernelslist.g the post-processor wrote for the first
-// upload; the new upload's files list does not hold it, so it is
-// post-processed again, not skipped on the stale list.
+// upload; that is not the new upload's, so it is post-processed again,
+// not skipped on the stale list.
 func TestReuploadThatOnlyAddsFiles(t *testing.T) {
 	t.Parallel()
 	s := testutil.Server(t, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "ok") })
