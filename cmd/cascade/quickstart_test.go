@@ -38,24 +38,29 @@ func TestReadmeQuickstart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
 	var server string
 	var steps []string
 	for _, m := range fence.FindAllStringSubmatch(string(readme), -1) {
 		if m[1] == "quickstart-server" {
 			server = m[2]
 		} else {
-			steps = append(steps, strings.ReplaceAll(m[2], "127.0.0.1:8080", addr))
+			steps = append(steps, m[2])
 		}
 	}
 	if strings.Count(server, "scripts/serve.sh") != 1 || len(steps) < 3 {
 		t.Fatalf("README has %d quickstart blocks and server block %q, which must run scripts/serve.sh once", len(steps), server)
 	}
-	server = strings.Replace(server, "scripts/serve.sh", "scripts/serve.sh --addr "+addr, 1)
+	// Port 0: the kernel picks a free port and the server prints it. (A
+	// port picked by the test and freed before serve.sh's minutes of building
+	// can be taken meanwhile by any other server on the machine.)
+	server = strings.Replace(server, "scripts/serve.sh", "scripts/serve.sh --addr 127.0.0.1:0", 1)
 	env := userEnv()
 
 	// serve.sh builds the UI (npm ci, vite) and the server in the fresh copy first.
-	startServer(t, clone, env, addr, server)
+	addr := startServer(t, clone, env, server)
+	for i := range steps {
+		steps[i] = strings.ReplaceAll(steps[i], "127.0.0.1:8080", addr)
+	}
 	if _, err := os.Stat(filepath.Join(clone, "cascade-data", "cascade.db")); err != nil {
 		t.Fatalf("the server is not on its default data directory: %v", err)
 	}
@@ -81,18 +86,22 @@ func TestReadmeQuickstart(t *testing.T) {
 	// Started from another directory, serve.sh keeps it: relative paths
 	// mean there, as they do for `cascade upload`.
 	t.Run("ServeShFromAnotherDirectory", func(t *testing.T) {
-		wd, addr := t.TempDir(), freeAddr(t)
-		startServer(t, wd, userEnv("CASCADE_DATA_DIR=data"), addr, filepath.Join(clone, "scripts", "serve.sh")+" --addr "+addr)
+		wd := t.TempDir()
+		startServer(t, wd, userEnv("CASCADE_DATA_DIR=data"), filepath.Join(clone, "scripts", "serve.sh")+" --addr 127.0.0.1:0")
 		if _, err := os.Stat(filepath.Join(wd, "data", "cascade.db")); err != nil {
 			t.Fatalf("CASCADE_DATA_DIR=data is not under the directory serve.sh started in: %v", err)
 		}
 	})
 }
 
+// serving is the line cascade serve prints once it listens.
+var serving = regexp.MustCompile(`cascade: serving http://(\S+) `)
+
 // startServer runs script with bash in dir, in its own process group, until
-// the test ends, and waits until a server answers on addr. Its output is
-// logged if the test fails.
-func startServer(t *testing.T, dir string, env []string, addr, script string) {
+// the test ends, waits until the server it starts prints where it serves
+// and answers there, and returns that address. Its output is logged if the
+// test fails.
+func startServer(t *testing.T, dir string, env []string, script string) (addr string) {
 	t.Helper()
 	logPath := filepath.Join(t.TempDir(), "server.log")
 	logFile, err := os.Create(logPath)
@@ -128,12 +137,21 @@ func startServer(t *testing.T, dir string, env []string, addr, script string) {
 			t.Fatalf("%s: exited before serving: %v", script, err)
 		default:
 		}
+		if addr == "" {
+			out, _ := os.ReadFile(logPath)
+			m := serving.FindSubmatch(out)
+			if m == nil {
+				return false
+			}
+			addr = string(m[1])
+		}
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 		}
 		return err == nil && resp.StatusCode == 200
 	})
+	return addr
 }
 
 // runIn runs a command in dir, at most two minutes, and returns its output;
