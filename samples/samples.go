@@ -21,7 +21,8 @@ import (
 var sample embed.FS
 
 // SimConfigs holds sim-configs/: excerpts of Accel-Sim's tested configs
-// SM90_H100, SM86_RTX3070 and SM7_QV100, enough for the simulator's
+// SM90_H100, SM86_RTX3070, SM7_QV100 and SM6_TITANX (with the interconnect
+// file its gpgpusim.config names), enough for the simulator's
 // command line and for reading compute capability and core clock. The
 // quickstart points CASCADE_SIM_CONFIGS_DIR at the directory; tests write
 // them with package simconfigtest.

@@ -19,10 +19,26 @@
 // the kernel name from the trace header's "-kernel name =" line (the file
 // name when the header cannot be read, as for .xz files).
 //
-// Like Accel-Sim, a config file it cannot open makes it exit 1, a kernel list
-// it cannot open prints "Unable to open file: <path>" and exits 1, and a
-// missing .traceg/.tracez trace prints "cat: <path>: No such file or
-// directory" on stderr, then "unsupported binary version: 0", and exits 0.
+// Like Accel-Sim (formats.md §6), a config file it cannot open makes it exit
+// 1; an option it does not know ([UnknownOptions], as GPGPU-Sim's dev branch
+// does not know the shipped SM3_KEPLER_TITAN's -smem_latency) prints
+// "GPGPU-Sim ** ERROR: Unknown Option: '<option>'" and exits 1; with
+// "-network_mode 1" the -inter_config_file is opened relative to the working
+// directory, and when it is not there the program prints "Could not open
+// configuration file <name>" and exits 255; a kernel list it cannot open
+// prints "Unable to open file: <path>" and exits 1; a missing .traceg/.tracez
+// trace prints "cat: <path>: No such file or directory" on stderr, then
+// "unsupported binary version: 0", and exits 0; a .traceg whose last line has
+// no newline fails trace_parser.cc's assertion and exits 134; and a trace of
+// a file type it does not read (.tracez for version 1, raw .trace always)
+// prints "terminate called after throwing an instance of
+// 'std::runtime_error'" and "  what():  Unsupported file type!" and dies of
+// SIGABRT.
+//
+// FAKESIM_ACCELSIM_VERSION is 2 (Accel-Sim 2.0, the default: .traceg,
+// .traceg.xz and .tracez) or 1 (the public dev branch: .traceg and .traceg.xz
+// only). With FAKESIM_NEEDS_LIB set the program, like the real one, cannot
+// start unless a directory of LD_LIBRARY_PATH holds libcudart.so.
 //
 // FAKESIM_MODE chooses a behaviour; the failing kernel is the middle one,
 // k = (n+1)/2 of n kernels, so kernels 1..k-1 complete first:
@@ -66,9 +82,25 @@ const (
 
 // Environment variables the program reads.
 const (
-	EnvMode  = "FAKESIM_MODE"
-	EnvDelay = "FAKESIM_DELAY"
+	EnvMode     = "FAKESIM_MODE"
+	EnvDelay    = "FAKESIM_DELAY"
+	EnvVersion  = "FAKESIM_ACCELSIM_VERSION"
+	EnvNeedsLib = "FAKESIM_NEEDS_LIB"
 )
+
+// Accel-Sim versions, the values of FAKESIM_ACCELSIM_VERSION.
+const (
+	Version1 = "1" // reads .traceg and .traceg.xz
+	Version2 = "2" // reads .tracez too
+)
+
+// Libcudart is the library the program needs on LD_LIBRARY_PATH when
+// FAKESIM_NEEDS_LIB is set: GPGPU-Sim's own CUDA runtime.
+const Libcudart = "libcudart.so"
+
+// UnknownOptions are the config options the program rejects, as GPGPU-Sim's
+// dev branch rejects an option it does not know.
+var UnknownOptions = map[string]bool{"-smem_latency": true}
 
 // ExitAbort is the status the program exits with in the crash and deadlock
 // modes: what a shell reports for a process killed by SIGABRT.

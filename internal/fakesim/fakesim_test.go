@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cascade-sim/cascade/internal/fakesim"
@@ -26,16 +27,34 @@ func TestFailures(t *testing.T) {
 		return path
 	}
 	write("gpgpusim.config", "-gpgpu_clock_domains 1000:1000:1000:1000 # clocks\n")
+	kepler := write("kepler.config", "# shipped with Accel-Sim, unknown to GPGPU-Sim dev\n-smem_latency 64\n")
+	pascal := write("pascal.config", "-network_mode 1\n-inter_config_file config_pascal_islip.icnt\n")
+	side := t.TempDir() // a run directory holding the side file
+	if err := os.WriteFile(filepath.Join(side, "config_pascal_islip.icnt"), []byte("topology = fly;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	libDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(libDir, fakesim.Libcudart), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	write("kernel-1.traceg", "-kernel name = _Z1kv\n-binary version = 90\n\n#traces format\n")
 	write("kernel-1.trace", "-kernel name = _Z1kv\n")
+	write("kernel-1.tracez", "-kernel name = _Z1kv\n-binary version = 90\n\x00")
+	write("kernel-2.traceg", "-kernel name = _Z1kv\n-binary version = 90\n\n#traces format\nwarp = 0\ninsts = 1\n0010 ffffffff 0 EXIT 0 0")
 	ok := write("ok.g", "kernel-1.traceg\n")
 	raw := write("raw.g", "kernel-1.trace\n")
+	tracez := write("tracez.g", "kernel-1.tracez\n")
+	truncated := write("truncated.g", "kernel-2.traceg\n")
+	missing := write("missing.g", "kernel-9.traceg\n")
 
 	tests := []struct {
 		name   string
 		args   []string
 		mode   string
+		env    []string
+		dir    string
 		code   int
+		signal syscall.Signal
 		stdout []string
 		stderr []string
 	}{
@@ -45,15 +64,37 @@ func TestFailures(t *testing.T) {
 			stderr: []string{"GPGPU-Sim ** ERROR: Cannot open config file"}},
 		{name: "kernel list missing", args: []string{"-trace", filepath.Join(dir, "nope.g"), "-config", cfg}, code: 1,
 			stdout: []string{"Unable to open file: " + filepath.Join(dir, "nope.g")}},
-		{name: "raw trace is an unsupported file type", args: []string{"-trace", raw, "-config", cfg}, code: fakesim.ExitAbort,
-			stderr: []string{"Unsupported file type!"}},
+		{name: "raw trace is an unsupported file type", args: []string{"-trace", raw, "-config", cfg}, code: -1, signal: syscall.SIGABRT,
+			stderr: []string{"terminate called after throwing an instance of 'std::runtime_error'", "  what():  Unsupported file type!"}},
+		{name: "version 1 rejects tracez", args: []string{"-trace", tracez, "-config", cfg}, env: []string{"FAKESIM_ACCELSIM_VERSION=1"},
+			code: -1, signal: syscall.SIGABRT, stdout: []string{"Processing kernel " + filepath.Join(dir, "kernel-1.tracez")},
+			stderr: []string{"  what():  Unsupported file type!"}},
+		{name: "version 2 reads tracez", args: []string{"-trace", tracez, "-config", cfg}, code: 0,
+			stdout: []string{"launching kernel name: _Z1kv uid: 1", "GPGPU-Sim: *** exit detected ***"}},
+		{name: "version 1 reads traceg", args: []string{"-trace", ok, "-config", cfg}, env: []string{"FAKESIM_ACCELSIM_VERSION=1"}, code: 0,
+			stdout: []string{"GPGPU-Sim: *** exit detected ***"}},
+		{name: "truncated traceg", args: []string{"-trace", truncated, "-config", cfg}, code: fakesim.ExitAbort,
+			stderr: []string{"trace_parser.cc:457: bool PipeReader::readLine(std::string&): Assertion 'line.back() == '\\n'' failed."}},
+		{name: "missing kernel file exits 0", args: []string{"-trace", missing, "-config", cfg}, code: 0,
+			stdout: []string{"unsupported binary version: 0"}, stderr: []string{"cat: " + filepath.Join(dir, "kernel-9.traceg") + ": No such file or directory"}},
+		{name: "unknown option", args: []string{"-trace", ok, "-config", kepler}, code: 1,
+			stderr: []string{"GPGPU-Sim ** ERROR: Unknown Option: '-smem_latency'"}},
+		{name: "side file missing from the working directory", args: []string{"-trace", ok, "-config", pascal}, dir: dir, code: 255,
+			stderr: []string{"Could not open configuration file config_pascal_islip.icnt"}},
+		{name: "side file in the working directory", args: []string{"-trace", ok, "-config", pascal}, dir: side, code: 0,
+			stdout: []string{"GPGPU-Sim: *** exit detected ***"}},
+		{name: "library missing", args: []string{"-trace", ok, "-config", cfg}, env: []string{"FAKESIM_NEEDS_LIB=1", "LD_LIBRARY_PATH=" + dir}, code: 127,
+			stderr: []string{"error while loading shared libraries: libcudart.so"}},
+		{name: "library on the path", args: []string{"-trace", ok, "-config", cfg}, env: []string{"FAKESIM_NEEDS_LIB=1", "LD_LIBRARY_PATH=" + dir + ":" + libDir}, code: 0,
+			stdout: []string{"GPGPU-Sim: *** exit detected ***"}},
 		{name: "unknown mode", args: []string{"-trace", ok}, mode: "sideways", code: 2, stderr: []string{`unknown FAKESIM_MODE "sideways"`}},
 		{name: "option without value", args: []string{"-trace"}, code: 1, stderr: []string{"Missing value for option '-trace'"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := exec.Command(bin, tt.args...)
-			cmd.Env = append(os.Environ(), fakesim.EnvMode+"="+tt.mode)
+			cmd.Env = append(append(os.Environ(), fakesim.EnvMode+"="+tt.mode), tt.env...)
+			cmd.Dir = tt.dir
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
@@ -63,6 +104,10 @@ func TestFailures(t *testing.T) {
 			}
 			if code := cmd.ProcessState.ExitCode(); code != tt.code {
 				t.Errorf("exit %d, want %d; stderr: %s", code, tt.code, stderr.String())
+			}
+			ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if got := map[bool]syscall.Signal{true: ws.Signal(), false: 0}[ws.Signaled()]; got != tt.signal {
+				t.Errorf("killed by signal %v, want %v", got, tt.signal)
 			}
 			for _, s := range tt.stdout {
 				if !strings.Contains(stdout.String(), s) {

@@ -1,6 +1,7 @@
 // Package simconfigtest writes realistic Accel-Sim tested-config directories
 // for tests: excerpts of the real SM90_H100, SM86_RTX3070 and SM7_QV100
-// gpgpusim.config and trace.config files, comments and all, kept in
+// gpgpusim.config and trace.config files, comments and all, and the side
+// files a gpgpusim.config names (SM6_TITANX's interconnect file), kept in
 // samples/sim-configs (which the quickstart uses too).
 package simconfigtest
 
@@ -18,13 +19,16 @@ const (
 	H100    = "SM90_H100"    // compute capability 9.0, core clock 1755 MHz
 	RTX3070 = "SM86_RTX3070" // compute capability 8.6, core clock 1132 MHz
 	QV100   = "SM7_QV100"    // compute capability 7.0, core clock 1132 MHz
+	// TitanX is compute capability 6.1, core clock 1417 MHz; its
+	// gpgpusim.config names config_pascal_islip.icnt by a relative path.
+	TitanX = "SM6_TITANX"
 )
 
 // Names lists every config this package can write, sorted.
-func Names() []string { return []string{QV100, RTX3070, H100} }
+func Names() []string { return []string{TitanX, QV100, RTX3070, H100} }
 
 // Write copies the named configs (all of [Names] when none are given) into
-// dir, one subdirectory each, and returns dir. It fails the test on any
+// dir, one subdirectory each with every file of the config, and returns dir. It fails the test on any
 // error.
 func Write(tb testing.TB, dir string, names ...string) string {
 	tb.Helper()
@@ -32,12 +36,16 @@ func Write(tb testing.TB, dir string, names ...string) string {
 		names = Names()
 	}
 	for _, name := range names {
-		for _, file := range []string{"gpgpusim.config", "trace.config"} {
-			data, err := fs.ReadFile(samples.SimConfigs, "sim-configs/"+name+"/"+file)
+		files, err := fs.ReadDir(samples.SimConfigs, "sim-configs/"+name)
+		if err != nil {
+			tb.Fatalf("simconfigtest: unknown config %q: %v", name, err)
+		}
+		for _, f := range files {
+			data, err := fs.ReadFile(samples.SimConfigs, "sim-configs/"+name+"/"+f.Name())
 			if err != nil {
-				tb.Fatalf("simconfigtest: unknown config %q: %v", name, err)
+				tb.Fatal(err)
 			}
-			WriteFile(tb, filepath.Join(dir, name, file), string(data))
+			WriteFile(tb, filepath.Join(dir, name, f.Name()), string(data))
 		}
 	}
 	return dir

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -64,6 +65,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		delay = d
 	}
+	version := os.Getenv(fakesim.EnvVersion)
+	switch version {
+	case "":
+		version = fakesim.Version2
+	case fakesim.Version1, fakesim.Version2:
+	default:
+		return fail(2, "fakesim: unknown %s %q (want %s or %s)", fakesim.EnvVersion, version, fakesim.Version1, fakesim.Version2)
+	}
+	if os.Getenv(fakesim.EnvNeedsLib) != "" && !libOnPath() {
+		// The dynamic loader stops the real program before main.
+		return fail(127, "%s: error while loading shared libraries: %s: cannot open shared object file: No such file or directory", os.Args[0], fakesim.Libcudart)
+	}
 	if mode == fakesim.ModeIgnoreTerm {
 		signal.Ignore(syscall.SIGTERM)
 		say("fakesim: ignoring SIGTERM")
@@ -86,17 +99,42 @@ func run(args []string, stdout, stderr io.Writer) int {
 		} // any other "-option value" is accepted, as real options are
 		i++
 	}
-	say("GPGPU-Sim: Configuration options:\n")
+	options := map[string]string{}
 	for _, c := range configs {
 		data, err := os.ReadFile(c)
 		if err != nil {
 			return fail(1, "\n\nGPGPU-Sim ** ERROR: Cannot open config file '%s'", c)
 		}
 		for line := range strings.SplitSeq(string(data), "\n") {
+			opt, _, _ := strings.Cut(line, "#")
+			f := strings.Fields(opt)
+			if len(f) == 0 || !strings.HasPrefix(f[0], "-") {
+				continue
+			}
+			if fakesim.UnknownOptions[f[0]] {
+				return fail(1, "\n\nGPGPU-Sim ** ERROR: Unknown Option: '%s' ", f[0])
+			}
+			if len(f) > 1 {
+				options[f[0]] = f[1]
+			}
+		}
+	}
+	say("GPGPU-Sim: Configuration options:\n")
+	for _, c := range configs {
+		data, _ := os.ReadFile(c)
+		for line := range strings.SplitSeq(string(data), "\n") {
 			if opt, _, _ := strings.Cut(line, "#"); strings.HasPrefix(strings.TrimSpace(opt), "-") {
 				say("%s", strings.TrimSpace(opt))
 			}
 		}
+	}
+	// The interconnect's own config is opened by its name as given, so
+	// relative to the working directory, as GPGPU-Sim's intersim does.
+	if icnt, ok := options["-inter_config_file"]; ok && options["-network_mode"] == "1" {
+		if _, err := os.Stat(icnt); err != nil {
+			return fail(255, "Could not open configuration file %s", icnt)
+		}
+		say("GPGPU-Sim: interconnect configured from %s", icnt)
 	}
 	if trace == "" {
 		trace = "./traces/kernelslist.g" // Accel-Sim's default
@@ -132,7 +170,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			say("launching memcpy command : %s", m)
 		}
 		say("Processing kernel %s", k.path)
-		if code, stop := readTrace(k, stderr, say); stop {
+		if code, stop := readTrace(k, version, stdout, stderr, say); stop {
 			return code
 		}
 		if mode == fakesim.ModeUnsupported && k.index == 1 {
@@ -189,14 +227,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // readTrace opens a kernel's trace as Accel-Sim does (cat for .traceg, xz -dc
-// for .xz, the 2.0 reader for .tracez) and reads its header.
-func readTrace(k *kernel, stderr io.Writer, say func(string, ...any)) (code int, stop bool) {
+// for .xz, and in version 2 the binary reader for .tracez) and reads its
+// header. Any other file type makes it throw, and the uncaught exception
+// aborts the program.
+func readTrace(k *kernel, version string, stdout, stderr io.Writer, say func(string, ...any)) (code int, stop bool) {
 	base := filepath.Base(k.path)
 	switch {
-	case strings.HasSuffix(base, ".traceg"), strings.HasSuffix(base, ".tracez"), strings.HasSuffix(base, ".xz"):
+	case strings.HasSuffix(base, ".traceg"), strings.HasSuffix(base, ".xz"):
+	case strings.HasSuffix(base, ".tracez") && version == fakesim.Version2:
 	default:
 		fmt.Fprintf(stderr, "terminate called after throwing an instance of 'std::runtime_error'\n  what():  Unsupported file type!\n")
-		return fakesim.ExitAbort, true
+		abort(stdout)
+		return fakesim.ExitAbort, true // not reached
 	}
 	f, err := os.Open(k.path)
 	if err != nil {
@@ -213,6 +255,12 @@ func readTrace(k *kernel, stderr io.Writer, say func(string, ...any)) (code int,
 	k.name = strings.TrimSuffix(base, filepath.Ext(base))
 	if strings.HasSuffix(base, ".xz") {
 		return 0, false
+	}
+	if strings.HasSuffix(base, ".traceg") && !endsWithNewline(f, k.size) {
+		// PipeReader::readLine asserts that every line it reads, the last
+		// one included, ends with a newline.
+		fmt.Fprintf(stderr, "%s: trace_parser.cc:457: bool PipeReader::readLine(std::string&): Assertion 'line.back() == '\\n'' failed.\n", os.Args[0])
+		return fakesim.ExitAbort, true
 	}
 	// The header is text up to the first '#' line (.traceg) or NUL (.tracez).
 	head := make([]byte, 64*1024)
@@ -262,4 +310,46 @@ func printStats(say func(string, ...any), k *kernel, cycles, insn, totCycles, to
 	say("max_total_param_size = 0")
 	say("gpu_stall_dramfull = 0")
 	say("gpu_stall_icnt2sh    = 0")
+}
+
+// endsWithNewline reports whether the file of the given size ends with a
+// newline; an empty file has no line to assert on.
+func endsWithNewline(f *os.File, size int64) bool {
+	if size == 0 {
+		return true
+	}
+	b := make([]byte, 1)
+	if _, err := f.ReadAt(b, size-1); err != nil {
+		return false
+	}
+	return b[0] == '\n'
+}
+
+// abort ends the program with SIGABRT, as an uncaught C++ exception does.
+// Go's runtime turns a SIGABRT it receives into a stack dump and exit 2, so
+// the process becomes a shell that kills itself: same pid, same parent.
+func abort(stdout io.Writer) {
+	if f, ok := stdout.(*os.File); ok {
+		f.Sync()
+	}
+	sh, err := exec.LookPath("sh")
+	if err == nil {
+		err = syscall.Exec(sh, []string{"sh", "-c", "kill -ABRT $$"}, os.Environ())
+	}
+	fmt.Fprintf(os.Stderr, "fakesim: cannot abort: %v\n", err)
+	os.Exit(fakesim.ExitAbort)
+}
+
+// libOnPath reports whether GPGPU-Sim's libcudart.so is in a directory of
+// LD_LIBRARY_PATH, where the dynamic loader looks for it.
+func libOnPath() bool {
+	for _, dir := range filepath.SplitList(os.Getenv("LD_LIBRARY_PATH")) {
+		if dir == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, fakesim.Libcudart)); err == nil {
+			return true
+		}
+	}
+	return false
 }
