@@ -75,6 +75,8 @@ const (
 	FailureCrash             Failure = "crash"
 	FailureNoExit            Failure = "no_exit"
 	FailureMissingKernels    Failure = "missing_kernels"
+	// FailureTraceFormat: the simulator does not read the trace's file type.
+	FailureTraceFormat Failure = "trace_format"
 )
 
 // Outcome is the verdict on a finished simulation.
@@ -131,7 +133,8 @@ type LogParser struct {
 	deadlock     string // the deadlock line
 	limitHit     bool
 	unsupported  string // the unsupported binary version line
-	errLine      string // the last line that looks like an error
+	errLine      string // the decisive error line: the first of the highest rank
+	errRank      int
 }
 
 // statsBlock collects one kernel's statistics, kernel_name to
@@ -232,8 +235,8 @@ func (p *LogParser) line(line string) {
 		p.stat(strings.TrimSpace(key), strings.TrimSpace(val))
 		return
 	}
-	if looksLikeError(trimmed) {
-		p.errLine = trimmed
+	if r := errorRank(trimmed); r > p.errRank {
+		p.errLine, p.errRank = trimmed, r
 	}
 }
 
@@ -369,17 +372,34 @@ func (p *LogParser) limit() {
 	}
 }
 
-func looksLikeError(line string) bool {
-	for _, s := range []string{
-		"ERROR", "Assertion", "Unable to open file", "terminate called",
-		"what():", "Segmentation fault", "No such file or directory", "Aborted",
-	} {
-		if strings.Contains(line, s) {
-			return true
+// errorLines are the texts that make a log line an error, by rank: the
+// line that says why the simulator stopped (an assertion, an exception's
+// what(), an option or file it could not use) over the lines around it
+// ("terminate called ...", "Aborted").
+var errorLines = [][]string{
+	3: {
+		"Assertion", "what():", "Unknown Option", "Could not open", "Unable to open file",
+		"error while loading shared libraries", "Segmentation fault",
+	},
+	2: {"ERROR", "No such file or directory"},
+	1: {"terminate called", "Aborted"},
+}
+
+// errorRank is how decisive an error line is; 0 for a line that is none.
+func errorRank(line string) int {
+	for r := len(errorLines) - 1; r > 0; r-- {
+		for _, s := range errorLines[r] {
+			if strings.Contains(line, s) {
+				return r
+			}
 		}
 	}
-	return false
+	return 0
 }
+
+// unsupportedFileType is what Accel-Sim's trace reader throws for a trace
+// file it cannot read (1.x for .tracez).
+const unsupportedFileType = "Unsupported file type"
 
 // Progress counts launched and finished kernels so far.
 func (p *LogParser) Progress() Progress {
@@ -444,6 +464,8 @@ func (p *LogParser) Outcome(exit Exit) Outcome {
 		return fail(FailureUnsupportedBinary, "%s", reason)
 	case p.limitHit:
 		return fail(FailureLimit, "stopped at the simulator's maximum cycles or instructions %s%s", p.running(), after)
+	case strings.Contains(p.errLine, unsupportedFileType):
+		return fail(FailureTraceFormat, "the simulator does not read this trace's file type: it stopped%s with %q (%s) %s", p.processing(), p.errLine, exit, after)
 	case !exit.OK():
 		reason := fmt.Sprintf("simulator %s %s", exit, after)
 		if p.errLine != "" {

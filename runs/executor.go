@@ -42,6 +42,10 @@ var ErrSimulatorNotFound = errors.New("simulator not found")
 type Local struct {
 	// Command is the simulator and any leading arguments ("accel-sim.out").
 	Command []string
+	// Env is added to the server's environment for the simulator:
+	// LD_LIBRARY_PATH with GPGPU-Sim's libcudart.so, as Accel-Sim's
+	// setup_environment.sh sets it.
+	Env []string
 }
 
 var _ Executor = Local{}
@@ -51,11 +55,12 @@ func (Local) Name() string { return "local" }
 
 // Execute implements [Executor]: it runs
 // `<command> -trace <kernelslist.g> -config <cfg>/gpgpusim.config -config <cfg>/trace.config`
-// in the job's directory.
+// in the job's directory, where the files of the config's folders are
+// linked.
 func (l Local) Execute(ctx context.Context, job Job) (Exit, error) {
 	args := append(append([]string(nil), l.Command...), "-trace", job.KernelList)
 	args = append(args, job.Config.SimulatorArgs()...)
-	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: job.Dir, Log: job.Log, Grew: job.Grew})
+	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: job.Dir, Env: l.Env, Log: job.Log, Grew: job.Grew})
 	if errors.Is(err, proc.ErrNotFound) {
 		return Exit{Code: -1}, fmt.Errorf("%w: %w", ErrSimulatorNotFound, err)
 	}

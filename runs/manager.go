@@ -45,6 +45,11 @@ type Config struct {
 	Store       Store
 	Events      interface{ Publish(events.Event) }
 	Logger      *slog.Logger
+
+	// TraceConfigsDir, when set, holds the trace.config directories, and
+	// ConfigsDir the gpgpusim.config ones, paired by name, as in an
+	// Accel-Sim checkout (see [simconfig.LoadPaired]).
+	TraceConfigsDir string
 }
 
 // Manager owns runs: it launches them, queues them in order, executes
@@ -97,7 +102,11 @@ func (m *Manager) SimConfigs() ([]simconfig.Config, error) {
 	if m.cfg.ConfigsDir == "" {
 		return nil, nil
 	}
-	cfgs, err := simconfig.Load(m.cfg.ConfigsDir)
+	load := simconfig.Load
+	if m.cfg.TraceConfigsDir != "" {
+		load = func(dir string) ([]simconfig.Config, error) { return simconfig.LoadPaired(dir, m.cfg.TraceConfigsDir) }
+	}
+	cfgs, err := load(m.cfg.ConfigsDir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -121,8 +130,9 @@ type LaunchInput struct {
 
 // Launch creates a queued run. It returns NOT_FOUND for an unknown trace,
 // CONFLICT for one that is not ready, and BAD_USER_INPUT for the sample
-// trace, an unknown, unusable or incompatible config, or kernel ids the
-// trace does not have.
+// trace, an unknown or unusable config, or kernel ids the trace does not
+// have. A config of another architecture than the trace's is fine: the
+// run simulates the trace on that architecture (see [Manager.CrossArchitecture]).
 func (m *Manager) Launch(ctx context.Context, in LaunchInput) (cascade.Run, error) {
 	m.launchMu.Lock()
 	defer m.launchMu.Unlock()
@@ -136,7 +146,7 @@ func (m *Manager) Launch(ctx context.Context, in LaunchInput) (cascade.Run, erro
 	case t.State != cascade.TraceReady:
 		return cascade.Run{}, cascade.Errorf(cascade.ECONFLICT, "traceId: trace %q is %s; runs launch on ready traces", t.ID, strings.ToLower(string(t.State)))
 	}
-	if _, err := m.config(in.SimConfig, t.TraceGPUArch); err != nil {
+	if _, err := m.config(in.SimConfig); err != nil {
 		return cascade.Run{}, err
 	}
 	var ids []int
@@ -161,8 +171,8 @@ func (m *Manager) Launch(ctx context.Context, in LaunchInput) (cascade.Run, erro
 	return r, nil
 }
 
-// config finds a usable config compatible with the trace architecture.
-func (m *Manager) config(name, arch string) (simconfig.Config, error) {
+// config finds a usable config.
+func (m *Manager) config(name string) (simconfig.Config, error) {
 	cfgs, err := m.SimConfigs()
 	if err != nil {
 		return simconfig.Config{}, err
@@ -180,10 +190,23 @@ func (m *Manager) config(name, arch string) (simconfig.Config, error) {
 		return c, cascade.Errorf(cascade.EINVALID, "simConfig: no config %q (have %s)", name, strings.Join(names, ", "))
 	case !c.Usable():
 		return c, cascade.Errorf(cascade.EINVALID, "simConfig: %s cannot be used: %s", name, c.Err)
-	case !c.IsCompatible(arch):
-		return c, cascade.Errorf(cascade.EINVALID, "simConfig: %s is compute capability %s, the trace was taken for %s", name, c.ComputeCapability, arch)
 	}
 	return c, nil
+}
+
+// CrossArchitecture reports whether the run simulates its trace on another
+// architecture than the trace was taken on; false when its config is gone.
+func (m *Manager) CrossArchitecture(ctx context.Context, r cascade.Run) (bool, error) {
+	t, err := m.cfg.Store.Trace(ctx, r.TraceID)
+	if err != nil {
+		return false, err
+	}
+	cfgs, err := m.SimConfigs()
+	if err != nil {
+		return false, err
+	}
+	c, ok := simconfig.Find(cfgs, r.SimConfig)
+	return ok && c.CrossArchitecture(t.TraceGPUArch), nil
 }
 
 // checkKernels returns the distinct, sorted kernel ids, all of which the
@@ -480,9 +503,12 @@ func (m *Manager) execute(ctx context.Context, id string) {
 		m.finish(ctx, id, parser, cascade.RunFailed, "simulator: "+err.Error())
 	default:
 		o := parser.Outcome(exit)
-		if o.Succeeded {
+		switch {
+		case o.Succeeded:
 			m.finish(ctx, id, parser, cascade.RunSucceeded, "")
-		} else {
+		case o.Failure == FailureTraceFormat:
+			m.finish(ctx, id, parser, cascade.RunFailed, o.Reason+". "+traceFormatFix(r.TraceID))
+		default:
 			m.finish(ctx, id, parser, cascade.RunFailed, o.Reason)
 		}
 	}
@@ -497,11 +523,7 @@ func (m *Manager) prepare(r cascade.Run) (Job, int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Job{}, 0, err
 	}
-	t, err := m.cfg.Store.Trace(context.Background(), r.TraceID)
-	if err != nil {
-		return Job{}, 0, err
-	}
-	cfg, err := m.config(r.SimConfig, t.TraceGPUArch)
+	cfg, err := m.config(r.SimConfig)
 	if err != nil {
 		return Job{}, 0, errors.New(cascade.ErrorMessage(err))
 	}
@@ -517,6 +539,9 @@ func (m *Manager) prepare(r cascade.Run) (Job, int, error) {
 		if list, err = WriteKernelSubset(list, dir, refs); err != nil {
 			return Job{}, 0, err
 		}
+	}
+	if err := linkConfigFolders(dir, cfg, filepath.Base(m.LogPath(r.ID))); err != nil {
+		return Job{}, 0, err
 	}
 	return Job{Run: r, Dir: dir, KernelList: list.Path, Config: cfg, Log: m.LogPath(r.ID)}, len(list.Kernels()), nil
 }

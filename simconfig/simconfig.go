@@ -27,10 +27,14 @@ const (
 // (formats.md §2).
 const DefaultTraceGPUArch = "sm_90"
 
-// Config is one tested-config directory.
+// Config is one tested config: a directory holding both of its files, or,
+// as an Accel-Sim checkout keeps them, a gpgpusim.config directory paired
+// with a trace.config directory of the same name.
 type Config struct {
 	Name string // directory name, e.g. "SM90_H100"
-	Dir  string // absolute or as given to Load, joined with Name
+	Dir  string // the gpgpusim.config directory: as given to Load, joined with Name
+	// TraceDir is the trace.config directory when it is not Dir.
+	TraceDir string
 
 	// ComputeCapability is "major.minor" from -gpgpu_compute_capability_major
 	// and _minor, e.g. "9.0"; "" when it could not be read.
@@ -52,7 +56,12 @@ func (c Config) Usable() bool { return c.Err == "" }
 func (c Config) GPGPUSimPath() string { return filepath.Join(c.Dir, GPGPUSimFile) }
 
 // TracePath is the path of the config's trace.config.
-func (c Config) TracePath() string { return filepath.Join(c.Dir, TraceFile) }
+func (c Config) TracePath() string {
+	if c.TraceDir != "" {
+		return filepath.Join(c.TraceDir, TraceFile)
+	}
+	return filepath.Join(c.Dir, TraceFile)
+}
 
 // SimulatorArgs are the simulator arguments that select this config, in the
 // order Accel-Sim expects them: -config gpgpusim.config -config trace.config.
@@ -92,6 +101,41 @@ func Load(dir string) ([]Config, error) {
 	return cfgs, nil
 }
 
+// LoadPaired reads tested configs kept apart, as an Accel-Sim checkout keeps
+// them: every directory of traceDir (gpu-simulator/configs/tested-cfgs)
+// holds a trace.config and is paired with the directory of the same name
+// in gpgpuDir (gpu-simulator/gpgpu-sim/configs/tested-cfgs), which holds its
+// gpgpusim.config and side files. Configs are sorted by name; one without
+// its partner is listed with its Err set. GPGPU-Sim's configs that Accel-Sim
+// has no trace.config for are not listed: the trace-driven simulator cannot
+// run them.
+func LoadPaired(gpgpuDir, traceDir string) ([]Config, error) {
+	entries, err := os.ReadDir(traceDir)
+	if err != nil {
+		return nil, fmt.Errorf("read sim configs %s: %w", traceDir, err)
+	}
+	var cfgs []Config
+	for _, e := range entries {
+		name := e.Name()
+		tdir := filepath.Join(traceDir, name)
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		if info, err := os.Stat(tdir); err != nil || !info.IsDir() {
+			continue
+		}
+		c := Config{Name: name, Dir: filepath.Join(gpgpuDir, name), TraceDir: tdir}
+		if _, err := os.Stat(c.Dir); err != nil {
+			c.Err = fmt.Sprintf("%s: no such directory for this config's %s", c.Dir, GPGPUSimFile)
+			cfgs = append(cfgs, c)
+			continue
+		}
+		cfgs = append(cfgs, c.load())
+	}
+	sort.Slice(cfgs, func(i, j int) bool { return cfgs[i].Name < cfgs[j].Name })
+	return cfgs, nil
+}
+
 // LoadOne reads a single tested-config directory. Problems are reported in
 // the returned Config's Err.
 func LoadOne(dir string) Config {
@@ -99,12 +143,20 @@ func LoadOne(dir string) Config {
 }
 
 func loadOne(name, dir string) Config {
-	c := Config{Name: name, Dir: dir}
+	return Config{Name: name, Dir: dir}.load()
+}
+
+// load reads c's two files and fills in what they say.
+func (c Config) load() Config {
 	opts := options{}
 	// The simulator reads gpgpusim.config, then trace.config, into one option
 	// table: an option set in both takes the value read last.
 	for _, file := range []string{GPGPUSimFile, TraceFile} {
-		data, err := os.ReadFile(filepath.Join(dir, file))
+		path := c.GPGPUSimPath()
+		if file == TraceFile {
+			path = c.TracePath()
+		}
+		data, err := os.ReadFile(path)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				c.Err = file + ": missing"
@@ -273,8 +325,19 @@ func trimZeros(s string) string {
 	return t
 }
 
-// IsCompatible reports whether c can simulate a trace of the given
-// architecture: c is usable and its compute capability matches.
+// CrossArchitecture reports whether a run of c simulates a trace of the
+// given architecture on another architecture than it was taken on: both
+// are known and differ. The simulator decodes a trace's instructions by
+// its binary version, so such a run works; it answers how the workload
+// would run on that other GPU.
+func (c Config) CrossArchitecture(traceGPUArch string) bool {
+	want, ok := ArchCapability(traceGPUArch)
+	return ok && c.ComputeCapability != "" && c.ComputeCapability != want
+}
+
+// IsCompatible reports whether c is a config of the architecture a trace
+// was taken on: c is usable and its compute capability matches. It chooses
+// the default config; it does not forbid the others.
 func (c Config) IsCompatible(traceGPUArch string) bool {
 	want, ok := ArchCapability(traceGPUArch)
 	return ok && c.Usable() && c.ComputeCapability == want

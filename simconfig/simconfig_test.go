@@ -1,6 +1,7 @@
 package simconfig_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,6 +64,7 @@ func TestLoad(t *testing.T) {
 		{"F_REPEATED", "8.5", 1410.5, ""},
 		{"G_NO_CLOCK", "10.0", 0, ""},
 		{"H_DANGLING", "", 0, "directory: stat "},
+		{"SM6_TITANX", "6.1", 1417, ""},
 		{"SM7_QV100", "7.0", 1132, ""},
 		{"SM86_RTX3070", "8.6", 1132, ""},
 		{"SM90_H100", "9.0", 1755, ""},
@@ -87,6 +89,65 @@ func TestLoad(t *testing.T) {
 
 	if _, err := simconfig.Load(filepath.Join(dir, "nope")); err == nil {
 		t.Error("Load of a missing dir: no error")
+	}
+}
+
+// TestLoadPaired reads configs laid out as an Accel-Sim checkout keeps
+// them: gpgpusim.config and its side files under gpgpu-sim's tested-cfgs,
+// trace.config under Accel-Sim's.
+func TestLoadPaired(t *testing.T) {
+	root := t.TempDir()
+	gpgpu, trace := filepath.Join(root, "gpgpu-sim", "tested-cfgs"), filepath.Join(root, "accel-sim", "tested-cfgs")
+	all := simconfigtest.Write(t, t.TempDir())
+	for _, name := range []string{simconfigtest.TitanX, simconfigtest.H100} {
+		for _, f := range []string{"gpgpusim.config", "config_pascal_islip.icnt"} {
+			if data, err := os.ReadFile(filepath.Join(all, name, f)); err == nil {
+				simconfigtest.WriteFile(t, filepath.Join(gpgpu, name, f), string(data))
+			}
+		}
+		data, err := os.ReadFile(filepath.Join(all, name, "trace.config"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		simconfigtest.WriteFile(t, filepath.Join(trace, name, "trace.config"), string(data))
+	}
+	simconfigtest.WriteFile(t, filepath.Join(gpgpu, "SM2_GTX480", "gpgpusim.config"), "-gpgpu_compute_capability_major 2\n")
+	simconfigtest.WriteFile(t, filepath.Join(trace, "SM_ORPHAN", "trace.config"), traceCfg)
+
+	cfgs, err := simconfig.LoadPaired(gpgpu, trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cfgs {
+		got = append(got, fmt.Sprintf("%s %s %v %q", c.Name, c.ComputeCapability, c.CoreClockMHz, c.Err))
+	}
+	want := []string{
+		`SM6_TITANX 6.1 1417 ""`,
+		`SM90_H100 9.0 1755 ""`,
+		fmt.Sprintf("SM_ORPHAN  0 %q", filepath.Join(gpgpu, "SM_ORPHAN")+": no such directory for this config's gpgpusim.config"),
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	titan := cfgs[0]
+	if titan.GPGPUSimPath() != filepath.Join(gpgpu, "SM6_TITANX", "gpgpusim.config") || titan.TracePath() != filepath.Join(trace, "SM6_TITANX", "trace.config") {
+		t.Errorf("paths %s %s", titan.GPGPUSimPath(), titan.TracePath())
+	}
+	if _, err := simconfig.LoadPaired(gpgpu, filepath.Join(root, "nope")); err == nil {
+		t.Error("LoadPaired of a missing dir: no error")
+	}
+}
+
+func TestCrossArchitecture(t *testing.T) {
+	titan := simconfig.Config{Name: "SM6_TITANX", ComputeCapability: "6.1"}
+	for arch, want := range map[string]bool{"sm_61": false, "sm_90": true, "": true, "sm_x": false} {
+		if got := titan.CrossArchitecture(arch); got != want {
+			t.Errorf("CrossArchitecture(%q) = %v, want %v", arch, got, want)
+		}
+	}
+	if (simconfig.Config{}).CrossArchitecture("sm_90") {
+		t.Error("a config of unknown capability is not cross-architecture")
 	}
 }
 
