@@ -65,19 +65,22 @@ type Trace struct {
 
 // Kernel is one traced kernel of a trace, from the tracer's stats file.
 type Kernel struct {
-	TraceID      string `gorm:"primaryKey"`
-	Seq          int    `gorm:"primaryKey;autoIncrement:false"` // position in the trace's kernel list
-	KernelID     int    `gorm:"not null"`                       // id within its CUDA context
-	Context      *string
-	Name         string `gorm:"not null"`
-	TraceFile    string `gorm:"not null"`
-	GridX        int    `gorm:"not null"`
-	GridY        int    `gorm:"not null"`
-	GridZ        int    `gorm:"not null"`
-	BlockX       int    `gorm:"not null"`
-	BlockY       int    `gorm:"not null"`
-	BlockZ       int    `gorm:"not null"`
-	Instructions *int64
+	TraceID  string `gorm:"primaryKey"`
+	Seq      int    `gorm:"primaryKey;autoIncrement:false"` // position in the trace's kernel list
+	KernelID int    `gorm:"not null"`                       // id within its CUDA context
+	Context  *string
+	Name     string `gorm:"not null"`
+	// DemangledName is Name demangled ("void vllm::rms_norm_kernel<...>(...)"),
+	// "" when Name is not a mangled C++ name; searches match it too.
+	DemangledName string `gorm:"not null;default:''"`
+	TraceFile     string `gorm:"not null"`
+	GridX         int    `gorm:"not null"`
+	GridY         int    `gorm:"not null"`
+	GridZ         int    `gorm:"not null"`
+	BlockX        int    `gorm:"not null"`
+	BlockY        int    `gorm:"not null"`
+	BlockZ        int    `gorm:"not null"`
+	Instructions  *int64
 }
 
 // Dim3 is a CUDA grid or block size.

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/cascade-sim/cascade/kernelname"
 )
 
 // A migration moves the schema from version-1 to version. Each runs in its
@@ -29,6 +31,12 @@ var migrations = []migration{
 	}},
 	{3, "traces: metadata sum", func(tx *gorm.DB) error {
 		return tx.Migrator().AddColumn(&traceV3{}, "MetadataSum")
+	}},
+	{4, "demangled kernel names", func(tx *gorm.DB) error {
+		if err := tx.Migrator().AddColumn(&kernelV4{}, "DemangledName"); err != nil {
+			return err
+		}
+		return backfillDemangled(tx)
 	}},
 }
 
@@ -181,3 +189,42 @@ type traceV3 struct {
 }
 
 func (traceV3) TableName() string { return "traces" }
+
+// Schema snapshots, version 4.
+
+type kernelV4 struct {
+	TraceID       string `gorm:"primaryKey"`
+	Seq           int    `gorm:"primaryKey;autoIncrement:false"`
+	Name          string `gorm:"not null"`
+	DemangledName string `gorm:"not null;default:''"`
+}
+
+func (kernelV4) TableName() string { return "kernels" }
+
+// backfillDemangled fills in the demangled names of the kernels stored
+// before version 4, a batch at a time.
+func backfillDemangled(tx *gorm.DB) error {
+	const batch = 1000
+	for offset := 0; ; offset += batch {
+		var rows []kernelV4
+		err := tx.Model(&kernelV4{}).Where("name LIKE ? ESCAPE '\\'", `\_Z%`).
+			Order("trace_id, seq").Offset(offset).Limit(batch).Find(&rows).Error
+		if err != nil {
+			return err
+		}
+		for _, k := range rows {
+			full, ok := kernelname.Demangle(k.Name)
+			if !ok {
+				continue
+			}
+			err := tx.Model(&kernelV4{}).Where("trace_id = ? AND seq = ?", k.TraceID, k.Seq).
+				Update("demangled_name", full).Error
+			if err != nil {
+				return err
+			}
+		}
+		if len(rows) < batch {
+			return nil
+		}
+	}
+}

@@ -245,10 +245,16 @@ func (d *DB) MoveTrace(ctx context.Context, from, to string, fn func(t *cascade.
 }
 
 // Kernels returns a page of the kernels of the trace with the given id, in
-// the tracer's order. It pages in the database: a trace with a million
-// kernels costs one page.
-func (d *DB) Kernels(ctx context.Context, traceID string, p Page) (PageOf[cascade.Kernel], error) {
-	return fetchPage[cascade.Kernel](d.read(ctx).Model(&cascade.Kernel{}).Where("trace_id = ?", traceID), p, false)
+// the tracer's order; with a search text, only those whose mangled or
+// demangled name holds it, case-insensitively. It pages in the database: a
+// trace with a million kernels costs one page.
+func (d *DB) Kernels(ctx context.Context, traceID, search string, p Page) (PageOf[cascade.Kernel], error) {
+	q := d.read(ctx).Model(&cascade.Kernel{}).Where("trace_id = ?", traceID)
+	if search = strings.TrimSpace(search); search != "" {
+		like := "%" + escapeLike(strings.ToLower(search)) + "%"
+		q = q.Where("(LOWER(name) LIKE ? ESCAPE '\\' OR LOWER(demangled_name) LIKE ? ESCAPE '\\')", like, like)
+	}
+	return fetchPage[cascade.Kernel](q, p, false)
 }
 
 // ErrUnchanged, returned by an [DB.UpdateTrace] callback, leaves the trace

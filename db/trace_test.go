@@ -105,7 +105,7 @@ func TestTraces(t *testing.T) {
 			}
 			seen, after := 0, ""
 			for {
-				p, err := d.Kernels(ctx, tr.ID, db.Page{First: 300, After: after})
+				p, err := d.Kernels(ctx, tr.ID, "", db.Page{First: 300, After: after})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -129,7 +129,7 @@ func TestTraces(t *testing.T) {
 			if err := d.DeleteTrace(ctx, tr.ID); err != nil {
 				t.Fatal(err)
 			}
-			if p, _ := d.Kernels(ctx, tr.ID, db.Page{}); p.Total != 0 {
+			if p, _ := d.Kernels(ctx, tr.ID, "", db.Page{}); p.Total != 0 {
 				t.Fatalf("kernels survive delete: %d", p.Total)
 			}
 		})
@@ -143,7 +143,7 @@ func TestTraces(t *testing.T) {
 					t.State = cascade.TraceUploading
 					return drop, nil
 				})
-				p, _ := d.Kernels(ctx, tr.ID, db.Page{})
+				p, _ := d.Kernels(ctx, tr.ID, "", db.Page{})
 				if err != nil || !saved || (p.Total == 0) != drop {
 					t.Fatalf("drop %v: saved %v, err %v, %d kernels left", drop, saved, err, p.Total)
 				}
@@ -171,7 +171,7 @@ func TestTraces(t *testing.T) {
 			if _, err := d.Trace(ctx, "move-from"); cascade.ErrorCode(err) != cascade.ENOTFOUND {
 				t.Fatalf("the old id is still there: %v", err)
 			}
-			if p, _ := d.Kernels(ctx, "move-to", db.Page{}); p.Total != 1 || p.Items[0].KernelID != 7 {
+			if p, _ := d.Kernels(ctx, "move-to", "", db.Page{}); p.Total != 1 || p.Items[0].KernelID != 7 {
 				t.Fatalf("kernels did not move: %+v", p)
 			}
 		})
@@ -203,9 +203,52 @@ func TestMigrationsIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 		v, err := d.SchemaVersion(context.Background())
-		if err != nil || v != 3 {
+		if err != nil || v != 4 {
 			t.Fatalf("version %d, %v", v, err)
 		}
 		d.Close()
 	}
+}
+
+// TestKernelSearch: search matches the mangled name and the demangled one,
+// case-insensitively, and LIKE's wildcards match only themselves.
+func TestKernelSearch(t *testing.T) {
+	ctx := context.Background()
+	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+		tr := newTrace("search")
+		rms := "_ZN4vllm15rms_norm_kernelIN3c108BFloat16EEEvPT_PKS3_S6_fii"
+		ks := []cascade.Kernel{
+			{KernelID: 1, Name: rms, DemangledName: "void vllm::rms_norm_kernel<c10::BFloat16>(c10::BFloat16*, c10::BFloat16 const*, c10::BFloat16 const*, float, int, int)"},
+			{KernelID: 2, Name: "_Z6vecAddPdS_S_i", DemangledName: "vecAdd(double*, double*, double*, int)"},
+			{KernelID: 3, Name: "add_100%_kernel"},
+		}
+		if err := d.SaveTraceKernels(ctx, tr, ks); err != nil {
+			t.Fatal(err)
+		}
+		for search, want := range map[string][]int{
+			"":                     {1, 2, 3},
+			"rms_norm":             {1},
+			"vllm::rms_norm":       {1},
+			"c10::BFLOAT16":        {1},
+			"double*":              {2},
+			"15rms_norm":           {1},
+			"100%":                 {3},
+			"%_k":                  {3},
+			"_z%":                  {},
+			"rms_norm_kernel<c10:": {1},
+			"nothing":              {},
+		} {
+			p, err := d.Kernels(ctx, tr.ID, search, db.Page{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, k := range p.Items {
+				got = append(got, k.KernelID)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) && !(len(got) == 0 && len(want) == 0) || int(p.Total) != len(want) {
+				t.Errorf("search %q: kernels %v (total %d), want %v", search, got, p.Total, want)
+			}
+		}
+	})
 }

@@ -35,9 +35,11 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	DiskUsage() DiskUsageResolver
+	Kernel() KernelResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Run() RunResolver
+	RunKernel() RunKernelResolver
 	SimConfig() SimConfigResolver
 	Subscription() SubscriptionResolver
 	Trace() TraceResolver
@@ -62,13 +64,15 @@ type ComplexityRoot struct {
 	}
 
 	Kernel struct {
-		Block        func(childComplexity int) int
-		Context      func(childComplexity int) int
-		Grid         func(childComplexity int) int
-		Instructions func(childComplexity int) int
-		KernelID     func(childComplexity int) int
-		Name         func(childComplexity int) int
-		TraceFile    func(childComplexity int) int
+		Block         func(childComplexity int) int
+		Context       func(childComplexity int) int
+		DemangledName func(childComplexity int) int
+		DisplayName   func(childComplexity int) int
+		Grid          func(childComplexity int) int
+		Instructions  func(childComplexity int) int
+		KernelID      func(childComplexity int) int
+		Name          func(childComplexity int) int
+		TraceFile     func(childComplexity int) int
 	}
 
 	KernelConnection struct {
@@ -108,24 +112,25 @@ type ComplexityRoot struct {
 	}
 
 	Run struct {
-		Comparison     func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		Error          func(childComplexity int) int
-		Executor       func(childComplexity int) int
-		FinishedAt     func(childComplexity int) int
-		History        func(childComplexity int) int
-		ID             func(childComplexity int) int
-		KernelIDs      func(childComplexity int) int
-		Kernels        func(childComplexity int) int
-		Label          func(childComplexity int) int
-		LogTail        func(childComplexity int, lines *int) int
-		Progress       func(childComplexity int) int
-		SimConfig      func(childComplexity int) int
-		StartedAt      func(childComplexity int) int
-		State          func(childComplexity int) int
-		Steps          func(childComplexity int) int
-		TimingProblems func(childComplexity int) int
-		Trace          func(childComplexity int) int
+		Comparison        func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		CrossArchitecture func(childComplexity int) int
+		Error             func(childComplexity int) int
+		Executor          func(childComplexity int) int
+		FinishedAt        func(childComplexity int) int
+		History           func(childComplexity int) int
+		ID                func(childComplexity int) int
+		KernelIDs         func(childComplexity int) int
+		Kernels           func(childComplexity int) int
+		Label             func(childComplexity int) int
+		LogTail           func(childComplexity int, lines *int) int
+		Progress          func(childComplexity int) int
+		SimConfig         func(childComplexity int) int
+		StartedAt         func(childComplexity int) int
+		State             func(childComplexity int) int
+		Steps             func(childComplexity int) int
+		TimingProblems    func(childComplexity int) int
+		Trace             func(childComplexity int) int
 	}
 
 	RunComparison struct {
@@ -150,6 +155,8 @@ type ComplexityRoot struct {
 
 	RunKernel struct {
 		Context         func(childComplexity int) int
+		DemangledName   func(childComplexity int) int
+		DisplayName     func(childComplexity int) int
 		ErrorPct        func(childComplexity int) int
 		IPC             func(childComplexity int) int
 		KernelID        func(childComplexity int) int
@@ -199,7 +206,7 @@ type ComplexityRoot struct {
 		HasStepTimeline      func(childComplexity int) int
 		ID                   func(childComplexity int) int
 		KernelCount          func(childComplexity int) int
-		Kernels              func(childComplexity int, first *int, after *string) int
+		Kernels              func(childComplexity int, search *string, first *int, after *string) int
 		Layers               func(childComplexity int) int
 		Model                func(childComplexity int) int
 		PostprocessLogTail   func(childComplexity int, lines *int) int
@@ -236,6 +243,10 @@ type DiskUsageResolver interface {
 
 	Warning(ctx context.Context, obj *disk.Usage) (*string, error)
 }
+type KernelResolver interface {
+	DemangledName(ctx context.Context, obj *cascade.Kernel) (*string, error)
+	DisplayName(ctx context.Context, obj *cascade.Kernel) (string, error)
+}
 type MutationResolver interface {
 	RetryTrace(ctx context.Context, id string) (*cascade.Trace, error)
 	LaunchRun(ctx context.Context, input model.LaunchRunInput) (*cascade.Run, error)
@@ -253,12 +264,18 @@ type RunResolver interface {
 	Trace(ctx context.Context, obj *cascade.Run) (*cascade.Trace, error)
 	SimConfig(ctx context.Context, obj *cascade.Run) (*simconfig.Config, error)
 
+	CrossArchitecture(ctx context.Context, obj *cascade.Run) (bool, error)
+
 	Progress(ctx context.Context, obj *cascade.Run) (*model.RunProgress, error)
 	Kernels(ctx context.Context, obj *cascade.Run) ([]runs.KernelRow, error)
 	Comparison(ctx context.Context, obj *cascade.Run) (*runs.Comparison, error)
 	Steps(ctx context.Context, obj *cascade.Run) ([]runs.StepProjection, error)
 	TimingProblems(ctx context.Context, obj *cascade.Run) ([]string, error)
 	LogTail(ctx context.Context, obj *cascade.Run, lines *int) ([]string, error)
+}
+type RunKernelResolver interface {
+	DemangledName(ctx context.Context, obj *runs.KernelRow) (*string, error)
+	DisplayName(ctx context.Context, obj *runs.KernelRow) (string, error)
 }
 type SimConfigResolver interface {
 	CoreClockMHz(ctx context.Context, obj *simconfig.Config) (*float64, error)
@@ -273,7 +290,7 @@ type SubscriptionResolver interface {
 	TraceRemoved(ctx context.Context) (<-chan string, error)
 }
 type TraceResolver interface {
-	Kernels(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.KernelConnection, error)
+	Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error)
 
 	PostprocessLogTail(ctx context.Context, obj *cascade.Trace, lines *int) ([]string, error)
 	CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]simconfig.Config, error)
@@ -361,6 +378,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Kernel.Context(childComplexity), true
+	case "Kernel.demangledName":
+		if e.ComplexityRoot.Kernel.DemangledName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Kernel.DemangledName(childComplexity), true
+	case "Kernel.displayName":
+		if e.ComplexityRoot.Kernel.DisplayName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Kernel.DisplayName(childComplexity), true
 	case "Kernel.grid":
 		if e.ComplexityRoot.Kernel.Grid == nil {
 			break
@@ -554,6 +583,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.CreatedAt(childComplexity), true
+	case "Run.crossArchitecture":
+		if e.ComplexityRoot.Run.CrossArchitecture == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.CrossArchitecture(childComplexity), true
 	case "Run.error":
 		if e.ComplexityRoot.Run.Error == nil {
 			break
@@ -731,6 +766,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RunKernel.Context(childComplexity), true
+	case "RunKernel.demangledName":
+		if e.ComplexityRoot.RunKernel.DemangledName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.DemangledName(childComplexity), true
+	case "RunKernel.displayName":
+		if e.ComplexityRoot.RunKernel.DisplayName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.DisplayName(childComplexity), true
 	case "RunKernel.errorPct":
 		if e.ComplexityRoot.RunKernel.ErrorPct == nil {
 			break
@@ -975,7 +1022,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Trace.Kernels(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Trace.Kernels(childComplexity, args["search"].(*string), args["first"].(*int), args["after"].(*string)), true
 	case "Trace.layers":
 		if e.ComplexityRoot.Trace.Layers == nil {
 			break
@@ -1259,6 +1306,10 @@ func (ec *executionContext) childFields_Kernel(ctx context.Context, field graphq
 		return ec.fieldContext_Kernel_context(ctx, field)
 	case "name":
 		return ec.fieldContext_Kernel_name(ctx, field)
+	case "demangledName":
+		return ec.fieldContext_Kernel_demangledName(ctx, field)
+	case "displayName":
+		return ec.fieldContext_Kernel_displayName(ctx, field)
 	case "traceFile":
 		return ec.fieldContext_Kernel_traceFile(ctx, field)
 	case "grid":
@@ -1331,6 +1382,8 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_kernelIds(ctx, field)
 	case "executor":
 		return ec.fieldContext_Run_executor(ctx, field)
+	case "crossArchitecture":
+		return ec.fieldContext_Run_crossArchitecture(ctx, field)
 	case "history":
 		return ec.fieldContext_Run_history(ctx, field)
 	case "createdAt":
@@ -1403,6 +1456,10 @@ func (ec *executionContext) childFields_RunKernel(ctx context.Context, field gra
 		return ec.fieldContext_RunKernel_context(ctx, field)
 	case "name":
 		return ec.fieldContext_RunKernel_name(ctx, field)
+	case "demangledName":
+		return ec.fieldContext_RunKernel_demangledName(ctx, field)
+	case "displayName":
+		return ec.fieldContext_RunKernel_displayName(ctx, field)
 	case "launchUid":
 		return ec.fieldContext_RunKernel_launchUid(ctx, field)
 	case "simCycles":
@@ -1912,22 +1969,30 @@ func (ec *executionContext) field_Subscription_traceUpdated_args(ctx context.Con
 func (ec *executionContext) field_Trace_kernels_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["first"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "search",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["after"] = arg1
+	args["search"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -2292,6 +2357,52 @@ func (ec *executionContext) _Kernel_name(ctx context.Context, field graphql.Coll
 }
 func (ec *executionContext) fieldContext_Kernel_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Kernel", field, false, false, "String")
+}
+
+func (ec *executionContext) _Kernel_demangledName(ctx context.Context, field graphql.CollectedField, obj *cascade.Kernel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Kernel_demangledName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Kernel().DemangledName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Kernel_demangledName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Kernel", field, true, true, "String")
+}
+
+func (ec *executionContext) _Kernel_displayName(ctx context.Context, field graphql.CollectedField, obj *cascade.Kernel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Kernel_displayName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Kernel().DisplayName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Kernel_displayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Kernel", field, true, true, "String")
 }
 
 func (ec *executionContext) _Kernel_traceFile(ctx context.Context, field graphql.CollectedField, obj *cascade.Kernel) (ret graphql.Marshaler) {
@@ -3297,6 +3408,29 @@ func (ec *executionContext) fieldContext_Run_executor(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Run", field, false, false, "String")
 }
 
+func (ec *executionContext) _Run_crossArchitecture(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_crossArchitecture(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().CrossArchitecture(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_crossArchitecture(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, true, true, "Boolean")
+}
+
 func (ec *executionContext) _Run_history(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3940,6 +4074,52 @@ func (ec *executionContext) _RunKernel_name(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_RunKernel_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "String")
+}
+
+func (ec *executionContext) _RunKernel_demangledName(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_demangledName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RunKernel().DemangledName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_demangledName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, true, true, "String")
+}
+
+func (ec *executionContext) _RunKernel_displayName(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_displayName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RunKernel().DisplayName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_displayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, true, true, "String")
 }
 
 func (ec *executionContext) _RunKernel_launchUid(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
@@ -4931,7 +5111,7 @@ func (ec *executionContext) _Trace_kernels(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Trace().Kernels(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Trace().Kernels(ctx, obj, fc.Args["search"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.KernelConnection) graphql.Marshaler {
@@ -6593,37 +6773,49 @@ func (ec *executionContext) _Kernel(ctx context.Context, sel ast.SelectionSet, o
 		case "kernelId":
 			out.Values[i] = ec._Kernel_kernelId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "context":
 			out.Values[i] = ec._Kernel_context(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
 			out.Values[i] = ec._Kernel_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "demangledName":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Kernel_demangledName(ctx, field, obj)
+				})
+		case "displayName":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Kernel_displayName(ctx, field, obj)
+				})
 		case "traceFile":
 			out.Values[i] = ec._Kernel_traceFile(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "grid":
 			out.Values[i] = ec._Kernel_grid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "block":
 			out.Values[i] = ec._Kernel_block(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "instructions":
 			out.Values[i] = ec._Kernel_instructions(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -6995,6 +7187,12 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "crossArchitecture":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_crossArchitecture(ctx, field, obj)
+				})
 		case "history":
 			out.Values[i] = ec._Run_history(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -7221,57 +7419,69 @@ func (ec *executionContext) _RunKernel(ctx context.Context, sel ast.SelectionSet
 		case "kernelId":
 			out.Values[i] = ec._RunKernel_kernelId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "context":
 			out.Values[i] = ec._RunKernel_context(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
 			out.Values[i] = ec._RunKernel_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "demangledName":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._RunKernel_demangledName(ctx, field, obj)
+				})
+		case "displayName":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._RunKernel_displayName(ctx, field, obj)
+				})
 		case "launchUid":
 			out.Values[i] = ec._RunKernel_launchUid(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "simCycles":
 			out.Values[i] = ec._RunKernel_simCycles(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "simInstructions":
 			out.Values[i] = ec._RunKernel_simInstructions(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "ipc":
 			out.Values[i] = ec._RunKernel_ipc(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "simTimeNs":
 			out.Values[i] = ec._RunKernel_simTimeNs(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "measuredNs":
 			out.Values[i] = ec._RunKernel_measuredNs(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "errorPct":
 			out.Values[i] = ec._RunKernel_errorPct(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "truncated":
 			out.Values[i] = ec._RunKernel_truncated(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

@@ -13,6 +13,7 @@ import (
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/model"
+	"github.com/cascade-sim/cascade/kernelname"
 	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/simconfig"
 )
@@ -81,6 +82,11 @@ func (r *runResolver) SimConfig(ctx context.Context, obj *cascade.Run) (*simconf
 	return &simconfig.Config{Name: obj.SimConfig, Err: "no longer in CASCADE_SIM_CONFIGS_DIR"}, nil
 }
 
+// CrossArchitecture is the resolver for the crossArchitecture field.
+func (r *runResolver) CrossArchitecture(ctx context.Context, obj *cascade.Run) (bool, error) {
+	return r.RunManager.CrossArchitecture(ctx, *obj)
+}
+
 // Progress is the resolver for the progress field.
 func (r *runResolver) Progress(ctx context.Context, obj *cascade.Run) (*model.RunProgress, error) {
 	return &model.RunProgress{KernelsDone: obj.KernelsDone, KernelsTotal: obj.KernelsTotal}, nil
@@ -119,6 +125,19 @@ func (r *runResolver) TimingProblems(ctx context.Context, obj *cascade.Run) ([]s
 // LogTail is the resolver for the logTail field.
 func (r *runResolver) LogTail(ctx context.Context, obj *cascade.Run, lines *int) ([]string, error) {
 	return logTail(r.RunManager.LogPath(obj.ID), lines)
+}
+
+// DemangledName is the resolver for the demangledName field.
+func (r *runKernelResolver) DemangledName(ctx context.Context, obj *runs.KernelRow) (*string, error) {
+	if full, ok := kernelname.Demangle(obj.Name); ok {
+		return &full, nil
+	}
+	return nil, nil
+}
+
+// DisplayName is the resolver for the displayName field.
+func (r *runKernelResolver) DisplayName(ctx context.Context, obj *runs.KernelRow) (string, error) {
+	return kernelname.Short(obj.Name), nil
 }
 
 // CoreClockMHz is the resolver for the coreClockMHz field.
@@ -201,10 +220,14 @@ func (r *traceResolver) Runs(ctx context.Context, obj *cascade.Trace, first *int
 // Run returns graph.RunResolver implementation.
 func (r *Resolver) Run() graph.RunResolver { return &runResolver{r} }
 
+// RunKernel returns graph.RunKernelResolver implementation.
+func (r *Resolver) RunKernel() graph.RunKernelResolver { return &runKernelResolver{r} }
+
 // SimConfig returns graph.SimConfigResolver implementation.
 func (r *Resolver) SimConfig() graph.SimConfigResolver { return &simConfigResolver{r} }
 
 type (
 	runResolver       struct{ *Resolver }
+	runKernelResolver struct{ *Resolver }
 	simConfigResolver struct{ *Resolver }
 )

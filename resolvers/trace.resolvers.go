@@ -13,7 +13,21 @@ import (
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/model"
+	"github.com/cascade-sim/cascade/kernelname"
 )
+
+// DemangledName is the resolver for the demangledName field.
+func (r *kernelResolver) DemangledName(ctx context.Context, obj *cascade.Kernel) (*string, error) {
+	if obj.DemangledName == "" {
+		return nil, nil
+	}
+	return &obj.DemangledName, nil
+}
+
+// DisplayName is the resolver for the displayName field.
+func (r *kernelResolver) DisplayName(ctx context.Context, obj *cascade.Kernel) (string, error) {
+	return kernelname.Short(obj.Name), nil
+}
 
 // Traces is the resolver for the traces field.
 func (r *queryResolver) Traces(ctx context.Context, state *cascade.TraceState, search *string, first *int, after *string) (*model.TraceConnection, error) {
@@ -61,8 +75,8 @@ func (r *subscriptionResolver) TraceRemoved(ctx context.Context) (<-chan string,
 }
 
 // Kernels is the resolver for the kernels field.
-func (r *traceResolver) Kernels(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.KernelConnection, error) {
-	p, err := r.DB.Kernels(ctx, obj.ID, page(first, after))
+func (r *traceResolver) Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error) {
+	p, err := r.DB.Kernels(ctx, obj.ID, cascade.Deref(search), page(first, after))
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +90,13 @@ func (r *traceResolver) Kernels(ctx context.Context, obj *cascade.Trace, first *
 	return c, nil
 }
 
+// Kernel returns graph.KernelResolver implementation.
+func (r *Resolver) Kernel() graph.KernelResolver { return &kernelResolver{r} }
+
 // Trace returns graph.TraceResolver implementation.
 func (r *Resolver) Trace() graph.TraceResolver { return &traceResolver{r} }
 
-type traceResolver struct{ *Resolver }
+type (
+	kernelResolver struct{ *Resolver }
+	traceResolver  struct{ *Resolver }
+)

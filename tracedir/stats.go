@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/kernelname"
 )
 
 // TracesDir is the folder of a trace that holds the tracer's output.
@@ -201,6 +202,7 @@ func parseStatsRow(cols []string, ctx *string) (cascade.Kernel, error) {
 	if k.Name = cols[1]; k.Name == "" {
 		return k, errors.New("kernel mangled name: empty")
 	}
+	k.DemangledName, _ = kernelname.Demangle(k.Name)
 	for i, dst := range []*int{&k.GridX, &k.GridY, &k.GridZ, nil, &k.BlockX, &k.BlockY, &k.BlockZ} {
 		if dst == nil {
 			continue
