@@ -68,6 +68,12 @@ type Config struct {
 	// Moved, if set, is told after a trace moved to ready or failed.
 	Moved  func(id string)
 	Logger *slog.Logger
+
+	// Format is what Command writes, FormatTracez or FormatTraceg, when it
+	// is known (the built-in post-processor); "" for another command. A
+	// retried trace whose processed files are in the other format is
+	// processed again (retryTrace after CASCADE_TRACE_FORMAT changed).
+	Format string
 }
 
 // Processor queues and runs post-processing. Process, Forget and LogPath
@@ -276,8 +282,12 @@ func (p *Processor) handle(ctx context.Context, id string) {
 	}
 	dir := filepath.Join(p.cfg.Root, id)
 	list := filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))
+	stale := p.staleFormat(dir) // processed files of the other format, to remove on success
 	if _, err := os.Stat(list); err == nil {
 		suspect, why := p.suspect(id, dir, list)
+		if stale != nil {
+			suspect, why = true, "its processed traces are not "+p.cfg.Format
+		}
 		if !suspect {
 			p.removeMarker(id) // stale: of a deleted, retried or failed upload
 			p.finish(ctx, id, dir, "")
@@ -341,6 +351,9 @@ func (p *Processor) handle(ctx context.Context, id string) {
 	// a later upload that leaves it in place (an uploader that only adds
 	// files) has not brought its own. Either way it is not skipped on.
 	p.leftMarker(id, dir, list)
+	if msg == "" && stale != nil {
+		p.removeStale(dir, stale)
+	}
 	p.finish(ctx, id, dir, msg)
 }
 

@@ -8,9 +8,12 @@ import (
 	"github.com/cascade-sim/cascade/events"
 )
 
-// Retry sends a failed trace back through the completeness rules and, once
-// complete, post-processing: for a user who fixed its files. It returns
-// NOT_FOUND for an unknown trace and CONFLICT for one that has not failed.
+// Retry sends a failed or ready trace back through the completeness rules
+// and, once complete, post-processing: for a user who fixed its files, or
+// whose simulator needs the other trace format (the post-processor redoes
+// a ready trace whose processed files are not in its format). It returns
+// NOT_FOUND for an unknown trace and CONFLICT for one still uploading or
+// processing, and for the sample trace.
 func (s *Scanner) Retry(ctx context.Context, id string) (cascade.Trace, error) {
 	t, _, err := s.cfg.Store.UpdateTrace(ctx, id, func(t *cascade.Trace, found bool) error {
 		switch {
@@ -18,8 +21,8 @@ func (s *Scanner) Retry(ctx context.Context, id string) (cascade.Trace, error) {
 			return cascade.Errorf(cascade.ENOTFOUND, "trace %q not found", id)
 		case t.Sample:
 			return cascade.Errorf(cascade.ECONFLICT, "trace %q is the sample trace; it cannot be retried", id)
-		case t.State != cascade.TraceFailed:
-			return cascade.Errorf(cascade.ECONFLICT, "trace %q is %s; only a failed trace can be retried", id, strings.ToLower(string(t.State)))
+		case !t.State.Finished():
+			return cascade.Errorf(cascade.ECONFLICT, "trace %q is %s; only a failed or ready trace can be retried", id, strings.ToLower(string(t.State)))
 		}
 		t.State, t.Error = cascade.TraceUploading, nil
 		return nil

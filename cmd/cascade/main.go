@@ -82,6 +82,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.SetOutput(stderr)
 	var cfg app.Config
 	var ppCmd, simCmd, origins, level, format string
+	var sim simSetup
 	var conc int
 	fs.StringVar(&cfg.DataDir, "data-dir", env("CASCADE_DATA_DIR", "./cascade-data"), "data directory: database, bucket, work files (CASCADE_DATA_DIR)")
 	fs.StringVar(&cfg.Bucket, "bucket", env("CASCADE_BUCKET", "cascade"), "bucket name under <data dir>/s3 (CASCADE_BUCKET)")
@@ -93,6 +94,8 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.IntVar(&cfg.PostprocessJobs, "postprocess-jobs", envInt("CASCADE_POSTPROCESS_JOBS", 0), "the -j of each post-processor; 0 shares the CPUs this process may use among the concurrent ones (CASCADE_POSTPROCESS_JOBS)")
 	fs.StringVar(&simCmd, "sim-cmd", env("CASCADE_SIM_CMD", "accel-sim.out"), "the simulator, Accel-Sim's accel-sim.out (CASCADE_SIM_CMD)")
 	fs.StringVar(&cfg.SimConfigsDir, "sim-configs-dir", env("CASCADE_SIM_CONFIGS_DIR", ""), "directory of Accel-Sim tested-config directories (CASCADE_SIM_CONFIGS_DIR)")
+	fs.StringVar(&sim.accelSimDir, "accelsim-dir", env("CASCADE_ACCELSIM_DIR", ""), "an Accel-Sim checkout: its accel-sim.out, tested configs and library path (CASCADE_ACCELSIM_DIR)")
+	fs.StringVar(&sim.traceFormat, "trace-format", env("CASCADE_TRACE_FORMAT", ""), "tracez or traceg: what the built-in post-processor writes; picked from CASCADE_ACCELSIM_DIR when empty, else tracez (CASCADE_TRACE_FORMAT)")
 	fs.IntVar(&cfg.RunConcurrency, "run-concurrency", envInt("CASCADE_RUN_CONCURRENCY", 1), "simulations at once (CASCADE_RUN_CONCURRENCY)")
 	fs.Float64Var(&cfg.DiskGiB, "disk-gib", envFloat("CASCADE_DISK_GIB", 0), "disk budget of the data directory in GiB; plan 2.2 times the uploaded size (CASCADE_DISK_GIB)")
 	fs.DurationVar(&cfg.ScanInterval, "scan-interval", envDuration("CASCADE_SCAN_INTERVAL", 2*time.Second), "periodic bucket scan (CASCADE_SCAN_INTERVAL)")
@@ -123,6 +126,14 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 			return cfg, 0, "", fmt.Errorf("find the cascade binary for the built-in post-processor: %w", err)
 		}
 		cfg.PostprocessCmd = []string{self, "postprocess"}
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	sim.simCmdSet = given["sim-cmd"] || os.Getenv("CASCADE_SIM_CMD") != ""
+	sim.configsSet = given["sim-configs-dir"] || os.Getenv("CASCADE_SIM_CONFIGS_DIR") != ""
+	sim.builtInPP, sim.postprocessor = ppCmd == "", cfg.PostprocessCmd
+	if err := applySimSetup(&cfg, sim); err != nil {
+		return cfg, 0, "", err
 	}
 	for _, o := range strings.Split(origins, ",") {
 		if o = strings.TrimSpace(o); o != "" {
@@ -189,6 +200,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "cascade: serving %s (GraphQL %s/graphql, playground %s/playground)\n", m.URL, m.URL, m.URL)
 	fmt.Fprintf(stdout, "cascade: watching %s, database %s\n", m.Config.BucketDir(), db)
+	for _, l := range m.Config.Report {
+		fmt.Fprintf(stdout, "cascade: %s\n", l)
+	}
 	code := 0
 	select {
 	case <-ctx.Done():

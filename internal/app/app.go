@@ -49,6 +49,19 @@ type Config struct {
 	RunConcurrency int      // CASCADE_RUN_CONCURRENCY
 	DiskGiB        float64  // CASCADE_DISK_GIB: the data directory's disk budget
 
+	// SimTraceConfigsDir, when set, holds the trace.config halves of the
+	// tested configs and SimConfigsDir the gpgpusim.config ones, paired by
+	// name, as an Accel-Sim checkout keeps them (CASCADE_ACCELSIM_DIR).
+	SimTraceConfigsDir string
+	// SimEnv is added to the simulator's environment (LD_LIBRARY_PATH).
+	SimEnv []string
+	// TraceFormat is what PostprocessCmd writes, "tracez" or "traceg", when
+	// it is the built-in post-processor; "" for another command.
+	TraceFormat string
+	// Report says what the configuration found (an Accel-Sim checkout, the
+	// trace format picked); the command prints it at start.
+	Report []string
+
 	// WebsocketPing is the keep-alive interval; a client silent for two is
 	// dropped. The default when 0 is 15 s.
 	WebsocketPing time.Duration
@@ -150,6 +163,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		WorkDir:     filepath.Join(cfg.DataDir, "work"),
 		Concurrency: cfg.PostprocessConcurrency,
 		Jobs:        cfg.PostprocessJobs,
+		Format:      cfg.TraceFormat,
 		Store:       m.DB,
 		Events:      broker,
 		Logger:      log,
@@ -162,11 +176,13 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		BucketDir:   cfg.BucketDir(),
 		WorkDir:     filepath.Join(cfg.DataDir, "work"),
 		ConfigsDir:  cfg.SimConfigsDir,
-		Executor:    runs.Local{Command: simCmd},
+		Executor:    runs.Local{Command: simCmd, Env: cfg.SimEnv},
 		Concurrency: cfg.RunConcurrency,
 		Store:       m.DB,
 		Events:      broker,
 		Logger:      log,
+
+		TraceConfigsDir: cfg.SimTraceConfigsDir,
 	})
 	sc = scanner.New(scanner.Config{
 		Root:      cfg.BucketDir(),

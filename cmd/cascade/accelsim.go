@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cascade-sim/cascade/accelsim"
+	"github.com/cascade-sim/cascade/internal/app"
+)
+
+// simSetup is what serve was told about the simulator and the trace format.
+type simSetup struct {
+	accelSimDir   string // CASCADE_ACCELSIM_DIR
+	traceFormat   string // CASCADE_TRACE_FORMAT; "" to pick
+	simCmdSet     bool   // CASCADE_SIM_CMD or --sim-cmd given
+	configsSet    bool   // CASCADE_SIM_CONFIGS_DIR or --sim-configs-dir given
+	builtInPP     bool   // the post-processor is `cascade postprocess`
+	postprocessor []string
+}
+
+// applySimSetup fills in the simulator, its configs and library path from
+// an Accel-Sim checkout (CASCADE_SIM_CMD and CASCADE_SIM_CONFIGS_DIR win
+// over it), picks the trace format the built-in post-processor writes, and
+// says in cfg.Report what it found, or exactly what is missing.
+func applySimSetup(cfg *app.Config, s simSetup) error {
+	switch s.traceFormat {
+	case "", accelsim.FormatTracez, accelsim.FormatTraceg:
+	default:
+		return fmt.Errorf("trace format: want %s or %s, got %q (CASCADE_TRACE_FORMAT)", accelsim.FormatTracez, accelsim.FormatTraceg, s.traceFormat)
+	}
+	format, why := s.traceFormat, "CASCADE_TRACE_FORMAT"
+	if s.accelSimDir != "" {
+		dir, err := filepath.Abs(s.accelSimDir)
+		if err != nil {
+			return err
+		}
+		c, err := accelsim.Find(dir)
+		if err != nil {
+			return fmt.Errorf("%w (CASCADE_ACCELSIM_DIR)", err)
+		}
+		report := c.Report()
+		if c.Binary != "" && !s.simCmdSet {
+			cfg.SimCmd = []string{c.Binary}
+		} else if s.simCmdSet {
+			report = append(report, "CASCADE_SIM_CMD overrides the checkout's simulator: "+strings.Join(cfg.SimCmd, " "))
+		}
+		if c.GPGPUSimConfigs != "" && c.TraceConfigs != "" && !s.configsSet {
+			cfg.SimConfigsDir, cfg.SimTraceConfigsDir = c.GPGPUSimConfigs, c.TraceConfigs
+		} else if s.configsSet {
+			report = append(report, "CASCADE_SIM_CONFIGS_DIR overrides the checkout's configs: "+cfg.SimConfigsDir)
+		}
+		if c.LibDir != "" {
+			path := c.LibDir
+			if old := os.Getenv("LD_LIBRARY_PATH"); old != "" {
+				path += string(os.PathListSeparator) + old
+			}
+			cfg.SimEnv = append(cfg.SimEnv, "LD_LIBRARY_PATH="+path)
+		}
+		switch {
+		case c.Format == "":
+		case format == "":
+			format, why = c.Format, "picked: the checkout's simulator "+strings.TrimPrefix(c.FormatWhy, accelsim.TraceParserPath+" ")
+		case format != c.Format:
+			report = append(report, fmt.Sprintf("warning: CASCADE_TRACE_FORMAT=%s, but %s: runs will fail with \"Unsupported file type!\"", format, c.FormatWhy))
+		}
+		for i, l := range report {
+			report[i] = "Accel-Sim checkout " + dir + ": " + l
+		}
+		cfg.Report = append(cfg.Report, report...)
+	}
+	if format == "" {
+		format, why = accelsim.FormatTracez, "the default (Accel-Sim 2.0's)"
+	}
+	if !s.builtInPP {
+		if s.traceFormat != "" {
+			cfg.Report = append(cfg.Report, "CASCADE_TRACE_FORMAT applies to the built-in post-processor only; CASCADE_POSTPROCESS_CMD writes what it writes")
+		}
+		cfg.PostprocessCmd = s.postprocessor
+		return nil
+	}
+	cfg.PostprocessCmd, cfg.TraceFormat = s.postprocessor, format
+	if format == accelsim.FormatTraceg {
+		cfg.PostprocessCmd = append(cfg.PostprocessCmd, "--text")
+	}
+	cfg.Report = append(cfg.Report, fmt.Sprintf("the built-in post-processor writes %s (%s)", format, why))
+	return nil
+}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/accelsim/accelsimtest"
+	"github.com/cascade-sim/cascade/internal/fakesim"
+	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/upload"
+)
+
+// lockedBuffer is a server's output, read while the server writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// checkoutServer runs `cascade serve` as its own process with the
+// environment given (CASCADE_SIM_CMD and CASCADE_SIM_CONFIGS_DIR unset, as
+// a user who only names the checkout) and returns its address and output.
+func checkoutServer(t *testing.T, dataDir string, env ...string) (string, *lockedBuffer, *exec.Cmd) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(testutil.Program(t, "./cmd/cascade"), "serve")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CASCADE_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, append([]string{"CASCADE_DATA_DIR=" + dataDir, "CASCADE_ADDR=" + addr, "CASCADE_SCAN_INTERVAL=200ms"}, env...)...)
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("server output:\n%s", out.String())
+		}
+	})
+	testutil.Eventually(t, 20*time.Second, "server up", func() bool {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil
+	})
+	return addr, out, cmd
+}
+
+// gqlVars posts a query with variables and returns its data and errors.
+func gqlVars(t *testing.T, addr, query string, vars map[string]any, out any) []string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	resp, err := http.Post("http://"+addr+"/graphql", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data   json.RawMessage
+		Errors []struct{ Message string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	if out != nil {
+		json.Unmarshal(r.Data, out)
+	}
+	var msgs []string
+	for _, e := range r.Errors {
+		msgs = append(msgs, e.Message)
+	}
+	return msgs
+}
+
+// uploadRawTrace writes a small raw NVBit trace taken on sm_61 (its kernel
+// vecAdd, mangled) and uploads it into the server's bucket, as
+// `cascade upload` does.
+func uploadRawTrace(t *testing.T, dataDir, id string) {
+	t.Helper()
+	src := t.TempDir()
+	gen := exec.Command(testutil.Program(t, "./cmd/cascade"), "gentrace", "-kernels", "2", filepath.Join(src, "traces"))
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("gentrace: %v\n%s", err, out)
+	}
+	meta := `{"model": "vecAdd", "gpu": "NVIDIA TITAN X (Pascal)", "trace_gpu_arch": "sm_61", "suggested_sim_config": "SM6_TITANX"}`
+	if err := os.WriteFile(filepath.Join(src, "metadata.json"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(dataDir, "s3", "cascade", "traces")
+	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: prefix, RunName: id}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type checkoutRun struct {
+	ID, State         string
+	Error             *string
+	CrossArchitecture bool
+}
+
+func waitTrace(t *testing.T, addr, id string, state string) {
+	t.Helper()
+	testutil.Eventually(t, 30*time.Second, "trace "+id+" "+state, func() bool {
+		var r struct{ Trace *struct{ State string } }
+		gqlVars(t, addr, `query($id: ID!) { trace(id: $id) { state } }`, map[string]any{"id": id}, &r)
+		return r.Trace != nil && r.Trace.State == state
+	})
+}
+
+func launchAndWait(t *testing.T, addr, trace, config string) checkoutRun {
+	t.Helper()
+	var l struct{ LaunchRun checkoutRun }
+	if errs := gqlVars(t, addr, `mutation($t: ID!, $c: String!) { launchRun(input: {traceId: $t, simConfig: $c}) { id state } }`,
+		map[string]any{"t": trace, "c": config}, &l); len(errs) > 0 {
+		t.Fatalf("launch on %s: %v", config, errs)
+	}
+	var r struct{ Run checkoutRun }
+	testutil.Eventually(t, 30*time.Second, "run on "+config+" over", func() bool {
+		gqlVars(t, addr, `query($id: ID!) { run(id: $id) { id state error crossArchitecture } }`, map[string]any{"id": l.LaunchRun.ID}, &r)
+		return r.Run.State == "SUCCEEDED" || r.Run.State == "FAILED"
+	})
+	return r.Run
+}
+
+// TestAccelSimCheckout: CASCADE_ACCELSIM_DIR alone is enough. The server
+// says what it found, the built-in post-processor writes the .traceg the
+// checkout's 1.x simulator reads, runs find their config's side files and
+// GPGPU-Sim's library, a config of another architecture runs, and a config
+// the simulator rejects fails with the simulator's own line.
+func TestAccelSimCheckout(t *testing.T) {
+	t.Parallel()
+	checkout := accelsimtest.Write(t, t.TempDir(), fakesim.Version1)
+	data := t.TempDir()
+	addr, out, _ := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout)
+	for _, want := range []string{
+		"Accel-Sim checkout " + checkout + ": simulator " + filepath.Join(checkout, "gpu-simulator/bin/release/accel-sim.out"),
+		"Accel-Sim checkout " + checkout + ": 5 tested configs",
+		"Accel-Sim checkout " + checkout + ": library path " + filepath.Join(checkout, accelsimtest.LibDir),
+		"the built-in post-processor writes traceg (picked: the checkout's simulator reads .traceg and .traceg.xz only (Accel-Sim 1.x))",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("start-up report lacks %q:\n%s", want, out.String())
+		}
+	}
+
+	uploadRawTrace(t, data, "vecadd")
+	waitTrace(t, addr, "vecadd", "READY")
+	list, err := os.ReadFile(filepath.Join(data, "s3", "cascade", "traces", "vecadd", "traces", "kernelslist.g"))
+	if err != nil || !strings.Contains(string(list), ".traceg\n") || strings.Contains(string(list), ".tracez") {
+		t.Fatalf("kernelslist.g %q, %v", list, err)
+	}
+
+	var cfgs struct{ SimConfigs []struct{ Name string } }
+	gqlVars(t, addr, `{ simConfigs { name } }`, nil, &cfgs)
+	if len(cfgs.SimConfigs) != 5 {
+		t.Fatalf("configs %+v", cfgs.SimConfigs)
+	}
+	for config, cross := range map[string]bool{"SM6_TITANX": false, "SM7_QV100": true, "SM90_H100": true} {
+		r := launchAndWait(t, addr, "vecadd", config)
+		if r.State != "SUCCEEDED" || r.CrossArchitecture != cross {
+			t.Errorf("run on %s: %+v, want SUCCEEDED, crossArchitecture %v", config, r, cross)
+		}
+	}
+	r := launchAndWait(t, addr, "vecadd", accelsimtest.Kepler)
+	if r.State != "FAILED" || r.Error == nil || !strings.Contains(*r.Error, "GPGPU-Sim ** ERROR: Unknown Option: '-smem_latency'") {
+		t.Errorf("run on %s: %+v", accelsimtest.Kepler, r)
+	}
+}
+
+// TestRejectedTraceFormatThenRetry: a 1.x simulator given .tracez fails the
+// run with an error naming CASCADE_TRACE_FORMAT and retryTrace; following
+// it (restart with the format the checkout reads, retry the ready trace)
+// post-processes the trace again as .traceg, and the run succeeds.
+func TestRejectedTraceFormatThenRetry(t *testing.T) {
+	t.Parallel()
+	checkout := accelsimtest.Write(t, t.TempDir(), fakesim.Version1)
+	data := t.TempDir()
+	addr, out, cmd := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout, "CASCADE_TRACE_FORMAT=tracez")
+	if want := "warning: CASCADE_TRACE_FORMAT=tracez, but " + "gpu-simulator/trace-parser reads .traceg and .traceg.xz only"; !strings.Contains(out.String(), want) {
+		t.Errorf("start-up report lacks %q:\n%s", want, out.String())
+	}
+	uploadRawTrace(t, data, "vecadd")
+	waitTrace(t, addr, "vecadd", "READY")
+	r := launchAndWait(t, addr, "vecadd", "SM6_TITANX")
+	for _, want := range []string{"Unsupported file type!", "kernel-1.tracez", "signal: aborted", "CASCADE_TRACE_FORMAT=traceg", `retryTrace(id: "vecadd")`} {
+		if r.State != "FAILED" || r.Error == nil || !strings.Contains(*r.Error, want) {
+			t.Fatalf("run %+v: error lacks %q", r, want)
+		}
+	}
+
+	cmd.Process.Kill()
+	cmd.Wait()
+	addr, _, _ = checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout)
+	var retried struct{ RetryTrace struct{ State string } }
+	if errs := gqlVars(t, addr, `mutation { retryTrace(id: "vecadd") { state } }`, nil, &retried); len(errs) > 0 {
+		t.Fatalf("retryTrace: %v", errs)
+	}
+	waitTrace(t, addr, "vecadd", "READY")
+	traces := filepath.Join(data, "s3", "cascade", "traces", "vecadd", "traces")
+	list, err := os.ReadFile(filepath.Join(traces, "kernelslist.g"))
+	if err != nil || !strings.Contains(string(list), ".traceg\n") {
+		t.Fatalf("kernelslist.g after the retry %q, %v", list, err)
+	}
+	if old, _ := filepath.Glob(filepath.Join(traces, "*.tracez")); len(old) > 0 {
+		t.Errorf("the .tracez files are left: %v", old)
+	}
+	if r := launchAndWait(t, addr, "vecadd", "SM6_TITANX"); r.State != "SUCCEEDED" {
+		t.Fatalf("run after the retry: %+v", r)
+	}
+}

@@ -1,0 +1,86 @@
+package postproc
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cascade-sim/cascade/tracedir"
+)
+
+// The formats the built-in post-processor writes (CASCADE_TRACE_FORMAT).
+const (
+	FormatTracez = "tracez" // Accel-Sim 2.0's binary format, the guide's default
+	FormatTraceg = "traceg" // text, .traceg (.traceg.xz from .xz input): what Accel-Sim 1.x reads
+)
+
+// inFormat reports whether a kernel trace file name is in the format.
+func inFormat(name, format string) bool {
+	switch format {
+	case FormatTracez:
+		return strings.HasSuffix(name, ".tracez")
+	case FormatTraceg:
+		return strings.HasSuffix(name, ".traceg") || strings.HasSuffix(name, ".traceg.xz")
+	}
+	return true
+}
+
+// processedKernels returns the kernel trace names a kernelslist.g lists,
+// relative to its directory.
+func processedKernels(list string) ([]string, error) {
+	f, err := os.Open(list)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var names []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "kernel") {
+			names = append(names, line)
+		}
+	}
+	return names, sc.Err()
+}
+
+// staleFormat returns the processed kernel traces of the trace in dir when
+// they are in another format than the post-processor writes and the raw
+// traces are there to process again; nil otherwise (and always for a
+// post-processor of unknown format, or a kernelslist.g that came with the
+// upload alone).
+func (p *Processor) staleFormat(dir string) []string {
+	if p.cfg.Format == "" {
+		return nil
+	}
+	names, err := processedKernels(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG)))
+	if err != nil || len(names) == 0 || inFormat(names[0], p.cfg.Format) {
+		return nil
+	}
+	traces := filepath.Join(dir, tracedir.TracesDir)
+	raw, _ := filepath.Glob(filepath.Join(traces, "kernelslist_ctx_*"))
+	if _, err := os.Stat(filepath.Join(traces, "kernelslist")); err == nil {
+		raw = append(raw, "kernelslist")
+	}
+	if len(raw) == 0 {
+		return nil
+	}
+	return names
+}
+
+// removeStale removes the processed kernel traces of the old format that
+// the new kernelslist.g no longer names.
+func (p *Processor) removeStale(dir string, old []string) {
+	current, _ := processedKernels(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG)))
+	keep := map[string]bool{}
+	for _, n := range current {
+		keep[n] = true
+	}
+	traces := filepath.Join(dir, tracedir.TracesDir)
+	for _, n := range old {
+		if keep[n] || strings.Contains(n, "/") || strings.Contains(n, `\`) {
+			continue // only files right beside the list, never a path elsewhere
+		}
+		os.Remove(filepath.Join(traces, n))
+	}
+}
