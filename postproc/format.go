@@ -44,11 +44,28 @@ func processedKernels(list string) ([]string, error) {
 	return names, sc.Err()
 }
 
+// Retried tells the processor that the trace was retried (retryTrace): if
+// its processed files are in another format than the post-processor
+// writes, it processes the trace again.
+func (p *Processor) Retried(id string) {
+	p.mu.Lock()
+	p.retried[id] = true
+	p.mu.Unlock()
+}
+
+func (p *Processor) takeRetried(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := p.retried[id]
+	delete(p.retried, id)
+	return r
+}
+
 // staleFormat returns the processed kernel traces of the trace in dir when
 // they are in another format than the post-processor writes and the raw
-// traces are there to process again; nil otherwise (and always for a
-// post-processor of unknown format, or a kernelslist.g that came with the
-// upload alone).
+// traces are there to process again; nil otherwise, and always for a
+// post-processor of unknown format. It is asked only for a retried trace:
+// an upload that holds its own kernelslist.g is used as it came.
 func (p *Processor) staleFormat(dir string) []string {
 	if p.cfg.Format == "" {
 		return nil
@@ -58,11 +75,9 @@ func (p *Processor) staleFormat(dir string) []string {
 		return nil
 	}
 	traces := filepath.Join(dir, tracedir.TracesDir)
-	raw, _ := filepath.Glob(filepath.Join(traces, "kernelslist_ctx_*"))
-	if _, err := os.Stat(filepath.Join(traces, "kernelslist")); err == nil {
-		raw = append(raw, "kernelslist")
-	}
-	if len(raw) == 0 {
+	raw, _ := filepath.Glob(filepath.Join(traces, "kernel-*.trace"))
+	xz, _ := filepath.Glob(filepath.Join(traces, "kernel-*.trace.xz"))
+	if len(raw)+len(xz) == 0 {
 		return nil
 	}
 	return names

@@ -89,6 +89,8 @@ type Processor struct {
 	shares []int               // the -j of each slot, largest first
 	busy   []bool              // slots taken by running post-processors
 	active map[string]*running // by trace id
+
+	retried map[string]bool // see Retried
 }
 
 // running is a post-processor at work: stop ends it for [Processor.Forget],
@@ -113,6 +115,7 @@ func New(cfg Config) *Processor {
 	return &Processor{
 		cfg: cfg, log: log.With("component", "postproc"), queued: map[string]bool{}, wake: make(chan struct{}, 1),
 		shares: splitCPUs(cfg.CPUs, cfg.Concurrency), busy: make([]bool, cfg.Concurrency), active: map[string]*running{},
+		retried: map[string]bool{},
 	}
 }
 
@@ -282,7 +285,10 @@ func (p *Processor) handle(ctx context.Context, id string) {
 	}
 	dir := filepath.Join(p.cfg.Root, id)
 	list := filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))
-	stale := p.staleFormat(dir) // processed files of the other format, to remove on success
+	var stale []string // processed files of the other format, to remove on success
+	if p.takeRetried(id) {
+		stale = p.staleFormat(dir)
+	}
 	if _, err := os.Stat(list); err == nil {
 		suspect, why := p.suspect(id, dir, list)
 		if stale != nil {

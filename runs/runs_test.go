@@ -308,7 +308,6 @@ func TestLaunchRefusals(t *testing.T) {
 		{"ErrSample", map[string]any{"traceId": "sample", "simConfig": simconfigtest.H100}, "BAD_USER_INPUT", "sample trace"},
 		{"ErrUnknownTrace", map[string]any{"traceId": "nope", "simConfig": simconfigtest.H100}, "NOT_FOUND", "nope"},
 		{"ErrUnknownConfig", map[string]any{"traceId": quickstartID, "simConfig": "SM99_NOPE"}, "BAD_USER_INPUT", "no config"},
-		{"ErrIncompatible", map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.RTX3070}, "BAD_USER_INPUT", "8.6"},
 		{"ErrUnknownKernel", map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100, "kernelIds": []int{99}}, "BAD_USER_INPUT", "99"},
 	}
 	for _, c := range cases {
@@ -345,7 +344,7 @@ func TestConfigsAndDefault(t *testing.T) {
 		}
 	}
 	s.MustDo(t, `{ simConfigs { name computeCapability coreClockMHz } trace(id: "qs") { compatibleSimConfigs { name } defaultSimConfig { name } } }`, nil, &r)
-	if len(r.SimConfigs) != 3 || len(r.Trace.CompatibleSimConfigs) != 1 || r.Trace.DefaultSimConfig == nil || r.Trace.DefaultSimConfig.Name != simconfigtest.H100 {
+	if len(r.SimConfigs) != len(simconfigtest.Names()) || len(r.Trace.CompatibleSimConfigs) != 1 || r.Trace.DefaultSimConfig == nil || r.Trace.DefaultSimConfig.Name != simconfigtest.H100 {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -371,4 +370,85 @@ func TestRunLogStreamsLive(t *testing.T) {
 	if want := strings.Split(strings.TrimRight(string(log), "\n"), "\n"); strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("streamed %d lines, the log has %d", len(lines), len(want))
 	}
+}
+
+// TestCrossArchitectureRunGetsItsConfigFolder: a config of another
+// architecture than the trace's launches and runs, the run says it is
+// cross-architecture, and the simulator finds the side file its
+// gpgpusim.config names relative to the run directory.
+func TestCrossArchitectureRunGetsItsConfigFolder(t *testing.T) {
+	t.Parallel()
+	s := server(t, "ok")
+	var r struct {
+		LaunchRun struct {
+			ID                string
+			CrossArchitecture bool
+		}
+	}
+	s.MustDo(t, `mutation { launchRun(input: {traceId: "qs", simConfig: "SM6_TITANX"}) { id crossArchitecture } }`, nil, &r)
+	if !r.LaunchRun.CrossArchitecture {
+		t.Errorf("an sm_90 trace on SM6_TITANX (6.1) is not cross-architecture")
+	}
+	got := waitRun(t, s, r.LaunchRun.ID, "SUCCEEDED", "FAILED")
+	if got.State != "SUCCEEDED" {
+		t.Fatalf("%s: %v", got.State, got.Error)
+	}
+	dir := filepath.Join(s.DataDir, "work", "runs", r.LaunchRun.ID)
+	for _, name := range []string{"config_pascal_islip.icnt", "gpgpusim.config", "trace.config"} {
+		if target, err := os.Readlink(filepath.Join(dir, name)); err != nil || filepath.Base(target) != name {
+			t.Errorf("run directory %s: %s -> %q, %v", dir, name, target, err)
+		}
+	}
+	var h struct{ Run struct{ CrossArchitecture bool } }
+	s.MustDo(t, `query($id: ID!) { run(id: $id) { crossArchitecture } }`, map[string]any{"id": r.LaunchRun.ID}, &h)
+	var same struct{ LaunchRun struct{ CrossArchitecture bool } }
+	s.MustDo(t, `mutation { launchRun(input: {traceId: "qs", simConfig: "SM90_H100"}) { crossArchitecture } }`, nil, &same)
+	if !h.Run.CrossArchitecture || same.LaunchRun.CrossArchitecture {
+		t.Errorf("crossArchitecture: SM6_TITANX %v, SM90_H100 %v", h.Run.CrossArchitecture, same.LaunchRun.CrossArchitecture)
+	}
+}
+
+// TestLinkedConfigFolder: configs set up as a folder of links to a checkout
+// (what the README once told users to make) still get the side files of
+// the folder the links point into.
+func TestLinkedConfigFolder(t *testing.T) {
+	t.Parallel()
+	real := simconfigtest.Write(t, t.TempDir(), simconfigtest.TitanX)
+	links := t.TempDir()
+	if err := os.Mkdir(filepath.Join(links, simconfigtest.TitanX), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"gpgpusim.config", "trace.config"} {
+		if err := os.Symlink(filepath.Join(real, simconfigtest.TitanX, f), filepath.Join(links, simconfigtest.TitanX, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := server(t, "ok", func(c *app.Config) { c.SimConfigsDir = links })
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.TitanX})
+	if got := waitRun(t, s, r.ID, "SUCCEEDED", "FAILED"); got.State != "SUCCEEDED" {
+		t.Fatalf("%s: %v", got.State, got.Error)
+	}
+}
+
+// TestSimulatorErrorLineQuoted: a config whose side file is not in its
+// folder fails the run with the simulator's own line, not an exit status.
+func TestSimulatorErrorLineQuoted(t *testing.T) {
+	t.Parallel()
+	cfgs := simconfigtest.Write(t, t.TempDir(), simconfigtest.TitanX)
+	if err := os.Remove(filepath.Join(cfgs, simconfigtest.TitanX, "config_pascal_islip.icnt")); err != nil {
+		t.Fatal(err)
+	}
+	s := server(t, "ok", func(c *app.Config) { c.SimConfigsDir = cfgs })
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.TitanX})
+	got := waitRun(t, s, r.ID, "SUCCEEDED", "FAILED")
+	if got.State != "FAILED" || got.Error == nil || *got.Error != "simulator exit 255 after 0 of 4 kernels: Could not open configuration file config_pascal_islip.icnt" {
+		t.Fatalf("%s: %v", got.State, cascadeDeref(got.Error))
+	}
+}
+
+func cascadeDeref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
 }

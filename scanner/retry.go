@@ -31,9 +31,18 @@ func (s *Scanner) Retry(ctx context.Context, id string) (cascade.Trace, error) {
 		return t, err
 	}
 	s.log.Info("trace retried", "trace", id)
+	if r, ok := s.cfg.Processor.(Retrier); ok {
+		r.Retried(id)
+	}
 	s.cfg.Events.Publish(events.TraceUpdated{Trace: t})
 	s.Refresh(id)
 	return t, nil
+}
+
+// Retrier is a [Processor] that is told of a retry: a retried trace may
+// need processing again even with its processed files in place.
+type Retrier interface {
+	Retried(id string)
 }
 
 // Refresh asks for an immediate walk of the trace whatever state the
