@@ -11,12 +11,19 @@ import { LaunchRunMutation, NewRunQuery } from "./documents";
 
 type Config = NewRunData["simConfigs"][number];
 
-/** Why a config cannot run this trace, or null when it can. */
-export function configProblem(c: Config, compatible: ReadonlySet<string>, traceGpuArch: string): string | null {
-  if (c.error) return c.error;
-  if (compatible.has(c.name)) return null;
+/** Why a config cannot run this trace, or null when it can: only a config the server cannot read. */
+export function configProblem(c: Config): string | null {
+  return c.error ?? null;
+}
+
+/**
+ * How a usable config that is not compatible relates to the trace: the run simulates the trace
+ * on another architecture than it was taken on. Null for a compatible config.
+ */
+export function crossArchNote(c: Config, compatible: ReadonlySet<string>, traceGpuArch: string): string | null {
+  if (c.error || compatible.has(c.name)) return null;
   const want = archToComputeCapability(traceGpuArch) ?? traceGpuArch;
-  return `compute capability ${c.computeCapability || "unknown"}; the trace is ${traceGpuArch} (${want})`;
+  return `other architecture: simulates the ${traceGpuArch} (${want}) trace on compute capability ${c.computeCapability || "unknown"}`;
 }
 
 export function NewRunPage({ traceId }: { traceId: string }) {
@@ -44,6 +51,8 @@ function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]
   const reason = cannotLaunchReason(trace);
   const kernels = parseKernelIds(kernelText);
   const canLaunch = !reason && choice != null && !kernels.error && !fetching;
+  const chosen = configs.find((c) => c.name === choice);
+  const chosenCross = chosen ? crossArchNote(chosen, compatible, trace.traceGpuArch) : null;
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -79,7 +88,8 @@ function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]
           ) : (
             <ul className="configs">
               {configs.map((c) => {
-                const problem = configProblem(c, compatible, trace.traceGpuArch);
+                const problem = configProblem(c);
+                const cross = crossArchNote(c, compatible, trace.traceGpuArch);
                 return (
                   <li key={c.name}>
                     <label className={problem ? "off" : ""}>
@@ -98,6 +108,8 @@ function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]
                       </span>
                       {problem ? (
                         <span className="bad">✕ {problem}</span>
+                      ) : cross ? (
+                        <span className="warn" data-testid={`cross-arch-${c.name}`}>⇄ {cross}</span>
                       ) : (
                         <span className="good">✓ compatible{c.name === preselected ? " · default" : ""}</span>
                       )}
@@ -108,7 +120,17 @@ function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]
             </ul>
           )}
           {!reason && configs.length > 0 && compatible.size === 0 && (
-            <p className="error" role="alert">No config is compatible with {trace.traceGpuArch}.</p>
+            <p className="hint" role="note">
+              No config is of the trace's architecture ({trace.traceGpuArch}); any other simulates it on that
+              config's architecture.
+            </p>
+          )}
+          {chosen && chosenCross && (
+            <p className="note" role="note" data-testid="cross-arch-choice">
+              Cross-architecture run: the trace was taken on {trace.traceGpuArch}; {chosen.name} simulates it as
+              compute capability {chosen.computeCapability || "unknown"} would run it. The simulator decodes the trace's
+              instructions and times them under {chosen.name}'s model: it answers how this workload would run on that GPU.
+            </p>
           )}
         </fieldset>
         <div className="form-row">

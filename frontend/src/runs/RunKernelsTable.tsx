@@ -1,17 +1,31 @@
-import { useRef } from "react";
+import { useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { formatCount, formatNs } from "../format";
 import type { RunDetailFragment } from "../gql/graphql";
 import { formatPct } from "./compare";
+import { KernelName, kernelMatches } from "../components/KernelName";
 
 const ROW = 30;
 
-/** Per-kernel results of a run, virtualised. */
-export function RunKernelsTable({ kernels }: { kernels: RunDetailFragment["kernels"] }) {
+/** Per-kernel results of a run, virtualised, with a search over mangled and demangled names. */
+export function RunKernelsTable({ kernels: all }: { kernels: RunDetailFragment["kernels"] }) {
+  const [text, setText] = useState("");
+  const kernels = text.trim() ? all.filter((k) => kernelMatches(k, text)) : all;
   const scroller = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({ count: kernels.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 15 });
-  if (kernels.length === 0) return <p className="muted">No kernel has finished yet.</p>;
+  if (all.length === 0) return <p className="muted">No kernel has finished yet.</p>;
   return (
+    <>
+    <label className="kernel-search">
+      Search kernels{" "}
+      <input
+        type="search"
+        aria-label="Search run kernels by name, mangled or demangled"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+      />
+      {text.trim() && <span className="hint"> {formatCount(kernels.length)} of {formatCount(all.length)}</span>}
+    </label>
     <div role="table" aria-label="Run kernels" aria-rowcount={kernels.length + 1} className="ktable">
       <div role="rowgroup">
         <div role="row" aria-rowindex={1} className="rkrow khead">
@@ -39,8 +53,8 @@ export function RunKernelsTable({ kernels }: { kernels: RunDetailFragment["kerne
                 style={{ position: "absolute", top: 0, left: 0, right: 0, height: ROW, transform: `translateY(${it.start}px)` }}
               >
                 <span role="cell">{k.kernelId}</span>
-                <span role="cell" className="mono" title={k.name}>
-                  {k.name}
+                <span role="cell">
+                  <KernelName name={k.name} displayName={k.displayName} demangledName={k.demangledName} />
                   {k.truncated && <span className="tag" title="The simulator's cycle limit cut this kernel short">truncated</span>}
                 </span>
                 <span role="cell" className="num">{k.launchUid ?? "—"}</span>
@@ -56,5 +70,6 @@ export function RunKernelsTable({ kernels }: { kernels: RunDetailFragment["kerne
         </div>
       </div>
     </div>
+    </>
   );
 }

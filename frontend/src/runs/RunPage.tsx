@@ -50,6 +50,14 @@ export function RunPage({ id }: { id: string }) {
           <strong>Failed:</strong> {run.error}
         </p>
       )}
+      {run.crossArchitecture && (
+        <p className="note" role="note" data-testid="cross-arch">
+          Cross-architecture run: the trace was taken on {run.trace.traceGpuArch}
+          {run.trace.sourceGpu ? ` (${run.trace.sourceGpu})` : ""}; this run simulates it on {run.simConfig.name}, compute
+          capability {run.simConfig.computeCapability}. Its times say how the workload would run on that GPU; measured
+          times, when shown, come from the GPU the trace was taken on.
+        </p>
+      )}
       <dl className="facts">
         <dt>Trace</dt>
         <dd>

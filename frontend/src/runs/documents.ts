@@ -20,16 +20,19 @@ export const RunDetailFragment = graphql(`
     ...RunSummary
     kernelIds
     executor
+    crossArchitecture
     history
     timingProblems
     simConfig { name computeCapability coreClockMHz }
-    trace { id model sourceGpu hasRealTiming hasStepTimeline }
+    trace { id model sourceGpu traceGpuArch hasRealTiming hasStepTimeline }
     comparison { kernelsCompared mape correlation simTotalNs measuredTotalNs }
     steps { step measuredNs projectedNs }
     kernels {
       kernelId
       context
       name
+      demangledName
+      displayName
       launchUid
       simCycles
       simInstructions

@@ -1,13 +1,53 @@
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
+import { useQuery } from "urql";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { formatCount, formatDim3 } from "../format";
 import { useKernelChunks } from "./useKernelChunks";
+import { KernelCountQuery } from "./documents";
+import { KernelName } from "../components/KernelName";
 
 const ROW_HEIGHT = 30;
 
-/** Every kernel of a trace, virtualised: only the rows in view are in the DOM. */
-export function KernelTable({ traceId, total }: { traceId: string; total: number }) {
-  const { rowAt, loadedRows, loading, error, show } = useKernelChunks(traceId, total);
+/**
+ * A trace's kernels with a search box: the search matches mangled and demangled names, on the
+ * server, so it covers every kernel, not only those loaded.
+ */
+export function Kernels({ traceId, total }: { traceId: string; total: number }) {
+  const [text, setText] = useState("");
+  const [search, setSearch] = useState("");
+  useEffect(() => {
+    const t = setTimeout(() => setSearch(text.trim()), 200);
+    return () => clearTimeout(t);
+  }, [text]);
+  const [{ data, error }] = useQuery({ query: KernelCountQuery, variables: { id: traceId, search }, pause: !search });
+  const matched = search ? data?.trace?.kernels.totalCount : total;
+  return (
+    <>
+      <label className="kernel-search">
+        Search kernels{" "}
+        <input
+          type="search"
+          aria-label="Search kernels by name, mangled or demangled"
+          placeholder="rms_norm, vllm::, _ZN4vllm…"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+        />
+      </label>
+      {error && <p className="error">{error.message}</p>}
+      {matched == null ? (
+        <p aria-busy="true" className="muted">Searching…</p>
+      ) : matched === 0 ? (
+        <p className="muted">No kernel name holds “{search}”.</p>
+      ) : (
+        <KernelTable key={`${search}|${matched}`} traceId={traceId} total={matched} search={search} />
+      )}
+    </>
+  );
+}
+
+/** Every kernel of a trace (or those matching search), virtualised: only the rows in view are in the DOM. */
+export function KernelTable({ traceId, total, search = "" }: { traceId: string; total: number; search?: string }) {
+  const { rowAt, loadedRows, loading, error, show } = useKernelChunks(traceId, total, search);
   const scroller = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({
     count: total,
@@ -23,7 +63,7 @@ export function KernelTable({ traceId, total }: { traceId: string; total: number
   return (
     <div className="kernels">
       <div className="kernels-status muted" aria-live="polite">
-        {formatCount(loadedRows)} of {formatCount(total)} kernels loaded
+        {formatCount(loadedRows)} of {formatCount(total)} {search ? "matching " : ""}kernels loaded
         {loading && " — loading…"}
         {error && <span className="error"> — {error}</span>}
       </div>
@@ -57,7 +97,9 @@ export function KernelTable({ traceId, total }: { traceId: string; total: number
                     <>
                       <span role="cell">{k.kernelId}</span>
                       <span role="cell" className="mono">{k.context ?? "—"}</span>
-                      <span role="cell" className="mono kname" title={`${k.name}\n${k.traceFile}`}>{k.name}</span>
+                      <span role="cell">
+                        <KernelName name={k.name} displayName={k.displayName} demangledName={k.demangledName} extraTitle={k.traceFile} />
+                      </span>
                       <span role="cell" className="mono">{formatDim3(k.grid)}</span>
                       <span role="cell" className="mono">{formatDim3(k.block)}</span>
                       <span role="cell" className="num">{formatCount(k.instructions)}</span>

@@ -9,7 +9,7 @@ import { Link, useTitle } from "../router";
 import { compareTime } from "../time";
 import { TraceRuns } from "../runs/TraceRuns";
 import { RetryTraceMutation, TraceDetailUpdatedSubscription, TraceQuery, TraceRemovedSubscription } from "./documents";
-import { KernelTable } from "./KernelTable";
+import { Kernels } from "./KernelTable";
 import { LivePostprocessLog, StaticLog } from "./PostprocessLog";
 
 /** The newer of two snapshots of the same trace. */
@@ -99,7 +99,7 @@ export function TracePage({ id }: { id: string }) {
         <h2 id="kernels-title">Kernels</h2>
         {trace.state === "READY" || kernelTotal > 0 ? (
           kernelTotal > 0 ? (
-            <KernelTable key={`${trace.id}|${kernelTotal}`} traceId={trace.id} total={kernelTotal} />
+            <Kernels key={`${trace.id}|${kernelTotal}`} traceId={trace.id} total={kernelTotal} />
           ) : (
             <p className="muted">This trace lists no kernels.</p>
           )

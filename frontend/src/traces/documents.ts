@@ -67,22 +67,33 @@ export const TraceDetailUpdatedSubscription = graphql(`
 `);
 
 export const KernelsQuery = graphql(`
-  query Kernels($id: ID!, $first: Int!, $after: String) {
+  query Kernels($id: ID!, $search: String, $first: Int!, $after: String) {
     trace(id: $id) {
       id
-      kernels(first: $first, after: $after) {
+      kernels(search: $search, first: $first, after: $after) {
         totalCount
         pageInfo { hasNextPage endCursor }
         nodes {
           kernelId
           context
           name
+          demangledName
+          displayName
           traceFile
           grid { x y z }
           block { x y z }
           instructions
         }
       }
+    }
+  }
+`);
+
+export const KernelCountQuery = graphql(`
+  query KernelCount($id: ID!, $search: String) {
+    trace(id: $id) {
+      id
+      kernels(search: $search, first: 0) { totalCount }
     }
   }
 `);

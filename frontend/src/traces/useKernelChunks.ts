@@ -18,8 +18,11 @@ export interface KernelChunks {
   show: (start: number, end: number) => void;
 }
 
-/** Pages through trace.kernels(first, after) in chunks of CHUNK as the table scrolls. */
-export function useKernelChunks(traceId: string, total: number): KernelChunks {
+/**
+ * Pages through trace.kernels(search, first, after) in chunks of CHUNK as the table scrolls. A
+ * searched list keeps cursors of positions in the whole list, so its far chunks are walked to.
+ */
+export function useKernelChunks(traceId: string, total: number, search = ""): KernelChunks {
   const client = useClient();
   const chunks = useRef(new Map<number, KernelRow[]>());
   const endCursors = useRef(new Map<number, string | null>());
@@ -40,8 +43,8 @@ export function useKernelChunks(traceId: string, total: number): KernelChunks {
     if (k === 0) return null;
     const prev = endCursors.current.get(k - 1);
     if (prev !== undefined) return prev;
-    return codec.current.cursorAfter(k * CHUNK - 1);
-  }, []);
+    return search ? undefined : codec.current.cursorAfter(k * CHUNK - 1);
+  }, [search]);
 
   useEffect(() => {
     if (error) return;
@@ -58,7 +61,7 @@ export function useKernelChunks(traceId: string, total: number): KernelChunks {
     for (const k of next) {
       inFlight.current.add(k);
       client
-        .query(KernelsQuery, { id: traceId, first: CHUNK, after: cursorFor(k) ?? null }, { requestPolicy: "network-only" })
+        .query(KernelsQuery, { id: traceId, search: search || null, first: CHUNK, after: cursorFor(k) ?? null }, { requestPolicy: "network-only" })
         .toPromise()
         .then((r) => {
           inFlight.current.delete(k);
@@ -75,7 +78,7 @@ export function useKernelChunks(traceId: string, total: number): KernelChunks {
         });
     }
     if (next.length) setVersion((v) => v + 1);
-  }, [client, traceId, total, range, version, error, cursorFor]);
+  }, [client, traceId, search, total, range, version, error, cursorFor]);
 
   const rowAt = useCallback((i: number) => chunks.current.get(Math.floor(i / CHUNK))?.[i % CHUNK], []);
   const show = useCallback(
