@@ -47,8 +47,11 @@ describe("runs against a real server", { skip }, () => {
     const h100 = page.getByRole("radio", { name: /SM90_H100/ });
     await h100.waitFor();
     assert.equal(await h100.isChecked(), true, "the suggested, compatible config is preselected");
-    assert.equal(await page.getByRole("radio", { name: /SM7_QV100/ }).isDisabled(), true);
-    await page.getByText(/compute capability 7\.0/).waitFor();
+    // Configs of other architectures can be chosen; the page says what they mean.
+    assert.equal(await page.getByRole("radio", { name: /SM7_QV100/ }).isDisabled(), false);
+    await page.getByTestId("cross-arch-SM7_QV100").getByText(/other architecture: simulates the sm_90 \(9\.0\) trace on compute capability 7\.0/).waitFor();
+    assert.equal(await page.getByTestId("cross-arch-SM90_H100").count(), 0);
+    assert.equal(await page.getByTestId("cross-arch-choice").count(), 0, "the compatible default is no cross-architecture run");
     await page.getByLabel("Label (optional)").fill("e2e quickstart");
     await screenshot(page, "20-new-run");
 
@@ -80,6 +83,60 @@ describe("runs against a real server", { skip }, () => {
     // The trace page lists the run.
     await page.goto(`${server.url}/traces/${QS}`);
     await page.getByRole("table", { name: "Runs" }).getByText("e2e quickstart").waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("a cross-architecture run: New run and the run page say so, and the config's side files are found", async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/${QS}/new-run`);
+    // SM6_TITANX's gpgpusim.config names config_pascal_islip.icnt, which the simulator opens
+    // from its run directory.
+    await page.getByRole("radio", { name: /SM6_TITANX/ }).check();
+    await page.getByTestId("cross-arch-choice").getByText(/the trace was taken on sm_90; SM6_TITANX simulates it as compute capability 6\.1/).waitFor();
+    await page.getByLabel("Label (optional)").fill("e2e pascal");
+    await screenshot(page, "26-new-run-cross-arch");
+    await page.getByRole("button", { name: "Launch run" }).click();
+    await page.waitForURL(/\/runs\/[^/]+$/);
+    await page.getByRole("heading", { name: "e2e pascal" }).waitFor();
+    await page.getByTestId("cross-arch").getByText(/the trace was taken on sm_90 \(NVIDIA H100 80GB HBM3\); this run simulates it on SM6_TITANX, compute capability 6\.1/).waitFor();
+    await page.locator('.run-page .toolbar [data-state="SUCCEEDED"]').waitFor({ timeout: 60_000 });
+    await screenshot(page, "27-run-cross-arch");
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("kernel names read demangled, keep the mangled one on hover and to copy, and search matches both", async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+    await page.goto(`${server.url}/traces/${QS}`);
+    const table = page.getByRole("table", { name: "Kernels" });
+    const rms = table.getByText("vllm::rms_norm_kernel<c10::BFloat16>", { exact: true });
+    await rms.waitFor();
+    const mangled = "_ZN4vllm15rms_norm_kernelIN3c108BFloat16EEEvPT_PKS3_S6_fii";
+    assert.match(await rms.getAttribute("title"), new RegExp(`^${mangled}\n`));
+    assert.equal(await table.getByText(mangled, { exact: true }).count(), 0, "the mangled name is not what the table shows");
+    await table.getByRole("button", { name: `Copy mangled name ${mangled}` }).click();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), mangled);
+
+    const search = page.getByLabel("Search kernels by name, mangled or demangled");
+    const rows = table.getByRole("rowgroup", { name: "Kernel rows, scrollable" }).getByRole("row");
+    // A demangled name only: "vllm::act" is not in any mangled name.
+    await search.fill("vllm::act");
+    await page.getByText("1 of 1 matching kernels loaded").waitFor();
+    assert.equal(await rows.count(), 1);
+    await table.getByText("vllm::act_and_mul_kernel<c10::BFloat16>", { exact: true }).waitFor();
+    // A mangled name only: "19residual" is not in any demangled one.
+    await search.fill("19residual");
+    await table.getByText("residual_add_kernel", { exact: true }).waitFor();
+    assert.equal(await rows.count(), 1);
+    await search.fill("no such kernel");
+    await page.getByText("No kernel name holds “no such kernel”.").waitFor();
+    await search.fill("");
+    await page.getByText("4 of 4 kernels loaded").waitFor();
+    await screenshot(page, "28-kernel-names");
     assert.deepEqual(errors, []);
     await page.close();
   });
