@@ -45,3 +45,16 @@ func TestShortElidesEverythingWhenStillTooLong(t *testing.T) {
 		t.Fatalf("Short = %q (full %q)", got, full)
 	}
 }
+
+// BenchmarkShort: the API shortens every kernel of a page (up to 5,000).
+func BenchmarkShort(b *testing.B) {
+	names := []string{
+		"_ZN4vllm15rms_norm_kernelIN3c108BFloat16EEEvPT_PKS3_S6_fii",
+		"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_6detail5ArrayIPcLi1EEEEEviT0_T1_",
+		"_Z6vecAddPdS_S_i",
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		kernelname.Short(names[i%len(names)])
+	}
+}

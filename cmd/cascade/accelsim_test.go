@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -238,5 +239,52 @@ func TestRejectedTraceFormatThenRetry(t *testing.T) {
 	}
 	if r := launchAndWait(t, addr, "vecadd", "SM6_TITANX"); r.State != "SUCCEEDED" {
 		t.Fatalf("run after the retry: %+v", r)
+	}
+}
+
+// TestSimSetup: CASCADE_SIM_CMD and CASCADE_SIM_CONFIGS_DIR win over the
+// checkout, its library path reaches the simulator's environment, and a
+// bad setting stops serve with an error naming it.
+func TestSimSetup(t *testing.T) {
+	checkout := accelsimtest.Write(t, t.TempDir(), fakesim.Version2)
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "CASCADE_") {
+			t.Setenv(k, "")
+		}
+	}
+	t.Setenv("LD_LIBRARY_PATH", "/opt/other")
+	t.Setenv("CASCADE_ACCELSIM_DIR", checkout)
+	cfg, _, _, err := parseServe(nil, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cfg.SimCmd, " ") != filepath.Join(checkout, "gpu-simulator/bin/release/accel-sim.out") ||
+		cfg.SimConfigsDir != filepath.Join(checkout, "gpu-simulator/gpgpu-sim/configs/tested-cfgs") ||
+		cfg.SimTraceConfigsDir != filepath.Join(checkout, "gpu-simulator/configs/tested-cfgs") ||
+		!slices.Contains(cfg.SimEnv, "LD_LIBRARY_PATH="+filepath.Join(checkout, accelsimtest.LibDir)+":/opt/other") ||
+		cfg.TraceFormat != "tracez" || slices.Contains(cfg.PostprocessCmd, "--text") {
+		t.Fatalf("from the checkout: %+v", cfg)
+	}
+
+	t.Setenv("CASCADE_SIM_CMD", "/my/accel-sim.out")
+	cfg, _, _, err = parseServe([]string{"--sim-configs-dir", "/my/configs", "--trace-format", "traceg"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := strings.Join(cfg.Report, "\n")
+	if strings.Join(cfg.SimCmd, " ") != "/my/accel-sim.out" || cfg.SimConfigsDir != "/my/configs" || cfg.SimTraceConfigsDir != "" ||
+		cfg.TraceFormat != "traceg" || !slices.Contains(cfg.PostprocessCmd, "--text") ||
+		!strings.Contains(report, "CASCADE_SIM_CMD overrides") || !strings.Contains(report, "CASCADE_SIM_CONFIGS_DIR overrides") ||
+		!strings.Contains(report, "warning: CASCADE_TRACE_FORMAT=traceg, but gpu-simulator/trace-parser reads .tracez") {
+		t.Fatalf("overridden: %+v\n%s", cfg, report)
+	}
+
+	for name, args := range map[string][]string{
+		"trace format": {"--trace-format", "zip"},
+		"checkout":     {"--accelsim-dir", filepath.Join(checkout, "nope")},
+	} {
+		if _, _, _, err := parseServe(args, &bytes.Buffer{}); err == nil {
+			t.Errorf("bad %s accepted", name)
+		}
 	}
 }
