@@ -399,9 +399,13 @@ func TestCrossArchitectureRunGetsItsConfigFolder(t *testing.T) {
 			t.Errorf("run directory %s: %s -> %q, %v", dir, name, target, err)
 		}
 	}
-	var h struct{ Run struct{ CrossArchitecture bool } }
+	var h struct {
+		Run struct{ CrossArchitecture bool }
+	}
 	s.MustDo(t, `query($id: ID!) { run(id: $id) { crossArchitecture } }`, map[string]any{"id": r.LaunchRun.ID}, &h)
-	var same struct{ LaunchRun struct{ CrossArchitecture bool } }
+	var same struct {
+		LaunchRun struct{ CrossArchitecture bool }
+	}
 	s.MustDo(t, `mutation { launchRun(input: {traceId: "qs", simConfig: "SM90_H100"}) { crossArchitecture } }`, nil, &same)
 	if !h.Run.CrossArchitecture || same.LaunchRun.CrossArchitecture {
 		t.Errorf("crossArchitecture: SM6_TITANX %v, SM90_H100 %v", h.Run.CrossArchitecture, same.LaunchRun.CrossArchitecture)
