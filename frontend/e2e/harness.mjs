@@ -129,12 +129,12 @@ export function traceFiles(id, kernels = 3) {
   const ctx = "0x1";
   const files = [];
   for (let k = 1; k <= kernels; k++) {
-    files.push([`traces/kernel-${k}-ctx_${ctx}.trace`, `-kernel name = _Z6kernel${k}Pf\n-kernel id = ${k}\n` + "x".repeat(2000 * k) + "\n"]);
+    files.push([`traces/kernel-${k}-ctx_${ctx}.trace`, `-kernel name = _Z${`kernel${k}`.length}kernel${k}Pf\n-kernel id = ${k}\n` + "x".repeat(2000 * k) + "\n"]);
   }
   for (let k = 1; k <= kernels; k++) {
     files.push([
       `traces/kernel-${k}-ctx_${ctx}.traceg`,
-      `-kernel name = _Z6kernel${k}Pf\n-kernel id = ${k}\n-grid dim = (${k * 8},1,1)\n-block dim = (${k * 32},1,1)\n-shmem = 0\n`,
+      `-kernel name = _Z${`kernel${k}`.length}kernel${k}Pf\n-kernel id = ${k}\n-grid dim = (${k * 8},1,1)\n-block dim = (${k * 32},1,1)\n-shmem = 0\n`,
     ]);
   }
   files.push([
@@ -146,7 +146,7 @@ export function traceFiles(id, kernels = 3) {
     "kernel id, kernel mangled name, grid_dimX, grid_dimY, grid_dimZ, #blocks, block_dimX, block_dimY, block_dimZ, #threads, total_insts, total_reported_insts\n" +
       Array.from({ length: kernels }, (_, i) => {
         const k = i + 1;
-        return `kernel-${k}-ctx_${ctx}.trace, _Z6kernel${k}Pf, ${k * 8}, 1, 1, ${k * 8}, ${k * 32}, 1, 1, ${k * 32}, ${k * 1000},${k * 1000}\n`;
+        return `kernel-${k}-ctx_${ctx}.trace, _Z${`kernel${k}`.length}kernel${k}Pf, ${k * 8}, 1, 1, ${k * 8}, ${k * 32}, 1, 1, ${k * 32}, ${k * 1000},${k * 1000}\n`;
       }).join(""),
   ]);
   files.push([

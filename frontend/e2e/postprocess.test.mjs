@@ -37,7 +37,7 @@ describe("post-processing, live", () => {
     await log.getByText(/step 4 of 6/).waitFor();
 
     await page.locator('.trace-page .toolbar [data-state="READY"]').waitFor({ timeout: 30_000 });
-    await page.getByRole("table", { name: "Kernels" }).getByText("_Z6kernel2Pf").waitFor();
+    await page.getByRole("table", { name: "Kernels" }).getByText("kernel2", { exact: true }).waitFor();
     assert.equal(await page.getByLabel("Post-processing log, live").count(), 0);
     assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
     await screenshot(page, "31-trace-processed");

@@ -1,5 +1,3 @@
-import { useState } from "react";
-
 /**
  * A kernel's name as people read it (displayName: demangled, without parameters), with the
  * mangled name on hover and a button that copies it.
@@ -10,17 +8,18 @@ export function KernelName({ name, displayName, demangledName, extraTitle }: {
   demangledName?: string | null;
   extraTitle?: string;
 }) {
-  const [copied, setCopied] = useState(false);
   const title = [name, demangledName && demangledName !== displayName ? demangledName : null, extraTitle]
     .filter(Boolean)
     .join("\n");
-  async function copy() {
+  // No state per row: a virtualised table re-renders its rows on every scroll frame.
+  async function copy(e: React.MouseEvent<HTMLButtonElement>) {
+    const button = e.currentTarget;
     try {
       await navigator.clipboard.writeText(name);
-      setCopied(true);
-      setTimeout(() => setCopied(false), 1500);
+      button.textContent = "✓";
+      setTimeout(() => (button.textContent = "⧉"), 1500);
     } catch {
-      setCopied(false);
+      button.title = "The browser did not allow copying; select the name in the tooltip instead";
     }
   }
   return (
@@ -29,7 +28,7 @@ export function KernelName({ name, displayName, demangledName, extraTitle }: {
         {displayName}
       </span>
       <button type="button" className="copy" onClick={copy} aria-label={`Copy mangled name ${name}`} title="Copy the mangled name">
-        {copied ? "✓" : "⧉"}
+        ⧉
       </button>
     </span>
   );
