@@ -19,6 +19,7 @@ import (
 	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/s3gw"
 	"github.com/cascade-sim/cascade/simconfig"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -106,6 +107,7 @@ type ComplexityRoot struct {
 		DiskUsage  func(childComplexity int) int
 		Run        func(childComplexity int, id string) int
 		Runs       func(childComplexity int, traceID *string, state *cascade.RunState, first *int, after *string) int
+		S3Endpoint func(childComplexity int) int
 		SimConfigs func(childComplexity int) int
 		Trace      func(childComplexity int, id string) int
 		Traces     func(childComplexity int, state *cascade.TraceState, search *string, first *int, after *string) int
@@ -172,6 +174,19 @@ type ComplexityRoot struct {
 	RunProgress struct {
 		KernelsDone  func(childComplexity int) int
 		KernelsTotal func(childComplexity int) int
+	}
+
+	S3Endpoint struct {
+		AWSCommand     func(childComplexity int) int
+		AccessKey      func(childComplexity int) int
+		Bucket         func(childComplexity int) int
+		CascadeCommand func(childComplexity int) int
+		Env            func(childComplexity int) int
+		Prefix         func(childComplexity int) int
+		RcloneCommand  func(childComplexity int) int
+		Region         func(childComplexity int) int
+		SecretKey      func(childComplexity int) int
+		URL            func(childComplexity int) int
 	}
 
 	SimConfig struct {
@@ -257,6 +272,7 @@ type QueryResolver interface {
 	SimConfigs(ctx context.Context) ([]simconfig.Config, error)
 	Runs(ctx context.Context, traceID *string, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Run(ctx context.Context, id string) (*cascade.Run, error)
+	S3Endpoint(ctx context.Context) (*s3gw.Endpoint, error)
 	Traces(ctx context.Context, state *cascade.TraceState, search *string, first *int, after *string) (*model.TraceConnection, error)
 	Trace(ctx context.Context, id string) (*cascade.Trace, error)
 }
@@ -542,6 +558,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Runs(childComplexity, args["traceId"].(*string), args["state"].(*cascade.RunState), args["first"].(*int), args["after"].(*string)), true
+	case "Query.s3Endpoint":
+		if e.ComplexityRoot.Query.S3Endpoint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.S3Endpoint(childComplexity), true
 	case "Query.simConfigs":
 		if e.ComplexityRoot.Query.SimConfigs == nil {
 			break
@@ -851,6 +873,67 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RunProgress.KernelsTotal(childComplexity), true
+
+	case "S3Endpoint.awsCommand":
+		if e.ComplexityRoot.S3Endpoint.AWSCommand == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Endpoint.AWSCommand(childComplexity), true
+	case "S3Endpoint.accessKeyId":
+		if e.ComplexityRoot.S3Endpoint.AccessKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Endpoint.AccessKey(childComplexity), true
+	case "S3Endpoint.bucket":
+		if e.ComplexityRoot.S3Endpoint.Bucket == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Endpoint.Bucket(childComplexity), true
+	case "S3Endpoint.cascadeCommand":
+		if e.ComplexityRoot.S3Endpoint.CascadeCommand == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Endpoint.CascadeCommand(childComplexity), true
+	case "S3Endpoint.envCommand":
+		if e.ComplexityRoot.S3Endpoint.Env == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Endpoint.Env(childComplexity), true
+	case "S3Endpoint.prefix":
+		if e.ComplexityRoot.S3Endpoint.Prefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Endpoint.Prefix(childComplexity), true
+	case "S3Endpoint.rcloneCommand":
+		if e.ComplexityRoot.S3Endpoint.RcloneCommand == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Endpoint.RcloneCommand(childComplexity), true
+	case "S3Endpoint.region":
+		if e.ComplexityRoot.S3Endpoint.Region == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Endpoint.Region(childComplexity), true
+	case "S3Endpoint.secretAccessKey":
+		if e.ComplexityRoot.S3Endpoint.SecretKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Endpoint.SecretKey(childComplexity), true
+	case "S3Endpoint.url":
+		if e.ComplexityRoot.S3Endpoint.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Endpoint.URL(childComplexity), true
 
 	case "SimConfig.computeCapability":
 		if e.ComplexityRoot.SimConfig.ComputeCapability == nil {
@@ -1246,7 +1329,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/disk.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/scalars.graphqls" "schema/trace.graphqls"
+//go:embed "schema/disk.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/scalars.graphqls" "schema/trace.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -1261,6 +1344,7 @@ var sources = []*ast.Source{
 	{Name: "schema/disk.graphqls", Input: sourceData("schema/disk.graphqls"), BuiltIn: false},
 	{Name: "schema/postprocess.graphqls", Input: sourceData("schema/postprocess.graphqls"), BuiltIn: false},
 	{Name: "schema/run.graphqls", Input: sourceData("schema/run.graphqls"), BuiltIn: false},
+	{Name: "schema/s3.graphqls", Input: sourceData("schema/s3.graphqls"), BuiltIn: false},
 	{Name: "schema/scalars.graphqls", Input: sourceData("schema/scalars.graphqls"), BuiltIn: false},
 	{Name: "schema/trace.graphqls", Input: sourceData("schema/trace.graphqls"), BuiltIn: false},
 }
@@ -1488,6 +1572,32 @@ func (ec *executionContext) childFields_RunProgress(ctx context.Context, field g
 		return ec.fieldContext_RunProgress_kernelsTotal(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RunProgress", field.Name)
+}
+
+func (ec *executionContext) childFields_S3Endpoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "url":
+		return ec.fieldContext_S3Endpoint_url(ctx, field)
+	case "bucket":
+		return ec.fieldContext_S3Endpoint_bucket(ctx, field)
+	case "prefix":
+		return ec.fieldContext_S3Endpoint_prefix(ctx, field)
+	case "region":
+		return ec.fieldContext_S3Endpoint_region(ctx, field)
+	case "accessKeyId":
+		return ec.fieldContext_S3Endpoint_accessKeyId(ctx, field)
+	case "secretAccessKey":
+		return ec.fieldContext_S3Endpoint_secretAccessKey(ctx, field)
+	case "envCommand":
+		return ec.fieldContext_S3Endpoint_envCommand(ctx, field)
+	case "awsCommand":
+		return ec.fieldContext_S3Endpoint_awsCommand(ctx, field)
+	case "rcloneCommand":
+		return ec.fieldContext_S3Endpoint_rcloneCommand(ctx, field)
+	case "cascadeCommand":
+		return ec.fieldContext_S3Endpoint_cascadeCommand(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type S3Endpoint", field.Name)
 }
 
 func (ec *executionContext) childFields_SimConfig(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3042,6 +3152,38 @@ func (ec *executionContext) fieldContext_Query_run(ctx context.Context, field gr
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_s3Endpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_s3Endpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().S3Endpoint(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *s3gw.Endpoint) graphql.Marshaler {
+			return ec.marshalOS3Endpoint2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋs3gwᚐEndpoint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_s3Endpoint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_S3Endpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_traces(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4350,6 +4492,236 @@ func (ec *executionContext) _RunProgress_kernelsTotal(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_RunProgress_kernelsTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RunProgress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _S3Endpoint_url(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Endpoint_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Endpoint_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3Endpoint_bucket(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Endpoint_bucket(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bucket, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Endpoint_bucket(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3Endpoint_prefix(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Endpoint_prefix(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Prefix, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Endpoint_prefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3Endpoint_region(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Endpoint_region(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Region, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Endpoint_region(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3Endpoint_accessKeyId(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Endpoint_accessKeyId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AccessKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Endpoint_accessKeyId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3Endpoint_secretAccessKey(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Endpoint_secretAccessKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SecretKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Endpoint_secretAccessKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3Endpoint_envCommand(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Endpoint_envCommand(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Env(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Endpoint_envCommand(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Endpoint", field, true, false, "String")
+}
+
+func (ec *executionContext) _S3Endpoint_awsCommand(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Endpoint_awsCommand(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AWSCommand(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Endpoint_awsCommand(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Endpoint", field, true, false, "String")
+}
+
+func (ec *executionContext) _S3Endpoint_rcloneCommand(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Endpoint_rcloneCommand(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RcloneCommand(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Endpoint_rcloneCommand(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Endpoint", field, true, false, "String")
+}
+
+func (ec *executionContext) _S3Endpoint_cascadeCommand(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Endpoint_cascadeCommand(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CascadeCommand(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Endpoint_cascadeCommand(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Endpoint", field, true, false, "String")
 }
 
 func (ec *executionContext) _SimConfig_name(ctx context.Context, field graphql.CollectedField, obj *simconfig.Config) (ret graphql.Marshaler) {
@@ -7091,6 +7463,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_run(ctx, field)
 				})
+		case "s3Endpoint":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_s3Endpoint(ctx, field)
+				})
 		case "traces":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -7518,6 +7896,84 @@ func (ec *executionContext) _RunProgress(ctx context.Context, sel ast.SelectionS
 			}
 		case "kernelsTotal":
 			out.Values[i] = ec._RunProgress_kernelsTotal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var s3EndpointImplementors = []string{"S3Endpoint"}
+
+func (ec *executionContext) _S3Endpoint(ctx context.Context, sel ast.SelectionSet, obj *s3gw.Endpoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, s3EndpointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("S3Endpoint")
+		case "url":
+			out.Values[i] = ec._S3Endpoint_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bucket":
+			out.Values[i] = ec._S3Endpoint_bucket(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "prefix":
+			out.Values[i] = ec._S3Endpoint_prefix(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "region":
+			out.Values[i] = ec._S3Endpoint_region(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "accessKeyId":
+			out.Values[i] = ec._S3Endpoint_accessKeyId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "secretAccessKey":
+			out.Values[i] = ec._S3Endpoint_secretAccessKey(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "envCommand":
+			out.Values[i] = ec._S3Endpoint_envCommand(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "awsCommand":
+			out.Values[i] = ec._S3Endpoint_awsCommand(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rcloneCommand":
+			out.Values[i] = ec._S3Endpoint_rcloneCommand(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cascadeCommand":
+			out.Values[i] = ec._S3Endpoint_cascadeCommand(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -8995,6 +9451,13 @@ func (ec *executionContext) marshalORunState2ᚖgithubᚗcomᚋcascadeᚑsimᚋc
 	_ = ctx
 	res := graphql.MarshalString(string(*v))
 	return res
+}
+
+func (ec *executionContext) marshalOS3Endpoint2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋs3gwᚐEndpoint(ctx context.Context, sel ast.SelectionSet, v *s3gw.Endpoint) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._S3Endpoint(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfig(ctx context.Context, sel ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {

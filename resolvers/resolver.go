@@ -14,6 +14,7 @@ import (
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/internal/proc"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/s3gw"
 )
 
 // Resolver is the root resolver; its fields are the packages the API
@@ -25,6 +26,8 @@ type Resolver struct {
 	Postproc   LogSource
 	RunManager *runs.Manager
 	Disk       disk.Meter
+	// S3 is the S3 endpoint; nil when the server runs without one.
+	S3 *s3gw.Endpoint
 }
 
 // TraceService is what the API asks of the scanner.

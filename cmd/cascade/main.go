@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -81,13 +82,19 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs := flag.NewFlagSet("cascade serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg app.Config
-	var ppCmd, simCmd, origins, level, format string
+
 	var sim simSetup
+	var ppCmd, simCmd, origins, level, format, s3Addr string
 	var conc int
 	fs.StringVar(&cfg.DataDir, "data-dir", env("CASCADE_DATA_DIR", "./cascade-data"), "data directory: database, bucket, work files (CASCADE_DATA_DIR)")
 	fs.StringVar(&cfg.Bucket, "bucket", env("CASCADE_BUCKET", "cascade"), "bucket name under <data dir>/s3 (CASCADE_BUCKET)")
 	fs.StringVar(&cfg.Prefix, "prefix", env("CASCADE_PREFIX", "traces"), "prefix inside the bucket that holds trace directories (CASCADE_PREFIX)")
 	fs.StringVar(&cfg.Addr, "addr", env("CASCADE_ADDR", "127.0.0.1:8080"), "listen address (CASCADE_ADDR)")
+	fs.StringVar(&s3Addr, "s3-addr", env("CASCADE_S3_ADDR", "127.0.0.1:7070"), "S3 endpoint's listen address; off for none (CASCADE_S3_ADDR)")
+	fs.StringVar(&cfg.S3URL, "s3-url", env("CASCADE_S3_URL", ""), "S3 endpoint's URL as clients reach it; derived from --s3-addr when empty (CASCADE_S3_URL)")
+	fs.StringVar(&cfg.S3Keys.AccessKey, "s3-access-key", env("CASCADE_S3_ACCESS_KEY", ""), "S3 access key; with --s3-secret-key, instead of the key file (CASCADE_S3_ACCESS_KEY)")
+	fs.StringVar(&cfg.S3Keys.SecretKey, "s3-secret-key", env("CASCADE_S3_SECRET_KEY", ""), "S3 secret key (CASCADE_S3_SECRET_KEY)")
+	fs.StringVar(&cfg.S3KeyFile, "s3-key-file", env("CASCADE_S3_KEY_FILE", ""), "file holding the S3 key pair, made with a new pair if missing; <data dir>/s3-keys.env when empty (CASCADE_S3_KEY_FILE)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("CASCADE_DATABASE_URL", ""), "postgres:// URL; SQLite in the data directory when empty (CASCADE_DATABASE_URL)")
 	fs.StringVar(&ppCmd, "postprocess-cmd", env("CASCADE_POSTPROCESS_CMD", ""), "post-processor command; the built-in `cascade postprocess` when empty (CASCADE_POSTPROCESS_CMD)")
 	fs.IntVar(&conc, "postprocess-concurrency", envInt("CASCADE_POSTPROCESS_CONCURRENCY", 1), "post-processors at once (CASCADE_POSTPROCESS_CONCURRENCY)")
@@ -115,6 +122,12 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	var err error
 	if cfg.SimCmd, err = splitCommand("--sim-cmd (CASCADE_SIM_CMD)", simCmd); err != nil {
 		return cfg, 0, "", err
+	}
+	if s3Addr != "off" {
+		cfg.S3Addr = s3Addr
+	}
+	if (cfg.S3Keys.AccessKey == "") != (cfg.S3Keys.SecretKey == "") {
+		return cfg, 0, "", fmt.Errorf("S3 keys: give both CASCADE_S3_ACCESS_KEY and CASCADE_S3_SECRET_KEY, or neither to use the key file")
 	}
 	if ppCmd != "" {
 		if cfg.PostprocessCmd, err = splitCommand("--postprocess-cmd (CASCADE_POSTPROCESS_CMD)", ppCmd); err != nil {
@@ -203,6 +216,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, l := range m.Config.Report {
 		fmt.Fprintf(stdout, "cascade: %s\n", l)
 	}
+	printS3(stdout, m)
 	code := 0
 	select {
 	case <-ctx.Done():
@@ -216,4 +230,27 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code = 1
 	}
 	return code
+}
+
+// printS3 says where the S3 endpoint is and how to upload a trace to it.
+func printS3(w io.Writer, m *app.Main) {
+	e := m.S3
+	if e == nil {
+		fmt.Fprintln(w, "cascade: no S3 endpoint (CASCADE_S3_ADDR=off)")
+		return
+	}
+	keys := "keys from CASCADE_S3_ACCESS_KEY/CASCADE_S3_SECRET_KEY"
+	if m.Config.S3Keys.AccessKey == "" {
+		file := m.Config.S3KeyFile
+		if file == "" {
+			file = filepath.Join(m.Config.DataDir, "s3-keys.env")
+		}
+		keys = "keys in " + file
+		if m.S3KeysCreated {
+			keys = "new keys written to " + file
+		}
+	}
+	fmt.Fprintf(w, "cascade: S3 endpoint %s, bucket %s, traces under %s/ (%s)\n", e.URL, e.Bucket, e.Prefix, keys)
+	fmt.Fprintf(w, "cascade: upload ./my-trace from another machine with one of:\n  %s\n  %s\n  %s\n  %s\n",
+		e.Env(), e.AWSCommand(), e.RcloneCommand(), e.CascadeCommand())
 }

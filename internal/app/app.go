@@ -26,6 +26,7 @@ import (
 	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/resolvers"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/s3gw"
 	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/scanner"
 )
@@ -61,6 +62,15 @@ type Config struct {
 	// Report says what the configuration found (an Accel-Sim checkout, the
 	// trace format picked); the command prints it at start.
 	Report []string
+	// S3Addr is the S3 endpoint's listen address (CASCADE_S3_ADDR); empty
+	// runs none. S3URL is its URL as clients reach it (CASCADE_S3_URL);
+	// empty derives it from the address. S3Keys sign requests; when empty
+	// they are read from S3KeyFile (default <data dir>/s3-keys.env), which
+	// is created with a new pair if missing.
+	S3Addr    string
+	S3URL     string
+	S3Keys    s3gw.Keys
+	S3KeyFile string
 
 	// WebsocketPing is the keep-alive interval; a client silent for two is
 	// dropped. The default when 0 is 15 s.
@@ -96,6 +106,7 @@ func (c Config) absolute() (Config, error) {
 	}
 	abs("data directory", &c.DataDir)
 	abs("sim configs directory", &c.SimConfigsDir)
+	abs("S3 key file", &c.S3KeyFile)
 	for _, cmd := range []*[]string{&c.PostprocessCmd, &c.SimCmd} {
 		if len(*cmd) > 0 && strings.ContainsRune((*cmd)[0], filepath.Separator) {
 			*cmd = slices.Clone(*cmd)
@@ -111,11 +122,16 @@ type Main struct {
 	DB     *db.DB
 	// URL is the server's base URL, "http://127.0.0.1:8080".
 	URL string
+	// S3 is the S3 endpoint, nil when Config.S3Addr is empty.
+	// S3KeysCreated says its keys were made at this start.
+	S3            *s3gw.Endpoint
+	S3KeysCreated bool
 
 	log    *slog.Logger
 	events *events.Broker
 	http   *http.Server
 	graph  *graph.Server
+	s3     *s3gw.Gateway
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	errc   chan error
@@ -198,7 +214,11 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		},
 		Logger: log,
 	})
-	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm,
+	if err := m.startS3(ctx); err != nil {
+		m.DB.Close()
+		return nil, err
+	}
+	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm, S3: m.S3,
 		Disk: disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB}},
 		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing})
 
@@ -212,6 +232,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
+		m.closeS3()
 		m.DB.Close()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
@@ -248,7 +269,7 @@ func (m *Main) Subscribers() int { return m.events.Subscribers() }
 // Err delivers the error of a part that stopped on its own.
 func (m *Main) Err() <-chan error { return m.errc }
 
-// Close stops the server: no new connections, in-flight requests finish,
+// Close stops the server: the S3 endpoint first, then no new connections, in-flight requests finish,
 // websockets get a close frame, the scanner and post-processors stop
 // (their child processes with them), and the database is closed last.
 // Calling it again returns the first call's result.
@@ -256,11 +277,12 @@ func (m *Main) Close() error {
 	m.closeOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		s3err := m.closeS3()
 		err := m.http.Shutdown(ctx)
 		m.graph.Shutdown(ctx)
 		m.cancel()
 		m.wg.Wait()
-		m.closeErr = errors.Join(err, m.DB.Close())
+		m.closeErr = errors.Join(s3err, err, m.DB.Close())
 	})
 	return m.closeErr
 }

@@ -1,0 +1,55 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/cascade-sim/cascade/s3gw"
+)
+
+// startS3 serves the bucket directory over S3 when the config asks for it.
+func (m *Main) startS3(ctx context.Context) error {
+	cfg := m.Config
+	if cfg.S3Addr == "" {
+		return nil
+	}
+	keys := cfg.S3Keys
+	if keys.AccessKey == "" || keys.SecretKey == "" {
+		file := cfg.S3KeyFile
+		if file == "" {
+			file = filepath.Join(cfg.DataDir, "s3-keys.env")
+		}
+		var err error
+		if keys, m.S3KeysCreated, err = s3gw.LoadOrCreateKeys(file); err != nil {
+			return fmt.Errorf("S3 keys: %w", err)
+		}
+	}
+	g, err := s3gw.Start(ctx, s3gw.Config{
+		Root:   filepath.Join(cfg.DataDir, "s3"),
+		Bucket: cfg.Bucket,
+		Addr:   cfg.S3Addr,
+		Keys:   keys,
+		Logger: m.log,
+	})
+	if err != nil {
+		return err
+	}
+	m.s3 = g
+	m.S3 = &s3gw.Endpoint{
+		URL:       s3gw.PublicURL(g.URL, cfg.S3URL),
+		Bucket:    cfg.Bucket,
+		Prefix:    cfg.Prefix,
+		Region:    s3gw.Region,
+		AccessKey: keys.AccessKey,
+		SecretKey: keys.SecretKey,
+	}
+	return nil
+}
+
+func (m *Main) closeS3() error {
+	if m.s3 == nil {
+		return nil
+	}
+	return m.s3.Close()
+}
