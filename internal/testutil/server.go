@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/s3gw"
 )
 
 // TestServer is a real Cascade server on a free loopback port.
@@ -141,4 +142,15 @@ func ForEachServer(t *testing.T, fn func(t *testing.T, s *TestServer), configure
 			fn(t, Server(t, append([]func(*app.Config){func(c *app.Config) { c.DatabaseURL = u }}, configure...)...))
 		})
 	}
+}
+
+// S3Keys is the key pair of the S3 endpoint that WithS3 turns on.
+var S3Keys = s3gw.Keys{AccessKey: "CASCADETESTACCESSKEY", SecretKey: "cascade-test-secret-key-0123456789abcdef"}
+
+// WithS3 is a Server option that turns on the S3 endpoint on a free
+// loopback port, signed with S3Keys. Only one runs per process at a time,
+// so tests using it do not run in parallel.
+func WithS3(c *app.Config) {
+	c.S3Addr = "127.0.0.1:0"
+	c.S3Keys = S3Keys
 }
