@@ -68,7 +68,7 @@ func (e Endpoint) RcloneCommand() string {
 
 // CascadeCommand uploads ./my-trace with cascade upload (after Env).
 func (e Endpoint) CascadeCommand() string {
-	cmd := fmt.Sprintf("cascade upload ./%s --endpoint %s", exampleTrace, e.URL)
+	cmd := fmt.Sprintf("cascade upload ./%[1]s --run-name %[1]s --endpoint %[2]s", exampleTrace, e.URL)
 	if e.Bucket != "cascade" {
 		cmd += " --bucket " + e.Bucket
 	}

@@ -12,14 +12,20 @@ import (
 	"golang.org/x/term"
 )
 
-const usage = `usage: cascade upload <local trace dir> [--run-name NAME] [--to DIR] [--force]
-                      [--data-dir DIR] [--bucket NAME] [--prefix PATH]
+const usage = `usage: cascade upload <local trace dir> [--run-name NAME] [--force]
+                      [--endpoint URL [--access-key KEY --secret-key SECRET] [--parallel N]]
+                      [--to DIR] [--data-dir DIR] [--bucket NAME] [--prefix PATH]
 
-Copies a trace directory into the app's bucket, at
+Uploads a trace directory to a Cascade. With --endpoint, to its S3 endpoint
+(the URL cascade serve prints), signed with the key pair from the flags,
+else CASCADE_S3_ACCESS_KEY/CASCADE_S3_SECRET_KEY, else AWS_ACCESS_KEY_ID/
+AWS_SECRET_ACCESS_KEY; large files go as multipart uploads with parallel
+parts. Without it, copies into this machine's bucket directory,
 $CASCADE_DATA_DIR/s3/$CASCADE_BUCKET/$CASCADE_PREFIX/<run name>/ (defaults
 ./cascade-data, cascade, traces), or into --to DIR. Data files go first,
 metadata.json last with a files list, so the app sees the upload complete only
-when it is. Run the same command again to resume an interrupted upload.
+when it is. Run the same command again to resume an interrupted upload: files
+and parts already there are not sent again.
 
 `
 
@@ -40,6 +46,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data-dir", envOr("CASCADE_DATA_DIR", "./cascade-data"), "the app's data directory ($CASCADE_DATA_DIR)")
 	bucket := fs.String("bucket", envOr("CASCADE_BUCKET", "cascade"), "bucket name ($CASCADE_BUCKET)")
 	prefix := fs.String("prefix", envOr("CASCADE_PREFIX", "traces"), "prefix inside the bucket ($CASCADE_PREFIX)")
+	endpoint := fs.String("endpoint", "", "a Cascade's S3 endpoint URL, http://host:7070")
+	accessKey := fs.String("access-key", envOr("CASCADE_S3_ACCESS_KEY", os.Getenv("AWS_ACCESS_KEY_ID")), "S3 access key ($CASCADE_S3_ACCESS_KEY, else $AWS_ACCESS_KEY_ID)")
+	secretKey := fs.String("secret-key", envOr("CASCADE_S3_SECRET_KEY", os.Getenv("AWS_SECRET_ACCESS_KEY")), "S3 secret key ($CASCADE_S3_SECRET_KEY, else $AWS_SECRET_ACCESS_KEY)")
+	parallel := fs.Int("parallel", defaultParallel, "parts sent at once with --endpoint")
 
 	// The trace directory comes first in the documented form, and the flag
 	// package stops at the first argument that is not a flag, so parse
@@ -70,7 +80,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	opts := Options{Source: pos[0], RunName: *runName, Dest: *to, Force: *force, Progress: stderr}
-	if *to == "" {
+	switch {
+	case *endpoint != "" && *to != "":
+		fmt.Fprintln(stderr, "cascade upload: give --endpoint or --to, not both")
+		return 2
+	case *endpoint != "":
+		if *accessKey == "" || *secretKey == "" {
+			fmt.Fprintln(stderr, "cascade upload: --endpoint needs a key pair: --access-key and --secret-key, CASCADE_S3_ACCESS_KEY and CASCADE_S3_SECRET_KEY, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (cascade serve prints them)")
+			return 2
+		}
+		opts.Endpoint, opts.Bucket, opts.Prefix, opts.Parallel = *endpoint, *bucket, *prefix, *parallel
+		opts.Keys = Keys{AccessKey: *accessKey, SecretKey: *secretKey}
+	case *to == "":
 		opts.PrefixDir = filepath.Join(*dataDir, "s3", *bucket, *prefix)
 	}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -95,6 +116,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "uploaded %s to %s: %d files, %s copied", res.RunName, res.Dest, len(res.Files), formatBytes(res.CopiedBytes))
 	if res.Skipped > 0 {
 		fmt.Fprintf(stdout, ", %d already there", res.Skipped)
+	}
+	if res.PartsSkipped > 0 {
+		fmt.Fprintf(stdout, ", %d parts already there", res.PartsSkipped)
 	}
 	if res.Removed > 0 {
 		fmt.Fprintf(stdout, ", %d old files removed", res.Removed)

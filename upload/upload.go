@@ -29,8 +29,8 @@ const (
 	copyBuffer = 1 << 20
 )
 
-// Options says what to upload and where. Exactly one of Dest and PrefixDir
-// is set.
+// Options says what to upload and where. Exactly one of Dest, PrefixDir and
+// Endpoint is set.
 type Options struct {
 	// Source is the local trace directory.
 	Source string
@@ -39,6 +39,17 @@ type Options struct {
 	// PrefixDir is $CASCADE_DATA_DIR/s3/<bucket>/<prefix>; the trace goes
 	// into its subdirectory named after the run.
 	PrefixDir string
+	// Endpoint is the URL of a remote Cascade's S3 endpoint; the trace goes
+	// to Bucket under Prefix/<run name>/, signed with Keys.
+	Endpoint string
+	Bucket   string
+	Prefix   string
+	Keys     Keys
+	// Parallel is how many parts of a large file are sent at once; 0
+	// means 4. PartSize is the size of a multipart upload's parts; 0 means
+	// 16 MiB, or larger for a file of more than 10,000 of them.
+	Parallel int
+	PartSize int64
 	// RunName names the run. Empty means metadata.json's run_name, else the
 	// source directory's base name. It is written to metadata.json only when
 	// the source has none.
@@ -59,6 +70,7 @@ type Options struct {
 	now      func() time.Time
 	interval time.Duration
 	renamed  func(rel string) // after each file reaches its real name
+	partSent func(key string, part int32)
 }
 
 // Result describes a finished upload.
@@ -74,6 +86,9 @@ type Result struct {
 	// Removed counts files not in the source deleted from the destination
 	// by Force.
 	Removed int
+	// PartsSent and PartsSkipped count the parts of multipart uploads to
+	// an Endpoint sent now and found already there (a resumed upload).
+	PartsSent, PartsSkipped int
 }
 
 // Upload copies the trace directory opts.Source to its destination. It is
@@ -82,40 +97,24 @@ type Result struct {
 // Upload leaves a metadata.json, so the app never takes a partial upload for
 // a complete one.
 func Upload(ctx context.Context, opts Options) (Result, error) {
-	if (opts.Dest == "") == (opts.PrefixDir == "") {
-		return Result{}, errors.New("upload: set exactly one of Dest and PrefixDir")
+	set := 0
+	for _, d := range []string{opts.Dest, opts.PrefixDir, opts.Endpoint} {
+		if d != "" {
+			set++
+		}
+	}
+	if set != 1 {
+		return Result{}, errors.New("upload: set exactly one of Dest, PrefixDir and Endpoint")
 	}
 	if opts.now == nil {
 		opts.now = time.Now
 	}
-	src, err := scanSource(opts.Source)
+	src, meta, runName, err := readSource(opts)
 	if err != nil {
-		return Result{}, fmt.Errorf("upload: %w", err)
+		return Result{}, err
 	}
-	meta := &metadata{}
-	if src.metadata != "" {
-		data, err := os.ReadFile(src.metadata)
-		if err != nil {
-			return Result{}, fmt.Errorf("upload: %w", err)
-		}
-		if meta, err = parseMetadata(data); err != nil {
-			return Result{}, fmt.Errorf("upload: %s: %w", src.metadata, err)
-		}
-	}
-	runName := opts.RunName
-	if runName == "" {
-		if runName, err = meta.runName(); err != nil {
-			return Result{}, fmt.Errorf("upload: %s: %w", src.metadata, err)
-		}
-	}
-	if runName == "" {
-		runName = filepath.Base(src.root)
-	}
-	if err := ValidRunName(runName); err != nil {
-		return Result{}, fmt.Errorf("upload: %w", err)
-	}
-	if src.metadata == "" {
-		meta.set("run_name", jsonString(runName))
+	if opts.Endpoint != "" {
+		return uploadRemote(ctx, opts, src, meta, runName)
 	}
 	dest := opts.Dest
 	if dest == "" {
@@ -224,6 +223,41 @@ func Upload(ctx context.Context, opts Options) (Result, error) {
 		opts.renamed("metadata.json")
 	}
 	return res, nil
+}
+
+// readSource walks the source directory and reads its metadata.json; it
+// returns the run name the trace gets.
+func readSource(opts Options) (*source, *metadata, string, error) {
+	src, err := scanSource(opts.Source)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("upload: %w", err)
+	}
+	meta := &metadata{}
+	if src.metadata != "" {
+		data, err := os.ReadFile(src.metadata)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("upload: %w", err)
+		}
+		if meta, err = parseMetadata(data); err != nil {
+			return nil, nil, "", fmt.Errorf("upload: %s: %w", src.metadata, err)
+		}
+	}
+	runName := opts.RunName
+	if runName == "" {
+		if runName, err = meta.runName(); err != nil {
+			return nil, nil, "", fmt.Errorf("upload: %s: %w", src.metadata, err)
+		}
+	}
+	if runName == "" {
+		runName = filepath.Base(src.root)
+	}
+	if err := ValidRunName(runName); err != nil {
+		return nil, nil, "", fmt.Errorf("upload: %w", err)
+	}
+	if src.metadata == "" {
+		meta.set("run_name", jsonString(runName))
+	}
+	return src, meta, runName, nil
 }
 
 // ValidRunName reports why name cannot name a trace directory, or nil. The

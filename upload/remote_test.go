@@ -1,0 +1,118 @@
+package upload
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/internal/testutil"
+)
+
+// TestEndpointUploadResumes uploads a trace with a 40 MiB kernel to a real
+// server's S3 endpoint, interrupts it after three of its eight parts, and
+// runs it again: the parts already there are not sent again, the kernel
+// lands whole, and the trace goes UPLOADING → READY.
+func TestEndpointUploadResumes(t *testing.T) {
+	s := testutil.Server(t, testutil.WithS3)
+	src := filepath.Join(t.TempDir(), "my-trace")
+	if err := os.CopyFS(src, os.DirFS(filepath.Join(testutil.ModuleRoot(), "samples", "quickstart"))); err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, 40<<20)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < len(big); i += 8 {
+		binary.LittleEndian.PutUint64(big[i:], rng.Uint64())
+	}
+	if err := os.WriteFile(filepath.Join(src, "traces", "kernel-5-ctx_0x55d2c3a1e4f0.trace"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := s.Subscribe(t, "graphql-transport-ws", `subscription { traceUpdated(id: "resumed") { state kernelCount } }`, nil)
+
+	var mu sync.Mutex
+	var sent []int32
+	ctx, cancel := context.WithCancel(context.Background())
+	opts := Options{
+		Source: src, RunName: "resumed", Endpoint: s.S3.URL, Bucket: "cascade", Prefix: "traces",
+		Keys: Keys(testutil.S3Keys), PartSize: 5 << 20, Parallel: 2,
+		partSent: func(key string, part int32) {
+			mu.Lock()
+			defer mu.Unlock()
+			sent = append(sent, part)
+			if len(sent) == 3 {
+				cancel()
+			}
+		},
+	}
+	_, err := Upload(ctx, opts)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted upload: %v, want context.Canceled", err)
+	}
+	first := len(sent)
+	dest := s.TraceDir("resumed")
+	for _, name := range []string{"metadata.json", "traces/kernel-5-ctx_0x55d2c3a1e4f0.trace"} {
+		if _, err := os.Stat(filepath.Join(dest, name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("%s after the interruption: %v, want it absent", name, err)
+		}
+	}
+
+	sent = nil
+	opts.partSent = func(key string, part int32) {
+		mu.Lock()
+		defer mu.Unlock()
+		sent = append(sent, part)
+	}
+	var progress bytes.Buffer
+	opts.Progress = &progress
+	res, err := Upload(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("resumed upload: %v", err)
+	}
+	if res.PartsSkipped < 3 || res.PartsSent+res.PartsSkipped != 8 || len(sent) != res.PartsSent {
+		t.Fatalf("resume sent %d parts %v and skipped %d, after %d sent before; want the 8 parts split between them", res.PartsSent, sent, res.PartsSkipped, first)
+	}
+	if res.Skipped == 0 {
+		t.Errorf("no whole file counted as already there: %+v", res)
+	}
+	if !strings.Contains(progress.String(), "sending") {
+		t.Errorf("progress output: %q", progress.String())
+	}
+	got, err := os.ReadFile(filepath.Join(dest, "traces", "kernel-5-ctx_0x55d2c3a1e4f0.trace"))
+	if err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("kernel after the resumed upload: %v, %d bytes, equal %v", err, len(got), bytes.Equal(got, big))
+	}
+	files, _ := readMetadata(t, dest)
+	if len(files) != len(res.Files) || len(files) < 10 {
+		t.Fatalf("metadata.json files list: %v", files)
+	}
+
+	var states []string
+	for len(states) == 0 || states[len(states)-1] != "READY" {
+		var r struct{ TraceUpdated struct{ State string } }
+		if err := sub.Next(30*time.Second, &r); err != nil {
+			t.Fatalf("after %v: %v", states, err)
+		}
+		if len(states) == 0 || states[len(states)-1] != r.TraceUpdated.State {
+			states = append(states, r.TraceUpdated.State)
+		}
+		if r.TraceUpdated.State == "FAILED" {
+			t.Fatalf("states %v", states)
+		}
+	}
+	if states[0] != "UPLOADING" {
+		t.Fatalf("states %v", states)
+	}
+
+	// A finished trace is not overwritten without --force.
+	if _, err := Upload(context.Background(), opts); !errors.Is(err, ErrExists) {
+		t.Fatalf("upload over a finished trace: %v, want ErrExists", err)
+	}
+}
