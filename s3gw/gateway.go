@@ -130,6 +130,7 @@ func start(ctx context.Context, cfg Config, addr string) (*Gateway, error) {
 		be.Shutdown()
 		return nil, fmt.Errorf("bucket %s: %w", cfg.Bucket, err)
 	}
+	root := auth.Account{Access: cfg.Keys.AccessKey, Secret: cfg.Keys.SecretKey, Role: auth.RoleAdmin}
 	ready := make(chan struct{})
 	var readyOnce sync.Once
 	gcfg := &embedgw.Config{
@@ -142,6 +143,7 @@ func start(ctx context.Context, cfg Config, addr string) (*Gateway, error) {
 		MultipartMaxParts: maxParts,
 		Quiet:             true,
 		KeepAlive:         true,
+		IAMService:        oneAccount{auth.NewIAMServiceSingle(root)},
 		S3Options: []s3api.Option{
 			s3api.WithOnListen(func() { readyOnce.Do(func() { close(ready) }) }),
 		},
@@ -164,6 +166,19 @@ func start(ctx context.Context, cfg Config, addr string) (*Gateway, error) {
 		<-g.done
 		return nil, fmt.Errorf("gateway did not listen on %s within %v", addr, startTimeout)
 	}
+}
+
+// oneAccount is the gateway's single-account IAM, answering a request
+// signed with an unknown access key with S3's InvalidAccessKeyId rather
+// than the gateway's admin-API error.
+type oneAccount struct{ auth.IAMService }
+
+func (a oneAccount) GetUserAccount(access string) (auth.Account, error) {
+	acct, err := a.IAMService.GetUserAccount(access)
+	if err != nil {
+		return acct, auth.ErrNoSuchUser
+	}
+	return acct, nil
 }
 
 // freeAddr returns host with a port free at the time of the call.

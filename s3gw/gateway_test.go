@@ -1,0 +1,295 @@
+package s3gw_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+
+	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/s3gw"
+)
+
+// files lists the regular files under root by slash path, dotfiles and
+// dot directories included, with their sizes.
+func files(t *testing.T, root string) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = info.Size()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// visible is what the scanner can see: files with no dot component.
+func visible(all map[string]int64) []string {
+	var out []string
+	for rel := range all {
+		if !strings.HasPrefix(rel, ".") && !strings.Contains(rel, "/.") {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+func client(url string, keys s3gw.Keys) *s3.Client {
+	return s3.New(s3.Options{
+		BaseEndpoint: aws.String(url),
+		Region:       "us-east-1",
+		UsePathStyle: true,
+		Credentials:  credentials.NewStaticCredentialsProvider(keys.AccessKey, keys.SecretKey, ""),
+	})
+}
+
+func apiCode(err error) string {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return ae.ErrorCode()
+	}
+	return ""
+}
+
+// TestMultipartUpload drives a 112 MB multipart upload of 7 parts with
+// boto3, looks at the disk once every part is there and before the upload
+// is completed or aborted: the object is not at its path and nothing the
+// scanner reads has appeared. Completed, the object is whole at its path;
+// aborted, nothing of it is left.
+func TestMultipartUpload(t *testing.T) {
+	needBoto3(t)
+	s := testutil.Server(t, testutil.WithS3)
+	src := filepath.Join(t.TempDir(), "big.trace")
+	data := bytes.Repeat([]byte("multipart kernel trace line\n"), 112<<20/28)
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bucket := filepath.Join(s.DataDir, "s3", "cascade")
+	script := filepath.Join(testutil.ModuleRoot(), "s3gw", "testdata", "boto3_multipart.py")
+	for _, step := range []string{"complete", "abort"} {
+		t.Run(step, func(t *testing.T) {
+			key := "traces/mp-" + step + "/traces/kernel-1.trace"
+			cmd := exec.Command("python3", script, s.S3.URL, "cascade", key, src, "16777216")
+			cmd.Env = clientEnv(t)
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			lines := bufio.NewScanner(stdout)
+			if !lines.Scan() || lines.Text() != "parts 7" {
+				cmd.Wait()
+				t.Fatalf("boto3 said %q, want \"parts 7\": %s", lines.Text(), stderr.String())
+			}
+			// Every part is on disk now, only under .sgwtmp.
+			before := files(t, bucket)
+			var staged int64
+			for rel, size := range before {
+				if strings.HasPrefix(rel, ".sgwtmp/multipart/") {
+					staged += size
+				}
+			}
+			if staged != int64(len(data)) {
+				t.Fatalf("%d bytes staged under .sgwtmp/multipart, want %d: %v", staged, len(data), before)
+			}
+			for _, rel := range visible(before) {
+				if strings.HasPrefix(rel, "traces/mp-"+step+"/") {
+					t.Fatalf("the scanner sees %s before CompleteMultipartUpload", rel)
+				}
+			}
+			io.WriteString(stdin, step+"\n")
+			if !lines.Scan() || lines.Text() != "done" {
+				cmd.Wait()
+				t.Fatalf("boto3 said %q after %s: %s", lines.Text(), step, stderr.String())
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("boto3: %v: %s", err, stderr.String())
+			}
+			after := files(t, bucket)
+			mine := 0
+			for _, rel := range visible(after) {
+				if strings.HasPrefix(rel, "traces/mp-"+step+"/") {
+					mine++
+				}
+			}
+			for rel := range after {
+				if strings.HasPrefix(rel, ".sgwtmp/") {
+					t.Errorf("left after %s: %s", step, rel)
+				}
+			}
+			got, err := os.ReadFile(filepath.Join(bucket, filepath.FromSlash(key)))
+			switch step {
+			case "complete":
+				if err != nil || sha256.Sum256(got) != sha256.Sum256(data) || mine != 1 {
+					t.Fatalf("completed object: %v, %d bytes, want %d; %d files of it", err, len(got), len(data), mine)
+				}
+			case "abort":
+				if !errors.Is(err, fs.ErrNotExist) {
+					t.Fatalf("aborted object: %v, want no file", err)
+				}
+				if mine != 0 {
+					t.Fatalf("files after the abort: %v", visible(after))
+				}
+			}
+		})
+	}
+}
+
+// TestUnsignedAndWronglySignedRequestsAreRefused uploads with the AWS CLI
+// without a signature and with a wrong secret: S3's AccessDenied and
+// SignatureDoesNotMatch, and nothing written.
+func TestUnsignedAndWronglySignedRequestsAreRefused(t *testing.T) {
+	needTool(t, "aws")
+	s := testutil.Server(t, testutil.WithS3)
+	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart", "metadata.json")
+	env := clientEnv(t)
+	for _, c := range []struct {
+		name, want string
+		env        []string
+		args       []string
+	}{
+		{"unsigned", "AccessDenied", env, []string{"--no-sign-request"}},
+		{"wrong secret", "SignatureDoesNotMatch", append(env[:len(env):len(env)], "AWS_SECRET_ACCESS_KEY=not-the-secret"), nil},
+		{"unknown key", "InvalidAccessKeyId", append(env[:len(env):len(env)], "AWS_ACCESS_KEY_ID=AKIANOTAKEYOFCASCADE"), nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"--endpoint-url", s.S3.URL}, c.args...)
+			args = append(args, "s3", "cp", src, "s3://cascade/traces/refused/metadata.json")
+			out, err := runIn(t.TempDir(), c.env, "aws", args...)
+			if err == nil || !strings.Contains(out, c.want) {
+				t.Fatalf("aws %v: %v, want %s:\n%s", c.args, err, c.want, out)
+			}
+		})
+	}
+	if _, err := os.Stat(s.TraceDir("refused")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("refused uploads left %s: %v", s.TraceDir("refused"), err)
+	}
+}
+
+// TestKeysCannotEscapeOrHide sends keys that climb out of the bucket, are
+// absolute, hold a dotfile component or a control character: each is
+// refused with an S3 error and nothing is written anywhere in the data
+// directory. Odd but harmless characters are stored under exactly that
+// name.
+func TestKeysCannotEscapeOrHide(t *testing.T) {
+	s := testutil.Server(t, testutil.WithS3)
+	c := client(s.S3.URL, testutil.S3Keys)
+	ctx := context.Background()
+	before := files(t, s.DataDir)
+	for _, key := range []string{
+		"../escaped",
+		"traces/../../escaped",
+		"traces/x/../../../../escaped",
+		"/escaped",
+		"traces//escaped",
+		"traces/.hidden/kernel-1.trace",
+		"traces/x/.kernel-1.trace",
+		".sgwtmp/multipart/escaped",
+		"traces/x/a\x01b",
+		"traces/x/" + strings.Repeat("k", 256),
+	} {
+		_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String(key), Body: strings.NewReader("x")})
+		if err == nil {
+			t.Errorf("PutObject %q succeeded", key)
+			continue
+		}
+		if code := apiCode(err); code == "" || code == "InternalError" {
+			t.Errorf("PutObject %q: %v, want an S3 client error", key, err)
+		}
+		_, err = c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("cascade"), Key: aws.String(key)})
+		if err == nil {
+			t.Errorf("CreateMultipartUpload %q succeeded", key)
+		}
+	}
+	if after := files(t, s.DataDir); len(after) != len(before) {
+		for rel := range after {
+			if _, ok := before[rel]; !ok && !strings.HasPrefix(rel, "s3/.vgwlocks/") && !strings.HasSuffix(rel, "-wal") && !strings.HasSuffix(rel, "-shm") {
+				t.Errorf("written: %s", rel)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(s.DataDir), "escaped")); err == nil {
+		t.Error("a key escaped the data directory")
+	}
+
+	odd := "traces/odd/ä b+c%d?e=f&g'h"
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String(odd), Body: strings.NewReader("odd")}); err != nil {
+		t.Fatalf("PutObject %q: %v", odd, err)
+	}
+	if got, err := os.ReadFile(filepath.Join(s.DataDir, "s3", "cascade", filepath.FromSlash(odd))); err != nil || string(got) != "odd" {
+		t.Fatalf("%q on disk: %q, %v", odd, got, err)
+	}
+}
+
+// TestFullDiskFailsTheRequest puts the storage root on a 16 MiB tmpfs and
+// uploads 24 MiB: the request fails with S3's InsufficientStorage and
+// leaves no file, so the space is free again for the next upload. It
+// needs root, for mount(2).
+func TestFullDiskFailsTheRequest(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small file system")
+	}
+	mounted := ""
+	s := testutil.Server(t, testutil.WithS3, func(c *app.Config) {
+		root := filepath.Join(c.DataDir, "s3")
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mount("tmpfs", root, "tmpfs", 0, "size=16m"); err != nil {
+			if os.Getenv("CI") == "" {
+				t.Skipf("mount tmpfs: %v", err)
+			}
+			t.Fatalf("mount tmpfs: %v", err)
+		}
+		mounted = root
+	})
+	t.Cleanup(func() {
+		s.Close() // before the unmount, which runs before the data directory's removal
+		if err := syscall.Unmount(mounted, 0); err != nil {
+			t.Errorf("unmount %s: %v", mounted, err)
+		}
+	})
+	c := client(s.S3.URL, testutil.S3Keys)
+	ctx := context.Background()
+	big := bytes.Repeat([]byte("k"), 24<<20)
+	_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String("traces/full/traces/kernel-1.trace"), Body: bytes.NewReader(big)})
+	if code := apiCode(err); code != "InsufficientStorage" {
+		t.Fatalf("PutObject on a full disk: %v, want InsufficientStorage", err)
+	}
+	for rel := range files(t, mounted) {
+		if !strings.HasPrefix(rel, ".vgwlocks/") {
+			t.Errorf("left on the full disk: %s", rel)
+		}
+	}
+	small := bytes.Repeat([]byte("k"), 8<<20)
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String("traces/full/traces/kernel-2.trace"), Body: bytes.NewReader(small)}); err != nil {
+		t.Fatalf("8 MiB after the failed upload: %v", err)
+	}
+}
