@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Installs what Cascade's build and tests need beyond Go, from Debian's
 # packages, when it is missing: xz (the post-processor's fast path), Node
-# and npm (the web UI), Chromium (the UI's browser tests). Idempotent.
+# and npm (the web UI), Chromium (the UI's browser tests), and the S3
+# clients users upload traces with, which the S3 endpoint's tests run: the
+# AWS CLI, rclone and Python's boto3. Idempotent.
 set -euo pipefail
 need=()
 command -v xz >/dev/null || need+=(xz-utils)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 [ -x /usr/bin/chromium ] || need+=(chromium)
+command -v aws >/dev/null || need+=(awscli)
+command -v rclone >/dev/null || need+=(rclone)
+python3 -c 'import boto3' 2>/dev/null || need+=(python3-boto3)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -31,7 +33,7 @@ func serveProcess(t *testing.T, dataDir string, env ...string) (addr string, cmd
 	addr = l.Addr().String()
 	l.Close()
 	cmd = exec.Command(testutil.Program(t, "./cmd/cascade"), "serve")
-	cmd.Env = append(append(os.Environ(), "CASCADE_DATA_DIR="+dataDir, "CASCADE_ADDR="+addr, "CASCADE_SCAN_INTERVAL=200ms"), env...)
+	cmd.Env = append(append(os.Environ(), "CASCADE_DATA_DIR="+dataDir, "CASCADE_ADDR="+addr, "CASCADE_SCAN_INTERVAL=200ms", "CASCADE_S3_ADDR=127.0.0.1:0"), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -264,7 +266,9 @@ func (v relativeSetup) check(t *testing.T, dbURL string) {
 }
 
 // userEnv is this process's environment without any CASCADE_* variable
-// (a user's shell), plus extra.
+// (a user's shell), plus extra. One default is never taken: the S3
+// endpoint goes on a free port, as servers of parallel tests (and other
+// programs on the machine) would share its fixed one.
 func userEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -272,7 +276,7 @@ func userEnv(extra ...string) []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, extra...)
+	return append(append(env, "CASCADE_S3_ADDR=127.0.0.1:0"), extra...)
 }
 
 // freeAddr is a loopback address with a port free a moment ago.
@@ -284,4 +288,54 @@ func freeAddr(t *testing.T) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// TestServePrintsTheS3Endpoint starts `cascade serve` twice on one data
+// directory with no S3 keys configured: the first start makes a key pair in
+// <data dir>/s3-keys.env, readable by its owner only, and prints the
+// endpoint with upload commands; the second start reuses the pair.
+func TestServePrintsTheS3Endpoint(t *testing.T) {
+	dataDir := t.TempDir()
+	var printed []string
+	for i := range 2 {
+		cmd := exec.Command(testutil.Program(t, "./cmd/cascade"), "serve")
+		cmd.Env = append(os.Environ(), "CASCADE_DATA_DIR="+dataDir, "CASCADE_ADDR=127.0.0.1:0", "CASCADE_S3_ADDR=127.0.0.1:0",
+			"CASCADE_S3_ACCESS_KEY=", "CASCADE_S3_SECRET_KEY=")
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		lines := bufio.NewScanner(stdout)
+		for lines.Scan() && !strings.HasPrefix(lines.Text(), "  cascade upload") {
+			out.WriteString(lines.Text() + "\n")
+		}
+		cmd.Process.Signal(os.Interrupt)
+		io.Copy(io.Discard, stdout)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("serve: %v\n%s", err, out.String())
+		}
+		text := out.String()
+		for _, want := range []string{"cascade: S3 endpoint http://127.0.0.1:", "export AWS_ACCESS_KEY_ID=", "aws --endpoint-url http://127.0.0.1:", "rclone copy "} {
+			if !strings.Contains(text, want) {
+				t.Fatalf("start %d printed no %q:\n%s", i+1, want, text)
+			}
+		}
+		if made := strings.Contains(text, "new keys written to "+filepath.Join(dataDir, "s3-keys.env")); made != (i == 0) {
+			t.Fatalf("start %d: new keys %v:\n%s", i+1, made, text)
+		}
+		env := text[strings.Index(text, "export AWS_ACCESS_KEY_ID="):]
+		printed = append(printed, env[:strings.Index(env, "\n")])
+	}
+	if printed[0] != printed[1] {
+		t.Fatalf("the second start has other keys: %q, then %q", printed[0], printed[1])
+	}
+	fi, err := os.Stat(filepath.Join(dataDir, "s3-keys.env"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v, mode %v", err, fi.Mode())
+	}
+	data, _ := os.ReadFile(filepath.Join(dataDir, "s3-keys.env"))
+	if !strings.Contains(printed[0], strings.TrimPrefix(strings.Split(string(data), "\n")[1], "CASCADE_S3_ACCESS_KEY=")) {
+		t.Fatalf("printed %q, key file:\n%s", printed[0], data)
+	}
 }

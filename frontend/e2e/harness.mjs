@@ -47,6 +47,7 @@ export async function startServer({ dataDir, port, env = {} } = {}) {
       CASCADE_DATA_DIR: dataDir,
       CASCADE_ADDR: addr,
       CASCADE_SCAN_INTERVAL: "200ms",
+      CASCADE_S3_ADDR: "127.0.0.1:0",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
