@@ -8,6 +8,7 @@ import { Link, navigate, tracePath, useLocation, useTitle } from "../router";
 import { TraceRemovedSubscription, TracesQuery, TraceUpdatedSubscription } from "./documents";
 import { traceListReducer, type TraceFilter } from "./merge";
 import { DiskUsage } from "./DiskUsage";
+import { S3Upload } from "./S3Upload";
 
 const PAGE = 200;
 const STATES = Object.keys(TRACE_STATES) as TraceState[];
@@ -93,6 +94,9 @@ function TraceList({ filter }: { filter: TraceFilter }) {
   if (error && !data) return <p role="alert" className="error">Could not load traces: {error.message}</p>;
   if (!data) return <p aria-busy="true">Loading traces…</p>;
   const total = data.traces.totalCount + list.delta;
+  // Until a trace of the user's own arrives (the seeded sample does not count), say how to
+  // upload one.
+  const noUploads = !filter.state && !filter.search && list.rows.every((t) => t.sample);
   return (
     <>
       <p className="muted" aria-live="polite">
@@ -154,6 +158,7 @@ function TraceList({ filter }: { filter: TraceFilter }) {
           {fetching ? "Loading…" : "Show more traces"}
         </button>
       )}
+      {noUploads && <S3Upload />}
     </>
   );
 }

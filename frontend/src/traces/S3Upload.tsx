@@ -1,0 +1,33 @@
+import { useQuery } from "urql";
+import { graphql } from "../gql";
+
+const S3EndpointQuery = graphql(`
+  query S3Endpoint {
+    s3Endpoint { url bucket prefix envCommand awsCommand rcloneCommand cascadeCommand }
+  }
+`);
+
+/**
+ * How to upload a trace to this server's S3 endpoint: the same ready-to-paste commands
+ * `cascade serve` prints at start. Each uploads ./my-trace as the trace my-trace, data files
+ * first and metadata.json last. Nothing is shown when the server runs without an endpoint.
+ */
+export function S3Upload() {
+  const [{ data }] = useQuery({ query: S3EndpointQuery });
+  const e = data?.s3Endpoint;
+  if (!e) return null;
+  return (
+    <section className="s3-upload" aria-label="Upload a trace">
+      <h2>Upload a trace</h2>
+      <p className="muted">
+        S3 endpoint <code>{e.url}</code>, bucket <code>{e.bucket}</code>, one directory per trace under{" "}
+        <code>{e.prefix}/</code>. From the machine that holds <code>./my-trace</code>, with the AWS CLI:
+      </p>
+      <pre className="log" aria-label="AWS CLI">{`${e.envCommand}\n${e.awsCommand}`}</pre>
+      <p className="muted">with rclone:</p>
+      <pre className="log" aria-label="rclone">{e.rcloneCommand}</pre>
+      <p className="muted">or with Cascade's own uploader (resumes an interrupted upload):</p>
+      <pre className="log" aria-label="cascade upload">{`${e.envCommand}\n${e.cascadeCommand}`}</pre>
+    </section>
+  );
+}
