@@ -15,11 +15,15 @@ generate:
 	go generate ./graph
 
 # Benchmarks reported in the closing notes: the scanner's latency and
-# steady-state cost, and the post-processor's MB/s and peak RSS on ~200 MB
-# raw kernels (bench-large adds 2 GB ones).
+# steady-state cost, the post-processor's MB/s and peak RSS on ~200 MB
+# raw kernels (bench-large adds 2 GB ones), and a 2 GiB upload to the S3
+# endpoint with the AWS CLI and cascade upload beside cp, with the
+# server's peak RSS.
 bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
 	go test ./traceproc -run '^$$' -bench Postprocess -benchtime 3x -timeout 60m
+	go test ./s3gw -run '^$$' -bench PutObject -benchtime 8x
+	scripts/bench-s3.sh
 
 bench-large:
 	CASCADE_BENCH_LARGE=1 go test ./traceproc -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Benchmarks uploads to the S3 endpoint of `cascade serve` over loopback: a
+# 2 GiB file with the AWS CLI and with `cascade upload --endpoint`, beside
+# `cp` of the same file on the same disk, with the server's peak RSS during
+# each upload. Everything stays on this machine; the source file is in the
+# page cache for every run, and each destination is flushed (untimed)
+# before the next run. BENCH_S3_MIB changes the size.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mib=${BENCH_S3_MIB:-2048}
+work=$(mktemp -d "${TMPDIR:-/tmp}/cascade-bench-s3.XXXXXX")
+server=""
+cleanup() {
+  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+command -v aws >/dev/null || { echo "bench-s3: the AWS CLI is missing; run scripts/deps.sh" >&2; exit 1; }
+go build -o "$work/cascade" ./cmd/cascade
+mkdir -p "$work/src/traces"
+dd if=/dev/urandom of="$work/src/traces/kernel-1.trace" bs=1M count="$mib" status=none
+cat "$work/src/traces/kernel-1.trace" >/dev/null # into the page cache
+
+# timed CMD...: runs CMD; sets wall to its wall time and cpu to its user +
+# system CPU time, in seconds.
+timed() {
+  local TIMEFORMAT='%R %U %S' out
+  out=$({ time "$@" >/dev/null 2>"$work/last.err"; } 2>&1) || { cat "$work/last.err" >&2; return 1; }
+  read -r wall u s <<<"$out"
+  cpu=$(echo "$u + $s" | bc)
+}
+rate() { echo "scale=1; $mib / $1" | bc; }
+# server_cpu: the server's user + system CPU seconds so far.
+server_cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$server/stat"; }
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+addr=127.0.0.1:$(free_port)
+s3=127.0.0.1:$(free_port)
+export CASCADE_S3_ACCESS_KEY=BENCHACCESSKEY CASCADE_S3_SECRET_KEY=bench-secret-key-0123456789
+CASCADE_DATA_DIR="$work/data" CASCADE_ADDR=$addr CASCADE_S3_ADDR=$s3 CASCADE_LOG_LEVEL=warn \
+  "$work/cascade" serve >"$work/serve.log" 2>&1 &
+server=$!
+for _ in $(seq 100); do curl -sf "http://$addr/healthz" >/dev/null && break; sleep 0.1; done
+curl -sf "http://$addr/healthz" >/dev/null || { cat "$work/serve.log"; exit 1; }
+
+# peak_rss: the server's peak RSS in MiB since the last reset_peak.
+reset_peak() { echo 5 >"/proc/$server/clear_refs"; }
+peak_rss() { awk '/VmHWM/ { printf "%d", $2 / 1024 }' "/proc/$server/status"; }
+
+timed cp "$work/src/traces/kernel-1.trace" "$work/cp-copy"
+t_cp=$wall cpu_cp=$cpu
+sync "$work/cp-copy"; rm "$work/cp-copy"
+
+export AWS_ACCESS_KEY_ID=$CASCADE_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$CASCADE_S3_SECRET_KEY AWS_DEFAULT_REGION=us-east-1
+export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true
+reset_peak
+c0=$(server_cpu)
+timed aws --only-show-errors --endpoint-url "http://$s3" s3 cp "$work/src/traces/kernel-1.trace" s3://cascade/bench/aws.trace
+t_aws=$wall cpu_aws=$cpu rss_aws=$(peak_rss) srv_aws=$(echo "$(server_cpu) - $c0" | bc)
+sync "$work/data/s3/cascade/bench/aws.trace"
+
+reset_peak
+c0=$(server_cpu)
+timed "$work/cascade" upload "$work/src" --run-name bench-cascade --endpoint "http://$s3"
+t_cascade=$wall cpu_cascade=$cpu rss_cascade=$(peak_rss) srv_cascade=$(echo "$(server_cpu) - $c0" | bc)
+cmp -s "$work/src/traces/kernel-1.trace" "$work/data/s3/cascade/traces/bench-cascade/traces/kernel-1.trace" ||
+  { echo "bench-s3: the uploaded file differs from the source" >&2; exit 1; }
+
+echo "S3 upload of $mib MiB over loopback ($(nproc) cores; load average:$(uptime | sed 's/.*load average://'))"
+printf '  %-26s %6s %9s %11s %11s %9s\n' "" wall MiB/s "client CPU" "server CPU" "peak RSS"
+printf '  %-26s %5.1fs %9s %10.1fs %11s\n' "cp on the same disk" "$t_cp" "$(rate "$t_cp")" "$cpu_cp" "-"
+printf '  %-26s %5.1fs %9s %10.1fs %10.1fs %5s MiB\n' "aws s3 cp" "$t_aws" "$(rate "$t_aws")" "$cpu_aws" "$srv_aws" "$rss_aws"
+printf '  %-26s %5.1fs %9s %10.1fs %10.1fs %5s MiB\n' "cascade upload --endpoint" "$t_cascade" "$(rate "$t_cascade")" "$cpu_cascade" "$srv_cascade" "$rss_cascade"
