@@ -163,6 +163,13 @@ func TestPrintedCommandsUploadATrace(t *testing.T) {
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("kernelslist.g in the bucket directory: %v, %d bytes, want %d", err, len(got), len(want))
 			}
+			// The gateway's own files (locks, staging) are all where the
+			// scanner does not look.
+			for _, rel := range visible(files(t, filepath.Join(s.DataDir, "s3"))) {
+				if !strings.HasPrefix(rel, "cascade/traces/my-trace/") {
+					t.Errorf("visible outside the trace: %s", rel)
+				}
+			}
 		})
 	}
 }

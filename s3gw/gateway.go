@@ -55,10 +55,11 @@ type Gateway struct {
 	// URL is the endpoint, "http://127.0.0.1:9000".
 	URL string
 
-	cfg    Config
-	oldWD  string
-	cancel context.CancelFunc
-	done   chan error
+	cfg     Config
+	oldWD   string
+	cancel  context.CancelFunc
+	exited  chan struct{} // closed when the gateway stopped
+	exitErr error         // why, set before exited is closed
 
 	closeOnce sync.Once
 	closeErr  error
@@ -149,21 +150,24 @@ func start(ctx context.Context, cfg Config, addr string) (*Gateway, error) {
 		},
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	g := &Gateway{URL: "http://" + addr, cfg: cfg, cancel: cancel, done: make(chan error, 1)}
-	go func() { g.done <- embedgw.RunVersityGW(runCtx, keyGuard{be}, gcfg) }()
+	g := &Gateway{URL: "http://" + addr, cfg: cfg, cancel: cancel, exited: make(chan struct{})}
+	go func() {
+		g.exitErr = embedgw.RunVersityGW(runCtx, keyGuard{be}, gcfg)
+		close(g.exited)
+	}()
 	select {
 	case <-ready:
 		cfg.Logger.Info("serving S3", "url", g.URL, "bucket", cfg.Bucket, "root", cfg.Root)
 		return g, nil
-	case err := <-g.done:
+	case <-g.exited:
 		cancel()
-		if err == nil {
-			err = errors.New("gateway stopped at start")
+		if g.exitErr == nil {
+			return nil, errors.New("gateway stopped at start")
 		}
-		return nil, err
+		return nil, g.exitErr
 	case <-time.After(startTimeout):
 		cancel()
-		<-g.done
+		<-g.exited
 		return nil, fmt.Errorf("gateway did not listen on %s within %v", addr, startTimeout)
 	}
 }
@@ -222,13 +226,31 @@ func ensureBucket(ctx context.Context, be *posix.Posix, cfg Config) error {
 	return m.StoreAttribute(nil, cfg.Bucket, "", "ownership", []byte(ownership))
 }
 
+// Exited is closed when the gateway stops, by Close or on its own; Err
+// then says why.
+func (g *Gateway) Exited() <-chan struct{} { return g.exited }
+
+// Err is why the gateway stopped, once Exited is closed.
+func (g *Gateway) Err() error {
+	select {
+	case <-g.exited:
+		if g.exitErr == nil {
+			return errors.New("s3gw: gateway stopped")
+		}
+		return fmt.Errorf("s3gw: %w", g.exitErr)
+	default:
+		return nil
+	}
+}
+
 // Close stops the gateway: in-flight requests get up to 10 s to finish.
 // The working directory is restored. Calling it again returns the first
 // call's result.
 func (g *Gateway) Close() error {
 	g.closeOnce.Do(func() {
 		g.cancel()
-		g.closeErr = <-g.done
+		<-g.exited
+		g.closeErr = g.exitErr
 		if g.oldWD != "" {
 			if err := os.Chdir(g.oldWD); err != nil {
 				g.closeErr = errors.Join(g.closeErr, err)

@@ -6,16 +6,20 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
@@ -291,5 +295,75 @@ func TestFullDiskFailsTheRequest(t *testing.T) {
 	small := bytes.Repeat([]byte("k"), 8<<20)
 	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String("traces/full/traces/kernel-2.trace"), Body: bytes.NewReader(small)}); err != nil {
 		t.Fatalf("8 MiB after the failed upload: %v", err)
+	}
+}
+
+// TestPutIsInvisibleUntilComplete streams a PUT through a pipe and stops
+// half way, once the server holds the object's temporary file open:
+// nothing the scanner reads has appeared. The rest of the body makes the
+// object appear whole at its path.
+func TestPutIsInvisibleUntilComplete(t *testing.T) {
+	s := testutil.Server(t, testutil.WithS3)
+	bucket := filepath.Join(s.DataDir, "s3", "cascade")
+	key := "traces/streamed/traces/kernel-1.trace"
+	half := bytes.Repeat([]byte("streamed kernel trace line\n"), 8<<20/27)
+	pr, pw := io.Pipe()
+	// A pipe cannot be hashed before it is sent: the request is signed
+	// with the SDK's signer and an unsigned payload, as streaming clients do.
+	req, err := http.NewRequest(http.MethodPut, s.S3.URL+"/cascade/"+key, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = int64(2 * len(half))
+	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
+	creds := aws.Credentials{AccessKeyID: testutil.S3Keys.AccessKey, SecretAccessKey: testutil.S3Keys.SecretKey}
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				err = fmt.Errorf("%s: %s", resp.Status, body)
+			}
+		}
+		done <- err
+	}()
+	// A client that gives up stops reading the pipe: end the write then.
+	go func() {
+		err := <-done
+		pr.CloseWithError(errors.New("PutObject returned"))
+		done <- err
+	}()
+	if _, err := pw.Write(half); err != nil {
+		t.Fatalf("%v: %v", err, <-done)
+	}
+	// The server (in this process) writes the object to an unnamed
+	// O_TMPFILE in the bucket's .sgwtmp, or a named file there.
+	testutil.Eventually(t, 10*time.Second, "the server writes the object to a temporary file", func() bool {
+		fds, _ := os.ReadDir("/proc/self/fd")
+		for _, fd := range fds {
+			if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(target, filepath.Join(bucket, ".sgwtmp")) {
+				return true
+			}
+		}
+		return false
+	})
+	if v := visible(files(t, bucket)); len(v) != 0 {
+		t.Fatalf("the scanner sees %v half way through a PUT", v)
+	}
+	if _, err := pw.Write(half); err != nil {
+		t.Fatalf("%v: %v", err, <-done)
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("PUT: %v", err)
+	}
+	got, err := os.ReadFile(filepath.Join(bucket, filepath.FromSlash(key)))
+	if err != nil || !bytes.Equal(got, append(half, half...)) {
+		t.Fatalf("object: %v, %d bytes, want %d", err, len(got), 2*len(half))
 	}
 }

@@ -132,9 +132,11 @@ type Main struct {
 	http   *http.Server
 	graph  *graph.Server
 	s3     *s3gw.Gateway
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	errc   chan error
+	// s3Closing is closed when Close stops the gateway, which is then no error.
+	s3Closing chan struct{}
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	errc      chan error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -152,7 +154,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Main{Config: cfg, log: log, errc: make(chan error, 4)}
+	m := &Main{Config: cfg, log: log, errc: make(chan error, 5), s3Closing: make(chan struct{})}
 	for _, d := range []string{cfg.DataDir, cfg.BucketDir(), filepath.Join(cfg.DataDir, "work")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("create %s: %w", d, err)
@@ -244,6 +246,17 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	m.goRun("post-processor", func() error { return pp.Run(runCtx) })
 	m.goRun("scanner", func() error { return sc.Run(runCtx) })
 	m.goRun("runs", func() error { return rm.Run(runCtx) })
+	if m.s3 != nil {
+		m.goRun("s3", func() error {
+			<-m.s3.Exited()
+			select {
+			case <-m.s3Closing:
+				return nil
+			default:
+				return m.s3.Err()
+			}
+		})
+	}
 	m.goRun("http", func() error {
 		if err := m.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return err

@@ -51,5 +51,10 @@ func (m *Main) closeS3() error {
 	if m.s3 == nil {
 		return nil
 	}
+	select {
+	case <-m.s3Closing:
+	default:
+		close(m.s3Closing)
+	}
 	return m.s3.Close()
 }
