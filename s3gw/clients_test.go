@@ -115,7 +115,7 @@ func watchTrace(t *testing.T, s *testutil.TestServer, id string) func() []string
 
 type endpointAnswer struct {
 	S3Endpoint *struct {
-		URL, Bucket, Prefix, AccessKeyID, SecretAccessKey       string
+		URL, Bucket, Prefix, AccessKeyID, SecretAccessKey     string
 		EnvCommand, AWSCommand, RcloneCommand, CascadeCommand string
 	}
 }
