@@ -250,6 +250,14 @@ func TestKeysCannotEscapeOrHide(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(s.DataDir, "s3", "cascade", filepath.FromSlash(odd))); err != nil || string(got) != "odd" {
 		t.Fatalf("%q on disk: %q, %v", odd, got, err)
 	}
+
+	// Clients with the key may make buckets of their own, beside the watched one.
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("scratch")}); err != nil {
+		t.Fatalf("CreateBucket: %v", err)
+	}
+	if fi, err := os.Stat(filepath.Join(s.DataDir, "s3", "scratch")); err != nil || !fi.IsDir() {
+		t.Fatalf("bucket directory: %v", err)
+	}
 }
 
 // TestFullDiskFailsTheRequest puts the storage root on a 16 MiB tmpfs and
