@@ -294,7 +294,12 @@ func TestBadInput(t *testing.T) {
 
 func TestMetadataStillBeingWrittenWaits(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, func(c *app.Config) { c.ScanInterval = 300 * time.Millisecond })
+	// A scan interval far longer than the test: every decision below is
+	// taken on a file-system event, where a metadata.json that does not
+	// parse is still being written and must not fail the trace. (With a
+	// short interval a loaded machine could legitimately see a piece
+	// unchanged for a whole interval.)
+	s := testutil.Server(t, func(c *app.Config) { c.ScanInterval = time.Hour })
 	sub := watch(t, s)
 	id := "half-written"
 	dir := s.TraceDir(id)
@@ -303,15 +308,13 @@ func TestMetadataStillBeingWrittenWaits(t *testing.T) {
 	full := `{"model": "m", "files": []}`
 	for i := 1; i < len(full); i += 4 {
 		os.WriteFile(filepath.Join(dir, "metadata.json"), []byte(full[:i]), 0o644)
-		time.Sleep(s.Config.ScanInterval / 3)
-		if got := find(t, s, id); got != nil && got.State == "FAILED" {
-			t.Fatalf("failed while metadata.json was still changing: %v", *got.Error)
-		}
+		time.Sleep(10 * time.Millisecond) // let the scanner see this piece
 	}
 	os.WriteFile(filepath.Join(dir, "metadata.json"), []byte(full), 0o644)
-	tr := waitFor(t, sub, id, 5*time.Second, "leaves uploading", func(tr trace) bool { return tr.State != "UPLOADING" })
-	if tr.State != "PROCESSING" && tr.State != "FAILED" {
-		t.Fatalf("%+v", tr)
+	// Events arrive in order, so a FAILED on any piece comes first.
+	tr := waitFor(t, sub, id, 10*time.Second, "leaves uploading", func(tr trace) bool { return tr.State != "UPLOADING" })
+	if tr.State != "PROCESSING" {
+		t.Fatalf("left uploading as %+v, want PROCESSING", tr)
 	}
 }
 

@@ -19,7 +19,20 @@ import (
 func TestServerFollowsAnUpload(t *testing.T) {
 	s := testutil.Server(t)
 	sub := s.Subscribe(t, "graphql-transport-ws",
-		`subscription { traceUpdated(id: "qs-upload") { state kernelCount bytes hasRealTiming hasStepTimeline } }`, nil)
+		`subscription { traceUpdated { id state kernelCount bytes hasRealTiming hasStepTimeline } }`, nil)
+	// The server registers a subscription after the subscribe message, with
+	// no acknowledgement: a trace of its own seen on the subscription shows
+	// it is registered before the upload starts.
+	s.WriteFile(t, "registered", "metadata.json", []byte(`{}`))
+	for {
+		var r struct{ TraceUpdated struct{ ID string } }
+		if err := sub.Next(10*time.Second, &r); err != nil {
+			t.Fatalf("waiting for the subscription to be registered: %v", err)
+		}
+		if r.TraceUpdated.ID == "registered" {
+			break
+		}
+	}
 	var stdout, stderr bytes.Buffer
 	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
 	code := upload.Main(context.Background(), []string{src, "--run-name", "qs-upload", "--data-dir", s.DataDir}, &stdout, &stderr)
@@ -30,6 +43,7 @@ func TestServerFollowsAnUpload(t *testing.T) {
 	for {
 		var r struct {
 			TraceUpdated struct {
+				ID                             string
 				State                          string
 				KernelCount                    int
 				Bytes                          int64
@@ -40,6 +54,9 @@ func TestServerFollowsAnUpload(t *testing.T) {
 			t.Fatalf("after %v: %v", states, err)
 		}
 		u := r.TraceUpdated
+		if u.ID != "qs-upload" {
+			continue
+		}
 		if len(states) == 0 || states[len(states)-1] != u.State {
 			states = append(states, u.State)
 		}
