@@ -6,7 +6,7 @@
 # so two clusters never meet and "down" stops exactly what "up" started.
 #
 #   scripts/slurm.sh install                  install Debian's packages when missing
-#   scripts/slurm.sh up [DIR] [--no-accounting]
+#   scripts/slurm.sh up [DIR] [--no-accounting] [--min-job-age=SECONDS]
 #                                             install, write configs into DIR (default: a new
 #                                             temporary directory), start, wait until the node is
 #                                             idle, print the environment (export SLURM_CONF=…)
@@ -27,6 +27,8 @@
 # slurmdbd in MariaDB, associations are enforced and sacct works;
 # --no-accounting leaves squeue alone, as on clusters without slurmdbd.
 # DIR/cluster.env says which: SLURM_CONF, node, accounting, memory (cgroup|rss).
+# Ended jobs leave squeue after 30 s (MinJobAge; --min-job-age changes it),
+# so the tests exercise sacct's part.
 #
 # Exit status 3 means the packages are missing and cannot be installed here;
 # the tests skip, saying so, on it and fail on any other error.
@@ -112,7 +114,7 @@ cgroup_v1_usable() {
 }
 
 write_configs() {
-  local dir=$1 accounting=$2 host memory=rss
+  local dir=$1 accounting=$2 min_job_age=$3 host memory=rss
   host=$(hostname -s)
   if cgroup_v1_usable; then memory=cgroup; fi
   mkdir -p "$dir"/{munge,state,spool,log,tmp}
@@ -194,14 +196,14 @@ DefMemPerCPU=128
 SchedulerType=sched/backfill
 MaxJobCount=20000
 MaxArraySize=20001
-MinJobAge=300
+MinJobAge=$min_job_age
 KillWait=2
 InactiveLimit=0
 ReturnToService=2
 SlurmdParameters=config_overrides
 SlurmctldTimeout=60
 SlurmdTimeout=60
-MessageTimeout=20
+MessageTimeout=10
 JobCompType=jobcomp/none
 $acct
 NodeName=$node NodeHostname=$host NodeAddr=127.0.0.1 CPUs=8 RealMemory=8192 State=UNKNOWN
@@ -304,10 +306,11 @@ node_idle() {
 }
 
 up() {
-  local dir="" accounting=yes
+  local dir="" accounting=yes min_job_age=30
   for a in "$@"; do
     case $a in
       --no-accounting) accounting=no ;;
+      --min-job-age=*) min_job_age=${a#*=} ;;
       -*) die "unknown option $a" ;;
       *) dir=$a ;;
     esac
@@ -319,7 +322,7 @@ up() {
   # A Unix socket path must fit in 108 bytes.
   [ ${#dir} -le 80 ] || die "directory path too long for a socket: $dir"
   [ ! -e "$dir/slurm.conf" ] || die "$dir already holds a cluster; use start-ctld, or down first"
-  write_configs "$dir" "$accounting"
+  write_configs "$dir" "$accounting" "$min_job_age"
   start_munge "$dir"
   if [ "$accounting" = yes ]; then
     start_mariadb "$dir"
@@ -361,6 +364,14 @@ stepds() {
   return 0
 }
 
+descendants() {
+  local c
+  for c in $(ps -o pid= --ppid "$1"); do
+    echo "$c"
+    descendants "$c"
+  done
+}
+
 down() {
   local dir=${1:?usage: slurm.sh down DIR} pid
   [ -f "$dir/slurm.conf" ] || die "$dir holds no cluster"
@@ -374,9 +385,11 @@ down() {
   fi
   stop_ctld "$dir"
   stop_pid "$dir/slurmd.pid" slurmd
+  # Left only when the controller could not cancel the jobs: take each
+  # step daemon down with the job processes under it.
   for pid in $(stepds "$dir"); do
-    log "killing job step daemon $pid"
-    kill -KILL "$pid" 2>/dev/null || true
+    log "killing job step daemon $pid and its processes"
+    kill -KILL "$pid" $(descendants "$pid") 2>/dev/null || true
   done
   stop_pid "$dir/slurmdbd.pid" slurmdbd
   stop_pid "$dir/mysql/mariadbd.pid" mariadbd

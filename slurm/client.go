@@ -1,0 +1,282 @@
+package slurm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrUnavailable is wrapped by every error of a Slurm command that failed
+// or timed out for want of the cluster (controller or accounting daemon
+// down, unreachable, overloaded): nothing is known about the jobs, nothing
+// happened to them, and the same call may succeed later.
+var ErrUnavailable = errors.New("slurm: unavailable")
+
+// ErrRejected is wrapped by the error of a submission Slurm refused while
+// up — an unknown partition, account or QOS, limits the job exceeds. The
+// job will not run; resubmitting it unchanged is refused again.
+var ErrRejected = errors.New("slurm: job rejected")
+
+// Accounting says whether [Client.Poll] asks sacct about jobs squeue has
+// forgotten.
+type Accounting int
+
+const (
+	// AccountingAuto asks the controller (scontrol show config) once
+	// whether the cluster keeps accounting in slurmdbd.
+	AccountingAuto Accounting = iota
+	AccountingOn
+	AccountingOff
+)
+
+// DefaultTimeout bounds one command. squeue waits out its own connect
+// retries (slurm.conf's MessageTimeout, 10 s by default) before saying the
+// controller is down.
+const DefaultTimeout = 30 * time.Second
+
+// Client runs Slurm's client commands (sbatch, squeue, sacct, scancel,
+// scontrol). The zero value runs those on PATH against the cluster the
+// environment names. A Client is safe for concurrent use; its fields must
+// not change once it is in use.
+type Client struct {
+	// Bin is the directory holding the commands ("/opt/slurm/bin"); PATH's
+	// when empty.
+	Bin string
+	// Env is added to the commands' environment, e.g. "SLURM_CONF=…" for
+	// another cluster.
+	Env []string
+	// Timeout bounds each command; DefaultTimeout when 0.
+	Timeout    time.Duration
+	Accounting Accounting
+
+	mu         sync.Mutex
+	accounting *bool // AccountingAuto's answer, once known
+}
+
+// Submit writes j's script into j.Dir and submits it with sbatch
+// --parsable. Errors wrap ErrUnavailable when the controller could not be
+// reached — the job may then still have been queued, if only the answer was
+// lost: look for it by name before submitting again — or ErrRejected when
+// Slurm refused the job.
+func (c *Client) Submit(ctx context.Context, j Job) (JobID, error) {
+	script, err := j.WriteScript()
+	if err != nil {
+		return 0, err
+	}
+	args := []string{"--parsable"}
+	if j.Hold {
+		args = append(args, "--hold")
+	}
+	out, err := c.run(ctx, "sbatch", append(args, script)...)
+	if err != nil {
+		if errors.Is(err, ErrUnavailable) || !c.up(ctx) {
+			return 0, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		return 0, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	return ParseJobID(strings.TrimSpace(string(out)))
+}
+
+// Poll returns the status of each job in ids: one squeue call for all of
+// them, then — for those squeue no longer lists, when the cluster keeps
+// accounting — one sacct call; a job neither knows is Lost. An error
+// (wrapping ErrUnavailable when Slurm could not be asked) means no status is
+// known: keep the last ones and poll again.
+func (c *Client) Poll(ctx context.Context, ids []JobID) (map[JobID]Status, error) {
+	sts := make(map[JobID]Status, len(ids))
+	if len(ids) == 0 {
+		return sts, nil
+	}
+	want := make(map[JobID]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	all, err := c.Queue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range all {
+		if want[st.ID] {
+			sts[st.ID] = st
+		}
+	}
+	var missing []JobID
+	for id := range want {
+		if _, ok := sts[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		acct, err := c.accountingOn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if acct {
+			slices.Sort(missing)
+			found, err := c.Accounted(ctx, missing)
+			if err != nil {
+				return nil, err
+			}
+			for _, st := range found {
+				if want[st.ID] {
+					sts[st.ID] = st
+				}
+			}
+		}
+	}
+	for id := range want {
+		if _, ok := sts[id]; !ok {
+			sts[id] = Status{ID: id, State: Lost, ExitCode: -1}
+		}
+	}
+	return sts, nil
+}
+
+// Queue returns every job the controller still holds, running or ended
+// within its MinJobAge, from one squeue --json call. (Slurm 22.05 ignores
+// squeue's filters with --json; later versions honour --states=all and
+// --me, which keep the answer to this user's jobs in every state.)
+func (c *Client) Queue(ctx context.Context) ([]Status, error) {
+	out, err := c.run(ctx, "squeue", "--json", "--states=all", "--me")
+	if err != nil {
+		return nil, err
+	}
+	sts, err := parseSqueue(out)
+	if err != nil {
+		// squeue exits 0 with an error in its output when the controller
+		// is down; an unreadable output is no better.
+		return nil, fmt.Errorf("%w: squeue: %w", ErrUnavailable, err)
+	}
+	return sts, nil
+}
+
+// Accounted returns what slurmdbd recorded of the jobs ids, from one sacct
+// --json call; jobs it has no record of are left out.
+func (c *Client) Accounted(ctx context.Context, ids []JobID) ([]Status, error) {
+	list := make([]string, len(ids))
+	for i, id := range ids {
+		list[i] = id.String()
+	}
+	// --starttime: with --jobs alone sacct still looks from midnight only.
+	out, err := c.run(ctx, "sacct", "--json", "--allocations", "--starttime=1970-01-02",
+		"--jobs="+strings.Join(list, ","))
+	if err != nil {
+		return nil, err
+	}
+	sts, err := parseSacct(out)
+	if err != nil {
+		return nil, fmt.Errorf("%w: sacct: %w", ErrUnavailable, err)
+	}
+	return sts, nil
+}
+
+// Cancel cancels the jobs with scancel. Cancelling a job that has ended
+// or that Slurm does not know is not an error.
+func (c *Client) Cancel(ctx context.Context, ids ...JobID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	args := make([]string, len(ids))
+	for i, id := range ids {
+		args[i] = id.String()
+	}
+	if _, err := c.run(ctx, "scancel", args...); err != nil {
+		if errors.Is(err, ErrUnavailable) || !c.up(ctx) {
+			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		return err
+	}
+	return nil
+}
+
+// AccountingEnabled reports whether Poll asks sacct: the Client's
+// Accounting setting, or for AccountingAuto the cluster's
+// AccountingStorageType, asked once.
+func (c *Client) AccountingEnabled(ctx context.Context) (bool, error) {
+	return c.accountingOn(ctx)
+}
+
+func (c *Client) accountingOn(ctx context.Context) (bool, error) {
+	switch c.Accounting {
+	case AccountingOn:
+		return true, nil
+	case AccountingOff:
+		return false, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.accounting != nil {
+		return *c.accounting, nil
+	}
+	out, err := c.run(ctx, "scontrol", "show", "config")
+	if err != nil {
+		return false, err
+	}
+	on := false
+	for line := range strings.Lines(string(out)) {
+		k, v, ok := strings.Cut(line, "=")
+		if ok && strings.TrimSpace(k) == "AccountingStorageType" {
+			v = strings.TrimSpace(v)
+			on = v != "" && v != "accounting_storage/none"
+			break
+		}
+	}
+	c.accounting = &on
+	return on, nil
+}
+
+// up reports whether the controller answers scontrol ping: it tells a
+// command refused by a working cluster from one that could not reach it.
+func (c *Client) up(ctx context.Context) bool {
+	out, err := c.run(ctx, "scontrol", "ping")
+	return err == nil && bytes.Contains(out, []byte(" is UP"))
+}
+
+// run runs one command with the Client's environment and timeout and
+// returns its stdout. A timeout, or a command that cannot be started, wraps
+// ErrUnavailable; a non-zero exit carries the command's stderr.
+func (c *Client) run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	timeout := c.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	prog := name
+	if c.Bin != "" {
+		prog = filepath.Join(c.Bin, name)
+	}
+	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.Env = append(os.Environ(), c.Env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	if err == nil {
+		return stdout.Bytes(), nil
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+		msg = msg[i+1:] // the last line says why; the ones before repeat it
+	}
+	var exit *exec.ExitError
+	switch {
+	case parent.Err() != nil:
+		return nil, fmt.Errorf("%s: %w", name, parent.Err())
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%w: %s: no answer within %v", ErrUnavailable, name, timeout)
+	case errors.As(err, &exit):
+		return nil, fmt.Errorf("%s: %v: %s", name, err, msg)
+	default:
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnavailable, name, err)
+	}
+}

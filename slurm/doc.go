@@ -1,0 +1,21 @@
+// Package slurm is Cascade's client of a Slurm cluster: it writes a batch
+// job script for a program, submits it with sbatch, follows many jobs with one
+// squeue call per poll (and one sacct call for jobs squeue has forgotten,
+// where the cluster keeps accounting), and cancels with scancel.
+//
+// It owns nothing but the job scripts it writes; which job belongs to which
+// run, and what a run's state becomes, is the caller's (package runs). It
+// talks to Slurm only through its commands, as a user at a login node would,
+// so it needs no library or REST daemon and works with any cluster whose
+// client commands are on PATH (SLURM_CONF chooses among clusters).
+//
+// Slurm's commands failing or timing out — the controller restarting, the
+// network between — is not a job failing: [Client] methods return an error
+// wrapping [ErrUnavailable] for it, and callers keep their jobs' last known
+// state and poll again. A job Slurm no longer knows is [Lost].
+//
+// The JSON read is squeue's and sacct's --json output as of Slurm 22.05
+// (OpenAPI v0.0.38, Debian 12); testdata holds outputs recorded from a real
+// cluster (testdata/record.sh), and the tests in cluster_test.go run against
+// one started by scripts/slurm.sh.
+package slurm

@@ -1,0 +1,177 @@
+package slurm
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// The structs below hold only the fields Cascade reads of squeue --json and
+// sacct --json (OpenAPI v0.0.38, Slurm 22.05); encoding/json skips the
+// rest, which is most of each job.
+
+// apiErrors is the "errors" list both commands print beside their jobs.
+type apiErrors []struct {
+	Description string `json:"description"`
+	Number      int    `json:"error_number"`
+	Error       string `json:"error"`
+	Source      string `json:"source"`
+}
+
+// errNothingFound is sacct's error_number for a query that matched no job:
+// an empty answer, not a failure.
+const errNothingFound = 9003
+
+func (es apiErrors) err(skip int) error {
+	var msgs []string
+	for _, e := range es {
+		if e.Number == skip {
+			continue
+		}
+		msgs = append(msgs, fmt.Sprintf("%s: %s (%s)", e.Source, e.Description, e.Error))
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s", strings.Join(msgs, "; "))
+}
+
+type squeueOutput struct {
+	Errors apiErrors   `json:"errors"`
+	Jobs   []squeueJob `json:"jobs"`
+}
+
+type squeueJob struct {
+	ID        JobID  `json:"job_id"`
+	Name      string `json:"name"`
+	State     string `json:"job_state"`
+	Reason    string `json:"state_reason"`
+	Nodes     string `json:"nodes"`
+	Partition string `json:"partition"`
+	ExitCode  int    `json:"exit_code"` // a wait(2) status
+	Start     int64  `json:"start_time"`
+	End       int64  `json:"end_time"`
+}
+
+// parseSqueue reads squeue --json. An error Slurm reports in the output
+// (squeue exits 0 when it cannot reach the controller) is returned.
+func parseSqueue(data []byte) ([]Status, error) {
+	var out squeueOutput
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("read squeue --json: %w", err)
+	}
+	if err := out.Errors.err(0); err != nil {
+		return nil, err
+	}
+	sts := make([]Status, 0, len(out.Jobs))
+	for _, j := range out.Jobs {
+		st := Status{
+			ID:         j.ID,
+			SlurmState: j.State,
+			State:      stateOf(j.State, j.Start > 0),
+			Reason:     reason(j.Reason),
+			Name:       j.Name,
+			Node:       j.Nodes,
+			Partition:  j.Partition,
+			ExitCode:   -1,
+			Start:      unixTime(j.Start),
+		}
+		if st.State.Done() {
+			// Before a job ends squeue's end_time is when its time limit
+			// would end it, and exit_code means nothing yet.
+			st.End = unixTime(j.End)
+			st.ExitCode, st.Signal = waitStatus(j.ExitCode)
+		}
+		if st.State == Pending {
+			st.Node = "" // the nodes a pending job may get, not has
+		}
+		sts = append(sts, st)
+	}
+	return sts, nil
+}
+
+type sacctOutput struct {
+	Errors apiErrors  `json:"errors"`
+	Jobs   []sacctJob `json:"jobs"`
+}
+
+type sacctJob struct {
+	ID    JobID  `json:"job_id"`
+	Name  string `json:"name"`
+	State struct {
+		Current string `json:"current"`
+		Reason  string `json:"reason"`
+	} `json:"state"`
+	Nodes     string `json:"nodes"`
+	Partition string `json:"partition"`
+	ExitCode  struct {
+		Status     string `json:"status"` // SUCCESS, FAILED, SIGNALED
+		ReturnCode *int   `json:"return_code"`
+		Signal     struct {
+			ID *int `json:"signal_id"`
+		} `json:"signal"`
+	} `json:"exit_code"`
+	Time struct {
+		Start int64 `json:"start"`
+		End   int64 `json:"end"`
+	} `json:"time"`
+}
+
+// sacctExit reads sacct's exit code. Slurm 22.05's sacct --json writes
+// status SUCCESS, return code 0 for every job that exited, whatever its code
+// (a FAILED job's exit 3 included; see testdata/sacct.json, where the text
+// output says 3:0), so a 0 is believed of COMPLETED jobs only and is
+// unknown (-1) otherwise. Signals are right, but for the out-of-memory
+// "signal 125", which is no signal.
+func sacctExit(s State, j sacctJob) (exit, signal int) {
+	e := j.ExitCode
+	switch {
+	case e.Signal.ID != nil && *e.Signal.ID > 0 && *e.Signal.ID <= 64:
+		return -1, *e.Signal.ID
+	case e.ReturnCode != nil && (*e.ReturnCode != 0 || s == Completed):
+		return *e.ReturnCode, 0
+	}
+	return -1, 0
+}
+
+// parseSacct reads sacct --json. "Nothing found" is no jobs, not an error.
+// A job recorded more than once (requeued) counts by its last record.
+func parseSacct(data []byte) ([]Status, error) {
+	var out sacctOutput
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("read sacct --json: %w", err)
+	}
+	if err := out.Errors.err(errNothingFound); err != nil {
+		return nil, err
+	}
+	sts := make([]Status, 0, len(out.Jobs))
+	at := map[JobID]int{}
+	for _, j := range out.Jobs {
+		st := Status{
+			ID:             j.ID,
+			SlurmState:     j.State.Current,
+			State:          stateOf(j.State.Current, j.Time.Start > 0),
+			Reason:         reason(j.State.Reason),
+			Name:           j.Name,
+			Node:           j.Nodes,
+			Partition:      j.Partition,
+			ExitCode:       -1,
+			Start:          unixTime(j.Time.Start),
+			FromAccounting: true,
+		}
+		if st.State == Pending || st.Node == "None assigned" {
+			st.Node = ""
+		}
+		if st.State.Done() {
+			st.End = unixTime(j.Time.End)
+			st.ExitCode, st.Signal = sacctExit(st.State, j)
+		}
+		if i, ok := at[j.ID]; ok {
+			sts[i] = st
+			continue
+		}
+		at[j.ID] = len(sts)
+		sts = append(sts, st)
+	}
+	return sts, nil
+}
