@@ -224,7 +224,7 @@ func scontrolShowJob(t *testing.T, id slurm.JobID) map[string]string {
 // tests, which would otherwise see the outage too.
 func TestControllerRestart(t *testing.T) {
 	c, _ := client(t)
-	c.Timeout = 8 * time.Second
+	c.Timeout = 5 * time.Second
 	var ids []slurm.JobID
 	for i := range 3 {
 		ids = append(ids, submit(t, c, job(t, fmt.Sprintf("restart-%d", i), "sleep", "6")))

@@ -142,7 +142,8 @@ func sbatchValue(v string) string {
 	return v
 }
 
-// shellQuote quotes s for sh: single quotes, each ' written as '\''.
+// shellQuote quotes s for sh: in single quotes, each quote in s closed,
+// escaped and reopened.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The structs below hold only the fields Cascade reads of squeue --json and
@@ -81,9 +82,13 @@ func parseSqueue(data []byte) ([]Status, error) {
 			// would end it, and exit_code means nothing yet.
 			st.End = unixTime(j.End)
 			st.ExitCode, st.Signal = waitStatus(j.ExitCode)
+			if st.ExitCode == 0 && st.State != Completed {
+				st.ExitCode = -1 // a job the node's failure ended never exited
+			}
 		}
 		if st.State == Pending {
-			st.Node = "" // the nodes a pending job may get, not has
+			// The nodes and start time a pending job may get: estimates.
+			st.Node, st.Start = "", time.Time{}
 		}
 		sts = append(sts, st)
 	}
@@ -160,7 +165,7 @@ func parseSacct(data []byte) ([]Status, error) {
 			FromAccounting: true,
 		}
 		if st.State == Pending || st.Node == "None assigned" {
-			st.Node = ""
+			st.Node, st.Start = "", time.Time{}
 		}
 		if st.State.Done() {
 			st.End = unixTime(j.Time.End)

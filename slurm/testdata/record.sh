@@ -57,6 +57,10 @@ scontrol update nodename="$node" state=resume 2>/dev/null || true # ReturnToServ
 squeue --json >"$out/squeue-nodefail.json"
 sacct --json -j "$nodefail" >"$out/sacct-nodefail.json"
 "$slurm_sh" stop-ctld "$dir"
-squeue --json >"$out/squeue-ctld-down.json" 2>"$out/squeue-ctld-down.stderr" || echo "squeue exit $?" >>"$out/squeue-ctld-down.stderr"
-sbatch --parsable ok.sh >/dev/null 2>"$out/sbatch-ctld-down.stderr" || echo "sbatch exit $?" >>"$out/sbatch-ctld-down.stderr"
+rc=0
+squeue --json >"$out/squeue-ctld-down.json" 2>"$out/squeue-ctld-down.stderr" || rc=$?
+echo "squeue exit $rc" >>"$out/squeue-ctld-down.stderr"
+rc=0
+sbatch --parsable ok.sh >/dev/null 2>"$out/sbatch-ctld-down.stderr" || rc=$?
+echo "sbatch exit $rc" >>"$out/sbatch-ctld-down.stderr"
 echo "recorded in $out"
