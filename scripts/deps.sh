@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what Cascade's build and tests need beyond Go, from Debian's
 # packages, when it is missing: xz (the post-processor's fast path), Node
-# and npm (the web UI), Chromium (the UI's browser tests), and the S3
-# clients users upload traces with, which the S3 endpoint's tests run: the
-# AWS CLI, rclone and Python's boto3. Idempotent.
+# and npm (the web UI), Chromium (the UI's browser tests), the S3 clients
+# users upload traces with, which the S3 endpoint's tests run: the AWS CLI,
+# rclone and Python's boto3; and Slurm with munge and MariaDB (the Slurm
+# client's tests). Idempotent.
 set -euo pipefail
 need=()
 command -v xz >/dev/null || need+=(xz-utils)
@@ -18,6 +19,11 @@ if [ ${#need[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+# Slurm, munge and MariaDB for the Slurm client's tests (slurm/), which start
+# a one-node cluster with scripts/slurm.sh; without them those tests skip.
+if ! "$(dirname "$0")/slurm.sh" install; then
+  echo "warning: Slurm's packages cannot be installed; the Slurm tests (slurm/) will be skipped" >&2
 fi
 node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
 if [ "$node_major" -lt 20 ]; then

@@ -35,6 +35,13 @@ if [ -d frontend ] && [ -f frontend/package.json ]; then
   (cd frontend && npm ci --no-audit --no-fund && npm test && npm run build)
 fi
 
+step "Slurm"
+if command -v slurmctld >/dev/null && command -v munged >/dev/null; then
+  echo "$(sinfo --version): the tests in slurm/ start a one-node cluster with scripts/slurm.sh"
+else
+  echo "SKIPPING the Slurm cluster tests in slurm/: Slurm's packages are not installed and cannot be"
+fi
+
 step "go test -race"
 go test -race -count=1 -timeout 20m ./...
 
