@@ -77,8 +77,8 @@ func (c *Client) Submit(ctx context.Context, j Job) (JobID, error) {
 	}
 	out, err := c.run(ctx, "sbatch", append(args, script)...)
 	if err != nil {
-		if errors.Is(err, ErrUnavailable) || !c.up(ctx) {
-			return 0, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		if !c.up(ctx) {
+			return 0, unavailable(err)
 		}
 		return 0, fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -87,9 +87,10 @@ func (c *Client) Submit(ctx context.Context, j Job) (JobID, error) {
 
 // Poll returns the status of each job in ids: one squeue call for all of
 // them, then — for those squeue no longer lists, when the cluster keeps
-// accounting — one sacct call; a job neither knows is Lost. An error
-// (wrapping ErrUnavailable when Slurm could not be asked) means no status is
-// known: keep the last ones and poll again.
+// accounting — one sacct call; a job neither knows is Lost. An error wraps
+// ErrUnavailable (or the context's error): the map then holds the jobs
+// squeue answered for, if it did, and nothing is known of the others this
+// time — keep their last status and poll again.
 func (c *Client) Poll(ctx context.Context, ids []JobID) (map[JobID]Status, error) {
 	sts := make(map[JobID]Status, len(ids))
 	if len(ids) == 0 {
@@ -117,13 +118,13 @@ func (c *Client) Poll(ctx context.Context, ids []JobID) (map[JobID]Status, error
 	if len(missing) > 0 {
 		acct, err := c.accountingOn(ctx)
 		if err != nil {
-			return nil, err
+			return sts, err
 		}
 		if acct {
 			slices.Sort(missing)
 			found, err := c.Accounted(ctx, missing)
 			if err != nil {
-				return nil, err
+				return sts, err
 			}
 			for _, st := range found {
 				if want[st.ID] {
@@ -147,7 +148,7 @@ func (c *Client) Poll(ctx context.Context, ids []JobID) (map[JobID]Status, error
 func (c *Client) Queue(ctx context.Context) ([]Status, error) {
 	out, err := c.run(ctx, "squeue", "--json", "--states=all", "--me")
 	if err != nil {
-		return nil, err
+		return nil, unavailable(err)
 	}
 	sts, err := parseSqueue(out)
 	if err != nil {
@@ -169,7 +170,7 @@ func (c *Client) Accounted(ctx context.Context, ids []JobID) ([]Status, error) {
 	out, err := c.run(ctx, "sacct", "--json", "--allocations", "--starttime=1970-01-02",
 		"--jobs="+strings.Join(list, ","))
 	if err != nil {
-		return nil, err
+		return nil, unavailable(err) // slurmdbd down, most likely
 	}
 	sts, err := parseSacct(out)
 	if err != nil {
@@ -189,8 +190,8 @@ func (c *Client) Cancel(ctx context.Context, ids ...JobID) error {
 		args[i] = id.String()
 	}
 	if _, err := c.run(ctx, "scancel", args...); err != nil {
-		if errors.Is(err, ErrUnavailable) || !c.up(ctx) {
-			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		if !c.up(ctx) {
+			return unavailable(err)
 		}
 		return err
 	}
@@ -218,7 +219,7 @@ func (c *Client) accountingOn(ctx context.Context) (bool, error) {
 	}
 	out, err := c.run(ctx, "scontrol", "show", "config")
 	if err != nil {
-		return false, err
+		return false, unavailable(err)
 	}
 	on := false
 	for line := range strings.Lines(string(out)) {
@@ -231,6 +232,15 @@ func (c *Client) accountingOn(ctx context.Context) (bool, error) {
 	}
 	c.accounting = &on
 	return on, nil
+}
+
+// unavailable wraps err in ErrUnavailable, once: a read-only command
+// that failed told nothing about the jobs.
+func unavailable(err error) error {
+	if errors.Is(err, ErrUnavailable) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
 }
 
 // up reports whether the controller answers scontrol ping: it tells a
