@@ -6,7 +6,7 @@
 # so two clusters never meet and "down" stops exactly what "up" started.
 #
 #   scripts/slurm.sh install                  install Debian's packages when missing
-#   scripts/slurm.sh up [DIR] [--no-accounting] [--min-job-age=SECONDS]
+#   scripts/slurm.sh up [DIR] [--no-accounting] [--no-cgroups] [--min-job-age=SECONDS]
 #                                             install, write configs into DIR (default: a new
 #                                             temporary directory), start, wait until the node is
 #                                             idle, print the environment (export SLURM_CONF=…)
@@ -23,7 +23,7 @@
 # on real clusters; elsewhere processes are tracked by parentage
 # (proctrack/linuxproc, task/none) and memory is enforced by sampling RSS every
 # second (jobacct_gather/linux with OverMemoryKill), which ends such a job
-# FAILED by signal 9. With accounting (the default) jobs are recorded by
+# FAILED by signal 9 (--no-cgroups chooses this where cgroups work). With accounting (the default) jobs are recorded by
 # slurmdbd in MariaDB, associations are enforced and sacct works;
 # --no-accounting leaves squeue alone, as on clusters without slurmdbd.
 # DIR/cluster.env says which: SLURM_CONF, node, accounting, memory (cgroup|rss).
@@ -114,9 +114,9 @@ cgroup_v1_usable() {
 }
 
 write_configs() {
-  local dir=$1 accounting=$2 min_job_age=$3 host memory=rss
+  local dir=$1 accounting=$2 min_job_age=$3 cgroups=$4 host memory=rss
   host=$(hostname -s)
-  if cgroup_v1_usable; then memory=cgroup; fi
+  if [ "$cgroups" = yes ] && cgroup_v1_usable; then memory=cgroup; fi
   mkdir -p "$dir"/{munge,state,spool,log,tmp}
   chmod 700 "$dir" "$dir/munge"
 
@@ -306,10 +306,11 @@ node_idle() {
 }
 
 up() {
-  local dir="" accounting=yes min_job_age=30
+  local dir="" accounting=yes min_job_age=30 cgroups=yes
   for a in "$@"; do
     case $a in
       --no-accounting) accounting=no ;;
+      --no-cgroups) cgroups=no ;;
       --min-job-age=*) min_job_age=${a#*=} ;;
       -*) die "unknown option $a" ;;
       *) dir=$a ;;
@@ -322,7 +323,7 @@ up() {
   # A Unix socket path must fit in 108 bytes.
   [ ${#dir} -le 80 ] || die "directory path too long for a socket: $dir"
   [ ! -e "$dir/slurm.conf" ] || die "$dir already holds a cluster; use start-ctld, or down first"
-  write_configs "$dir" "$accounting" "$min_job_age"
+  write_configs "$dir" "$accounting" "$min_job_age" "$cgroups"
   start_munge "$dir"
   if [ "$accounting" = yes ]; then
     start_mariadb "$dir"

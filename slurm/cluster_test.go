@@ -66,7 +66,10 @@ func startCluster(t testing.TB) {
 			return
 		}
 		cluster.dir = dir
-		cmd := exec.Command(slurmScript(), "up", dir)
+		// CASCADE_TEST_SLURM_FLAGS="--no-accounting --no-cgroups" tests
+		// the fallbacks: squeue alone, memory limits by RSS sampling.
+		args := append([]string{"up", dir}, strings.Fields(os.Getenv("CASCADE_TEST_SLURM_FLAGS"))...)
+		cmd := exec.Command(slurmScript(), args...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
