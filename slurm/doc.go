@@ -14,6 +14,15 @@
 // wrapping [ErrUnavailable] for it, and callers keep their jobs' last known
 // state and poll again. A job Slurm no longer knows is [Lost].
 //
+// How an executor uses it (package runs keeps the rows):
+//   - Submit a [Job] named for its run ("cascade-<run id>") and store the
+//     [JobID] on the run at once; the run stays queued.
+//   - Every interval, [Client.Poll] all unfinished runs' ids together and
+//     map each [Status] to the run; keep runs as they are on an error.
+//   - After a restart, poll the stored ids again (that is the reattach);
+//     a run with no stored id may have been submitted just before the
+//     crash, so look for its name in [Client.Queue] before submitting it.
+//
 // The JSON read is squeue's and sacct's --json output as of Slurm 22.05
 // (OpenAPI v0.0.38, Debian 12); testdata holds outputs recorded from a real
 // cluster (testdata/record.sh), and the tests in cluster_test.go run against
