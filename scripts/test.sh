@@ -37,7 +37,7 @@ fi
 
 step "Slurm"
 if command -v slurmctld >/dev/null && command -v munged >/dev/null; then
-  echo "$(sinfo --version): the tests in slurm/ start a one-node cluster with scripts/slurm.sh"
+  echo "$(slurmctld -V): the tests in slurm/ start a one-node cluster with scripts/slurm.sh"
 else
   echo "SKIPPING the Slurm cluster tests in slurm/: Slurm's packages are not installed and cannot be"
 fi
