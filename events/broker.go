@@ -36,7 +36,8 @@ func (e LogGrew) Key() string { return "log/" + e.Kind + "/" + e.ID }
 // fewer than CoalesceAt; past that, a new event replaces the queued one of
 // its key (a lagging subscriber keeps the newest snapshot of each trace),
 // and a subscriber with MaxPending distinct keys waiting counts as stuck and
-// is closed; its client resubscribes and refetches.
+// is closed; its client resubscribes and refetches. These are the sizes of
+// the zero Broker; [NewBroker] sets others.
 const (
 	CoalesceAt = 256
 	MaxPending = 10000
@@ -47,10 +48,23 @@ const (
 var ErrTooSlow = errors.New("events: subscriber too slow, closed")
 
 // Broker fans events out to subscribers without ever blocking the
-// publisher. It is safe for concurrent use; the zero value is ready.
+// publisher. It is safe for concurrent use; the zero value is ready, with
+// queues of MaxPending.
 type Broker struct {
 	mu   sync.Mutex
 	subs map[*Subscription]struct{}
+
+	sized      bool // set by NewBroker; else the default sizes
+	maxPending int
+}
+
+// NewBroker returns a broker whose subscribers may each have up to
+// maxPending distinct keys waiting (queues deliver every event while they
+// hold fewer than min(CoalesceAt, maxPending)). With 0, a subscriber is
+// closed at the first event it has not taken yet: a setting for tests of
+// clients' resubscription.
+func NewBroker(maxPending int) *Broker {
+	return &Broker{sized: true, maxPending: max(0, maxPending)}
 }
 
 // Publish hands e to every subscriber whose filter accepts it. It never
@@ -71,7 +85,10 @@ func (b *Broker) Publish(e Event) {
 // match is nil). It ends when ctx is done; match runs on the publisher's
 // goroutine and must be quick.
 func (b *Broker) Subscribe(ctx context.Context, match func(Event) bool) *Subscription {
-	s := &Subscription{match: match, wake: make(chan struct{}, 1), latest: map[string]int{}}
+	s := &Subscription{match: match, wake: make(chan struct{}, 1), latest: map[string]int{}, coalesceAt: CoalesceAt, maxPending: MaxPending}
+	if b.sized {
+		s.coalesceAt, s.maxPending = min(CoalesceAt, b.maxPending), b.maxPending
+	}
 	b.mu.Lock()
 	if b.subs == nil {
 		b.subs = map[*Subscription]struct{}{}
@@ -95,8 +112,9 @@ func (b *Broker) Subscribers() int {
 
 // Subscription is one subscriber's queue. Next is meant for one goroutine.
 type Subscription struct {
-	match func(Event) bool
-	wake  chan struct{}
+	match                  func(Event) bool
+	wake                   chan struct{}
+	coalesceAt, maxPending int
 
 	mu      sync.Mutex
 	queue   []Event
@@ -112,11 +130,11 @@ func (s *Subscription) offer(e Event) bool {
 		return false
 	}
 	k := e.Key()
-	if i, ok := s.latest[k]; ok && len(s.queue) >= CoalesceAt {
+	if i, ok := s.latest[k]; ok && len(s.queue) >= s.coalesceAt {
 		s.queue[i-s.head] = e
 		return true
 	}
-	if len(s.queue) >= MaxPending {
+	if len(s.queue) >= s.maxPending {
 		s.dropped = true
 		s.queue, s.latest = nil, nil
 		s.signal()

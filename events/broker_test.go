@@ -131,3 +131,40 @@ func TestCancelEndsSubscription(t *testing.T) {
 	// AfterFunc unsubscribes on its own goroutine.
 	testutil.Eventually(t, time.Second, "unsubscribed", func() bool { return b.Subscribers() == 0 })
 }
+
+func TestNewBrokerSizesQueues(t *testing.T) {
+	ctx := t.Context()
+	t.Run("two", func(t *testing.T) {
+		b := events.NewBroker(2)
+		s := b.Subscribe(ctx, nil)
+		b.Publish(update("a", 1))
+		b.Publish(update("b", 1))
+		b.Publish(update("b", 2)) // full: replaces b's waiting snapshot
+		for _, want := range []string{"a/1", "b/2"} {
+			e, err := s.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr := e.(events.TraceUpdated).Trace; fmt.Sprintf("%s/%d", tr.ID, tr.KernelCount) != want {
+				t.Fatalf("got %s/%d, want %s", tr.ID, tr.KernelCount, want)
+			}
+		}
+		b.Publish(update("a", 2))
+		b.Publish(update("b", 3))
+		b.Publish(update("c", 1)) // a third key waiting: closed
+		if _, err := s.Next(ctx); !errors.Is(err, events.ErrTooSlow) {
+			t.Fatalf("third key: %v, want ErrTooSlow", err)
+		}
+		if n := b.Subscribers(); n != 0 {
+			t.Fatalf("%d subscribers left", n)
+		}
+	})
+	t.Run("zero closes at the first event", func(t *testing.T) {
+		b := events.NewBroker(0)
+		s := b.Subscribe(ctx, nil)
+		b.Publish(update("a", 1))
+		if _, err := s.Next(ctx); !errors.Is(err, events.ErrTooSlow) {
+			t.Fatalf("got %v, want ErrTooSlow", err)
+		}
+	})
+}

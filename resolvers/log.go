@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"errors"
 
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph/model"
@@ -9,11 +10,15 @@ import (
 )
 
 // tailLog streams a log file: what it holds now, then each batch of new
-// lines after the broker's nudge that it grew.
+// lines after the broker's nudge that it grew. A nudge subscription the
+// broker drops for lagging is renewed here: the lines come from the file,
+// from an offset, so a lost nudge loses nothing and the client never has
+// to start the log again.
 func tailLog(ctx context.Context, b *events.Broker, kind, id, path string) <-chan *model.LogChunk {
 	key := events.LogGrew{Kind: kind, ID: id}.Key()
+	match := func(e events.Event) bool { return e.Key() == key }
 	// Subscribe before the first read, so no nudge falls between them.
-	sub := b.Subscribe(ctx, func(e events.Event) bool { return e.Key() == key })
+	sub := b.Subscribe(ctx, match)
 	out := make(chan *model.LogChunk)
 	go func() {
 		defer close(out)
@@ -27,7 +32,9 @@ func tailLog(ctx context.Context, b *events.Broker, kind, id, path string) <-cha
 					return
 				}
 			}
-			if _, err := sub.Next(ctx); err != nil {
+			if _, err := sub.Next(ctx); errors.Is(err, events.ErrTooSlow) {
+				sub = b.Subscribe(ctx, match) // then read what the lost nudges announced
+			} else if err != nil {
 				return
 			}
 		}

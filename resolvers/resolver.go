@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"time"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
@@ -50,10 +51,45 @@ func page(first *int, after *string) db.Page {
 // broker drops a subscriber that fell too far behind (its client then
 // resubscribes and refetches).
 func subscribe[T any](ctx context.Context, b *events.Broker, match func(events.Event) bool, convert func(events.Event) (T, bool)) <-chan T {
+	return stream(ctx, b.Subscribe(ctx, match), nil, convert)
+}
+
+// follow is subscribe for a subscription to one row, which starts with
+// the row's current state: neither websocket protocol acknowledges a
+// subscribe, so a client cannot know when to read the state itself without
+// missing a change. The broker registers the subscription before current
+// reads the row, so a change committed in between is queued; queued events
+// older than the row read (by updatedAt) are skipped. A row that does not
+// exist yet (NOT_FOUND) sends nothing until it appears.
+func follow[T any](ctx context.Context, b *events.Broker, match func(events.Event) bool, convert func(events.Event) (T, bool),
+	current func() (T, error), updatedAt func(T) time.Time) (<-chan T, error) {
 	sub := b.Subscribe(ctx, match)
+	first, err := current()
+	if cascade.ErrorCode(err) == cascade.ENOTFOUND {
+		return stream(ctx, sub, nil, convert), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	since := updatedAt(first)
+	return stream(ctx, sub, &first, func(e events.Event) (T, bool) {
+		v, ok := convert(e)
+		return v, ok && !updatedAt(v).Before(since)
+	}), nil
+}
+
+// stream sends first (when not nil), then each converted event of sub.
+func stream[T any](ctx context.Context, sub *events.Subscription, first *T, convert func(events.Event) (T, bool)) <-chan T {
 	out := make(chan T)
 	go func() {
 		defer close(out)
+		if first != nil {
+			select {
+			case out <- *first:
+			case <-ctx.Done():
+				return
+			}
+		}
 		for {
 			e, err := sub.Next(ctx)
 			if err != nil {

@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"time"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
@@ -162,10 +163,21 @@ func (r *subscriptionResolver) RunUpdated(ctx context.Context, id *string, trace
 		u, ok := e.(events.RunUpdated)
 		return ok && (id == nil || u.Run.ID == *id) && (traceID == nil || u.Run.TraceID == *traceID)
 	}
-	return subscribe(ctx, r.Events, match, func(e events.Event) (*cascade.Run, bool) {
+	convert := func(e events.Event) (*cascade.Run, bool) {
 		run := e.(events.RunUpdated).Run
 		return &run, true
-	}), nil
+	}
+	if id == nil {
+		return subscribe(ctx, r.Events, match, convert), nil
+	}
+	current := func() (*cascade.Run, error) {
+		run, err := r.DB.Run(ctx, *id)
+		if err == nil && traceID != nil && run.TraceID != *traceID {
+			return nil, cascade.Errorf(cascade.ENOTFOUND, "run %s is not of trace %s", *id, *traceID)
+		}
+		return &run, err
+	}
+	return follow(ctx, r.Events, match, convert, current, func(run *cascade.Run) time.Time { return run.UpdatedAt })
 }
 
 // RunLog is the resolver for the runLog field.

@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"time"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
@@ -60,10 +61,18 @@ func (r *subscriptionResolver) TraceUpdated(ctx context.Context, id *string) (<-
 		u, ok := e.(events.TraceUpdated)
 		return ok && (id == nil || u.Trace.ID == *id)
 	}
-	return subscribe(ctx, r.Events, match, func(e events.Event) (*cascade.Trace, bool) {
+	convert := func(e events.Event) (*cascade.Trace, bool) {
 		t := e.(events.TraceUpdated).Trace
 		return &t, true
-	}), nil
+	}
+	if id == nil {
+		return subscribe(ctx, r.Events, match, convert), nil
+	}
+	current := func() (*cascade.Trace, error) {
+		t, err := r.DB.Trace(ctx, *id)
+		return &t, err
+	}
+	return follow(ctx, r.Events, match, convert, current, func(t *cascade.Trace) time.Time { return t.UpdatedAt })
 }
 
 // TraceRemoved is the resolver for the traceRemoved field.

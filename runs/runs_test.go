@@ -351,24 +351,52 @@ func TestConfigsAndDefault(t *testing.T) {
 
 func TestRunLogStreamsLive(t *testing.T) {
 	t.Parallel()
-	s := server(t, "slow")
+	zero := 0
+	for name, queue := range map[string]*int{"default queue": nil, "queue 0": &zero} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			// With a queue of 0 the broker drops the log's nudge subscription
+			// at every nudge: the server renews it, and the client sees one
+			// stream, never completed, never starting over.
+			s := server(t, "slow", func(c *app.Config) { c.SubscriberQueue = queue })
+			r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+			sub := s.Subscribe(t, "graphql-transport-ws", `subscription($id: ID!) { runLog(id: $id) { lines } }`, map[string]any{"id": r.ID})
+			var lines []string
+			for !strings.Contains(strings.Join(lines, "\n"), "GPGPU-Sim: *** exit detected ***") {
+				var ev struct{ RunLog struct{ Lines []string } }
+				if err := sub.Next(30*time.Second, &ev); err != nil {
+					t.Fatalf("after %d lines: %v", len(lines), err)
+				}
+				lines = append(lines, ev.RunLog.Lines...)
+			}
+			log, err := os.ReadFile(filepath.Join(s.DataDir, "work", "runs", r.ID, "accel-sim.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Every line of the file arrived, in order, none twice.
+			if want := strings.Split(strings.TrimRight(string(log), "\n"), "\n"); strings.Join(lines, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("streamed %d lines, the log has %d", len(lines), len(want))
+			}
+		})
+	}
+}
+
+// TestRunUpdatedStartsWithTheRun subscribes, as a script does, to a run
+// that will not change again: the first message is its state.
+func TestRunUpdatedStartsWithTheRun(t *testing.T) {
+	t.Parallel()
+	s := server(t, "ok")
 	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
-	sub := s.Subscribe(t, "graphql-transport-ws", `subscription($id: ID!) { runLog(id: $id) { lines } }`, map[string]any{"id": r.ID})
-	var lines []string
-	for !strings.Contains(strings.Join(lines, "\n"), "GPGPU-Sim: *** exit detected ***") {
-		var ev struct{ RunLog struct{ Lines []string } }
-		if err := sub.Next(30*time.Second, &ev); err != nil {
-			t.Fatalf("after %d lines: %v", len(lines), err)
+	waitRun(t, s, r.ID, "SUCCEEDED")
+	for _, p := range []string{"graphql-transport-ws", "graphql-ws"} {
+		sub := s.SubscribeNow(t, p, `subscription($id: ID) { runUpdated(id: $id) { id state progress { kernelsDone kernelsTotal } } }`, map[string]any{"id": r.ID})
+		var m struct{ RunUpdated run }
+		if err := sub.Next(5*time.Second, &m); err != nil {
+			t.Fatalf("%s: first message: %v", p, err)
 		}
-		lines = append(lines, ev.RunLog.Lines...)
-	}
-	log, err := os.ReadFile(filepath.Join(s.DataDir, "work", "runs", r.ID, "accel-sim.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Every line of the file arrived, in order, none twice.
-	if want := strings.Split(strings.TrimRight(string(log), "\n"), "\n"); strings.Join(lines, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("streamed %d lines, the log has %d", len(lines), len(want))
+		if u := m.RunUpdated; u.ID != r.ID || u.State != "SUCCEEDED" || u.Progress.KernelsDone != 4 {
+			t.Fatalf("%s: first message %+v, want the run, succeeded", p, u)
+		}
 	}
 }
 

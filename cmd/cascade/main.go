@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/internal/app"
 	"github.com/cascade-sim/cascade/tracegen"
 	"github.com/cascade-sim/cascade/traceproc"
@@ -85,7 +86,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 
 	var sim simSetup
 	var ppCmd, simCmd, origins, level, format, s3Addr string
-	var conc int
+	var conc, queue int
 	fs.StringVar(&cfg.DataDir, "data-dir", env("CASCADE_DATA_DIR", "./cascade-data"), "data directory: database, bucket, work files (CASCADE_DATA_DIR)")
 	fs.StringVar(&cfg.Bucket, "bucket", env("CASCADE_BUCKET", "cascade"), "bucket name under <data dir>/s3 (CASCADE_BUCKET)")
 	fs.StringVar(&cfg.Prefix, "prefix", env("CASCADE_PREFIX", "traces"), "prefix inside the bucket that holds trace directories (CASCADE_PREFIX)")
@@ -106,6 +107,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.IntVar(&cfg.RunConcurrency, "run-concurrency", envInt("CASCADE_RUN_CONCURRENCY", 1), "simulations at once (CASCADE_RUN_CONCURRENCY)")
 	fs.Float64Var(&cfg.DiskGiB, "disk-gib", envFloat("CASCADE_DISK_GIB", 0), "disk budget of the data directory in GiB; plan 2.2 times the uploaded size (CASCADE_DISK_GIB)")
 	fs.DurationVar(&cfg.ScanInterval, "scan-interval", envDuration("CASCADE_SCAN_INTERVAL", 2*time.Second), "periodic bucket scan (CASCADE_SCAN_INTERVAL)")
+	fs.IntVar(&queue, "subscriber-queue", envInt("CASCADE_SUBSCRIBER_QUEUE", events.MaxPending), "changes a websocket subscriber may have waiting before it is closed and its client resubscribes (CASCADE_SUBSCRIBER_QUEUE)")
 	fs.StringVar(&origins, "allowed-origins", env("CASCADE_ALLOWED_ORIGINS", ""), "comma-separated extra origins allowed to call the API (CASCADE_ALLOWED_ORIGINS)")
 	fs.StringVar(&level, "log-level", env("CASCADE_LOG_LEVEL", "info"), "debug, info, warn or error (CASCADE_LOG_LEVEL)")
 	fs.StringVar(&format, "log-format", env("CASCADE_LOG_FORMAT", "text"), "text or json (CASCADE_LOG_FORMAT)")
@@ -129,6 +131,10 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	if (cfg.S3Keys.AccessKey == "") != (cfg.S3Keys.SecretKey == "") {
 		return cfg, 0, "", fmt.Errorf("S3 keys: give both CASCADE_S3_ACCESS_KEY and CASCADE_S3_SECRET_KEY, or neither to use the key file")
 	}
+	if queue < 0 {
+		return cfg, 0, "", fmt.Errorf("--subscriber-queue (CASCADE_SUBSCRIBER_QUEUE): want 0 or more, got %d", queue)
+	}
+	cfg.SubscriberQueue = &queue
 	if ppCmd != "" {
 		if cfg.PostprocessCmd, err = splitCommand("--postprocess-cmd (CASCADE_POSTPROCESS_CMD)", ppCmd); err != nil {
 			return cfg, 0, "", err

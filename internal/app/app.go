@@ -72,6 +72,12 @@ type Config struct {
 	S3Keys    s3gw.Keys
 	S3KeyFile string
 
+	// SubscriberQueue is how many changes of distinct traces, runs or logs
+	// a subscriber may have waiting before the server closes it (its client
+	// resubscribes and refetches); nil means events.MaxPending. 0 closes
+	// every subscriber at its first change (tests of clients' recovery).
+	SubscriberQueue *int // CASCADE_SUBSCRIBER_QUEUE
+
 	// WebsocketPing is the keep-alive interval; a client silent for two is
 	// dropped. The default when 0 is 15 s.
 	WebsocketPing time.Duration
@@ -172,6 +178,9 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		log.Warn("an uploaded trace takes the sample's id; the seeded sample moves", "component", "samples", "trace", samples.SampleID, "sample", sample.ID)
 	}
 	broker := &events.Broker{}
+	if cfg.SubscriberQueue != nil {
+		broker = events.NewBroker(*cfg.SubscriberQueue)
+	}
 	m.events = broker
 	var sc *scanner.Scanner
 	pp := postproc.New(postproc.Config{

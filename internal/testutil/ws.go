@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -16,14 +17,33 @@ import (
 type Subscription struct {
 	Conn     *websocket.Conn
 	protocol string
-	msgs     chan json.RawMessage
-	done     chan error // the read loop's end: the close frame's error
+	msgs     chan json.RawMessage // closed when the connection ends
+	done     chan error           // the read loop's end: the close frame's error
+	complete chan struct{}        // closed when the server completed the subscription
 }
+
+// ErrCompleted is returned by Subscription.Next once the server completed
+// the subscription.
+var ErrCompleted = errors.New("subscription completed by the server")
 
 // Subscribe opens a websocket with the given subprotocol
 // ("graphql-transport-ws" or "graphql-ws") and starts the subscription; it
-// returns once the server acknowledged the connection.
+// returns once the server's broker holds it, so the test's next change
+// cannot go unseen.
 func (s *TestServer) Subscribe(t testing.TB, protocol, query string, vars map[string]any) *Subscription {
+	t.Helper()
+	before := s.Subscribers()
+	sub := s.SubscribeNow(t, protocol, query, vars)
+	// The protocol acknowledges no subscription: wait until the server's
+	// broker holds it.
+	Eventually(t, 5*time.Second, "subscription is live", func() bool { return s.Subscribers() > before })
+	return sub
+}
+
+// SubscribeNow is Subscribe as a script does it: it returns as soon as the
+// subscribe message is sent, without knowing whether the server has
+// registered the subscription yet.
+func (s *TestServer) SubscribeNow(t testing.TB, protocol, query string, vars map[string]any) *Subscription {
 	t.Helper()
 	d := websocket.Dialer{Subprotocols: []string{protocol}, HandshakeTimeout: 5 * time.Second}
 	conn, resp, err := d.Dial(strings.Replace(s.URL, "http", "ws", 1)+"/graphql", http.Header{})
@@ -34,7 +54,7 @@ func (s *TestServer) Subscribe(t testing.TB, protocol, query string, vars map[st
 	if conn.Subprotocol() != protocol {
 		t.Fatalf("negotiated %q, want %q", conn.Subprotocol(), protocol)
 	}
-	sub := &Subscription{Conn: conn, protocol: protocol, msgs: make(chan json.RawMessage, 1024), done: make(chan error, 1)}
+	sub := &Subscription{Conn: conn, protocol: protocol, msgs: make(chan json.RawMessage, 1024), done: make(chan error, 1), complete: make(chan struct{})}
 	if err := conn.WriteJSON(map[string]any{"type": "connection_init", "payload": map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
@@ -54,14 +74,10 @@ func (s *TestServer) Subscribe(t testing.TB, protocol, query string, vars map[st
 		start = "start"
 	}
 	payload := map[string]any{"query": query, "variables": vars}
-	before := s.Subscribers()
 	if err := conn.WriteJSON(map[string]any{"id": "1", "type": start, "payload": payload}); err != nil {
 		t.Fatal(err)
 	}
 	go sub.read()
-	// The protocol acknowledges no subscription: wait until the server's
-	// broker holds it, so the test's next change cannot go unseen.
-	Eventually(t, 5*time.Second, "subscription is live", func() bool { return s.Subscribers() > before })
 	return sub
 }
 
@@ -83,33 +99,48 @@ func (s *Subscription) read() {
 			s.Conn.WriteJSON(map[string]any{"type": "pong"})
 		case "error":
 			s.msgs <- json.RawMessage(fmt.Sprintf(`{"errors": %s}`, m.Payload))
+		case "complete":
+			select {
+			case <-s.complete:
+			default:
+				close(s.complete)
+			}
 		}
 	}
 }
 
 // Next waits for the next result and decodes its data into out. It
-// returns ErrTimeout when none came within timeout, and an error for a
-// result with errors or a closed connection.
+// returns ErrTimeout when none came within timeout, ErrCompleted once the
+// server completed the subscription and every result before that was read,
+// and an error for a result with errors or a closed connection.
 func (s *Subscription) Next(timeout time.Duration, out any) error {
+	var p json.RawMessage
+	var ok bool
 	select {
-	case p, ok := <-s.msgs:
-		if !ok {
-			return fmt.Errorf("connection closed: %v", s.Closed())
+	case p, ok = <-s.msgs:
+	case <-s.complete:
+		select {
+		case p, ok = <-s.msgs:
+		default:
+			return ErrCompleted
 		}
-		var r struct {
-			Data   json.RawMessage `json:"data"`
-			Errors json.RawMessage `json:"errors"`
-		}
-		if err := json.Unmarshal(p, &r); err != nil {
-			return err
-		}
-		if len(r.Errors) > 0 && string(r.Errors) != "null" {
-			return fmt.Errorf("subscription error: %s", r.Errors)
-		}
-		return json.Unmarshal(r.Data, out)
 	case <-time.After(timeout):
 		return ErrTimeout
 	}
+	if !ok {
+		return fmt.Errorf("connection closed: %v", s.Closed())
+	}
+	var r struct {
+		Data   json.RawMessage `json:"data"`
+		Errors json.RawMessage `json:"errors"`
+	}
+	if err := json.Unmarshal(p, &r); err != nil {
+		return err
+	}
+	if len(r.Errors) > 0 && string(r.Errors) != "null" {
+		return fmt.Errorf("subscription error: %s", r.Errors)
+	}
+	return json.Unmarshal(r.Data, out)
 }
 
 // Closed returns the error that ended the connection (a
