@@ -1,10 +1,12 @@
 // Test harness for the end-to-end tests: a real `cascade serve` and a real headless Chromium.
-import { spawn } from "node:child_process";
-import { mkdtemp, mkdir, writeFile, rm } from "node:fs/promises";
+import { execFile, spawn } from "node:child_process";
+import { closeSync, constants, openSync } from "node:fs";
+import { appendFile, mkdtemp, mkdir, writeFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { chromium } from "playwright-core";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -88,6 +90,31 @@ export async function startServer({ dataDir, port, env = {} } = {}) {
     async cleanup() {
       await this.stop();
       await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Uploads a local trace directory into the server's bucket with `cascade upload`, as users do. */
+export async function upload(server, dir, runName) {
+  await promisify(execFile)(process.env.CASCADE_BIN, ["upload", dir, "--run-name", runName, "--data-dir", server.dataDir]);
+}
+
+/**
+ * A named pipe for the stand-in simulator's FAKESIM_STEP: each kernel's statistics wait for a
+ * line, so a test holds a run at a known kernel for as long as it needs, whatever the
+ * machine's speed. step() resolves once the simulator took the line.
+ */
+export async function simStepper() {
+  const dir = await mkdtemp(join(tmpdir(), "cascade-step-"));
+  const path = join(dir, "step");
+  await promisify(execFile)("mkfifo", [path]);
+  return {
+    path,
+    step: () => appendFile(path, "\n"),
+    async close() {
+      // Opening the reading end lets a step nobody took finish, so the process can exit.
+      closeSync(openSync(path, constants.O_RDONLY | constants.O_NONBLOCK));
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }

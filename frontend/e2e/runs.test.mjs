@@ -4,11 +4,10 @@
 // (go build -o /tmp/fakesim ./internal/fakesim/cmd/fakesim). Without it these tests are skipped.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { cp, readdir } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { launchBrowser, screenshot, startServer, watchErrors } from "./harness.mjs";
+import { launchBrowser, screenshot, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const configs = process.env.CASCADE_SIM_CONFIGS_DIR ?? join(repo, "samples", "sim-configs");
@@ -19,25 +18,31 @@ const skip = !process.env.CASCADE_SIM_CMD
     : false;
 const QS = "qs-e2e";
 
+// Nothing here depends on the stand-in simulator's speed or the machine's load: every run is
+// held before each kernel's statistics until the test lets it on (FAKESIM_STEP), and each test
+// launches the runs it looks at.
 describe("runs against a real server", { skip }, () => {
   let server;
   let browser;
+  let sim;
   before(async () => {
+    sim = await simStepper();
     server = await startServer({
-      env: { CASCADE_SIM_CONFIGS_DIR: configs, FAKESIM_MODE: "slow", FAKESIM_DELAY: "1500ms" },
+      // Two at once: a run a failed test left held never queues the next test's run.
+      env: { CASCADE_SIM_CONFIGS_DIR: configs, CASCADE_RUN_CONCURRENCY: "2", FAKESIM_STEP: sim.path },
     });
     browser = await launchBrowser();
-    // The quickstart trace: ready on upload, with real timing and a step timeline.
-    const src = join(repo, "samples", "quickstart");
-    await cp(src, join(server.bucket, QS), { recursive: true, filter: (s) => !s.endsWith("README.md") });
-    await readdir(join(server.bucket, QS));
+    // The quickstart trace, uploaded as the README says: ready on upload, with real timing
+    // and a step timeline.
+    await upload(server, join(repo, "samples", "quickstart"), QS);
   });
   after(async () => {
     await browser?.close();
     await server?.cleanup();
+    await sim?.close();
   });
 
-  test("New run preselects the default config, launches, and the run page follows it live", async () => {
+  test("New run preselects the default config, launches, and the run page follows it live", { timeout: 180_000 }, async () => {
     const page = await browser.context.newPage();
     const errors = watchErrors(page);
     await page.goto(`${server.url}/traces/${QS}`);
@@ -59,11 +64,17 @@ describe("runs against a real server", { skip }, () => {
     await page.waitForURL(/\/runs\/[^/]+$/);
     await page.getByRole("heading", { name: "e2e quickstart" }).waitFor();
     await page.evaluate(() => (window.__sameDocument = true));
-    await page.getByLabel("Simulator log, live").getByText(/Processing kernel|launching/).waitFor({ timeout: 30_000 });
-    await page.getByTestId("progress-text").getByText(/^[1-3] of 4 kernels/).waitFor({ timeout: 30_000 });
+    // Held before kernel 1's statistics: running, its log live, no kernel done.
+    await page.locator('.run-page .toolbar [data-state="RUNNING"]').waitFor({ timeout: 30_000 });
+    await page.getByLabel("Simulator log, live").getByText(/launching kernel name: .* uid: 1 /).waitFor({ timeout: 30_000 });
+    await page.getByTestId("progress-text").getByText(/^0 of 4 kernels/).waitFor();
+    await sim.step();
+    await page.getByTestId("progress-text").getByText(/^1 of 4 kernels/).waitFor({ timeout: 30_000 });
+    await page.getByLabel("Simulator log, live").getByText(/uid: 2 /).waitFor({ timeout: 30_000 });
     await screenshot(page, "21-run-running");
 
-    await page.locator('.run-page .toolbar [data-state="SUCCEEDED"]').waitFor({ timeout: 60_000 });
+    for (let k = 2; k <= 4; k++) await sim.step();
+    await page.locator('.run-page .toolbar [data-state="SUCCEEDED"]').waitFor({ timeout: 30_000 });
     await page.getByTestId("progress-text").getByText("4 of 4 kernels").waitFor();
     await page.getByTestId("mape").waitFor();
     await page.locator(".chart canvas").waitFor();
@@ -101,6 +112,7 @@ describe("runs against a real server", { skip }, () => {
     await page.waitForURL(/\/runs\/[^/]+$/);
     await page.getByRole("heading", { name: "e2e pascal" }).waitFor();
     await page.getByTestId("cross-arch").getByText(/the trace was taken on sm_90 \(NVIDIA H100 80GB HBM3\); this run simulates it on SM6_TITANX, compute capability 6\.1/).waitFor();
+    for (let k = 1; k <= 4; k++) await sim.step();
     await page.locator('.run-page .toolbar [data-state="SUCCEEDED"]').waitFor({ timeout: 60_000 });
     await screenshot(page, "27-run-cross-arch");
     assert.deepEqual(errors, []);
@@ -141,18 +153,21 @@ describe("runs against a real server", { skip }, () => {
     await page.close();
   });
 
-  test("a running run can be cancelled", async () => {
+  test("a running run can be cancelled", { timeout: 180_000 }, async () => {
     const page = await browser.context.newPage();
     await page.goto(`${server.url}/traces/${QS}/new-run`);
+    await page.getByLabel("Label (optional)").fill("e2e cancel");
     await page.getByRole("button", { name: "Launch run" }).click();
     await page.waitForURL(/\/runs\/[^/]+$/);
+    const id = page.url().split("/").pop();
+    // Held before its first kernel's statistics, it runs until cancelled.
+    await page.locator('.run-page .toolbar [data-state="RUNNING"]').waitFor({ timeout: 30_000 });
     await page.getByRole("button", { name: "Cancel run" }).click();
     await page.locator('.run-page .toolbar [data-state="CANCELLED"]').waitFor({ timeout: 30_000 });
     assert.equal(await page.getByRole("button", { name: "Cancel run" }).count(), 0);
     await screenshot(page, "23-run-cancelled");
     await page.goto(`${server.url}/runs`);
-    await page.locator('tr[data-state="CANCELLED"]').first().waitFor();
-    await page.locator('tr[data-state="SUCCEEDED"]').first().waitFor();
+    await page.locator(`tr[data-run-id="${id}"][data-state="CANCELLED"]`).waitFor();
     await screenshot(page, "24-runs");
     await page.close();
   });

@@ -56,6 +56,11 @@
 //   - ignoreterm: ignores SIGTERM, prints "fakesim: ignoring SIGTERM", runs
 //     like slow, then keeps running until killed.
 //   - noexit: like ok but ends with exit 0 and no exit-detected line.
+//
+// FAKESIM_STEP, in any mode, names a named pipe (mkfifo): before each
+// kernel's statistics the program waits to read one line from it, so a
+// test holds a run at a known kernel for as long as it needs, on a machine
+// of any speed, and lets it on one kernel at a time.
 package fakesim
 
 import (
@@ -86,6 +91,7 @@ const (
 	EnvDelay    = "FAKESIM_DELAY"
 	EnvVersion  = "FAKESIM_ACCELSIM_VERSION"
 	EnvNeedsLib = "FAKESIM_NEEDS_LIB"
+	EnvStep     = "FAKESIM_STEP"
 )
 
 // Accel-Sim versions, the values of FAKESIM_ACCELSIM_VERSION.

@@ -1,6 +1,7 @@
 package fakesim_test
 
 import (
+	"bufio"
 	"errors"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cascade-sim/cascade/internal/fakesim"
 )
@@ -131,5 +133,70 @@ func TestFormula(t *testing.T) {
 		if got := fakesim.FailingKernel(n); got != k {
 			t.Errorf("FailingKernel(%d) = %d, want %d", n, got, k)
 		}
+	}
+}
+
+// TestStepHoldsEachKernel runs two kernels through FAKESIM_STEP: each
+// kernel's statistics come only after the test wrote its line.
+func TestStepHoldsEachKernel(t *testing.T) {
+	bin := fakesim.Build(t)
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"gpgpusim.config": "-gpgpu_clock_domains 1000:1000:1000:1000\n",
+		"kernel-1.traceg": "-kernel name = _Z1av\n\n#traces format\n",
+		"kernel-2.traceg": "-kernel name = _Z1bv\n\n#traces format\n",
+		"list.g":          "kernel-1.traceg\nkernel-2.traceg\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step := filepath.Join(dir, "step")
+	if err := syscall.Mkfifo(step, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-trace", filepath.Join(dir, "list.g"), "-config", filepath.Join(dir, "gpgpusim.config"))
+	cmd.Env = append(os.Environ(), fakesim.EnvStep+"="+step)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	steps, stats := 0, 0
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.Contains(line, "bind to kernel") {
+			// The open waits for the program to open its end.
+			done := make(chan error, 1)
+			go func() {
+				f, err := os.OpenFile(step, os.O_WRONLY, 0)
+				if err == nil {
+					_, err = f.WriteString("\n")
+					f.Close()
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the program never read the step of kernel %d", steps+1)
+			}
+			steps++
+		}
+		if strings.HasPrefix(line, "gpu_sim_cycle = ") {
+			if stats++; stats > steps {
+				t.Fatalf("statistics of kernel %d before its step", stats)
+			}
+		}
+	}
+	if err := cmd.Wait(); err != nil || stats != 2 {
+		t.Fatalf("exit %v after %d kernels' statistics", err, stats)
 	}
 }

@@ -183,6 +183,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if mode == fakesim.ModeSlow || mode == fakesim.ModeIgnoreTerm {
 			time.Sleep(delay)
 		}
+		if step := os.Getenv(fakesim.EnvStep); step != "" {
+			if err := waitStep(step); err != nil {
+				return fail(2, "fakesim: %s: %v", fakesim.EnvStep, err)
+			}
+		}
 
 		cycles, insn := fakesim.Cycles(k.index, k.size), fakesim.Instructions(k.index, k.size)
 		if k.index == failing {
@@ -224,6 +229,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 	say("GPGPU-Sim: *** simulation thread exiting ***")
 	say("GPGPU-Sim: *** exit detected ***")
 	return 0
+}
+
+// waitStep reads one line from the named pipe at path: its open waits for
+// a writer, its read for the line. It reads a byte at a time so that
+// nothing after the line is taken from the pipe. An end of file before
+// the line means every writer left (the previous step's writer closing
+// late): it opens the pipe again and waits for the next.
+func waitStep(path string) error {
+	b := make([]byte, 1)
+	for {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		for {
+			n, err := f.Read(b)
+			if n == 1 && b[0] == '\n' {
+				f.Close()
+				return nil
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				f.Close()
+				return err
+			}
+		}
+		f.Close()
+	}
 }
 
 // readTrace opens a kernel's trace as Accel-Sim does (cat for .traceg, xz -dc
