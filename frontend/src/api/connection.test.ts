@@ -43,6 +43,26 @@ describe("ConnectionStore", () => {
   });
 });
 
+describe("ConnectionStore.resubscribed", () => {
+  it("re-runs queries at once and once more when settled, only while connected", () => {
+    vi.useFakeTimers();
+    try {
+      const s = new ConnectionStore();
+      s.connected();
+      s.resubscribed();
+      expect(s.get()).toMatchObject({ status: "connected", epoch: 1 });
+      vi.advanceTimersByTime(SETTLE_MS);
+      expect(s.get().epoch).toBe(2);
+      // Offline, the reconnect re-runs them; a subscription the socket's end completed is no news.
+      s.lost();
+      s.resubscribed();
+      expect(s.get()).toMatchObject({ status: "reconnecting", epoch: 2 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe("endpoint", () => {
   it("backs off exponentially up to 10 s", () => {
     const mid = () => 0.5;

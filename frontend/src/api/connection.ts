@@ -5,7 +5,10 @@ export type ConnectionStatus = "connecting" | "connected" | "reconnecting";
 
 export interface ConnectionState {
   status: ConnectionStatus;
-  /** Increments on every (re)connect after the first: queries re-run when it changes. */
+  /**
+   * Increments on every (re)connect after the first, and when the server dropped a
+   * subscription that fell behind: queries re-run when it changes.
+   */
   epoch: number;
   /** When the next retry happens (ms since epoch), while reconnecting. */
   retryAt: number | null;
@@ -14,9 +17,10 @@ export interface ConnectionState {
 type Listener = () => void;
 
 /**
- * After a reconnect, queries re-run at once and once more SETTLE_MS later: the protocol does
- * not acknowledge a subscription, so a change that lands between the reconnect and the
- * server registering the resubscription would otherwise be missed until the next change.
+ * After a reconnect or a resubscription, queries re-run at once and once more SETTLE_MS
+ * later: the protocol does not acknowledge a subscription, so a change that lands between
+ * the refetch and the server registering the subscription would otherwise be missed until
+ * the next change.
  */
 export const SETTLE_MS = 1000;
 
@@ -38,13 +42,25 @@ export class ConnectionStore {
     const epoch = reconnect ? this.state.epoch + 1 : this.state.epoch;
     this.everConnected = true;
     this.set({ status: "connected", epoch, retryAt: null });
-    if (reconnect) {
-      this.clearSettle();
-      this.settle = setTimeout(() => {
-        this.settle = null;
-        if (this.state.status === "connected") this.set({ ...this.state, epoch: this.state.epoch + 1 });
-      }, SETTLE_MS);
-    }
+    if (reconnect) this.settleLater();
+  }
+
+  /**
+   * A subscription the server completed (it closes subscribers that fall too far behind)
+   * was started again: queries re-run to fetch what its events would have said.
+   */
+  resubscribed(): void {
+    if (this.state.status !== "connected") return; // the reconnect re-runs them
+    this.set({ ...this.state, epoch: this.state.epoch + 1 });
+    this.settleLater();
+  }
+
+  private settleLater(): void {
+    this.clearSettle();
+    this.settle = setTimeout(() => {
+      this.settle = null;
+      if (this.state.status === "connected") this.set({ ...this.state, epoch: this.state.epoch + 1 });
+    }, SETTLE_MS);
   }
 
   private clearSettle(): void {

@@ -188,7 +188,7 @@ export function Comparison({ run }: { run: Pick<RunDetailFragment, "comparison" 
 
 function LiveRunLog({ id }: { id: string }) {
   const [lines, setLines] = useState<string[]>([]);
-  useEvents(RunLogSubscription, { id }, (d) => setLines((p) => appendLines(p, d.runLog.lines)));
+  useEvents(RunLogSubscription, { id }, (d) => setLines((p) => appendLines(p, d.runLog.lines)), false, () => setLines([]));
   return <StaticRunLog lines={lines} live />;
 }
 

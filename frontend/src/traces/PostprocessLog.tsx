@@ -26,7 +26,13 @@ function LogView({ lines, label }: { lines: readonly string[]; label: string }) 
 /** The post-processor's output as it is written. */
 export function LivePostprocessLog({ traceId }: { traceId: string }) {
   const [lines, setLines] = useState<string[]>([]);
-  useEvents(PostprocessLogSubscription, { traceId }, (d) => setLines((p) => appendLines(p, d.postprocessLog.lines)));
+  useEvents(
+    PostprocessLogSubscription,
+    { traceId },
+    (d) => setLines((p) => appendLines(p, d.postprocessLog.lines)),
+    false,
+    () => setLines([]),
+  );
   return <LogView lines={lines} label="Post-processing log, live" />;
 }
 

@@ -1,0 +1,106 @@
+// End-to-end: the UI stays live when the server drops its subscriptions. The server completes
+// a subscription whose client fell too far behind; with CASCADE_SUBSCRIBER_QUEUE=0 it does so
+// at every subscription's first change, so the UI must resubscribe and refetch each time.
+//   CASCADE_BIN=/path/to/cascade CASCADE_SIM_CMD=/path/to/fakesim npm run e2e
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { launchBrowser, screenshot, simStepper, startServer, traceFiles, upload, watchErrors, writeTraceFile } from "./harness.mjs";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const configs = process.env.CASCADE_SIM_CONFIGS_DIR ?? join(repo, "samples", "sim-configs");
+
+/** Counts the subscribe messages a page sends over its websockets. */
+function countSubscribes(page) {
+  const n = { subscribes: 0 };
+  page.on("websocket", (ws) =>
+    ws.on("framesent", (f) => {
+      if (String(f.payload).includes('"type":"subscribe"')) n.subscribes++;
+    }),
+  );
+  return n;
+}
+
+describe("subscriptions the server drops come back", () => {
+  let server;
+  let browser;
+  let sim;
+  before(async () => {
+    sim = await simStepper();
+    server = await startServer({
+      env: { CASCADE_SUBSCRIBER_QUEUE: "0", CASCADE_SIM_CONFIGS_DIR: configs, FAKESIM_STEP: sim.path },
+    });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.cleanup();
+    await sim?.close();
+  });
+
+  test("the traces list and a trace page follow an upload to READY", { timeout: 120_000 }, async () => {
+    const id = "dropped-live";
+    const list = await browser.context.newPage();
+    const listErrors = watchErrors(list);
+    const listWs = countSubscribes(list);
+    await list.goto(server.url + "/");
+    await list.locator('tr[data-trace-id="sample"]').waitFor();
+    await list.locator('[data-connection="connected"]').waitFor();
+    await list.evaluate(() => (window.__sameDocument = true));
+    const trace = await browser.context.newPage();
+    const traceErrors = watchErrors(trace);
+    await trace.goto(`${server.url}/traces/${id}`);
+    await trace.getByRole("heading", { name: "Trace not found" }).waitFor();
+    const subscribed = listWs.subscribes;
+
+    // The upload, file by file, metadata.json last: every change ends the subscriptions that see it.
+    for (const f of traceFiles(id, 3)) await writeTraceFile(server.bucket, id, ...f);
+
+    const row = list.locator(`tr[data-trace-id="${id}"]`);
+    await row.locator('[data-state="READY"]').waitFor({ timeout: 30_000 });
+    await list.waitForFunction(
+      (id) => document.querySelector(`tr[data-trace-id="${id}"] [data-field="kernelCount"]`)?.textContent === "3",
+      id,
+    );
+    assert.ok(listWs.subscribes > subscribed, `the list resubscribed (${subscribed} subscribes, then ${listWs.subscribes})`);
+    assert.equal(await list.evaluate(() => window.__sameDocument), true, "the page reloaded");
+    await screenshot(list, "40-dropped-list");
+
+    await trace.locator('.trace-page .toolbar [data-state="READY"]').waitFor({ timeout: 30_000 });
+    await trace.getByRole("table", { name: "Kernels" }).getByText("_Z6kernel3Pf").waitFor();
+    await screenshot(trace, "41-dropped-trace");
+    assert.deepEqual(listErrors, []);
+    assert.deepEqual(traceErrors, []);
+    await list.close();
+    await trace.close();
+  });
+
+  test("a run page follows its run and its log to the end", { skip: !process.env.CASCADE_SIM_CMD || !existsSync(configs) }, async () => {
+    const qs = "qs-dropped";
+    await upload(server, join(repo, "samples", "quickstart"), qs);
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/${qs}/new-run`);
+    await page.getByRole("button", { name: "Launch run" }).click();
+    await page.waitForURL(/\/runs\/[^/]+$/);
+    const log = page.getByLabel("Simulator log, live");
+    for (let k = 1; k <= 4; k++) {
+      // Held before kernel k's statistics: the page shows the kernels before it done.
+      await log.getByText(new RegExp(`uid: ${k} `)).waitFor({ timeout: 30_000 });
+      await page.getByTestId("progress-text").getByText(new RegExp(`^${k - 1} of 4 kernels`)).waitFor({ timeout: 30_000 });
+      if (k === 3) {
+        // The log came as one stream: no line twice, though its nudges were dropped.
+        const lines = (await log.innerText()).split("\n").filter((l) => l.startsWith("launching kernel name"));
+        assert.deepEqual(lines.map((l) => l.match(/uid: (\d+)/)[1]), ["1", "2", "3"]);
+        await screenshot(page, "42-dropped-run");
+      }
+      await sim.step();
+    }
+    await page.locator('.run-page .toolbar [data-state="SUCCEEDED"]').waitFor({ timeout: 30_000 });
+    await page.getByTestId("progress-text").getByText("4 of 4 kernels").waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
