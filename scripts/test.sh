@@ -53,8 +53,5 @@ if [ -d frontend ] && [ -f frontend/package.json ] && grep -q '"e2e"' frontend/p
   step "web UI: end-to-end tests in Chromium"
   go build -o bin/cascade ./cmd/cascade
   go build -o bin/accel-sim.out ./internal/fakesim/cmd/fakesim
-  # One retry: a browser suite on a loaded 2-core machine has failed once in
-  # about twenty runs here (not reproduced since); a real failure fails twice.
-  (cd frontend && export CASCADE_BIN="$PWD/../bin/cascade" CASCADE_SIM_CMD="$PWD/../bin/accel-sim.out" &&
-    { npm run e2e || { echo "browser tests failed; running them once more"; npm run e2e; }; })
+  (cd frontend && CASCADE_BIN="$PWD/../bin/cascade" CASCADE_SIM_CMD="$PWD/../bin/accel-sim.out" npm run e2e)
 fi

@@ -63,6 +63,39 @@ describe("ConnectionStore.resubscribed", () => {
   });
 });
 
+describe("ConnectionStore.subscribed", () => {
+  it("re-runs queries once when a new subscription settled", () => {
+    vi.useFakeTimers();
+    try {
+      const s = new ConnectionStore();
+      s.connected();
+      s.subscribed();
+      s.subscribed();
+      expect(s.get().epoch).toBe(0);
+      vi.advanceTimersByTime(SETTLE_MS);
+      expect(s.get().epoch).toBe(1);
+      vi.advanceTimersByTime(SETTLE_MS);
+      expect(s.get().epoch).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("settles after the first connect when subscriptions started before it", () => {
+    vi.useFakeTimers();
+    try {
+      const s = new ConnectionStore();
+      s.subscribed();
+      s.connected();
+      expect(s.get().epoch).toBe(0);
+      vi.advanceTimersByTime(SETTLE_MS);
+      expect(s.get().epoch).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe("endpoint", () => {
   it("backs off exponentially up to 10 s", () => {
     const mid = () => 0.5;

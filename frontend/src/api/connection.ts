@@ -29,6 +29,7 @@ export class ConnectionStore {
   private listeners = new Set<Listener>();
   private everConnected = false;
   private settle: ReturnType<typeof setTimeout> | null = null;
+  private settleOnConnect = false;
 
   get = (): ConnectionState => this.state;
 
@@ -42,7 +43,8 @@ export class ConnectionStore {
     const epoch = reconnect ? this.state.epoch + 1 : this.state.epoch;
     this.everConnected = true;
     this.set({ status: "connected", epoch, retryAt: null });
-    if (reconnect) this.settleLater();
+    if (reconnect || this.settleOnConnect) this.settleLater();
+    this.settleOnConnect = false;
   }
 
   /**
@@ -53,6 +55,15 @@ export class ConnectionStore {
     if (this.state.status !== "connected") return; // the reconnect re-runs them
     this.set({ ...this.state, epoch: this.state.epoch + 1 });
     this.settleLater();
+  }
+
+  /**
+   * A subscription started: queries re-run once it has settled, in case a change landed
+   * between their fetch and the server registering the subscription.
+   */
+  subscribed(): void {
+    if (this.state.status === "connected") this.settleLater();
+    else this.settleOnConnect = true;
   }
 
   private settleLater(): void {

@@ -11,7 +11,8 @@ export const LiveSocketContext = createContext<WsClient | null>(null);
  * Subscribe for as long as the component is mounted (and not paused), handing each event to
  * onEvent. Events go straight from the websocket to the component, not through urql's
  * document cache (which would refetch every query of that type on each event). The
- * websocket client resubscribes by itself after a reconnect; a subscription the server
+ * websocket client resubscribes by itself after a reconnect. Queries re-run once a new
+ * subscription has settled, since the server acknowledges none. A subscription the server
  * completes (it closes a subscriber that fell too far behind) is started again here at once,
  * and every live query re-runs, since events were lost. onRestart, when given, runs first:
  * a stream that starts over (a log sends its lines from the beginning) resets with it.
@@ -53,6 +54,7 @@ export function useEvents<Data, Variables extends Record<string, unknown>>(
       );
     };
     start();
+    store.subscribed();
     return () => {
       stopped = true;
       unsubscribe();
