@@ -102,7 +102,8 @@ export async function upload(server, dir, runName) {
 /**
  * A named pipe for the stand-in simulator's FAKESIM_STEP: each kernel's statistics wait for a
  * line, so a test holds a run at a known kernel for as long as it needs, whatever the
- * machine's speed. step() resolves once the simulator took the line.
+ * machine's speed. step() lets it on by one kernel (its open waits until a simulator holds
+ * the pipe; a line written ahead waits there).
  */
 export async function simStepper() {
   const dir = await mkdtemp(join(tmpdir(), "cascade-step-"));

@@ -104,3 +104,31 @@ describe("subscriptions the server drops come back", () => {
     await page.close();
   });
 });
+
+describe("pages opened before what they show exists", () => {
+  let server;
+  let browser;
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.cleanup();
+  });
+
+  test("a trace page opened before the upload fills in, kernels and all", { timeout: 120_000 }, async () => {
+    const id = "not-yet";
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/${id}`);
+    await page.getByRole("heading", { name: "Trace not found" }).waitFor();
+    await page.locator('[data-connection="connected"]').waitFor();
+    for (const f of traceFiles(id, 3)) await writeTraceFile(server.bucket, id, ...f);
+    await page.locator('.trace-page .toolbar [data-state="READY"]').waitFor({ timeout: 30_000 });
+    await page.getByRole("table", { name: "Kernels" }).getByText("_Z6kernel3Pf").waitFor();
+    await page.getByText("3 of 3 kernels loaded").waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});

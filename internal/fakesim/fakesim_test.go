@@ -139,24 +139,7 @@ func TestFormula(t *testing.T) {
 // TestStepHoldsEachKernel runs two kernels through FAKESIM_STEP: each
 // kernel's statistics come only after the test wrote its line.
 func TestStepHoldsEachKernel(t *testing.T) {
-	bin := fakesim.Build(t)
-	dir := t.TempDir()
-	for name, text := range map[string]string{
-		"gpgpusim.config": "-gpgpu_clock_domains 1000:1000:1000:1000\n",
-		"kernel-1.traceg": "-kernel name = _Z1av\n\n#traces format\n",
-		"kernel-2.traceg": "-kernel name = _Z1bv\n\n#traces format\n",
-		"list.g":          "kernel-1.traceg\nkernel-2.traceg\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	step := filepath.Join(dir, "step")
-	if err := syscall.Mkfifo(step, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-trace", filepath.Join(dir, "list.g"), "-config", filepath.Join(dir, "gpgpusim.config"))
-	cmd.Env = append(os.Environ(), fakesim.EnvStep+"="+step)
+	cmd, step := stepCommand(t)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -199,4 +182,55 @@ func TestStepHoldsEachKernel(t *testing.T) {
 	if err := cmd.Wait(); err != nil || stats != 2 {
 		t.Fatalf("exit %v after %d kernels' statistics", err, stats)
 	}
+}
+
+// TestStepsWrittenAheadWait writes both kernels' lines at once, before the
+// program reached its first step: none is lost.
+func TestStepsWrittenAheadWait(t *testing.T) {
+	cmd, step := stepCommand(t)
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	f, err := os.OpenFile(step, os.O_WRONLY, 0) // waits for the program's first step
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\n\n")
+	f.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if n := strings.Count(stdout.String(), "gpu_sim_cycle = "); err != nil || n != 2 {
+			t.Fatalf("exit %v after %d kernels' statistics", err, n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a step written ahead was lost: the program still waits")
+	}
+}
+
+// stepCommand is the program on two kernels, held by a named pipe.
+func stepCommand(t *testing.T) (*exec.Cmd, string) {
+	bin := fakesim.Build(t)
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"gpgpusim.config": "-gpgpu_clock_domains 1000:1000:1000:1000\n",
+		"kernel-1.traceg": "-kernel name = _Z1av\n\n#traces format\n",
+		"kernel-2.traceg": "-kernel name = _Z1bv\n\n#traces format\n",
+		"list.g":          "kernel-1.traceg\nkernel-2.traceg\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step := filepath.Join(dir, "step")
+	if err := syscall.Mkfifo(step, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-trace", filepath.Join(dir, "list.g"), "-config", filepath.Join(dir, "gpgpusim.config"))
+	cmd.Env = append(os.Environ(), fakesim.EnvStep+"="+step)
+	return cmd, step
 }

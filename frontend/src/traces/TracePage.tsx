@@ -31,11 +31,12 @@ export function TracePage({ id }: { id: string }) {
   useEvents(TraceRemovedSubscription, {}, (d) => d.traceRemoved === id && setRemoved(true));
   const trace = newest(data?.trace, live);
 
-  // The kernel list fills in when the trace becomes ready: fetch its size again then.
+  // The kernel list fills in when the trace becomes ready, and a trace the query did not find
+  // yet may appear: fetch again when the live state differs from the queried one.
   const state = trace?.state;
-  const queriedState = data?.trace?.state;
+  const queriedState = data ? (data.trace?.state ?? null) : undefined;
   useEffect(() => {
-    if (state && queriedState && state !== queriedState) refetch({ requestPolicy: "network-only" });
+    if (state && queriedState !== undefined && state !== queriedState) refetch({ requestPolicy: "network-only" });
   }, [state, queriedState, refetch]);
 
   if (error && !data) return <p role="alert" className="error">Could not load trace {id}: {error.message}</p>;

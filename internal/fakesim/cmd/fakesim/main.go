@@ -77,6 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// The dynamic loader stops the real program before main.
 		return fail(127, "%s: error while loading shared libraries: %s: cannot open shared object file: No such file or directory", os.Args[0], fakesim.Libcudart)
 	}
+	step := stepper{path: os.Getenv(fakesim.EnvStep)}
 	if mode == fakesim.ModeIgnoreTerm {
 		signal.Ignore(syscall.SIGTERM)
 		say("fakesim: ignoring SIGTERM")
@@ -183,8 +184,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if mode == fakesim.ModeSlow || mode == fakesim.ModeIgnoreTerm {
 			time.Sleep(delay)
 		}
-		if step := os.Getenv(fakesim.EnvStep); step != "" {
-			if err := waitStep(step); err != nil {
+		if step.path != "" {
+			if err := step.wait(); err != nil {
 				return fail(2, "fakesim: %s: %v", fakesim.EnvStep, err)
 			}
 		}
@@ -231,33 +232,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// waitStep reads one line from the named pipe at path: its open waits for
-// a writer, its read for the line. It reads a byte at a time so that
-// nothing after the line is taken from the pipe. An end of file before
-// the line means every writer left (the previous step's writer closing
-// late): it opens the pipe again and waits for the next.
-func waitStep(path string) error {
-	b := make([]byte, 1)
-	for {
-		f, err := os.Open(path)
+// stepper waits on FAKESIM_STEP's named pipe. It holds the pipe open for
+// reading and writing from the first step on: a writer's open never waits
+// and no end of file ever comes, so a line written while the program is
+// between two steps waits in the pipe instead of being lost when a
+// reader closes.
+type stepper struct {
+	path string
+	f    *os.File
+}
+
+// wait reads one line, a byte at a time so that nothing after it is taken.
+func (s *stepper) wait() error {
+	if s.f == nil {
+		f, err := os.OpenFile(s.path, os.O_RDWR, 0)
 		if err != nil {
 			return err
 		}
-		for {
-			n, err := f.Read(b)
-			if n == 1 && b[0] == '\n' {
-				f.Close()
-				return nil
-			}
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				f.Close()
-				return err
-			}
+		s.f = f
+	}
+	b := make([]byte, 1)
+	for {
+		if _, err := s.f.Read(b); err != nil {
+			return err
 		}
-		f.Close()
+		if b[0] == '\n' {
+			return nil
+		}
 	}
 }
 
