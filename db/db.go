@@ -55,7 +55,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	d := &DB{log: log.With("component", "db")}
 	gcfg := &gorm.Config{
-		Logger:         logger.Discard,
+		Logger:         sqlLogger{d.log},
 		TranslateError: true,
 		NowFunc:        func() time.Time { return time.Now().UTC() },
 	}
@@ -141,6 +141,32 @@ func cloneValues(v url.Values) url.Values {
 		c[k] = append([]string(nil), vs...)
 	}
 	return c
+}
+
+// LevelSQL is the log level of each SQL statement the database runs,
+// below Debug so only a logger asking for it gets them (tests counting
+// queries, someone chasing a slow page).
+const LevelSQL = slog.LevelDebug - 4
+
+// sqlLogger logs each statement GORM runs at LevelSQL, with its rows, time
+// and error.
+type sqlLogger struct{ log *slog.Logger }
+
+func (l sqlLogger) LogMode(logger.LogLevel) logger.Interface { return l }
+func (sqlLogger) Info(context.Context, string, ...any)       {}
+func (sqlLogger) Warn(context.Context, string, ...any)       {}
+func (sqlLogger) Error(context.Context, string, ...any)      {}
+
+func (l sqlLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
+	if !l.log.Enabled(ctx, LevelSQL) {
+		return
+	}
+	sql, rows := fc()
+	attrs := []any{"sql", sql, "rows", rows, "took", time.Since(begin)}
+	if err != nil {
+		attrs = append(attrs, "err", err)
+	}
+	l.log.Log(ctx, LevelSQL, "sql", attrs...)
 }
 
 // Dialect is "sqlite" or "postgres".

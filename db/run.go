@@ -35,7 +35,7 @@ func (d *DB) Runs(ctx context.Context, f RunFilter, p Page) (PageOf[cascade.Run]
 	if f.State != "" {
 		q = q.Where("state = ?", f.State)
 	}
-	return fetchPage[cascade.Run](q, p, true)
+	return fetchPage[cascade.Run](q, p, true, nil)
 }
 
 // RunsInState returns every run in the given state, oldest first: the

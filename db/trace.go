@@ -17,6 +17,9 @@ import (
 type Page struct {
 	First int
 	After string
+	// Count asks for PageOf.Total. Counting may read every matching row,
+	// so only callers that show the total ask for it.
+	Count bool
 }
 
 // Page sizes: defaults when First is 0, and the largest page served.
@@ -60,13 +63,15 @@ func parseCursor(c string) (int64, bool, error) {
 // PageOf is one page of a listing.
 type PageOf[T any] struct {
 	Items   []T
-	Total   int64 // matching items in all pages
+	Total   int64 // matching items in all pages; 0 unless Page.Count
 	HasNext bool
 }
 
-// fetchPage counts q's rows, then reads up to p's limit of them after p's
-// cursor, in seq order (newest first when desc).
-func fetchPage[T any](q *gorm.DB, p Page, desc bool) (PageOf[T], error) {
+// fetchPage reads up to p's limit of q's rows after p's cursor, in seq
+// order (newest first when desc): a range scan of an index on seq,
+// however deep the page. It counts q's rows when p asks, with count when
+// not nil, else with COUNT(*).
+func fetchPage[T any](q *gorm.DB, p Page, desc bool, count func() (int64, error)) (PageOf[T], error) {
 	var page PageOf[T]
 	limit, err := p.limit()
 	if err != nil {
@@ -76,8 +81,13 @@ func fetchPage[T any](q *gorm.DB, p Page, desc bool) (PageOf[T], error) {
 	if err != nil {
 		return page, err
 	}
-	if err := q.Count(&page.Total).Error; err != nil {
-		return page, err
+	if p.Count {
+		if count == nil {
+			count = func() (n int64, err error) { return n, q.Count(&n).Error }
+		}
+		if page.Total, err = count(); err != nil {
+			return page, err
+		}
 	}
 	order, cmp := "seq", "seq > ?"
 	if desc {
@@ -121,7 +131,7 @@ func (d *DB) Traces(ctx context.Context, f TraceFilter, p Page) (PageOf[cascade.
 		like := "%" + escapeLike(strings.ToLower(f.Search)) + "%"
 		q = q.Where("(LOWER(id) LIKE ? ESCAPE '\\' OR LOWER(COALESCE(model, '')) LIKE ? ESCAPE '\\')", like, like)
 	}
-	return fetchPage[cascade.Trace](q, p, true)
+	return fetchPage[cascade.Trace](q, p, true, nil)
 }
 
 func escapeLike(s string) string {
@@ -247,14 +257,29 @@ func (d *DB) MoveTrace(ctx context.Context, from, to string, fn func(t *cascade.
 // Kernels returns a page of the kernels of the trace with the given id, in
 // the tracer's order; with a search text, only those whose mangled or
 // demangled name holds it, case-insensitively. It pages in the database: a
-// trace with a million kernels costs one page.
+// trace with a million kernels costs one page, and, without a search, its
+// count one index probe.
 func (d *DB) Kernels(ctx context.Context, traceID, search string, p Page) (PageOf[cascade.Kernel], error) {
 	q := d.read(ctx).Model(&cascade.Kernel{}).Where("trace_id = ?", traceID)
 	if search = strings.TrimSpace(search); search != "" {
 		like := "%" + escapeLike(strings.ToLower(search)) + "%"
 		q = q.Where("(LOWER(name) LIKE ? ESCAPE '\\' OR LOWER(demangled_name) LIKE ? ESCAPE '\\')", like, like)
+		return fetchPage[cascade.Kernel](q, p, false, nil)
 	}
-	return fetchPage[cascade.Kernel](q, p, false)
+	return fetchPage[cascade.Kernel](q, p, false, func() (int64, error) { return d.kernelCount(ctx, traceID) })
+}
+
+// kernelCount is the number of kernels of a trace. Their seqs are 0 to n-1
+// (every replacement numbers them so), so n is the last seq + 1: one probe
+// of the primary key instead of a count of a million rows.
+func (d *DB) kernelCount(ctx context.Context, traceID string) (int64, error) {
+	var last []int64
+	err := d.read(ctx).Model(&cascade.Kernel{}).Where("trace_id = ?", traceID).
+		Order("seq DESC").Limit(1).Pluck("seq", &last).Error
+	if err != nil || len(last) == 0 {
+		return 0, err
+	}
+	return last[0] + 1, nil
 }
 
 // ErrUnchanged, returned by an [DB.UpdateTrace] callback, leaves the trace

@@ -62,7 +62,7 @@ func TestTraces(t *testing.T) {
 			var ids []string
 			after := ""
 			for {
-				p, err := d.Traces(ctx, db.TraceFilter{Search: "PAGE-"}, db.Page{First: 3, After: after})
+				p, err := d.Traces(ctx, db.TraceFilter{Search: "PAGE-"}, db.Page{First: 3, After: after, Count: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -80,7 +80,7 @@ func TestTraces(t *testing.T) {
 			if fmt.Sprint(ids) != "[page-6 page-5 page-4 page-3 page-2 page-1 page-0]" {
 				t.Fatalf("order %v", ids)
 			}
-			p, err := d.Traces(ctx, db.TraceFilter{State: cascade.TraceReady, Search: "page"}, db.Page{})
+			p, err := d.Traces(ctx, db.TraceFilter{State: cascade.TraceReady, Search: "page"}, db.Page{Count: true})
 			if err != nil || p.Total != 4 {
 				t.Fatalf("ready filter: %v %v", p.Total, err)
 			}
@@ -105,7 +105,7 @@ func TestTraces(t *testing.T) {
 			}
 			seen, after := 0, ""
 			for {
-				p, err := d.Kernels(ctx, tr.ID, "", db.Page{First: 300, After: after})
+				p, err := d.Kernels(ctx, tr.ID, "", db.Page{First: 300, After: after, Count: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -129,7 +129,7 @@ func TestTraces(t *testing.T) {
 			if err := d.DeleteTrace(ctx, tr.ID); err != nil {
 				t.Fatal(err)
 			}
-			if p, _ := d.Kernels(ctx, tr.ID, "", db.Page{}); p.Total != 0 {
+			if p, _ := d.Kernels(ctx, tr.ID, "", db.Page{Count: true}); p.Total != 0 {
 				t.Fatalf("kernels survive delete: %d", p.Total)
 			}
 		})
@@ -143,7 +143,7 @@ func TestTraces(t *testing.T) {
 					t.State = cascade.TraceUploading
 					return drop, nil
 				})
-				p, _ := d.Kernels(ctx, tr.ID, "", db.Page{})
+				p, _ := d.Kernels(ctx, tr.ID, "", db.Page{Count: true})
 				if err != nil || !saved || (p.Total == 0) != drop {
 					t.Fatalf("drop %v: saved %v, err %v, %d kernels left", drop, saved, err, p.Total)
 				}
@@ -171,7 +171,7 @@ func TestTraces(t *testing.T) {
 			if _, err := d.Trace(ctx, "move-from"); cascade.ErrorCode(err) != cascade.ENOTFOUND {
 				t.Fatalf("the old id is still there: %v", err)
 			}
-			if p, _ := d.Kernels(ctx, "move-to", "", db.Page{}); p.Total != 1 || p.Items[0].KernelID != 7 {
+			if p, _ := d.Kernels(ctx, "move-to", "", db.Page{Count: true}); p.Total != 1 || p.Items[0].KernelID != 7 {
 				t.Fatalf("kernels did not move: %+v", p)
 			}
 		})
@@ -238,7 +238,7 @@ func TestKernelSearch(t *testing.T) {
 			"rms_norm_kernel<c10:": {1},
 			"nothing":              {},
 		} {
-			p, err := d.Kernels(ctx, tr.ID, search, db.Page{})
+			p, err := d.Kernels(ctx, tr.ID, search, db.Page{Count: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -213,7 +213,7 @@ func TestCreateRun(t *testing.T) {
 			if len(slices.Compact(seqs)) != n {
 				t.Fatalf("%d distinct seqs of %d runs: %v", len(slices.Compact(seqs)), n, seqs)
 			}
-			p, err := d.Runs(ctx, db.RunFilter{TraceID: "conc"}, db.Page{First: 100})
+			p, err := d.Runs(ctx, db.RunFilter{TraceID: "conc"}, db.Page{First: 100, Count: true})
 			if err != nil || p.Total != n {
 				t.Fatalf("Runs = %d, %v", p.Total, err)
 			}

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/disk"
@@ -41,8 +43,20 @@ type LogSource interface {
 	LogPath(traceID string) string
 }
 
-func page(first *int, after *string) db.Page {
-	return db.Page{First: cascade.Deref(first), After: cascade.Deref(after)}
+// page is the page a connection field asks for. It asks for a count only
+// when the query selects totalCount: counting may read every row.
+func page(ctx context.Context, first *int, after *string) db.Page {
+	p := db.Page{First: cascade.Deref(first), After: cascade.Deref(after)}
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return p
+	}
+	for _, f := range graphql.CollectFieldsCtx(ctx, []string{fc.Field.Definition.Type.Name()}) {
+		if f.Name == "totalCount" {
+			p.Count = true
+		}
+	}
+	return p
 }
 
 // subscribe adapts a broker subscription to a GraphQL subscription channel:
@@ -122,7 +136,7 @@ func notFoundIsNil[T any](v T, err error) (*T, error) {
 
 // runPage is a page of runs as a connection.
 func (r *Resolver) runPage(ctx context.Context, f db.RunFilter, first *int, after *string) (*model.RunConnection, error) {
-	p, err := r.DB.Runs(ctx, f, page(first, after))
+	p, err := r.DB.Runs(ctx, f, page(ctx, first, after))
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ func (r *queryResolver) Traces(ctx context.Context, state *cascade.TraceState, s
 	if state != nil {
 		f.State = *state
 	}
-	p, err := r.DB.Traces(ctx, f, page(first, after))
+	p, err := r.DB.Traces(ctx, f, page(ctx, first, after))
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (r *subscriptionResolver) TraceRemoved(ctx context.Context) (<-chan string,
 
 // Kernels is the resolver for the kernels field.
 func (r *traceResolver) Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error) {
-	p, err := r.DB.Kernels(ctx, obj.ID, cascade.Deref(search), page(first, after))
+	p, err := r.DB.Kernels(ctx, obj.ID, cascade.Deref(search), page(ctx, first, after))
 	if err != nil {
 		return nil, err
 	}
