@@ -21,8 +21,8 @@ type sqlRecorder struct {
 }
 
 func (r *sqlRecorder) Enabled(_ context.Context, l slog.Level) bool { return l == db.LevelSQL }
-func (r *sqlRecorder) WithAttrs([]slog.Attr) slog.Handler        { return r }
-func (r *sqlRecorder) WithGroup(string) slog.Handler             { return r }
+func (r *sqlRecorder) WithAttrs([]slog.Attr) slog.Handler           { return r }
+func (r *sqlRecorder) WithGroup(string) slog.Handler                { return r }
 
 func (r *sqlRecorder) Handle(_ context.Context, rec slog.Record) error {
 	rec.Attrs(func(a slog.Attr) bool {
@@ -91,7 +91,9 @@ func TestTotalCountOnlyWhenSelected(t *testing.T) {
 			`query($id: ID!) { trace(id: $id) { kernels(first: 2) { ... on KernelConnection { totalCount } } } }`,
 			`query($id: ID!) { trace(id: $id) { kernels(first: 2) { ...total } } } fragment total on KernelConnection { totalCount }`,
 		} {
-			var got struct{ Trace struct{ Kernels struct{ TotalCount int } } }
+			var got struct {
+				Trace struct{ Kernels struct{ TotalCount int } }
+			}
 			counts := rec.during(func() { s.MustDo(t, query, vars, &got) }, "kernels", "count(")
 			if len(counts) > 0 {
 				t.Errorf("kernel totalCount ran %q; want the stored count", counts)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"runtime/debug"
@@ -58,6 +59,7 @@ func NewServer(resolvers ResolverRoot, opts Options) *Server {
 	}
 	ws := &gorillaWebsockets{
 		ping: ping,
+		log:  log,
 		upgrader: websocket.Upgrader{
 			CheckOrigin:     func(r *http.Request) bool { return originAllowed(r, opts.AllowedOrigins) },
 			ReadBufferSize:  4096,
@@ -70,6 +72,9 @@ func NewServer(resolvers ResolverRoot, opts Options) *Server {
 		KeepAlivePingInterval: 10 * time.Second, // graphql-ws "ka" messages
 		InitTimeout:           30 * time.Second,
 		ErrorFunc: func(ctx context.Context, err error) {
+			if errors.Is(err, errDropped) || errors.Is(err, net.ErrClosed) {
+				return // a dropped client is logged once, by dropSlow
+			}
 			log.Debug("websocket", "err", err)
 		},
 	})
@@ -116,6 +121,11 @@ func (s *Server) Shutdown(ctx context.Context) {
 		s.ws.closeAll()
 	}
 }
+
+// DroppedClients is how many websocket clients were dropped for not
+// reading (a full send queue, a write or a ping unanswered in time). Each
+// drop is also logged, with this count.
+func (s *Server) DroppedClients() int64 { return s.ws.dropped.Load() }
 
 // originAllowed accepts requests without an Origin (scripts, curl), from
 // the server's own origin, and from the configured ones.

@@ -1,8 +1,12 @@
 package graph
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -21,14 +25,29 @@ const (
 	closeWait    = time.Second
 )
 
+// Each connection's messages wait in a queue of at most sendQueueBytes
+// for its writer. A client whose queue overflows, or that takes no
+// message for writeWait, has stopped reading (or reads slower than events
+// come): it is dropped with a closeDropped frame saying why, rather than
+// let its backlog grow. Its client reconnects and refetches.
+const (
+	sendQueueBytes = 4 << 20
+	sendQueueLen   = 4096
+	closeDropped   = websocket.ClosePolicyViolation // 1008
+)
+
+var errDropped = errors.New("websocket client dropped")
+
 // gorillaWebsockets plugs gorilla/websocket into gqlgen's websocket
 // transport and keeps the set of open connections, so shutdown can close
 // each with a close frame.
 type gorillaWebsockets struct {
 	upgrader websocket.Upgrader
 	ping     time.Duration
+	log      *slog.Logger
 
 	closing atomic.Bool
+	dropped atomic.Int64 // clients dropped for not reading
 	mu      sync.Mutex
 	idle    *sync.Cond // signalled when a connection leaves conns
 	conns   map[*gorillaConn]struct{}
@@ -50,7 +69,8 @@ func (g *gorillaWebsockets) Accept(w http.ResponseWriter, r *http.Request, opts 
 	if err != nil {
 		return nil, err
 	}
-	conn := &gorillaConn{Conn: c, ws: g, done: make(chan struct{})}
+	conn := &gorillaConn{Conn: c, ws: g, done: make(chan struct{}),
+		out: make(chan outMsg, sendQueueLen), written: make(chan struct{}), drop: make(chan struct{})}
 	conn.lastPong.Store(time.Now().UnixNano())
 	c.SetPongHandler(func(string) error {
 		conn.lastPong.Store(time.Now().UnixNano())
@@ -64,6 +84,7 @@ func (g *gorillaWebsockets) Accept(w http.ResponseWriter, r *http.Request, opts 
 	g.conns[conn] = struct{}{}
 	g.mu.Unlock()
 	go conn.keepAlive(g.ping)
+	go conn.writeLoop()
 	return conn, nil
 }
 
@@ -84,20 +105,43 @@ func (g *gorillaWebsockets) closeAll() {
 		conns = append(conns, c)
 	}
 	g.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, c := range conns {
-		c.WriteClose(websocket.CloseGoingAway, "server shutting down")
-		c.Close()
+		wg.Go(func() {
+			c.WriteClose(websocket.CloseGoingAway, "server shutting down")
+			c.Close()
+		})
 	}
+	wg.Wait()
 }
 
 // gorillaConn adapts *websocket.Conn to transport.WebsocketConn. gqlgen
-// serialises its writes; WriteControl and Close may run beside them.
+// serialises its writes, which queue for writeLoop, the one writer of
+// messages; WriteControl and Close may run beside them.
 type gorillaConn struct {
 	*websocket.Conn
 	ws        *gorillaWebsockets
 	done      chan struct{}
 	closeOnce sync.Once
 	lastPong  atomic.Int64
+
+	mu         sync.Mutex // guards out's sends and close, and the fields below it
+	out        chan outMsg
+	outClosed  bool          // by Close
+	writerGone bool          // writeLoop ended: nothing more goes out
+	queued     int           // bytes in out
+	written    chan struct{} // closed when writeLoop ends
+	drop       chan struct{} // closed by dropSlow
+	dropOnce   sync.Once
+	dropReason string
+}
+
+// outMsg is a message waiting for writeLoop: data, or a close frame.
+type outMsg struct {
+	data      []byte
+	close     bool
+	code      int
+	closeText string
 }
 
 var (
@@ -117,11 +161,103 @@ func (c *gorillaConn) keepAlive(every time.Duration) {
 			return
 		case <-t.C:
 			if time.Since(time.Unix(0, c.lastPong.Load())) > 2*every {
-				c.Conn.Close() // the reader fails and gqlgen ends the connection
+				c.dropSlow(fmt.Sprintf("no pong in %v", 2*every))
 				return
 			}
 			c.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait))
 		}
+	}
+}
+
+// dropSlow drops a client that stopped reading: it is counted and logged
+// once, writeLoop sends a close frame saying why once the message in
+// flight is out (within writeWait), and the connection ends at the
+// client's close frame or closeWait later, which ends gqlgen's reader and
+// so every subscription.
+func (c *gorillaConn) dropSlow(reason string) {
+	c.dropOnce.Do(func() {
+		n := c.ws.dropped.Add(1)
+		c.ws.log.Warn("dropping a websocket client that stopped reading", "remote", c.RemoteAddr().String(),
+			"reason", reason, "dropped_total", n)
+		c.dropReason = reason
+		close(c.drop)
+	})
+}
+
+// writeLoop writes the queued messages in order, each within writeWait.
+// When the client is dropped it writes the close frame once the message in
+// flight, if any, is out, and closes the connection.
+func (c *gorillaConn) writeLoop() {
+	defer func() {
+		c.mu.Lock()
+		c.writerGone = true
+		c.mu.Unlock()
+		close(c.written)
+	}()
+	for {
+		select {
+		case <-c.drop:
+			c.Conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(closeDropped, c.dropReason), time.Now().Add(closeWait))
+			// The client's own close frame ends gqlgen's reader, or the
+			// read deadline does. Closing now instead would
+			// reset the connection if a request of the client's is still
+			// unread, and the reset takes our close frame with it.
+			c.Conn.SetReadDeadline(time.Now().Add(closeWait))
+			if tc, ok := c.UnderlyingConn().(interface{ CloseWrite() error }); ok {
+				tc.CloseWrite()
+			} else {
+				c.Conn.Close()
+			}
+			return
+		default:
+		}
+		var m outMsg
+		var ok bool
+		select {
+		case <-c.drop:
+			continue
+		case m, ok = <-c.out:
+		}
+		if !ok {
+			return
+		}
+		if m.close {
+			c.Conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(m.code, m.closeText), time.Now().Add(closeWait))
+			continue
+		}
+		c.mu.Lock()
+		c.queued -= len(m.data)
+		c.mu.Unlock()
+		c.Conn.SetWriteDeadline(time.Now().Add(writeWait))
+		if err := c.Conn.WriteMessage(websocket.TextMessage, m.data); err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				c.dropSlow(fmt.Sprintf("a message not taken in %v", writeWait))
+			}
+			c.Conn.Close()
+			return
+		}
+	}
+}
+
+// enqueue queues m for writeLoop without waiting; a full queue drops the
+// client.
+func (c *gorillaConn) enqueue(m outMsg) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.outClosed || c.writerGone {
+		return net.ErrClosed
+	}
+	if c.queued+len(m.data) > sendQueueBytes {
+		c.dropSlow(fmt.Sprintf("%d bytes waiting to be sent", c.queued))
+		return errDropped
+	}
+	select {
+	case c.out <- m:
+		c.queued += len(m.data)
+		return nil
+	default:
+		c.dropSlow(fmt.Sprintf("%d messages waiting to be sent", len(c.out)))
+		return errDropped
 	}
 }
 
@@ -138,26 +274,39 @@ func (c *gorillaConn) NextReader() (int, io.Reader, error) {
 	return mt, r, err
 }
 
-// WriteJSON writes one message, giving up on a client that stopped reading.
+// WriteJSON queues one message for the writer.
 func (c *gorillaConn) WriteJSON(v any) error {
-	c.SetWriteDeadline(time.Now().Add(writeWait))
-	return c.Conn.WriteJSON(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return c.enqueue(outMsg{data: b})
 }
 
-// WriteClose sends a close frame. During shutdown gqlgen's normal closure
-// goes out as 1001 "going away", so clients know to reconnect.
+// WriteClose queues a close frame after the messages before it. During
+// shutdown gqlgen's normal closure goes out as 1001 "going away", so
+// clients know to reconnect.
 func (c *gorillaConn) WriteClose(code int, msg string) error {
 	if c.ws.closing.Load() && code == websocket.CloseNormalClosure {
 		code, msg = websocket.CloseGoingAway, "server shutting down"
 	}
-	return c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, msg), time.Now().Add(closeWait))
+	return c.enqueue(outMsg{close: true, code: code, closeText: msg})
 }
 
-// Close closes the connection once.
+// Close closes the connection once, after the writer sent what was
+// queued, for up to closeWait.
 func (c *gorillaConn) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
 		close(c.done)
+		c.mu.Lock()
+		c.outClosed = true
+		close(c.out)
+		c.mu.Unlock()
+		select {
+		case <-c.written:
+		case <-time.After(closeWait):
+		}
 		err = c.Conn.Close()
 		c.ws.mu.Lock()
 		delete(c.ws.conns, c)

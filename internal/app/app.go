@@ -288,6 +288,10 @@ func (m *Main) goRun(name string, fn func() error) {
 // to know a subscription they started is live.
 func (m *Main) Subscribers() int { return m.events.Subscribers() }
 
+// DroppedClients is how many websocket clients were dropped for not
+// reading what the server sent them.
+func (m *Main) DroppedClients() int64 { return m.graph.DroppedClients() }
+
 // Err delivers the error of a part that stopped on its own.
 func (m *Main) Err() <-chan error { return m.errc }
 
