@@ -65,11 +65,12 @@ func (g *gorillaWebsockets) Accept(w http.ResponseWriter, r *http.Request, opts 
 	}
 	up := g.upgrader
 	up.Subprotocols = opts.Subprotocols
-	c, err := up.Upgrade(w, r, opts.ResponseHeader)
+	hj := &batchHijacker{ResponseWriter: w}
+	c, err := up.Upgrade(hj, r, opts.ResponseHeader)
 	if err != nil {
 		return nil, err
 	}
-	conn := &gorillaConn{Conn: c, ws: g, done: make(chan struct{}),
+	conn := &gorillaConn{Conn: c, ws: g, batch: hj.conn, done: make(chan struct{}),
 		out: make(chan outMsg, sendQueueLen), written: make(chan struct{}), drop: make(chan struct{})}
 	conn.lastPong.Store(time.Now().UnixNano())
 	c.SetPongHandler(func(string) error {
@@ -121,6 +122,7 @@ func (g *gorillaWebsockets) closeAll() {
 type gorillaConn struct {
 	*websocket.Conn
 	ws        *gorillaWebsockets
+	batch     *batchConn // under Conn
 	done      chan struct{}
 	closeOnce sync.Once
 	lastPong  atomic.Int64
@@ -134,6 +136,7 @@ type gorillaConn struct {
 	drop       chan struct{} // closed by dropSlow
 	dropOnce   sync.Once
 	dropReason string
+	dropWait   time.Duration // for the client's close frame
 }
 
 // outMsg is a message waiting for writeLoop: data, or a close frame.
@@ -161,7 +164,7 @@ func (c *gorillaConn) keepAlive(every time.Duration) {
 			return
 		case <-t.C:
 			if time.Since(time.Unix(0, c.lastPong.Load())) > 2*every {
-				c.dropSlow(fmt.Sprintf("no pong in %v", 2*every))
+				c.dropSlow(fmt.Sprintf("no pong in %v", 2*every), closeWait)
 				return
 			}
 			c.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait))
@@ -170,12 +173,13 @@ func (c *gorillaConn) keepAlive(every time.Duration) {
 }
 
 // dropSlow drops a client that stopped reading: it is counted and logged
-// once, writeLoop sends a close frame saying why once the message in
-// flight is out (within writeWait), and the connection ends at the
-// client's close frame or closeWait later, which ends gqlgen's reader and
-// so every subscription.
-func (c *gorillaConn) dropSlow(reason string) {
+// once, writeLoop sends a close frame saying why once the write in flight
+// is out (within writeWait), and the connection ends at the client's
+// close frame or wait later (a client that answers no ping gets a
+// second), which ends gqlgen's reader and so every subscription.
+func (c *gorillaConn) dropSlow(reason string, wait time.Duration) {
 	c.dropOnce.Do(func() {
+		c.dropWait = wait
 		n := c.ws.dropped.Add(1)
 		c.ws.log.Warn("dropping a websocket client that stopped reading", "remote", c.RemoteAddr().String(),
 			"reason", reason, "dropped_total", n)
@@ -199,10 +203,10 @@ func (c *gorillaConn) writeLoop() {
 		case <-c.drop:
 			c.Conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(closeDropped, c.dropReason), time.Now().Add(closeWait))
 			// The client's own close frame ends gqlgen's reader, or the
-			// read deadline does. Closing now instead would
-			// reset the connection if a request of the client's is still
-			// unread, and the reset takes our close frame with it.
-			c.Conn.SetReadDeadline(time.Now().Add(closeWait))
+			// read deadline does. Closing now instead would reset the
+			// connection if a request of the client's is still unread, and
+			// the reset takes our close frame with it.
+			c.Conn.SetReadDeadline(time.Now().Add(c.dropWait))
 			if tc, ok := c.UnderlyingConn().(interface{ CloseWrite() error }); ok {
 				tc.CloseWrite()
 			} else {
@@ -221,17 +225,31 @@ func (c *gorillaConn) writeLoop() {
 		if !ok {
 			return
 		}
-		if m.close {
-			c.Conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(m.code, m.closeText), time.Now().Add(closeWait))
-			continue
+		// Write m and whatever else is queued already in one batch.
+		c.batch.begin()
+		more := true
+		for more {
+			var err error
+			if m.close {
+				err = c.Conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(m.code, m.closeText), time.Now().Add(closeWait))
+			} else {
+				c.mu.Lock()
+				c.queued -= len(m.data)
+				c.mu.Unlock()
+				err = c.Conn.WriteMessage(websocket.TextMessage, m.data)
+			}
+			if err != nil || c.batch.full() {
+				break
+			}
+			select {
+			case m, more = <-c.out:
+			default:
+				more = false
+			}
 		}
-		c.mu.Lock()
-		c.queued -= len(m.data)
-		c.mu.Unlock()
-		c.Conn.SetWriteDeadline(time.Now().Add(writeWait))
-		if err := c.Conn.WriteMessage(websocket.TextMessage, m.data); err != nil {
+		if err := c.batch.flush(time.Now().Add(writeWait)); err != nil {
 			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				c.dropSlow(fmt.Sprintf("a message not taken in %v", writeWait))
+				c.dropSlow(fmt.Sprintf("a write not taken in %v", writeWait), 0)
 			}
 			c.Conn.Close()
 			return
@@ -248,7 +266,7 @@ func (c *gorillaConn) enqueue(m outMsg) error {
 		return net.ErrClosed
 	}
 	if c.queued+len(m.data) > sendQueueBytes {
-		c.dropSlow(fmt.Sprintf("%d bytes waiting to be sent", c.queued))
+		c.dropSlow(fmt.Sprintf("%d bytes waiting to be sent", c.queued), writeWait)
 		return errDropped
 	}
 	select {
@@ -256,7 +274,7 @@ func (c *gorillaConn) enqueue(m outMsg) error {
 		c.queued += len(m.data)
 		return nil
 	default:
-		c.dropSlow(fmt.Sprintf("%d messages waiting to be sent", len(c.out)))
+		c.dropSlow(fmt.Sprintf("%d messages waiting to be sent", len(c.out)), writeWait)
 		return errDropped
 	}
 }
