@@ -94,6 +94,19 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		d.Close()
 		return nil, err
 	}
+	if d.r != d.w {
+		// A read connection opened before a migration that added a column
+		// describes the table by its old columns on its first SELECT *
+		// (the driver reads them before SQLite re-prepares): read on fresh
+		// connections only.
+		rdb, err := d.r.DB()
+		if err != nil {
+			d.Close()
+			return nil, err
+		}
+		rdb.SetMaxIdleConns(0)
+		rdb.SetMaxIdleConns(readConns())
+	}
 	return d, nil
 }
 
@@ -131,7 +144,7 @@ func (d *DB) openSQLite(path string, gcfg *gorm.Config) error {
 	if err != nil {
 		return err
 	}
-	rdb.SetMaxOpenConns(max(2, min(maxReadConns, runtime.NumCPU()*2)))
+	rdb.SetMaxOpenConns(readConns())
 	return nil
 }
 
@@ -168,6 +181,9 @@ func (l sqlLogger) Trace(ctx context.Context, begin time.Time, fc func() (string
 	}
 	l.log.Log(ctx, LevelSQL, "sql", attrs...)
 }
+
+// readConns is the size of SQLite's read pool.
+func readConns() int { return max(2, min(maxReadConns, runtime.NumCPU()*2)) }
 
 // Dialect is "sqlite" or "postgres".
 func (d *DB) Dialect() string { return d.dialect }
