@@ -18,9 +18,15 @@ generate:
 # steady-state cost, the post-processor's MB/s and peak RSS on ~200 MB
 # raw kernels (bench-large adds 2 GB ones), and a 2 GiB upload to the S3
 # endpoint with the AWS CLI and cascade upload beside cp, with the
-# server's peak RSS.
+# server's peak RSS. The graph benchmarks give, with the load average
+# beside them, the latency of a kernels page 900,000 rows deep in a
+# 1,000,000-kernel trace (-v adds that trace's database ingest time) and
+# fan-out to 1,000 websocket subscribers at 100 updates/s (latency, CPU per
+# delivery; add -cpuprofile to see where it goes).
 bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
+	uptime; go test ./graph -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
+	uptime; go test ./graph -run '^$$' -bench Fanout -benchtime 500x -timeout 10m
 	go test ./traceproc -run '^$$' -bench Postprocess -benchtime 3x -timeout 60m
 	go test ./s3gw -run '^$$' -bench PutObject -benchtime 8x
 	scripts/bench-s3.sh
