@@ -57,7 +57,7 @@ func TestDeepPagesAreIndexRangeScans(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { d.Close() })
-			const n = 20000
+			const n = 10000
 			for _, tr := range []struct {
 				id string
 				n  int

@@ -188,9 +188,10 @@ func (c *gorillaConn) dropSlow(reason string, wait time.Duration) {
 	})
 }
 
-// writeLoop writes the queued messages in order, each within writeWait.
-// When the client is dropped it writes the close frame once the message in
-// flight, if any, is out, and closes the connection.
+// writeLoop writes the queued messages in order: each time, all those
+// queued (up to maxBatchBytes) in one write, within writeWait. When the
+// client is dropped it writes the close frame once the write in flight, if
+// any, is out, and ends the connection (see dropSlow).
 func (c *gorillaConn) writeLoop() {
 	defer func() {
 		c.mu.Lock()
@@ -227,9 +228,8 @@ func (c *gorillaConn) writeLoop() {
 		}
 		// Write m and whatever else is queued already in one batch.
 		c.batch.begin()
-		more := true
-		for more {
-			var err error
+		var err error
+		for more := true; more; {
 			if m.close {
 				err = c.Conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(m.code, m.closeText), time.Now().Add(closeWait))
 			} else {
@@ -247,7 +247,10 @@ func (c *gorillaConn) writeLoop() {
 				more = false
 			}
 		}
-		if err := c.batch.flush(time.Now().Add(writeWait)); err != nil {
+		if ferr := c.batch.flush(time.Now().Add(writeWait)); err == nil {
+			err = ferr
+		}
+		if err != nil {
 			if ne, ok := err.(net.Error); ok && ne.Timeout() {
 				c.dropSlow(fmt.Sprintf("a write not taken in %v", writeWait), 0)
 			}
