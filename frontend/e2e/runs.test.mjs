@@ -5,6 +5,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launchBrowser, screenshot, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
@@ -170,6 +171,34 @@ describe("runs against a real server", { skip }, () => {
     await page.locator(`tr[data-run-id="${id}"][data-state="CANCELLED"]`).waitFor();
     await screenshot(page, "24-runs");
     await page.close();
+  });
+
+  test("a trace's directory removed while its run runs: the run page and the Runs list say so, without a reload", { timeout: 180_000 }, async () => {
+    const gone = `${QS}-removed`;
+    await upload(server, join(repo, "samples", "quickstart"), gone);
+    const list = await browser.context.newPage();
+    const errors = watchErrors(list);
+    await list.goto(`${server.url}/runs`);
+    const page = await browser.context.newPage();
+    await page.goto(`${server.url}/traces/${gone}/new-run`);
+    await page.getByLabel("Label (optional)").fill("e2e removed");
+    await page.getByRole("button", { name: "Launch run" }).click();
+    await page.waitForURL(/\/runs\/[^/]+$/);
+    const id = page.url().split("/").pop();
+    // Held before its first kernel's statistics, it runs until its trace goes.
+    await page.locator('.run-page .toolbar [data-state="RUNNING"]').waitFor({ timeout: 30_000 });
+    await list.locator(`tr[data-run-id="${id}"]`).waitFor();
+    await page.evaluate(() => (window.__sameDocument = true));
+    await list.evaluate(() => (window.__sameDocument = true));
+    await rm(join(server.bucket, gone), { recursive: true, force: true });
+    await page.getByTestId("run-removed").getByText(gone).waitFor({ timeout: 30_000 });
+    await list.locator(`tr[data-run-id="${id}"]`).waitFor({ state: "detached", timeout: 30_000 });
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, "the run page reloaded");
+    assert.equal(await list.evaluate(() => window.__sameDocument), true, "the Runs list reloaded");
+    await screenshot(page, "29-run-removed");
+    assert.deepEqual(errors, []);
+    await page.close();
+    await list.close();
   });
 
   test("the sample trace cannot launch, and the page says why", async () => {

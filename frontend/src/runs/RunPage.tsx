@@ -8,7 +8,7 @@ import type { RunDetailFragment } from "../gql/graphql";
 import { Link, tracePath, useTitle } from "../router";
 import { appendLines } from "../traces/PostprocessLog";
 import { formatCorrelation, formatPct, isActive, progressFraction } from "./compare";
-import { CancelRunMutation, RunDetailUpdatedSubscription, RunLogSubscription, RunQuery } from "./documents";
+import { CancelRunMutation, RunDetailUpdatedSubscription, RunLogSubscription, RunQuery, RunRemovedSubscription } from "./documents";
 import { RunKernelsTable } from "./RunKernelsTable";
 import { ScatterChart } from "./ScatterChart";
 
@@ -22,6 +22,8 @@ export function RunPage({ id }: { id: string }) {
     if (data) setRun(data.run ?? null);
   }, [data]);
   useEvents(RunDetailUpdatedSubscription, { id }, (d) => setRun(d.runUpdated));
+  const [removed, setRemoved] = useState(false);
+  useEvents(RunRemovedSubscription, { id }, () => setRemoved(true));
   const finished = run && !isActive(run.state);
   const queriedActive = data?.run ? isActive(data.run.state) : false;
   useEffect(() => {
@@ -32,6 +34,17 @@ export function RunPage({ id }: { id: string }) {
   if (error && !data) return <p role="alert" className="error">Could not load run {id}: {error.message}</p>;
   if (!data) return <p aria-busy="true">Loading run…</p>;
   if (!run) return <p>There is no run <code>{id}</code>. <Link href="/runs">All runs</Link></p>;
+  if (removed) {
+    return (
+      <section>
+        <h1>Run removed</h1>
+        <p role="alert" data-testid="run-removed">
+          Run <code>{id}</code> was removed with its trace&apos;s directory ({run.trace.id}); its simulator was stopped.{" "}
+          <Link href="/runs">All runs</Link>
+        </p>
+      </section>
+    );
+  }
   const f = progressFraction(run.progress);
   const started = run.startedAt ? Date.parse(run.startedAt) : null;
   const ended = run.finishedAt ? Date.parse(run.finishedAt) : null;

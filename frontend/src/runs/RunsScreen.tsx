@@ -6,7 +6,7 @@ import { formatCount, formatTime } from "../format";
 import type { RunState, RunSummaryFragment } from "../gql/graphql";
 import { Link, tracePath, useTitle } from "../router";
 import { mergeRun, progressFraction } from "./compare";
-import { RunsQuery, RunUpdatedSubscription } from "./documents";
+import { RunRemovedSubscription, RunsQuery, RunUpdatedSubscription } from "./documents";
 
 const STATES = Object.keys(RUN_STATES) as RunState[];
 const PAGE = 100;
@@ -54,6 +54,8 @@ export function RunList({ state, traceId }: { state: RunState | null; traceId: s
     if (data) setRows(data.runs.nodes);
   }, [data]);
   useEvents(RunUpdatedSubscription, { traceId }, (d) => setRows((r) => mergeRun(r, d.runUpdated, state)));
+  // A run goes away with its trace's directory.
+  useEvents(RunRemovedSubscription, { traceId }, (d) => setRows((r) => r.filter((x) => x.id !== d.runRemoved)));
   if (error && !data) return <p role="alert" className="error">Could not load runs: {error.message}</p>;
   if (!data) return <p aria-busy="true">Loading runs…</p>;
   if (rows.length === 0) return <p className="empty">No runs{state ? " in this state" : " yet"}.</p>;

@@ -61,6 +61,12 @@ export const RunUpdatedSubscription = graphql(`
   }
 `);
 
+export const RunRemovedSubscription = graphql(`
+  subscription RunRemoved($id: ID, $traceId: ID) {
+    runRemoved(id: $id, traceId: $traceId)
+  }
+`);
+
 export const RunQuery = graphql(`
   query Run($id: ID!) {
     run(id: $id) {
