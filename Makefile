@@ -27,9 +27,9 @@ bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
 	uptime; go test ./graph -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
 	uptime; go test ./graph -run '^$$' -bench Fanout -benchtime 500x -timeout 10m
-	go test ./traceproc -run '^$$' -bench Postprocess -benchtime 3x -timeout 60m
+	go test ./accelsim/posttraces -run '^$$' -bench Postprocess -benchtime 3x -timeout 60m
 	go test ./s3gw -run '^$$' -bench PutObject -benchtime 8x
 	scripts/bench-s3.sh
 
 bench-large:
-	CASCADE_BENCH_LARGE=1 go test ./traceproc -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m
+	CASCADE_BENCH_LARGE=1 go test ./accelsim/posttraces -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m

@@ -54,3 +54,9 @@ func ErrorMessage(err error) string {
 	}
 	return "internal error"
 }
+
+// ErrUnchanged, returned by the callback of a store's read-modify-write
+// update (UpdateTrace, UpdateRun), leaves the row as it was: the update then
+// reports saved == false and no error. It lives here, not in db, so the
+// packages that update state depend on their own Store interfaces only.
+var ErrUnchanged = errors.New("cascade: unchanged")

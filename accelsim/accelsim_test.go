@@ -10,8 +10,8 @@ import (
 
 	"github.com/cascade-sim/cascade/accelsim"
 	"github.com/cascade-sim/cascade/accelsim/accelsimtest"
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/simconfig/simconfigtest"
 )
 
 func TestFind(t *testing.T) {

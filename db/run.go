@@ -112,7 +112,7 @@ func (d *DB) UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) e
 		saved = true
 		return tx.Select("*").Omit("id", "seq", "created_at").Where("id = ?", id).Updates(&r).Error
 	})
-	if errors.Is(err, ErrUnchanged) {
+	if errors.Is(err, cascade.ErrUnchanged) {
 		return r, false, nil
 	}
 	return r, saved && err == nil, err

@@ -282,10 +282,6 @@ func (d *DB) kernelCount(ctx context.Context, traceID string) (int64, error) {
 	return last[0] + 1, nil
 }
 
-// ErrUnchanged, returned by an [DB.UpdateTrace] callback, leaves the trace
-// as it was; UpdateTrace then reports saved == false and no error.
-var ErrUnchanged = errors.New("db: trace unchanged")
-
 // UpdateTrace reads the trace with the given id inside a write transaction,
 // lets fn change it, and saves it: a read-modify-write no other writer can
 // interleave with, so the scanner's fields and the post-processor's state
@@ -325,7 +321,7 @@ func (d *DB) UpdateTraceAndKernels(ctx context.Context, id string, fn func(t *ca
 		saved = true
 		return saveTrace(tx, &t)
 	})
-	if errors.Is(err, ErrUnchanged) {
+	if errors.Is(err, cascade.ErrUnchanged) {
 		return t, false, nil
 	}
 	return t, saved && err == nil, err

@@ -39,7 +39,7 @@ func TestUpdateTrace(t *testing.T) {
 		t.Run("NotFoundErrUnchangedInsertsNothing", func(t *testing.T) {
 			_, saved, err := d.UpdateTrace(ctx, "absent", func(tr *cascade.Trace, found bool) error {
 				tr.State = cascade.TraceUploading
-				return db.ErrUnchanged
+				return cascade.ErrUnchanged
 			})
 			if err != nil || saved {
 				t.Fatalf("UpdateTrace = %v, %v", saved, err)
@@ -85,7 +85,7 @@ func TestUpdateTrace(t *testing.T) {
 			before, _ := d.Trace(ctx, "unchanged")
 			_, saved, err := d.UpdateTrace(ctx, "unchanged", func(tr *cascade.Trace, found bool) error {
 				tr.State, tr.KernelCount = cascade.TraceFailed, 7
-				return db.ErrUnchanged
+				return cascade.ErrUnchanged
 			})
 			if err != nil || saved {
 				t.Fatalf("UpdateTrace = %v, %v", saved, err)
@@ -267,7 +267,7 @@ func TestUpdateRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			before, _ := d.Run(ctx, "unchanged")
-			got, saved, err := d.UpdateRun(ctx, "unchanged", func(r *cascade.Run) error { return db.ErrUnchanged })
+			got, saved, err := d.UpdateRun(ctx, "unchanged", func(r *cascade.Run) error { return cascade.ErrUnchanged })
 			if err != nil || saved || got.ID != "unchanged" || got.State != cascade.RunQueued {
 				t.Fatalf("UpdateRun = %+v, %v, %v", got, saved, err)
 			}

@@ -16,11 +16,11 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/s3gw"
-	"github.com/cascade-sim/cascade/simconfig"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -3045,7 +3045,7 @@ func (ec *executionContext) _Query_simConfigs(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []simconfig.Config) graphql.Marshaler {
-			return ec.marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfigᚄ(ctx, selections, v)
+			return ec.marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfigᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3416,7 +3416,7 @@ func (ec *executionContext) _Run_simConfig(ctx context.Context, field graphql.Co
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
-			return ec.marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfig(ctx, selections, v)
+			return ec.marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfig(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5620,7 +5620,7 @@ func (ec *executionContext) _Trace_compatibleSimConfigs(ctx context.Context, fie
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []simconfig.Config) graphql.Marshaler {
-			return ec.marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfigᚄ(ctx, selections, v)
+			return ec.marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfigᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5652,7 +5652,7 @@ func (ec *executionContext) _Trace_defaultSimConfig(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
-			return ec.marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfig(ctx, selections, v)
+			return ec.marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfig(ctx, selections, v)
 		},
 		true,
 		false,
@@ -8966,15 +8966,15 @@ func (ec *executionContext) marshalNRunState2githubᚗcomᚋcascadeᚑsimᚋcasc
 	return res
 }
 
-func (ec *executionContext) marshalNSimConfig2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfig(ctx context.Context, sel ast.SelectionSet, v simconfig.Config) graphql.Marshaler {
+func (ec *executionContext) marshalNSimConfig2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfig(ctx context.Context, sel ast.SelectionSet, v simconfig.Config) graphql.Marshaler {
 	return ec._SimConfig(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfigᚄ(ctx context.Context, sel ast.SelectionSet, v []simconfig.Config) graphql.Marshaler {
+func (ec *executionContext) marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfigᚄ(ctx context.Context, sel ast.SelectionSet, v []simconfig.Config) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNSimConfig2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfig(ctx, sel, v[i])
+		return ec.marshalNSimConfig2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfig(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -8986,7 +8986,7 @@ func (ec *executionContext) marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋ
 	return ret
 }
 
-func (ec *executionContext) marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfig(ctx context.Context, sel ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
+func (ec *executionContext) marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfig(ctx context.Context, sel ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "SimConfig!")
 		return graphql.Null
@@ -9460,7 +9460,7 @@ func (ec *executionContext) marshalOS3Endpoint2ᚖgithubᚗcomᚋcascadeᚑsim�
 	return ec._S3Endpoint(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsimconfigᚐConfig(ctx context.Context, sel ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
+func (ec *executionContext) marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfig(ctx context.Context, sel ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -36,7 +36,6 @@ import (
 	"sync"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/internal/proc"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -412,7 +411,7 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string) {
 	}
 	t, saved, err := p.cfg.Store.UpdateTrace(ctx, id, func(t *cascade.Trace, found bool) error {
 		if !found || t.State != cascade.TraceProcessing {
-			return db.ErrUnchanged
+			return cascade.ErrUnchanged
 		}
 		if msg != "" {
 			t.State, t.Error = cascade.TraceFailed, &msg

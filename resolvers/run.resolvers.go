@@ -10,13 +10,13 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/kernelname"
 	"github.com/cascade-sim/cascade/runs"
-	"github.com/cascade-sim/cascade/simconfig"
 )
 
 // LaunchRun is the resolver for the launchRun field.

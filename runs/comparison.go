@@ -8,6 +8,9 @@ import (
 	"math"
 	"os"
 	"strconv"
+
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/accelsim/simlog"
 )
 
 // BadEntry is one entry of a timing file that was skipped, and why.
@@ -23,7 +26,7 @@ func (b BadEntry) String() string { return b.Path + ": " + b.Reason }
 type TimingRow struct {
 	KernelID   int
 	KernelName string
-	Context    string   // normalized with [NormalizeContext]; "" when absent
+	Context    string   // normalized with [kernellist.NormalizeContext]; "" when absent
 	DurationNs *float64 // nil when absent
 	Cycles     *int64
 	Invocation *int
@@ -125,7 +128,7 @@ func parseTimingRow(raw json.RawMessage) (TimingRow, string) {
 	if reason != "" {
 		return row, reason
 	}
-	row.KernelName, row.Context = name, NormalizeContext(ctx)
+	row.KernelName, row.Context = name, kernellist.NormalizeContext(ctx)
 
 	d, ok, reason := f.number("duration_ns")
 	switch {
@@ -257,7 +260,7 @@ func jsonKind(raw json.RawMessage) string {
 // SimTime is one simulated kernel's time, as [Compare] and [ProjectSteps]
 // take it.
 type SimTime struct {
-	Kernel KernelRef
+	Kernel kernellist.Ref
 	Name   string
 	SimNs  float64
 }
@@ -266,7 +269,7 @@ type SimTime struct {
 // Results whose kernel is unknown (trace name not of the kernel-N form) or
 // that were truncated by the simulator's cycle limit are left out, as is
 // everything when the clock is unknown.
-func SimTimes(results []KernelResult, coreClockMHz float64) []SimTime {
+func SimTimes(results []simlog.KernelResult, coreClockMHz float64) []SimTime {
 	var out []SimTime
 	for _, r := range results {
 		ns, ok := r.SimTimeNs(coreClockMHz)
@@ -280,7 +283,7 @@ func SimTimes(results []KernelResult, coreClockMHz float64) []SimTime {
 
 // KernelComparison is one kernel's simulated and measured time.
 type KernelComparison struct {
-	Kernel       KernelRef
+	Kernel       kernellist.Ref
 	Name         string
 	SimNs        float64
 	MeasuredNs   float64 // mean of the matching rows' duration_ns
@@ -299,7 +302,7 @@ type Comparison struct {
 }
 
 // Kernel returns the comparison of one kernel.
-func (c Comparison) Kernel(ref KernelRef) (KernelComparison, bool) {
+func (c Comparison) Kernel(ref kernellist.Ref) (KernelComparison, bool) {
 	for _, k := range c.Kernels {
 		if k.Kernel == ref {
 			return k, true

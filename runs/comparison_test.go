@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/accelsim/simlog"
 )
 
 func TestParseRealTiming(t *testing.T) {
@@ -91,10 +94,10 @@ func TestParseRealTimingFields(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	sim := []SimTime{
-		{Kernel: KernelRef{1, "0xaaa"}, SimNs: 1000},
-		{Kernel: KernelRef{2, "0xaaa"}, SimNs: 3000},
-		{Kernel: KernelRef{1, "0xbbb"}, SimNs: 2000},
-		{Kernel: KernelRef{3, "0xaaa"}, SimNs: 500}, // never measured
+		{Kernel: kernellist.Ref{ID: 1, Context: "0xaaa"}, SimNs: 1000},
+		{Kernel: kernellist.Ref{ID: 2, Context: "0xaaa"}, SimNs: 3000},
+		{Kernel: kernellist.Ref{ID: 1, Context: "0xbbb"}, SimNs: 2000},
+		{Kernel: kernellist.Ref{ID: 3, Context: "0xaaa"}, SimNs: 500}, // never measured
 	}
 	rt, err := ParseRealTiming([]byte(`{"rows": [
 		{"kernel_id": 1, "context": "0xaaa", "duration_ns": 800, "invocation": 0},
@@ -126,9 +129,9 @@ func TestCompare(t *testing.T) {
 	//            Σdxdy = 1e6 + 5e5 + 0 = 1.5e6, Σdx² = 2e6, Σdy² = 1.5e6,
 	//            r = 1.5e6 / sqrt(2e6 * 1.5e6) = 1.5e6 / sqrt(3e12) = √3/2.
 	want := []KernelComparison{
-		{Kernel: KernelRef{1, "0xaaa"}, SimNs: 1000, MeasuredNs: 1000, ErrorPct: 0, Measurements: 2},
-		{Kernel: KernelRef{2, "0xaaa"}, SimNs: 3000, MeasuredNs: 2500, ErrorPct: 20, Measurements: 1},
-		{Kernel: KernelRef{1, "0xbbb"}, SimNs: 2000, MeasuredNs: 2500, ErrorPct: -20, Measurements: 1},
+		{Kernel: kernellist.Ref{ID: 1, Context: "0xaaa"}, SimNs: 1000, MeasuredNs: 1000, ErrorPct: 0, Measurements: 2},
+		{Kernel: kernellist.Ref{ID: 2, Context: "0xaaa"}, SimNs: 3000, MeasuredNs: 2500, ErrorPct: 20, Measurements: 1},
+		{Kernel: kernellist.Ref{ID: 1, Context: "0xbbb"}, SimNs: 2000, MeasuredNs: 2500, ErrorPct: -20, Measurements: 1},
 	}
 	if !slices.Equal(c.Kernels, want) {
 		t.Errorf("kernels:\n got %+v\nwant %+v", c.Kernels, want)
@@ -139,7 +142,7 @@ func TestCompare(t *testing.T) {
 	if c.Correlation == nil || !near(*c.Correlation, math.Sqrt(3)/2) {
 		t.Errorf("correlation = %v, want %v", c.Correlation, math.Sqrt(3)/2)
 	}
-	if k, ok := c.Kernel(KernelRef{1, "0xbbb"}); !ok || k.ErrorPct != -20 {
+	if k, ok := c.Kernel(kernellist.Ref{ID: 1, Context: "0xbbb"}); !ok || k.ErrorPct != -20 {
 		t.Errorf("Kernel(1@0xbbb) = %+v, %v", k, ok)
 	}
 }
@@ -152,12 +155,12 @@ func TestCompareCorrelationUndefined(t *testing.T) {
 		rows []TimingRow
 		ok   bool
 	}{
-		{"one kernel", []SimTime{{Kernel: KernelRef{ID: 1}, SimNs: 10}}, []TimingRow{{KernelID: 1, DurationNs: dur(20)}}, true},
+		{"one kernel", []SimTime{{Kernel: kernellist.Ref{ID: 1}, SimNs: 10}}, []TimingRow{{KernelID: 1, DurationNs: dur(20)}}, true},
 		{"constant simulated times",
-			[]SimTime{{Kernel: KernelRef{ID: 1}, SimNs: 10}, {Kernel: KernelRef{ID: 2}, SimNs: 10}},
+			[]SimTime{{Kernel: kernellist.Ref{ID: 1}, SimNs: 10}, {Kernel: kernellist.Ref{ID: 2}, SimNs: 10}},
 			[]TimingRow{{KernelID: 1, DurationNs: dur(20)}, {KernelID: 2, DurationNs: dur(30)}}, true},
-		{"nothing matches", []SimTime{{Kernel: KernelRef{ID: 1}, SimNs: 10}}, []TimingRow{{KernelID: 2, DurationNs: dur(20)}}, false},
-		{"other context only", []SimTime{{Kernel: KernelRef{1, "0xa"}, SimNs: 10}}, []TimingRow{{KernelID: 1, Context: "0xb", DurationNs: dur(20)}}, false},
+		{"nothing matches", []SimTime{{Kernel: kernellist.Ref{ID: 1}, SimNs: 10}}, []TimingRow{{KernelID: 2, DurationNs: dur(20)}}, false},
+		{"other context only", []SimTime{{Kernel: kernellist.Ref{ID: 1, Context: "0xa"}, SimNs: 10}}, []TimingRow{{KernelID: 1, Context: "0xb", DurationNs: dur(20)}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,13 +173,13 @@ func TestCompareCorrelationUndefined(t *testing.T) {
 }
 
 func TestSimTimes(t *testing.T) {
-	results := []KernelResult{
-		{LaunchUID: 1, Name: "a", Kernel: KernelRef{ID: 1}, KernelOK: true, Cycles: 1755},
+	results := []simlog.KernelResult{
+		{LaunchUID: 1, Name: "a", Kernel: kernellist.Ref{ID: 1}, KernelOK: true, Cycles: 1755},
 		{LaunchUID: 2, Name: "b", Cycles: 1755}, // trace name unknown
-		{LaunchUID: 3, Name: "c", Kernel: KernelRef{ID: 3}, KernelOK: true, Cycles: 877, Truncated: true},
+		{LaunchUID: 3, Name: "c", Kernel: kernellist.Ref{ID: 3}, KernelOK: true, Cycles: 877, Truncated: true},
 	}
 	got := SimTimes(results, 1755)
-	if !slices.Equal(got, []SimTime{{Kernel: KernelRef{ID: 1}, Name: "a", SimNs: 1000}}) {
+	if !slices.Equal(got, []SimTime{{Kernel: kernellist.Ref{ID: 1}, Name: "a", SimNs: 1000}}) {
 		t.Errorf("SimTimes = %+v", got)
 	}
 	if got := SimTimes(results, 0); got != nil {

@@ -12,7 +12,8 @@
 // When a trace's directory leaves the bucket, [Manager.RemoveTrace] stops
 // its simulators and deletes its runs, publishing a removal for each.
 //
-// The parsing and projection files (accellog.go, kernellist.go,
-// comparison.go, steps.go) are pure: they read and write the files they are
-// given and never touch the database, events or the GraphQL layer.
+// Accel-Sim's own formats are read under accelsim/: the simulator's log by
+// accelsim/simlog, kernel lists by accelsim/kernellist, configs by
+// accelsim/simconfig. The projection files here (comparison.go, steps.go)
+// are pure: they never touch the database, events or the GraphQL layer.
 package runs

@@ -6,8 +6,9 @@ import (
 	"fmt"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/accelsim/simlog"
 	"github.com/cascade-sim/cascade/internal/proc"
-	"github.com/cascade-sim/cascade/simconfig"
 )
 
 // Executor runs the simulator for one job. The local one runs it here; a
@@ -20,7 +21,7 @@ type Executor interface {
 	// ctx is done (then the simulator is stopped first). It writes the
 	// simulator's output to job.Log and calls job.Grew as it grows. An
 	// error wrapping ErrSimulatorNotFound means no simulator could start.
-	Execute(ctx context.Context, job Job) (Exit, error)
+	Execute(ctx context.Context, job Job) (simlog.Exit, error)
 }
 
 // Job is one simulation for an Executor.
@@ -57,12 +58,12 @@ func (Local) Name() string { return "local" }
 // `<command> -trace <kernelslist.g> -config <cfg>/gpgpusim.config -config <cfg>/trace.config`
 // in the job's directory, where the files of the config's folders are
 // linked.
-func (l Local) Execute(ctx context.Context, job Job) (Exit, error) {
+func (l Local) Execute(ctx context.Context, job Job) (simlog.Exit, error) {
 	args := append(append([]string(nil), l.Command...), "-trace", job.KernelList)
 	args = append(args, job.Config.SimulatorArgs()...)
 	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: job.Dir, Env: l.Env, Log: job.Log, Grew: job.Grew})
 	if errors.Is(err, proc.ErrNotFound) {
-		return Exit{Code: -1}, fmt.Errorf("%w: %w", ErrSimulatorNotFound, err)
+		return simlog.Exit{Code: -1}, fmt.Errorf("%w: %w", ErrSimulatorNotFound, err)
 	}
-	return Exit{Code: res.ExitCode, Signal: res.Signal}, err
+	return simlog.Exit{Code: res.ExitCode, Signal: res.Signal}, err
 }

@@ -5,11 +5,12 @@ import (
 	"sync"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simlog"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/internal/proc"
 )
 
-func toRunKernels(ks []KernelResult) []cascade.RunKernel {
+func toRunKernels(ks []simlog.KernelResult) []cascade.RunKernel {
 	out := make([]cascade.RunKernel, len(ks))
 	for i, k := range ks {
 		rk := cascade.RunKernel{
@@ -35,12 +36,12 @@ type follower struct {
 	id     string
 	mu     sync.Mutex
 	tail   proc.Tail
-	parser *LogParser
-	last   Progress
+	parser *simlog.Parser
+	last   simlog.Progress
 }
 
 func newFollower(m *Manager, ctx context.Context, id, log string, total int) *follower {
-	return &follower{m: m, ctx: ctx, id: id, tail: proc.Tail{Path: log}, parser: NewLogParser(total), last: Progress{Total: total}}
+	return &follower{m: m, ctx: ctx, id: id, tail: proc.Tail{Path: log}, parser: simlog.NewParser(total), last: simlog.Progress{Total: total}}
 }
 
 func (f *follower) read() bool {
@@ -65,7 +66,7 @@ func (f *follower) grew() {
 }
 
 // finish reads what is left of the log and returns the parser.
-func (f *follower) finish() *LogParser {
+func (f *follower) finish() *simlog.Parser {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.read()

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/internal/app"
 	"github.com/cascade-sim/cascade/internal/fakesim"
 	"github.com/cascade-sim/cascade/internal/testutil"
-	"github.com/cascade-sim/cascade/simconfig/simconfigtest"
 )
 
 // hanging makes the stand-in simulator wait an hour before its first

@@ -16,9 +16,10 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/db"
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/accelsim/simlog"
 	"github.com/cascade-sim/cascade/events"
-	"github.com/cascade-sim/cascade/simconfig"
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
@@ -215,7 +216,7 @@ func (m *Manager) checkKernels(traceID string, ids []int) ([]int, error) {
 	if len(ids) == 0 {
 		return nil, cascade.Errorf(cascade.EINVALID, "kernelIds: empty; leave it out to simulate every kernel")
 	}
-	list, err := ReadKernelList(filepath.Join(m.traceDir(traceID), filepath.FromSlash(tracedir.KernelsListG)))
+	list, err := kernellist.Read(filepath.Join(m.traceDir(traceID), filepath.FromSlash(tracedir.KernelsListG)))
 	if err != nil {
 		return nil, fmt.Errorf("read kernel list: %w", err)
 	}
@@ -261,7 +262,7 @@ func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
 			r.History = append(r.History, stamp("cancelled before it started"))
 			return nil
 		case cascade.RunRunning:
-			return db.ErrUnchanged
+			return cascade.ErrUnchanged
 		}
 		return cascade.Errorf(cascade.ECONFLICT, "run %q is %s already", id, strings.ToLower(string(r.State)))
 	})
@@ -324,7 +325,7 @@ func (m *Manager) RemoveTrace(ctx context.Context, traceID string) error {
 func (m *Manager) stop(ctx context.Context, id string) error {
 	_, _, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State != cascade.RunQueued {
-			return db.ErrUnchanged
+			return cascade.ErrUnchanged
 		}
 		now := time.Now().UTC()
 		r.State, r.FinishedAt = cascade.RunCancelled, &now
@@ -393,7 +394,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	for _, r := range running {
 		r, saved, err := m.cfg.Store.UpdateRun(ctx, r.ID, func(r *cascade.Run) error {
 			if r.State != cascade.RunRunning {
-				return db.ErrUnchanged // removed with its trace meanwhile
+				return cascade.ErrUnchanged // removed with its trace meanwhile
 			}
 			r.State, r.StartedAt, r.KernelsDone = cascade.RunQueued, nil, 0
 			r.History = append(r.History, stamp("the server restarted while this run was running; it runs again from the beginning"))
@@ -457,7 +458,7 @@ func (m *Manager) execute(ctx context.Context, id string) {
 
 	r, started, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State != cascade.RunQueued {
-			return db.ErrUnchanged // cancelled while it waited
+			return cascade.ErrUnchanged // cancelled while it waited
 		}
 		now := time.Now().UTC()
 		r.State, r.StartedAt, r.Error, r.KernelsDone = cascade.RunRunning, &now, nil, 0
@@ -485,7 +486,7 @@ func (m *Manager) execute(ctx context.Context, id string) {
 		}
 		return
 	}
-	m.progress(ctx, id, nil, Progress{Total: total})
+	m.progress(ctx, id, nil, simlog.Progress{Total: total})
 	f := newFollower(m, ctx, id, job.Log, total)
 	job.Grew = f.grew
 	exit, err := m.cfg.Executor.Execute(runCtx, job)
@@ -506,7 +507,7 @@ func (m *Manager) execute(ctx context.Context, id string) {
 		switch {
 		case o.Succeeded:
 			m.finish(ctx, id, parser, cascade.RunSucceeded, "")
-		case o.Failure == FailureTraceFormat:
+		case o.Failure == simlog.FailureTraceFormat:
 			m.finish(ctx, id, parser, cascade.RunFailed, o.Reason+". "+traceFormatFix(r.TraceID))
 		default:
 			m.finish(ctx, id, parser, cascade.RunFailed, o.Reason)
@@ -527,16 +528,16 @@ func (m *Manager) prepare(r cascade.Run) (Job, int, error) {
 	if err != nil {
 		return Job{}, 0, errors.New(cascade.ErrorMessage(err))
 	}
-	list, err := ReadKernelList(filepath.Join(m.traceDir(r.TraceID), filepath.FromSlash(tracedir.KernelsListG)))
+	list, err := kernellist.Read(filepath.Join(m.traceDir(r.TraceID), filepath.FromSlash(tracedir.KernelsListG)))
 	if err != nil {
 		return Job{}, 0, err
 	}
 	if len(r.KernelIDs) > 0 {
-		refs := make([]KernelRef, len(r.KernelIDs))
+		refs := make([]kernellist.Ref, len(r.KernelIDs))
 		for i, id := range r.KernelIDs {
-			refs[i] = KernelRef{ID: id}
+			refs[i] = kernellist.Ref{ID: id}
 		}
-		if list, err = WriteKernelSubset(list, dir, refs); err != nil {
+		if list, err = kernellist.WriteSubset(list, dir, refs); err != nil {
 			return Job{}, 0, err
 		}
 	}
@@ -547,7 +548,7 @@ func (m *Manager) prepare(r cascade.Run) (Job, int, error) {
 }
 
 // progress records the parser's progress and kernel results.
-func (m *Manager) progress(ctx context.Context, id string, kernels []KernelResult, p Progress) {
+func (m *Manager) progress(ctx context.Context, id string, kernels []simlog.KernelResult, p simlog.Progress) {
 	if kernels != nil {
 		if err := m.cfg.Store.SaveRunKernels(ctx, id, toRunKernels(kernels)); err != nil {
 			m.log.Error("save run kernels", "run", id, "err", err)
@@ -555,7 +556,7 @@ func (m *Manager) progress(ctx context.Context, id string, kernels []KernelResul
 	}
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State != cascade.RunRunning || (r.KernelsDone == p.Done && r.KernelsTotal == p.Total) {
-			return db.ErrUnchanged
+			return cascade.ErrUnchanged
 		}
 		r.KernelsDone, r.KernelsTotal = p.Done, p.Total
 		return nil
@@ -566,7 +567,7 @@ func (m *Manager) progress(ctx context.Context, id string, kernels []KernelResul
 }
 
 // finish records a run's end and its results.
-func (m *Manager) finish(ctx context.Context, id string, p *LogParser, state cascade.RunState, msg string) {
+func (m *Manager) finish(ctx context.Context, id string, p *simlog.Parser, state cascade.RunState, msg string) {
 	if p != nil {
 		if err := m.cfg.Store.SaveRunKernels(ctx, id, toRunKernels(p.Kernels())); err != nil {
 			m.log.Error("save run kernels", "run", id, "err", err)

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/simconfig"
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/accelsim/simlog"
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
@@ -81,15 +83,15 @@ func (m *Manager) computeResults(ctx context.Context, r cascade.Run, t cascade.T
 			clock = c.CoreClockMHz
 		}
 	}
-	results := make([]KernelResult, len(stored))
+	results := make([]simlog.KernelResult, len(stored))
 	for i, k := range stored {
-		results[i] = KernelResult{
+		results[i] = simlog.KernelResult{
 			LaunchUID: k.LaunchUID, Name: k.Name, TraceFile: k.TraceFile,
 			KernelOK: k.KernelID != nil, Cycles: k.SimCycles, Instructions: k.SimInstructions,
 			IPC: k.IPC, Truncated: k.Truncated,
 		}
 		if k.KernelID != nil {
-			results[i].Kernel = KernelRef{ID: *k.KernelID, Context: cascade.Deref(k.Context)}
+			results[i].Kernel = kernellist.Ref{ID: *k.KernelID, Context: cascade.Deref(k.Context)}
 		}
 	}
 	sim := SimTimes(results, clock)

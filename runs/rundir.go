@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cascade-sim/cascade/simconfig"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
 )
 
 // linkConfigFolders links every file of the tested-config folders the

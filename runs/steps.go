@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
 )
 
 // Timeline is a parsed corrected_timeline.json: the measured model steps.
@@ -41,7 +43,7 @@ type KernelMapping struct {
 type EventMapping struct {
 	Step   int
 	Event  int
-	Kernel KernelRef
+	Kernel kernellist.Ref
 }
 
 // StepProjection is a step's measured time and its time with the mapped
@@ -230,7 +232,7 @@ func parseMapping(raw json.RawMessage) (EventMapping, string) {
 		return EventMapping{}, reason
 	}
 	return EventMapping{Step: int(ints[0]), Event: int(ints[1]),
-		Kernel: KernelRef{ID: int(ints[2]), Context: NormalizeContext(ctx)}}, ""
+		Kernel: kernellist.Ref{ID: int(ints[2]), Context: kernellist.NormalizeContext(ctx)}}, ""
 }
 
 // ProjectSteps projects every step of tl onto the simulated kernel times:
@@ -296,7 +298,7 @@ func ProjectSteps(tl Timeline, mapping []EventMapping, sim []SimTime) ([]StepPro
 // simTimeOf finds ref's simulated time, and how many simulated kernels
 // matched: an exact match wins; a side without a context matches any
 // context.
-func simTimeOf(sim []SimTime, ref KernelRef) (float64, int) {
+func simTimeOf(sim []SimTime, ref kernellist.Ref) (float64, int) {
 	var loose []float64
 	for _, s := range sim {
 		if s.Kernel.ID != ref.ID {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
 )
 
 const timelineJSON = `{"steps": [
@@ -103,9 +105,9 @@ func TestProjectSteps(t *testing.T) {
 		t.Errorf("mapping bad = %q", mbad)
 	}
 	sim := []SimTime{
-		{Kernel: KernelRef{1, "0xaaa"}, SimNs: 1500},
-		{Kernel: KernelRef{1, "0xbbb"}, SimNs: 700},
-		{Kernel: KernelRef{3, "0xaaa"}, SimNs: 100},
+		{Kernel: kernellist.Ref{ID: 1, Context: "0xaaa"}, SimNs: 1500},
+		{Kernel: kernellist.Ref{ID: 1, Context: "0xbbb"}, SimNs: 700},
+		{Kernel: kernellist.Ref{ID: 3, Context: "0xaaa"}, SimNs: 100},
 	}
 	got, bad := ProjectSteps(tl, m.Entries, sim)
 	// By hand:

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -381,7 +380,7 @@ func (s *Scanner) commit(ctx context.Context, id string, e *entry, l look) (casc
 		}
 		c, why = l.apply(t)
 		if found && equalScan(before, *t) {
-			return false, db.ErrUnchanged
+			return false, cascade.ErrUnchanged
 		}
 		// An upload that starts over has no kernel list until it is ready.
 		return c == startedOver, nil

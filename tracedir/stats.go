@@ -16,15 +16,24 @@ import (
 	"strings"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/kernelname"
 )
 
 // TracesDir is the folder of a trace that holds the tracer's output.
 const TracesDir = "traces"
 
+// The tracer's raw kernel lists, in TracesDir: one per CUDA context
+// (RawKernelListCtxPrefix + "0x<handle>", 2025+ tracers) or one for the
+// whole program (RawKernelList, older tracers).
+const (
+	RawKernelList          = "kernelslist"
+	RawKernelListCtxPrefix = "kernelslist_ctx_"
+)
+
 // KernelsListG is the processed kernel list, relative to the trace
 // directory; its presence means post-processing is done.
-const KernelsListG = TracesDir + "/kernelslist.g"
+const KernelsListG = TracesDir + "/" + kernellist.Name
 
 var (
 	rawKernelRe = regexp.MustCompile(`^kernel-\d+(-ctx_0x[0-9a-fA-F]+)?\.trace(\.xz)?$`)
@@ -46,9 +55,9 @@ func (t *Tree) RawKernels() int {
 // KernelLists returns the raw kernel lists: traces/kernelslist_ctx_* (2025+
 // tracers, one per CUDA context) and traces/kernelslist (older ones).
 func (t *Tree) KernelLists() []string {
-	lists := t.Glob(TracesDir, "kernelslist_ctx_*")
-	if t.Has(TracesDir + "/kernelslist") {
-		lists = append(lists, TracesDir+"/kernelslist")
+	lists := t.Glob(TracesDir, RawKernelListCtxPrefix+"*")
+	if t.Has(TracesDir + "/" + RawKernelList) {
+		lists = append(lists, TracesDir+"/"+RawKernelList)
 	}
 	return lists
 }
@@ -57,7 +66,7 @@ func (t *Tree) KernelLists() []string {
 // stats_ctx_X for kernelslist_ctx_X, stats.csv for kernelslist.
 func StatsFor(list string) string {
 	base := path.Base(list)
-	if ctx, ok := strings.CutPrefix(base, "kernelslist_ctx_"); ok {
+	if ctx, ok := strings.CutPrefix(base, RawKernelListCtxPrefix); ok {
 		return path.Join(path.Dir(list), "stats_ctx_"+ctx)
 	}
 	return path.Join(path.Dir(list), "stats.csv")

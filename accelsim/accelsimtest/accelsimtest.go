@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/cascade-sim/cascade/accelsim"
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/simconfig/simconfigtest"
 )
 
 // LibDir is where [Write] puts libcudart.so, relative to the checkout, as

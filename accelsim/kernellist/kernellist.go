@@ -1,4 +1,8 @@
-package runs
+// Package kernellist reads and writes Accel-Sim's processed kernel lists
+// (kernelslist.g, formats.md §5): which kernel trace files a simulation runs,
+// in order, with the memory copies between them. It names a kernel by its
+// id and CUDA context ([Ref]) and writes the subset of a list a run asks for.
+package kernellist
 
 import (
 	"bufio"
@@ -15,18 +19,18 @@ import (
 	"strings"
 )
 
-// KernelListName is the file name of a processed kernel list.
-const KernelListName = "kernelslist.g"
+// Name is the file name of a processed kernel list.
+const Name = "kernelslist.g"
 
-// KernelRef names one traced kernel: its id within its CUDA context and the
+// Ref names one traced kernel: its id within its CUDA context and the
 // context ("0x6165bdd7ec90"), which is "" for single-context traces.
-type KernelRef struct {
+type Ref struct {
 	ID      int
 	Context string
 }
 
 // String gives "3" or "3@0x6165bdd7ec90".
-func (r KernelRef) String() string {
+func (r Ref) String() string {
 	if r.Context == "" {
 		return strconv.Itoa(r.ID)
 	}
@@ -35,7 +39,7 @@ func (r KernelRef) String() string {
 
 // matches reports whether r selects k: same id, and the same context unless
 // r leaves the context open.
-func (r KernelRef) matches(k KernelRef) bool {
+func (r Ref) matches(k Ref) bool {
 	return r.ID == k.ID && (r.Context == "" || r.Context == k.Context)
 }
 
@@ -64,16 +68,16 @@ var traceName = regexp.MustCompile(`^kernel-(\d+)(?:-ctx_(0x[0-9a-fA-F]+))?\.tra
 // ParseTraceFileName reads the kernel id and context from a kernel trace
 // file name or path, e.g. "traces/kernel-3-ctx_0x6165bdd7ec90.tracez" →
 // {3, "0x6165bdd7ec90"}.
-func ParseTraceFileName(name string) (KernelRef, bool) {
+func ParseTraceFileName(name string) (Ref, bool) {
 	m := traceName.FindStringSubmatch(filepath.Base(name))
 	if m == nil {
-		return KernelRef{}, false
+		return Ref{}, false
 	}
 	id, err := strconv.Atoi(m[1])
 	if err != nil {
-		return KernelRef{}, false
+		return Ref{}, false
 	}
-	return KernelRef{ID: id, Context: NormalizeContext(m[2])}, true
+	return Ref{ID: id, Context: NormalizeContext(m[2])}, true
 }
 
 // Command is one line of a kernel list that Accel-Sim acts on.
@@ -85,24 +89,24 @@ type Command struct {
 	// and the kernel it names (ok false when the file name is not of the
 	// kernel-N[-ctx_0x..].trace* form).
 	TraceFile string
-	Kernel    KernelRef
+	Kernel    Ref
 	KernelOK  bool
 }
 
 // IsMemcpy reports whether c is a MemcpyHtoD command.
 func (c Command) IsMemcpy() bool { return c.TraceFile == "" }
 
-// KernelList is a parsed kernelslist.g.
-type KernelList struct {
+// List is a parsed kernelslist.g.
+type List struct {
 	Path     string // the file read, or written
 	Commands []Command
 }
 
 // Dir is the directory kernel trace paths are relative to.
-func (l *KernelList) Dir() string { return filepath.Dir(l.Path) }
+func (l *List) Dir() string { return filepath.Dir(l.Path) }
 
 // Kernels returns the kernel commands, in list order.
-func (l *KernelList) Kernels() []Command {
+func (l *List) Kernels() []Command {
 	var ks []Command
 	for _, c := range l.Commands {
 		if !c.IsMemcpy() {
@@ -113,30 +117,30 @@ func (l *KernelList) Kernels() []Command {
 }
 
 // TracePath is the path of a kernel command's trace file.
-func (l *KernelList) TracePath(c Command) string {
+func (l *List) TracePath(c Command) string {
 	return filepath.Join(l.Dir(), filepath.FromSlash(c.TraceFile))
 }
 
-// ReadKernelList reads and parses the kernel list at path.
-func ReadKernelList(path string) (*KernelList, error) {
+// Read reads and parses the kernel list at path.
+func Read(path string) (*List, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read kernel list: %w", err)
 	}
-	cmds, err := ParseKernelList(bytes.NewReader(data))
+	cmds, err := Parse(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &KernelList{Path: path, Commands: cmds}, nil
+	return &List{Path: path, Commands: cmds}, nil
 }
 
-// ParseKernelList reads kernel list commands the way Accel-Sim does
+// Parse reads kernel list commands the way Accel-Sim does
 // (formats.md §5): a line starting with "MemcpyHtoD" is a copy, a line
 // starting with "kernel" is a trace path relative to the list's directory,
 // and every other line is ignored. A MemcpyHtoD line that is not
 // "MemcpyHtoD,0x<hex>,<bytes>" is an error naming its line, since Accel-Sim
 // would assert on it.
-func ParseKernelList(r io.Reader) ([]Command, error) {
+func Parse(r io.Reader) ([]Command, error) {
 	var cmds []Command
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
@@ -175,10 +179,10 @@ func checkMemcpy(text string) error {
 	return nil
 }
 
-// UnknownKernelsError is returned by [WriteKernelSubset] when a chosen kernel
+// UnknownKernelsError is returned by [WriteSubset] when a chosen kernel
 // is not in the list.
 type UnknownKernelsError struct {
-	Kernels []KernelRef
+	Kernels []Ref
 }
 
 func (e *UnknownKernelsError) Error() string {
@@ -189,11 +193,11 @@ func (e *UnknownKernelsError) Error() string {
 	return "unknown kernel ids: " + strings.Join(s, ", ")
 }
 
-// WriteKernelSubset writes into runDir a kernelslist.g holding only the
+// WriteSubset writes into runDir a kernelslist.g holding only the
 // chosen kernels of src, each beside it as a link to its trace file, and
 // returns the written list (whose Kernels are what the simulator will run).
 //
-// A chosen KernelRef with an empty Context selects that kernel id in every
+// A chosen Ref with an empty Context selects that kernel id in every
 // context; with a Context it selects only that one. Kernels keep their order
 // in src whatever the order of chosen. Every MemcpyHtoD line that precedes a
 // chosen kernel in src is kept, in order, so the simulated memory holds what
@@ -204,7 +208,7 @@ func (e *UnknownKernelsError) Error() string {
 //
 // A chosen kernel that src does not hold gives an [*UnknownKernelsError] and
 // writes nothing.
-func WriteKernelSubset(src *KernelList, runDir string, chosen []KernelRef) (*KernelList, error) {
+func WriteSubset(src *List, runDir string, chosen []Ref) (*List, error) {
 	if len(chosen) == 0 {
 		return nil, errors.New("write kernel subset: no kernels chosen")
 	}
@@ -232,7 +236,7 @@ func WriteKernelSubset(src *KernelList, runDir string, chosen []KernelRef) (*Ker
 			pendingCopies = nil
 		}
 	}
-	var unknown []KernelRef
+	var unknown []Ref
 	for i, ok := range found {
 		if !ok && !slices.Contains(unknown, chosen[i]) {
 			unknown = append(unknown, chosen[i])
@@ -252,7 +256,7 @@ func WriteKernelSubset(src *KernelList, runDir string, chosen []KernelRef) (*Ker
 		return nil, fmt.Errorf("write kernel subset: %w", err)
 	}
 	var buf bytes.Buffer
-	out := &KernelList{Path: filepath.Join(runDir, KernelListName)}
+	out := &List{Path: filepath.Join(runDir, Name)}
 	for i, c := range keep {
 		if !c.IsMemcpy() {
 			rel := filepath.FromSlash(c.TraceFile)

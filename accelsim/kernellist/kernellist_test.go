@@ -1,66 +1,35 @@
-package runs
+package kernellist_test
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-)
 
-// writeTraces writes a processed trace directory: a kernelslist.g with the
-// given lines, and for every kernel line a .traceg file whose header names
-// the kernel, padded so that each file has a different size. It returns the
-// list's path.
-func writeTraces(t testing.TB, dir string, lines ...string) string {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i, l := range lines {
-		if !strings.HasPrefix(l, "kernel") {
-			continue
-		}
-		ref, _ := ParseTraceFileName(l)
-		header := fmt.Sprintf("-kernel name = _Z7kernel%dPf\n-kernel id = %d\n-grid dim = (98,1,1)\n-block dim = (1024,1,1)\n"+
-			"-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n#traces format = [line_num] PC mask ...\n",
-			ref.ID, ref.ID)
-		body := header + strings.Repeat("0010 ffffffff 1 R2 IMAD.MOV.U32 1 R255 0 0\n", i+1)
-		path := filepath.Join(dir, filepath.FromSlash(l))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	list := filepath.Join(dir, KernelListName)
-	if err := os.WriteFile(list, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return list
-}
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/accelsim/kernellist/kernellisttest"
+)
 
 func TestParseTraceFileName(t *testing.T) {
 	tests := []struct {
 		name string
-		want KernelRef
+		want kernellist.Ref
 		ok   bool
 	}{
-		{"kernel-3-ctx_0x6165bdd7ec90.tracez", KernelRef{3, "0x6165bdd7ec90"}, true},
-		{"traces/kernel-12-ctx_0x6165BDD7EC90.traceg.xz", KernelRef{12, "0x6165bdd7ec90"}, true},
-		{"kernel-3.traceg", KernelRef{3, ""}, true},
-		{"kernel-1.trace.xz", KernelRef{1, ""}, true},
-		{"kernel-1.trace", KernelRef{1, ""}, true},
-		{"kernelslist.g", KernelRef{}, false},
-		{"kernel-x.traceg", KernelRef{}, false},
-		{"kernel-3.tracez.tmp", KernelRef{}, false},
+		{"kernel-3-ctx_0x6165bdd7ec90.tracez", kernellist.Ref{ID: 3, Context: "0x6165bdd7ec90"}, true},
+		{"traces/kernel-12-ctx_0x6165BDD7EC90.traceg.xz", kernellist.Ref{ID: 12, Context: "0x6165bdd7ec90"}, true},
+		{"kernel-3.traceg", kernellist.Ref{ID: 3, Context: ""}, true},
+		{"kernel-1.trace.xz", kernellist.Ref{ID: 1, Context: ""}, true},
+		{"kernel-1.trace", kernellist.Ref{ID: 1, Context: ""}, true},
+		{"kernelslist.g", kernellist.Ref{}, false},
+		{"kernel-x.traceg", kernellist.Ref{}, false},
+		{"kernel-3.tracez.tmp", kernellist.Ref{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := ParseTraceFileName(tt.name)
+			got, ok := kernellist.ParseTraceFileName(tt.name)
 			if got != tt.want || ok != tt.ok {
 				t.Errorf("got %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
 			}
@@ -70,7 +39,7 @@ func TestParseTraceFileName(t *testing.T) {
 
 func TestReadKernelList(t *testing.T) {
 	dir := t.TempDir()
-	path := writeTraces(t, dir,
+	path := kernellisttest.WriteTraces(t, dir,
 		"MemcpyHtoD,0x00007f0e8e000000,800000",
 		"kernel-1.traceg",
 		"# a comment line, ignored",
@@ -78,7 +47,7 @@ func TestReadKernelList(t *testing.T) {
 		"MemcpyDtoH,0x00007f0e8e000000,800000",
 		"kernel-2.traceg\r",
 	)
-	l, err := ReadKernelList(path)
+	l, err := kernellist.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +55,7 @@ func TestReadKernelList(t *testing.T) {
 		t.Fatalf("commands = %+v", l.Commands)
 	}
 	ks := l.Kernels()
-	if len(ks) != 2 || ks[1].TraceFile != "kernel-2.traceg" || ks[1].Kernel != (KernelRef{ID: 2}) {
+	if len(ks) != 2 || ks[1].TraceFile != "kernel-2.traceg" || ks[1].Kernel != (kernellist.Ref{ID: 2}) {
 		t.Fatalf("kernels = %+v", ks)
 	}
 	if got := l.TracePath(ks[0]); got != filepath.Join(dir, "kernel-1.traceg") {
@@ -95,7 +64,7 @@ func TestReadKernelList(t *testing.T) {
 
 	bad := filepath.Join(dir, "bad.g")
 	os.WriteFile(bad, []byte("kernel-1.traceg\nMemcpyHtoD,0x10\n"), 0o644)
-	if _, err := ReadKernelList(bad); err == nil || !strings.Contains(err.Error(), "bad.g: line 2") {
+	if _, err := kernellist.Read(bad); err == nil || !strings.Contains(err.Error(), "bad.g: line 2") {
 		t.Errorf("malformed memcpy: err = %v", err)
 	}
 }
@@ -109,29 +78,29 @@ func TestWriteKernelSubset(t *testing.T) {
 	original := []string{m1, a, m2, b, c, m3, d, m4}
 	tests := []struct {
 		name   string
-		chosen []KernelRef
+		chosen []kernellist.Ref
 		want   []string
 	}{
-		{"first kernel keeps only the copies before it", []KernelRef{{1, "0xaaa"}}, []string{m1, a}},
-		{"a later kernel keeps every earlier copy", []KernelRef{{3, "0xaaa"}}, []string{m1, m2, m3, d}},
-		{"two kernels keep the copies between them in place", []KernelRef{{2, "0xaaa"}, {1, "0xaaa"}}, []string{m1, a, m2, b}},
-		{"context picks one of two kernels with the same id", []KernelRef{{1, "0xbbb"}}, []string{m1, m2, c}},
-		{"no context picks the id in every context", []KernelRef{{1, ""}}, []string{m1, a, m2, c}},
-		{"context spelled differently", []KernelRef{{2, "0xAAA"}}, []string{m1, m2, b}},
-		{"all", []KernelRef{{1, ""}, {2, ""}, {3, ""}}, []string{m1, a, m2, b, c, m3, d}},
+		{"first kernel keeps only the copies before it", []kernellist.Ref{{1, "0xaaa"}}, []string{m1, a}},
+		{"a later kernel keeps every earlier copy", []kernellist.Ref{{3, "0xaaa"}}, []string{m1, m2, m3, d}},
+		{"two kernels keep the copies between them in place", []kernellist.Ref{{2, "0xaaa"}, {1, "0xaaa"}}, []string{m1, a, m2, b}},
+		{"context picks one of two kernels with the same id", []kernellist.Ref{{1, "0xbbb"}}, []string{m1, m2, c}},
+		{"no context picks the id in every context", []kernellist.Ref{{1, ""}}, []string{m1, a, m2, c}},
+		{"context spelled differently", []kernellist.Ref{{2, "0xAAA"}}, []string{m1, m2, b}},
+		{"all", []kernellist.Ref{{1, ""}, {2, ""}, {3, ""}}, []string{m1, a, m2, b, c, m3, d}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src, err := ReadKernelList(writeTraces(t, filepath.Join(t.TempDir(), "traces"), original...))
+			src, err := kernellist.Read(kernellisttest.WriteTraces(t, filepath.Join(t.TempDir(), "traces"), original...))
 			if err != nil {
 				t.Fatal(err)
 			}
 			runDir := filepath.Join(t.TempDir(), "run")
-			out, err := WriteKernelSubset(src, runDir, tt.chosen)
+			out, err := kernellist.WriteSubset(src, runDir, tt.chosen)
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(filepath.Join(runDir, KernelListName))
+			data, err := os.ReadFile(filepath.Join(runDir, kernellist.Name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +109,7 @@ func TestWriteKernelSubset(t *testing.T) {
 			}
 			// Reading the written list back gives the same commands, and each
 			// kernel line resolves, beside the list, to the original content.
-			back, err := ReadKernelList(out.Path)
+			back, err := kernellist.Read(out.Path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,13 +131,13 @@ func TestWriteKernelSubset(t *testing.T) {
 }
 
 func TestWriteKernelSubsetAgainReplacesLinks(t *testing.T) {
-	src, err := ReadKernelList(writeTraces(t, t.TempDir(), "kernel-1.traceg", "kernel-2.traceg"))
+	src, err := kernellist.Read(kernellisttest.WriteTraces(t, t.TempDir(), "kernel-1.traceg", "kernel-2.traceg"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	runDir := t.TempDir()
 	for range 2 {
-		if _, err := WriteKernelSubset(src, runDir, []KernelRef{{ID: 2}}); err != nil {
+		if _, err := kernellist.WriteSubset(src, runDir, []kernellist.Ref{{ID: 2}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -184,25 +153,25 @@ func TestWriteKernelSubsetAgainReplacesLinks(t *testing.T) {
 
 func TestWriteKernelSubsetErrors(t *testing.T) {
 	dir := t.TempDir()
-	src, err := ReadKernelList(writeTraces(t, dir, "kernel-1-ctx_0xaaa.traceg", "kernel-2-ctx_0xaaa.traceg"))
+	src, err := kernellist.Read(kernellisttest.WriteTraces(t, dir, "kernel-1-ctx_0xaaa.traceg", "kernel-2-ctx_0xaaa.traceg"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	runDir := filepath.Join(t.TempDir(), "run")
-	_, err = WriteKernelSubset(src, runDir, []KernelRef{{ID: 7}, {ID: 1}, {ID: 2, Context: "0xbbb"}, {ID: 7}})
-	var unknown *UnknownKernelsError
+	_, err = kernellist.WriteSubset(src, runDir, []kernellist.Ref{{ID: 7}, {ID: 1}, {ID: 2, Context: "0xbbb"}, {ID: 7}})
+	var unknown *kernellist.UnknownKernelsError
 	if !errors.As(err, &unknown) || err.Error() != "unknown kernel ids: 2@0xbbb, 7" {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := os.Stat(runDir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("run dir written despite the error: %v", err)
 	}
-	if _, err := WriteKernelSubset(src, runDir, nil); err == nil {
+	if _, err := kernellist.WriteSubset(src, runDir, nil); err == nil {
 		t.Error("no kernels chosen: no error")
 	}
 
 	os.Remove(filepath.Join(dir, "kernel-2-ctx_0xaaa.traceg"))
-	if _, err := WriteKernelSubset(src, runDir, []KernelRef{{ID: 2}}); err == nil || !strings.Contains(err.Error(), "kernel-2-ctx_0xaaa.traceg") {
+	if _, err := kernellist.WriteSubset(src, runDir, []kernellist.Ref{{ID: 2}}); err == nil || !strings.Contains(err.Error(), "kernel-2-ctx_0xaaa.traceg") {
 		t.Errorf("missing trace file: err = %v", err)
 	}
 }
@@ -215,7 +184,7 @@ func TestNormalizeContext(t *testing.T) {
 		"":               "",
 		"ctx-a":          "ctx-a",
 	} {
-		if got := NormalizeContext(in); got != want {
+		if got := kernellist.NormalizeContext(in); got != want {
 			t.Errorf("NormalizeContext(%q) = %q, want %q", in, got, want)
 		}
 	}

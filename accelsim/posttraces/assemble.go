@@ -1,4 +1,4 @@
-package traceproc
+package posttraces
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"slices"
 
-	"github.com/cascade-sim/cascade/tracez"
+	"github.com/cascade-sim/cascade/accelsim/tracez"
 )
 
 // item is one assembled unit of a partition: a block's info, or one warp's

@@ -1,4 +1,4 @@
-package traceproc
+package posttraces
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // re-executed through TestMain — and reports throughput over the raw bytes
 // and the child's peak RSS. CASCADE_BENCH_LARGE=1 adds a ~2 GB kernel.
 //
-//	go test ./traceproc -run '^$' -bench Postprocess -benchtime 3x
+//	go test ./accelsim/posttraces -run '^$' -bench Postprocess -benchtime 3x
 func BenchmarkPostprocess(b *testing.B) {
 	sizes := []int64{200 << 20}
 	if os.Getenv("CASCADE_BENCH_LARGE") == "1" {

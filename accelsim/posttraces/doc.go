@@ -1,4 +1,4 @@
-// Package traceproc is Cascade's built-in post-processor: a streaming
+// Package posttraces is Cascade's built-in post-processor: a streaming
 // replacement of Accel-Sim 2.0's post-traces-processing. It turns raw NVBit
 // kernel traces (formats.md §3) into per-thread-block traces the simulator
 // reads (§4), and the kernel lists into kernelslist.g (§5).
@@ -59,4 +59,4 @@
 // too large for memory is streamed from its spill file. Spill files live
 // in a fresh directory under $CASCADE_WORK_DIR (else os.TempDir()) and are
 // removed when the kernel is done, fails or is cancelled.
-package traceproc
+package posttraces

@@ -1,4 +1,4 @@
-package traceproc
+package posttraces
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade/accelsim/tracez"
 	"github.com/cascade-sim/cascade/tracegen"
-	"github.com/cascade-sim/cascade/tracez"
 )
 
 // insertLine returns text with line inserted before 1-based line n.

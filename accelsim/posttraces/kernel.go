@@ -1,4 +1,4 @@
-package traceproc
+package posttraces
 
 import (
 	"bytes"

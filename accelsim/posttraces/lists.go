@@ -1,4 +1,4 @@
-package traceproc
+package posttraces
 
 import (
 	"bufio"
@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 // kernelList is one raw kernel list and what it becomes.
@@ -48,7 +51,7 @@ func Run(ctx context.Context, target string, opts Options) error {
 	// be rewritten: remove them first, kernelslist.g before the others.
 	var stale []string
 	if st.IsDir() {
-		stale = append(stale, filepath.Join(dir, "kernelslist.g"))
+		stale = append(stale, filepath.Join(dir, kernellist.Name))
 	}
 	for _, path := range paths {
 		stale = append(stale, path+".g")
@@ -100,7 +103,7 @@ func findLists(dir string) ([]string, error) {
 		if e.IsDir() || strings.HasPrefix(n, ".") || strings.HasSuffix(n, ".g") {
 			continue
 		}
-		if n == "kernelslist" || strings.HasPrefix(n, "kernelslist_ctx_") {
+		if n == tracedir.RawKernelList || strings.HasPrefix(n, tracedir.RawKernelListCtxPrefix) {
 			names = append(names, n)
 		}
 	}
@@ -119,15 +122,15 @@ func findLists(dir string) ([]string, error) {
 // lists by their numeric context handle, then by name.
 func compareLists(a, b string) int {
 	ctx := func(n string) (uint64, bool) {
-		if n == "kernelslist" {
+		if n == tracedir.RawKernelList {
 			return 0, false
 		}
-		h := strings.TrimPrefix(strings.TrimPrefix(n, "kernelslist_ctx_"), "0x")
+		h := strings.TrimPrefix(strings.TrimPrefix(n, tracedir.RawKernelListCtxPrefix), "0x")
 		v, err := strconv.ParseUint(h, 16, 64)
 		return v, err == nil
 	}
-	if a == "kernelslist" || b == "kernelslist" {
-		return boolCmp(b == "kernelslist", a == "kernelslist")
+	if a == tracedir.RawKernelList || b == tracedir.RawKernelList {
+		return boolCmp(b == tracedir.RawKernelList, a == tracedir.RawKernelList)
 	}
 	va, oka := ctx(a)
 	vb, okb := ctx(b)
@@ -247,7 +250,7 @@ func writeLists(dir string, lists []*kernelList, dirMode bool) error {
 	var main *kernelList
 	for _, l := range lists {
 		all = append(all, l.lines...)
-		if filepath.Base(l.path) == "kernelslist" {
+		if filepath.Base(l.path) == tracedir.RawKernelList {
 			main = l
 			continue
 		}
@@ -259,7 +262,7 @@ func writeLists(dir string, lists []*kernelList, dirMode bool) error {
 	case main != nil && !dirMode:
 		return writeAtomic(main.path+".g", main.lines)
 	case dirMode:
-		return writeAtomic(filepath.Join(dir, "kernelslist.g"), all)
+		return writeAtomic(filepath.Join(dir, kernellist.Name), all)
 	}
 	return nil
 }

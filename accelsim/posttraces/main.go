@@ -1,4 +1,4 @@
-package traceproc
+package posttraces
 
 import (
 	"context"
@@ -62,7 +62,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "postprocess: missing traces dir or kernelslist file\n%s\n", usage)
 		return 2
 	}
-	opts.Logger = slog.New(slog.NewTextHandler(stderr, nil)).With("component", "traceproc")
+	opts.Logger = slog.New(slog.NewTextHandler(stderr, nil)).With("component", "posttraces")
 	if err := Run(ctx, target, opts); err != nil {
 		fmt.Fprintf(stderr, "postprocess: %v\n", err)
 		return 1

@@ -1,4 +1,4 @@
-package traceproc
+package posttraces
 
 import (
 	"bufio"
@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cascade-sim/cascade/tracez"
+	"github.com/cascade-sim/cascade/accelsim/tracez"
 	"github.com/ulikunitz/xz"
 )
 

@@ -1,4 +1,4 @@
-package traceproc
+package posttraces
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cascade-sim/cascade/tracez"
+	"github.com/cascade-sim/cascade/accelsim/tracez"
 )
 
 // Tuning of the memory bound. A kernel in flight holds its partition
@@ -120,7 +120,7 @@ func outputName(trace string, text bool) (string, error) {
 // processKernel post-processes the raw trace at in into out, through a
 // temporary dotfile beside out renamed when complete.
 func (p *processor) processKernel(ctx context.Context, in, out string) (err error) {
-	spill, err := os.MkdirTemp(p.spillRoot, "traceproc-*")
+	spill, err := os.MkdirTemp(p.spillRoot, "posttraces-*")
 	if err != nil {
 		return fmt.Errorf("create spill dir: %w", err)
 	}

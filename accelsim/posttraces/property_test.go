@@ -1,4 +1,4 @@
-package traceproc
+package posttraces
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cascade-sim/cascade/accelsim/tracez"
 	"github.com/cascade-sim/cascade/tracegen"
-	"github.com/cascade-sim/cascade/tracez"
 )
 
 // TestProperty generates traces of several shapes, post-processes them and

@@ -1,4 +1,4 @@
-package traceproc
+package posttraces
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cascade-sim/cascade/tracez"
+	"github.com/cascade-sim/cascade/accelsim/tracez"
 	"github.com/ulikunitz/xz"
 )
 

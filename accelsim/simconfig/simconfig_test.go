@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cascade-sim/cascade/simconfig"
-	"github.com/cascade-sim/cascade/simconfig/simconfigtest"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 )
 
 const traceCfg = "-trace_opcode_latency_initiation_int 2,2\n"

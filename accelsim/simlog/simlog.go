@@ -1,4 +1,7 @@
-package runs
+// Package simlog reads what Accel-Sim's accel-sim.out prints (formats.md §6)
+// as it prints it: per-kernel results, progress, and the outcome of the run,
+// with the simulator's decisive error line when it failed.
+package simlog
 
 import (
 	"bufio"
@@ -12,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
 )
 
 // Lines of the Accel-Sim log that the parser acts on (formats.md §6, checked
@@ -35,7 +40,7 @@ type KernelResult struct {
 	// as it printed it ("" when the log did not say); Kernel is read from
 	// its file name when KernelOK.
 	TraceFile string
-	Kernel    KernelRef
+	Kernel    kernellist.Ref
 	KernelOK  bool
 
 	Cycles       int64   // gpu_sim_cycle: this kernel's cycles
@@ -67,7 +72,7 @@ type Progress struct {
 // Failure says how a simulation failed.
 type Failure string
 
-// The ways a simulation fails, in the order [LogParser.Outcome] checks them.
+// The ways a simulation fails, in the order [Parser.Outcome] checks them.
 const (
 	FailureDeadlock          Failure = "deadlock"
 	FailureUnsupportedBinary Failure = "unsupported_binary"
@@ -115,9 +120,9 @@ func (e Exit) String() string {
 	return "exit " + strconv.Itoa(e.Code)
 }
 
-// LogParser reads an Accel-Sim log line by line as it grows. It is safe for
+// Parser reads an Accel-Sim log line by line as it grows. It is safe for
 // concurrent use: an executor can feed it while others ask for progress.
-type LogParser struct {
+type Parser struct {
 	mu       sync.Mutex
 	expected int
 
@@ -155,18 +160,18 @@ const (
 	seenIPC
 )
 
-// NewLogParser returns a parser for a run of expected kernels.
-func NewLogParser(expected int) *LogParser {
-	return &LogParser{expected: expected, names: map[int]string{}, byUID: map[int]int{}}
+// NewParser returns a parser for a run of expected kernels.
+func NewParser(expected int) *Parser {
+	return &Parser{expected: expected, names: map[int]string{}, byUID: map[int]int{}}
 }
 
-// maxLogLine bounds the unterminated line [LogParser.Write] holds back, so
+// maxLogLine bounds the unterminated line [Parser.Write] holds back, so
 // a log without newlines cannot grow the parser without limit.
 const maxLogLine = 1 << 20
 
-// ParseLog reads a whole log.
-func ParseLog(r io.Reader, expected int) (*LogParser, error) {
-	p := NewLogParser(expected)
+// Parse reads a whole log.
+func Parse(r io.Reader, expected int) (*Parser, error) {
+	p := NewParser(expected)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
 	for sc.Scan() {
@@ -176,8 +181,8 @@ func ParseLog(r io.Reader, expected int) (*LogParser, error) {
 }
 
 // Write feeds raw log bytes, which need not end at a line boundary; an
-// unterminated last line waits for the next Write or for [LogParser.Outcome].
-func (p *LogParser) Write(b []byte) (int, error) {
+// unterminated last line waits for the next Write or for [Parser.Outcome].
+func (p *Parser) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	data := append(p.partial, b...)
@@ -198,13 +203,13 @@ func (p *LogParser) Write(b []byte) (int, error) {
 }
 
 // Line feeds one log line, without its newline.
-func (p *LogParser) Line(line string) {
+func (p *Parser) Line(line string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.line(line)
 }
 
-func (p *LogParser) line(line string) {
+func (p *Parser) line(line string) {
 	line = strings.TrimRight(line, "\r\n \t")
 	trimmed := strings.TrimSpace(line)
 	switch {
@@ -241,7 +246,7 @@ func (p *LogParser) line(line string) {
 }
 
 // launch reads "<name> uid: <uid> cuda_stream_id: <id>".
-func (p *LogParser) launch(rest string) {
+func (p *Parser) launch(rest string) {
 	f := strings.Fields(rest)
 	for i := 0; i+1 < len(f); i++ {
 		if f[i] != "uid:" {
@@ -259,7 +264,7 @@ func (p *LogParser) launch(rest string) {
 	}
 }
 
-func (p *LogParser) stat(key, val string) {
+func (p *Parser) stat(key, val string) {
 	if key == "kernel_name" {
 		p.commit()
 		p.pending = &statsBlock{names: strings.Fields(val)}
@@ -300,7 +305,7 @@ func (p *LogParser) stat(key, val string) {
 
 // commit turns the pending stats block into a result, once it holds at
 // least the kernel's cycles and instructions.
-func (p *LogParser) commit() {
+func (p *Parser) commit() {
 	b := p.pending
 	p.pending = nil
 	if b == nil || b.seen&(seenCycles|seenInsn) != seenCycles|seenInsn {
@@ -344,7 +349,7 @@ func (p *LogParser) commit() {
 	// their traces.
 	if uid >= 1 && uid <= len(p.processed) {
 		r.TraceFile = p.processed[uid-1]
-		r.Kernel, r.KernelOK = ParseTraceFileName(r.TraceFile)
+		r.Kernel, r.KernelOK = kernellist.ParseTraceFileName(r.TraceFile)
 	}
 	if uid != 0 {
 		p.byUID[uid] = len(p.results)
@@ -352,7 +357,7 @@ func (p *LogParser) commit() {
 	p.results = append(p.results, r)
 }
 
-func (p *LogParser) hasResult(uid int) bool {
+func (p *Parser) hasResult(uid int) bool {
 	_, ok := p.byUID[uid]
 	return ok
 }
@@ -361,7 +366,7 @@ func (p *LogParser) hasResult(uid int) bool {
 // Accel-Sim prints that kernel's (partial) statistics just before the break
 // line; older versions print none, and then the last result belongs to an
 // earlier, complete kernel and must stay as it is.
-func (p *LogParser) limit() {
+func (p *Parser) limit() {
 	p.commit()
 	p.limitHit = true
 	if len(p.launched) == 0 || len(p.results) == 0 {
@@ -402,13 +407,13 @@ func errorRank(line string) int {
 const unsupportedFileType = "Unsupported file type"
 
 // Progress counts launched and finished kernels so far.
-func (p *LogParser) Progress() Progress {
+func (p *Parser) Progress() Progress {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return Progress{Launched: len(p.launched), Done: p.done(), Total: p.expected}
 }
 
-func (p *LogParser) done() int {
+func (p *Parser) done() int {
 	n := 0
 	for _, r := range p.results {
 		if !r.Truncated {
@@ -420,7 +425,7 @@ func (p *LogParser) done() int {
 
 // Kernels returns the results so far in launch order (by launch uid, which
 // follows the kernel list), whatever order concurrent kernels finished in.
-func (p *LogParser) Kernels() []KernelResult {
+func (p *Parser) Kernels() []KernelResult {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	ks := append([]KernelResult(nil), p.results...)
@@ -436,7 +441,7 @@ func (p *LogParser) Kernels() []KernelResult {
 // complete result for every expected kernel: Accel-Sim exits 0 after an
 // unsupported binary version and after its cycle limit, so the exit status
 // alone proves nothing. Partial results stay available from Kernels.
-func (p *LogParser) Outcome(exit Exit) Outcome {
+func (p *Parser) Outcome(exit Exit) Outcome {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.partial) > 0 {
@@ -482,7 +487,7 @@ func (p *LogParser) Outcome(exit Exit) Outcome {
 
 // running names the kernel that was running: the last launched one without a
 // complete result.
-func (p *LogParser) running() string {
+func (p *Parser) running() string {
 	for i := len(p.launched) - 1; i >= 0; i-- {
 		uid := p.launched[i]
 		if j, ok := p.byUID[uid]; ok && !p.results[j].Truncated {
@@ -498,7 +503,7 @@ func (p *LogParser) running() string {
 }
 
 // processing names the last trace the simulator began to read.
-func (p *LogParser) processing() string {
+func (p *Parser) processing() string {
 	if len(p.processed) == 0 {
 		return ""
 	}
@@ -506,7 +511,7 @@ func (p *LogParser) processing() string {
 }
 
 // missing lists up to five processed traces that have no result.
-func (p *LogParser) missing() string {
+func (p *Parser) missing() string {
 	var names []string
 	for i, path := range p.processed {
 		if !p.hasResult(i + 1) {

@@ -1,4 +1,4 @@
-package runs
+package simlog
 
 import (
 	"bufio"
@@ -14,12 +14,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/accelsim/kernellist/kernellisttest"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/simconfig"
-	"github.com/cascade-sim/cascade/simconfig/simconfigtest"
 )
 
-// The logs in testdata/accellog are cut from real Accel-Sim output (with
+// The logs in testdata are cut from real Accel-Sim output (with
 // GPGPU-Sim's statistics trimmed): ok.log has two kernels, 7146 and 3510
 // cycles; the others break it the way the simulator breaks.
 func TestLogParserOutcomes(t *testing.T) {
@@ -76,12 +78,12 @@ func TestLogParserOutcomes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := os.Open(filepath.Join("testdata", "accellog", tt.log))
+			f, err := os.Open(filepath.Join("testdata", tt.log))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			p, err := ParseLog(f, tt.expected)
+			p, err := Parse(f, tt.expected)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +105,7 @@ func TestLogParserOutcomes(t *testing.T) {
 				t.Errorf("progress = %+v", pr)
 			}
 			for i, k := range ks {
-				if k.LaunchUID != i+1 || !k.KernelOK || k.Kernel != (KernelRef{ID: i + 1, Context: ctx}) {
+				if k.LaunchUID != i+1 || !k.KernelOK || k.Kernel != (kernellist.Ref{ID: i + 1, Context: ctx}) {
 					t.Errorf("kernel %d = %+v", i, k)
 				}
 				if k.Truncated != (k.LaunchUID == tt.truncated) {
@@ -118,12 +120,12 @@ func TestLogParserOutcomes(t *testing.T) {
 }
 
 func TestLogParserNumbers(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "accellog", "ok.log"))
+	data, err := os.ReadFile(filepath.Join("testdata", "ok.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Feed it in awkward chunks, as a growing log file is read.
-	p := NewLogParser(2)
+	p := NewParser(2)
 	for b := data; len(b) > 0; {
 		n := min(len(b), 37)
 		p.Write(b[:n])
@@ -134,9 +136,9 @@ func TestLogParserNumbers(t *testing.T) {
 	}
 	want := []KernelResult{
 		{LaunchUID: 1, Name: "_Z6vecAddPdS_S_i", TraceFile: "/data/s3/traces/llama/traces/kernel-1-ctx_0x6165bdd7ec90.traceg",
-			Kernel: KernelRef{1, "0x6165bdd7ec90"}, KernelOK: true, Cycles: 7146, Instructions: 1606656, IPC: 224.8329, TotalCycles: 7146},
+			Kernel: kernellist.Ref{ID: 1, Context: "0x6165bdd7ec90"}, KernelOK: true, Cycles: 7146, Instructions: 1606656, IPC: 224.8329, TotalCycles: 7146},
 		{LaunchUID: 2, Name: "_Z9reduceSumPdS_i", TraceFile: "/data/s3/traces/llama/traces/kernel-2-ctx_0x6165bdd7ec90.traceg",
-			Kernel: KernelRef{2, "0x6165bdd7ec90"}, KernelOK: true, Cycles: 3510, Instructions: 351000, IPC: 100, TotalCycles: 10656},
+			Kernel: kernellist.Ref{ID: 2, Context: "0x6165bdd7ec90"}, KernelOK: true, Cycles: 3510, Instructions: 351000, IPC: 100, TotalCycles: 10656},
 	}
 	got := p.Kernels()
 	for i := range want {
@@ -154,12 +156,12 @@ func TestLogParserNumbers(t *testing.T) {
 }
 
 func TestLogParserConcurrentNames(t *testing.T) {
-	f, err := os.Open(filepath.Join("testdata", "accellog", "concurrent.log"))
+	f, err := os.Open(filepath.Join("testdata", "concurrent.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := ParseLog(f, 2)
+	p, err := Parse(f, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +213,7 @@ func TestLogParserFakesim(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "traces")
-			list := writeTraces(t, dir,
+			list := kernellisttest.WriteTraces(t, dir,
 				"MemcpyHtoD,0x00007f0e8e000000,800",
 				"kernel-1-ctx_0x6165bdd7ec90.traceg",
 				"kernel-2-ctx_0x6165bdd7ec90.traceg",
@@ -230,7 +232,7 @@ func TestLogParserFakesim(t *testing.T) {
 				}
 			}
 
-			p := NewLogParser(3)
+			p := NewParser(3)
 			cmd := exec.Command(bin, append([]string{"-trace", list}, cfg.SimulatorArgs()...)...)
 			cmd.Env = append(os.Environ(), fakesim.EnvMode+"="+tt.mode, fakesim.EnvDelay+"=1ms")
 			cmd.Stdout, cmd.Stderr = p, p
@@ -247,7 +249,7 @@ func TestLogParserFakesim(t *testing.T) {
 			if len(ks) != tt.results {
 				t.Fatalf("got %d results, want %d: %+v", len(ks), tt.results, ks)
 			}
-			wantRefs := []KernelRef{{1, "0x6165bdd7ec90"}, {2, "0x6165bdd7ec90"}, {1, "0x7ff00000a000"}}
+			wantRefs := []kernellist.Ref{{ID: 1, Context: "0x6165bdd7ec90"}, {ID: 2, Context: "0x6165bdd7ec90"}, {ID: 1, Context: "0x7ff00000a000"}}
 			var total int64
 			for i, k := range ks {
 				cycles, insn := fakesim.Cycles(i+1, sizes[i]), fakesim.Instructions(i+1, sizes[i])
@@ -274,7 +276,7 @@ func TestLogParserFakesim(t *testing.T) {
 func TestLogParserFakesimKilled(t *testing.T) {
 	bin := fakesim.Build(t)
 	cfg := simconfig.LoadOne(filepath.Join(simconfigtest.Write(t, t.TempDir(), simconfigtest.QV100), simconfigtest.QV100))
-	list := writeTraces(t, t.TempDir(), "kernel-1.traceg")
+	list := kernellisttest.WriteTraces(t, t.TempDir(), "kernel-1.traceg")
 	cmd := exec.Command(bin, append([]string{"-trace", list}, cfg.SimulatorArgs()...)...)
 	cmd.Env = append(os.Environ(), fakesim.EnvMode+"="+fakesim.ModeIgnoreTerm, fakesim.EnvDelay+"=1ms")
 	stdout, err := cmd.StdoutPipe()
@@ -284,7 +286,7 @@ func TestLogParserFakesimKilled(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := NewLogParser(1)
+	p := NewParser(1)
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		p.Line(sc.Text())
@@ -316,7 +318,7 @@ func TestLogParserFakesimKilled(t *testing.T) {
 }
 
 func TestLogParserLaunchOrder(t *testing.T) {
-	p := NewLogParser(2)
+	p := NewParser(2)
 	for _, l := range []string{
 		"Processing kernel /t/kernel-1.traceg",
 		"Processing kernel /t/kernel-2.traceg",

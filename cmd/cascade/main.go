@@ -24,10 +24,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cascade-sim/cascade/accelsim/posttraces"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/internal/app"
 	"github.com/cascade-sim/cascade/tracegen"
-	"github.com/cascade-sim/cascade/traceproc"
 	"github.com/cascade-sim/cascade/upload"
 )
 
@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "upload":
 		return upload.Main(ctx, args[1:], stdout, stderr)
 	case "postprocess":
-		return traceproc.Main(ctx, args[1:], stdout, stderr)
+		return posttraces.Main(ctx, args[1:], stdout, stderr)
 	case "gentrace":
 		return tracegen.Main(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":

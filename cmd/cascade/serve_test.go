@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/internal/fakesim"
 	"github.com/cascade-sim/cascade/internal/testutil"
-	"github.com/cascade-sim/cascade/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/tracegen"
 	"github.com/cascade-sim/cascade/upload"
 )

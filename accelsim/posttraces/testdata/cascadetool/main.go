@@ -1,5 +1,5 @@
 // Command cascadetool runs the post-processor and the trace generator the
-// way the cascade binary will, for manual runs: go run ./traceproc/testdata/cascadetool.
+// way the cascade binary will, for manual runs: go run ./accelsim/posttraces/testdata/cascadetool.
 package main
 
 import (
@@ -7,8 +7,8 @@ import (
 	"os"
 	"runtime/pprof"
 
+	"github.com/cascade-sim/cascade/accelsim/posttraces"
 	"github.com/cascade-sim/cascade/tracegen"
-	"github.com/cascade-sim/cascade/traceproc"
 )
 
 func main() {
@@ -27,7 +27,7 @@ func run() int {
 	case "gentrace":
 		return tracegen.Main(context.Background(), os.Args[2:], os.Stdout, os.Stderr)
 	case "postprocess":
-		return traceproc.Main(context.Background(), os.Args[2:], os.Stdout, os.Stderr)
+		return posttraces.Main(context.Background(), os.Args[2:], os.Stdout, os.Stderr)
 	}
 	return 2
 }
