@@ -1,6 +1,6 @@
 # Shortcuts; scripts/ holds the real commands so a machine without make
 # needs nothing more than Go.
-.PHONY: serve test ui bench bench-large generate
+.PHONY: serve test ui bench bench-large generate crash
 
 serve:
 	scripts/serve.sh
@@ -33,3 +33,10 @@ bench:
 
 bench-large:
 	CASCADE_BENCH_LARGE=1 go test ./accelsim/posttraces -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m
+
+# A longer crash-recovery campaign than CI's: SIGKILLs at random moments
+# during uploads (disk and S3), post-processing and runs, on SQLite and, with
+# CASCADE_TEST_POSTGRES_DSN set, PostgreSQL. CASCADE_CRASH_SEED replays one.
+CRASH_TRIALS ?= 60
+crash:
+	CASCADE_CRASH_TRIALS=$(CRASH_TRIALS) go test ./cmd/cascade -run '^TestCrashRecovery$$' -count=1 -v -timeout 60m

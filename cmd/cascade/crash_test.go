@@ -1,0 +1,488 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/glebarez/go-sqlite"
+
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
+	"github.com/cascade-sim/cascade/internal/fakesim"
+	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/upload"
+)
+
+// TestCrashRecovery kills `cascade serve` with SIGKILL at random moments
+// while traces arrive (copied into the bucket as `cascade upload` does, and
+// over the S3 endpoint with `cascade upload --endpoint`), while the built-in
+// post-processor runs and while simulations run, and restarts it each time.
+// After every kill it checks that no post-processor or simulator outlived
+// the server; after every restart, that every trace on disk is in the API.
+// At the end, with the interrupted S3 uploads resumed, it checks that every
+// trace reached READY (none stuck in PROCESSING), that every run whose
+// launch was acknowledged exists exactly once and SUCCEEDED, and that the
+// database is intact. It runs on SQLite and, when CASCADE_TEST_POSTGRES_DSN
+// is set, on PostgreSQL.
+//
+// CASCADE_CRASH_TRIALS sets the number of kills per database (default 8;
+// `make crash` runs more) and CASCADE_CRASH_SEED replays a failing sequence.
+func TestCrashRecovery(t *testing.T) {
+	trials := 8
+	if v := os.Getenv("CASCADE_CRASH_TRIALS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("CASCADE_CRASH_TRIALS=%q: want a positive number", v)
+		}
+		trials = n
+	}
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("CASCADE_CRASH_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("CASCADE_CRASH_SEED=%q: %v", v, err)
+		}
+		seed = n
+	}
+	for name, url := range testutil.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Logf("CASCADE_CRASH_SEED=%d CASCADE_CRASH_TRIALS=%d", seed, trials)
+			c := newCrashRig(t, url, seed)
+			for i := range trials {
+				c.trial(i)
+			}
+			c.settle()
+			t.Logf("kills that landed while something was underway: %v", c.killedDuring)
+			intact := "the database answers every query"
+			if c.sqlite {
+				intact = "SQLite's integrity_check ok"
+			}
+			t.Logf("%d kills survived; invariants checked: no orphaned post-processor or simulator after each kill, "+
+				"every trace on disk in the API after each restart, %d traces all READY, %d acknowledged runs each present once and SUCCEEDED, "+
+				"no trace left PROCESSING, %s", trials, len(c.traceIDs()), len(c.acked), intact)
+		})
+	}
+}
+
+// crashClient gives up on a server that was killed mid-request.
+var crashClient = &http.Client{Timeout: 10 * time.Second}
+
+type crashRig struct {
+	t       *testing.T
+	rng     *rand.Rand
+	dataDir string
+	prefix  string
+	env     []string
+	s3Addr  string
+	keys    []string
+
+	sqlite bool
+	addr   string
+	server *exec.Cmd
+
+	mu      sync.Mutex
+	acked   map[string]bool   // runs whose launch the server acknowledged
+	pending map[string]string // trace id -> source dir of an S3 upload that may be incomplete
+	ready   []string          // traces seen READY, for launches
+
+	// What was underway at the kills, so the log shows what was covered.
+	killedDuring map[string]int
+}
+
+// noteWhatIsUnderway counts, just before a kill, the kills that land
+// while a trace uploads or post-processes and while a run runs.
+func (c *crashRig) noteWhatIsUnderway() {
+	var r struct {
+		Traces struct{ Nodes []struct{ State string } }
+		Runs   struct{ Nodes []struct{ State string } }
+	}
+	if _, err := c.query(`{ traces(first: 1000) { nodes { state } } runs(first: 5000) { nodes { state } } }`, nil, &r); err != nil {
+		return
+	}
+	under := map[string]bool{}
+	for _, n := range r.Traces.Nodes {
+		under["trace "+n.State] = true
+	}
+	for _, n := range r.Runs.Nodes {
+		under["run "+n.State] = true
+	}
+	for _, k := range []string{"trace UPLOADING", "trace PROCESSING", "run QUEUED", "run RUNNING"} {
+		if under[k] {
+			c.killedDuring[k]++
+		}
+	}
+}
+
+func newCrashRig(t *testing.T, dbURL string, seed uint64) *crashRig {
+	dataDir := t.TempDir()
+	sim := fakesim.Build(t)
+	c := &crashRig{
+		t:       t,
+		rng:     rand.New(rand.NewPCG(seed, 0x5eed)),
+		dataDir: dataDir,
+		prefix:  filepath.Join(dataDir, "s3", "cascade", "traces"),
+		s3Addr:  freeAddr(t),
+		keys:    []string{"CASCADE_S3_ACCESS_KEY=crashtestkey", "CASCADE_S3_SECRET_KEY=crashtestsecret0123456789"},
+		acked:   map[string]bool{},
+		pending: map[string]string{},
+
+		killedDuring: map[string]int{},
+	}
+	c.env = append([]string{
+		"CASCADE_SIM_CMD=env FAKESIM_MODE=slow FAKESIM_DELAY=150ms " + sim,
+		"CASCADE_SIM_CONFIGS_DIR=" + simconfigtest.Write(t, t.TempDir()),
+		"CASCADE_S3_ADDR=" + c.s3Addr,
+		"CASCADE_RUN_CONCURRENCY=2",
+	}, c.keys...)
+	if dbURL != "" {
+		c.env = append(c.env, "CASCADE_DATABASE_URL="+dbURL)
+	} else {
+		c.sqlite = true
+	}
+	c.start()
+	t.Cleanup(func() { c.noOrphans("at the end") })
+	return c
+}
+
+func (c *crashRig) start() {
+	c.addr, c.server = serveProcess(c.t, c.dataDir, c.env...)
+}
+
+// trial starts work of every kind, kills the server at a random moment
+// while it goes on, and restarts it.
+func (c *crashRig) trial(i int) {
+	t := c.t
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	work := func(f func()) { wg.Add(1); go func() { defer wg.Done(); f() }() }
+
+	// A trace copied into the bucket: the copy goes on while the server is
+	// down, as a profiler's uploader would.
+	work(func() { c.diskUpload(fmt.Sprintf("disk-%02d", i)) })
+	// A trace over S3: the upload fails when the server dies.
+	work(func() { c.s3Upload(ctx, fmt.Sprintf("s3-%02d", i)) })
+	// Runs on traces that are ready.
+	work(func() { c.launchRuns(ctx) })
+
+	time.Sleep(time.Duration(c.rng.Int64N(int64(2500 * time.Millisecond))))
+	c.noteWhatIsUnderway()
+	if err := c.server.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	c.server.Wait()
+	stop()
+	wg.Wait()
+	c.noOrphans(fmt.Sprintf("after kill %d", i))
+
+	c.start()
+	c.everyTraceOnDiskListed(fmt.Sprintf("after restart %d", i))
+}
+
+// diskUpload writes a raw trace of random size and copies it into the
+// bucket with `cascade upload`'s code.
+func (c *crashRig) diskUpload(id string) {
+	src := c.rawTrace()
+	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: c.prefix, RunName: id}); err != nil {
+		c.t.Errorf("upload %s: %v", id, err)
+	}
+}
+
+// s3Upload uploads a raw trace with `cascade upload --endpoint`; one the
+// kill interrupts is resumed in settle.
+func (c *crashRig) s3Upload(ctx context.Context, id string) {
+	src := c.rawTrace()
+	c.mu.Lock()
+	c.pending[id] = src
+	c.mu.Unlock()
+	if c.s3Run(ctx, id, src) == nil {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}
+}
+
+func (c *crashRig) s3Run(ctx context.Context, id, src string) error {
+	cmd := exec.CommandContext(ctx, testutil.Program(c.t, "./cmd/cascade"), "upload", "--endpoint", "http://"+c.s3Addr, "--run-name", id, src)
+	cmd.Env = append(os.Environ(), c.keys...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("cascade upload --endpoint %s: %v\n%s", id, err, out)
+	}
+	return nil
+}
+
+// rawTrace generates a raw trace: mostly small, sometimes big enough that
+// the kill lands while the built-in post-processor works on it.
+func (c *crashRig) rawTrace() string {
+	c.mu.Lock()
+	size := []string{"", "", "4M", "12M"}[c.rng.IntN(4)]
+	c.mu.Unlock()
+	src := c.t.TempDir()
+	args := []string{"gentrace", "-kernels", "2"}
+	if size != "" {
+		args = append(args, "-size", size)
+	}
+	gen := exec.Command(testutil.Program(c.t, "./cmd/cascade"), append(args, filepath.Join(src, "traces"))...)
+	if out, err := gen.CombinedOutput(); err != nil {
+		c.t.Fatalf("gentrace: %v\n%s", err, out)
+	}
+	meta := `{"model": "vecAdd", "gpu": "NVIDIA TITAN X (Pascal)", "trace_gpu_arch": "sm_61", "suggested_sim_config": "SM6_TITANX"}`
+	if err := os.WriteFile(filepath.Join(src, "metadata.json"), []byte(meta), 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+	return src
+}
+
+// launchRuns launches runs on ready traces until the server dies,
+// remembering every launch it acknowledged.
+func (c *crashRig) launchRuns(ctx context.Context) {
+	for ctx.Err() == nil {
+		c.mu.Lock()
+		var trace string
+		if len(c.ready) > 0 {
+			trace = c.ready[c.rng.IntN(len(c.ready))]
+		}
+		c.mu.Unlock()
+		if trace == "" {
+			c.refreshReady()
+		} else if id, ok := c.launch(trace); ok {
+			c.mu.Lock()
+			c.acked[id] = true
+			c.mu.Unlock()
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+// launch asks for a run; ok is false when the server did not answer
+// (killed meanwhile), and the test fails when it refused.
+func (c *crashRig) launch(trace string) (string, bool) {
+	var l struct{ LaunchRun struct{ ID string } }
+	errs, err := c.query(`mutation($t: ID!) { launchRun(input: {traceId: $t, simConfig: "SM6_TITANX"}) { id } }`, map[string]any{"t": trace}, &l)
+	if err != nil || l.LaunchRun.ID == "" {
+		return "", false
+	}
+	if len(errs) > 0 {
+		c.t.Errorf("launch on %s refused: %v", trace, errs)
+		return "", false
+	}
+	return l.LaunchRun.ID, true
+}
+
+func (c *crashRig) refreshReady() {
+	var r struct {
+		Traces struct{ Nodes []struct{ ID string } }
+	}
+	if _, err := c.query(`{ traces(state: READY, first: 1000) { nodes { id } } }`, nil, &r); err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ready = c.ready[:0]
+	for _, n := range r.Traces.Nodes {
+		if n.ID != "sample" && n.ID != ".sample" {
+			c.ready = append(c.ready, n.ID)
+		}
+	}
+}
+
+// query posts a GraphQL request; err is a transport error (the server is
+// gone), errs the GraphQL errors.
+func (c *crashRig) query(q string, vars map[string]any, out any) (errs []string, err error) {
+	body, _ := json.Marshal(map[string]any{"query": q, "variables": vars})
+	resp, err := crashClient.Post("http://"+c.addr+"/graphql", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data   json.RawMessage
+		Errors []struct{ Message string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return nil, err
+	}
+	for _, e := range r.Errors {
+		errs = append(errs, e.Message)
+	}
+	if out != nil && len(r.Data) > 0 {
+		if err := json.Unmarshal(r.Data, out); err != nil {
+			return errs, err
+		}
+	}
+	return errs, nil
+}
+
+// noOrphans: no process started for this data directory (post-processor,
+// simulator) outlives the server that started it.
+func (c *crashRig) noOrphans(when string) {
+	c.t.Helper()
+	orphans := func() string {
+		out, _ := exec.Command("pgrep", "-af", c.dataDir).Output()
+		return strings.TrimSpace(string(out))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for orphans() != "" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if o := orphans(); o != "" {
+		c.t.Fatalf("%s: processes outlived the server:\n%s", when, o)
+	}
+}
+
+// traceIDs lists the trace directories in the bucket: every directory
+// holding a file that is not a dotfile is a trace.
+func (c *crashRig) traceIDs() []string {
+	ents, err := os.ReadDir(c.prefix)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range ents {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || e.Name() == "sample" {
+			continue
+		}
+		visible := false
+		filepath.WalkDir(filepath.Join(c.prefix, e.Name()), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && !strings.HasPrefix(d.Name(), ".") && !strings.Contains(p, "/.") {
+				visible = true
+				return filepath.SkipAll
+			}
+			return nil
+		})
+		if visible {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids
+}
+
+// apiTraces returns the state of every trace the API lists.
+func (c *crashRig) apiTraces() map[string]string {
+	var r struct {
+		Traces struct{ Nodes []struct{ ID, State string } }
+	}
+	errs, err := c.query(`{ traces(first: 1000) { nodes { id state } } }`, nil, &r)
+	if err != nil || len(errs) > 0 {
+		c.t.Fatalf("traces: %v %v", err, errs)
+	}
+	m := map[string]string{}
+	for _, n := range r.Traces.Nodes {
+		m[n.ID] = n.State
+	}
+	return m
+}
+
+func (c *crashRig) everyTraceOnDiskListed(when string) {
+	c.t.Helper()
+	var missing []string
+	testutil.Eventually(c.t, 20*time.Second, when+": every trace on disk in the API", func() bool {
+		listed := c.apiTraces()
+		missing = missing[:0]
+		for _, id := range c.traceIDs() {
+			if _, ok := listed[id]; !ok {
+				missing = append(missing, id)
+			}
+		}
+		return len(missing) == 0
+	})
+}
+
+// settle resumes the interrupted S3 uploads, lets everything finish, and
+// checks the end state.
+func (c *crashRig) settle() {
+	t := c.t
+	for id, src := range c.pending {
+		if err := c.s3Run(context.Background(), id, src); err != nil {
+			t.Fatalf("resume: %v", err)
+		}
+	}
+	c.everyTraceOnDiskListed("at the end")
+	var states map[string]string
+	testutil.Eventually(t, 120*time.Second, "every trace READY", func() bool {
+		states = c.apiTraces()
+		for _, id := range c.traceIDs() {
+			if states[id] != "READY" {
+				return false
+			}
+		}
+		return true
+	})
+
+	type run struct{ ID, State string }
+	var runs []run
+	testutil.Eventually(t, 120*time.Second, "every run over", func() bool {
+		var r struct {
+			Runs struct{ Nodes []run }
+		}
+		if errs, err := c.query(`{ runs(first: 5000) { nodes { id state } } }`, nil, &r); err != nil || len(errs) > 0 {
+			t.Fatalf("runs: %v %v", err, errs)
+		}
+		runs = r.Runs.Nodes
+		for _, r := range runs {
+			if r.State == "QUEUED" || r.State == "RUNNING" {
+				return false
+			}
+		}
+		return true
+	})
+	seen := map[string]int{}
+	for _, r := range runs {
+		seen[r.ID]++
+		if r.State != "SUCCEEDED" {
+			t.Errorf("run %s ended %s", r.ID, r.State)
+		}
+	}
+	for id, n := range seen {
+		if n > 1 {
+			t.Errorf("run %s listed %d times", id, n)
+		}
+	}
+	for id := range c.acked {
+		if seen[id] == 0 {
+			t.Errorf("run %s was acknowledged and is lost", id)
+		}
+	}
+	if len(c.acked) == 0 {
+		t.Errorf("no run was launched: the trials tested nothing about runs")
+	}
+
+	// A graceful stop, then the database must be intact.
+	c.server.Process.Signal(syscall.SIGTERM)
+	c.server.Wait()
+	c.noOrphans("after the last stop")
+	if c.sqlite {
+		c.sqliteIntact()
+	}
+}
+
+func (c *crashRig) sqliteIntact() {
+	db, err := sql.Open("sqlite", filepath.Join(c.dataDir, "cascade.db"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer db.Close()
+	var res string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&res); err != nil {
+		c.t.Fatal(err)
+	}
+	if res != "ok" {
+		c.t.Fatalf("integrity_check: %s", res)
+	}
+}
