@@ -82,7 +82,7 @@ var crashClient = &http.Client{Timeout: 10 * time.Second}
 
 type crashRig struct {
 	t       *testing.T
-	rng     *rand.Rand
+	rng     *rand.Rand // guarded by mu: the workers draw from it too
 	dataDir string
 	prefix  string
 	env     []string
@@ -177,7 +177,10 @@ func (c *crashRig) trial(i int) {
 	// Runs on traces that are ready.
 	work(func() { c.launchRuns(ctx) })
 
-	time.Sleep(time.Duration(c.rng.Int64N(int64(2500 * time.Millisecond))))
+	c.mu.Lock()
+	wait := time.Duration(c.rng.Int64N(int64(2500 * time.Millisecond)))
+	c.mu.Unlock()
+	time.Sleep(wait)
 	c.noteWhatIsUnderway()
 	if err := c.server.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
