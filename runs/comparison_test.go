@@ -2,95 +2,13 @@ package runs
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
+	"github.com/cascade-sim/cascade/tracedir"
 )
-
-func TestParseRealTiming(t *testing.T) {
-	tests := []struct {
-		name string
-		json string
-		rows []int // kernel ids of the good rows
-		bad  []string
-		err  string
-	}{
-		{name: "list", json: `[{"kernel_id": 1, "duration_ns": 10.5}, {"kernel_id": 2}]`, rows: []int{1, 2}},
-		{name: "object with rows", json: `{"gpu": "H100", "rows": [{"kernel_id": 3, "context": "0x1", "cycles": 100, "invocation": 0}]}`, rows: []int{3}},
-		{name: "nulls are absent", json: `[{"kernel_id": 1, "kernel_name": null, "duration_ns": null}]`, rows: []int{1}},
-		{name: "bad rows skipped", json: `[
-			{"kernel_id": 1, "duration_ns": 5},
-			{"kernel_name": "_Z3fooPf", "duration_ns": 5},
-			{"kernel_id": "2", "duration_ns": 5},
-			{"kernel_id": 2.5},
-			{"kernel_id": 4, "duration_ns": "fast"},
-			{"kernel_id": 5, "duration_ns": 0},
-			{"kernel_id": 6, "cycles": -1},
-			{"kernel_id": 7, "context": 12},
-			7,
-			{"kernel_id": 8, "invocation": 1.5}
-		]`, rows: []int{1}, bad: []string{
-			"[1]: kernel_id: missing",
-			"[2]: kernel_id: want an integer, got a string",
-			"[3]: kernel_id: want an integer, got 2.5",
-			"[4]: duration_ns: want a number, got a string",
-			"[5]: duration_ns: must be > 0",
-			"[6]: cycles: must be >= 0",
-			"[7]: context: want a string, got 12",
-			"[8]: want an object",
-			"[9]: invocation: want an integer, got 1.5",
-		}},
-		{name: "bad row inside rows", json: `{"rows": [{"kernel_id": true}]}`, bad: []string{"rows[0]: kernel_id: want an integer, got a boolean"}},
-		{name: "not json", json: `kernel_id,duration_ns`, err: "not JSON"},
-		{name: "empty", json: ``, err: "not JSON"},
-		{name: "object without rows", json: `{"kernels": []}`, err: `an object without "rows"`},
-		{name: "rows not a list", json: `{"rows": {}}`, err: "rows: want a list"},
-		{name: "a number", json: `42`, err: "want a list or an object"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rt, err := ParseRealTiming([]byte(tt.json))
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ids []int
-			for _, r := range rt.Rows {
-				ids = append(ids, r.KernelID)
-			}
-			var bad []string
-			for _, b := range rt.Bad {
-				bad = append(bad, b.String())
-			}
-			if !slices.Equal(ids, tt.rows) || !slices.Equal(bad, tt.bad) {
-				t.Errorf("rows %v, bad %q; want %v, %q", ids, bad, tt.rows, tt.bad)
-			}
-		})
-	}
-}
-
-func TestParseRealTimingFields(t *testing.T) {
-	rt, err := ParseRealTiming([]byte(`[{"kernel_id": 3, "kernel_name": "_Z3fooPf", "context": "0x6165BDD7EC90",
-		"duration_ns": 1523.5, "cycles": 2673, "invocation": 2}]`))
-	if err != nil || len(rt.Rows) != 1 {
-		t.Fatalf("%+v, %v", rt, err)
-	}
-	r := rt.Rows[0]
-	if r.KernelID != 3 || r.KernelName != "_Z3fooPf" || r.Context != "0x6165bdd7ec90" ||
-		*r.DurationNs != 1523.5 || *r.Cycles != 2673 || *r.Invocation != 2 {
-		t.Errorf("row = %+v", r)
-	}
-}
 
 func TestCompare(t *testing.T) {
 	sim := []SimTime{
@@ -99,7 +17,7 @@ func TestCompare(t *testing.T) {
 		{Kernel: kernellist.Ref{ID: 1, Context: "0xbbb"}, SimNs: 2000},
 		{Kernel: kernellist.Ref{ID: 3, Context: "0xaaa"}, SimNs: 500}, // never measured
 	}
-	rt, err := ParseRealTiming([]byte(`{"rows": [
+	rt, err := tracedir.ParseRealTiming([]byte(`{"rows": [
 		{"kernel_id": 1, "context": "0xaaa", "duration_ns": 800, "invocation": 0},
 		{"kernel_id": 1, "context": "0xaaa", "duration_ns": 1200, "invocation": 1},
 		{"kernel_id": 2, "duration_ns": 2500},
@@ -152,15 +70,15 @@ func TestCompareCorrelationUndefined(t *testing.T) {
 	tests := []struct {
 		name string
 		sim  []SimTime
-		rows []TimingRow
+		rows []tracedir.TimingRow
 		ok   bool
 	}{
-		{"one kernel", []SimTime{{Kernel: kernellist.Ref{ID: 1}, SimNs: 10}}, []TimingRow{{KernelID: 1, DurationNs: dur(20)}}, true},
+		{"one kernel", []SimTime{{Kernel: kernellist.Ref{ID: 1}, SimNs: 10}}, []tracedir.TimingRow{{KernelID: 1, DurationNs: dur(20)}}, true},
 		{"constant simulated times",
 			[]SimTime{{Kernel: kernellist.Ref{ID: 1}, SimNs: 10}, {Kernel: kernellist.Ref{ID: 2}, SimNs: 10}},
-			[]TimingRow{{KernelID: 1, DurationNs: dur(20)}, {KernelID: 2, DurationNs: dur(30)}}, true},
-		{"nothing matches", []SimTime{{Kernel: kernellist.Ref{ID: 1}, SimNs: 10}}, []TimingRow{{KernelID: 2, DurationNs: dur(20)}}, false},
-		{"other context only", []SimTime{{Kernel: kernellist.Ref{ID: 1, Context: "0xa"}, SimNs: 10}}, []TimingRow{{KernelID: 1, Context: "0xb", DurationNs: dur(20)}}, false},
+			[]tracedir.TimingRow{{KernelID: 1, DurationNs: dur(20)}, {KernelID: 2, DurationNs: dur(30)}}, true},
+		{"nothing matches", []SimTime{{Kernel: kernellist.Ref{ID: 1}, SimNs: 10}}, []tracedir.TimingRow{{KernelID: 2, DurationNs: dur(20)}}, false},
+		{"other context only", []SimTime{{Kernel: kernellist.Ref{ID: 1, Context: "0xa"}, SimNs: 10}}, []tracedir.TimingRow{{KernelID: 1, Context: "0xb", DurationNs: dur(20)}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -184,18 +102,6 @@ func TestSimTimes(t *testing.T) {
 	}
 	if got := SimTimes(results, 0); got != nil {
 		t.Errorf("SimTimes without a clock = %+v", got)
-	}
-}
-
-func TestReadRealTiming(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "real_timing.json")
-	os.WriteFile(path, []byte(`[{"kernel_id": 1, "duration_ns": 5}]`), 0o644)
-	if rt, err := ReadRealTiming(path); err != nil || len(rt.Rows) != 1 {
-		t.Errorf("%+v, %v", rt, err)
-	}
-	os.WriteFile(path, []byte(`{`), 0o644)
-	if _, err := ReadRealTiming(path); err == nil || !strings.Contains(err.Error(), "real_timing.json: not JSON") {
-		t.Errorf("err = %v", err)
 	}
 }
 

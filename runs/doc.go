@@ -14,6 +14,7 @@
 //
 // Accel-Sim's own formats are read under accelsim/: the simulator's log by
 // accelsim/simlog, kernel lists by accelsim/kernellist, configs by
-// accelsim/simconfig. The projection files here (comparison.go, steps.go)
-// are pure: they never touch the database, events or the GraphQL layer.
+// accelsim/simconfig; the trace's timing files by tracedir. The projection
+// files here (comparison.go, steps.go) are pure: they never touch the
+// database, events or the GraphQL layer.
 package runs

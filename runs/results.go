@@ -100,7 +100,7 @@ func (m *Manager) computeResults(ctx context.Context, r cascade.Run, t cascade.T
 	if t.HasRealTiming {
 		if path, err := tracedir.RealTimingPath(dir); err != nil {
 			res.Problems = append(res.Problems, err.Error())
-		} else if rt, err := ReadRealTiming(path); err != nil {
+		} else if rt, err := tracedir.ReadRealTiming(path); err != nil {
 			res.Problems = append(res.Problems, err.Error())
 		} else {
 			for _, b := range rt.Bad {
@@ -143,11 +143,11 @@ func (m *Manager) computeResults(ctx context.Context, r cascade.Run, t cascade.T
 }
 
 func (m *Manager) steps(dir string, sim []SimTime, problems []string) ([]StepProjection, []string) {
-	tl, err := ReadTimeline(filepath.Join(dir, tracedir.TimelineFile))
+	tl, err := tracedir.ReadTimeline(filepath.Join(dir, tracedir.TimelineFile))
 	if err != nil {
 		return nil, append(problems, err.Error())
 	}
-	km, err := ReadKernelMapping(filepath.Join(dir, tracedir.KernelMappingFile))
+	km, err := tracedir.ReadKernelMapping(filepath.Join(dir, tracedir.KernelMappingFile))
 	if err != nil {
 		return nil, append(problems, err.Error())
 	}

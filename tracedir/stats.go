@@ -3,7 +3,6 @@ package tracedir
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -252,78 +250,4 @@ func CountKernelLines(file string) (int, error) {
 		return n, fmt.Errorf("read %s: %w", file, err)
 	}
 	return n, nil
-}
-
-// RealTimingFile is where measured kernel times are when metadata.json
-// names no other file.
-const RealTimingFile = "real_timing.json"
-
-// HasRealTiming reports whether the real-timing file (metadata's
-// real_timing, else real_timing.json) holds a non-empty list of rows, each
-// with an integer kernel_id, either bare or as an object's "rows".
-func (t *Tree) HasRealTiming(m Metadata) bool {
-	name := m.RealTiming
-	if name == "" {
-		name = RealTimingFile
-	}
-	rel, err := t.Resolve(name)
-	if err != nil || !t.Has(rel) || t.Files[rel].Link {
-		return false
-	}
-	b, err := os.ReadFile(filepath.Join(t.Root, filepath.FromSlash(rel)))
-	if err != nil {
-		return false
-	}
-	var rows []map[string]json.RawMessage
-	if json.Unmarshal(b, &rows) != nil {
-		var obj struct {
-			Rows []map[string]json.RawMessage `json:"rows"`
-		}
-		if json.Unmarshal(b, &obj) != nil {
-			return false
-		}
-		rows = obj.Rows
-	}
-	for _, r := range rows {
-		var id int64
-		if json.Unmarshal(r["kernel_id"], &id) != nil {
-			return false
-		}
-	}
-	return len(rows) > 0
-}
-
-// Step-timeline files; a trace has a step timeline when it holds both.
-const (
-	TimelineFile      = "corrected_timeline.json"
-	KernelMappingFile = "kernel_mapping.json"
-)
-
-// HasStepTimeline reports whether the trace holds both step-timeline files.
-func (t *Tree) HasStepTimeline() bool { return t.Has(TimelineFile) && t.Has(KernelMappingFile) }
-
-// RealTimingPath returns the path of the trace's real-timing file: the one
-// metadata.json names in real_timing, else real_timing.json. A name that
-// leaves the trace directory, directly or through a link, is an error.
-func RealTimingPath(dir string) (string, error) {
-	name := RealTimingFile
-	if m, err := ReadMetadata(dir); err == nil && m.RealTiming != "" {
-		name = m.RealTiming
-	}
-	if filepath.IsAbs(name) || slices.Contains(strings.Split(filepath.ToSlash(name), "/"), "..") {
-		return "", fmt.Errorf("real_timing %q: %w", name, ErrOutside)
-	}
-	p := filepath.Join(dir, filepath.FromSlash(name))
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", err
-	}
-	root, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return "", err
-	}
-	if rel, err := filepath.Rel(root, real); err != nil || strings.HasPrefix(rel, "..") {
-		return "", fmt.Errorf("real_timing %q: %w", name, ErrOutside)
-	}
-	return p, nil
 }
