@@ -39,7 +39,17 @@ type TimingRow struct {
 type RealTiming struct {
 	Rows []TimingRow
 	Bad  []BadEntry
+
+	// unkeyed counts the entries (in Bad too) without an integer kernel_id.
+	unkeyed int
 }
+
+// Usable reports whether the file is real timing at all (formats.md §7):
+// a non-empty list of rows, each with an integer kernel_id. Rows with an
+// id that break another rule (a duration_ns of 0) are skipped, in Bad,
+// but do not make the file unusable. It is the rule behind a trace's
+// hasRealTiming.
+func (rt RealTiming) Usable() bool { return len(rt.Rows)+len(rt.Bad) > 0 && rt.unkeyed == 0 }
 
 // ReadRealTiming reads and parses a real_timing.json file.
 func ReadRealTiming(path string) (RealTiming, error) {
@@ -67,7 +77,10 @@ func ParseRealTiming(data []byte) (RealTiming, error) {
 	}
 	var rt RealTiming
 	for i, raw := range rows {
-		row, reason := parseTimingRow(raw)
+		row, keyed, reason := parseTimingRow(raw)
+		if !keyed {
+			rt.unkeyed++
+		}
 		if reason != "" {
 			rt.Bad = append(rt.Bad, BadEntry{Index: i, Path: fmt.Sprintf("%s[%d]", prefix, i), Reason: reason})
 			continue
@@ -77,63 +90,65 @@ func ParseRealTiming(data []byte) (RealTiming, error) {
 	return rt, nil
 }
 
-func parseTimingRow(raw json.RawMessage) (row TimingRow, reason string) {
+// parseTimingRow reads one row; keyed reports that it has an integer
+// kernel_id, reason why it is bad ("" when it is fine).
+func parseTimingRow(raw json.RawMessage) (row TimingRow, keyed bool, reason string) {
 	f, ok := jsonObject(raw)
 	if !ok {
-		return row, "want an object"
+		return row, false, "want an object"
 	}
 	id, ok, reason := f.int("kernel_id")
 	if reason != "" {
-		return row, reason
+		return row, false, reason
 	}
 	if !ok {
-		return row, "kernel_id: missing"
+		return row, false, "kernel_id: missing"
 	}
 	row.KernelID = int(id)
 	name, _, reason := f.string("kernel_name")
 	if reason != "" {
-		return row, reason
+		return row, true, reason
 	}
 	ctx, _, reason := f.string("context")
 	if reason != "" {
-		return row, reason
+		return row, true, reason
 	}
 	row.KernelName, row.Context = name, kernellist.NormalizeContext(ctx)
 
 	d, ok, reason := f.number("duration_ns")
 	switch {
 	case reason != "":
-		return row, reason
+		return row, true, reason
 	case ok && !(d.f > 0):
-		return row, "duration_ns: must be > 0"
+		return row, true, "duration_ns: must be > 0"
 	case ok:
 		row.DurationNs = &d.f
 	}
 	c, ok, reason := f.int("cycles")
 	switch {
 	case reason != "":
-		return row, reason
+		return row, true, reason
 	case ok && c < 0:
-		return row, "cycles: must be >= 0"
+		return row, true, "cycles: must be >= 0"
 	case ok:
 		row.Cycles = &c
 	}
 	n, ok, reason := f.int("invocation")
 	switch {
 	case reason != "":
-		return row, reason
+		return row, true, reason
 	case ok && n < 0:
-		return row, "invocation: must be >= 0"
+		return row, true, "invocation: must be >= 0"
 	case ok:
 		inv := int(n)
 		row.Invocation = &inv
 	}
-	return row, ""
+	return row, true, ""
 }
 
-// HasRealTiming reports whether the real-timing file (metadata's
-// real_timing, else real_timing.json) holds a non-empty list of rows, each
-// with an integer kernel_id, either bare or as an object's "rows".
+// HasRealTiming reports whether the trace's real-timing file (metadata's
+// real_timing, else real_timing.json; a plain file, not a link) is
+// [RealTiming.Usable].
 func (t *Tree) HasRealTiming(m Metadata) bool {
 	name := m.RealTiming
 	if name == "" {
@@ -147,23 +162,8 @@ func (t *Tree) HasRealTiming(m Metadata) bool {
 	if err != nil {
 		return false
 	}
-	var rows []map[string]json.RawMessage
-	if json.Unmarshal(b, &rows) != nil {
-		var obj struct {
-			Rows []map[string]json.RawMessage `json:"rows"`
-		}
-		if json.Unmarshal(b, &obj) != nil {
-			return false
-		}
-		rows = obj.Rows
-	}
-	for _, r := range rows {
-		var id int64
-		if json.Unmarshal(r["kernel_id"], &id) != nil {
-			return false
-		}
-	}
-	return len(rows) > 0
+	rt, err := ParseRealTiming(b)
+	return err == nil && rt.Usable()
 }
 
 // RealTimingPath returns the path of the trace's real-timing file: the one

@@ -101,3 +101,61 @@ func TestReadRealTiming(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestHasRealTiming: a trace has real timing exactly when the file parses
+// as the runs' comparison reads it and every row has an integer
+// kernel_id (formats.md §7); rows with an id but another bad field are
+// skipped by the comparison and do not unset the flag.
+func TestHasRealTiming(t *testing.T) {
+	tests := []struct {
+		name string
+		json string
+		want bool
+	}{
+		{"rows", `[{"kernel_id": 1, "duration_ns": 10}]`, true},
+		{"object with rows", `{"gpu": "H100", "rows": [{"kernel_id": 1}]}`, true},
+		{"a row with a bad duration", `[{"kernel_id": 1, "duration_ns": 10}, {"kernel_id": 2, "duration_ns": 0}]`, true},
+		{"a row with a bad context", `[{"kernel_id": 1, "context": 7}]`, true},
+		{"empty list", `[]`, false},
+		{"empty rows", `{"rows": []}`, false},
+		{"a row without kernel_id", `[{"kernel_id": 1}, {"duration_ns": 10}]`, false},
+		{"a null kernel_id", `[{"kernel_id": null, "duration_ns": 10}]`, false},
+		{"a string kernel_id", `[{"kernel_id": "1"}]`, false},
+		{"a fractional kernel_id", `[{"kernel_id": 1.5}]`, false},
+		{"a row that is no object", `[{"kernel_id": 1}, 7]`, false},
+		{"object without rows", `{"Rows": [{"kernel_id": 1}]}`, false},
+		{"not JSON", `kernel_id,duration_ns`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, tracedir.RealTimingFile), []byte(tt.json), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tree, err := tracedir.Walk(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tree.HasRealTiming(tracedir.Metadata{}); got != tt.want {
+				t.Errorf("HasRealTiming = %v, want %v", got, tt.want)
+			}
+			rt, err := tracedir.ParseRealTiming([]byte(tt.json))
+			if got := err == nil && rt.Usable(); got != tt.want {
+				t.Errorf("ParseRealTiming: usable %v (err %v), want %v", got, err, tt.want)
+			}
+		})
+	}
+
+	t.Run("file named in metadata", func(t *testing.T) {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, "timing"), 0o755)
+		os.WriteFile(filepath.Join(dir, "timing", "t.json"), []byte(`[{"kernel_id": 1}]`), 0o644)
+		tree, err := tracedir.Walk(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tree.HasRealTiming(tracedir.Metadata{RealTiming: "timing/t.json"}) || tree.HasRealTiming(tracedir.Metadata{}) {
+			t.Error("HasRealTiming does not follow metadata's real_timing")
+		}
+	})
+}
