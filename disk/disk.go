@@ -8,22 +8,13 @@ import (
 	"context"
 	"fmt"
 	"syscall"
+
+	"github.com/cascade-sim/cascade"
 )
 
 // ProcessedFactor is the guide's rule of thumb: plan for about 2.2 times
 // the uploaded size.
 const ProcessedFactor = 2.2
-
-// Usage is the data directory's disk use.
-type Usage struct {
-	BudgetBytes    int64 // from --disk-gib; 0 when none was given
-	UsedBytes      int64 // every trace's files
-	FreeBytes      int64 // free on the data directory's file system
-	ProjectedBytes int64 // what the traces will take once processed
-	// Warning says when the projection passes the budget or the free
-	// space; "" otherwise.
-	Warning string
-}
 
 // Store is the storage Measure needs; *db.DB implements it.
 type Store interface {
@@ -40,13 +31,13 @@ type Meter struct {
 // Measure computes the data directory's usage. Uploading and processing
 // traces are projected at ProcessedFactor times their size; ready and
 // failed ones are counted as they are.
-func (m Meter) Measure(ctx context.Context) (Usage, error) {
+func (m Meter) Measure(ctx context.Context) (cascade.DiskUsage, error) {
 	store, dataDir, budgetGiB := m.Store, m.DataDir, m.BudgetGiB
 	pending, done, err := store.TraceBytes(ctx)
 	if err != nil {
-		return Usage{}, err
+		return cascade.DiskUsage{}, err
 	}
-	u := Usage{
+	u := cascade.DiskUsage{
 		BudgetBytes:    int64(budgetGiB * (1 << 30)),
 		UsedBytes:      pending + done,
 		ProjectedBytes: int64(float64(pending)*ProcessedFactor) + done,

@@ -17,7 +17,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
-	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/s3gw"
@@ -254,9 +253,9 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type DiskUsageResolver interface {
-	BudgetBytes(ctx context.Context, obj *disk.Usage) (*int64, error)
+	BudgetBytes(ctx context.Context, obj *cascade.DiskUsage) (*int64, error)
 
-	Warning(ctx context.Context, obj *disk.Usage) (*string, error)
+	Warning(ctx context.Context, obj *cascade.DiskUsage) (*string, error)
 }
 type KernelResolver interface {
 	DemangledName(ctx context.Context, obj *cascade.Kernel) (*string, error)
@@ -268,7 +267,7 @@ type MutationResolver interface {
 	CancelRun(ctx context.Context, id string) (*cascade.Run, error)
 }
 type QueryResolver interface {
-	DiskUsage(ctx context.Context) (*disk.Usage, error)
+	DiskUsage(ctx context.Context) (*cascade.DiskUsage, error)
 	SimConfigs(ctx context.Context) ([]simconfig.Config, error)
 	Runs(ctx context.Context, traceID *string, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Run(ctx context.Context, id string) (*cascade.Run, error)
@@ -2285,7 +2284,7 @@ func (ec *executionContext) fieldContext_Dim3_z(_ context.Context, field graphql
 	return graphql.NewScalarFieldContext("Dim3", field, false, false, "Int")
 }
 
-func (ec *executionContext) _DiskUsage_budgetBytes(ctx context.Context, field graphql.CollectedField, obj *disk.Usage) (ret graphql.Marshaler) {
+func (ec *executionContext) _DiskUsage_budgetBytes(ctx context.Context, field graphql.CollectedField, obj *cascade.DiskUsage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2308,7 +2307,7 @@ func (ec *executionContext) fieldContext_DiskUsage_budgetBytes(_ context.Context
 	return graphql.NewScalarFieldContext("DiskUsage", field, true, true, "Int64")
 }
 
-func (ec *executionContext) _DiskUsage_usedBytes(ctx context.Context, field graphql.CollectedField, obj *disk.Usage) (ret graphql.Marshaler) {
+func (ec *executionContext) _DiskUsage_usedBytes(ctx context.Context, field graphql.CollectedField, obj *cascade.DiskUsage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2331,7 +2330,7 @@ func (ec *executionContext) fieldContext_DiskUsage_usedBytes(_ context.Context, 
 	return graphql.NewScalarFieldContext("DiskUsage", field, false, false, "Int64")
 }
 
-func (ec *executionContext) _DiskUsage_freeBytes(ctx context.Context, field graphql.CollectedField, obj *disk.Usage) (ret graphql.Marshaler) {
+func (ec *executionContext) _DiskUsage_freeBytes(ctx context.Context, field graphql.CollectedField, obj *cascade.DiskUsage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2354,7 +2353,7 @@ func (ec *executionContext) fieldContext_DiskUsage_freeBytes(_ context.Context, 
 	return graphql.NewScalarFieldContext("DiskUsage", field, false, false, "Int64")
 }
 
-func (ec *executionContext) _DiskUsage_projectedBytes(ctx context.Context, field graphql.CollectedField, obj *disk.Usage) (ret graphql.Marshaler) {
+func (ec *executionContext) _DiskUsage_projectedBytes(ctx context.Context, field graphql.CollectedField, obj *cascade.DiskUsage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2377,7 +2376,7 @@ func (ec *executionContext) fieldContext_DiskUsage_projectedBytes(_ context.Cont
 	return graphql.NewScalarFieldContext("DiskUsage", field, false, false, "Int64")
 }
 
-func (ec *executionContext) _DiskUsage_warning(ctx context.Context, field graphql.CollectedField, obj *disk.Usage) (ret graphql.Marshaler) {
+func (ec *executionContext) _DiskUsage_warning(ctx context.Context, field graphql.CollectedField, obj *cascade.DiskUsage) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3012,8 +3011,8 @@ func (ec *executionContext) _Query_diskUsage(ctx context.Context, field graphql.
 			return ec.Resolvers.Query().DiskUsage(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *disk.Usage) graphql.Marshaler {
-			return ec.marshalNDiskUsage2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋdiskᚐUsage(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.DiskUsage) graphql.Marshaler {
+			return ec.marshalNDiskUsage2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDiskUsage(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7078,7 +7077,7 @@ func (ec *executionContext) _Dim3(ctx context.Context, sel ast.SelectionSet, obj
 
 var diskUsageImplementors = []string{"DiskUsage"}
 
-func (ec *executionContext) _DiskUsage(ctx context.Context, sel ast.SelectionSet, obj *disk.Usage) graphql.Marshaler {
+func (ec *executionContext) _DiskUsage(ctx context.Context, sel ast.SelectionSet, obj *cascade.DiskUsage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, diskUsageImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -8726,7 +8725,7 @@ func (ec *executionContext) marshalNDim32githubᚗcomᚋcascadeᚑsimᚋcascade�
 	return ec._Dim3(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNDiskUsage2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋdiskᚐUsage(ctx context.Context, sel ast.SelectionSet, v *disk.Usage) graphql.Marshaler {
+func (ec *executionContext) marshalNDiskUsage2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDiskUsage(ctx context.Context, sel ast.SelectionSet, v *cascade.DiskUsage) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "DiskUsage!")
 		return graphql.Null

@@ -8,12 +8,12 @@ package resolvers
 import (
 	"context"
 
-	"github.com/cascade-sim/cascade/disk"
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/graph"
 )
 
 // BudgetBytes is the resolver for the budgetBytes field.
-func (r *diskUsageResolver) BudgetBytes(ctx context.Context, obj *disk.Usage) (*int64, error) {
+func (r *diskUsageResolver) BudgetBytes(ctx context.Context, obj *cascade.DiskUsage) (*int64, error) {
 	if obj.BudgetBytes > 0 {
 		return &obj.BudgetBytes, nil
 	}
@@ -21,7 +21,7 @@ func (r *diskUsageResolver) BudgetBytes(ctx context.Context, obj *disk.Usage) (*
 }
 
 // Warning is the resolver for the warning field.
-func (r *diskUsageResolver) Warning(ctx context.Context, obj *disk.Usage) (*string, error) {
+func (r *diskUsageResolver) Warning(ctx context.Context, obj *cascade.DiskUsage) (*string, error) {
 	if obj.Warning != "" {
 		return &obj.Warning, nil
 	}
@@ -29,7 +29,7 @@ func (r *diskUsageResolver) Warning(ctx context.Context, obj *disk.Usage) (*stri
 }
 
 // DiskUsage is the resolver for the diskUsage field.
-func (r *queryResolver) DiskUsage(ctx context.Context) (*disk.Usage, error) {
+func (r *queryResolver) DiskUsage(ctx context.Context) (*cascade.DiskUsage, error) {
 	u, err := r.Disk.Measure(ctx)
 	if err != nil {
 		return nil, err
