@@ -16,7 +16,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/s3gw"
@@ -268,7 +267,7 @@ type MutationResolver interface {
 }
 type QueryResolver interface {
 	DiskUsage(ctx context.Context) (*cascade.DiskUsage, error)
-	SimConfigs(ctx context.Context) ([]simconfig.Config, error)
+	SimConfigs(ctx context.Context) ([]cascade.SimConfig, error)
 	Runs(ctx context.Context, traceID *string, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Run(ctx context.Context, id string) (*cascade.Run, error)
 	S3Endpoint(ctx context.Context) (*s3gw.Endpoint, error)
@@ -277,7 +276,7 @@ type QueryResolver interface {
 }
 type RunResolver interface {
 	Trace(ctx context.Context, obj *cascade.Run) (*cascade.Trace, error)
-	SimConfig(ctx context.Context, obj *cascade.Run) (*simconfig.Config, error)
+	SimConfig(ctx context.Context, obj *cascade.Run) (*cascade.SimConfig, error)
 
 	CrossArchitecture(ctx context.Context, obj *cascade.Run) (bool, error)
 
@@ -293,8 +292,8 @@ type RunKernelResolver interface {
 	DisplayName(ctx context.Context, obj *runs.KernelRow) (string, error)
 }
 type SimConfigResolver interface {
-	CoreClockMHz(ctx context.Context, obj *simconfig.Config) (*float64, error)
-	Error(ctx context.Context, obj *simconfig.Config) (*string, error)
+	CoreClockMHz(ctx context.Context, obj *cascade.SimConfig) (*float64, error)
+	Error(ctx context.Context, obj *cascade.SimConfig) (*string, error)
 }
 type SubscriptionResolver interface {
 	PostprocessLog(ctx context.Context, traceID string) (<-chan *model.LogChunk, error)
@@ -308,8 +307,8 @@ type TraceResolver interface {
 	Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error)
 
 	PostprocessLogTail(ctx context.Context, obj *cascade.Trace, lines *int) ([]string, error)
-	CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]simconfig.Config, error)
-	DefaultSimConfig(ctx context.Context, obj *cascade.Trace) (*simconfig.Config, error)
+	CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]cascade.SimConfig, error)
+	DefaultSimConfig(ctx context.Context, obj *cascade.Trace) (*cascade.SimConfig, error)
 	Runs(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.RunConnection, error)
 }
 
@@ -3043,8 +3042,8 @@ func (ec *executionContext) _Query_simConfigs(ctx context.Context, field graphql
 			return ec.Resolvers.Query().SimConfigs(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []simconfig.Config) graphql.Marshaler {
-			return ec.marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfigᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SimConfig) graphql.Marshaler {
+			return ec.marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimConfigᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3414,8 +3413,8 @@ func (ec *executionContext) _Run_simConfig(ctx context.Context, field graphql.Co
 			return ec.Resolvers.Run().SimConfig(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
-			return ec.marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfig(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SimConfig) graphql.Marshaler {
+			return ec.marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimConfig(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4723,7 +4722,7 @@ func (ec *executionContext) fieldContext_S3Endpoint_cascadeCommand(_ context.Con
 	return graphql.NewScalarFieldContext("S3Endpoint", field, true, false, "String")
 }
 
-func (ec *executionContext) _SimConfig_name(ctx context.Context, field graphql.CollectedField, obj *simconfig.Config) (ret graphql.Marshaler) {
+func (ec *executionContext) _SimConfig_name(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4746,7 +4745,7 @@ func (ec *executionContext) fieldContext_SimConfig_name(_ context.Context, field
 	return graphql.NewScalarFieldContext("SimConfig", field, false, false, "String")
 }
 
-func (ec *executionContext) _SimConfig_computeCapability(ctx context.Context, field graphql.CollectedField, obj *simconfig.Config) (ret graphql.Marshaler) {
+func (ec *executionContext) _SimConfig_computeCapability(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4769,7 +4768,7 @@ func (ec *executionContext) fieldContext_SimConfig_computeCapability(_ context.C
 	return graphql.NewScalarFieldContext("SimConfig", field, false, false, "String")
 }
 
-func (ec *executionContext) _SimConfig_coreClockMHz(ctx context.Context, field graphql.CollectedField, obj *simconfig.Config) (ret graphql.Marshaler) {
+func (ec *executionContext) _SimConfig_coreClockMHz(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4792,7 +4791,7 @@ func (ec *executionContext) fieldContext_SimConfig_coreClockMHz(_ context.Contex
 	return graphql.NewScalarFieldContext("SimConfig", field, true, true, "Float")
 }
 
-func (ec *executionContext) _SimConfig_error(ctx context.Context, field graphql.CollectedField, obj *simconfig.Config) (ret graphql.Marshaler) {
+func (ec *executionContext) _SimConfig_error(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5618,8 +5617,8 @@ func (ec *executionContext) _Trace_compatibleSimConfigs(ctx context.Context, fie
 			return ec.Resolvers.Trace().CompatibleSimConfigs(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []simconfig.Config) graphql.Marshaler {
-			return ec.marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfigᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SimConfig) graphql.Marshaler {
+			return ec.marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimConfigᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5650,8 +5649,8 @@ func (ec *executionContext) _Trace_defaultSimConfig(ctx context.Context, field g
 			return ec.Resolvers.Trace().DefaultSimConfig(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
-			return ec.marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfig(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SimConfig) graphql.Marshaler {
+			return ec.marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimConfig(ctx, selections, v)
 		},
 		true,
 		false,
@@ -7995,7 +7994,7 @@ func (ec *executionContext) _S3Endpoint(ctx context.Context, sel ast.SelectionSe
 
 var simConfigImplementors = []string{"SimConfig"}
 
-func (ec *executionContext) _SimConfig(ctx context.Context, sel ast.SelectionSet, obj *simconfig.Config) graphql.Marshaler {
+func (ec *executionContext) _SimConfig(ctx context.Context, sel ast.SelectionSet, obj *cascade.SimConfig) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, simConfigImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -8965,15 +8964,15 @@ func (ec *executionContext) marshalNRunState2githubᚗcomᚋcascadeᚑsimᚋcasc
 	return res
 }
 
-func (ec *executionContext) marshalNSimConfig2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfig(ctx context.Context, sel ast.SelectionSet, v simconfig.Config) graphql.Marshaler {
+func (ec *executionContext) marshalNSimConfig2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimConfig(ctx context.Context, sel ast.SelectionSet, v cascade.SimConfig) graphql.Marshaler {
 	return ec._SimConfig(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfigᚄ(ctx context.Context, sel ast.SelectionSet, v []simconfig.Config) graphql.Marshaler {
+func (ec *executionContext) marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimConfigᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.SimConfig) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNSimConfig2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfig(ctx, sel, v[i])
+		return ec.marshalNSimConfig2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimConfig(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -8985,7 +8984,7 @@ func (ec *executionContext) marshalNSimConfig2ᚕgithubᚗcomᚋcascadeᚑsimᚋ
 	return ret
 }
 
-func (ec *executionContext) marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfig(ctx context.Context, sel ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
+func (ec *executionContext) marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimConfig(ctx context.Context, sel ast.SelectionSet, v *cascade.SimConfig) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "SimConfig!")
 		return graphql.Null
@@ -9459,7 +9458,7 @@ func (ec *executionContext) marshalOS3Endpoint2ᚖgithubᚗcomᚋcascadeᚑsim�
 	return ec._S3Endpoint(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋaccelsimᚋsimconfigᚐConfig(ctx context.Context, sel ast.SelectionSet, v *simconfig.Config) graphql.Marshaler {
+func (ec *executionContext) marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimConfig(ctx context.Context, sel ast.SelectionSet, v *cascade.SimConfig) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -40,10 +40,10 @@ func (r *mutationResolver) CancelRun(ctx context.Context, id string) (*cascade.R
 }
 
 // SimConfigs is the resolver for the simConfigs field.
-func (r *queryResolver) SimConfigs(ctx context.Context) ([]simconfig.Config, error) {
+func (r *queryResolver) SimConfigs(ctx context.Context) ([]cascade.SimConfig, error) {
 	cfgs, err := r.RunManager.SimConfigs()
 	if cfgs == nil {
-		cfgs = []simconfig.Config{}
+		cfgs = []cascade.SimConfig{}
 	}
 	return cfgs, err
 }
@@ -72,7 +72,7 @@ func (r *runResolver) Trace(ctx context.Context, obj *cascade.Run) (*cascade.Tra
 }
 
 // SimConfig is the resolver for the simConfig field.
-func (r *runResolver) SimConfig(ctx context.Context, obj *cascade.Run) (*simconfig.Config, error) {
+func (r *runResolver) SimConfig(ctx context.Context, obj *cascade.Run) (*cascade.SimConfig, error) {
 	cfgs, err := r.RunManager.SimConfigs()
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func (r *runResolver) SimConfig(ctx context.Context, obj *cascade.Run) (*simconf
 	if c, ok := simconfig.Find(cfgs, obj.SimConfig); ok {
 		return &c, nil
 	}
-	return &simconfig.Config{Name: obj.SimConfig, Err: "no longer in CASCADE_SIM_CONFIGS_DIR"}, nil
+	return &cascade.SimConfig{Name: obj.SimConfig, Err: "no longer in CASCADE_SIM_CONFIGS_DIR"}, nil
 }
 
 // CrossArchitecture is the resolver for the crossArchitecture field.
@@ -142,7 +142,7 @@ func (r *runKernelResolver) DisplayName(ctx context.Context, obj *runs.KernelRow
 }
 
 // CoreClockMHz is the resolver for the coreClockMHz field.
-func (r *simConfigResolver) CoreClockMHz(ctx context.Context, obj *simconfig.Config) (*float64, error) {
+func (r *simConfigResolver) CoreClockMHz(ctx context.Context, obj *cascade.SimConfig) (*float64, error) {
 	if obj.CoreClockMHz > 0 {
 		return &obj.CoreClockMHz, nil
 	}
@@ -150,7 +150,7 @@ func (r *simConfigResolver) CoreClockMHz(ctx context.Context, obj *simconfig.Con
 }
 
 // Error is the resolver for the error field.
-func (r *simConfigResolver) Error(ctx context.Context, obj *simconfig.Config) (*string, error) {
+func (r *simConfigResolver) Error(ctx context.Context, obj *cascade.SimConfig) (*string, error) {
 	if obj.Err != "" {
 		return &obj.Err, nil
 	}
@@ -200,20 +200,20 @@ func (r *subscriptionResolver) RunRemoved(ctx context.Context, id *string, trace
 }
 
 // CompatibleSimConfigs is the resolver for the compatibleSimConfigs field.
-func (r *traceResolver) CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]simconfig.Config, error) {
+func (r *traceResolver) CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]cascade.SimConfig, error) {
 	cfgs, err := r.RunManager.SimConfigs()
 	if err != nil {
 		return nil, err
 	}
 	compatible := simconfig.Compatible(cfgs, obj.TraceGPUArch)
 	if compatible == nil {
-		compatible = []simconfig.Config{}
+		compatible = []cascade.SimConfig{}
 	}
 	return compatible, nil
 }
 
 // DefaultSimConfig is the resolver for the defaultSimConfig field.
-func (r *traceResolver) DefaultSimConfig(ctx context.Context, obj *cascade.Trace) (*simconfig.Config, error) {
+func (r *traceResolver) DefaultSimConfig(ctx context.Context, obj *cascade.Trace) (*cascade.SimConfig, error) {
 	cfgs, err := r.RunManager.SimConfigs()
 	if err != nil {
 		return nil, err

@@ -29,7 +29,7 @@ type Job struct {
 	Run        cascade.Run
 	Dir        string // the run's work directory, $CASCADE_DATA_DIR/work/runs/<id>
 	KernelList string // the kernelslist.g to simulate
-	Config     simconfig.Config
+	Config     cascade.SimConfig
 	Log        string
 	Grew       func()
 }
@@ -60,7 +60,7 @@ func (Local) Name() string { return "local" }
 // linked.
 func (l Local) Execute(ctx context.Context, job Job) (simlog.Exit, error) {
 	args := append(append([]string(nil), l.Command...), "-trace", job.KernelList)
-	args = append(args, job.Config.SimulatorArgs()...)
+	args = append(args, simconfig.SimulatorArgs(job.Config)...)
 	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: job.Dir, Env: l.Env, Log: job.Log, Grew: job.Grew})
 	if errors.Is(err, proc.ErrNotFound) {
 		return simlog.Exit{Code: -1}, fmt.Errorf("%w: %w", ErrSimulatorNotFound, err)

@@ -99,13 +99,13 @@ func New(cfg Config) *Manager {
 // SimConfigs lists the tested configs, read anew on each call so a config
 // added to the directory shows without a restart. A missing directory
 // lists none.
-func (m *Manager) SimConfigs() ([]simconfig.Config, error) {
+func (m *Manager) SimConfigs() ([]cascade.SimConfig, error) {
 	if m.cfg.ConfigsDir == "" {
 		return nil, nil
 	}
 	load := simconfig.Load
 	if m.cfg.TraceConfigsDir != "" {
-		load = func(dir string) ([]simconfig.Config, error) { return simconfig.LoadPaired(dir, m.cfg.TraceConfigsDir) }
+		load = func(dir string) ([]cascade.SimConfig, error) { return simconfig.LoadPaired(dir, m.cfg.TraceConfigsDir) }
 	}
 	cfgs, err := load(m.cfg.ConfigsDir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -173,10 +173,10 @@ func (m *Manager) Launch(ctx context.Context, in LaunchInput) (cascade.Run, erro
 }
 
 // config finds a usable config.
-func (m *Manager) config(name string) (simconfig.Config, error) {
+func (m *Manager) config(name string) (cascade.SimConfig, error) {
 	cfgs, err := m.SimConfigs()
 	if err != nil {
-		return simconfig.Config{}, err
+		return cascade.SimConfig{}, err
 	}
 	c, ok := simconfig.Find(cfgs, name)
 	switch {
@@ -207,7 +207,7 @@ func (m *Manager) CrossArchitecture(ctx context.Context, r cascade.Run) (bool, e
 		return false, err
 	}
 	c, ok := simconfig.Find(cfgs, r.SimConfig)
-	return ok && c.CrossArchitecture(t.TraceGPUArch), nil
+	return ok && simconfig.CrossArchitecture(c, t.TraceGPUArch), nil
 }
 
 // checkKernels returns the distinct, sorted kernel ids, all of which the

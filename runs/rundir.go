@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 )
 
@@ -23,9 +24,9 @@ import (
 // links) stay as they are; reserved names (the log, which the simulator's
 // output would otherwise write through a link into the folder) and
 // dotfiles are skipped.
-func linkConfigFolders(dir string, cfg simconfig.Config, reserved ...string) error {
+func linkConfigFolders(dir string, cfg cascade.SimConfig, reserved ...string) error {
 	seen := map[string]bool{}
-	for _, file := range []string{cfg.GPGPUSimPath(), cfg.TracePath()} {
+	for _, file := range []string{simconfig.GPGPUSimPath(cfg), simconfig.TracePath(cfg)} {
 		real, err := filepath.EvalSymlinks(file)
 		if err != nil {
 			return fmt.Errorf("config %s: %w", cfg.Name, err)

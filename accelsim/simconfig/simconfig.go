@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cascade-sim/cascade"
 )
 
 // File names inside a tested-config directory, passed to the simulator as
@@ -27,58 +29,33 @@ const (
 // (formats.md §2).
 const DefaultTraceGPUArch = "sm_90"
 
-// Config is one tested config: a directory holding both of its files, or,
-// as an Accel-Sim checkout keeps them, a gpgpusim.config directory paired
-// with a trace.config directory of the same name.
-type Config struct {
-	Name string // directory name, e.g. "SM90_H100"
-	Dir  string // the gpgpusim.config directory: as given to Load, joined with Name
-	// TraceDir is the trace.config directory when it is not Dir.
-	TraceDir string
+// GPGPUSimPath is the path of c's gpgpusim.config.
+func GPGPUSimPath(c cascade.SimConfig) string { return filepath.Join(c.Dir, GPGPUSimFile) }
 
-	// ComputeCapability is "major.minor" from -gpgpu_compute_capability_major
-	// and _minor, e.g. "9.0"; "" when it could not be read.
-	ComputeCapability string
-
-	// CoreClockMHz is the first field of -gpgpu_clock_domains; 0 when the
-	// option is absent.
-	CoreClockMHz float64
-
-	// Err says why the config cannot be used ("trace.config: missing", ...).
-	// A config with an Err is never compatible and never the default.
-	Err string
-}
-
-// Usable reports whether the config has no Err.
-func (c Config) Usable() bool { return c.Err == "" }
-
-// GPGPUSimPath is the path of the config's gpgpusim.config.
-func (c Config) GPGPUSimPath() string { return filepath.Join(c.Dir, GPGPUSimFile) }
-
-// TracePath is the path of the config's trace.config.
-func (c Config) TracePath() string {
+// TracePath is the path of c's trace.config.
+func TracePath(c cascade.SimConfig) string {
 	if c.TraceDir != "" {
 		return filepath.Join(c.TraceDir, TraceFile)
 	}
 	return filepath.Join(c.Dir, TraceFile)
 }
 
-// SimulatorArgs are the simulator arguments that select this config, in the
-// order Accel-Sim expects them: -config gpgpusim.config -config trace.config.
-func (c Config) SimulatorArgs() []string {
-	return []string{"-config", c.GPGPUSimPath(), "-config", c.TracePath()}
+// SimulatorArgs are the simulator arguments that select c, in the order
+// Accel-Sim expects them: -config gpgpusim.config -config trace.config.
+func SimulatorArgs(c cascade.SimConfig) []string {
+	return []string{"-config", GPGPUSimPath(c), "-config", TracePath(c)}
 }
 
 // Load reads every subdirectory of dir as a tested config, sorted by name.
 // Dot-directories and plain files are skipped. A directory that is not a
 // usable config is still listed, with its Err set; Load itself fails only
 // when dir cannot be read.
-func Load(dir string) ([]Config, error) {
+func Load(dir string) ([]cascade.SimConfig, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read sim configs %s: %w", dir, err)
 	}
-	var cfgs []Config
+	var cfgs []cascade.SimConfig
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
@@ -90,7 +67,7 @@ func Load(dir string) ([]Config, error) {
 		info, err := os.Stat(path)
 		switch {
 		case err != nil && e.Type()&fs.ModeSymlink != 0:
-			cfgs = append(cfgs, Config{Name: name, Dir: path, Err: fmt.Sprintf("directory: %v", err)})
+			cfgs = append(cfgs, cascade.SimConfig{Name: name, Dir: path, Err: fmt.Sprintf("directory: %v", err)})
 			continue
 		case err != nil || !info.IsDir():
 			continue
@@ -109,12 +86,12 @@ func Load(dir string) ([]Config, error) {
 // its partner is listed with its Err set. GPGPU-Sim's configs that Accel-Sim
 // has no trace.config for are not listed: the trace-driven simulator cannot
 // run them.
-func LoadPaired(gpgpuDir, traceDir string) ([]Config, error) {
+func LoadPaired(gpgpuDir, traceDir string) ([]cascade.SimConfig, error) {
 	entries, err := os.ReadDir(traceDir)
 	if err != nil {
 		return nil, fmt.Errorf("read sim configs %s: %w", traceDir, err)
 	}
-	var cfgs []Config
+	var cfgs []cascade.SimConfig
 	for _, e := range entries {
 		name := e.Name()
 		tdir := filepath.Join(traceDir, name)
@@ -124,37 +101,37 @@ func LoadPaired(gpgpuDir, traceDir string) ([]Config, error) {
 		if info, err := os.Stat(tdir); err != nil || !info.IsDir() {
 			continue
 		}
-		c := Config{Name: name, Dir: filepath.Join(gpgpuDir, name), TraceDir: tdir}
+		c := cascade.SimConfig{Name: name, Dir: filepath.Join(gpgpuDir, name), TraceDir: tdir}
 		if _, err := os.Stat(c.Dir); err != nil {
 			c.Err = fmt.Sprintf("%s: no such directory for this config's %s", c.Dir, GPGPUSimFile)
 			cfgs = append(cfgs, c)
 			continue
 		}
-		cfgs = append(cfgs, c.load())
+		cfgs = append(cfgs, load(c))
 	}
 	sort.Slice(cfgs, func(i, j int) bool { return cfgs[i].Name < cfgs[j].Name })
 	return cfgs, nil
 }
 
 // LoadOne reads a single tested-config directory. Problems are reported in
-// the returned Config's Err.
-func LoadOne(dir string) Config {
+// the returned config's Err.
+func LoadOne(dir string) cascade.SimConfig {
 	return loadOne(filepath.Base(filepath.Clean(dir)), dir)
 }
 
-func loadOne(name, dir string) Config {
-	return Config{Name: name, Dir: dir}.load()
+func loadOne(name, dir string) cascade.SimConfig {
+	return load(cascade.SimConfig{Name: name, Dir: dir})
 }
 
 // load reads c's two files and fills in what they say.
-func (c Config) load() Config {
+func load(c cascade.SimConfig) cascade.SimConfig {
 	opts := options{}
 	// The simulator reads gpgpusim.config, then trace.config, into one option
 	// table: an option set in both takes the value read last.
 	for _, file := range []string{GPGPUSimFile, TraceFile} {
-		path := c.GPGPUSimPath()
+		path := GPGPUSimPath(c)
 		if file == TraceFile {
-			path = c.TracePath()
+			path = TracePath(c)
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -330,7 +307,7 @@ func trimZeros(s string) string {
 // are known and differ. The simulator decodes a trace's instructions by
 // its binary version, so such a run works; it answers how the workload
 // would run on that other GPU.
-func (c Config) CrossArchitecture(traceGPUArch string) bool {
+func CrossArchitecture(c cascade.SimConfig, traceGPUArch string) bool {
 	want, ok := ArchCapability(traceGPUArch)
 	return ok && c.ComputeCapability != "" && c.ComputeCapability != want
 }
@@ -338,17 +315,17 @@ func (c Config) CrossArchitecture(traceGPUArch string) bool {
 // IsCompatible reports whether c is a config of the architecture a trace
 // was taken on: c is usable and its compute capability matches. It chooses
 // the default config; it does not forbid the others.
-func (c Config) IsCompatible(traceGPUArch string) bool {
+func IsCompatible(c cascade.SimConfig, traceGPUArch string) bool {
 	want, ok := ArchCapability(traceGPUArch)
 	return ok && c.Usable() && c.ComputeCapability == want
 }
 
 // Compatible returns the configs, in their order, that can simulate a trace
 // of the given architecture ("sm_90"; "" means [DefaultTraceGPUArch]).
-func Compatible(cfgs []Config, traceGPUArch string) []Config {
-	var out []Config
+func Compatible(cfgs []cascade.SimConfig, traceGPUArch string) []cascade.SimConfig {
+	var out []cascade.SimConfig
 	for _, c := range cfgs {
-		if c.IsCompatible(traceGPUArch) {
+		if IsCompatible(c, traceGPUArch) {
 			out = append(out, c)
 		}
 	}
@@ -358,10 +335,10 @@ func Compatible(cfgs []Config, traceGPUArch string) []Config {
 // Default picks the config a new run of the trace starts with: the suggested
 // one (by name) when it is compatible, else the first compatible one. It
 // reports false when no config is compatible.
-func Default(cfgs []Config, traceGPUArch, suggested string) (Config, bool) {
+func Default(cfgs []cascade.SimConfig, traceGPUArch, suggested string) (cascade.SimConfig, bool) {
 	compatible := Compatible(cfgs, traceGPUArch)
 	if len(compatible) == 0 {
-		return Config{}, false
+		return cascade.SimConfig{}, false
 	}
 	if suggested != "" {
 		for _, c := range compatible {
@@ -379,11 +356,11 @@ func Default(cfgs []Config, traceGPUArch, suggested string) (Config, bool) {
 }
 
 // Find returns the config with the given name.
-func Find(cfgs []Config, name string) (Config, bool) {
+func Find(cfgs []cascade.SimConfig, name string) (cascade.SimConfig, bool) {
 	for _, c := range cfgs {
 		if c.Name == name {
 			return c, true
 		}
 	}
-	return Config{}, false
+	return cascade.SimConfig{}, false
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 )
@@ -131,8 +132,8 @@ func TestLoadPaired(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	titan := cfgs[0]
-	if titan.GPGPUSimPath() != filepath.Join(gpgpu, "SM6_TITANX", "gpgpusim.config") || titan.TracePath() != filepath.Join(trace, "SM6_TITANX", "trace.config") {
-		t.Errorf("paths %s %s", titan.GPGPUSimPath(), titan.TracePath())
+	if simconfig.GPGPUSimPath(titan) != filepath.Join(gpgpu, "SM6_TITANX", "gpgpusim.config") || simconfig.TracePath(titan) != filepath.Join(trace, "SM6_TITANX", "trace.config") {
+		t.Errorf("paths %s %s", simconfig.GPGPUSimPath(titan), simconfig.TracePath(titan))
 	}
 	if _, err := simconfig.LoadPaired(gpgpu, filepath.Join(root, "nope")); err == nil {
 		t.Error("LoadPaired of a missing dir: no error")
@@ -140,13 +141,13 @@ func TestLoadPaired(t *testing.T) {
 }
 
 func TestCrossArchitecture(t *testing.T) {
-	titan := simconfig.Config{Name: "SM6_TITANX", ComputeCapability: "6.1"}
+	titan := cascade.SimConfig{Name: "SM6_TITANX", ComputeCapability: "6.1"}
 	for arch, want := range map[string]bool{"sm_61": false, "sm_90": true, "": true, "sm_x": false} {
-		if got := titan.CrossArchitecture(arch); got != want {
+		if got := simconfig.CrossArchitecture(titan, arch); got != want {
 			t.Errorf("CrossArchitecture(%q) = %v, want %v", arch, got, want)
 		}
 	}
-	if (simconfig.Config{}).CrossArchitecture("sm_90") {
+	if simconfig.CrossArchitecture(cascade.SimConfig{}, "sm_90") {
 		t.Error("a config of unknown capability is not cross-architecture")
 	}
 }
@@ -157,7 +158,7 @@ func TestLoadOne(t *testing.T) {
 	if c.Name != "SM90_H100" || c.ComputeCapability != "9.0" || c.CoreClockMHz != 1755 || !c.Usable() {
 		t.Fatalf("got %+v", c)
 	}
-	args := c.SimulatorArgs()
+	args := simconfig.SimulatorArgs(c)
 	if len(args) != 4 || args[1] != filepath.Join(dir, "SM90_H100", "gpgpusim.config") || args[3] != filepath.Join(dir, "SM90_H100", "trace.config") {
 		t.Errorf("SimulatorArgs = %q", args)
 	}
@@ -197,7 +198,7 @@ func TestArchCapability(t *testing.T) {
 }
 
 func TestCompatibleAndDefault(t *testing.T) {
-	cfgs := []simconfig.Config{
+	cfgs := []cascade.SimConfig{
 		{Name: "A_BROKEN_H100", ComputeCapability: "9.0", Err: "trace.config: missing"},
 		{Name: "SM7_QV100", ComputeCapability: "7.0"},
 		{Name: "SM86_RTX3070", ComputeCapability: "8.6"},

@@ -233,7 +233,7 @@ func TestLogParserFakesim(t *testing.T) {
 			}
 
 			p := NewParser(3)
-			cmd := exec.Command(bin, append([]string{"-trace", list}, cfg.SimulatorArgs()...)...)
+			cmd := exec.Command(bin, append([]string{"-trace", list}, simconfig.SimulatorArgs(cfg)...)...)
 			cmd.Env = append(os.Environ(), fakesim.EnvMode+"="+tt.mode, fakesim.EnvDelay+"=1ms")
 			cmd.Stdout, cmd.Stderr = p, p
 			err := cmd.Run()
@@ -277,7 +277,7 @@ func TestLogParserFakesimKilled(t *testing.T) {
 	bin := fakesim.Build(t)
 	cfg := simconfig.LoadOne(filepath.Join(simconfigtest.Write(t, t.TempDir(), simconfigtest.QV100), simconfigtest.QV100))
 	list := kernellisttest.WriteTraces(t, t.TempDir(), "kernel-1.traceg")
-	cmd := exec.Command(bin, append([]string{"-trace", list}, cfg.SimulatorArgs()...)...)
+	cmd := exec.Command(bin, append([]string{"-trace", list}, simconfig.SimulatorArgs(cfg)...)...)
 	cmd.Env = append(os.Environ(), fakesim.EnvMode+"="+fakesim.ModeIgnoreTerm, fakesim.EnvDelay+"=1ms")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
