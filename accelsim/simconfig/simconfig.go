@@ -25,10 +25,6 @@ const (
 	TraceFile    = "trace.config"
 )
 
-// DefaultTraceGPUArch is the architecture of a trace whose metadata names none
-// (formats.md §2).
-const DefaultTraceGPUArch = "sm_90"
-
 // GPGPUSimPath is the path of c's gpgpusim.config.
 func GPGPUSimPath(c cascade.SimConfig) string { return filepath.Join(c.Dir, GPGPUSimFile) }
 
@@ -257,11 +253,11 @@ func (o options) coreClock() (float64, error) {
 // ArchCapability turns a trace architecture into a compute capability:
 // "sm_90" → "9.0", "sm_86" → "8.6", "sm_100" → "10.0". It also accepts
 // "compute_90", an arch-specific suffix ("sm_90a"), and a capability already
-// written as "9.0". "" means [DefaultTraceGPUArch].
+// written as "9.0". "" means [cascade.DefaultTraceGPUArch].
 func ArchCapability(arch string) (string, bool) {
 	s := strings.ToLower(strings.TrimSpace(arch))
 	if s == "" {
-		s = DefaultTraceGPUArch
+		s = cascade.DefaultTraceGPUArch
 	}
 	if major, minor, ok := strings.Cut(s, "."); ok {
 		if isDigits(major) && isDigits(minor) {
@@ -321,7 +317,7 @@ func IsCompatible(c cascade.SimConfig, traceGPUArch string) bool {
 }
 
 // Compatible returns the configs, in their order, that can simulate a trace
-// of the given architecture ("sm_90"; "" means [DefaultTraceGPUArch]).
+// of the given architecture ("sm_90"; "" means [cascade.DefaultTraceGPUArch]).
 func Compatible(cfgs []cascade.SimConfig, traceGPUArch string) []cascade.SimConfig {
 	var out []cascade.SimConfig
 	for _, c := range cfgs {
