@@ -51,7 +51,9 @@ type Run struct {
 	FinishedAt *time.Time
 }
 
-// RunKernel is the simulator's result for one kernel of a run.
+// RunKernel is the simulator's result for one kernel of a run: what its
+// log says, stored as it is read, and, when a run's results are read,
+// the kernel's simulated time and how it compares with the measured one.
 type RunKernel struct {
 	RunID           string `gorm:"primaryKey"`
 	Seq             int    `gorm:"primaryKey;autoIncrement:false"` // launch order
@@ -59,11 +61,30 @@ type RunKernel struct {
 	Context         *string
 	Name            string `gorm:"not null"`
 	TraceFile       string `gorm:"not null"`
-	LaunchUID       int    `gorm:"not null"`
+	LaunchUID       int    `gorm:"not null"` // 0 when the log did not say
 	SimCycles       int64  `gorm:"not null"`
 	SimInstructions int64  `gorm:"not null"`
 	IPC             float64
 	// Truncated is set when the simulator's cycle limit cut the kernel
 	// short: its numbers cover only part of it.
 	Truncated bool `gorm:"not null"`
+
+	// SimTimeNs, MeasuredNs and ErrorPct are derived, never stored: nil
+	// without a core clock, or without a measured time for the kernel.
+	SimTimeNs  *float64 `gorm:"-"` // SimCycles at the config's core clock
+	MeasuredNs *float64 `gorm:"-"` // from the trace's real timing
+	ErrorPct   *float64 `gorm:"-"` // 100 * (SimTimeNs - MeasuredNs) / MeasuredNs
+}
+
+// KernelIDOrZero is KernelID, 0 when the trace file name gave none: the
+// API's kernelId.
+func (k RunKernel) KernelIDOrZero() int { return Deref(k.KernelID) }
+
+// KnownLaunchUID is LaunchUID, nil when the log did not say: the API's
+// launchUid.
+func (k RunKernel) KnownLaunchUID() *int {
+	if k.LaunchUID > 0 {
+		return &k.LaunchUID
+	}
+	return nil
 }

@@ -26,3 +26,12 @@ type SimConfig struct {
 
 // Usable reports whether the config has no Err.
 func (c SimConfig) Usable() bool { return c.Err == "" }
+
+// SimTimeNs is the time cycles take at c's core clock: cycles / MHz, in
+// nanoseconds. It reports false when the clock is unknown.
+func (c SimConfig) SimTimeNs(cycles int64) (float64, bool) {
+	if !(c.CoreClockMHz > 0) {
+		return 0, false
+	}
+	return float64(cycles) * 1000 / c.CoreClockMHz, true
+}

@@ -159,8 +159,8 @@ type ComplexityRoot struct {
 		DisplayName     func(childComplexity int) int
 		ErrorPct        func(childComplexity int) int
 		IPC             func(childComplexity int) int
-		KernelID        func(childComplexity int) int
-		LaunchUID       func(childComplexity int) int
+		KernelIDOrZero  func(childComplexity int) int
+		KnownLaunchUID  func(childComplexity int) int
 		MeasuredNs      func(childComplexity int) int
 		Name            func(childComplexity int) int
 		SimCycles       func(childComplexity int) int
@@ -281,15 +281,15 @@ type RunResolver interface {
 	CrossArchitecture(ctx context.Context, obj *cascade.Run) (bool, error)
 
 	Progress(ctx context.Context, obj *cascade.Run) (*model.RunProgress, error)
-	Kernels(ctx context.Context, obj *cascade.Run) ([]runs.KernelRow, error)
+	Kernels(ctx context.Context, obj *cascade.Run) ([]cascade.RunKernel, error)
 	Comparison(ctx context.Context, obj *cascade.Run) (*runs.Comparison, error)
 	Steps(ctx context.Context, obj *cascade.Run) ([]runs.StepProjection, error)
 	TimingProblems(ctx context.Context, obj *cascade.Run) ([]string, error)
 	LogTail(ctx context.Context, obj *cascade.Run, lines *int) ([]string, error)
 }
 type RunKernelResolver interface {
-	DemangledName(ctx context.Context, obj *runs.KernelRow) (*string, error)
-	DisplayName(ctx context.Context, obj *runs.KernelRow) (string, error)
+	DemangledName(ctx context.Context, obj *cascade.RunKernel) (*string, error)
+	DisplayName(ctx context.Context, obj *cascade.RunKernel) (string, error)
 }
 type SimConfigResolver interface {
 	CoreClockMHz(ctx context.Context, obj *cascade.SimConfig) (*float64, error)
@@ -811,17 +811,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RunKernel.IPC(childComplexity), true
 	case "RunKernel.kernelId":
-		if e.ComplexityRoot.RunKernel.KernelID == nil {
+		if e.ComplexityRoot.RunKernel.KernelIDOrZero == nil {
 			break
 		}
 
-		return e.ComplexityRoot.RunKernel.KernelID(childComplexity), true
+		return e.ComplexityRoot.RunKernel.KernelIDOrZero(childComplexity), true
 	case "RunKernel.launchUid":
-		if e.ComplexityRoot.RunKernel.LaunchUID == nil {
+		if e.ComplexityRoot.RunKernel.KnownLaunchUID == nil {
 			break
 		}
 
-		return e.ComplexityRoot.RunKernel.LaunchUID(childComplexity), true
+		return e.ComplexityRoot.RunKernel.KnownLaunchUID(childComplexity), true
 	case "RunKernel.measuredNs":
 		if e.ComplexityRoot.RunKernel.MeasuredNs == nil {
 			break
@@ -3707,8 +3707,8 @@ func (ec *executionContext) _Run_kernels(ctx context.Context, field graphql.Coll
 			return ec.Resolvers.Run().Kernels(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []runs.KernelRow) graphql.Marshaler {
-			return ec.marshalNRunKernel2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐKernelRowᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.RunKernel) graphql.Marshaler {
+			return ec.marshalNRunKernel2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunKernelᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4147,7 +4147,7 @@ func (ec *executionContext) fieldContext_RunEdge_node(_ context.Context, field g
 	return fc, nil
 }
 
-func (ec *executionContext) _RunKernel_kernelId(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunKernel_kernelId(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4156,7 +4156,7 @@ func (ec *executionContext) _RunKernel_kernelId(ctx context.Context, field graph
 			return ec.fieldContext_RunKernel_kernelId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.KernelID, nil
+			return obj.KernelIDOrZero(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
@@ -4167,10 +4167,10 @@ func (ec *executionContext) _RunKernel_kernelId(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_RunKernel_kernelId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Int")
+	return graphql.NewScalarFieldContext("RunKernel", field, true, false, "Int")
 }
 
-func (ec *executionContext) _RunKernel_context(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunKernel_context(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4193,7 +4193,7 @@ func (ec *executionContext) fieldContext_RunKernel_context(_ context.Context, fi
 	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "String")
 }
 
-func (ec *executionContext) _RunKernel_name(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunKernel_name(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4216,7 +4216,7 @@ func (ec *executionContext) fieldContext_RunKernel_name(_ context.Context, field
 	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "String")
 }
 
-func (ec *executionContext) _RunKernel_demangledName(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunKernel_demangledName(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4239,7 +4239,7 @@ func (ec *executionContext) fieldContext_RunKernel_demangledName(_ context.Conte
 	return graphql.NewScalarFieldContext("RunKernel", field, true, true, "String")
 }
 
-func (ec *executionContext) _RunKernel_displayName(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunKernel_displayName(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4262,7 +4262,7 @@ func (ec *executionContext) fieldContext_RunKernel_displayName(_ context.Context
 	return graphql.NewScalarFieldContext("RunKernel", field, true, true, "String")
 }
 
-func (ec *executionContext) _RunKernel_launchUid(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunKernel_launchUid(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4271,7 +4271,7 @@ func (ec *executionContext) _RunKernel_launchUid(ctx context.Context, field grap
 			return ec.fieldContext_RunKernel_launchUid(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.LaunchUID, nil
+			return obj.KnownLaunchUID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
@@ -4282,10 +4282,10 @@ func (ec *executionContext) _RunKernel_launchUid(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_RunKernel_launchUid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Int")
+	return graphql.NewScalarFieldContext("RunKernel", field, true, false, "Int")
 }
 
-func (ec *executionContext) _RunKernel_simCycles(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunKernel_simCycles(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4297,8 +4297,8 @@ func (ec *executionContext) _RunKernel_simCycles(ctx context.Context, field grap
 			return obj.SimCycles, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
-			return ec.marshalOInt642ᚖint64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalOInt642int64(ctx, selections, v)
 		},
 		true,
 		false,
@@ -4308,7 +4308,7 @@ func (ec *executionContext) fieldContext_RunKernel_simCycles(_ context.Context, 
 	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Int64")
 }
 
-func (ec *executionContext) _RunKernel_simInstructions(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunKernel_simInstructions(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4320,8 +4320,8 @@ func (ec *executionContext) _RunKernel_simInstructions(ctx context.Context, fiel
 			return obj.SimInstructions, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
-			return ec.marshalOInt642ᚖint64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalOInt642int64(ctx, selections, v)
 		},
 		true,
 		false,
@@ -4331,7 +4331,7 @@ func (ec *executionContext) fieldContext_RunKernel_simInstructions(_ context.Con
 	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Int64")
 }
 
-func (ec *executionContext) _RunKernel_ipc(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunKernel_ipc(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4343,8 +4343,8 @@ func (ec *executionContext) _RunKernel_ipc(ctx context.Context, field graphql.Co
 			return obj.IPC, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
-			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalOFloat2float64(ctx, selections, v)
 		},
 		true,
 		false,
@@ -4354,7 +4354,7 @@ func (ec *executionContext) fieldContext_RunKernel_ipc(_ context.Context, field 
 	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Float")
 }
 
-func (ec *executionContext) _RunKernel_simTimeNs(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunKernel_simTimeNs(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4377,7 +4377,7 @@ func (ec *executionContext) fieldContext_RunKernel_simTimeNs(_ context.Context, 
 	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Float")
 }
 
-func (ec *executionContext) _RunKernel_measuredNs(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunKernel_measuredNs(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4400,7 +4400,7 @@ func (ec *executionContext) fieldContext_RunKernel_measuredNs(_ context.Context,
 	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Float")
 }
 
-func (ec *executionContext) _RunKernel_errorPct(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunKernel_errorPct(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4423,7 +4423,7 @@ func (ec *executionContext) fieldContext_RunKernel_errorPct(_ context.Context, f
 	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Float")
 }
 
-func (ec *executionContext) _RunKernel_truncated(ctx context.Context, field graphql.CollectedField, obj *runs.KernelRow) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunKernel_truncated(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7783,7 +7783,7 @@ func (ec *executionContext) _RunEdge(ctx context.Context, sel ast.SelectionSet, 
 
 var runKernelImplementors = []string{"RunKernel"}
 
-func (ec *executionContext) _RunKernel(ctx context.Context, sel ast.SelectionSet, obj *runs.KernelRow) graphql.Marshaler {
+func (ec *executionContext) _RunKernel(ctx context.Context, sel ast.SelectionSet, obj *cascade.RunKernel) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, runKernelImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -8921,15 +8921,15 @@ func (ec *executionContext) marshalNRunEdge2ᚕgithubᚗcomᚋcascadeᚑsimᚋca
 	return ret
 }
 
-func (ec *executionContext) marshalNRunKernel2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐKernelRow(ctx context.Context, sel ast.SelectionSet, v runs.KernelRow) graphql.Marshaler {
+func (ec *executionContext) marshalNRunKernel2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunKernel(ctx context.Context, sel ast.SelectionSet, v cascade.RunKernel) graphql.Marshaler {
 	return ec._RunKernel(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNRunKernel2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐKernelRowᚄ(ctx context.Context, sel ast.SelectionSet, v []runs.KernelRow) graphql.Marshaler {
+func (ec *executionContext) marshalNRunKernel2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunKernelᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.RunKernel) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNRunKernel2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐKernelRow(ctx, sel, v[i])
+		return ec.marshalNRunKernel2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunKernel(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -9312,6 +9312,17 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalOFloat2float64(ctx context.Context, v any) (float64, error) {
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFloat2float64(ctx context.Context, sel ast.SelectionSet, v float64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalFloatContext(v)
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
 func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
 	if v == nil {
 		return nil, nil
@@ -9397,6 +9408,18 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = sel
 	_ = ctx
 	res := graphql.MarshalInt(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOInt642int64(ctx context.Context, v any) (int64, error) {
+	res, err := graphql.UnmarshalInt64(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInt642int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalInt64(v)
 	return res
 }
 

@@ -94,10 +94,10 @@ func (r *runResolver) Progress(ctx context.Context, obj *cascade.Run) (*model.Ru
 }
 
 // Kernels is the resolver for the kernels field.
-func (r *runResolver) Kernels(ctx context.Context, obj *cascade.Run) ([]runs.KernelRow, error) {
+func (r *runResolver) Kernels(ctx context.Context, obj *cascade.Run) ([]cascade.RunKernel, error) {
 	res, err := r.RunManager.Results(ctx, *obj)
 	if res.Kernels == nil {
-		res.Kernels = []runs.KernelRow{}
+		res.Kernels = []cascade.RunKernel{}
 	}
 	return res.Kernels, err
 }
@@ -129,7 +129,7 @@ func (r *runResolver) LogTail(ctx context.Context, obj *cascade.Run, lines *int)
 }
 
 // DemangledName is the resolver for the demangledName field.
-func (r *runKernelResolver) DemangledName(ctx context.Context, obj *runs.KernelRow) (*string, error) {
+func (r *runKernelResolver) DemangledName(ctx context.Context, obj *cascade.RunKernel) (*string, error) {
 	if full, ok := kernelname.Demangle(obj.Name); ok {
 		return &full, nil
 	}
@@ -137,7 +137,7 @@ func (r *runKernelResolver) DemangledName(ctx context.Context, obj *runs.KernelR
 }
 
 // DisplayName is the resolver for the displayName field.
-func (r *runKernelResolver) DisplayName(ctx context.Context, obj *runs.KernelRow) (string, error) {
+func (r *runKernelResolver) DisplayName(ctx context.Context, obj *cascade.RunKernel) (string, error) {
 	return kernelname.Short(obj.Name), nil
 }
 

@@ -3,48 +3,24 @@ package runs
 import (
 	"math"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
-	"github.com/cascade-sim/cascade/accelsim/simlog"
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
-// SimTime is one simulated kernel's time, as [Compare] and [ProjectSteps]
-// take it.
-type SimTime struct {
-	Kernel kernellist.Ref
-	Name   string
-	SimNs  float64
-}
-
-// SimTimes turns log results into simulated times at the given core clock.
-// Results whose kernel is unknown (trace name not of the kernel-N form) or
-// that were truncated by the simulator's cycle limit are left out, as is
-// everything when the clock is unknown.
-func SimTimes(results []simlog.KernelResult, coreClockMHz float64) []SimTime {
-	var out []SimTime
-	for _, r := range results {
-		ns, ok := r.SimTimeNs(coreClockMHz)
-		if !ok || !r.KernelOK || r.Truncated {
-			continue
-		}
-		out = append(out, SimTime{Kernel: r.Kernel, Name: r.Name, SimNs: ns})
+// simulated returns what a kernel's result says for comparing it with
+// measured times: the traced kernel it ran and its simulated time. It
+// reports false for a kernel whose trace file name gave no kernel id,
+// one the simulator's cycle limit truncated, and any without a core clock.
+func simulated(k cascade.RunKernel) (kernellist.Ref, float64, bool) {
+	if k.KernelID == nil || k.SimTimeNs == nil || k.Truncated {
+		return kernellist.Ref{}, 0, false
 	}
-	return out
-}
-
-// KernelComparison is one kernel's simulated and measured time.
-type KernelComparison struct {
-	Kernel       kernellist.Ref
-	Name         string
-	SimNs        float64
-	MeasuredNs   float64 // mean of the matching rows' duration_ns
-	ErrorPct     float64 // 100 * (SimNs - MeasuredNs) / MeasuredNs
-	Measurements int     // rows averaged into MeasuredNs
+	return kernellist.Ref{ID: *k.KernelID, Context: cascade.Deref(k.Context)}, *k.SimTimeNs, true
 }
 
 // Comparison sets a run's simulated kernel times against measured ones.
 type Comparison struct {
-	Kernels         []KernelComparison // in the order of the simulated kernels
 	KernelsCompared int
 	MAPE            float64  // mean of |ErrorPct|
 	Correlation     *float64 // Pearson, SimNs vs MeasuredNs; nil with < 2 kernels or no variance
@@ -52,41 +28,36 @@ type Comparison struct {
 	MeasuredTotalNs float64  // sum over the compared kernels only
 }
 
-// Kernel returns the comparison of one kernel.
-func (c Comparison) Kernel(ref kernellist.Ref) (KernelComparison, bool) {
-	for _, k := range c.Kernels {
-		if k.Kernel == ref {
-			return k, true
-		}
-	}
-	return KernelComparison{}, false
-}
-
-// Compare joins simulated kernels to measured rows and computes the run's
-// error statistics. It reports false when no kernel could be compared.
+// Compare joins a run's kernels, their SimTimeNs set, to measured rows:
+// it sets MeasuredNs and ErrorPct of each kernel it compares and returns
+// the run's error statistics. It reports false when no kernel could be
+// compared. Kernels that [simulated] rejects take no part.
 //
-// A row matches a simulated kernel with the same kernel id when the
-// contexts agree: rows naming the kernel's context are used when there are
-// any, else rows without a context. A simulated kernel without a context (a
-// single-context trace) takes every row with its id. Rows without
-// duration_ns take no part.
+// A row matches a kernel with the same kernel id when the contexts agree:
+// rows naming the kernel's context are used when there are any, else rows
+// without a context. A kernel without a context (a single-context trace)
+// takes every row with its id. Rows without duration_ns take no part.
 //
 // A traced kernel id is one launch, so several rows for it (invocation 0,
-// 1, ... or repeated measurements) measure the same work; they are
-// averaged, and Measurements says how many there were.
-func Compare(sim []SimTime, rows []tracedir.TimingRow) (Comparison, bool) {
+// 1, ... or repeated measurements) measure the same work; MeasuredNs is
+// their mean.
+func Compare(kernels []cascade.RunKernel, rows []tracedir.TimingRow) (Comparison, bool) {
 	var c Comparison
 	var xs, ys []float64
-	for _, s := range sim {
+	for i, k := range kernels {
+		ref, simNs, ok := simulated(k)
+		if !ok {
+			continue
+		}
 		var exact, loose []float64
 		for _, r := range rows {
-			if r.KernelID != s.Kernel.ID || r.DurationNs == nil {
+			if r.KernelID != ref.ID || r.DurationNs == nil {
 				continue
 			}
 			switch {
-			case s.Kernel.Context == "" || r.Context == "":
+			case ref.Context == "" || r.Context == "":
 				loose = append(loose, *r.DurationNs)
-			case r.Context == s.Kernel.Context:
+			case r.Context == ref.Context:
 				exact = append(exact, *r.DurationNs)
 			}
 		}
@@ -98,17 +69,14 @@ func Compare(sim []SimTime, rows []tracedir.TimingRow) (Comparison, bool) {
 			continue
 		}
 		measured := mean(ds)
-		k := KernelComparison{
-			Kernel: s.Kernel, Name: s.Name, SimNs: s.SimNs, MeasuredNs: measured,
-			ErrorPct: 100 * (s.SimNs - measured) / measured, Measurements: len(ds),
-		}
-		c.Kernels = append(c.Kernels, k)
-		c.MAPE += math.Abs(k.ErrorPct)
-		c.SimTotalNs += k.SimNs
-		c.MeasuredTotalNs += k.MeasuredNs
-		xs, ys = append(xs, k.SimNs), append(ys, k.MeasuredNs)
+		errPct := 100 * (simNs - measured) / measured
+		kernels[i].MeasuredNs, kernels[i].ErrorPct = &measured, &errPct
+		c.KernelsCompared++
+		c.MAPE += math.Abs(errPct)
+		c.SimTotalNs += simNs
+		c.MeasuredTotalNs += measured
+		xs, ys = append(xs, simNs), append(ys, measured)
 	}
-	c.KernelsCompared = len(c.Kernels)
 	if c.KernelsCompared == 0 {
 		return Comparison{}, false
 	}

@@ -4,29 +4,10 @@ import (
 	"context"
 	"sync"
 
-	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/internal/proc"
 )
-
-func toRunKernels(ks []simlog.KernelResult) []cascade.RunKernel {
-	out := make([]cascade.RunKernel, len(ks))
-	for i, k := range ks {
-		rk := cascade.RunKernel{
-			Name: k.Name, TraceFile: k.TraceFile, LaunchUID: k.LaunchUID,
-			SimCycles: k.Cycles, SimInstructions: k.Instructions, IPC: k.IPC, Truncated: k.Truncated,
-		}
-		if k.KernelOK {
-			rk.KernelID = cascade.Ptr(k.Kernel.ID)
-			if k.Kernel.Context != "" {
-				rk.Context = cascade.Ptr(k.Kernel.Context)
-			}
-		}
-		out[i] = rk
-	}
-	return out
-}
 
 // follower feeds a growing log to a parser and records progress as it
 // changes. grew may be called from several goroutines.

@@ -548,9 +548,9 @@ func (m *Manager) prepare(r cascade.Run) (Job, int, error) {
 }
 
 // progress records the parser's progress and kernel results.
-func (m *Manager) progress(ctx context.Context, id string, kernels []simlog.KernelResult, p simlog.Progress) {
+func (m *Manager) progress(ctx context.Context, id string, kernels []cascade.RunKernel, p simlog.Progress) {
 	if kernels != nil {
-		if err := m.cfg.Store.SaveRunKernels(ctx, id, toRunKernels(kernels)); err != nil {
+		if err := m.cfg.Store.SaveRunKernels(ctx, id, kernels); err != nil {
 			m.log.Error("save run kernels", "run", id, "err", err)
 		}
 	}
@@ -569,7 +569,7 @@ func (m *Manager) progress(ctx context.Context, id string, kernels []simlog.Kern
 // finish records a run's end and its results.
 func (m *Manager) finish(ctx context.Context, id string, p *simlog.Parser, state cascade.RunState, msg string) {
 	if p != nil {
-		if err := m.cfg.Store.SaveRunKernels(ctx, id, toRunKernels(p.Kernels())); err != nil {
+		if err := m.cfg.Store.SaveRunKernels(ctx, id, p.Kernels()); err != nil {
 			m.log.Error("save run kernels", "run", id, "err", err)
 		}
 	}

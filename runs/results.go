@@ -6,33 +6,15 @@ import (
 	"path/filepath"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
-	"github.com/cascade-sim/cascade/accelsim/simlog"
 	"github.com/cascade-sim/cascade/tracedir"
 )
-
-// KernelRow is one simulated kernel of a run, with its measured time when
-// the trace has one.
-type KernelRow struct {
-	KernelID        int
-	Context         *string
-	Name            string
-	LaunchUID       *int
-	SimCycles       *int64
-	SimInstructions *int64
-	IPC             *float64
-	SimTimeNs       *float64 // SimCycles / core clock
-	MeasuredNs      *float64
-	ErrorPct        *float64 // 100 * (sim - measured) / measured
-	Truncated       bool
-}
 
 // Results is what a run's kernels say, joined with the trace's measured
 // timing and step timeline.
 type Results struct {
-	Kernels    []KernelRow
-	Comparison *Comparison // nil when the trace has no usable real timing
+	Kernels    []cascade.RunKernel // with their simulated and measured times
+	Comparison *Comparison         // nil when the trace has no usable real timing
 	Steps      []StepProjection
 	// Problems lists bad rows of the timing files, skipped.
 	Problems []string
@@ -73,29 +55,20 @@ func (m *Manager) Results(ctx context.Context, r cascade.Run) (Results, error) {
 const maxCachedResults = 64
 
 func (m *Manager) computeResults(ctx context.Context, r cascade.Run, t cascade.Trace) (Results, error) {
-	stored, err := m.cfg.Store.RunKernels(ctx, r.ID)
+	kernels, err := m.cfg.Store.RunKernels(ctx, r.ID)
 	if err != nil {
 		return Results{}, err
 	}
-	clock := 0.0
+	var cfg cascade.SimConfig // a config that is gone has no clock
 	if cfgs, err := m.SimConfigs(); err == nil {
-		if c, ok := simconfig.Find(cfgs, r.SimConfig); ok {
-			clock = c.CoreClockMHz
+		cfg, _ = simconfig.Find(cfgs, r.SimConfig)
+	}
+	for i, k := range kernels {
+		if ns, ok := cfg.SimTimeNs(k.SimCycles); ok {
+			kernels[i].SimTimeNs = &ns
 		}
 	}
-	results := make([]simlog.KernelResult, len(stored))
-	for i, k := range stored {
-		results[i] = simlog.KernelResult{
-			LaunchUID: k.LaunchUID, Name: k.Name, TraceFile: k.TraceFile,
-			KernelOK: k.KernelID != nil, Cycles: k.SimCycles, Instructions: k.SimInstructions,
-			IPC: k.IPC, Truncated: k.Truncated,
-		}
-		if k.KernelID != nil {
-			results[i].Kernel = kernellist.Ref{ID: *k.KernelID, Context: cascade.Deref(k.Context)}
-		}
-	}
-	sim := SimTimes(results, clock)
-	var res Results
+	res := Results{Kernels: kernels}
 	dir := m.traceDir(r.TraceID)
 	if t.HasRealTiming {
 		if path, err := tracedir.RealTimingPath(dir); err != nil {
@@ -106,35 +79,13 @@ func (m *Manager) computeResults(ctx context.Context, r cascade.Run, t cascade.T
 			for _, b := range rt.Bad {
 				res.Problems = append(res.Problems, filepath.Base(path)+": "+b.String())
 			}
-			if c, ok := Compare(sim, rt.Rows); ok {
+			if c, ok := Compare(kernels, rt.Rows); ok {
 				res.Comparison = &c
 			}
 		}
 	}
 	if t.HasStepTimeline {
-		res.Steps, res.Problems = m.steps(dir, sim, res.Problems)
-	}
-	for _, k := range results {
-		row := KernelRow{Name: k.Name, Truncated: k.Truncated}
-		if k.LaunchUID > 0 {
-			row.LaunchUID = cascade.Ptr(k.LaunchUID)
-		}
-		if k.KernelOK {
-			row.KernelID = k.Kernel.ID
-			if k.Kernel.Context != "" {
-				row.Context = cascade.Ptr(k.Kernel.Context)
-			}
-		}
-		row.SimCycles, row.SimInstructions, row.IPC = cascade.Ptr(k.Cycles), cascade.Ptr(k.Instructions), cascade.Ptr(k.IPC)
-		if ns, ok := k.SimTimeNs(clock); ok {
-			row.SimTimeNs = &ns
-		}
-		if res.Comparison != nil && k.KernelOK {
-			if kc, ok := res.Comparison.Kernel(k.Kernel); ok && !k.Truncated {
-				row.MeasuredNs, row.ErrorPct = cascade.Ptr(kc.MeasuredNs), cascade.Ptr(kc.ErrorPct)
-			}
-		}
-		res.Kernels = append(res.Kernels, row)
+		res.Steps, res.Problems = m.steps(dir, kernels, res.Problems)
 	}
 	if res.Steps == nil {
 		res.Steps = []StepProjection{}
@@ -142,7 +93,7 @@ func (m *Manager) computeResults(ctx context.Context, r cascade.Run, t cascade.T
 	return res, nil
 }
 
-func (m *Manager) steps(dir string, sim []SimTime, problems []string) ([]StepProjection, []string) {
+func (m *Manager) steps(dir string, kernels []cascade.RunKernel, problems []string) ([]StepProjection, []string) {
 	tl, err := tracedir.ReadTimeline(filepath.Join(dir, tracedir.TimelineFile))
 	if err != nil {
 		return nil, append(problems, err.Error())
@@ -157,7 +108,7 @@ func (m *Manager) steps(dir string, sim []SimTime, problems []string) ([]StepPro
 	for _, b := range km.Bad {
 		problems = append(problems, tracedir.KernelMappingFile+": "+b.String())
 	}
-	steps, bad := ProjectSteps(tl, km.Entries, sim)
+	steps, bad := ProjectSteps(tl, km.Entries, kernels)
 	for _, b := range bad {
 		problems = append(problems, b.String())
 	}

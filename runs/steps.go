@@ -3,6 +3,7 @@ package runs
 import (
 	"fmt"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/tracedir"
 )
@@ -16,9 +17,10 @@ type StepProjection struct {
 	EventsReplaced int // mapped events that had a simulated kernel
 }
 
-// ProjectSteps projects every step of tl onto the simulated kernel times:
-// the step's measured time with each mapped event's measured duration
-// replaced by its kernel's simulated time. Events without a simulated
+// ProjectSteps projects every step of tl onto a run's simulated kernel
+// times (the SimTimeNs of the kernels [simulated] takes): the step's
+// measured time with each mapped event's measured duration replaced by its
+// kernel's simulated time. Events without a simulated
 // kernel keep their measured duration, so a run of a kernel subset projects
 // only the kernels it simulated. Events are treated as running one after
 // another: overlapping kernels on several streams are each replaced in full.
@@ -27,7 +29,7 @@ type StepProjection struct {
 // step or event does not exist, its event is bad, it maps an event already
 // mapped, or its kernel has no context and matches simulated kernels in
 // several contexts.
-func ProjectSteps(tl tracedir.Timeline, mapping []tracedir.EventMapping, sim []SimTime) ([]StepProjection, []tracedir.BadEntry) {
+func ProjectSteps(tl tracedir.Timeline, mapping []tracedir.EventMapping, kernels []cascade.RunKernel) ([]StepProjection, []tracedir.BadEntry) {
 	var bad []tracedir.BadEntry
 	index := map[int]int{} // step number → index in tl.Steps
 	for i, st := range tl.Steps {
@@ -62,7 +64,7 @@ func ProjectSteps(tl tracedir.Timeline, mapping []tracedir.EventMapping, sim []S
 			continue
 		}
 		mapped[key] = true
-		simNs, n := simTimeOf(sim, m.Kernel)
+		simNs, n := simTimeOf(kernels, m.Kernel)
 		switch {
 		case n > 1:
 			report("kernel %s: no context, and simulated in %d contexts", m.Kernel, n)
@@ -79,17 +81,18 @@ func ProjectSteps(tl tracedir.Timeline, mapping []tracedir.EventMapping, sim []S
 // simTimeOf finds ref's simulated time, and how many simulated kernels
 // matched: an exact match wins; a side without a context matches any
 // context.
-func simTimeOf(sim []SimTime, ref kernellist.Ref) (float64, int) {
+func simTimeOf(kernels []cascade.RunKernel, ref kernellist.Ref) (float64, int) {
 	var loose []float64
-	for _, s := range sim {
-		if s.Kernel.ID != ref.ID {
+	for _, k := range kernels {
+		sref, simNs, ok := simulated(k)
+		if !ok || sref.ID != ref.ID {
 			continue
 		}
-		if s.Kernel.Context == ref.Context {
-			return s.SimNs, 1
+		if sref.Context == ref.Context {
+			return simNs, 1
 		}
-		if s.Kernel.Context == "" || ref.Context == "" {
-			loose = append(loose, s.SimNs)
+		if sref.Context == "" || ref.Context == "" {
+			loose = append(loose, simNs)
 		}
 	}
 	if len(loose) == 1 {

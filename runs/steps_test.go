@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/tracedir"
 )
@@ -29,12 +30,12 @@ func TestProjectSteps(t *testing.T) {
 		{Step: 0, Event: 0, Kernel: kernellist.Ref{ID: 1, Context: "0xaaa"}},
 		{Step: 1, Event: 1, Kernel: kernellist.Ref{ID: 1}},
 	}
-	sim := []SimTime{
-		{Kernel: kernellist.Ref{ID: 1, Context: "0xaaa"}, SimNs: 1500},
-		{Kernel: kernellist.Ref{ID: 1, Context: "0xbbb"}, SimNs: 700},
-		{Kernel: kernellist.Ref{ID: 3, Context: "0xaaa"}, SimNs: 100},
+	kernels := []cascade.RunKernel{
+		simulatedKernel(1, "0xaaa", 1500),
+		simulatedKernel(1, "0xbbb", 700),
+		simulatedKernel(3, "0xaaa", 100),
 	}
-	got, bad := ProjectSteps(tl, mapping, sim)
+	got, bad := ProjectSteps(tl, mapping, kernels)
 	// By hand:
 	//   step 0: measured 10000; event 0 (2000 ns) → kernel 1@0xaaa, 1500 ns;
 	//           event 1 → kernel 2, not simulated, keeps 3000; event 2 unmapped.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 )
 
@@ -30,37 +31,6 @@ const (
 	logDeadlock    = "deadlock detected"
 	logUnsupported = "unsupported binary version:"
 )
-
-// KernelResult is what the simulator reported for one kernel.
-type KernelResult struct {
-	LaunchUID int
-	Name      string
-
-	// TraceFile is the trace path the simulator processed for this kernel,
-	// as it printed it ("" when the log did not say); Kernel is read from
-	// its file name when KernelOK.
-	TraceFile string
-	Kernel    kernellist.Ref
-	KernelOK  bool
-
-	Cycles       int64   // gpu_sim_cycle: this kernel's cycles
-	Instructions int64   // gpu_sim_insn: this kernel's instructions
-	IPC          float64 // gpu_ipc; 0 when the simulator printed nan
-	TotalCycles  int64   // gpu_tot_sim_cycle: running total at this kernel's end
-
-	// Truncated is set when the simulator stopped at its maximum cycles or
-	// instructions while this kernel ran: its numbers cover only part of it.
-	Truncated bool
-}
-
-// SimTimeNs is the kernel's simulated time at the given core clock:
-// cycles / MHz, in nanoseconds. It reports false when the clock is unknown.
-func (k KernelResult) SimTimeNs(coreClockMHz float64) (float64, bool) {
-	if !(coreClockMHz > 0) {
-		return 0, false
-	}
-	return float64(k.Cycles) * 1000 / coreClockMHz, true
-}
 
 // Progress counts kernels of a run as the log tells them.
 type Progress struct {
@@ -129,7 +99,7 @@ type Parser struct {
 	processed []string       // trace paths, in creation order: uid n is processed[n-1]
 	launched  []int          // uids in launch order
 	names     map[int]string // uid → name from the launch line
-	results   []KernelResult
+	results   []cascade.RunKernel
 	byUID     map[int]int // uid → index in results
 	pending   *statsBlock
 	partial   []byte // an unterminated line given to Write
@@ -150,7 +120,6 @@ type statsBlock struct {
 	cycles int64
 	insn   int64
 	ipc    float64
-	total  int64
 	seen   int // bit set of the fields read
 }
 
@@ -296,10 +265,7 @@ func (p *Parser) stat(key, val string) {
 		}
 		b.seen |= seenIPC
 	case "gpu_tot_sim_cycle":
-		if n, err := strconv.ParseInt(val, 10, 64); err == nil {
-			b.total = n
-		}
-		p.commit()
+		p.commit() // the block's last line
 	}
 }
 
@@ -329,12 +295,11 @@ func (p *Parser) commit() {
 			}
 		}
 	}
-	r := KernelResult{
-		LaunchUID:    uid,
-		Cycles:       b.cycles,
-		Instructions: b.insn,
-		IPC:          b.ipc,
-		TotalCycles:  b.total,
+	r := cascade.RunKernel{
+		LaunchUID:       uid,
+		SimCycles:       b.cycles,
+		SimInstructions: b.insn,
+		IPC:             b.ipc,
 	}
 	// The launch line names the kernel exactly; a block's name list lines up
 	// with its uid list only when both have the same length.
@@ -342,14 +307,19 @@ func (p *Parser) commit() {
 	if r.Name == "" && len(b.names) == max(len(b.uids), 1) && idx < len(b.names) {
 		r.Name = b.names[idx]
 	}
-	if r.IPC == 0 && r.Cycles > 0 {
-		r.IPC = float64(r.Instructions) / float64(r.Cycles)
+	if r.IPC == 0 && r.SimCycles > 0 {
+		r.IPC = float64(r.SimInstructions) / float64(r.SimCycles)
 	}
 	// Accel-Sim gives kernels uids 1, 2, ... in the order it processes
 	// their traces.
 	if uid >= 1 && uid <= len(p.processed) {
 		r.TraceFile = p.processed[uid-1]
-		r.Kernel, r.KernelOK = kernellist.ParseTraceFileName(r.TraceFile)
+		if ref, ok := kernellist.ParseTraceFileName(r.TraceFile); ok {
+			r.KernelID = &ref.ID
+			if ref.Context != "" {
+				r.Context = &ref.Context
+			}
+		}
 	}
 	if uid != 0 {
 		p.byUID[uid] = len(p.results)
@@ -425,10 +395,14 @@ func (p *Parser) done() int {
 
 // Kernels returns the results so far in launch order (by launch uid, which
 // follows the kernel list), whatever order concurrent kernels finished in.
-func (p *Parser) Kernels() []KernelResult {
+// Each has what the log says: its launch uid (0 when the log did not
+// say), name, trace file, the kernel id and context its trace file's name
+// gives, cycles, instructions, IPC and whether it was truncated; RunID and
+// Seq are left to the store.
+func (p *Parser) Kernels() []cascade.RunKernel {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ks := append([]KernelResult(nil), p.results...)
+	ks := append([]cascade.RunKernel(nil), p.results...)
 	sort.SliceStable(ks, func(i, j int) bool {
 		a, b := ks[i].LaunchUID, ks[j].LaunchUID
 		return a != 0 && (b == 0 || a < b) // unknown uids last

@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/kernellist/kernellisttest"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
@@ -105,7 +107,7 @@ func TestLogParserOutcomes(t *testing.T) {
 				t.Errorf("progress = %+v", pr)
 			}
 			for i, k := range ks {
-				if k.LaunchUID != i+1 || !k.KernelOK || k.Kernel != (kernellist.Ref{ID: i + 1, Context: ctx}) {
+				if k.LaunchUID != i+1 || cascade.Deref(k.KernelID) != i+1 || cascade.Deref(k.Context) != ctx {
 					t.Errorf("kernel %d = %+v", i, k)
 				}
 				if k.Truncated != (k.LaunchUID == tt.truncated) {
@@ -134,25 +136,24 @@ func TestLogParserNumbers(t *testing.T) {
 	if out := p.Outcome(Exit{}); !out.Succeeded {
 		t.Fatalf("outcome = %+v", out)
 	}
-	want := []KernelResult{
+	want := []cascade.RunKernel{
 		{LaunchUID: 1, Name: "_Z6vecAddPdS_S_i", TraceFile: "/data/s3/traces/llama/traces/kernel-1-ctx_0x6165bdd7ec90.traceg",
-			Kernel: kernellist.Ref{ID: 1, Context: "0x6165bdd7ec90"}, KernelOK: true, Cycles: 7146, Instructions: 1606656, IPC: 224.8329, TotalCycles: 7146},
+			KernelID: cascade.Ptr(1), Context: cascade.Ptr("0x6165bdd7ec90"), SimCycles: 7146, SimInstructions: 1606656, IPC: 224.8329},
 		{LaunchUID: 2, Name: "_Z9reduceSumPdS_i", TraceFile: "/data/s3/traces/llama/traces/kernel-2-ctx_0x6165bdd7ec90.traceg",
-			Kernel: kernellist.Ref{ID: 2, Context: "0x6165bdd7ec90"}, KernelOK: true, Cycles: 3510, Instructions: 351000, IPC: 100, TotalCycles: 10656},
+			KernelID: cascade.Ptr(2), Context: cascade.Ptr("0x6165bdd7ec90"), SimCycles: 3510, SimInstructions: 351000, IPC: 100},
 	}
-	got := p.Kernels()
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("kernel %d:\n got %+v\nwant %+v", i, got[i], want[i])
-		}
+	if got := p.Kernels(); !reflect.DeepEqual(got, want) {
+		t.Errorf("kernels:\n got %s\nwant %s", kernelsText(got), kernelsText(want))
 	}
-	// 3510 cycles at 1755 MHz: 3510 / 1755e6 s = 2 µs.
-	if ns, ok := got[1].SimTimeNs(1755); !ok || ns != 2000 {
-		t.Errorf("SimTimeNs = %v, %v; want 2000", ns, ok)
+}
+
+// kernelsText prints results with their pointers followed.
+func kernelsText(ks []cascade.RunKernel) string {
+	var b strings.Builder
+	for _, k := range ks {
+		fmt.Fprintf(&b, "\n\t%+v kernel %v context %q", k, cascade.Deref(k.KernelID), cascade.Deref(k.Context))
 	}
-	if _, ok := got[1].SimTimeNs(0); ok {
-		t.Error("SimTimeNs with no clock: ok")
-	}
+	return b.String()
 }
 
 func TestLogParserConcurrentNames(t *testing.T) {
@@ -166,7 +167,7 @@ func TestLogParserConcurrentNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	ks := p.Kernels()
-	if ks[0].Name != "_Z6vecAddPdS_S_i" || ks[1].Name != "_Z9reduceSumPdS_i" || ks[1].Cycles != 1000 {
+	if ks[0].Name != "_Z6vecAddPdS_S_i" || ks[1].Name != "_Z9reduceSumPdS_i" || ks[1].SimCycles != 1000 {
 		t.Errorf("kernels = %+v", ks)
 	}
 }
@@ -250,21 +251,19 @@ func TestLogParserFakesim(t *testing.T) {
 				t.Fatalf("got %d results, want %d: %+v", len(ks), tt.results, ks)
 			}
 			wantRefs := []kernellist.Ref{{ID: 1, Context: "0x6165bdd7ec90"}, {ID: 2, Context: "0x6165bdd7ec90"}, {ID: 1, Context: "0x7ff00000a000"}}
-			var total int64
 			for i, k := range ks {
 				cycles, insn := fakesim.Cycles(i+1, sizes[i]), fakesim.Instructions(i+1, sizes[i])
 				if k.LaunchUID == tt.truncated {
 					cycles, insn = cycles/2, insn/2
 				}
-				total += cycles
-				want := KernelResult{
+				want := cascade.RunKernel{
 					LaunchUID: i + 1, Name: fmt.Sprintf("_Z7kernel%dPf", wantRefs[i].ID),
-					TraceFile: filepath.Join(dir, filepath.Base(ks[i].TraceFile)), Kernel: wantRefs[i], KernelOK: true,
-					Cycles: cycles, Instructions: insn, TotalCycles: total, Truncated: k.LaunchUID == tt.truncated,
+					TraceFile: filepath.Join(dir, filepath.Base(ks[i].TraceFile)), KernelID: &wantRefs[i].ID, Context: &wantRefs[i].Context,
+					SimCycles: cycles, SimInstructions: insn, Truncated: k.LaunchUID == tt.truncated,
 				}
 				k.IPC = 0
-				if k != want {
-					t.Errorf("kernel %d:\n got %+v\nwant %+v", i, k, want)
+				if !reflect.DeepEqual(k, want) {
+					t.Errorf("kernel %d:%s\nwant%s", i, kernelsText([]cascade.RunKernel{k}), kernelsText([]cascade.RunKernel{want}))
 				}
 			}
 		})
@@ -333,7 +332,7 @@ func TestLogParserLaunchOrder(t *testing.T) {
 		p.Line(l)
 	}
 	ks := p.Kernels()
-	if len(ks) != 2 || ks[0].LaunchUID != 1 || ks[0].Cycles != 30 || ks[1].LaunchUID != 2 || ks[1].Kernel.ID != 2 || ks[1].Name != "_Z1bv" {
+	if len(ks) != 2 || ks[0].LaunchUID != 1 || ks[0].SimCycles != 30 || ks[1].LaunchUID != 2 || cascade.Deref(ks[1].KernelID) != 2 || ks[1].Name != "_Z1bv" {
 		t.Errorf("kernels = %+v", ks)
 	}
 	if out := p.Outcome(Exit{}); !out.Succeeded {
