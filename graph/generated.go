@@ -17,7 +17,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/graph/model"
-	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/s3gw"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -282,8 +281,8 @@ type RunResolver interface {
 
 	Progress(ctx context.Context, obj *cascade.Run) (*model.RunProgress, error)
 	Kernels(ctx context.Context, obj *cascade.Run) ([]cascade.RunKernel, error)
-	Comparison(ctx context.Context, obj *cascade.Run) (*runs.Comparison, error)
-	Steps(ctx context.Context, obj *cascade.Run) ([]runs.StepProjection, error)
+	Comparison(ctx context.Context, obj *cascade.Run) (*cascade.RunComparison, error)
+	Steps(ctx context.Context, obj *cascade.Run) ([]cascade.StepProjection, error)
 	TimingProblems(ctx context.Context, obj *cascade.Run) ([]string, error)
 	LogTail(ctx context.Context, obj *cascade.Run, lines *int) ([]string, error)
 }
@@ -3739,8 +3738,8 @@ func (ec *executionContext) _Run_comparison(ctx context.Context, field graphql.C
 			return ec.Resolvers.Run().Comparison(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *runs.Comparison) graphql.Marshaler {
-			return ec.marshalORunComparison2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐComparison(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.RunComparison) graphql.Marshaler {
+			return ec.marshalORunComparison2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunComparison(ctx, selections, v)
 		},
 		true,
 		false,
@@ -3771,8 +3770,8 @@ func (ec *executionContext) _Run_steps(ctx context.Context, field graphql.Collec
 			return ec.Resolvers.Run().Steps(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []runs.StepProjection) graphql.Marshaler {
-			return ec.marshalNStepProjection2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐStepProjectionᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.StepProjection) graphql.Marshaler {
+			return ec.marshalNStepProjection2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐStepProjectionᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3858,7 +3857,7 @@ func (ec *executionContext) fieldContext_Run_logTail(ctx context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _RunComparison_kernelsCompared(ctx context.Context, field graphql.CollectedField, obj *runs.Comparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunComparison_kernelsCompared(ctx context.Context, field graphql.CollectedField, obj *cascade.RunComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3881,7 +3880,7 @@ func (ec *executionContext) fieldContext_RunComparison_kernelsCompared(_ context
 	return graphql.NewScalarFieldContext("RunComparison", field, false, false, "Int")
 }
 
-func (ec *executionContext) _RunComparison_mape(ctx context.Context, field graphql.CollectedField, obj *runs.Comparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunComparison_mape(ctx context.Context, field graphql.CollectedField, obj *cascade.RunComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3904,7 +3903,7 @@ func (ec *executionContext) fieldContext_RunComparison_mape(_ context.Context, f
 	return graphql.NewScalarFieldContext("RunComparison", field, false, false, "Float")
 }
 
-func (ec *executionContext) _RunComparison_correlation(ctx context.Context, field graphql.CollectedField, obj *runs.Comparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunComparison_correlation(ctx context.Context, field graphql.CollectedField, obj *cascade.RunComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3927,7 +3926,7 @@ func (ec *executionContext) fieldContext_RunComparison_correlation(_ context.Con
 	return graphql.NewScalarFieldContext("RunComparison", field, false, false, "Float")
 }
 
-func (ec *executionContext) _RunComparison_simTotalNs(ctx context.Context, field graphql.CollectedField, obj *runs.Comparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunComparison_simTotalNs(ctx context.Context, field graphql.CollectedField, obj *cascade.RunComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3950,7 +3949,7 @@ func (ec *executionContext) fieldContext_RunComparison_simTotalNs(_ context.Cont
 	return graphql.NewScalarFieldContext("RunComparison", field, false, false, "Float")
 }
 
-func (ec *executionContext) _RunComparison_measuredTotalNs(ctx context.Context, field graphql.CollectedField, obj *runs.Comparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _RunComparison_measuredTotalNs(ctx context.Context, field graphql.CollectedField, obj *cascade.RunComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4814,7 +4813,7 @@ func (ec *executionContext) fieldContext_SimConfig_error(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("SimConfig", field, true, true, "String")
 }
 
-func (ec *executionContext) _StepProjection_step(ctx context.Context, field graphql.CollectedField, obj *runs.StepProjection) (ret graphql.Marshaler) {
+func (ec *executionContext) _StepProjection_step(ctx context.Context, field graphql.CollectedField, obj *cascade.StepProjection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4837,7 +4836,7 @@ func (ec *executionContext) fieldContext_StepProjection_step(_ context.Context, 
 	return graphql.NewScalarFieldContext("StepProjection", field, false, false, "Int")
 }
 
-func (ec *executionContext) _StepProjection_measuredNs(ctx context.Context, field graphql.CollectedField, obj *runs.StepProjection) (ret graphql.Marshaler) {
+func (ec *executionContext) _StepProjection_measuredNs(ctx context.Context, field graphql.CollectedField, obj *cascade.StepProjection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4860,7 +4859,7 @@ func (ec *executionContext) fieldContext_StepProjection_measuredNs(_ context.Con
 	return graphql.NewScalarFieldContext("StepProjection", field, false, false, "Float")
 }
 
-func (ec *executionContext) _StepProjection_projectedNs(ctx context.Context, field graphql.CollectedField, obj *runs.StepProjection) (ret graphql.Marshaler) {
+func (ec *executionContext) _StepProjection_projectedNs(ctx context.Context, field graphql.CollectedField, obj *cascade.StepProjection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7644,7 +7643,7 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 
 var runComparisonImplementors = []string{"RunComparison"}
 
-func (ec *executionContext) _RunComparison(ctx context.Context, sel ast.SelectionSet, obj *runs.Comparison) graphql.Marshaler {
+func (ec *executionContext) _RunComparison(ctx context.Context, sel ast.SelectionSet, obj *cascade.RunComparison) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, runComparisonImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -8044,7 +8043,7 @@ func (ec *executionContext) _SimConfig(ctx context.Context, sel ast.SelectionSet
 
 var stepProjectionImplementors = []string{"StepProjection"}
 
-func (ec *executionContext) _StepProjection(ctx context.Context, sel ast.SelectionSet, obj *runs.StepProjection) graphql.Marshaler {
+func (ec *executionContext) _StepProjection(ctx context.Context, sel ast.SelectionSet, obj *cascade.StepProjection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, stepProjectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -8992,15 +8991,15 @@ func (ec *executionContext) marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋ
 	return ec._SimConfig(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNStepProjection2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐStepProjection(ctx context.Context, sel ast.SelectionSet, v runs.StepProjection) graphql.Marshaler {
+func (ec *executionContext) marshalNStepProjection2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐStepProjection(ctx context.Context, sel ast.SelectionSet, v cascade.StepProjection) graphql.Marshaler {
 	return ec._StepProjection(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNStepProjection2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐStepProjectionᚄ(ctx context.Context, sel ast.SelectionSet, v []runs.StepProjection) graphql.Marshaler {
+func (ec *executionContext) marshalNStepProjection2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐStepProjectionᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.StepProjection) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNStepProjection2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐStepProjection(ctx, sel, v[i])
+		return ec.marshalNStepProjection2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐStepProjection(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -9448,7 +9447,7 @@ func (ec *executionContext) marshalORun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascad
 	return ec._Run(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalORunComparison2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐComparison(ctx context.Context, sel ast.SelectionSet, v *runs.Comparison) graphql.Marshaler {
+func (ec *executionContext) marshalORunComparison2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunComparison(ctx context.Context, sel ast.SelectionSet, v *cascade.RunComparison) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -103,13 +103,13 @@ func (r *runResolver) Kernels(ctx context.Context, obj *cascade.Run) ([]cascade.
 }
 
 // Comparison is the resolver for the comparison field.
-func (r *runResolver) Comparison(ctx context.Context, obj *cascade.Run) (*runs.Comparison, error) {
+func (r *runResolver) Comparison(ctx context.Context, obj *cascade.Run) (*cascade.RunComparison, error) {
 	res, err := r.RunManager.Results(ctx, *obj)
 	return res.Comparison, err
 }
 
 // Steps is the resolver for the steps field.
-func (r *runResolver) Steps(ctx context.Context, obj *cascade.Run) ([]runs.StepProjection, error) {
+func (r *runResolver) Steps(ctx context.Context, obj *cascade.Run) ([]cascade.StepProjection, error) {
 	res, err := r.RunManager.Results(ctx, *obj)
 	return res.Steps, err
 }

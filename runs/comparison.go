@@ -19,15 +19,6 @@ func simulated(k cascade.RunKernel) (kernellist.Ref, float64, bool) {
 	return kernellist.Ref{ID: *k.KernelID, Context: cascade.Deref(k.Context)}, *k.SimTimeNs, true
 }
 
-// Comparison sets a run's simulated kernel times against measured ones.
-type Comparison struct {
-	KernelsCompared int
-	MAPE            float64  // mean of |ErrorPct|
-	Correlation     *float64 // Pearson, SimNs vs MeasuredNs; nil with < 2 kernels or no variance
-	SimTotalNs      float64  // sum over the compared kernels only
-	MeasuredTotalNs float64  // sum over the compared kernels only
-}
-
 // Compare joins a run's kernels, their SimTimeNs set, to measured rows:
 // it sets MeasuredNs and ErrorPct of each kernel it compares and returns
 // the run's error statistics. It reports false when no kernel could be
@@ -41,8 +32,8 @@ type Comparison struct {
 // A traced kernel id is one launch, so several rows for it (invocation 0,
 // 1, ... or repeated measurements) measure the same work; MeasuredNs is
 // their mean.
-func Compare(kernels []cascade.RunKernel, rows []tracedir.TimingRow) (Comparison, bool) {
-	var c Comparison
+func Compare(kernels []cascade.RunKernel, rows []tracedir.TimingRow) (cascade.RunComparison, bool) {
+	var c cascade.RunComparison
 	var xs, ys []float64
 	for i, k := range kernels {
 		ref, simNs, ok := simulated(k)
@@ -78,7 +69,7 @@ func Compare(kernels []cascade.RunKernel, rows []tracedir.TimingRow) (Comparison
 		xs, ys = append(xs, simNs), append(ys, measured)
 	}
 	if c.KernelsCompared == 0 {
-		return Comparison{}, false
+		return cascade.RunComparison{}, false
 	}
 	c.MAPE /= float64(c.KernelsCompared)
 	c.Correlation = pearson(xs, ys)

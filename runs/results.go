@@ -13,9 +13,9 @@ import (
 // Results is what a run's kernels say, joined with the trace's measured
 // timing and step timeline.
 type Results struct {
-	Kernels    []cascade.RunKernel // with their simulated and measured times
-	Comparison *Comparison         // nil when the trace has no usable real timing
-	Steps      []StepProjection
+	Kernels    []cascade.RunKernel    // with their simulated and measured times
+	Comparison *cascade.RunComparison // nil when the trace has no usable real timing
+	Steps      []cascade.StepProjection
 	// Problems lists bad rows of the timing files, skipped.
 	Problems []string
 }
@@ -88,12 +88,12 @@ func (m *Manager) computeResults(ctx context.Context, r cascade.Run, t cascade.T
 		res.Steps, res.Problems = m.steps(dir, kernels, res.Problems)
 	}
 	if res.Steps == nil {
-		res.Steps = []StepProjection{}
+		res.Steps = []cascade.StepProjection{}
 	}
 	return res, nil
 }
 
-func (m *Manager) steps(dir string, kernels []cascade.RunKernel, problems []string) ([]StepProjection, []string) {
+func (m *Manager) steps(dir string, kernels []cascade.RunKernel, problems []string) ([]cascade.StepProjection, []string) {
 	tl, err := tracedir.ReadTimeline(filepath.Join(dir, tracedir.TimelineFile))
 	if err != nil {
 		return nil, append(problems, err.Error())

@@ -8,15 +8,6 @@ import (
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
-// StepProjection is a step's measured time and its time with the mapped
-// kernels' measured durations replaced by their simulated times.
-type StepProjection struct {
-	Step           int
-	MeasuredNs     float64
-	ProjectedNs    float64
-	EventsReplaced int // mapped events that had a simulated kernel
-}
-
 // ProjectSteps projects every step of tl onto a run's simulated kernel
 // times (the SimTimeNs of the kernels [simulated] takes): the step's
 // measured time with each mapped event's measured duration replaced by its
@@ -29,15 +20,15 @@ type StepProjection struct {
 // step or event does not exist, its event is bad, it maps an event already
 // mapped, or its kernel has no context and matches simulated kernels in
 // several contexts.
-func ProjectSteps(tl tracedir.Timeline, mapping []tracedir.EventMapping, kernels []cascade.RunKernel) ([]StepProjection, []tracedir.BadEntry) {
+func ProjectSteps(tl tracedir.Timeline, mapping []tracedir.EventMapping, kernels []cascade.RunKernel) ([]cascade.StepProjection, []tracedir.BadEntry) {
 	var bad []tracedir.BadEntry
 	index := map[int]int{} // step number → index in tl.Steps
 	for i, st := range tl.Steps {
 		index[st.Step] = i
 	}
-	out := make([]StepProjection, len(tl.Steps))
+	out := make([]cascade.StepProjection, len(tl.Steps))
 	for i, st := range tl.Steps {
-		out[i] = StepProjection{Step: st.Step, MeasuredNs: st.MeasuredNs, ProjectedNs: st.MeasuredNs}
+		out[i] = cascade.StepProjection{Step: st.Step, MeasuredNs: st.MeasuredNs, ProjectedNs: st.MeasuredNs}
 	}
 	mapped := map[[2]int]bool{}
 	for i, m := range mapping {

@@ -44,7 +44,7 @@ func TestProjectSteps(t *testing.T) {
 	//           match (3@0xaaa, 100 ns): 5000 - 4000 + 100 = 1100; event 1's
 	//           mapping (kernel 1, no context) matches two contexts: skipped.
 	//   step 6: no events: 1.75 both.
-	want := []StepProjection{
+	want := []cascade.StepProjection{
 		{Step: 0, MeasuredNs: 10000, ProjectedNs: 9500, EventsReplaced: 1},
 		{Step: 1, MeasuredNs: 5000, ProjectedNs: 1100, EventsReplaced: 1},
 		{Step: 6, MeasuredNs: 1.75, ProjectedNs: 1.75},
