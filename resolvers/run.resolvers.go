@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
@@ -73,14 +72,11 @@ func (r *runResolver) Trace(ctx context.Context, obj *cascade.Run) (*cascade.Tra
 
 // SimConfig is the resolver for the simConfig field.
 func (r *runResolver) SimConfig(ctx context.Context, obj *cascade.Run) (*cascade.SimConfig, error) {
-	cfgs, err := r.RunManager.SimConfigs()
+	c, err := r.RunManager.RunSimConfig(*obj)
 	if err != nil {
 		return nil, err
 	}
-	if c, ok := simconfig.Find(cfgs, obj.SimConfig); ok {
-		return &c, nil
-	}
-	return &cascade.SimConfig{Name: obj.SimConfig, Err: "no longer in CASCADE_SIM_CONFIGS_DIR"}, nil
+	return &c, nil
 }
 
 // CrossArchitecture is the resolver for the crossArchitecture field.
@@ -201,11 +197,10 @@ func (r *subscriptionResolver) RunRemoved(ctx context.Context, id *string, trace
 
 // CompatibleSimConfigs is the resolver for the compatibleSimConfigs field.
 func (r *traceResolver) CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]cascade.SimConfig, error) {
-	cfgs, err := r.RunManager.SimConfigs()
+	compatible, err := r.RunManager.CompatibleSimConfigs(*obj)
 	if err != nil {
 		return nil, err
 	}
-	compatible := simconfig.Compatible(cfgs, obj.TraceGPUArch)
 	if compatible == nil {
 		compatible = []cascade.SimConfig{}
 	}
@@ -214,14 +209,11 @@ func (r *traceResolver) CompatibleSimConfigs(ctx context.Context, obj *cascade.T
 
 // DefaultSimConfig is the resolver for the defaultSimConfig field.
 func (r *traceResolver) DefaultSimConfig(ctx context.Context, obj *cascade.Trace) (*cascade.SimConfig, error) {
-	cfgs, err := r.RunManager.SimConfigs()
-	if err != nil {
+	c, ok, err := r.RunManager.DefaultSimConfig(*obj)
+	if err != nil || !ok {
 		return nil, err
 	}
-	if c, ok := simconfig.Default(cfgs, obj.TraceGPUArch, cascade.Deref(obj.SuggestedSimConfig)); ok {
-		return &c, nil
-	}
-	return nil, nil
+	return &c, nil
 }
 
 // Runs is the resolver for the runs field.
