@@ -3,7 +3,6 @@ package tracedir
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 )
@@ -57,15 +56,7 @@ type EventMapping struct {
 
 // ReadTimeline reads and parses corrected_timeline.json.
 func ReadTimeline(path string) (Timeline, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Timeline{}, fmt.Errorf("read timeline: %w", err)
-	}
-	tl, err := ParseTimeline(data)
-	if err != nil {
-		return Timeline{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return tl, nil
+	return readTimingFile(path, "timeline", ParseTimeline)
 }
 
 // ParseTimeline parses corrected_timeline.json (formats.md §7):
@@ -176,15 +167,7 @@ func parseEvent(raw json.RawMessage) Event {
 
 // ReadKernelMapping reads and parses kernel_mapping.json.
 func ReadKernelMapping(path string) (KernelMapping, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return KernelMapping{}, fmt.Errorf("read kernel mapping: %w", err)
-	}
-	m, err := ParseKernelMapping(data)
-	if err != nil {
-		return KernelMapping{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return readTimingFile(path, "kernel mapping", ParseKernelMapping)
 }
 
 // ParseKernelMapping parses kernel_mapping.json (formats.md §7): a list of

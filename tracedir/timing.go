@@ -53,15 +53,22 @@ func (rt RealTiming) Usable() bool { return len(rt.Rows)+len(rt.Bad) > 0 && rt.u
 
 // ReadRealTiming reads and parses a real_timing.json file.
 func ReadRealTiming(path string) (RealTiming, error) {
+	return readTimingFile(path, "real timing", ParseRealTiming)
+}
+
+// readTimingFile reads the timing file at path with parse; its errors
+// name what was read ("read real timing: ...") or the file.
+func readTimingFile[T any](path, what string, parse func([]byte) (T, error)) (T, error) {
+	var zero T
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return RealTiming{}, fmt.Errorf("read real timing: %w", err)
+		return zero, fmt.Errorf("read %s: %w", what, err)
 	}
-	rt, err := ParseRealTiming(data)
+	v, err := parse(data)
 	if err != nil {
-		return RealTiming{}, fmt.Errorf("%s: %w", path, err)
+		return zero, fmt.Errorf("%s: %w", path, err)
 	}
-	return rt, nil
+	return v, nil
 }
 
 // ParseRealTiming parses real_timing.json (formats.md §7): a list of rows or
