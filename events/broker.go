@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cascade-sim/cascade"
 )
@@ -56,6 +57,8 @@ type Broker struct {
 
 	sized      bool // set by NewBroker; else the default sizes
 	maxPending int
+
+	dropped atomic.Int64 // subscriptions closed for falling behind
 }
 
 // NewBroker returns a broker whose subscribers may each have up to
@@ -76,6 +79,7 @@ func (b *Broker) Publish(e Event) {
 		if s.match == nil || s.match(e) {
 			if !s.offer(e) {
 				delete(b.subs, s)
+				b.dropped.Add(1)
 			}
 		}
 	}
@@ -109,6 +113,10 @@ func (b *Broker) Subscribers() int {
 	defer b.mu.Unlock()
 	return len(b.subs)
 }
+
+// Dropped returns how many subscriptions the broker closed for falling
+// more than its queue size behind (their Next returned ErrTooSlow).
+func (b *Broker) Dropped() int64 { return b.dropped.Load() }
 
 // Subscription is one subscriber's queue. Next is meant for one goroutine.
 type Subscription struct {

@@ -107,10 +107,14 @@ func TestOverflowClosesOnlyTheLaggard(t *testing.T) {
 	if _, err := stalled.Next(ctx); !errors.Is(err, events.ErrTooSlow) {
 		t.Fatalf("stalled: %v", err)
 	}
-	if b.Subscribers() != 1 {
-		t.Fatalf("subscribers %d", b.Subscribers())
+	if b.Subscribers() != 1 || b.Dropped() != 1 {
+		t.Fatalf("subscribers %d, dropped %d; want 1 and 1", b.Subscribers(), b.Dropped())
 	}
 	b.Publish(update("watched", 1))
+	b.Publish(update("more", 1))
+	if b.Dropped() != 1 {
+		t.Fatalf("dropped %d after more events; a closed subscription counts once", b.Dropped())
+	}
 	if e, err := live.Next(ctx); err != nil || e.Key() != "trace/watched" {
 		t.Fatalf("live: %v %v", e, err)
 	}

@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/events"
@@ -65,8 +66,11 @@ type Config struct {
 	Store  Store
 	Events interface{ Publish(events.Event) }
 	// Moved, if set, is told after a trace moved to ready or failed.
-	Moved  func(id string)
-	Logger *slog.Logger
+	Moved func(id string)
+	// Finished, if set, is told how long each post-processor that ran to
+	// its end took and whether it succeeded, for /metrics.
+	Finished func(d time.Duration, ok bool)
+	Logger   *slog.Logger
 
 	// Format is what Command writes, FormatTracez or FormatTraceg, when it
 	// is known (the built-in post-processor); "" for another command. A
@@ -203,6 +207,26 @@ func (p *Processor) Stop(id string) {
 	}
 }
 
+// Queued is how many traces wait for a post-processor.
+func (p *Processor) Queued() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.queue)
+}
+
+// Running is how many post-processors are at work.
+func (p *Processor) Running() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, b := range p.busy {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
 func (p *Processor) next() (string, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -321,6 +345,7 @@ func (p *Processor) handle(ctx context.Context, id string) {
 	p.log.Info("post-processing", "trace", id, "command", p.cfg.Command[0], "jobs", jobs)
 	logPath := p.LogPath(id)
 	args := append(append([]string(nil), p.cfg.Command...), filepath.Join(dir, tracedir.TracesDir), "-j", strconv.Itoa(jobs))
+	start := time.Now()
 	res, err := proc.Run(runCtx, proc.Cmd{
 		Args: args,
 		Dir:  dir,
@@ -350,6 +375,9 @@ func (p *Processor) handle(ctx context.Context, id string) {
 		if _, err := os.Stat(list); err != nil {
 			msg = "post-processor exited 0 but wrote no traces/kernelslist.g: " + p.tail(logPath)
 		}
+	}
+	if p.cfg.Finished != nil {
+		p.cfg.Finished(time.Since(start), msg == "")
 	}
 	// A kernelslist.g left behind is the post-processor's, not the
 	// upload's: after a failure it is partial output, and after a success

@@ -51,6 +51,10 @@ type Config struct {
 	// ConfigsDir the gpgpusim.config ones, paired by name, as in an
 	// Accel-Sim checkout (see [simconfig.LoadPaired]).
 	TraceConfigsDir string
+
+	// Ended, if set, is given each run that ran, once its end (succeeded,
+	// failed, cancelled while running) is committed, for /metrics.
+	Ended func(cascade.Run)
 }
 
 // Manager owns runs: it launches them, queues them in order, executes
@@ -597,4 +601,7 @@ func (m *Manager) finish(ctx context.Context, id string, p *simlog.Parser, state
 		m.log.Info("run "+strings.ToLower(string(state)), "run", id)
 	}
 	m.publish(r)
+	if m.cfg.Ended != nil {
+		m.cfg.Ended(r)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -60,6 +61,7 @@ type Gateway struct {
 	cancel  context.CancelFunc
 	exited  chan struct{} // closed when the gateway stopped
 	exitErr error         // why, set before exited is closed
+	uploads atomic.Int64  // see UploadsInFlight
 
 	closeOnce sync.Once
 	closeErr  error
@@ -152,7 +154,7 @@ func start(ctx context.Context, cfg Config, addr string) (*Gateway, error) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	g := &Gateway{URL: "http://" + addr, cfg: cfg, cancel: cancel, exited: make(chan struct{})}
 	go func() {
-		g.exitErr = embedgw.RunVersityGW(runCtx, keyGuard{be}, gcfg)
+		g.exitErr = embedgw.RunVersityGW(runCtx, counting{keyGuard{be}, &g.uploads}, gcfg)
 		close(g.exited)
 	}()
 	select {

@@ -56,6 +56,9 @@ type Config struct {
 	// processes to stop. After an error the next periodic scan removes the
 	// trace again.
 	Removed func(ctx context.Context, id string) error
+	// Scanned, if set, is told how long each periodic pass took (the
+	// first, full one included), for /metrics.
+	Scanned func(time.Duration)
 	Logger  *slog.Logger
 }
 
@@ -210,6 +213,9 @@ func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
 			case tracedir.DirSignature(s.dir(id), e.dirs, tracedir.MetadataFile) != e.dirSig:
 				s.scanTrace(ctx, id, now)
 			}
+		}
+		if s.cfg.Scanned != nil {
+			s.cfg.Scanned(time.Since(now))
 		}
 		return
 	}

@@ -56,6 +56,9 @@ type Client struct {
 	// Timeout bounds each command; DefaultTimeout when 0.
 	Timeout    time.Duration
 	Accounting Accounting
+	// PollFailed, if set, is told about each failed Poll (for /metrics:
+	// metrics.Registry.SlurmPollFailed); it must be quick.
+	PollFailed func(error)
 
 	mu         sync.Mutex
 	accounting *bool // AccountingAuto's answer, once known
@@ -90,8 +93,17 @@ func (c *Client) Submit(ctx context.Context, j Job) (JobID, error) {
 // accounting — one sacct call; a job neither knows is Lost. An error wraps
 // ErrUnavailable (or the context's error): the map then holds the jobs
 // squeue answered for, if it did, and nothing is known of the others this
-// time — keep their last status and poll again.
+// time — keep their last status and poll again. Each error but ctx's own
+// is also handed to PollFailed.
 func (c *Client) Poll(ctx context.Context, ids []JobID) (map[JobID]Status, error) {
+	sts, err := c.poll(ctx, ids)
+	if err != nil && ctx.Err() == nil && c.PollFailed != nil {
+		c.PollFailed(err)
+	}
+	return sts, err
+}
+
+func (c *Client) poll(ctx context.Context, ids []JobID) (map[JobID]Status, error) {
 	sts := make(map[JobID]Status, len(ids))
 	if len(ids) == 0 {
 		return sts, nil

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -228,6 +229,13 @@ func scontrolShowJob(t *testing.T, id slurm.JobID) map[string]string {
 func TestControllerRestart(t *testing.T) {
 	c, _ := client(t)
 	c.Timeout = 5 * time.Second
+	var pollErrors atomic.Int64
+	c.PollFailed = func(err error) {
+		if !errors.Is(err, slurm.ErrUnavailable) {
+			t.Errorf("PollFailed given %v, want ErrUnavailable", err)
+		}
+		pollErrors.Add(1)
+	}
 	var ids []slurm.JobID
 	for i := range 3 {
 		ids = append(ids, submit(t, c, job(t, fmt.Sprintf("restart-%d", i), "sleep", "6")))
@@ -240,6 +248,9 @@ func TestControllerRestart(t *testing.T) {
 		}
 		return true
 	})
+	if n := pollErrors.Load(); n != 0 {
+		t.Fatalf("PollFailed called %d times with the controller up", n)
+	}
 
 	if out, err := exec.Command(slurmScript(), "stop-ctld", cluster.dir).CombinedOutput(); err != nil {
 		t.Fatalf("stop-ctld: %v\n%s", err, out)
@@ -252,6 +263,9 @@ func TestControllerRestart(t *testing.T) {
 	})
 	if _, err := c.Poll(context.Background(), ids); !errors.Is(err, slurm.ErrUnavailable) {
 		t.Fatalf("poll with the controller down: got %v, want ErrUnavailable", err)
+	}
+	if n := pollErrors.Load(); n != 1 {
+		t.Fatalf("PollFailed called %d times after one failed poll, want 1", n)
 	}
 	if _, err := c.Submit(context.Background(), job(t, "during-outage", "true")); !errors.Is(err, slurm.ErrUnavailable) {
 		t.Fatalf("submit with the controller down: got %v, want ErrUnavailable", err)
