@@ -23,6 +23,7 @@ import (
 	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
+	"github.com/cascade-sim/cascade/metrics"
 	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/resolvers"
 	"github.com/cascade-sim/cascade/runs"
@@ -86,6 +87,15 @@ type Config struct {
 	// playground); nil serves gqlgen's playground at /playground only.
 	UI http.Handler
 
+	// Pprof serves Go's profiles at /debug/pprof/, behind the same access
+	// control as /graphql (cmd/cascade refuses it on a non-loopback address
+	// without a token).
+	Pprof bool
+	// Listening, if set, is called with the server's URL once it listens,
+	// before the database is opened and migrated: /healthz answers from
+	// then on.
+	Listening func(url string)
+
 	Logger *slog.Logger
 }
 
@@ -135,6 +145,7 @@ type Main struct {
 
 	log    *slog.Logger
 	events *events.Broker
+	front  *front
 	http   *http.Server
 	graph  *graph.Server
 	s3     *s3gw.Gateway
@@ -148,9 +159,11 @@ type Main struct {
 	closeErr  error
 }
 
-// Run opens the database, seeds the sample trace, starts the scanner, the
-// post-processor and the run manager, and serves HTTP. It returns once the server listens;
-// Close stops it.
+// Run listens, opens (and migrates) the database, seeds the sample trace,
+// starts the scanner, the post-processor and the run manager, and serves
+// HTTP. It listens first, so that /healthz can say the server is migrating
+// (503) while a long migration runs; everything else answers 503 until
+// Run returns. It returns once the server is ready; Close stops it.
 func Run(ctx context.Context, cfg Config) (*Main, error) {
 	log := cfg.Logger
 	if log == nil {
@@ -166,12 +179,40 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 			return nil, fmt.Errorf("create %s: %w", d, err)
 		}
 	}
+	reg := metrics.New(log)
+	m.front = newFront(cfg.BucketDir(), reg.Handler())
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	m.URL = "http://" + ln.Addr().String()
+	m.http = &http.Server{Handler: m.front, ReadHeaderTimeout: 10 * time.Second}
+	m.goRun("http", func() error {
+		if err := m.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	if cfg.Listening != nil {
+		cfg.Listening(m.URL)
+	}
+	ok := false
+	defer func() {
+		if !ok { // stop what started; the caller gets no Main to Close
+			m.closeS3()
+			m.http.Close()
+			m.wg.Wait()
+			if m.DB != nil {
+				m.DB.Close()
+			}
+		}
+	}()
 	if m.DB, err = db.Open(ctx, db.Config{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log}); err != nil {
 		return nil, err
 	}
+	m.front.phase.Store(phaseStarting)
 	sample, err := samples.Seed(ctx, m.DB, filepath.Join(cfg.DataDir, "samples"))
 	if err != nil {
-		m.DB.Close()
 		return nil, fmt.Errorf("seed sample trace: %w", err)
 	}
 	if sample.ID != samples.SampleID {
@@ -185,6 +226,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	var sc *scanner.Scanner
 	pp := postproc.New(postproc.Config{
 		Moved:       func(id string) { sc.Refresh(id) },
+		Finished:    reg.Postprocessed,
 		Command:     cfg.PostprocessCmd,
 		Root:        cfg.BucketDir(),
 		WorkDir:     filepath.Join(cfg.DataDir, "work"),
@@ -208,6 +250,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Store:       m.DB,
 		Events:      broker,
 		Logger:      log,
+		Ended:       reg.RunEnded,
 
 		TraceConfigsDir: cfg.SimTraceConfigsDir,
 	})
@@ -223,32 +266,42 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 			}
 			return rm.RemoveTrace(ctx, id)
 		},
-		Logger: log,
+		Scanned: reg.Scanned,
+		Logger:  log,
 	})
 	if err := m.startS3(ctx); err != nil {
-		m.DB.Close()
 		return nil, err
 	}
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm, S3: m.S3,
 		Disk: disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB}},
 		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing})
+	src := metrics.Sources{
+		TraceStates:        m.DB.TraceCounts,
+		RunStates:          m.DB.RunCounts,
+		PostprocessQueued:  pp.Queued,
+		PostprocessRunning: pp.Running,
+		Subscribers:        broker.Subscribers,
+		SubscribersDropped: broker.Dropped,
+		ClientsDropped:     m.graph.DroppedClients,
+	}
+	if m.s3 != nil {
+		src.UploadsInFlight = m.s3.UploadsInFlight
+	}
+	reg.Watch(src)
 
+	// api wraps what only those allowed may use: the GraphQL endpoint and
+	// pprof. /healthz and /metrics stay open to probes and scrapers.
+	api := func(h http.Handler) http.Handler { return h }
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", m.graph)
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
+	mux.Handle("/graphql", api(m.graph))
+	if cfg.Pprof {
+		mux.Handle("/debug/pprof/", api(pprofHandler()))
+	}
 	if cfg.UI != nil {
 		mux.Handle("/", cfg.UI)
 	} else {
 		mux.Handle("/playground", playground.Handler("Cascade", "/graphql"))
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		m.closeS3()
-		m.DB.Close()
-		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
-	}
-	m.URL = "http://" + ln.Addr().String()
-	m.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.cancel = cancel
@@ -266,12 +319,8 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 			}
 		})
 	}
-	m.goRun("http", func() error {
-		if err := m.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-		return nil
-	})
+	m.front.open(mux, m.DB)
+	ok = true
 	return m, nil
 }
 
