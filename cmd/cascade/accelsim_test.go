@@ -74,7 +74,7 @@ func checkoutServer(t *testing.T, dataDir string, env ...string) (string, *locke
 		if err == nil {
 			resp.Body.Close()
 		}
-		return err == nil
+		return err == nil && resp.StatusCode == http.StatusOK
 	})
 	return addr, out, cmd
 }

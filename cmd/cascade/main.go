@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,6 +24,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/cascade-sim/cascade/accelsim/posttraces"
 	"github.com/cascade-sim/cascade/events"
@@ -110,7 +113,8 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.IntVar(&queue, "subscriber-queue", envInt("CASCADE_SUBSCRIBER_QUEUE", events.MaxPending), "changes a websocket subscriber may have waiting before it is closed and its client resubscribes (CASCADE_SUBSCRIBER_QUEUE)")
 	fs.StringVar(&origins, "allowed-origins", env("CASCADE_ALLOWED_ORIGINS", ""), "comma-separated extra origins allowed to call the API (CASCADE_ALLOWED_ORIGINS)")
 	fs.StringVar(&level, "log-level", env("CASCADE_LOG_LEVEL", "info"), "debug, info, warn or error (CASCADE_LOG_LEVEL)")
-	fs.StringVar(&format, "log-format", env("CASCADE_LOG_FORMAT", "text"), "text or json (CASCADE_LOG_FORMAT)")
+	fs.StringVar(&format, "log-format", env("CASCADE_LOG_FORMAT", "auto"), "text, json, or auto: text when stderr is a terminal, else json (CASCADE_LOG_FORMAT)")
+	fs.BoolVar(&cfg.Pprof, "pprof", envBool("CASCADE_PPROF"), "serve Go's profiles at /debug/pprof/; on a non-loopback address only with an access token (CASCADE_PPROF)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, 0, "", err
 	}
@@ -163,10 +167,44 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {
 		return cfg, 0, "", fmt.Errorf("log level: %w", err)
 	}
-	if format != "text" && format != "json" {
-		return cfg, 0, "", fmt.Errorf("log format: want text or json, got %q", format)
+	if format != "text" && format != "json" && format != "auto" {
+		return cfg, 0, "", fmt.Errorf("log format: want text, json or auto, got %q", format)
+	}
+	if cfg.Pprof && !loopback(cfg.Addr) && os.Getenv("CASCADE_TOKEN") == "" {
+		return cfg, 0, "", fmt.Errorf("--pprof (CASCADE_PPROF) on %s, which is not a loopback address, needs an access token (CASCADE_TOKEN): profiles show the server's insides", cfg.Addr)
 	}
 	return cfg, lvl, format, nil
+}
+
+// loopback reports whether a listen address takes connections from this
+// machine only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// logHandler is the handler of the server's log on w: format "auto" is
+// text on a terminal, where a person reads it, and JSON elsewhere, where a
+// log shipper does.
+func logHandler(w io.Writer, format string, level slog.Level) slog.Handler {
+	if format == "auto" {
+		format = "json"
+		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			format = "text"
+		}
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "json" {
+		return slog.NewJSONHandler(w, opts)
+	}
+	return slog.NewTextHandler(w, opts)
 }
 
 func envInt(name string, def int) int {
@@ -174,6 +212,11 @@ func envInt(name string, def int) int {
 		return n
 	}
 	return def
+}
+
+func envBool(name string) bool {
+	b, _ := strconv.ParseBool(os.Getenv(name))
+	return b
 }
 
 func envFloat(name string, def float64) float64 {
@@ -199,12 +242,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cascade serve: %v\n", err)
 		return 2
 	}
-	opts := &slog.HandlerOptions{Level: level}
-	var h slog.Handler = slog.NewTextHandler(stderr, opts)
-	if format == "json" {
-		h = slog.NewJSONHandler(stderr, opts)
-	}
-	log := slog.New(h)
+	log := slog.New(logHandler(stderr, format, level))
 	cfg.Logger = log
 	cfg.UI = uiHandler()
 	m, err := app.Run(ctx, cfg)
@@ -217,8 +255,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cfg.DatabaseURL != "" {
 		db = m.DB.Dialect()
 	}
+	// The report on stdout is for people; the log says the same for
+	// machines.
 	fmt.Fprintf(stdout, "cascade: serving %s (GraphQL %s/graphql, playground %s/playground)\n", m.URL, m.URL, m.URL)
 	fmt.Fprintf(stdout, "cascade: watching %s, database %s\n", m.Config.BucketDir(), db)
+	if cfg.Pprof {
+		fmt.Fprintf(stdout, "cascade: Go profiles at %s/debug/pprof/ (--pprof)\n", m.URL)
+	}
+	attrs := []any{"url", m.URL, "bucket", m.Config.BucketDir(), "database", db, "pprof", cfg.Pprof}
+	if m.S3 != nil {
+		attrs = append(attrs, "s3", m.S3.URL)
+	}
+	log.Info("serving", attrs...)
 	for _, l := range m.Config.Report {
 		fmt.Fprintf(stdout, "cascade: %s\n", l)
 	}

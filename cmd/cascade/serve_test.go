@@ -51,7 +51,7 @@ func serveProcess(t *testing.T, dataDir string, env ...string) (addr string, cmd
 		if err == nil {
 			resp.Body.Close()
 		}
-		return err == nil
+		return err == nil && resp.StatusCode == http.StatusOK
 	})
 	return addr, cmd
 }
