@@ -34,10 +34,13 @@
 // A run first removes any kernelslist.g and list .g left by an earlier
 // run. Every output is written to a temporary dotfile beside it and renamed
 // when complete; kernelslist.g comes after every kernel succeeded, so its
-// presence means "ready". On any error nothing more is renamed, temporary
-// outputs and spill files are removed, and the error names the file and
-// line: a truncated xz stream, a line that fits neither instruction layout,
-// a list naming a missing trace, an undefined list command.
+// presence means "ready". On any error (or a cancel) nothing more is
+// renamed, temporary outputs, spill files and the outputs this run already
+// renamed into place are removed, and the error names the file and line: a
+// truncated xz stream, a line that fits neither instruction layout, a list
+// naming a missing trace, an undefined list command. A write that found the
+// disk full (or the quota spent) is a [FullError] naming the file being
+// written: "no space left on device writing traces/kernel-3.tracez".
 //
 // # Input
 //

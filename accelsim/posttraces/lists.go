@@ -85,9 +85,17 @@ func Run(ctx context.Context, target string, opts Options) error {
 		}
 	}
 	if err := p.runJobs(ctx, jobs); err != nil {
+		p.removeWritten()
 		return err
 	}
-	return writeLists(dir, lists, st.IsDir())
+	if err := writeLists(dir, lists, st.IsDir()); err != nil {
+		p.removeWritten()
+		for _, l := range lists {
+			os.Remove(l.path + ".g")
+		}
+		return err
+	}
+	return nil
 }
 
 // findLists returns the raw kernel lists of dir: kernelslist first, then
@@ -288,6 +296,9 @@ func writeAtomic(path string, lines []string) error {
 	}
 	if err != nil {
 		os.Remove(f.Name())
+		if errno := noRoom(err); errno != 0 {
+			return &FullError{Errno: errno, What: traceRel(path), Err: err}
+		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cascade-sim/cascade/accelsim/tracez"
 )
@@ -54,6 +55,9 @@ type processor struct {
 	spillRoot  string
 	maxPartMem int64
 	targetPart int64
+
+	mu      sync.Mutex
+	written []string // outputs renamed into place; see removeWritten
 }
 
 func newProcessor(opts Options) (*processor, error) {
@@ -125,6 +129,11 @@ func (p *processor) processKernel(ctx context.Context, in, out string) (err erro
 		return fmt.Errorf("create spill dir: %w", err)
 	}
 	defer os.RemoveAll(spill)
+	defer func() {
+		if err != nil {
+			err = p.explainFull(err, in, out, spill)
+		}
+	}()
 
 	k, err := p.partition(ctx, in, spill)
 	if err != nil {
@@ -176,6 +185,7 @@ func (p *processor) processKernel(ctx context.Context, in, out string) (err erro
 	if err = os.Rename(f.Name(), out); err != nil {
 		return fmt.Errorf("rename %s: %w", out, err)
 	}
+	p.wrote(out)
 	p.log.Debug("kernel post-processed", "path", out, "insts", k.insts)
 	return nil
 }
