@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -38,7 +39,29 @@ type Cmd struct {
 	// written to Log.
 	Grew  func()
 	Grace time.Duration
+	// StopOnLogError stops the process group, as a cancel does, once its
+	// output cannot be written to Log (the disk is full): for a program
+	// whose log is its result. Otherwise what cannot be written is lost and
+	// the program runs on. Either way Run returns a *LogError.
+	StopOnLogError bool
 }
+
+// LogError is returned by [Run], with the program's result, when some of
+// its output could not be written to its log file. The program never sees
+// the failure: its output keeps being read (a reader that stopped would
+// kill it with SIGPIPE, or block it on a full pipe).
+type LogError struct {
+	Path string // the log file
+	Err  error  // the first write's error, "no space left on device"
+}
+
+// Error reads "write log /data/work/runs/r1/accel-sim.log: no space left
+// on device".
+func (e *LogError) Error() string { return fmt.Sprintf("write log %s: %v", e.Path, e.Err) }
+
+// Unwrap returns the write's error: errors.Is(err, syscall.ENOSPC) holds
+// for a full disk.
+func (e *LogError) Unwrap() error { return e.Err }
 
 // Result is how a process ended.
 type Result struct {
@@ -78,7 +101,12 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	cmd := exec.Command(c.Args[0], c.Args[1:]...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), c.Env...)
-	out := &nudgeWriter{w: logf, grew: c.Grew}
+	logFailed := make(chan struct{})
+	out := &nudgeWriter{w: logf, grew: c.Grew, failed: func() { close(logFailed) }}
+	var stopOnLog <-chan struct{} // nil, never ready: the program runs on
+	if c.StopOnLogError {
+		stopOnLog = logFailed
+	}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = sysProcAttr()
 	cmd.WaitDelay = orphanOutputWait
@@ -96,8 +124,9 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		case <-done:
 			return
 		case <-ctx.Done():
+			stopped.Store(true)
+		case <-stopOnLog:
 		}
-		stopped.Store(true)
 		grace := c.Grace
 		if grace <= 0 {
 			grace = DefaultGrace
@@ -125,14 +154,25 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	if stopped.Load() {
 		return res, ctx.Err()
 	}
+	if err := out.failure(); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return res, &LogError{Path: c.Log, Err: err}
+	}
 	return res, nil
 }
 
-// nudgeWriter writes to the log and calls grew, throttled.
+// nudgeWriter writes to the log and calls grew, throttled. A write that
+// fails is reported as done, so the program's output keeps flowing: the
+// first failure is kept (see failure) and failed is called once.
 type nudgeWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
 	grew    func()
+	failed  func()
+	err     error // the first failed write's
 	last    time.Time
 	pending bool
 	timer   *time.Timer
@@ -144,6 +184,13 @@ func (n *nudgeWriter) Write(p []byte) (int, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	k, err := n.w.Write(p)
+	if err != nil {
+		if n.err == nil {
+			n.err = err
+			n.failed()
+		}
+		k, err = len(p), nil
+	}
 	if n.grew == nil {
 		return k, err
 	}
@@ -160,6 +207,13 @@ func (n *nudgeWriter) Write(p []byte) (int, error) {
 		})
 	}
 	return k, err
+}
+
+// failure is the first write's error, or nil.
+func (n *nudgeWriter) failure() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.err
 }
 
 func (n *nudgeWriter) flush() {

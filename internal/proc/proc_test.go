@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -290,5 +291,46 @@ func TestExitTakesGroupAlong(t *testing.T) {
 				t.Fatalf("log %q", log)
 			}
 		})
+	}
+}
+
+// TestLogOnFullDisk: output that no longer fits on the log's disk is
+// dropped without the program noticing (it is neither blocked nor killed
+// by SIGPIPE) and Run says so with a *LogError; with StopOnLogError the
+// program is stopped at the first write that failed.
+func TestLogOnFullDisk(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "small")
+	testutil.SmallDisk(t, dir, "1m")
+	// 4 MiB of output, then a file (elsewhere) the test looks for: the
+	// program went on.
+	ranOn := filepath.Join(root, "ran-on")
+	c := sh(dir, `yes 'a line of output' | head -c 4194304; echo ok >`+ranOn)
+	res, err := proc.Run(context.Background(), c)
+	var le *proc.LogError
+	if !errors.As(err, &le) || !errors.Is(err, syscall.ENOSPC) || le.Path != c.Log || res.ExitCode != 0 {
+		t.Fatalf("Run = %+v, %v; want exit 0 and a LogError with ENOSPC for %s", res, err, c.Log)
+	}
+	if want := "write log " + c.Log + ": no space left on device"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	if _, err := os.Stat(ranOn); err != nil {
+		t.Errorf("the program did not run on after its log filled the disk: %v", err)
+	}
+
+	c = sh(dir, `trap 'echo stopped >&2; exit 143' TERM; while :; do echo a line of output; done`)
+	c.StopOnLogError = true
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := proc.Run(context.Background(), c)
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		if !errors.As(o.err, &le) || !errors.Is(o.err, syscall.ENOSPC) || o.res.ExitCode == 0 {
+			t.Fatalf("Run = %+v, %v; want the program stopped and a LogError", o.res, o.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a program writing forever was not stopped when its log filled the disk")
 	}
 }
