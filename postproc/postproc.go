@@ -337,7 +337,11 @@ func (p *Processor) handle(ctx context.Context, id string) {
 		close(r.done)
 	}()
 	if err := p.writeMarker(id, dir); err != nil {
+		// A full disk: fail the trace rather than leave it processing
+		// with nothing queued; retryTrace runs it again.
 		p.log.Error("write marker", "trace", id, "err", err)
+		p.removeMarker(id)
+		p.finish(ctx, id, dir, fmt.Sprintf("post-processor not started: %v", err))
 		return
 	}
 	slot, jobs := p.slot()
@@ -363,6 +367,13 @@ func (p *Processor) handle(ctx context.Context, id string) {
 		p.leftMarker(id, dir, list)
 		return
 	}
+	// A log that lost output (a full disk) does not decide: the
+	// post-processor's exit and its kernelslist.g do.
+	var logErr *proc.LogError
+	if errors.As(err, &logErr) {
+		p.log.Warn("post-processing log incomplete", "trace", id, "err", err)
+		err = nil
+	}
 	var msg string
 	switch {
 	case errors.Is(err, proc.ErrNotFound):
@@ -370,11 +381,14 @@ func (p *Processor) handle(ctx context.Context, id string) {
 	case err != nil:
 		msg = fmt.Sprintf("post-processor: %v", err)
 	case res.ExitCode != 0:
-		msg = fmt.Sprintf("post-processor %s: %s", res, p.tail(logPath))
+		msg = fmt.Sprintf("post-processor %s: %s", res, p.reason(logPath))
 	default:
 		if _, err := os.Stat(list); err != nil {
 			msg = "post-processor exited 0 but wrote no traces/kernelslist.g: " + p.tail(logPath)
 		}
+	}
+	if msg != "" && logErr != nil {
+		msg += fmt.Sprintf(" (its log is incomplete: %v)", logErr.Err)
 	}
 	if p.cfg.Finished != nil {
 		p.cfg.Finished(time.Since(start), msg == "")
@@ -389,6 +403,25 @@ func (p *Processor) handle(ctx context.Context, id string) {
 	}
 	p.finish(ctx, id, dir, msg)
 }
+
+// reason is why a post-processor failed: for the built-in one, its error
+// line ("postprocess: no space left on device writing
+// traces/kernel-3.tracez"), which names the file and line; else the log's
+// last lines.
+func (p *Processor) reason(logPath string) string {
+	if p.cfg.Format != "" {
+		if lines, err := proc.LastLines(logPath, 1); err == nil && len(lines) == 1 {
+			if r, ok := strings.CutPrefix(lines[0], builtinErrorPrefix); ok {
+				return r
+			}
+		}
+	}
+	return p.tail(logPath)
+}
+
+// builtinErrorPrefix starts the line the built-in post-processor
+// (`cascade postprocess`) prints for the error it exits 1 with.
+const builtinErrorPrefix = "postprocess: "
 
 func (p *Processor) tail(logPath string) string {
 	lines, err := proc.LastLines(logPath, 5)

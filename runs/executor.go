@@ -20,7 +20,9 @@ type Executor interface {
 	// Execute runs the job and blocks until the simulator has exited or
 	// ctx is done (then the simulator is stopped first). It writes the
 	// simulator's output to job.Log and calls job.Grew as it grows. An
-	// error wrapping ErrSimulatorNotFound means no simulator could start.
+	// error wrapping ErrSimulatorNotFound means no simulator could start;
+	// one wrapping a *proc.LogError that the log could not be written (a
+	// full disk), and the simulator was stopped.
 	Execute(ctx context.Context, job Job) (simlog.Exit, error)
 }
 
@@ -61,7 +63,9 @@ func (Local) Name() string { return "local" }
 func (l Local) Execute(ctx context.Context, job Job) (simlog.Exit, error) {
 	args := append(append([]string(nil), l.Command...), "-trace", job.KernelList)
 	args = append(args, simconfig.SimulatorArgs(job.Config)...)
-	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: job.Dir, Env: l.Env, Log: job.Log, Grew: job.Grew})
+	// The log is the run's result: a simulator whose output cannot be
+	// written (a full disk) is stopped, and the error is a *proc.LogError.
+	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: job.Dir, Env: l.Env, Log: job.Log, Grew: job.Grew, StopOnLogError: true})
 	if errors.Is(err, proc.ErrNotFound) {
 		return simlog.Exit{Code: -1}, fmt.Errorf("%w: %w", ErrSimulatorNotFound, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
 	"github.com/cascade-sim/cascade/events"
+	"github.com/cascade-sim/cascade/internal/proc"
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
@@ -495,6 +496,7 @@ func (m *Manager) execute(ctx context.Context, id string) {
 	job.Grew = f.grew
 	exit, err := m.cfg.Executor.Execute(runCtx, job)
 	parser := f.finish()
+	var logErr *proc.LogError
 	switch {
 	case ctx.Err() != nil:
 		return // shutdown: the run stays running and is redone on the next start
@@ -502,6 +504,8 @@ func (m *Manager) execute(ctx context.Context, id string) {
 		return // its trace is gone, and the run with it
 	case runCtx.Err() != nil:
 		m.finish(ctx, id, parser, cascade.RunCancelled, "")
+	case errors.As(err, &logErr):
+		m.finish(ctx, id, parser, cascade.RunFailed, m.logFailure(logErr))
 	case errors.Is(err, ErrSimulatorNotFound):
 		m.finish(ctx, id, parser, cascade.RunFailed, fmt.Sprintf("%v. Set CASCADE_SIM_CMD to Accel-Sim's accel-sim.out (or the stand-in simulator, see README)", err))
 	case err != nil:

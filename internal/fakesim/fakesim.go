@@ -61,6 +61,11 @@
 // kernel's statistics the program waits to read one line from it, so a
 // test holds a run at a known kernel for as long as it needs, on a machine
 // of any speed, and lets it on one kernel at a time.
+//
+// FAKESIM_PROGRESS_BYTES, in any mode, makes the program print about that
+// many bytes of GPGPU-Sim's periodic progress lines ("GPGPU-Sim uArch:
+// cycles simulated: …") before each kernel's statistics, as a long
+// simulation logs: a test fills a disk with the log.
 package fakesim
 
 import (
@@ -92,6 +97,7 @@ const (
 	EnvVersion  = "FAKESIM_ACCELSIM_VERSION"
 	EnvNeedsLib = "FAKESIM_NEEDS_LIB"
 	EnvStep     = "FAKESIM_STEP"
+	EnvProgress = "FAKESIM_PROGRESS_BYTES"
 )
 
 // Accel-Sim versions, the values of FAKESIM_ACCELSIM_VERSION.

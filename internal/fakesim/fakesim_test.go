@@ -234,3 +234,29 @@ func stepCommand(t *testing.T) (*exec.Cmd, string) {
 	cmd.Env = append(os.Environ(), fakesim.EnvStep+"="+step)
 	return cmd, step
 }
+
+// TestProgressBytes: FAKESIM_PROGRESS_BYTES adds about that many bytes of
+// progress lines before each kernel's statistics, which still come.
+func TestProgressBytes(t *testing.T) {
+	cmd, _ := stepCommand(t)
+	cmd.Env = append(os.Environ(), fakesim.EnvProgress+"=100000")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	progress, stats := 0, 0
+	for line := range strings.SplitSeq(string(out), "\n") {
+		switch {
+		case strings.HasPrefix(line, "GPGPU-Sim uArch: cycles simulated: "):
+			progress += len(line) + 1
+		case strings.HasPrefix(line, "gpu_sim_cycle = "):
+			stats++
+			if progress < stats*100000 || progress > stats*(100000+200) {
+				t.Fatalf("%d bytes of progress lines before kernel %d's statistics, want about %d", progress, stats, stats*100000)
+			}
+		}
+	}
+	if stats != 2 || !strings.Contains(string(out), "exit detected") {
+		t.Fatalf("%d kernels' statistics:\n%.2000s", stats, out)
+	}
+}

@@ -78,6 +78,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return fail(127, "%s: error while loading shared libraries: %s: cannot open shared object file: No such file or directory", os.Args[0], fakesim.Libcudart)
 	}
 	step := stepper{path: os.Getenv(fakesim.EnvStep)}
+	var progress int64
+	if v := os.Getenv(fakesim.EnvProgress); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return fail(2, "fakesim: %s=%q: want a number of bytes", fakesim.EnvProgress, v)
+		}
+		progress = n
+	}
 	if mode == fakesim.ModeIgnoreTerm {
 		signal.Ignore(syscall.SIGTERM)
 		say("fakesim: ignoring SIGTERM")
@@ -191,6 +199,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 
 		cycles, insn := fakesim.Cycles(k.index, k.size), fakesim.Instructions(k.index, k.size)
+		for written, c := int64(0), int64(500); written < progress; c += 500 {
+			n, _ := fmt.Fprintf(out, "GPGPU-Sim uArch: cycles simulated: %d  inst.: %d (ipc=%.1f) sim_rate=%d (inst/sec) elapsed = 0:0:00:%02d / Wed Dec  2 14:00:01 2026\n",
+				totCycles+c, totInsn+c*24, 24.0, c*24, c/500%60)
+			written += int64(n)
+		}
+		out.Flush()
 		if k.index == failing {
 			switch mode {
 			case fakesim.ModeCrash:
