@@ -53,12 +53,12 @@ type Queue[K comparable] struct {
 	cfg Config[K]
 
 	mu      sync.Mutex
-	waiting *list.List                    // of K, in queue order
-	queued  map[K]*list.Element           // the waiting keys' elements
-	running map[K]context.CancelCauseFunc // cancels the work of a running key
-	base    context.Context               // Run's context; nil before Run
-	stopped bool                          // Run's context ended: start nothing more
-	wg      sync.WaitGroup                // one per running Work call
+	waiting *list.List          // of K, in queue order
+	queued  map[K]*list.Element // the waiting keys' elements
+	running map[K]running       // the running keys' work
+	base    context.Context     // Run's context; nil before Run
+	stopped bool                // Run's context ended: start nothing more
+	wg      sync.WaitGroup      // one per running Work call
 }
 
 // New returns a Queue that holds keys until Run starts working on them.
@@ -66,7 +66,15 @@ func New[K comparable](cfg Config[K]) *Queue[K] {
 	if cfg.Limit <= 0 {
 		cfg.Limit = 1
 	}
-	return &Queue[K]{cfg: cfg, waiting: list.New(), queued: map[K]*list.Element{}, running: map[K]context.CancelCauseFunc{}}
+	return &Queue[K]{cfg: cfg, waiting: list.New(), queued: map[K]*list.Element{}, running: map[K]running{}}
+}
+
+// running is one Work call under way: cancel ends its context; done, made
+// when a Stop waits for it (most calls have none), is closed once it
+// returned.
+type running struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
 }
 
 // Add queues key at the end and reports whether it did: a key that is
@@ -91,16 +99,51 @@ func (q *Queue[K]) Add(key K) bool {
 func (q *Queue[K]) Cancel(key K) (wasWaiting, wasRunning bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	wasWaiting, done := q.cancelLocked(key, ErrCancelled)
+	return wasWaiting, done != nil
+}
+
+// Stop cancels key as Cancel does, with cause (ErrCancelled when nil), so
+// that its Work can tell why, and then waits until the Work call that was
+// running, if any, has returned: whatever it was doing with key is over.
+// It returns ctx's error if ctx ends first. Work queued for key again
+// meanwhile is not waited for. Work must not Stop its own key.
+func (q *Queue[K]) Stop(ctx context.Context, key K, cause error) error {
+	if cause == nil {
+		cause = ErrCancelled
+	}
+	q.mu.Lock()
+	_, done := q.cancelLocked(key, cause)
+	q.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// cancelLocked takes key off the queue and cancels its running work with
+// cause. It reports whether key was waiting and returns the done channel
+// of its running work, nil when none runs.
+func (q *Queue[K]) cancelLocked(key K, cause error) (wasWaiting bool, done <-chan struct{}) {
 	if e, ok := q.queued[key]; ok {
 		q.waiting.Remove(e)
 		delete(q.queued, key)
 		wasWaiting = true
 	}
-	if cancel, ok := q.running[key]; ok {
-		cancel(ErrCancelled)
-		wasRunning = true
+	if r, ok := q.running[key]; ok {
+		r.cancel(cause)
+		if r.done == nil {
+			r.done = make(chan struct{})
+			q.running[key] = r
+		}
+		done = r.done
 	}
-	return wasWaiting, wasRunning
+	return wasWaiting, done
 }
 
 // Len is the number of keys waiting.
@@ -167,7 +210,7 @@ func (q *Queue[K]) startLocked() {
 			q.waiting.Remove(e)
 			delete(q.queued, key)
 			ctx, cancel := context.WithCancelCause(q.base)
-			q.running[key] = cancel
+			q.running[key] = running{cancel: cancel}
 			q.wg.Add(1)
 			go q.work(ctx, key, cancel)
 		}
@@ -182,6 +225,9 @@ func (q *Queue[K]) work(ctx context.Context, key K, cancel context.CancelCauseFu
 	defer func() {
 		cancel(nil)
 		q.mu.Lock()
+		if done := q.running[key].done; done != nil {
+			close(done)
+		}
 		delete(q.running, key)
 		q.startLocked()
 		q.mu.Unlock()

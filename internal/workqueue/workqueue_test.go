@@ -3,6 +3,7 @@ package workqueue_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -212,6 +213,101 @@ func TestCancel(t *testing.T) {
 		g.finish("c")
 		if len(g.Cancelled()) != 1 {
 			t.Fatalf("cancelled %v", g.Cancelled())
+		}
+	})
+}
+
+// TestStop: Stop cancels with the caller's cause and returns once the
+// running work returned (as when a trace's removal waits for its
+// post-processor, or a run's for its simulator), not before; a waiting key
+// never starts; ctx bounds the wait.
+func TestStop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		errRemoved := errors.New("removed")
+		var mu sync.Mutex
+		causes := map[string]error{}
+		cleanup := map[string]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{})}
+		var returned []string
+		q := workqueue.New(workqueue.Config[string]{Limit: 2, Work: func(ctx context.Context, key string) {
+			<-ctx.Done()
+			mu.Lock()
+			causes[key] = context.Cause(ctx)
+			ch := cleanup[key]
+			mu.Unlock()
+			<-ch // cleaning up after the cancel
+			mu.Lock()
+			returned = append(returned, key)
+			mu.Unlock()
+		}})
+		for _, k := range []string{"a", "b", "c"} {
+			q.Add(k)
+		}
+		stop := run(q)
+		defer stop()
+		synctest.Wait()
+
+		// A waiting key: taken off the queue, nothing to wait for.
+		if err := q.Stop(context.Background(), "c", nil); err != nil || q.Position("c") != -1 || q.Len() != 0 {
+			t.Fatalf("Stop(c) = %v; c at %d, %d waiting", err, q.Position("c"), q.Len())
+		}
+		if err := q.Stop(context.Background(), "nope", nil); err != nil {
+			t.Fatalf("Stop(nope) = %v", err)
+		}
+
+		// A running key: Stop returns once its Work did.
+		stopped := make(chan error, 1)
+		go func() { stopped <- q.Stop(context.Background(), "a", errRemoved) }()
+		synctest.Wait()
+		select {
+		case err := <-stopped:
+			t.Fatalf("Stop(a) returned %v while a was still cleaning up", err)
+		default:
+		}
+		mu.Lock()
+		if causes["a"] != errRemoved {
+			t.Errorf("a's cause %v, want the caller's", causes["a"])
+		}
+		mu.Unlock()
+		// Queued again while Stop waits: not waited for, and it starts
+		// only after the stopped work returned.
+		q.Add("a")
+		close(cleanup["a"])
+		if err := <-stopped; err != nil {
+			t.Fatalf("Stop(a) = %v", err)
+		}
+		mu.Lock()
+		if !slices.Equal(returned, []string{"a"}) {
+			t.Errorf("returned %v when Stop(a) did", returned)
+		}
+		cleanup["a"] = make(chan struct{})
+		mu.Unlock()
+		synctest.Wait()
+		if q.Running() != 2 || q.Len() != 0 {
+			t.Fatalf("a queued again: running %d, waiting %d", q.Running(), q.Len())
+		}
+
+		// ctx ends the wait; the work goes on returning by itself.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if err := q.Stop(ctx, "b", nil); err != context.DeadlineExceeded {
+			t.Fatalf("Stop(b) with a deadline = %v", err)
+		}
+		mu.Lock()
+		if causes["b"] != workqueue.ErrCancelled {
+			t.Errorf("b's cause %v, want ErrCancelled for a nil cause", causes["b"])
+		}
+		mu.Unlock()
+		close(cleanup["b"])
+		synctest.Wait()
+		if q.Running() != 1 {
+			t.Fatalf("%d running after b returned", q.Running())
+		}
+		close(cleanup["a"])
+		if err := q.Stop(context.Background(), "a", nil); err != nil {
+			t.Fatal(err)
+		}
+		if q.Running() != 0 {
+			t.Fatalf("%d running", q.Running())
 		}
 	})
 }
