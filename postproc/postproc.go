@@ -7,13 +7,15 @@
 // are those this process may use (its affinity and cgroup quota, as
 // runtime.GOMAXPROCS sees them), shared among the post-processors that may
 // run at once: the shares differ by at most one and add up to the CPUs,
-// and one running alone gets the largest. A non-zero
-// exit fails the trace with the exit code and the log's last 5 lines; an
-// exit 0 that left no traces/kernelslist.g fails it too. An upload that
-// already holds kernelslist.g skips the command. At most Concurrency post-processors run at once; the rest
-// wait in order. One whose trace left processing meanwhile (failed by its
-// metadata.json: [Processor.Stop]; removed: [Processor.Forget]) is stopped
-// and changes nothing of the trace.
+// and one running alone gets the largest. A non-zero exit fails the trace
+// with the exit code and the log's last 5 lines; an exit 0 that left no
+// traces/kernelslist.g fails it too. An upload that already holds
+// kernelslist.g skips the command. At most Concurrency traces are handled
+// at once; the rest wait in the order they were queued (Cascade's one
+// work queue, internal/workqueue), and a restart queues the traces still
+// processing in their stored order. One whose trace left processing
+// meanwhile (failed by its metadata.json: [Processor.Stop]; removed:
+// [Processor.Forget]) is stopped and changes nothing of the trace.
 //
 // A marker file (<trace id>.running, see marker.go) records which
 // kernelslist.g a post-processor left, so a server that stopped or died
@@ -39,6 +41,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/internal/proc"
+	"github.com/cascade-sim/cascade/internal/workqueue"
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
@@ -79,28 +82,24 @@ type Config struct {
 	Format string
 }
 
-// Processor queues and runs post-processing. Process, Forget and LogPath
-// are safe for concurrent use; Run is called once.
+// Processor queues and runs post-processing. Process, Stop, Forget and
+// LogPath are safe for concurrent use; Run is called once.
 type Processor struct {
 	cfg Config
 	log *slog.Logger
 
-	mu     sync.Mutex
-	queue  []string
-	queued map[string]bool
-	wake   chan struct{}
-	shares []int               // the -j of each slot, largest first
-	busy   []bool              // slots taken by running post-processors
-	active map[string]*running // by trace id
+	// queue holds the ids of traces to post-process, in the order they
+	// were queued, and runs handle for at most Concurrency at once.
+	queue *workqueue.Queue[string]
+	// ctx is Run's: it ends with the server. The trace's rows are read and
+	// written with it; the post-processor runs under the queue's context,
+	// which Stop and Forget end too.
+	ctx context.Context
 
+	mu      sync.Mutex
+	shares  []int           // the -j of each slot, largest first
+	busy    []bool          // slots taken by running post-processors
 	retried map[string]bool // see Retried
-}
-
-// running is a post-processor at work: stop ends it for [Processor.Forget],
-// done is closed once handle returned.
-type running struct {
-	stop context.CancelFunc
-	done chan struct{}
 }
 
 // New returns a Processor; call Run to start it.
@@ -115,11 +114,13 @@ func New(cfg Config) *Processor {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Processor{
-		cfg: cfg, log: log.With("component", "postproc"), queued: map[string]bool{}, wake: make(chan struct{}, 1),
-		shares: splitCPUs(cfg.CPUs, cfg.Concurrency), busy: make([]bool, cfg.Concurrency), active: map[string]*running{},
+	p := &Processor{
+		cfg: cfg, log: log.With("component", "postproc"),
+		shares: splitCPUs(cfg.CPUs, cfg.Concurrency), busy: make([]bool, cfg.Concurrency),
 		retried: map[string]bool{},
 	}
+	p.queue = workqueue.New(workqueue.Config[string]{Limit: cfg.Concurrency, Work: p.handle, Logger: p.log})
+	return p
 }
 
 // splitCPUs splits cpus among n post-processors: as evenly as whole CPUs
@@ -159,60 +160,30 @@ func (p *Processor) freeSlot(i int) {
 	p.mu.Unlock()
 }
 
-// Forget stops the post-processor of a trace whose directory left the
-// bucket, waiting until it is gone (or ctx is done), and removes its
+// Forget stops the post-processing of a trace whose directory left the
+// bucket, waiting until it is over (or ctx is done), and removes its
 // marker, so that a trace uploaded again under the same name starts
 // afresh.
 func (p *Processor) Forget(ctx context.Context, id string) error {
-	p.mu.Lock()
-	r := p.active[id]
-	p.mu.Unlock()
-	if r != nil {
-		r.stop()
-		select {
-		case <-r.done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	if err := p.queue.Stop(ctx, id, nil); err != nil {
+		return err
 	}
 	p.removeMarker(id)
 	return nil
 }
 
-// Process queues the trace with the given id; queuing it twice is a no-op.
-// The dir argument is ignored: traces are found under Config.Root.
-func (p *Processor) Process(id, _ string) {
-	p.mu.Lock()
-	if !p.queued[id] {
-		p.queued[id] = true
-		p.queue = append(p.queue, id)
-	}
-	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
-}
+// Process queues the trace with the given id; queuing it while it waits is
+// a no-op. The dir argument is ignored: traces are found under Config.Root.
+func (p *Processor) Process(id, _ string) { p.queue.Add(id) }
 
 // Stop ends the post-processor of the trace with the given id, if one
 // runs, and leaves the trace as it is: the scanner calls it when the trace
 // left processing because its metadata.json says it failed. What it left
 // behind counts as partial output, as after a failure.
-func (p *Processor) Stop(id string) {
-	p.mu.Lock()
-	r := p.active[id]
-	p.mu.Unlock()
-	if r != nil {
-		r.stop()
-	}
-}
+func (p *Processor) Stop(id string) { p.queue.Cancel(id) }
 
 // Queued is how many traces wait for a post-processor.
-func (p *Processor) Queued() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.queue)
-}
+func (p *Processor) Queued() int { return p.queue.Len() }
 
 // Running is how many post-processors are at work.
 func (p *Processor) Running() int {
@@ -225,18 +196,6 @@ func (p *Processor) Running() int {
 		}
 	}
 	return n
-}
-
-func (p *Processor) next() (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.queue) == 0 {
-		return "", false
-	}
-	id := p.queue[0]
-	p.queue = p.queue[1:]
-	delete(p.queued, id)
-	return id, true
 }
 
 // LogPath is the post-processing log of the trace with the given id.
@@ -260,48 +219,21 @@ func (p *Processor) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load traces: %w", err)
 	}
-	for _, t := range ts {
+	for _, t := range ts { // in the order they were stored
 		if t.State == cascade.TraceProcessing {
-			p.Process(t.ID, "")
+			p.queue.Add(t.ID)
 		}
 	}
-	var wg sync.WaitGroup
-	for range p.cfg.Concurrency {
-		wg.Go(func() {
-			for {
-				id, ok := p.next()
-				if !ok {
-					select {
-					case <-ctx.Done():
-						return
-					case <-p.wake:
-						p.rewake()
-						continue
-					}
-				}
-				p.handle(ctx, id)
-			}
-		})
-	}
-	wg.Wait()
+	p.ctx = ctx // before the queue starts any work
+	p.queue.Run(ctx)
 	return nil
 }
 
-// rewake passes a wake-up on when more work waits, so every idle worker
-// gets a turn.
-func (p *Processor) rewake() {
-	p.mu.Lock()
-	more := len(p.queue) > 1
-	p.mu.Unlock()
-	if more {
-		select {
-		case p.wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
-func (p *Processor) handle(ctx context.Context, id string) {
+// handle post-processes one queued trace; it is the queue's work. runCtx
+// ends when the trace leaves processing (Stop, Forget) or the server
+// stops.
+func (p *Processor) handle(runCtx context.Context, id string) {
+	ctx := p.ctx
 	t, err := p.cfg.Store.Trace(ctx, id)
 	if err != nil || t.State != cascade.TraceProcessing {
 		return // gone, or moved on (retried, removed) since it was queued
@@ -324,18 +256,6 @@ func (p *Processor) handle(ctx context.Context, id string) {
 		}
 		p.log.Info(why+"; running the post-processor again", "trace", id)
 	}
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	r := &running{stop: stop, done: make(chan struct{})}
-	p.mu.Lock()
-	p.active[id] = r
-	p.mu.Unlock()
-	defer func() {
-		p.mu.Lock()
-		delete(p.active, id)
-		p.mu.Unlock()
-		close(r.done)
-	}()
 	if err := p.writeMarker(id, dir); err != nil {
 		// A full disk: fail the trace rather than leave it processing
 		// with nothing queued; retryTrace runs it again.

@@ -141,6 +141,40 @@ func TestRestartDuringPostprocessingRunsItAgain(t *testing.T) {
 	}
 }
 
+// TestRestartQueuesInStoredOrder: traces left processing, one of them
+// interrupted and the others waiting, are queued again on the next start
+// in the order they were stored (not by name), and post-processed once
+// each, one at a time.
+func TestRestartQueuesInStoredOrder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ids := []string{"c first", "a second", "b third"}
+	s := testutil.Server(t, func(c *app.Config) {
+		c.DataDir, c.PostprocessCmd, c.PostprocessConcurrency = dir, testutil.FakePostprocessor(t, "slow"), 1
+	})
+	for _, id := range ids {
+		uploadRaw(t, s, id)
+		waitState(t, s, id, "PROCESSING")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	record := filepath.Join(t.TempDir(), "argv.jsonl")
+	s2 := testutil.Server(t, func(c *app.Config) {
+		c.DataDir, c.PostprocessCmd, c.PostprocessConcurrency = dir, testutil.FakePostprocessor(t, "ok", "--record="+record), 1
+	})
+	for _, id := range ids {
+		waitState(t, s2, id, "READY")
+	}
+	var order []string
+	for _, args := range recorded(t, record) {
+		order = append(order, filepath.Base(filepath.Dir(args[2])))
+	}
+	if strings.Join(order, ", ") != strings.Join(ids, ", ") {
+		t.Fatalf("post-processed after the restart in the order %q, want %q", order, ids)
+	}
+}
+
 func TestRetryAfterFixing(t *testing.T) {
 	t.Parallel()
 	s := testutil.Server(t, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "ok") })
