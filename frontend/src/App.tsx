@@ -2,11 +2,9 @@ import { ConnectionBanner } from "./components/ConnectionBanner";
 import { Link, matchRoute, useLocation } from "./router";
 import { TracePage } from "./traces/TracePage";
 import { TracesScreen } from "./traces/TracesScreen";
-import { HAS_RUNS } from "./gql/features";
 import { NewRunPage } from "./runs/NewRunPage";
 import { RunPage } from "./runs/RunPage";
 import { RunsScreen } from "./runs/RunsScreen";
-import { RunsUnavailable } from "./runs/RunsUnavailable";
 
 export function App() {
   const { pathname } = useLocation();
@@ -30,10 +28,9 @@ export function App() {
       <main id="main">
         {route.name === "traces" && <TracesScreen />}
         {route.name === "trace" && <TracePage key={route.id} id={route.id} />}
-        {route.name === "runs" && (HAS_RUNS ? <RunsScreen /> : <RunsUnavailable />)}
-        {route.name === "run" && (HAS_RUNS ? <RunPage key={route.id} id={route.id} /> : <RunsUnavailable title={`Run ${route.id}`} />)}
-        {route.name === "newRun" &&
-          (HAS_RUNS ? <NewRunPage key={route.traceId} traceId={route.traceId} /> : <RunsUnavailable title="New run" />)}
+        {route.name === "runs" && <RunsScreen />}
+        {route.name === "run" && <RunPage key={route.id} id={route.id} />}
+        {route.name === "newRun" && <NewRunPage key={route.traceId} traceId={route.traceId} />}
         {route.name === "notFound" && (
           <section>
             <h1>Not found</h1>

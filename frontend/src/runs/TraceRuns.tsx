@@ -1,8 +1,6 @@
-import { HAS_RUNS } from "../gql/features";
 import { Link, tracePath } from "../router";
 import { cannotLaunchReason } from "./defaultConfig";
 import { RunList } from "./RunsScreen";
-import { RUNS_UNAVAILABLE } from "./RunsUnavailable";
 
 /** The runs section of a trace page: its runs, live, and New run (or why it cannot launch). */
 export function TraceRuns({ trace }: { trace: { id: string; state: string; sample: boolean } }) {
@@ -11,20 +9,14 @@ export function TraceRuns({ trace }: { trace: { id: string; state: string; sampl
     <section aria-labelledby="trace-runs-title">
       <div className="toolbar">
         <h2 id="trace-runs-title">Runs</h2>
-        {HAS_RUNS && !reason && (
+        {!reason && (
           <Link href={`${tracePath(trace.id)}/new-run`} className="button primary" role="button">
             New run
           </Link>
         )}
       </div>
-      {!HAS_RUNS ? (
-        <p className="muted">{RUNS_UNAVAILABLE}</p>
-      ) : (
-        <>
-          {reason && <p className="muted" data-testid="cannot-launch">{reason}</p>}
-          <RunList state={null} traceId={trace.id} />
-        </>
-      )}
+      {reason && <p className="muted" data-testid="cannot-launch">{reason}</p>}
+      <RunList state={null} traceId={trace.id} />
     </section>
   );
 }
