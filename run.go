@@ -14,18 +14,6 @@ const (
 	RunCancelled RunState = "CANCELLED"
 )
 
-// Valid reports whether s is one of the run states.
-func (s RunState) Valid() bool {
-	switch s {
-	case RunQueued, RunRunning, RunSucceeded, RunFailed, RunCancelled:
-		return true
-	}
-	return false
-}
-
-// Final reports whether a run in state s is over.
-func (s RunState) Final() bool { return s == RunSucceeded || s == RunFailed || s == RunCancelled }
-
 // Run is one Accel-Sim simulation of a ready trace under one config.
 type Run struct {
 	ID        string `gorm:"primaryKey"`

@@ -13,15 +13,6 @@ const (
 	TraceFailed     TraceState = "FAILED"
 )
 
-// Valid reports whether s is one of the four trace states.
-func (s TraceState) Valid() bool {
-	switch s {
-	case TraceUploading, TraceProcessing, TraceReady, TraceFailed:
-		return true
-	}
-	return false
-}
-
 // Finished reports whether s is a state the scanner no longer drives:
 // ready or failed.
 func (s TraceState) Finished() bool { return s == TraceReady || s == TraceFailed }
@@ -51,9 +42,6 @@ type Trace struct {
 	// Warnings lists recovered bad input (malformed stats rows and the
 	// like), each naming its file and line.
 	Warnings []string `gorm:"serializer:json"`
-	// Signature is the scanner's summary of the files it last saw; it is
-	// how a restart knows whether a trace changed while the server was down.
-	Signature string
 	// MetadataSum is the SHA-256 of the metadata.json the trace's upload was
 	// found complete (or failed) with: a finished trace whose metadata.json
 	// differs was uploaded again. Empty until then, and for traces stored

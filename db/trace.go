@@ -152,17 +152,6 @@ func (d *DB) SaveTrace(ctx context.Context, t *cascade.Trace) error {
 	return d.write(ctx, func(tx *gorm.DB) error { return saveTrace(tx, t) })
 }
 
-// SaveTraceKernels saves t as SaveTrace does and replaces its kernels with
-// ks, in one transaction: readers see the old list or the new one.
-func (d *DB) SaveTraceKernels(ctx context.Context, t *cascade.Trace, ks []cascade.Kernel) error {
-	return d.write(ctx, func(tx *gorm.DB) error {
-		if err := saveTrace(tx, t); err != nil {
-			return err
-		}
-		return replaceKernels(tx, t.ID, ks)
-	})
-}
-
 func saveTrace(tx *gorm.DB, t *cascade.Trace) error {
 	if err := lockTraces(tx); err != nil {
 		return err

@@ -15,6 +15,15 @@ func newTrace(id string) *cascade.Trace {
 	return &cascade.Trace{ID: id, State: cascade.TraceUploading, TraceGPUArch: cascade.DefaultTraceGPUArch, Prompts: []string{}}
 }
 
+// saveWithKernels stores t and replaces its kernels with ks, which many
+// tests need; the server writes a trace and its kernels separately too.
+func saveWithKernels(ctx context.Context, d *db.DB, t *cascade.Trace, ks []cascade.Kernel) error {
+	if err := d.SaveTrace(ctx, t); err != nil {
+		return err
+	}
+	return d.ReplaceKernels(ctx, t.ID, ks)
+}
+
 func TestTraces(t *testing.T) {
 	ctx := context.Background()
 	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
@@ -97,10 +106,10 @@ func TestTraces(t *testing.T) {
 			for i := range ks {
 				ks[i] = cascade.Kernel{KernelID: i + 1, Name: "_Z3fooi", TraceFile: fmt.Sprintf("kernel-%d.trace", i+1), GridX: i, GridY: 1, GridZ: 1, BlockX: 256, BlockY: 1, BlockZ: 1}
 			}
-			if err := d.SaveTraceKernels(ctx, tr, ks); err != nil {
+			if err := saveWithKernels(ctx, d, tr, ks); err != nil {
 				t.Fatal(err)
 			}
-			if err := d.SaveTraceKernels(ctx, tr, ks[:1000]); err != nil {
+			if err := saveWithKernels(ctx, d, tr, ks[:1000]); err != nil {
 				t.Fatal(err)
 			}
 			seen, after := 0, ""
@@ -135,7 +144,7 @@ func TestTraces(t *testing.T) {
 		})
 		t.Run("UpdateDropsKernels", func(t *testing.T) {
 			tr := newTrace("drop")
-			if err := d.SaveTraceKernels(ctx, tr, []cascade.Kernel{{KernelID: 1, Name: "k", TraceFile: "kernel-1.trace"}}); err != nil {
+			if err := saveWithKernels(ctx, d, tr, []cascade.Kernel{{KernelID: 1, Name: "k", TraceFile: "kernel-1.trace"}}); err != nil {
 				t.Fatal(err)
 			}
 			for _, drop := range []bool{false, true} {
@@ -151,7 +160,7 @@ func TestTraces(t *testing.T) {
 		})
 		t.Run("MoveTrace", func(t *testing.T) {
 			tr := newTrace("move-from")
-			if err := d.SaveTraceKernels(ctx, tr, []cascade.Kernel{{KernelID: 7, Name: "k", TraceFile: "kernel-7.trace"}}); err != nil {
+			if err := saveWithKernels(ctx, d, tr, []cascade.Kernel{{KernelID: 7, Name: "k", TraceFile: "kernel-7.trace"}}); err != nil {
 				t.Fatal(err)
 			}
 			if err := d.SaveTrace(ctx, newTrace("move-taken")); err != nil {
@@ -222,7 +231,7 @@ func TestKernelSearch(t *testing.T) {
 			{KernelID: 2, Name: "_Z6vecAddPdS_S_i", DemangledName: "vecAdd(double*, double*, double*, int)"},
 			{KernelID: 3, Name: "add_100%_kernel"},
 		}
-		if err := d.SaveTraceKernels(ctx, tr, ks); err != nil {
+		if err := saveWithKernels(ctx, d, tr, ks); err != nil {
 			t.Fatal(err)
 		}
 		for search, want := range map[string][]int{

@@ -21,7 +21,6 @@ type look struct {
 	rawKernels      int
 	hasRealTiming   bool
 	hasStepTimeline bool
-	signature       string
 	meta            *tracedir.Metadata // nil when missing or broken
 
 	hasMeta         bool
@@ -42,7 +41,6 @@ func (s *Scanner) inspect(tree *tracedir.Tree, e *entry, now time.Time) look {
 		rawKernels:      tree.RawKernels(),
 		hasStepTimeline: tree.HasStepTimeline(),
 		hasKernelsListG: tree.Has(tracedir.KernelsListG),
-		signature:       e.treeSig,
 	}
 	var meta tracedir.Metadata
 	var metaErr error
@@ -194,7 +192,6 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 	t.Bytes = l.bytes
 	t.HasRealTiming = l.hasRealTiming
 	t.HasStepTimeline = l.hasStepTimeline
-	t.Signature = l.signature
 	if t.State == cascade.TraceUploading || t.State == cascade.TraceProcessing {
 		t.KernelCount = l.rawKernels
 	}
