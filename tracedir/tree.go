@@ -22,6 +22,8 @@ type File struct {
 	Size    int64
 	ModTime time.Time
 	Link    bool // a symlink: Size is the link's, not its target's
+	// Target is a symlink's text, as Walk read it; Resolve follows it.
+	Target string
 }
 
 // Tree is what one walk of a trace directory saw. Dotfiles and dot
@@ -60,8 +62,17 @@ func Walk(root string) (*Tree, error) {
 		switch {
 		case d.IsDir():
 			t.Dirs[rel] = info.ModTime()
-		case d.Type().IsRegular(), d.Type()&fs.ModeSymlink != 0:
-			t.Files[rel] = File{Path: rel, Size: info.Size(), ModTime: info.ModTime(), Link: d.Type()&fs.ModeSymlink != 0}
+		case d.Type().IsRegular():
+			t.Files[rel] = File{Path: rel, Size: info.Size(), ModTime: info.ModTime()}
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			t.Files[rel] = File{Path: rel, Size: info.Size(), ModTime: info.ModTime(), Link: true, Target: target}
 		}
 		return nil
 	})
@@ -163,8 +174,8 @@ var ErrOutside = errors.New("resolves outside the trace directory")
 
 // Resolve turns rel, a path from metadata.json, into the slash path of a
 // file inside the tree, following symlinks by their text only. It refuses
-// absolute paths, ".." components and links that lead outside; it never
-// stats anything outside the root.
+// absolute paths, ".." components and links that lead outside. It reads
+// nothing from disk: links are followed by the text Walk saw.
 func (t *Tree) Resolve(rel string) (string, error) {
 	switch {
 	case rel == "":
@@ -183,10 +194,7 @@ func (t *Tree) Resolve(rel string) (string, error) {
 		if !ok {
 			return cur, nil
 		}
-		target, err := os.Readlink(filepath.Join(t.Root, filepath.FromSlash(link)))
-		if err != nil {
-			return "", fmt.Errorf("read link %s: %w", link, err)
-		}
+		target := t.Files[link].Target
 		if filepath.IsAbs(target) {
 			abs, err := filepath.Rel(t.Root, target)
 			if err != nil || abs == ".." || strings.HasPrefix(abs, ".."+string(filepath.Separator)) {
