@@ -21,6 +21,12 @@
 // kernels dropped in the same transaction. Every change is committed first
 // and published after, as a copy of the committed row.
 //
+// A trace's state is decided in inspect.go: see reads what a walk saw
+// (its tree and metadata.json), inspect applies the Traces guide's rules
+// to that, the trace's earlier walks and the clock, reading nothing else,
+// and look.apply writes the outcome into the stored trace inside the
+// committing transaction. inspect_test.go tables every rule.
+//
 // A directory with no file but dotfiles is no trace. A trace uploaded
 // under the seeded sample's id takes it, and the sample moves aside (see
 // sample.go).

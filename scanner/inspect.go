@@ -13,10 +13,52 @@ import (
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
+// sight is what one walk of a trace saw: its tree (every file's size,
+// time and, for a link, target), metadata.json as read just after the
+// walk, and whether the real-timing file holds rows. [see] reads it from
+// disk; [inspect] decides from it alone.
+type sight struct {
+	tree *tracedir.Tree
+	// meta is metadata.json's content; nil when the tree has none, or it
+	// went between the walk and the read (the next walk sees why).
+	meta       []byte
+	realTiming bool
+}
+
+// see reads what a walk's decision needs beyond the tree.
+func see(tree *tracedir.Tree) sight {
+	s := sight{tree: tree}
+	var meta tracedir.Metadata
+	if tree.Has(tracedir.MetadataFile) {
+		if b, err := os.ReadFile(filepath.Join(tree.Root, tracedir.MetadataFile)); err == nil {
+			s.meta = append(make([]byte, 0, len(b)), b...)
+			meta, _ = tracedir.ParseMetadata(b)
+		}
+	}
+	s.realTiming = tree.HasRealTiming(meta)
+	return s
+}
+
+// history is what the guide's "hasn't changed since the previous scan"
+// needs of a trace's earlier walks: the signatures of its tree and of its
+// metadata.json, and since when each has been what it is.
+type history struct {
+	treeSig   string    // tracedir.Tree.Signature
+	treeSince time.Time // when treeSig was first seen
+	metaSig   string    // fileSig of metadata.json; "" when there is none
+	metaSince time.Time
+}
+
 // look is what one walk of a trace says: its scan fields, the state an
 // uploading trace moves to ("" to stay), and what a trace past uploading
 // needs to know to tell a new upload from its own.
 type look struct {
+	// gone: the tree holds no file (only dotfiles or directories), so it
+	// is no trace, as in a bucket, where a folder is only the common
+	// prefix of its objects. A trace appears with its first file and goes
+	// with its last.
+	gone bool
+
 	bytes           int64
 	rawKernels      int
 	hasRealTiming   bool
@@ -34,33 +76,44 @@ type look struct {
 	err      string
 }
 
-// inspect reads the walked tree and applies the guide's rules.
-func (s *Scanner) inspect(tree *tracedir.Tree, e *entry, now time.Time) look {
+// inspect applies the guide's rules to what a walk at now saw, given the
+// trace's earlier walks (h) and the scan interval, and returns its look
+// and the history with this walk added. It is the scanner's decision, and
+// reads nothing but its arguments: the clock is now. [look.apply] then
+// applies the look to the stored trace.
+func inspect(saw sight, h history, now time.Time, interval time.Duration) (look, history) {
+	tree := saw.tree
+	if len(tree.Files) == 0 {
+		return look{gone: true}, h
+	}
+	if sig := tree.Signature(); sig != h.treeSig {
+		h.treeSig, h.treeSince = sig, now
+	}
+	msig := ""
+	if f, ok := tree.Files[tracedir.MetadataFile]; ok {
+		msig = fileSig(f.Size, f.ModTime)
+	}
+	if msig != h.metaSig {
+		h.metaSig, h.metaSince = msig, now
+	}
 	l := look{
 		bytes:           tree.Bytes(),
 		rawKernels:      tree.RawKernels(),
+		hasRealTiming:   saw.realTiming,
 		hasStepTimeline: tree.HasStepTimeline(),
 		hasKernelsListG: tree.Has(tracedir.KernelsListG),
+		hasMeta:         saw.meta != nil,
 	}
 	var meta tracedir.Metadata
 	var metaErr error
-	if l.hasMeta = tree.Has(tracedir.MetadataFile); l.hasMeta {
-		b, err := os.ReadFile(filepath.Join(tree.Root, tracedir.MetadataFile))
-		if err == nil {
-			sum := sha256.Sum256(b)
-			l.metaSum = hex.EncodeToString(sum[:])
-			meta, metaErr = tracedir.ParseMetadata(b)
-		} else {
-			// Replaced or removed since the walk: the next walk sees it.
-			metaErr = fmt.Errorf("%s: %w", tracedir.MetadataFile, err)
-			l.hasMeta = false
-		}
-		if metaErr == nil {
+	if l.hasMeta {
+		sum := sha256.Sum256(saw.meta)
+		l.metaSum = hex.EncodeToString(sum[:])
+		if meta, metaErr = tracedir.ParseMetadata(saw.meta); metaErr == nil {
 			l.meta = &meta
 			l.metaFailed = failedText(meta)
 		}
 	}
-	l.hasRealTiming = tree.HasRealTiming(meta)
 	// The state a trace moves to is decided for every walk but applied only
 	// to an uploading trace, inside the committing transaction: a retried
 	// trace is uploading again before this scanner hears of it.
@@ -70,7 +123,7 @@ func (s *Scanner) inspect(tree *tracedir.Tree, e *entry, now time.Time) look {
 	case metaErr != nil:
 		// A half-written file does not parse either: fail only once it
 		// has stopped changing.
-		if s.quiet(e.metaSince, now) {
+		if quiet(h.metaSince, now, interval) {
 			l.fail(metaErr.Error())
 		}
 	case l.metaFailed != "":
@@ -83,12 +136,22 @@ func (s *Scanner) inspect(tree *tracedir.Tree, e *entry, now time.Time) look {
 			l.newState = cascade.TraceProcessing
 		}
 	default:
-		if streamComplete(tree) && s.quiet(e.treeSince, now) {
+		if streamComplete(tree) && quiet(h.treeSince, now, interval) {
 			l.newState = cascade.TraceProcessing
 		}
 	}
-	return l
+	return l, h
 }
+
+// quiet reports whether something first seen at since has stayed the same
+// for a scan interval: the guide's "hasn't changed since the previous
+// scan". An eighth of the interval is allowed for the ticker's jitter.
+func quiet(since, now time.Time, interval time.Duration) bool {
+	return now.Sub(since) >= interval-interval/8
+}
+
+// fileSig is what history.metaSig holds of a file.
+func fileSig(size int64, mod time.Time) string { return fmt.Sprint(size, mod.UnixNano()) }
 
 // failedText is the error of a trace whose metadata.json has status
 // "failed", naming where it came from, or "" for any other status.

@@ -82,13 +82,10 @@ type Scanner struct {
 
 // entry is what the scanner remembers of a trace between scans.
 type entry struct {
-	state     cascade.TraceState
-	dirs      []string  // directories seen by the last walk
-	dirSig    string    // tracedir.DirSignature after the last walk
-	treeSig   string    // tracedir.Tree.Signature of the last walk
-	treeSince time.Time // when treeSig was first seen
-	metaSig   string    // size and time of metadata.json at the last walk
-	metaSince time.Time
+	history // of its walks, for inspect
+	state   cascade.TraceState
+	dirs    []string // directories seen by the last walk
+	dirSig  string   // tracedir.DirSignature after the last walk
 
 	walkedAt time.Time     // when the last walk started
 	walkCost time.Duration // how long it took
@@ -303,34 +300,23 @@ func (s *Scanner) scanTrace(ctx context.Context, id string, now time.Time) {
 		s.log.Warn("walk trace", "trace", id, "err", err)
 		return
 	}
-	if len(tree.Files) == 0 {
-		// Only dotfiles or directories: no trace, as in a bucket, where a
-		// folder is only the common prefix of its objects. A trace appears
-		// with its first file and goes with its last.
+	cost := time.Since(start)
+	e := s.traces[id]
+	if e == nil {
+		e = &entry{}
+	}
+	look, h := inspect(see(tree), e.history, now, s.interval)
+	if look.gone {
 		if _, known := s.traces[id]; known {
 			s.remove(ctx, id)
 		}
 		return
 	}
-	e := s.traces[id]
-	if e == nil {
-		e = &entry{}
-	}
-	e.walkedAt, e.walkCost, e.deferred = start, time.Since(start), false
-	if sig := tree.Signature(); sig != e.treeSig {
-		e.treeSig, e.treeSince = sig, now
-	}
-	sig := ""
-	if f, ok := tree.Files[tracedir.MetadataFile]; ok {
-		sig = fileSig(f.Size, f.ModTime)
-	}
-	if sig != e.metaSig {
-		e.metaSig, e.metaSince = sig, now
-	}
+	e.history = h
+	e.walkedAt, e.walkCost, e.deferred = start, cost, false
 	e.dirs = tree.SortedDirs()
 	e.dirSig = tracedir.DirSignature(dir, e.dirs, tracedir.MetadataFile)
 
-	look := s.inspect(tree, e, now)
 	committed, c, ok := s.commit(ctx, id, e, look)
 	if ok && c == startedOver {
 		// Published as uploading first, then the guide's rules: an upload
@@ -352,9 +338,6 @@ func (s *Scanner) scanTrace(ctx context.Context, id string, now time.Time) {
 		s.cfg.Processor.Process(id, s.dir(id))
 	}
 }
-
-// fileSig is what entry.metaSig holds of a file.
-func fileSig(size int64, mod time.Time) string { return fmt.Sprint(size, mod.UnixNano()) }
 
 // metaSig is the fileSig of the trace directory's metadata.json, "" when
 // there is none.
@@ -411,10 +394,4 @@ func (s *Scanner) commit(ctx context.Context, id string, e *entry, l look) (casc
 	}
 	s.cfg.Events.Publish(events.TraceUpdated{Trace: committed})
 	return committed, c, true
-}
-
-// quiet reports whether something first seen at since has stayed the same
-// for a scan interval: the guide's "hasn't changed since the previous scan".
-func (s *Scanner) quiet(since, now time.Time) bool {
-	return now.Sub(since) >= s.interval-s.interval/8
 }
