@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Cascade's build and tests need beyond Go, from Debian's
-# packages, when it is missing: xz (the post-processor's fast path), Node
+# packages, when it is missing: xz (the post-processor's fast path), zstd
+# (the reference decoder a test checks .tracez frames with), Node
 # and npm (the web UI), Chromium (the UI's browser tests), the S3 clients
 # users upload traces with, which the S3 endpoint's tests run: the AWS CLI,
 # rclone and Python's boto3; and Slurm with munge and MariaDB (the Slurm
@@ -8,6 +9,7 @@
 set -euo pipefail
 need=()
 command -v xz >/dev/null || need+=(xz-utils)
+command -v zstd >/dev/null || need+=(zstd)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 [ -x /usr/bin/chromium ] || need+=(chromium)

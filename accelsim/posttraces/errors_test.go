@@ -8,8 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
-	"time"
 
 	"github.com/cascade-sim/cascade/accelsim/tracez"
 	"github.com/cascade-sim/cascade/tracegen"
@@ -123,7 +123,7 @@ func TestErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.xz == "" && strings.Contains(tc.name, "xz binary") {
 				if _, err := exec.LookPath("xz"); err != nil {
-					t.Skip("xz not installed")
+					t.Fatal("xz is not installed; scripts/deps.sh installs it")
 				}
 			}
 			dir, work := t.TempDir(), t.TempDir()
@@ -178,20 +178,63 @@ func truncatedXZ(t *testing.T, dir string) {
 }
 
 // TestCancel checks that a cancelled run stops and removes its spill files
-// and temporary outputs.
+// and temporary outputs. Its second kernel comes through a named pipe that
+// never ends, so the run is under way and cannot finish before the cancel:
+// the pipe's writer cancels once the run has read some of it, and feeds it
+// until the run lets go.
 func TestCancel(t *testing.T) {
 	dir, work := t.TempDir(), t.TempDir()
-	if _, err := tracegen.Generate(context.Background(), dir, tracegen.Config{Kernels: 2, Grid: [3]int{64, 1, 1}, Block: [3]int{256, 1, 1}, Bytes: 16 << 20, Mem: true, Seed: 8}); err != nil {
+	if _, err := tracegen.Generate(context.Background(), dir, tracegen.Config{Grid: [3]int{64, 1, 1}, Block: [3]int{256, 1, 1}, Bytes: 4 << 20, Mem: true, Seed: 8}); err != nil {
 		t.Fatal(err)
 	}
+	classic, err := os.ReadFile("testdata/golden/classic/in/kernel-1.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(classic), "\n0 ")
+	fifo := filepath.Join(dir, "kernel-2.trace")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list, err := os.OpenFile(filepath.Join(dir, "kernelslist"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list.WriteString("kernel-2.trace\n")
+	list.Close()
+
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fed := make(chan error, 1)
 	go func() {
-		time.Sleep(30 * time.Millisecond) // let the run get under way; the check below does not depend on it
-		cancel()
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0) // until the run opens it
+		if err != nil {
+			fed <- err
+			return
+		}
+		defer f.Close()
+		if _, err := f.WriteString(header + "\n"); err != nil {
+			fed <- err
+			return
+		}
+		line := []byte(strings.Repeat("0 0 0 0 0000 ffffffff 1 R1 S2R 0 0\n", 1000))
+		for i := 0; ; i++ {
+			if i == 10 {
+				cancel()
+			}
+			if _, err := f.Write(line); err != nil {
+				fed <- nil // the run closed the pipe
+				return
+			}
+		}
 	}()
-	err := Run(ctx, dir, Options{Jobs: 2, WorkDir: work, MaxPartMem: 1 << 20})
-	if err == nil {
-		t.Skip("run finished before the cancel")
+	err = Run(ctx, dir, Options{Jobs: 2, WorkDir: work, MaxPartMem: 1 << 20})
+	// A run that failed before it opened the pipe leaves its writer waiting.
+	if r, oerr := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); oerr == nil {
+		r.Close()
+	}
+	if ferr := <-fed; ferr != nil {
+		t.Fatalf("feeding the pipe: %v", ferr)
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)

@@ -124,7 +124,7 @@ func assertEmptyDir(t *testing.T, dir string) {
 func TestZstdCLI(t *testing.T) {
 	zstdBin, err := exec.LookPath("zstd")
 	if err != nil {
-		t.Skip("zstd not installed")
+		t.Fatal("zstd is not installed; scripts/deps.sh installs it")
 	}
 	dir := t.TempDir()
 	if _, err := tracegen.Generate(context.Background(), dir, tracegen.Config{Grid: [3]int{2, 1, 1}, Insts: 50, Mem: true, Seed: 9}); err != nil {
