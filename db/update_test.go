@@ -321,3 +321,119 @@ func TestUpdateRun(t *testing.T) {
 		})
 	})
 }
+
+// TestUpdateTraceAndKernels: the scanner's start-over write drops a
+// trace's kernels in the transaction that changes it, and nothing else
+// does: ErrUnchanged or an error after asking to drop keeps them.
+func TestUpdateTraceAndKernels(t *testing.T) {
+	ctx := context.Background()
+	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+		kernelCount := func(id string) int64 {
+			t.Helper()
+			p, err := d.Kernels(ctx, id, "", db.Page{Count: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p.Total
+		}
+		if err := saveWithKernels(ctx, d, newTrace("kept"), []cascade.Kernel{{KernelID: 1, Name: "k", TraceFile: "kernel-1.trace"}, {KernelID: 2, Name: "k", TraceFile: "kernel-2.trace"}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, stop := range []error{cascade.ErrUnchanged, errors.New("disk full")} {
+			_, saved, err := d.UpdateTraceAndKernels(ctx, "kept", func(tr *cascade.Trace, found bool) (bool, error) {
+				tr.State = cascade.TraceFailed
+				return true, stop
+			})
+			if saved || (stop == cascade.ErrUnchanged) != (err == nil) {
+				t.Fatalf("%v: UpdateTraceAndKernels = %v, %v", stop, saved, err)
+			}
+			if n := kernelCount("kept"); n != 2 {
+				t.Fatalf("%v: %d kernels left of 2", stop, n)
+			}
+			if tr, _ := d.Trace(ctx, "kept"); tr.State != cascade.TraceUploading {
+				t.Fatalf("%v: stored %+v", stop, tr)
+			}
+		}
+		got, saved, err := d.UpdateTraceAndKernels(ctx, "kept", func(tr *cascade.Trace, found bool) (bool, error) {
+			tr.State, tr.MetadataSum = cascade.TraceUploading, ""
+			tr.Warnings = []string{}
+			return true, nil
+		})
+		if err != nil || !saved || got.Seq == 0 || kernelCount("kept") != 0 {
+			t.Fatalf("drop: %+v, %v, %v; %d kernels", got, saved, err, kernelCount("kept"))
+		}
+		// Not found: fn fills in a new trace, which is inserted.
+		got, saved, err = d.UpdateTraceAndKernels(ctx, "new", func(tr *cascade.Trace, found bool) (bool, error) {
+			if found || tr.ID != "new" {
+				t.Errorf("fn got found %v, %+v", found, tr)
+			}
+			tr.State, tr.TraceGPUArch, tr.Prompts = cascade.TraceUploading, cascade.DefaultTraceGPUArch, []string{}
+			return true, nil
+		})
+		if err != nil || !saved || got.Seq <= 1 {
+			t.Fatalf("insert: %+v, %v, %v", got, saved, err)
+		}
+	})
+}
+
+// TestReplaceKernelsFrom: the post-processor's write of a ready trace's
+// kernels, batch by batch in one transaction: they are numbered in the
+// order added, and a fill that fails half-way leaves the old list.
+func TestReplaceKernelsFrom(t *testing.T) {
+	ctx := context.Background()
+	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+		batch := func(first, n int) []cascade.Kernel {
+			ks := make([]cascade.Kernel, n)
+			for i := range ks {
+				ks[i] = cascade.Kernel{KernelID: first + i, Name: "k", TraceFile: fmt.Sprintf("kernel-%d.trace", first+i)}
+			}
+			return ks
+		}
+		if err := saveWithKernels(ctx, d, newTrace("t"), batch(100, 3)); err != nil {
+			t.Fatal(err)
+		}
+		ids := func() []int {
+			t.Helper()
+			p, err := d.Kernels(ctx, "t", "", db.Page{First: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []int
+			for i, k := range p.Items {
+				if k.Seq != i {
+					t.Fatalf("kernel %d has seq %d", i, k.Seq)
+				}
+				ids = append(ids, k.KernelID)
+			}
+			return ids
+		}
+		bad := errors.New("stats_ctx_0x2:7: want 12 columns")
+		err := d.ReplaceKernelsFrom(ctx, "t", func(add func([]cascade.Kernel) error) error {
+			if err := add(batch(1, 600)); err != nil {
+				return err
+			}
+			return bad
+		})
+		if !errors.Is(err, bad) {
+			t.Fatalf("failed fill: %v", err)
+		}
+		if got := ids(); !slices.Equal(got, []int{100, 101, 102}) {
+			t.Fatalf("after a failed fill: kernels %v, want the old ones", got)
+		}
+		err = d.ReplaceKernelsFrom(ctx, "t", func(add func([]cascade.Kernel) error) error {
+			for _, b := range [][]cascade.Kernel{batch(1, 600), batch(601, 1), batch(602, 99)} {
+				if err := add(b); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ids()
+		if len(got) != 700 || got[0] != 1 || got[600] != 601 || got[699] != 700 {
+			t.Fatalf("%d kernels %v...", len(got), got[:min(len(got), 5)])
+		}
+	})
+}

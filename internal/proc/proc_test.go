@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -333,4 +334,38 @@ func TestLogOnFullDisk(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("a program writing forever was not stopped when its log filled the disk")
 	}
+}
+
+// serverEnv makes the test binary a stand-in server (see TestMain): it
+// runs one child through proc.Run in the directory the variable names,
+// and waits for it.
+const serverEnv = "CASCADE_PROC_TEST_SERVER"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(serverEnv); dir != "" {
+		proc.Run(context.Background(), sh(dir, `echo $$ > child.tmp && mv child.tmp child.pid && exec sleep 1000`))
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestChildDiesWithTheServer: a server killed with SIGKILL, which runs no
+// clean-up of its own, takes its child along (the parent-death signal), so
+// no post-processor or simulator outlives it.
+func TestChildDiesWithTheServer(t *testing.T) {
+	dir := t.TempDir()
+	server := exec.Command(os.Args[0], "-test.run=^$")
+	server.Env = append(os.Environ(), serverEnv+"="+dir)
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(dir, "child.pid")
+	testutil.Eventually(t, 10*time.Second, "the child started", func() bool { _, err := os.Stat(pidFile); return err == nil })
+	child := readPID(t, pidFile)
+	if gone(child) {
+		t.Fatalf("child %d is not running", child)
+	}
+	server.Process.Kill()
+	server.Wait()
+	assertGone(t, child)
 }
