@@ -21,6 +21,7 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/simlog"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/internal/proc"
+	"github.com/cascade-sim/cascade/internal/workqueue"
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
@@ -70,21 +71,25 @@ type Manager struct {
 	// for a trace whose runs are being removed.
 	launchMu sync.Mutex
 
+	// queue holds the queued runs' ids in launch order and executes at
+	// most Concurrency at once.
+	queue *workqueue.Queue[string]
+
 	mu      sync.Mutex
-	queue   []string           // queued run ids, in launch order
 	running map[string]*active // runs a worker took, from before RUNNING is committed
-	wake    chan struct{}
+
+	// ctx is Run's: it ends with the server. Work reads it.
+	ctx context.Context
 
 	resultsMu sync.Mutex
 	results   map[string]Results // see Results
 }
 
-// active is a run a worker has taken: cancel stops it, done is closed once
-// its end is recorded and its simulator is gone;
-// removed says RemoveTrace stopped it: its row is about to go, so its end
-// is neither recorded nor published.
+// active is a run a worker has taken (the queue's Cancel stops it): done
+// is closed once its end is recorded and its simulator is gone; removed
+// says RemoveTrace stopped it: its row is about to go, so its end is
+// neither recorded nor published.
 type active struct {
-	cancel  context.CancelFunc
 	done    chan struct{}
 	removed atomic.Bool
 }
@@ -98,7 +103,13 @@ func New(cfg Config) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{}, wake: make(chan struct{}, 1), results: map[string]Results{}}
+	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{}, results: map[string]Results{}}
+	m.queue = workqueue.New(workqueue.Config[string]{
+		Limit:  cfg.Concurrency,
+		Work:   m.execute,
+		Logger: m.log,
+	})
+	return m
 }
 
 // SimConfigs lists the tested configs, read anew on each call so a config
@@ -275,16 +286,12 @@ func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
 		return r, err
 	}
 	if saved {
+		m.queue.Cancel(id)
 		m.log.Info("run cancelled", "run", id)
 		m.publish(r)
 		return r, nil
 	}
-	m.mu.Lock()
-	a := m.running[id]
-	m.mu.Unlock()
-	if a != nil {
-		a.cancel()
-	}
+	m.queue.Cancel(id)
 	return r, nil
 }
 
@@ -342,12 +349,14 @@ func (m *Manager) stop(ctx context.Context, id string) error {
 	}
 	m.mu.Lock()
 	a := m.running[id]
+	if a != nil {
+		a.removed.Store(true)
+	}
 	m.mu.Unlock()
+	m.queue.Cancel(id)
 	if a == nil {
 		return nil
 	}
-	a.removed.Store(true)
-	a.cancel()
 	select {
 	case <-a.done:
 		return nil
@@ -358,32 +367,7 @@ func (m *Manager) stop(ctx context.Context, id string) error {
 
 func stamp(msg string) string { return time.Now().UTC().Format(time.RFC3339) + " " + msg }
 
-func (m *Manager) enqueue(id string) {
-	m.mu.Lock()
-	m.queue = append(m.queue, id)
-	m.mu.Unlock()
-	select {
-	case m.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (m *Manager) next() (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.queue) == 0 {
-		return "", false
-	}
-	id := m.queue[0]
-	m.queue = m.queue[1:]
-	if len(m.queue) > 0 {
-		select { // pass the wake-up on to another idle worker
-		case m.wake <- struct{}{}:
-		default:
-		}
-	}
-	return id, true
-}
+func (m *Manager) enqueue(id string) { m.queue.Add(id) }
 
 func (m *Manager) publish(r cascade.Run) { m.cfg.Events.Publish(events.RunUpdated{Run: r}) }
 
@@ -418,39 +402,23 @@ func (m *Manager) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load runs: %w", err)
 	}
-	m.mu.Lock()
 	for _, r := range queued {
-		m.queue = append(m.queue, r.ID)
+		m.queue.Add(r.ID)
 	}
-	m.mu.Unlock()
-	var wg sync.WaitGroup
-	for range m.cfg.Concurrency {
-		wg.Go(func() {
-			for {
-				id, ok := m.next()
-				if !ok {
-					select {
-					case <-ctx.Done():
-						return
-					case <-m.wake:
-						continue
-					}
-				}
-				m.execute(ctx, id)
-			}
-		})
-	}
-	wg.Wait()
+	m.ctx = ctx // before the queue starts any work
+	m.queue.Run(ctx)
 	return nil
 }
 
-// execute runs one queued run to its end.
-func (m *Manager) execute(ctx context.Context, id string) {
-	// The run can be stopped before RUNNING is committed: a Cancel that
-	// reads RUNNING always finds it here.
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	a := &active{cancel: cancel, done: make(chan struct{})}
+// execute runs one queued run to its end; it is the queue's work. runCtx
+// ends when the run is cancelled (cause [workqueue.ErrCancelled]) or the
+// server stops; the run's rows are written with a context that ends only
+// with the server.
+func (m *Manager) execute(runCtx context.Context, id string) {
+	// The queue knows the run from before RUNNING is committed: a Cancel
+	// that reads RUNNING always reaches it.
+	ctx := m.ctx
+	a := &active{done: make(chan struct{})}
 	m.mu.Lock()
 	m.running[id] = a
 	m.mu.Unlock()
