@@ -34,7 +34,7 @@ func server(t *testing.T, mode string, configure ...func(*app.Config)) *testutil
 	return s
 }
 
-func uploadQuickstart(t *testing.T, s *testutil.TestServer) {
+func uploadQuickstart(t testing.TB, s *testutil.TestServer) {
 	t.Helper()
 	if _, err := os.Stat(s.TraceDir(quickstartID)); err == nil {
 		return // a restarted server on the same data directory

@@ -93,8 +93,8 @@ type slurmJob struct {
 	id        slurm.JobID
 	last      slurm.Status // last applied; zero before the first poll
 	total     int          // kernels to simulate
-	f         *follower    // from when the job started
-	cancelled bool         // Cascade asked Slurm to cancel it
+	f         *follower    // from when the job started; under slurmExec.mu
+	cancelled bool         // Cascade asked Slurm to cancel it; under slurmExec.mu
 }
 
 func newSlurmExec(m *Manager, cfg *Slurm) *slurmExec {
@@ -422,6 +422,9 @@ func (s *slurmExec) poll(ctx context.Context) {
 		s.resubmit(ctx)
 	}
 	if len(jobs) == 0 {
+		if pending == 0 && !s.Status().Healthy {
+			s.probe(ctx) // nothing else asks Slurm whether it is back
+		}
 		return
 	}
 	ids := make([]slurm.JobID, len(jobs))
@@ -442,6 +445,17 @@ func (s *slurmExec) poll(ctx context.Context) {
 			s.apply(ctx, j, st)
 		}
 	}
+}
+
+// probe asks Slurm whether it answers, with one squeue call.
+func (s *slurmExec) probe(ctx context.Context) {
+	if _, err := s.c.Queue(ctx); err != nil {
+		if ctx.Err() == nil {
+			s.unavailable(err)
+		}
+		return
+	}
+	s.available()
 }
 
 // resubmit settles runs whose submission Slurm did not answer: with one
@@ -516,8 +530,12 @@ func (s *slurmExec) apply(ctx context.Context, j *slurmJob, st slurm.Status) {
 	}
 	prev := j.last
 	j.last = st
-	if st.State == slurm.Running && j.f == nil {
-		j.f = newFollower(m, ctx, j.runID, m.LogPath(j.runID), j.total)
+	if st.State == slurm.Running {
+		s.mu.Lock()
+		if j.f == nil {
+			j.f = newFollower(m, ctx, j.runID, m.LogPath(j.runID), j.total)
+		}
+		s.mu.Unlock()
 	}
 	if prev.SlurmState == st.SlurmState && prev.Reason == st.Reason && prev.Node == st.Node && prev.Partition == st.Partition {
 		return
@@ -578,7 +596,9 @@ func (s *slurmExec) end(ctx context.Context, j *slurmJob, st slurm.Status) {
 	if st.Node == "" {
 		st.Node = j.last.Node
 	}
-	f := j.f
+	s.mu.Lock()
+	f, cancelled := j.f, j.cancelled
+	s.mu.Unlock()
 	if f == nil {
 		f = newFollower(m, ctx, j.runID, m.LogPath(j.runID), j.total)
 	}
@@ -594,7 +614,7 @@ func (s *slurmExec) end(ctx context.Context, j *slurmJob, st slurm.Status) {
 		state, msg = s.judge(ctx, j.runID, p, simlog.Exit{})
 	case slurm.Cancelled:
 		state = cascade.RunCancelled
-		if !j.cancelled {
+		if !cancelled {
 			msg = fmt.Sprintf("%s was cancelled outside Cascade (%s) %s", job, st.Describe(), after)
 		}
 	case slurm.Lost:
@@ -717,6 +737,11 @@ func (s *slurmExec) available() {
 	defer s.mu.Unlock()
 	if s.status.Healthy {
 		return
+	}
+	if s.info == "" {
+		// The start could not ask whether the cluster keeps accounting;
+		// Poll asks when it needs to, and the answer is cached.
+		s.info = "Slurm answers."
 	}
 	s.m.log.Info("Slurm answers again", "down for", time.Since(s.since).Round(time.Second))
 	s.status = cascade.ExecutorStatus{Kind: "slurm", Healthy: true}
