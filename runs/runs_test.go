@@ -484,3 +484,27 @@ func cascadeDeref(s *string) string {
 	}
 	return *s
 }
+
+// TestLocalExecutorStatus: the local executor is always healthy, and its
+// runs have no Slurm job.
+func TestLocalExecutorStatus(t *testing.T) {
+	t.Parallel()
+	s := server(t, "ok")
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	waitRun(t, s, r.ID, "SUCCEEDED")
+	var got struct {
+		Executor struct {
+			Kind    string
+			Healthy bool
+			Message *string
+		}
+		Run struct {
+			Executor string
+			Slurm    *struct{ JobID int64 }
+		}
+	}
+	s.MustDo(t, `query($id: ID!) { executor { kind healthy message } run(id: $id) { executor slurm { jobId } } }`, map[string]any{"id": r.ID}, &got)
+	if got.Executor.Kind != "local" || !got.Executor.Healthy || got.Executor.Message != nil || got.Run.Executor != "local" || got.Run.Slurm != nil {
+		t.Fatalf("%+v", got)
+	}
+}
