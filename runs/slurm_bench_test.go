@@ -89,7 +89,22 @@ func BenchmarkSlurmPoll3600(b *testing.B) {
 		return done == n
 	})
 	submitted := time.Since(start)
-	b.Logf("%d runs launched in %v, all submitted after %v", n, launched.Round(time.Millisecond), submitted.Round(time.Millisecond))
+	// The first polls after the submissions record each job's pending
+	// reason: one write per run whose job changed, none after.
+	testutil.Eventually(b, 30*time.Minute, "every run's pending reason recorded", func() bool {
+		rs, err := s.DB.RunsInState(context.Background(), cascade.RunQueued)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range rs {
+			if r.Slurm.Reason == "" {
+				return false
+			}
+		}
+		return true
+	})
+	b.Logf("%d runs launched in %v, all submitted after %v, every pending reason recorded after %v", n,
+		launched.Round(time.Millisecond), submitted.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 
 	for b.Loop() {
 		window := time.Minute

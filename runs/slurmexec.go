@@ -287,30 +287,31 @@ func (s *slurmExec) record(ctx context.Context, id string, jid slurm.JobID, part
 
 // scancel cancels jobs, or leaves them for the next poll to cancel when
 // Slurm does not answer.
-func (s *slurmExec) scancel(ctx context.Context, ids ...slurm.JobID) bool {
+func (s *slurmExec) scancel(ctx context.Context, ids ...slurm.JobID) error {
 	if len(ids) == 0 {
-		return true
+		return nil
 	}
 	err := s.c.Cancel(ctx, ids...)
+	again := errors.Is(err, slurm.ErrUnavailable) || ctx.Err() != nil
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, id := range ids {
-		if err == nil {
-			delete(s.cancels, id)
-		} else {
+		if again {
 			s.cancels[id] = true
+		} else {
+			delete(s.cancels, id)
 		}
 	}
-	if err != nil {
-		if ctx.Err() == nil {
-			s.m.log.Warn("scancel failed; trying again at the next poll", "jobs", ids, "err", err)
-			if errors.Is(err, slurm.ErrUnavailable) {
-				s.unavailableLocked(err)
-			}
-		}
-		return false
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+	case again:
+		s.m.log.Warn("scancel failed: Slurm is unavailable; trying again at the next poll", "jobs", ids, "err", err)
+		s.unavailableLocked(err)
+	default:
+		s.m.log.Error("scancel refused", "jobs", ids, "err", err)
 	}
-	return true
+	return err
 }
 
 // cancel is Manager.Cancel under the Slurm executor: a run not submitted
@@ -362,8 +363,10 @@ func (s *slurmExec) cancel(ctx context.Context, id string) (cascade.Run, error) 
 	if saved {
 		m.publish(r)
 	}
-	if !s.scancel(ctx, jid) {
+	if err := s.scancel(ctx, jid); errors.Is(err, slurm.ErrUnavailable) {
 		return r, nil // the poller delivers it once Slurm answers
+	} else if err != nil {
+		return r, fmt.Errorf("cancel Slurm job %d: %w", jid, err)
 	}
 	if r.State != cascade.RunQueued {
 		return r, nil // the poller sees the job end
