@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,11 +24,15 @@ import (
 func TestMain(m *testing.M) { slurmtest.Main(m) }
 
 // cluster is the test cluster, once a test has started it.
-var cluster *slurmtest.Cluster
+var (
+	cluster     *slurmtest.Cluster
+	clusterOnce sync.Once
+)
 
 func startCluster(tb testing.TB) {
 	tb.Helper()
-	cluster = slurmtest.Start(tb)
+	c := slurmtest.Start(tb)
+	clusterOnce.Do(func() { cluster = c })
 }
 
 // client returns a Client of the test cluster whose commands are counted.
