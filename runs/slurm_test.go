@@ -372,6 +372,32 @@ func TestSlurmControllerRestart(t *testing.T) {
 	}
 }
 
+// TestSlurmCancelDuringOutage: a cancelRun while the controller is down
+// is no error and changes nothing yet; the scancel is sent again once
+// Slurm answers, and the run ends CANCELLED as Cascade's own cancel. Not
+// parallel: it stops the controller.
+func TestSlurmCancelDuringOutage(t *testing.T) {
+	s, c, calls := slurmServer(t, "slow", hanging(t))
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	waitSlurm(t, s, r.ID, 2*time.Minute, "RUNNING")
+	c.StopController(t)
+	var cr struct{ CancelRun slurmRun }
+	s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { `+slurmRunFields+` } }`, map[string]any{"id": r.ID}, &cr)
+	if cr.CancelRun.State != "RUNNING" || !strings.Contains(strings.Join(cr.CancelRun.History, "\n"), "cancel requested: scancel of Slurm job") {
+		t.Fatalf("cancel with the controller down: %s, history %q", cr.CancelRun.State, cr.CancelRun.History)
+	}
+	since := calls.Count("scancel")
+	testutil.Eventually(t, time.Minute, "scancel tried again", func() bool { return calls.Count("scancel") > since })
+	if got := getSlurm(t, s, r.ID); got.State != "RUNNING" {
+		t.Fatalf("run %s with the controller down, want RUNNING", got.State)
+	}
+	c.StartController(t)
+	got := waitSlurm(t, s, r.ID, 2*time.Minute, "CANCELLED", "FAILED", "SUCCEEDED")
+	if got.State != "CANCELLED" || got.Error != nil || got.Slurm.State != "CANCELLED" {
+		t.Fatalf("%s %v, job %+v; want CANCELLED, no error", got.State, cascadeDeref(got.Error), got.Slurm)
+	}
+}
+
 // TestSlurmAdoptsAnUnrecordedJob: a job submitted for a run whose job id
 // was never stored (the server stopped between sbatch and the write; here
 // the job is submitted by hand with the run's name while the controller
@@ -422,10 +448,9 @@ func TestSlurmServerKilled(t *testing.T) {
 		"CASCADE_SIM_CONFIGS_DIR=" + simconfigtest.Write(t, t.TempDir()),
 	}
 	addr, server, out := serveProcess(t, dir, env...)
+	// Printed once the server is ready.
 	for _, want := range []string{"cascade: Slurm: the controller answers", "cascade: Slurm: run directories " + filepath.Join(dir, "work", "runs") + ": "} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("serve's output lacks %q:\n%s", want, out)
-		}
+		testutil.Eventually(t, 10*time.Second, "serve prints "+want, func() bool { return strings.Contains(out.String(), want) })
 	}
 	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
 	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: filepath.Join(dir, "s3", "cascade", "traces"), RunName: "qs"}); err != nil {
@@ -550,7 +575,7 @@ func serveProcess(t *testing.T, dataDir string, env ...string) (addr string, cmd
 		if err == nil {
 			resp.Body.Close()
 		}
-		return err == nil
+		return err == nil && resp.StatusCode == http.StatusOK
 	})
 	return addr, cmd, out
 }

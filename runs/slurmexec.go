@@ -162,7 +162,10 @@ func (s *slurmExec) trackLocked(r cascade.Run) *slurmJob {
 	}
 	for _, h := range r.History {
 		if strings.Contains(h, cancelRequested) {
+			// Cascade asked for it; after a restart the scancel may not
+			// have got through yet: the next poll sends it again.
 			j.cancelled = true
+			s.cancels[j.id] = true
 		}
 	}
 	s.jobs[r.ID] = j
