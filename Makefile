@@ -22,7 +22,9 @@ generate:
 # beside them, the latency of a kernels page 900,000 rows deep in a
 # 1,000,000-kernel trace (-v adds that trace's database ingest time) and
 # fan-out to 1,000 websocket subscribers at 100 updates/s (latency, CPU per
-# delivery; add -cpuprofile to see where it goes).
+# delivery; add -cpuprofile to see where it goes). The Slurm executor's
+# polling with 3,600 queued runs: squeue calls a minute, ms per poll round
+# (it starts a one-node cluster with scripts/slurm.sh).
 bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
 	uptime; go test ./graph -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
@@ -30,6 +32,7 @@ bench:
 	go test ./accelsim/posttraces -run '^$$' -bench Postprocess -benchtime 3x -timeout 60m
 	go test ./s3gw -run '^$$' -bench PutObject -benchtime 8x
 	scripts/bench-s3.sh
+	go test ./runs -run '^$$' -bench SlurmPoll3600 -benchtime 1x -timeout 60m -v
 
 bench-large:
 	CASCADE_BENCH_LARGE=1 go test ./accelsim/posttraces -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m

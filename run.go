@@ -37,6 +37,34 @@ type Run struct {
 	UpdatedAt  time.Time
 	StartedAt  *time.Time
 	FinishedAt *time.Time
+	// Slurm is the run's batch job when the Slurm executor runs it; its
+	// JobID is nil before the job is submitted, and for local runs.
+	Slurm SlurmJob `gorm:"embedded;embeddedPrefix:slurm_"`
+}
+
+// SlurmJob is what Cascade knows of a run's Slurm batch job, as of its
+// last poll.
+type SlurmJob struct {
+	JobID     *int64
+	Partition string `gorm:"not null;default:''"`
+	// Node is the node list the job ran on; "" before it started.
+	Node string `gorm:"not null;default:''"`
+	// State is Slurm's own state name ("PENDING", "RUNNING", "TIMEOUT",
+	// "OUT_OF_MEMORY", ...), or "LOST" when Slurm no longer knows the job.
+	State string `gorm:"not null;default:''"`
+	// Reason is Slurm's reason for the state ("Priority", "Resources",
+	// "TimeLimit", ...); "" for none.
+	Reason string `gorm:"not null;default:''"`
+}
+
+// ExecutorStatus says where runs execute and whether that answers: the
+// Slurm executor is unhealthy while Slurm's commands fail or time out.
+type ExecutorStatus struct {
+	Kind    string // "local" or "slurm"
+	Healthy bool
+	// Message says what is wrong when unhealthy, and what the executor
+	// found at start (accounting or not) when healthy; nil for none.
+	Message *string
 }
 
 // RunKernel is the simulator's result for one kernel of a run: what its

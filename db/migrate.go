@@ -38,6 +38,17 @@ var migrations = []migration{
 		}
 		return backfillDemangled(tx)
 	}},
+	{5, "runs: Slurm job", func(tx *gorm.DB) error {
+		for _, c := range []string{"SlurmJobID", "SlurmPartition", "SlurmNode", "SlurmState", "SlurmReason"} {
+			if tx.Migrator().HasColumn(&runV5{}, c) {
+				continue // a database rolled back by a test
+			}
+			if err := tx.Migrator().AddColumn(&runV5{}, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
 }
 
 type schemaMigration struct {
@@ -200,6 +211,19 @@ type kernelV4 struct {
 }
 
 func (kernelV4) TableName() string { return "kernels" }
+
+// Schema snapshots, version 5.
+
+type runV5 struct {
+	ID             string `gorm:"primaryKey"`
+	SlurmJobID     *int64
+	SlurmPartition string `gorm:"not null;default:''"`
+	SlurmNode      string `gorm:"not null;default:''"`
+	SlurmState     string `gorm:"not null;default:''"`
+	SlurmReason    string `gorm:"not null;default:''"`
+}
+
+func (runV5) TableName() string { return "runs" }
 
 // backfillDemangled fills in the demangled names of the kernels stored
 // before version 4, a batch at a time.

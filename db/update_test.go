@@ -262,6 +262,23 @@ func TestUpdateRun(t *testing.T) {
 				t.Fatalf("seq %d, created %v, updated %v; before %d, %v, %v", stored.Seq, stored.CreatedAt, stored.UpdatedAt, before.Seq, before.CreatedAt, before.UpdatedAt)
 			}
 		})
+		t.Run("SlurmJob", func(t *testing.T) {
+			if err := d.CreateRun(ctx, newRun("slurm", "t")); err != nil {
+				t.Fatal(err)
+			}
+			if stored, _ := d.Run(ctx, "slurm"); stored.Slurm != (cascade.SlurmJob{}) {
+				t.Fatalf("a new run's Slurm job: %+v", stored.Slurm)
+			}
+			want := cascade.SlurmJob{JobID: cascade.Ptr(int64(1) << 40), Partition: "gpu", Node: "n[01-02]", State: "PENDING", Reason: "Priority"}
+			if _, _, err := d.UpdateRun(ctx, "slurm", func(r *cascade.Run) error { r.Slurm = want; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			stored, err := d.Run(ctx, "slurm")
+			if err != nil || stored.Slurm.JobID == nil || *stored.Slurm.JobID != *want.JobID ||
+				stored.Slurm.Partition != "gpu" || stored.Slurm.Node != "n[01-02]" || stored.Slurm.State != "PENDING" || stored.Slurm.Reason != "Priority" {
+				t.Fatalf("stored %+v, %v", stored.Slurm, err)
+			}
+		})
 		t.Run("ErrUnchangedLeavesStored", func(t *testing.T) {
 			if err := d.CreateRun(ctx, newRun("unchanged", "t")); err != nil {
 				t.Fatal(err)

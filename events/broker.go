@@ -202,3 +202,10 @@ type RunRemoved struct{ ID, TraceID string }
 
 // Key implements [Event]; a removal supersedes the run's updates.
 func (e RunRemoved) Key() string { return "run/" + e.ID }
+
+// ExecutorUpdated carries the run executor's new status: the Slurm
+// executor turning unhealthy when Slurm stops answering, and healthy again.
+type ExecutorUpdated struct{ Status cascade.ExecutorStatus }
+
+// Key implements [Event].
+func (e ExecutorUpdated) Key() string { return "executor" }

@@ -39,6 +39,7 @@ type ResolverRoot interface {
 	Run() RunResolver
 	RunKernel() RunKernelResolver
 	SimConfig() SimConfigResolver
+	SlurmJob() SlurmJobResolver
 	Subscription() SubscriptionResolver
 	Trace() TraceResolver
 }
@@ -59,6 +60,12 @@ type ComplexityRoot struct {
 		ProjectedBytes func(childComplexity int) int
 		UsedBytes      func(childComplexity int) int
 		Warning        func(childComplexity int) int
+	}
+
+	Executor struct {
+		Healthy func(childComplexity int) int
+		Kind    func(childComplexity int) int
+		Message func(childComplexity int) int
 	}
 
 	Kernel struct {
@@ -102,6 +109,7 @@ type ComplexityRoot struct {
 
 	Query struct {
 		DiskUsage  func(childComplexity int) int
+		Executor   func(childComplexity int) int
 		Run        func(childComplexity int, id string) int
 		Runs       func(childComplexity int, traceID *string, state *cascade.RunState, first *int, after *string) int
 		S3Endpoint func(childComplexity int) int
@@ -125,6 +133,7 @@ type ComplexityRoot struct {
 		LogTail           func(childComplexity int, lines *int) int
 		Progress          func(childComplexity int) int
 		SimConfig         func(childComplexity int) int
+		Slurm             func(childComplexity int) int
 		StartedAt         func(childComplexity int) int
 		State             func(childComplexity int) int
 		Steps             func(childComplexity int) int
@@ -193,6 +202,14 @@ type ComplexityRoot struct {
 		Name              func(childComplexity int) int
 	}
 
+	SlurmJob struct {
+		JobID     func(childComplexity int) int
+		Node      func(childComplexity int) int
+		Partition func(childComplexity int) int
+		Reason    func(childComplexity int) int
+		State     func(childComplexity int) int
+	}
+
 	StepProjection struct {
 		MeasuredNs  func(childComplexity int) int
 		ProjectedNs func(childComplexity int) int
@@ -200,12 +217,13 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		PostprocessLog func(childComplexity int, traceID string) int
-		RunLog         func(childComplexity int, id string) int
-		RunRemoved     func(childComplexity int, id *string, traceID *string) int
-		RunUpdated     func(childComplexity int, id *string, traceID *string) int
-		TraceRemoved   func(childComplexity int) int
-		TraceUpdated   func(childComplexity int, id *string) int
+		ExecutorUpdated func(childComplexity int) int
+		PostprocessLog  func(childComplexity int, traceID string) int
+		RunLog          func(childComplexity int, id string) int
+		RunRemoved      func(childComplexity int, id *string, traceID *string) int
+		RunUpdated      func(childComplexity int, id *string, traceID *string) int
+		TraceRemoved    func(childComplexity int) int
+		TraceUpdated    func(childComplexity int, id *string) int
 	}
 
 	Trace struct {
@@ -266,6 +284,7 @@ type MutationResolver interface {
 }
 type QueryResolver interface {
 	DiskUsage(ctx context.Context) (*cascade.DiskUsage, error)
+	Executor(ctx context.Context) (*cascade.ExecutorStatus, error)
 	SimConfigs(ctx context.Context) ([]cascade.SimConfig, error)
 	Runs(ctx context.Context, traceID *string, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Run(ctx context.Context, id string) (*cascade.Run, error)
@@ -285,6 +304,7 @@ type RunResolver interface {
 	Steps(ctx context.Context, obj *cascade.Run) ([]cascade.StepProjection, error)
 	TimingProblems(ctx context.Context, obj *cascade.Run) ([]string, error)
 	LogTail(ctx context.Context, obj *cascade.Run, lines *int) ([]string, error)
+	Slurm(ctx context.Context, obj *cascade.Run) (*cascade.SlurmJob, error)
 }
 type RunKernelResolver interface {
 	DemangledName(ctx context.Context, obj *cascade.RunKernel) (*string, error)
@@ -294,7 +314,15 @@ type SimConfigResolver interface {
 	CoreClockMHz(ctx context.Context, obj *cascade.SimConfig) (*float64, error)
 	Error(ctx context.Context, obj *cascade.SimConfig) (*string, error)
 }
+type SlurmJobResolver interface {
+	JobID(ctx context.Context, obj *cascade.SlurmJob) (int64, error)
+	Partition(ctx context.Context, obj *cascade.SlurmJob) (*string, error)
+	Node(ctx context.Context, obj *cascade.SlurmJob) (*string, error)
+
+	Reason(ctx context.Context, obj *cascade.SlurmJob) (*string, error)
+}
 type SubscriptionResolver interface {
+	ExecutorUpdated(ctx context.Context) (<-chan *cascade.ExecutorStatus, error)
 	PostprocessLog(ctx context.Context, traceID string) (<-chan *model.LogChunk, error)
 	RunUpdated(ctx context.Context, id *string, traceID *string) (<-chan *cascade.Run, error)
 	RunLog(ctx context.Context, id string) (<-chan *model.LogChunk, error)
@@ -378,6 +406,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DiskUsage.Warning(childComplexity), true
+
+	case "Executor.healthy":
+		if e.ComplexityRoot.Executor.Healthy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Executor.Healthy(childComplexity), true
+	case "Executor.kind":
+		if e.ComplexityRoot.Executor.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Executor.Kind(childComplexity), true
+	case "Executor.message":
+		if e.ComplexityRoot.Executor.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Executor.Message(childComplexity), true
 
 	case "Kernel.block":
 		if e.ComplexityRoot.Kernel.Block == nil {
@@ -532,6 +579,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.DiskUsage(childComplexity), true
+	case "Query.executor":
+		if e.ComplexityRoot.Query.Executor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Executor(childComplexity), true
 
 	case "Query.run":
 		if e.ComplexityRoot.Query.Run == nil {
@@ -679,6 +732,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.SimConfig(childComplexity), true
+	case "Run.slurm":
+		if e.ComplexityRoot.Run.Slurm == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Slurm(childComplexity), true
 	case "Run.startedAt":
 		if e.ComplexityRoot.Run.StartedAt == nil {
 			break
@@ -957,6 +1016,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SimConfig.Name(childComplexity), true
 
+	case "SlurmJob.jobId":
+		if e.ComplexityRoot.SlurmJob.JobID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlurmJob.JobID(childComplexity), true
+	case "SlurmJob.node":
+		if e.ComplexityRoot.SlurmJob.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlurmJob.Node(childComplexity), true
+	case "SlurmJob.partition":
+		if e.ComplexityRoot.SlurmJob.Partition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlurmJob.Partition(childComplexity), true
+	case "SlurmJob.reason":
+		if e.ComplexityRoot.SlurmJob.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlurmJob.Reason(childComplexity), true
+	case "SlurmJob.state":
+		if e.ComplexityRoot.SlurmJob.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlurmJob.State(childComplexity), true
+
 	case "StepProjection.measuredNs":
 		if e.ComplexityRoot.StepProjection.MeasuredNs == nil {
 			break
@@ -976,6 +1066,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.StepProjection.Step(childComplexity), true
 
+	case "Subscription.executorUpdated":
+		if e.ComplexityRoot.Subscription.ExecutorUpdated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.ExecutorUpdated(childComplexity), true
 	case "Subscription.postprocessLog":
 		if e.ComplexityRoot.Subscription.PostprocessLog == nil {
 			break
@@ -1326,7 +1422,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/disk.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/scalars.graphqls" "schema/trace.graphqls"
+//go:embed "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/scalars.graphqls" "schema/trace.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -1339,6 +1435,7 @@ func sourceData(filename string) string {
 
 var sources = []*ast.Source{
 	{Name: "schema/disk.graphqls", Input: sourceData("schema/disk.graphqls"), BuiltIn: false},
+	{Name: "schema/executor.graphqls", Input: sourceData("schema/executor.graphqls"), BuiltIn: false},
 	{Name: "schema/postprocess.graphqls", Input: sourceData("schema/postprocess.graphqls"), BuiltIn: false},
 	{Name: "schema/run.graphqls", Input: sourceData("schema/run.graphqls"), BuiltIn: false},
 	{Name: "schema/s3.graphqls", Input: sourceData("schema/s3.graphqls"), BuiltIn: false},
@@ -1377,6 +1474,18 @@ func (ec *executionContext) childFields_DiskUsage(ctx context.Context, field gra
 		return ec.fieldContext_DiskUsage_warning(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DiskUsage", field.Name)
+}
+
+func (ec *executionContext) childFields_Executor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_Executor_kind(ctx, field)
+	case "healthy":
+		return ec.fieldContext_Executor_healthy(ctx, field)
+	case "message":
+		return ec.fieldContext_Executor_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Executor", field.Name)
 }
 
 func (ec *executionContext) childFields_Kernel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1485,6 +1594,8 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_timingProblems(ctx, field)
 	case "logTail":
 		return ec.fieldContext_Run_logTail(ctx, field)
+	case "slurm":
+		return ec.fieldContext_Run_slurm(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Run", field.Name)
 }
@@ -1609,6 +1720,22 @@ func (ec *executionContext) childFields_SimConfig(ctx context.Context, field gra
 		return ec.fieldContext_SimConfig_error(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SimConfig", field.Name)
+}
+
+func (ec *executionContext) childFields_SlurmJob(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "jobId":
+		return ec.fieldContext_SlurmJob_jobId(ctx, field)
+	case "partition":
+		return ec.fieldContext_SlurmJob_partition(ctx, field)
+	case "node":
+		return ec.fieldContext_SlurmJob_node(ctx, field)
+	case "state":
+		return ec.fieldContext_SlurmJob_state(ctx, field)
+	case "reason":
+		return ec.fieldContext_SlurmJob_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SlurmJob", field.Name)
 }
 
 func (ec *executionContext) childFields_StepProjection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2397,6 +2524,75 @@ func (ec *executionContext) fieldContext_DiskUsage_warning(_ context.Context, fi
 	return graphql.NewScalarFieldContext("DiskUsage", field, true, true, "String")
 }
 
+func (ec *executionContext) _Executor_kind(ctx context.Context, field graphql.CollectedField, obj *cascade.ExecutorStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Executor_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Executor_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Executor", field, false, false, "String")
+}
+
+func (ec *executionContext) _Executor_healthy(ctx context.Context, field graphql.CollectedField, obj *cascade.ExecutorStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Executor_healthy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Healthy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Executor_healthy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Executor", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Executor_message(ctx context.Context, field graphql.CollectedField, obj *cascade.ExecutorStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Executor_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Executor_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Executor", field, false, false, "String")
+}
+
 func (ec *executionContext) _Kernel_kernelId(ctx context.Context, field graphql.CollectedField, obj *cascade.Kernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3024,6 +3220,38 @@ func (ec *executionContext) fieldContext_Query_diskUsage(_ context.Context, fiel
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_DiskUsage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_executor(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_executor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Executor(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.ExecutorStatus) graphql.Marshaler {
+			return ec.marshalNExecutor2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐExecutorStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_executor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Executor(ctx, field)
 		},
 	}
 	return fc, nil
@@ -3853,6 +4081,38 @@ func (ec *executionContext) fieldContext_Run_logTail(ctx context.Context, field 
 	if fc.Args, err = ec.field_Run_logTail_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Run_slurm(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_slurm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().Slurm(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SlurmJob) graphql.Marshaler {
+			return ec.marshalOSlurmJob2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSlurmJob(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_slurm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SlurmJob(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -4813,6 +5073,121 @@ func (ec *executionContext) fieldContext_SimConfig_error(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("SimConfig", field, true, true, "String")
 }
 
+func (ec *executionContext) _SlurmJob_jobId(ctx context.Context, field graphql.CollectedField, obj *cascade.SlurmJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlurmJob_jobId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SlurmJob().JobID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt642int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SlurmJob_jobId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SlurmJob", field, true, true, "Int64")
+}
+
+func (ec *executionContext) _SlurmJob_partition(ctx context.Context, field graphql.CollectedField, obj *cascade.SlurmJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlurmJob_partition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SlurmJob().Partition(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SlurmJob_partition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SlurmJob", field, true, true, "String")
+}
+
+func (ec *executionContext) _SlurmJob_node(ctx context.Context, field graphql.CollectedField, obj *cascade.SlurmJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlurmJob_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SlurmJob().Node(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SlurmJob_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SlurmJob", field, true, true, "String")
+}
+
+func (ec *executionContext) _SlurmJob_state(ctx context.Context, field graphql.CollectedField, obj *cascade.SlurmJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlurmJob_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SlurmJob_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SlurmJob", field, false, false, "String")
+}
+
+func (ec *executionContext) _SlurmJob_reason(ctx context.Context, field graphql.CollectedField, obj *cascade.SlurmJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlurmJob_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SlurmJob().Reason(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SlurmJob_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SlurmJob", field, true, true, "String")
+}
+
 func (ec *executionContext) _StepProjection_step(ctx context.Context, field graphql.CollectedField, obj *cascade.StepProjection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4880,6 +5255,38 @@ func (ec *executionContext) _StepProjection_projectedNs(ctx context.Context, fie
 }
 func (ec *executionContext) fieldContext_StepProjection_projectedNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StepProjection", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Subscription_executorUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_executorUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().ExecutorUpdated(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.ExecutorStatus) graphql.Marshaler {
+			return ec.marshalNExecutor2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐExecutorStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_executorUpdated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Executor(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Subscription_postprocessLog(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -7128,6 +7535,49 @@ func (ec *executionContext) _DiskUsage(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var executorImplementors = []string{"Executor"}
+
+func (ec *executionContext) _Executor(ctx context.Context, sel ast.SelectionSet, obj *cascade.ExecutorStatus) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, executorImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Executor")
+		case "kind":
+			out.Values[i] = ec._Executor_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "healthy":
+			out.Values[i] = ec._Executor_healthy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._Executor_message(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var kernelImplementors = []string{"Kernel"}
 
 func (ec *executionContext) _Kernel(ctx context.Context, sel ast.SelectionSet, obj *cascade.Kernel) graphql.Marshaler {
@@ -7442,6 +7892,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_diskUsage(ctx, field)
 				})
+		case "executor":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_executor(ctx, field)
+				})
 		case "simConfigs":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -7623,6 +8079,12 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Run_logTail(ctx, field, obj)
+				})
+		case "slurm":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_slurm(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -8041,6 +8503,63 @@ func (ec *executionContext) _SimConfig(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var slurmJobImplementors = []string{"SlurmJob"}
+
+func (ec *executionContext) _SlurmJob(ctx context.Context, sel ast.SelectionSet, obj *cascade.SlurmJob) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, slurmJobImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SlurmJob")
+		case "jobId":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SlurmJob_jobId(ctx, field, obj)
+				})
+		case "partition":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SlurmJob_partition(ctx, field, obj)
+				})
+		case "node":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SlurmJob_node(ctx, field, obj)
+				})
+		case "state":
+			out.Values[i] = ec._SlurmJob_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reason":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SlurmJob_reason(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var stepProjectionImplementors = []string{"StepProjection"}
 
 func (ec *executionContext) _StepProjection(ctx context.Context, sel ast.SelectionSet, obj *cascade.StepProjection) graphql.Marshaler {
@@ -8097,6 +8616,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	}
 
 	switch fields[0].Name {
+	case "executorUpdated":
+		return ec._Subscription_executorUpdated(ctx, fields[0])
 	case "postprocessLog":
 		return ec._Subscription_postprocessLog(ctx, fields[0])
 	case "runUpdated":
@@ -8729,6 +9250,14 @@ func (ec *executionContext) marshalNDiskUsage2ᚖgithubᚗcomᚋcascadeᚑsimᚋ
 		return graphql.Null
 	}
 	return ec._DiskUsage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNExecutor2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐExecutorStatus(ctx context.Context, sel ast.SelectionSet, v *cascade.ExecutorStatus) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Executor!")
+		return graphql.Null
+	}
+	return ec._Executor(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
@@ -9485,6 +10014,13 @@ func (ec *executionContext) marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋ
 		return graphql.Null
 	}
 	return ec._SimConfig(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSlurmJob2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSlurmJob(ctx context.Context, sel ast.SelectionSet, v *cascade.SlurmJob) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SlurmJob(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {

@@ -163,3 +163,11 @@ func logTail(path string, lines *int) ([]string, error) {
 	}
 	return tail, err
 }
+
+// nonEmpty is nil for "", else a pointer to s.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -11,19 +11,13 @@ import (
 	"github.com/cascade-sim/cascade/internal/proc"
 )
 
-// Executor runs the simulator for one job. The local one runs it here; a
-// Slurm executor would submit it to a cluster and follow its log there.
-// Implementations must be safe for concurrent use.
+// Executor is where runs execute: [Local] runs the simulator as a child
+// of the server, [*Slurm] submits each run as a batch job to a Slurm
+// cluster. The Manager holds the one it was given; no other kinds exist.
 type Executor interface {
-	// Name is recorded with each run ("local").
+	// Name is recorded with each run ("local", "slurm").
 	Name() string
-	// Execute runs the job and blocks until the simulator has exited or
-	// ctx is done (then the simulator is stopped first). It writes the
-	// simulator's output to job.Log and calls job.Grew as it grows. An
-	// error wrapping ErrSimulatorNotFound means no simulator could start;
-	// one wrapping a *proc.LogError that the log could not be written (a
-	// full disk), and the simulator was stopped.
-	Execute(ctx context.Context, job Job) (simlog.Exit, error)
+	executor()
 }
 
 // Job is one simulation for an Executor.
@@ -56,7 +50,14 @@ var _ Executor = Local{}
 // Name implements [Executor].
 func (Local) Name() string { return "local" }
 
-// Execute implements [Executor]: it runs
+func (Local) executor() {}
+
+// Execute runs the job and blocks until the simulator has exited or ctx
+// is done (then the simulator is stopped first). It writes the simulator's
+// output to job.Log and calls job.Grew as it grows. An error wrapping
+// ErrSimulatorNotFound means no simulator could start; one wrapping a
+// *proc.LogError that the log could not be written (a full disk), and the
+// simulator was stopped. It runs
 // `<command> -trace <kernelslist.g> -config <cfg>/gpgpusim.config -config <cfg>/trace.config`
 // in the job's directory, where the files of the config's folders are
 // linked.

@@ -22,15 +22,24 @@ type follower struct {
 }
 
 func newFollower(m *Manager, ctx context.Context, id, log string, total int) *follower {
-	return &follower{m: m, ctx: ctx, id: id, tail: proc.Tail{Path: log}, parser: simlog.NewParser(total), last: simlog.Progress{Total: total}}
+	return &follower{m: m, ctx: ctx, id: id, tail: proc.Tail{Path: log, FromStart: true}, parser: simlog.NewParser(total), last: simlog.Progress{Total: total}}
 }
 
+// read feeds the parser every line written since the last read: the
+// tail gives at most 1 MiB a call, and a batch job's log may have grown by
+// more (or be read for the first time after a restart).
 func (f *follower) read() bool {
-	lines, _ := f.tail.Next()
-	for _, l := range lines {
-		f.parser.Line(l)
+	any := false
+	for {
+		lines, _ := f.tail.Next()
+		if len(lines) == 0 {
+			return any
+		}
+		for _, l := range lines {
+			f.parser.Line(l)
+		}
+		any = true
 	}
-	return len(lines) > 0
 }
 
 func (f *follower) grew() {

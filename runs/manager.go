@@ -21,6 +21,7 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/simlog"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/internal/proc"
+	"github.com/cascade-sim/cascade/internal/workqueue"
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
@@ -70,21 +71,29 @@ type Manager struct {
 	// for a trace whose runs are being removed.
 	launchMu sync.Mutex
 
+	// queue holds the queued runs' ids in launch order and executes at
+	// most Concurrency at once (the Slurm executor: submits at most
+	// Slurm.Submitters at once).
+	queue *workqueue.Queue[string]
+	// local or slurm is the executor, by kind.
+	local Local
+	slurm *slurmExec
+
 	mu      sync.Mutex
-	queue   []string           // queued run ids, in launch order
 	running map[string]*active // runs a worker took, from before RUNNING is committed
-	wake    chan struct{}
+
+	// ctx is Run's: it ends with the server. Work reads it.
+	ctx context.Context
 
 	resultsMu sync.Mutex
 	results   map[string]Results // see Results
 }
 
-// active is a run a worker has taken: cancel stops it, done is closed once
-// its end is recorded and its simulator is gone;
-// removed says RemoveTrace stopped it: its row is about to go, so its end
-// is neither recorded nor published.
+// active is a run a worker has taken (the queue's Cancel stops it): done
+// is closed once its end is recorded and its simulator is gone; removed
+// says RemoveTrace stopped it: its row is about to go, so its end is
+// neither recorded nor published.
 type active struct {
-	cancel  context.CancelFunc
 	done    chan struct{}
 	removed atomic.Bool
 }
@@ -98,7 +107,19 @@ func New(cfg Config) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{}, wake: make(chan struct{}, 1), results: map[string]Results{}}
+	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{}, results: map[string]Results{}}
+	qc := workqueue.Config[string]{Limit: cfg.Concurrency, Work: m.execute, Logger: m.log}
+	switch e := cfg.Executor.(type) {
+	case Local:
+		m.local = e
+	case *Slurm:
+		m.slurm = newSlurmExec(m, e)
+		qc.Limit, qc.Work = m.slurm.submitters(), m.slurm.submit
+	default:
+		panic(fmt.Sprintf("runs: unknown executor %T", cfg.Executor))
+	}
+	m.queue = workqueue.New(qc)
+	return m
 }
 
 // SimConfigs lists the tested configs, read anew on each call so a config
@@ -134,14 +155,32 @@ type LaunchInput struct {
 	Label     string
 }
 
-// Launch creates a queued run. It returns NOT_FOUND for an unknown trace,
-// CONFLICT for one that is not ready, and BAD_USER_INPUT for the sample
-// trace, an unknown or unusable config, or kernel ids the trace does not
-// have. A config of another architecture than the trace's is fine: the
-// run simulates the trace on that architecture (see [Manager.CrossArchitecture]).
+// Launch creates a queued run and queues it for the executor. It returns
+// NOT_FOUND for an unknown trace, CONFLICT for one that is not ready, and
+// BAD_USER_INPUT for the sample trace, an unknown or unusable config, or
+// kernel ids the trace does not have. A config of another architecture
+// than the trace's is fine: the run simulates the trace on that
+// architecture (see [Manager.CrossArchitecture]).
 func (m *Manager) Launch(ctx context.Context, in LaunchInput) (cascade.Run, error) {
 	m.launchMu.Lock()
 	defer m.launchMu.Unlock()
+	r, err := m.NewRun(ctx, in)
+	if err != nil {
+		return cascade.Run{}, err
+	}
+	if err := m.cfg.Store.CreateRun(ctx, &r); err != nil {
+		return cascade.Run{}, err
+	}
+	m.log.Info("run queued", "run", r.ID, "trace", r.TraceID, "config", r.SimConfig)
+	m.publish(r)
+	m.Enqueue(r.ID)
+	return r, nil
+}
+
+// NewRun checks a launch request as Launch does and returns the queued run
+// it would create, not stored. With [Manager.Enqueue] it lets a caller
+// store many runs at once (in one transaction) and then queue them.
+func (m *Manager) NewRun(ctx context.Context, in LaunchInput) (cascade.Run, error) {
 	t, err := m.cfg.Store.Trace(ctx, in.TraceID)
 	if err != nil {
 		return cascade.Run{}, err
@@ -152,8 +191,14 @@ func (m *Manager) Launch(ctx context.Context, in LaunchInput) (cascade.Run, erro
 	case t.State != cascade.TraceReady:
 		return cascade.Run{}, cascade.Errorf(cascade.ECONFLICT, "traceId: trace %q is %s; runs launch on ready traces", t.ID, strings.ToLower(string(t.State)))
 	}
-	if _, err := m.config(in.SimConfig); err != nil {
+	cfg, err := m.config(in.SimConfig)
+	if err != nil {
 		return cascade.Run{}, err
+	}
+	if m.slurm != nil {
+		if _, err := ConfigSlurmOptions(cfg); err != nil {
+			return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "simConfig: %s: %v", in.SimConfig, err)
+		}
 	}
 	var ids []int
 	if in.KernelIDs != nil {
@@ -168,13 +213,17 @@ func (m *Manager) Launch(ctx context.Context, in LaunchInput) (cascade.Run, erro
 	if in.Label != "" {
 		r.Label = &in.Label
 	}
-	if err := m.cfg.Store.CreateRun(ctx, &r); err != nil {
-		return cascade.Run{}, err
-	}
-	m.log.Info("run queued", "run", r.ID, "trace", t.ID, "config", in.SimConfig)
-	m.publish(r)
-	m.enqueue(r.ID)
 	return r, nil
+}
+
+// Enqueue hands stored, queued runs to the executor, in the order given
+// after any queued before: the local executor runs them as their turn
+// comes, the Slurm executor submits them. A run already queued keeps its
+// place; one that is no longer queued when its turn comes is skipped.
+func (m *Manager) Enqueue(ids ...string) {
+	for _, id := range ids {
+		m.queue.Add(id)
+	}
 }
 
 // config finds a usable config.
@@ -259,6 +308,9 @@ func newRunID() string {
 // once its simulator's process group is gone. It returns CONFLICT for a run
 // that is already over.
 func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
+	if m.slurm != nil {
+		return m.slurm.cancel(ctx, id)
+	}
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		switch r.State {
 		case cascade.RunQueued:
@@ -267,6 +319,9 @@ func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
 			r.History = append(r.History, stamp("cancelled before it started"))
 			return nil
 		case cascade.RunRunning:
+			if r.Slurm.JobID != nil {
+				return cascade.Errorf(cascade.ECONFLICT, "run %q is Slurm job %d, and this server runs simulations itself (CASCADE_EXECUTOR=local): restart it with CASCADE_EXECUTOR=slurm to cancel the job", id, *r.Slurm.JobID)
+			}
 			return cascade.ErrUnchanged
 		}
 		return cascade.Errorf(cascade.ECONFLICT, "run %q is %s already", id, strings.ToLower(string(r.State)))
@@ -275,16 +330,12 @@ func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
 		return r, err
 	}
 	if saved {
+		m.queue.Cancel(id)
 		m.log.Info("run cancelled", "run", id)
 		m.publish(r)
 		return r, nil
 	}
-	m.mu.Lock()
-	a := m.running[id]
-	m.mu.Unlock()
-	if a != nil {
-		a.cancel()
-	}
+	m.queue.Cancel(id)
 	return r, nil
 }
 
@@ -328,7 +379,7 @@ func (m *Manager) RemoveTrace(ctx context.Context, traceID string) error {
 // one is committed cancelled, so no worker starts it, and one a worker has
 // taken is stopped and waited for.
 func (m *Manager) stop(ctx context.Context, id string) error {
-	_, _, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+	r, _, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State != cascade.RunQueued {
 			return cascade.ErrUnchanged
 		}
@@ -342,48 +393,25 @@ func (m *Manager) stop(ctx context.Context, id string) error {
 	}
 	m.mu.Lock()
 	a := m.running[id]
+	if a != nil {
+		a.removed.Store(true)
+	}
 	m.mu.Unlock()
-	if a == nil {
-		return nil
+	m.queue.Cancel(id)
+	if a != nil {
+		select {
+		case <-a.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	a.removed.Store(true)
-	a.cancel()
-	select {
-	case <-a.done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	if m.slurm != nil && err == nil {
+		m.slurm.forget(ctx, id, r.Slurm.JobID)
 	}
+	return nil
 }
 
 func stamp(msg string) string { return time.Now().UTC().Format(time.RFC3339) + " " + msg }
-
-func (m *Manager) enqueue(id string) {
-	m.mu.Lock()
-	m.queue = append(m.queue, id)
-	m.mu.Unlock()
-	select {
-	case m.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (m *Manager) next() (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.queue) == 0 {
-		return "", false
-	}
-	id := m.queue[0]
-	m.queue = m.queue[1:]
-	if len(m.queue) > 0 {
-		select { // pass the wake-up on to another idle worker
-		case m.wake <- struct{}{}:
-		default:
-		}
-	}
-	return id, true
-}
 
 func (m *Manager) publish(r cascade.Run) { m.cfg.Events.Publish(events.RunUpdated{Run: r}) }
 
@@ -391,12 +419,20 @@ func (m *Manager) publish(r cascade.Run) { m.cfg.Events.Publish(events.RunUpdate
 // the beginning, and their history says so), queues the queued ones in
 // launch order, and executes runs until ctx is done. Runs still running
 // then are stopped and left running in the database for the next start.
+// The Slurm executor instead reattaches to the jobs of the runs it had
+// submitted, and follows them until ctx is done; they keep running.
+// Runs that are Slurm jobs are left as they are by a local executor.
 func (m *Manager) Run(ctx context.Context) error {
 	running, err := m.cfg.Store.RunsInState(ctx, cascade.RunRunning)
 	if err != nil {
 		return fmt.Errorf("load runs: %w", err)
 	}
+	var jobs []cascade.Run // runs with a Slurm job, to reattach
 	for _, r := range running {
+		if r.Slurm.JobID != nil {
+			jobs = append(jobs, r)
+			continue
+		}
 		r, saved, err := m.cfg.Store.UpdateRun(ctx, r.ID, func(r *cascade.Run) error {
 			if r.State != cascade.RunRunning {
 				return cascade.ErrUnchanged // removed with its trace meanwhile
@@ -418,39 +454,36 @@ func (m *Manager) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load runs: %w", err)
 	}
-	m.mu.Lock()
+	var waiting []string // queued runs without a job, in launch order
 	for _, r := range queued {
-		m.queue = append(m.queue, r.ID)
+		if r.Slurm.JobID != nil {
+			jobs = append(jobs, r)
+		} else {
+			waiting = append(waiting, r.ID)
+		}
 	}
-	m.mu.Unlock()
-	var wg sync.WaitGroup
-	for range m.cfg.Concurrency {
-		wg.Go(func() {
-			for {
-				id, ok := m.next()
-				if !ok {
-					select {
-					case <-ctx.Done():
-						return
-					case <-m.wake:
-						continue
-					}
-				}
-				m.execute(ctx, id)
-			}
-		})
+	m.ctx = ctx // before the queue starts any work
+	if m.slurm != nil {
+		return m.slurm.run(ctx, jobs, waiting)
 	}
-	wg.Wait()
+	for _, r := range jobs {
+		m.log.Warn("run is a Slurm job, which this server does not follow; restart with CASCADE_EXECUTOR=slurm to follow it",
+			"run", r.ID, "job", *r.Slurm.JobID, "state", r.State)
+	}
+	m.Enqueue(waiting...)
+	m.queue.Run(ctx)
 	return nil
 }
 
-// execute runs one queued run to its end.
-func (m *Manager) execute(ctx context.Context, id string) {
-	// The run can be stopped before RUNNING is committed: a Cancel that
-	// reads RUNNING always finds it here.
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	a := &active{cancel: cancel, done: make(chan struct{})}
+// execute runs one queued run to its end; it is the queue's work. runCtx
+// ends when the run is cancelled (cause [workqueue.ErrCancelled]) or the
+// server stops; the run's rows are written with a context that ends only
+// with the server.
+func (m *Manager) execute(runCtx context.Context, id string) {
+	// The queue knows the run from before RUNNING is committed: a Cancel
+	// that reads RUNNING always reaches it.
+	ctx := m.ctx
+	a := &active{done: make(chan struct{})}
 	m.mu.Lock()
 	m.running[id] = a
 	m.mu.Unlock()
@@ -494,7 +527,7 @@ func (m *Manager) execute(ctx context.Context, id string) {
 	m.progress(ctx, id, nil, simlog.Progress{Total: total})
 	f := newFollower(m, ctx, id, job.Log, total)
 	job.Grew = f.grew
-	exit, err := m.cfg.Executor.Execute(runCtx, job)
+	exit, err := m.local.Execute(runCtx, job)
 	parser := f.finish()
 	var logErr *proc.LogError
 	switch {
@@ -555,6 +588,23 @@ func (m *Manager) prepare(r cascade.Run) (Job, int, error) {
 	return Job{Run: r, Dir: dir, KernelList: list.Path, Config: cfg, Log: m.LogPath(r.ID)}, len(list.Kernels()), nil
 }
 
+// kernelTotal is how many kernels the run simulates: its subset's, or its
+// trace's kernel list's; 0 when the list cannot be read.
+func (m *Manager) kernelTotal(id string) int {
+	r, err := m.cfg.Store.Run(m.ctx, id)
+	if err != nil {
+		return 0
+	}
+	if len(r.KernelIDs) > 0 {
+		return len(r.KernelIDs)
+	}
+	list, err := kernellist.Read(filepath.Join(m.traceDir(r.TraceID), filepath.FromSlash(tracedir.KernelsListG)))
+	if err != nil {
+		return 0
+	}
+	return len(list.Kernels())
+}
+
 // progress records the parser's progress and kernel results.
 func (m *Manager) progress(ctx context.Context, id string, kernels []cascade.RunKernel, p simlog.Progress) {
 	if kernels != nil {
@@ -576,27 +626,47 @@ func (m *Manager) progress(ctx context.Context, id string, kernels []cascade.Run
 
 // finish records a run's end and its results.
 func (m *Manager) finish(ctx context.Context, id string, p *simlog.Parser, state cascade.RunState, msg string) {
+	m.finishWith(ctx, id, p, state, msg, nil)
+}
+
+// finishWith is finish, with more changes to the run made by also (when
+// not nil) in the same write. A run that is over already stays as it was.
+func (m *Manager) finishWith(ctx context.Context, id string, p *simlog.Parser, state cascade.RunState, msg string, also func(r *cascade.Run)) {
 	if p != nil {
 		if err := m.cfg.Store.SaveRunKernels(ctx, id, p.Kernels()); err != nil {
 			m.log.Error("save run kernels", "run", id, "err", err)
 		}
 	}
-	r, _, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+		if r.State.Final() {
+			return cascade.ErrUnchanged
+		}
 		now := time.Now().UTC()
-		r.State, r.FinishedAt = state, &now
 		if p != nil {
 			r.KernelsDone = p.Progress().Done
 		}
 		if msg != "" {
 			r.Error = &msg
 		}
-		if state == cascade.RunCancelled {
+		switch {
+		case state == cascade.RunCancelled && r.State == cascade.RunQueued:
+			r.History = append(r.History, stamp("cancelled before it started"))
+		case state == cascade.RunCancelled:
 			r.History = append(r.History, stamp("cancelled while running"))
+		}
+		r.State, r.FinishedAt = state, &now
+		if also != nil {
+			also(r)
 		}
 		return nil
 	})
 	if err != nil {
-		m.log.Error("finish run", "run", id, "err", err)
+		if cascade.ErrorCode(err) != cascade.ENOTFOUND {
+			m.log.Error("finish run", "run", id, "err", err)
+		}
+		return
+	}
+	if !saved {
 		return
 	}
 	if msg != "" {

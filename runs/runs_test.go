@@ -34,7 +34,7 @@ func server(t *testing.T, mode string, configure ...func(*app.Config)) *testutil
 	return s
 }
 
-func uploadQuickstart(t *testing.T, s *testutil.TestServer) {
+func uploadQuickstart(t testing.TB, s *testutil.TestServer) {
 	t.Helper()
 	if _, err := os.Stat(s.TraceDir(quickstartID)); err == nil {
 		return // a restarted server on the same data directory
@@ -483,4 +483,28 @@ func cascadeDeref(s *string) string {
 		return "<nil>"
 	}
 	return *s
+}
+
+// TestLocalExecutorStatus: the local executor is always healthy, and its
+// runs have no Slurm job.
+func TestLocalExecutorStatus(t *testing.T) {
+	t.Parallel()
+	s := server(t, "ok")
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	waitRun(t, s, r.ID, "SUCCEEDED")
+	var got struct {
+		Executor struct {
+			Kind    string
+			Healthy bool
+			Message *string
+		}
+		Run struct {
+			Executor string
+			Slurm    *struct{ JobID int64 }
+		}
+	}
+	s.MustDo(t, `query($id: ID!) { executor { kind healthy message } run(id: $id) { executor slurm { jobId } } }`, map[string]any{"id": r.ID}, &got)
+	if got.Executor.Kind != "local" || !got.Executor.Healthy || got.Executor.Message != nil || got.Run.Executor != "local" || got.Run.Slurm != nil {
+		t.Fatalf("%+v", got)
+	}
 }

@@ -331,7 +331,8 @@ up() {
   fi
   start_ctld "$dir"
   SLURM_CONF=$dir/slurm.conf slurmd -N "$(node_of "$dir")" || die "slurmd did not start; see $dir/log/slurmd.log"
-  wait_secs=90 wait_for node_idle "$dir" || {
+  # Minutes on a machine loaded many times over (test runs in parallel).
+  wait_secs=240 wait_for node_idle "$dir" || {
     SLURM_CONF=$dir/slurm.conf sinfo -N -l >&2 || true
     die "the node did not become idle; see $dir/log/slurmd.log and slurmctld.log"
   }

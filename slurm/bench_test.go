@@ -68,7 +68,7 @@ func BenchmarkPoll3600(b *testing.B) {
 		b.ReportMetric(float64(size)/1e6, "MB/output")
 	})
 	b.Run("Poll", func(b *testing.B) {
-		before := cs.count("squeue")
+		before := cs.Count("squeue")
 		for b.Loop() {
 			sts, err := c.Poll(ctx, ids)
 			if err != nil {
@@ -78,7 +78,7 @@ func BenchmarkPoll3600(b *testing.B) {
 				b.Fatalf("job %d: %+v, want PENDING (JobHeldUser)", ids[n-1], st)
 			}
 		}
-		if got := cs.count("squeue") - before; got != b.N {
+		if got := cs.Count("squeue") - before; got != b.N {
 			b.Fatalf("%d squeue calls for %d polls", got, b.N)
 		}
 		perPoll := b.Elapsed() / time.Duration(b.N)

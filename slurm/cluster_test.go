@@ -1,11 +1,8 @@
 package slurm_test
 
-// Tests against a real single-node Slurm cluster, started once per test
-// process by scripts/slurm.sh (installing Debian's packages when missing) the
-// first time a test needs it, and stopped by TestMain.
+// Tests against a real single-node Slurm cluster (package slurmtest).
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -20,125 +17,30 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/internal/testutil/slurmtest"
 	"github.com/cascade-sim/cascade/slurm"
 )
 
-// exitCannotInstall is scripts/slurm.sh's exit status when the packages
-// are missing and cannot be installed.
-const exitCannotInstall = 3
+func TestMain(m *testing.M) { slurmtest.Main(m) }
 
-var cluster struct {
-	once    sync.Once
-	dir     string
-	env     map[string]string // what "slurm.sh up" printed: SLURM_CONF, CASCADE_SLURM_*
-	skip    string            // why the cluster tests skip
-	err     error             // why the cluster did not start
-	started bool
+// cluster is the test cluster, once a test has started it.
+var (
+	cluster     *slurmtest.Cluster
+	clusterOnce sync.Once
+)
+
+func startCluster(tb testing.TB) {
+	tb.Helper()
+	c := slurmtest.Start(tb)
+	clusterOnce.Do(func() { cluster = c })
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if cluster.started {
-		out, err := exec.Command(slurmScript(), "down", cluster.dir).CombinedOutput()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "slurm.sh down: %v\n%s", err, out)
-			code = 1
-		}
-		os.RemoveAll(cluster.dir)
-	}
-	os.Exit(code)
-}
-
-func slurmScript() string { return filepath.Join(testutil.ModuleRoot(), "scripts", "slurm.sh") }
-
-// startCluster starts the cluster once; every test that needs it calls it.
-// Missing packages that cannot be installed skip the test, saying so; a
-// cluster that does not start fails it.
-func startCluster(t testing.TB) {
-	t.Helper()
-	cluster.once.Do(func() {
-		if testing.Short() {
-			cluster.skip = "-short: no Slurm cluster started"
-			return
-		}
-		dir, err := os.MkdirTemp("", "cascade-slurm-")
-		if err != nil {
-			cluster.err = err
-			return
-		}
-		cluster.dir = dir
-		// CASCADE_TEST_SLURM_FLAGS="--no-accounting --no-cgroups" tests
-		// the fallbacks: squeue alone, memory limits by RSS sampling.
-		args := append([]string{"up", dir}, strings.Fields(os.Getenv("CASCADE_TEST_SLURM_FLAGS"))...)
-		cmd := exec.Command(slurmScript(), args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		var exit *exec.ExitError
-		switch {
-		case errors.As(err, &exit) && exit.ExitCode() == exitCannotInstall:
-			cluster.skip = "SKIPPED: Slurm cannot be installed on this machine: " + strings.TrimSpace(stderr.String())
-			fmt.Fprintln(os.Stderr, "slurm tests: "+cluster.skip)
-			os.RemoveAll(dir)
-			return
-		case err != nil:
-			cluster.started = true // stop whatever did start
-			cluster.err = fmt.Errorf("scripts/slurm.sh up: %v\n%s", err, stderr.String())
-			return
-		}
-		cluster.started = true
-		cluster.env = map[string]string{}
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		for sc.Scan() {
-			if k, v, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "="); ok {
-				cluster.env[k] = v
-			}
-		}
-	})
-	if cluster.skip != "" {
-		t.Skip(cluster.skip)
-	}
-	if cluster.err != nil {
-		t.Fatal(cluster.err)
-	}
-}
-
-// client returns a Client of the test cluster whose commands are counted:
-// each goes through a wrapper on PATH that appends its name to a file.
-func client(t testing.TB) (*slurm.Client, *calls) {
+// client returns a Client of the test cluster whose commands are counted.
+func client(t testing.TB) (*slurm.Client, *slurmtest.Calls) {
 	t.Helper()
 	startCluster(t)
-	bin := t.TempDir()
-	cs := &calls{file: filepath.Join(bin, "calls")}
-	for _, name := range []string{"sbatch", "squeue", "sacct", "scancel", "scontrol"} {
-		real, err := exec.LookPath(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wrapper := fmt.Sprintf("#!/bin/sh\necho %s >>%s\nexec %s \"$@\"\n", name, cs.file, real)
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(wrapper), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c := &slurm.Client{Bin: bin, Env: []string{"SLURM_CONF=" + cluster.env["SLURM_CONF"]}}
-	return c, cs
-}
-
-// calls counts the commands a client ran.
-type calls struct{ file string }
-
-func (cs *calls) count(name string) int {
-	data, err := os.ReadFile(cs.file)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for line := range strings.Lines(string(data)) {
-		if strings.TrimSpace(line) == name {
-			n++
-		}
-	}
-	return n
+	cs := slurmtest.CountingBin(t)
+	return &slurm.Client{Bin: cs.Dir, Env: []string{"SLURM_CONF=" + cluster.Conf()}}, cs
 }
 
 // job returns a Job running command in a fresh directory whose name has a
@@ -208,7 +110,7 @@ func awaitState(t testing.TB, c *slurm.Client, id slurm.JobID, timeout time.Dura
 func scontrolShowJob(t *testing.T, id slurm.JobID) map[string]string {
 	t.Helper()
 	cmd := exec.Command("scontrol", "show", "job", "--oneliner", id.String())
-	cmd.Env = append(os.Environ(), "SLURM_CONF="+cluster.env["SLURM_CONF"])
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+cluster.Conf())
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("scontrol show job %d: %v", id, err)
@@ -252,15 +154,7 @@ func TestControllerRestart(t *testing.T) {
 		t.Fatalf("PollFailed called %d times with the controller up", n)
 	}
 
-	if out, err := exec.Command(slurmScript(), "stop-ctld", cluster.dir).CombinedOutput(); err != nil {
-		t.Fatalf("stop-ctld: %v\n%s", err, out)
-	}
-	restarted := false
-	t.Cleanup(func() {
-		if !restarted {
-			exec.Command(slurmScript(), "start-ctld", cluster.dir).Run()
-		}
-	})
+	cluster.StopController(t)
 	if _, err := c.Poll(context.Background(), ids); !errors.Is(err, slurm.ErrUnavailable) {
 		t.Fatalf("poll with the controller down: got %v, want ErrUnavailable", err)
 	}
@@ -274,10 +168,7 @@ func TestControllerRestart(t *testing.T) {
 		t.Fatalf("cancel with the controller down: got %v, want ErrUnavailable", err)
 	}
 
-	if out, err := exec.Command(slurmScript(), "start-ctld", cluster.dir).CombinedOutput(); err != nil {
-		t.Fatalf("start-ctld: %v\n%s", err, out)
-	}
-	restarted = true
+	cluster.StartController(t)
 	sts := await(t, c, ids, time.Minute, "all completed after the restart", func(sts map[slurm.JobID]slurm.Status) bool {
 		for _, id := range ids {
 			if sts[id].State != slurm.Completed {
@@ -287,7 +178,7 @@ func TestControllerRestart(t *testing.T) {
 		return true
 	})
 	for _, id := range ids {
-		if sts[id].ExitCode != 0 || sts[id].Node != cluster.env["CASCADE_SLURM_NODE"] {
+		if sts[id].ExitCode != 0 || sts[id].Node != cluster.Node() {
 			t.Errorf("job %d after the restart: %+v", id, sts[id])
 		}
 	}
@@ -306,7 +197,7 @@ func TestSubmitCompleted(t *testing.T) {
 		"-config", filepath.Join(cfg, "gpgpusim.config"), "-config", filepath.Join(cfg, "trace.config"))
 	j.Partition, j.TimeLimit, j.MemoryMB, j.CPUs = "long", 90*time.Second, 256, 2
 	j.Env = []string{"FAKESIM_MODE=ok"}
-	if cluster.env["CASCADE_SLURM_ACCOUNTING"] == "yes" {
+	if cluster.Accounting() {
 		j.Account, j.QOS = "cascade", "normal"
 	}
 	id := submit(t, c, j)
@@ -315,8 +206,8 @@ func TestSubmitCompleted(t *testing.T) {
 	if st.State != slurm.Completed || st.ExitCode != 0 || st.Signal != 0 || st.Reason != "" {
 		t.Fatalf("status %+v, want COMPLETED with exit 0", st)
 	}
-	if st.Node != cluster.env["CASCADE_SLURM_NODE"] || st.Partition != "long" || st.Name != "cascade-run-1" {
-		t.Errorf("node %q partition %q name %q, want %q, long, cascade-run-1", st.Node, st.Partition, st.Name, cluster.env["CASCADE_SLURM_NODE"])
+	if st.Node != cluster.Node() || st.Partition != "long" || st.Name != "cascade-run-1" {
+		t.Errorf("node %q partition %q name %q, want %q, long, cascade-run-1", st.Node, st.Partition, st.Name, cluster.Node())
 	}
 	if st.Start.IsZero() || st.End.Before(st.Start) {
 		t.Errorf("start %v end %v", st.Start, st.End)
@@ -361,7 +252,7 @@ func TestCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := awaitState(t, c, id, time.Minute, slurm.Cancelled)
-	if st.Node != cluster.env["CASCADE_SLURM_NODE"] {
+	if st.Node != cluster.Node() {
 		t.Errorf("cancelled job's node %q", st.Node)
 	}
 	if err := c.Cancel(context.Background(), id); err != nil {
@@ -409,7 +300,7 @@ func TestMemoryLimit(t *testing.T) {
 	j.MemoryMB = 64
 	id := submit(t, c, j)
 	st := awaitState(t, c, id, time.Minute, slurm.OutOfMemory, slurm.Failed, slurm.Completed)
-	switch cluster.env["CASCADE_SLURM_MEMORY"] {
+	switch cluster.Env["CASCADE_SLURM_MEMORY"] {
 	case "cgroup":
 		if st.State != slurm.OutOfMemory || st.Reason != "OutOfMemory" {
 			t.Fatalf("status %+v, want OUT_OF_MEMORY (OutOfMemory)", st)
@@ -441,19 +332,19 @@ func TestManyJobs(t *testing.T) {
 	for i := range 50 {
 		ids = append(ids, submit(t, c, job(t, fmt.Sprintf("many-%d", i), "sh", "-c", "exit 0")))
 	}
-	if got := cs.count("sbatch"); got != 50 {
+	if got := cs.Count("sbatch"); got != 50 {
 		t.Errorf("%d sbatch calls for 50 jobs", got)
 	}
 	deadline := time.Now().Add(3 * time.Minute)
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for polls := 1; ; polls++ {
-		squeues, saccts := cs.count("squeue"), cs.count("sacct")
+		squeues, saccts := cs.Count("squeue"), cs.Count("sacct")
 		sts, err := c.Poll(context.Background(), ids)
-		if n := cs.count("squeue") - squeues; n != 1 {
+		if n := cs.Count("squeue") - squeues; n != 1 {
 			t.Fatalf("poll %d of 50 jobs ran squeue %d times, want once", polls, n)
 		}
-		if n := cs.count("sacct") - saccts; n > 1 {
+		if n := cs.Count("sacct") - saccts; n > 1 {
 			t.Fatalf("poll %d of 50 jobs ran sacct %d times, want once at most", polls, n)
 		}
 		if err != nil && !errors.Is(err, slurm.ErrUnavailable) {
@@ -470,7 +361,7 @@ func TestManyJobs(t *testing.T) {
 				}
 			}
 			t.Logf("50 jobs done after %d polls: %d squeue, %d sacct, %d scontrol calls",
-				polls, cs.count("squeue"), cs.count("sacct"), cs.count("scontrol"))
+				polls, cs.Count("squeue"), cs.Count("sacct"), cs.Count("scontrol"))
 			return
 		}
 		if time.Now().After(deadline) {
@@ -501,7 +392,7 @@ func TestForgottenJob(t *testing.T) {
 		return true
 	})
 	const never = slurm.JobID(987654)
-	before := cs.count("sacct")
+	before := cs.Count("sacct")
 	sts, err := c.Poll(context.Background(), []slurm.JobID{id, never})
 	if err != nil {
 		t.Fatal(err)
@@ -509,14 +400,14 @@ func TestForgottenJob(t *testing.T) {
 	if sts[never].State != slurm.Lost {
 		t.Errorf("a job that never was: %+v, want LOST", sts[never])
 	}
-	if cluster.env["CASCADE_SLURM_ACCOUNTING"] == "yes" {
+	if cluster.Accounting() {
 		st := sts[id]
 		// Slurm 22.05's sacct --json writes exit code 0 for every exit
 		// (testdata/sacct.json): the code is unknown, not 0.
-		if !st.FromAccounting || st.State != slurm.Failed || st.ExitCode != -1 || st.Node != cluster.env["CASCADE_SLURM_NODE"] {
+		if !st.FromAccounting || st.State != slurm.Failed || st.ExitCode != -1 || st.Node != cluster.Node() {
 			t.Errorf("forgotten job from sacct: %+v, want FAILED, exit code unknown, on the node", st)
 		}
-		if got := cs.count("sacct") - before; got != 1 {
+		if got := cs.Count("sacct") - before; got != 1 {
 			t.Errorf("%d sacct calls for one poll, want 1", got)
 		}
 	}
@@ -527,7 +418,7 @@ func TestForgottenJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sts[id].State != slurm.Lost || offCalls.count("sacct") != 0 {
-		t.Errorf("without accounting: %+v and %d sacct calls, want LOST and none", sts[id], offCalls.count("sacct"))
+	if sts[id].State != slurm.Lost || offCalls.Count("sacct") != 0 {
+		t.Errorf("without accounting: %+v and %d sacct calls, want LOST and none", sts[id], offCalls.Count("sacct"))
 	}
 }

@@ -1,4 +1,5 @@
 import { ConnectionBanner } from "./components/ConnectionBanner";
+import { ExecutorBanner } from "./components/ExecutorBanner";
 import { Link, matchRoute, useLocation } from "./router";
 import { TracePage } from "./traces/TracePage";
 import { TracesScreen } from "./traces/TracesScreen";
@@ -26,6 +27,7 @@ export function App() {
         <ConnectionBanner />
       </header>
       <main id="main">
+        {HAS_RUNS && <ExecutorBanner />}
         {route.name === "traces" && <TracesScreen />}
         {route.name === "trace" && <TracePage key={route.id} id={route.id} />}
         {route.name === "runs" && <RunsScreen />}

@@ -30,6 +30,7 @@ import (
 	"github.com/cascade-sim/cascade/s3gw"
 	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/scanner"
+	"github.com/cascade-sim/cascade/slurm"
 )
 
 // Config is everything the server needs to know.
@@ -45,6 +46,11 @@ type Config struct {
 	PostprocessJobs        int      // CASCADE_POSTPROCESS_JOBS; 0 shares this process's CPUs
 	ScanInterval           time.Duration
 	AllowedOrigins         []string
+
+	// Executor is where runs execute: "local" (the default, "" too) or
+	// "slurm" (CASCADE_EXECUTOR); Slurm configures the latter.
+	Executor string
+	Slurm    SlurmConfig
 
 	SimCmd         []string // CASCADE_SIM_CMD
 	SimConfigsDir  string   // CASCADE_SIM_CONFIGS_DIR
@@ -97,6 +103,24 @@ type Config struct {
 	Listening func(url string)
 
 	Logger *slog.Logger
+}
+
+// SlurmConfig configures the Slurm executor (CASCADE_SLURM_*).
+type SlurmConfig struct {
+	// Bin is the directory of Slurm's commands; PATH's when empty.
+	Bin string
+	// Env is added to the commands' environment ("SLURM_CONF=...").
+	Env []string
+	// Options are every run's job options; a config folder's
+	// cascade-slurm.conf overrides them.
+	Options runs.SlurmOptions
+	// PollInterval is how often every job is polled, one squeue call.
+	PollInterval time.Duration
+	// Timeout bounds one Slurm command; slurm.DefaultTimeout when 0.
+	Timeout time.Duration
+	// Accounting is "auto" (ask the cluster; "" too), "on" or "off":
+	// whether sacct is asked about jobs squeue has forgotten.
+	Accounting string
 }
 
 // BucketDir is where the scanner looks for traces.
@@ -241,11 +265,29 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	if len(simCmd) == 0 {
 		simCmd = []string{"accel-sim.out"}
 	}
+	var executor runs.Executor = runs.Local{Command: simCmd, Env: cfg.SimEnv}
+	switch cfg.Executor {
+	case "", "local":
+	case "slurm":
+		c := &slurm.Client{Bin: cfg.Slurm.Bin, Env: cfg.Slurm.Env, Timeout: cfg.Slurm.Timeout, PollFailed: reg.SlurmPollFailed}
+		switch cfg.Slurm.Accounting {
+		case "", "auto":
+		case "on":
+			c.Accounting = slurm.AccountingOn
+		case "off":
+			c.Accounting = slurm.AccountingOff
+		default:
+			return nil, fmt.Errorf("slurm accounting: want auto, on or off, got %q", cfg.Slurm.Accounting)
+		}
+		executor = &runs.Slurm{Command: simCmd, Env: cfg.SimEnv, Client: c, Options: cfg.Slurm.Options, PollInterval: cfg.Slurm.PollInterval}
+	default:
+		return nil, fmt.Errorf("executor: want local or slurm, got %q", cfg.Executor)
+	}
 	rm := runs.New(runs.Config{
 		BucketDir:   cfg.BucketDir(),
 		WorkDir:     filepath.Join(cfg.DataDir, "work"),
 		ConfigsDir:  cfg.SimConfigsDir,
-		Executor:    runs.Local{Command: simCmd, Env: cfg.SimEnv},
+		Executor:    executor,
 		Concurrency: cfg.RunConcurrency,
 		Store:       m.DB,
 		Events:      broker,
@@ -254,6 +296,14 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 
 		TraceConfigsDir: cfg.SimTraceConfigsDir,
 	})
+	found, err := rm.CheckExecutor(ctx)
+	for _, l := range found {
+		log.Info(l, "component", "runs")
+	}
+	m.Config.Report = append(slices.Clip(m.Config.Report), found...)
+	if err != nil {
+		return nil, err
+	}
 	sc = scanner.New(scanner.Config{
 		Root:      cfg.BucketDir(),
 		Interval:  cfg.ScanInterval,

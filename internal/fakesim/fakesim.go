@@ -56,6 +56,10 @@
 //   - ignoreterm: ignores SIGTERM, prints "fakesim: ignoring SIGTERM", runs
 //     like slow, then keeps running until killed.
 //   - noexit: like ok but ends with exit 0 and no exit-detected line.
+//   - memory: like ok, but before kernel k's statistics it takes
+//     FAKESIM_MEMORY_MB megabytes (default 256), touching every page, and
+//     holds them for FAKESIM_DELAY: a job with less memory allowed is
+//     killed for it.
 //
 // FAKESIM_STEP, in any mode, names a named pipe (mkfifo): before each
 // kernel's statistics the program waits to read one line from it, so a
@@ -88,6 +92,7 @@ const (
 	ModeSlow        = "slow"
 	ModeIgnoreTerm  = "ignoreterm"
 	ModeNoExit      = "noexit"
+	ModeMemory      = "memory"
 )
 
 // Environment variables the program reads.
@@ -98,6 +103,7 @@ const (
 	EnvNeedsLib = "FAKESIM_NEEDS_LIB"
 	EnvStep     = "FAKESIM_STEP"
 	EnvProgress = "FAKESIM_PROGRESS_BYTES"
+	EnvMemoryMB = "FAKESIM_MEMORY_MB"
 )
 
 // Accel-Sim versions, the values of FAKESIM_ACCELSIM_VERSION.

@@ -90,6 +90,10 @@ func TestFailures(t *testing.T) {
 		{name: "library on the path", args: []string{"-trace", ok, "-config", cfg}, env: []string{"FAKESIM_NEEDS_LIB=1", "LD_LIBRARY_PATH=" + dir + ":" + libDir}, code: 0,
 			stdout: []string{"GPGPU-Sim: *** exit detected ***"}},
 		{name: "unknown mode", args: []string{"-trace", ok}, mode: "sideways", code: 2, stderr: []string{`unknown FAKESIM_MODE "sideways"`}},
+		{name: "memory", args: []string{"-trace", ok, "-config", cfg}, mode: fakesim.ModeMemory, env: []string{"FAKESIM_MEMORY_MB=8", "FAKESIM_DELAY=1ms"}, code: 0,
+			stdout: []string{"fakesim: holding 8 MB", "GPGPU-Sim: *** exit detected ***"}},
+		{name: "memory not a number", args: []string{"-trace", ok}, mode: fakesim.ModeMemory, env: []string{"FAKESIM_MEMORY_MB=lots"}, code: 2,
+			stderr: []string{`FAKESIM_MEMORY_MB: want megabytes, got "lots"`}},
 		{name: "option without value", args: []string{"-trace"}, code: 1, stderr: []string{"Missing value for option '-trace'"}},
 	}
 	for _, tt := range tests {
@@ -122,6 +126,27 @@ func TestFailures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMemoryModeTakesTheMemory: the memory mode's resident set really
+// grows by what it says it holds.
+func TestMemoryModeTakesTheMemory(t *testing.T) {
+	bin := fakesim.Build(t)
+	dir := t.TempDir()
+	for name, text := range map[string]string{"gpgpusim.config": "-gpgpu_clock_domains 1000:1000:1000:1000\n",
+		"kernel-1.traceg": "-kernel name = _Z1kv\n-binary version = 90\n\n#traces format\n", "ok.g": "kernel-1.traceg\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, "-trace", filepath.Join(dir, "ok.g"), "-config", filepath.Join(dir, "gpgpusim.config"))
+	cmd.Env = append(os.Environ(), fakesim.EnvMode+"="+fakesim.ModeMemory, fakesim.EnvMemoryMB+"=96", fakesim.EnvDelay+"=1ms")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; rss < 96*1024 { // KiB
+		t.Fatalf("peak RSS %d KiB, want at least 96 MiB", rss)
 	}
 }
 

@@ -17,15 +17,20 @@ const maxTailRead = 1 << 20
 // shrank (a rerun truncated it) is read again from its start. It is meant
 // for one goroutine.
 type Tail struct {
-	Path    string
-	off     int64
-	partial []byte
-	started bool
+	Path string
+	// FromStart reads the file from its first line however long it is,
+	// 1 MiB a call: a follower that must see every line of a log it joins
+	// late (a batch job's, after a restart).
+	FromStart bool
+	off       int64
+	partial   []byte
+	started   bool
 }
 
-// Next returns the complete lines written since the last call. The first
-// call starts at most 1 MiB before the end of the file, on a line start.
-// A missing file reads as no lines.
+// Next returns the complete lines written since the last call, from at
+// most 1 MiB of the file. The first call starts at most 1 MiB before the
+// end of the file, on a line start, unless FromStart is set. A missing file
+// reads as no lines.
 func (t *Tail) Next() ([]string, error) {
 	f, err := os.Open(t.Path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -44,7 +49,7 @@ func (t *Tail) Next() ([]string, error) {
 	switch {
 	case !t.started:
 		t.started = true
-		if size > maxTailRead {
+		if size > maxTailRead && !t.FromStart {
 			t.off, skipFirst = size-maxTailRead, true
 		}
 	case size < t.off:

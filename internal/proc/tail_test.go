@@ -123,3 +123,21 @@ func TestTailStartsNearTheEndOfALargeLog(t *testing.T) {
 		}
 	}
 }
+
+func TestTailFromStartReadsAllOfALargeLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	line := strings.Repeat("y", 99) + "\n"
+	writeFile(t, path, "first\n"+strings.Repeat(line, 20000)+"last\n") // ~2 MB
+	tail := proc.Tail{Path: path, FromStart: true}
+	var got []string
+	for range 10 {
+		lines, err := tail.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, lines...)
+	}
+	if len(got) != 20002 || got[0] != "first" || got[len(got)-1] != "last" {
+		t.Fatalf("%d lines, first %q, last %q", len(got), got[0], got[len(got)-1])
+	}
+}

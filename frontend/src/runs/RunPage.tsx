@@ -58,9 +58,14 @@ export function RunPage({ id }: { id: string }) {
         <StateBadge state={run.state} kind="run" />
         {isActive(run.state) && <CancelButton id={run.id} />}
       </div>
-      {run.state === "FAILED" && run.error && (
+      {run.state === "QUEUED" && run.slurm?.reason && (
+        <p className="note" role="status" data-testid="slurm-pending">
+          Waiting in Slurm&apos;s queue as job {run.slurm.jobId}: {run.slurm.reason}
+        </p>
+      )}
+      {(run.state === "FAILED" || run.state === "CANCELLED") && run.error && (
         <p className="error-box" role="alert">
-          <strong>Failed:</strong> {run.error}
+          <strong>{run.state === "FAILED" ? "Failed:" : "Cancelled:"}</strong> {run.error}
         </p>
       )}
       {run.crossArchitecture && (
@@ -84,6 +89,18 @@ export function RunPage({ id }: { id: string }) {
         <dd>{run.kernelIds ? `${formatCount(run.kernelIds.length)} chosen` : "every kernel"}</dd>
         <dt>Executor</dt>
         <dd>{run.executor}</dd>
+        {run.slurm && (
+          <>
+            <dt>Slurm job</dt>
+            <dd className="mono" data-testid="slurm-job">
+              {run.slurm.jobId} <span className="muted">{run.slurm.state}{run.slurm.reason ? ` (${run.slurm.reason})` : ""}</span>
+            </dd>
+            <dt>Partition</dt>
+            <dd className="mono" data-testid="slurm-partition">{run.slurm.partition ?? "—"}</dd>
+            <dt>Node</dt>
+            <dd className="mono" data-testid="slurm-node">{run.slurm.node ?? "not started yet"}</dd>
+          </>
+        )}
         <dt>Created</dt>
         <dd>{formatTime(run.createdAt)}</dd>
         <dt>Started</dt>

@@ -20,6 +20,7 @@ export const RunDetailFragment = graphql(`
     ...RunSummary
     kernelIds
     executor
+    slurm { jobId partition node state reason }
     crossArchitecture
     history
     timingProblems

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -53,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch mode {
 	case fakesim.ModeOK, fakesim.ModeCrash, fakesim.ModeDeadlock, fakesim.ModeMaxCycles,
-		fakesim.ModeUnsupported, fakesim.ModeSlow, fakesim.ModeIgnoreTerm, fakesim.ModeNoExit:
+		fakesim.ModeUnsupported, fakesim.ModeSlow, fakesim.ModeIgnoreTerm, fakesim.ModeNoExit, fakesim.ModeMemory:
 	default:
 		return fail(2, "fakesim: unknown %s %q", fakesim.EnvMode, mode)
 	}
@@ -64,6 +65,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return fail(2, "fakesim: %s: %v", fakesim.EnvDelay, err)
 		}
 		delay = d
+	}
+	memoryMB := 256
+	if s := os.Getenv(fakesim.EnvMemoryMB); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return fail(2, "fakesim: %s: want megabytes, got %q", fakesim.EnvMemoryMB, s)
+		}
+		memoryMB = n
 	}
 	version := os.Getenv(fakesim.EnvVersion)
 	switch version {
@@ -198,6 +207,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 
+		if mode == fakesim.ModeMemory && k.index == failing {
+			hog := make([]byte, memoryMB<<20)
+			for i := 0; i < len(hog); i += 4096 {
+				hog[i] = 1
+			}
+			say("fakesim: holding %d MB", memoryMB)
+			time.Sleep(delay)
+			runtime.KeepAlive(hog)
+		}
 		cycles, insn := fakesim.Cycles(k.index, k.size), fakesim.Instructions(k.index, k.size)
 		for written, c := int64(0), int64(500); written < progress; c += 500 {
 			n, _ := fmt.Fprintf(out, "GPGPU-Sim uArch: cycles simulated: %d  inst.: %d (ipc=%.1f) sim_rate=%d (inst/sec) elapsed = 0:0:00:%02d / Wed Dec  2 14:00:01 2026\n",

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package runs
+
+import "errors"
+
+func fsType(string) (string, fsKind, error) {
+	return "", fsUnknown, errors.New("the filesystem type is read on Linux only")
+}

@@ -1,0 +1,606 @@
+package runs_test
+
+// The Slurm executor against a real single-node cluster (package
+// slurmtest), with the stand-in simulator as each job's program.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
+	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/internal/fakesim"
+	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/internal/testutil/slurmtest"
+	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/upload"
+)
+
+func TestMain(m *testing.M) { slurmtest.Main(m) }
+
+// slurmRun is a run with its Slurm job.
+type slurmRun struct {
+	run
+	Executor string
+	Slurm    *struct {
+		JobID                  int64
+		Partition, Node, State string
+		Reason                 *string
+	}
+}
+
+const slurmRunFields = runFields + ` executor slurm { jobId partition node state reason }`
+
+func getSlurm(t *testing.T, s *testutil.TestServer, id string) slurmRun {
+	t.Helper()
+	var r struct{ Run slurmRun }
+	s.MustDo(t, `query($id: ID!) { run(id: $id) { `+slurmRunFields+` } }`, map[string]any{"id": id}, &r)
+	return r.Run
+}
+
+// waitSlurm waits for a run to be in one of states, for up to timeout.
+func waitSlurm(t *testing.T, s *testutil.TestServer, id string, timeout time.Duration, states ...string) slurmRun {
+	t.Helper()
+	var r slurmRun
+	testutil.Eventually(t, timeout, fmt.Sprintf("run %s in %v", id, states), func() bool {
+		r = getSlurm(t, s, id)
+		return slices.Contains(states, r.State)
+	})
+	return r
+}
+
+// slurmServer starts a server whose runs are jobs on the test cluster,
+// polled every 300 ms, its Slurm commands counted; the simulator is the
+// stand-in in the given mode, as for server.
+func slurmServer(t *testing.T, mode string, configure ...func(*app.Config)) (*testutil.TestServer, *slurmtest.Cluster, *slurmtest.Calls) {
+	t.Helper()
+	c := slurmtest.Start(t)
+	calls := slurmtest.CountingBin(t)
+	s := server(t, mode, append([]func(*app.Config){func(cfg *app.Config) {
+		cfg.Executor = "slurm"
+		cfg.Slurm = app.SlurmConfig{
+			Bin: calls.Dir, Env: []string{"SLURM_CONF=" + c.Conf()},
+			PollInterval: 300 * time.Millisecond, Timeout: 5 * time.Second,
+		}
+	}}, configure...)...)
+	return s, c, calls
+}
+
+// withSlurmFile writes a cascade-slurm.conf into the config's folder of a
+// fresh configs directory, and serves that directory.
+func withSlurmFile(t *testing.T, config, text string) func(*app.Config) {
+	dir := simconfigtest.Write(t, t.TempDir())
+	if err := os.WriteFile(filepath.Join(dir, config, runs.SlurmOptionsFile), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return func(c *app.Config) { c.SimConfigsDir = dir }
+}
+
+func scontrolShowJob(t *testing.T, c *slurmtest.Cluster, id int64) map[string]string {
+	t.Helper()
+	fields := map[string]string{}
+	for _, f := range strings.Fields(c.Command(t, "scontrol", "show", "job", "--oneliner", strconv.FormatInt(id, 10))) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			fields[k] = v
+		}
+	}
+	return fields
+}
+
+// jobsNamed counts the jobs Slurm (squeue, and sacct where accounting is
+// kept) knows by a run's job name.
+func jobsNamed(t *testing.T, c *slurmtest.Cluster, runID string) int {
+	t.Helper()
+	ids := map[string]bool{}
+	for _, l := range strings.Fields(c.Command(t, "squeue", "-h", "--states=all", "-n", runs.JobName(runID), "-o", "%i")) {
+		ids[l] = true
+	}
+	if c.Accounting() {
+		for _, l := range strings.Fields(c.Command(t, "sacct", "-n", "-X", "-P", "--starttime=now-1hour", "--name="+runs.JobName(runID), "-o", "JobID")) {
+			ids[l] = true
+		}
+	}
+	return len(ids)
+}
+
+// TestSlurmLaunchToSucceeded: a run becomes a job with the global and the
+// config's options applied, goes QUEUED, RUNNING, SUCCEEDED with its
+// progress and results from the job's log, and shows its job id,
+// partition and node.
+func TestSlurmLaunchToSucceeded(t *testing.T) {
+	t.Parallel()
+	s, c, calls := slurmServer(t, "slow",
+		withSlurmFile(t, simconfigtest.H100, "# a slow config\npartition = long\ntime=5\n"),
+		func(cfg *app.Config) { cfg.Slurm.Options.CPUs = 2; cfg.Slurm.Options.MemoryMB = 200 })
+	var ex struct {
+		Executor struct {
+			Kind    string
+			Healthy bool
+			Message *string
+		}
+	}
+	s.MustDo(t, `{ executor { kind healthy message } }`, nil, &ex)
+	if ex.Executor.Kind != "slurm" || !ex.Executor.Healthy || ex.Executor.Message == nil {
+		t.Fatalf("executor %+v", ex.Executor)
+	}
+	sub := s.Subscribe(t, "graphql-transport-ws", `subscription { runUpdated(traceId: "qs") { id state progress { kernelsDone } slurm { state } } }`, nil)
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	var states []string
+	maxDone := 0
+	for {
+		var ev struct {
+			RunUpdated struct {
+				State    string
+				Progress struct{ KernelsDone int }
+			}
+		}
+		if err := sub.Next(2*time.Minute, &ev); err != nil {
+			t.Fatalf("after %v: %v", states, err)
+		}
+		if u := ev.RunUpdated; len(states) == 0 || states[len(states)-1] != u.State {
+			states = append(states, u.State)
+		}
+		maxDone = max(maxDone, ev.RunUpdated.Progress.KernelsDone)
+		if st := states[len(states)-1]; st != "QUEUED" && st != "RUNNING" {
+			break
+		}
+	}
+	got := getSlurm(t, s, r.ID)
+	if strings.Join(states, " ") != "QUEUED RUNNING SUCCEEDED" || got.Progress.KernelsDone != 4 || maxDone != 4 {
+		t.Fatalf("states %v, kernels done %d (max seen %d), error %v", states, got.Progress.KernelsDone, maxDone, cascadeDeref(got.Error))
+	}
+	if got.Executor != "slurm" || got.Slurm == nil || got.Slurm.JobID == 0 || got.Slurm.Partition != "long" ||
+		got.Slurm.Node != c.Node() || got.Slurm.State != "COMPLETED" || got.Slurm.Reason != nil {
+		t.Fatalf("executor %s, job %+v", got.Executor, got.Slurm)
+	}
+	sizes := quickstartSizes(t, s)
+	for i, k := range got.Kernels {
+		if k.KernelID != i+1 || *k.SimCycles != 1000*int64(i+1)+sizes[i] {
+			t.Fatalf("kernel %d: %+v", i+1, k)
+		}
+	}
+	if got.Comparison == nil || got.Comparison.KernelsCompared != 4 {
+		t.Fatalf("comparison %+v", got.Comparison)
+	}
+	dir := filepath.Join(s.DataDir, "work", "runs", r.ID)
+	script, err := os.ReadFile(filepath.Join(dir, "job.sbatch"))
+	if err != nil || !bytes.Contains(script, []byte("#SBATCH --job-name=cascade-"+r.ID)) {
+		t.Fatalf("job script: %v\n%s", err, script)
+	}
+	show := scontrolShowJob(t, c, got.Slurm.JobID)
+	for k, v := range map[string]string{"Partition": "long", "TimeLimit": "00:05:00", "NumCPUs": "2", "MinMemoryNode": "200M", "WorkDir": dir, "StdOut": filepath.Join(dir, "accel-sim.log")} {
+		if show[k] != v {
+			t.Errorf("scontrol show job: %s=%q, want %q", k, show[k], v)
+		}
+	}
+	if n := calls.Count("sbatch"); n != 1 {
+		t.Errorf("%d sbatch calls for one run", n)
+	}
+}
+
+// TestSlurmCancel: a pending job's run is cancelled at once, a running
+// one's once Slurm has ended the job; neither is an error. Each job takes
+// all 8 CPUs of the node, so the second waits for the first, pending with
+// Slurm's reason shown.
+func TestSlurmCancel(t *testing.T) {
+	t.Parallel()
+	s, c, _ := slurmServer(t, "slow", hanging(t), func(cfg *app.Config) { cfg.Slurm.Options.CPUs = 8 })
+	a := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	got := waitSlurm(t, s, a.ID, 2*time.Minute, "RUNNING")
+	if got.Slurm == nil || got.Slurm.State != "RUNNING" || got.Slurm.Node != c.Node() {
+		t.Fatalf("running job %+v", got.Slurm)
+	}
+	b := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	var pending slurmRun
+	testutil.Eventually(t, time.Minute, "second job pending with a reason", func() bool {
+		pending = getSlurm(t, s, b.ID)
+		return pending.Slurm != nil && pending.Slurm.Reason != nil
+	})
+	if pending.State != "QUEUED" || pending.Slurm.State != "PENDING" || pending.Slurm.Node != "" {
+		t.Fatalf("pending run %s, job %+v", pending.State, pending.Slurm)
+	}
+	t.Logf("pending: %s", *pending.Slurm.Reason)
+
+	var cb struct{ CancelRun slurmRun }
+	s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { `+slurmRunFields+` } }`, map[string]any{"id": b.ID}, &cb)
+	if cb.CancelRun.State != "CANCELLED" || cb.CancelRun.Error != nil || cb.CancelRun.Slurm.State != "CANCELLED" {
+		t.Fatalf("cancelled pending run: %s %v, job %+v", cb.CancelRun.State, cascadeDeref(cb.CancelRun.Error), cb.CancelRun.Slurm)
+	}
+	s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { id } }`, map[string]any{"id": a.ID}, nil)
+	got = waitSlurm(t, s, a.ID, time.Minute, "CANCELLED", "FAILED", "SUCCEEDED")
+	if got.State != "CANCELLED" || got.Error != nil || got.Slurm.State != "CANCELLED" || !strings.Contains(strings.Join(got.History, "\n"), "cancelled while running") {
+		t.Fatalf("cancelled running run: %s %v, job %+v, history %q", got.State, cascadeDeref(got.Error), got.Slurm, got.History)
+	}
+	errs := s.Do(t, `mutation($id: ID!) { cancelRun(id: $id) { id } }`, map[string]any{"id": a.ID}, nil)
+	if len(errs) != 1 || errs[0].Code() != "CONFLICT" {
+		t.Fatalf("second cancel: %+v", errs)
+	}
+	for _, id := range []string{a.ID, b.ID} {
+		r := getSlurm(t, s, id)
+		if st := c.Command(t, "squeue", "-h", "--states=all", "-j", strconv.FormatInt(r.Slurm.JobID, 10), "-o", "%T"); strings.TrimSpace(st) != "CANCELLED" {
+			t.Errorf("Slurm says job %d of run %s is %q", r.Slurm.JobID, id, st)
+		}
+	}
+}
+
+// TestSlurmJobEnds: jobs that end badly fail their runs with the
+// simulator's line and Slurm's reason in error, keeping partial results.
+func TestSlurmJobEnds(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, mode string
+		configure  func(*testing.T) []func(*app.Config)
+		state      string // the job's Slurm state
+		errs       []string
+		timeout    time.Duration
+	}{
+		{name: "failing", mode: "crash", state: "FAILED", timeout: time.Minute,
+			errs: []string{"simulator exit 134 after 1 of 4 kernels: accel-sim.out: trace_parser.cc", "(Slurm job", "FAILED: NonZeroExitCode, exit 134 on "}},
+		// Slurm's limits are whole minutes, enforced every 30 s.
+		{name: "time limit", state: "TIMEOUT", timeout: 3 * time.Minute,
+			configure: func(t *testing.T) []func(*app.Config) {
+				return []func(*app.Config){hanging(t), withSlurmFile(t, simconfigtest.H100, "time=1\n")}
+			},
+			errs: []string{"hit its time limit (TIMEOUT: TimeLimit", "after 0 of 4 kernels; raise time="}},
+		{name: "memory", mode: fakesim.ModeMemory, timeout: 2 * time.Minute,
+			configure: func(t *testing.T) []func(*app.Config) {
+				sim := fakesim.Build(t)
+				return []func(*app.Config){withSlurmFile(t, simconfigtest.H100, "mem=64M\n"), func(c *app.Config) {
+					c.SimCmd = []string{"env", "FAKESIM_MODE=memory", "FAKESIM_MEMORY_MB=400", "FAKESIM_DELAY=5s", sim}
+				}}
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var configure []func(*app.Config)
+			if tc.configure != nil {
+				configure = tc.configure(t)
+			}
+			s, c, _ := slurmServer(t, cmp(tc.mode, "ok"), configure...)
+			r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+			got := waitSlurm(t, s, r.ID, tc.timeout, "SUCCEEDED", "FAILED", "CANCELLED")
+			state, errs := tc.state, tc.errs
+			if tc.name == "memory" {
+				state, errs = "OUT_OF_MEMORY", []string{"ran out of memory (OUT_OF_MEMORY: OutOfMemory on ", "after 1 of 4 kernels; raise mem="}
+				if !c.MemoryByCgroup() { // Slurm's RSS sampler kills it
+					state, errs = "FAILED", []string{"simulator signal: killed after 1 of 4 kernels", "FAILED", "killed by signal 9"}
+				}
+			}
+			if got.State != "FAILED" || got.Error == nil || got.Slurm == nil || got.Slurm.State != state {
+				t.Fatalf("%s, error %v, job %+v; want FAILED, job %s", got.State, cascadeDeref(got.Error), got.Slurm, state)
+			}
+			for _, e := range errs {
+				if !strings.Contains(*got.Error, e) {
+					t.Errorf("error %q lacks %q", *got.Error, e)
+				}
+			}
+			if tc.mode != "" && len(got.Kernels) != 1 {
+				t.Errorf("partial results: %d kernels, want the first", len(got.Kernels))
+			}
+		})
+	}
+}
+
+func cmp(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// TestSlurmControllerRestart stops slurmctld while two runs' jobs run and
+// a third is launched: the executor turns unhealthy (query and
+// subscription), the runs keep their states, and once the controller is
+// back every run finishes, each submitted once. It is not parallel: the
+// other tests' jobs would see the outage too.
+func TestSlurmControllerRestart(t *testing.T) {
+	s, c, calls := slurmServer(t, "slow", func(cfg *app.Config) {
+		sim := fakesim.Build(t)
+		cfg.SimCmd = []string{"env", "FAKESIM_MODE=slow", "FAKESIM_DELAY=4s", sim}
+	})
+	health := s.Subscribe(t, "graphql-transport-ws", `subscription { executorUpdated { kind healthy message } }`, nil)
+	type status struct {
+		ExecutorUpdated struct {
+			Kind    string
+			Healthy bool
+			Message *string
+		}
+	}
+	var first status
+	if err := health.Next(10*time.Second, &first); err != nil || !first.ExecutorUpdated.Healthy || first.ExecutorUpdated.Kind != "slurm" {
+		t.Fatalf("first executor status %+v, %v", first, err)
+	}
+	a := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	b := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	waitSlurm(t, s, a.ID, 2*time.Minute, "RUNNING")
+	waitSlurm(t, s, b.ID, 2*time.Minute, "RUNNING")
+
+	c.StopController(t)
+	var down status
+	if err := health.Next(time.Minute, &down); err != nil || down.ExecutorUpdated.Healthy || !strings.Contains(cascadeDeref(down.ExecutorUpdated.Message), "Slurm has not answered since") {
+		t.Fatalf("executor status with the controller down: %+v, %v", down, err)
+	}
+	t.Logf("banner: %s", *down.ExecutorUpdated.Message)
+	during := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	// Polls fail meanwhile (each squeue call times out); the runs keep
+	// their states through two of them.
+	since := calls.Count("squeue")
+	testutil.Eventually(t, time.Minute, "two polls with the controller down", func() bool { return calls.Count("squeue") >= since+2 })
+	var ex struct{ Executor struct{ Healthy bool } }
+	s.MustDo(t, `{ executor { healthy } }`, nil, &ex)
+	if ex.Executor.Healthy {
+		t.Fatalf("executor healthy with the controller down")
+	}
+	for id, want := range map[string]string{a.ID: "RUNNING", b.ID: "RUNNING", during.ID: "QUEUED"} {
+		if got := getSlurm(t, s, id); got.State != want || got.Error != nil {
+			t.Fatalf("run %s with the controller down: %s %v, want %s", id, got.State, cascadeDeref(got.Error), want)
+		}
+	}
+
+	c.StartController(t)
+	var up status
+	for {
+		if err := health.Next(2*time.Minute, &up); err != nil {
+			t.Fatalf("executor never healthy again: %v", err)
+		}
+		if up.ExecutorUpdated.Healthy {
+			break
+		}
+	}
+	for _, id := range []string{a.ID, b.ID, during.ID} {
+		got := waitSlurm(t, s, id, 2*time.Minute, "SUCCEEDED", "FAILED", "CANCELLED")
+		if got.State != "SUCCEEDED" || got.Progress.KernelsDone != 4 {
+			t.Errorf("run %s: %s %v, %d kernels", id, got.State, cascadeDeref(got.Error), got.Progress.KernelsDone)
+		}
+		if n := jobsNamed(t, c, id); n != 1 {
+			t.Errorf("run %s: %d Slurm jobs", id, n)
+		}
+	}
+}
+
+// TestSlurmCancelDuringOutage: a cancelRun while the controller is down
+// is no error and changes nothing yet; the scancel is sent again once
+// Slurm answers, and the run ends CANCELLED as Cascade's own cancel. Not
+// parallel: it stops the controller.
+func TestSlurmCancelDuringOutage(t *testing.T) {
+	s, c, calls := slurmServer(t, "slow", hanging(t))
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	waitSlurm(t, s, r.ID, 2*time.Minute, "RUNNING")
+	c.StopController(t)
+	var cr struct{ CancelRun slurmRun }
+	s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { `+slurmRunFields+` } }`, map[string]any{"id": r.ID}, &cr)
+	if cr.CancelRun.State != "RUNNING" || !strings.Contains(strings.Join(cr.CancelRun.History, "\n"), "cancel requested: scancel of Slurm job") {
+		t.Fatalf("cancel with the controller down: %s, history %q", cr.CancelRun.State, cr.CancelRun.History)
+	}
+	since := calls.Count("scancel")
+	testutil.Eventually(t, time.Minute, "scancel tried again", func() bool { return calls.Count("scancel") > since })
+	if got := getSlurm(t, s, r.ID); got.State != "RUNNING" {
+		t.Fatalf("run %s with the controller down, want RUNNING", got.State)
+	}
+	c.StartController(t)
+	got := waitSlurm(t, s, r.ID, 2*time.Minute, "CANCELLED", "FAILED", "SUCCEEDED")
+	if got.State != "CANCELLED" || got.Error != nil || got.Slurm.State != "CANCELLED" {
+		t.Fatalf("%s %v, job %+v; want CANCELLED, no error", got.State, cascadeDeref(got.Error), got.Slurm)
+	}
+}
+
+// TestSlurmAdoptsAnUnrecordedJob: a job submitted for a run whose job id
+// was never stored (the server stopped between sbatch and the write; here
+// the job is submitted by hand with the run's name while the controller
+// was down for the server) is found by name at the next start and
+// followed, not submitted again. Not parallel: it stops the controller.
+func TestSlurmAdoptsAnUnrecordedJob(t *testing.T) {
+	dir := t.TempDir()
+	s, c, calls := slurmServer(t, "ok", func(cfg *app.Config) { cfg.DataDir = dir })
+	c.StopController(t)
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	// sbatch fails: the controller does not answer.
+	testutil.Eventually(t, time.Minute, "sbatch tried", func() bool { return calls.Count("sbatch") > 0 })
+	s.Close()
+	if got := calls.Count("sbatch"); got != 1 {
+		t.Fatalf("%d sbatch calls with the controller down", got)
+	}
+	c.StartController(t)
+	// The run's directory and script are there from the failed submission.
+	script := filepath.Join(dir, "work", "runs", r.ID, "job.sbatch")
+	id := strings.TrimSpace(c.Command(t, "sbatch", "--parsable", script))
+
+	s2, _, calls2 := slurmServer(t, "ok", func(cfg *app.Config) { cfg.DataDir = dir })
+	got := waitSlurm(t, s2, r.ID, 2*time.Minute, "SUCCEEDED", "FAILED", "CANCELLED")
+	if got.State != "SUCCEEDED" || got.Slurm == nil || strconv.FormatInt(got.Slurm.JobID, 10) != id {
+		t.Fatalf("%s %v, job %+v; want SUCCEEDED as job %s", got.State, cascadeDeref(got.Error), got.Slurm, id)
+	}
+	if !strings.Contains(strings.Join(got.History, "\n"), "found its Slurm job "+id) {
+		t.Errorf("history %q", got.History)
+	}
+	if n := calls2.Count("sbatch"); n != 0 {
+		t.Errorf("the run was submitted again (%d sbatch calls)", n)
+	}
+}
+
+// TestSlurmServerKilled SIGKILLs `cascade serve` while a job runs, lets
+// the job finish meanwhile, and starts the server again: it reattaches by
+// the stored job id, reads the whole log, and records the run once,
+// submitted once. The server says at start what it found of the cluster.
+func TestSlurmServerKilled(t *testing.T) {
+	t.Parallel()
+	c := slurmtest.Start(t)
+	calls := slurmtest.CountingBin(t)
+	dir := t.TempDir()
+	env := []string{
+		"CASCADE_EXECUTOR=slurm", "CASCADE_SLURM_BIN=" + calls.Dir, "SLURM_CONF=" + c.Conf(),
+		"CASCADE_SLURM_POLL_INTERVAL=300ms", "CASCADE_SLURM_TIMEOUT=5s",
+		"CASCADE_SIM_CMD=env FAKESIM_MODE=slow FAKESIM_DELAY=2s " + fakesim.Build(t),
+		"CASCADE_SIM_CONFIGS_DIR=" + simconfigtest.Write(t, t.TempDir()),
+	}
+	addr, server, out := serveProcess(t, dir, env...)
+	// Printed once the server is ready.
+	for _, want := range []string{"cascade: Slurm: the controller answers", "cascade: Slurm: run directories " + filepath.Join(dir, "work", "runs") + ": "} {
+		testutil.Eventually(t, 10*time.Second, "serve prints "+want, func() bool { return strings.Contains(out.String(), want) })
+	}
+	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
+	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: filepath.Join(dir, "s3", "cascade", "traces"), RunName: "qs"}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 20*time.Second, "trace ready", func() bool {
+		var r struct{ Trace *struct{ State string } }
+		gqlAt(t, addr, `{ trace(id: "qs") { state } }`, &r)
+		return r.Trace != nil && r.Trace.State == "READY"
+	})
+	var l struct{ LaunchRun struct{ ID string } }
+	gqlAt(t, addr, `mutation { launchRun(input: {traceId: "qs", simConfig: "SM90_H100"}) { id } }`, &l)
+	id := l.LaunchRun.ID
+	type row struct {
+		Run struct {
+			State    string
+			Error    *string
+			History  []string
+			Progress struct{ KernelsDone int }
+			Kernels  []struct{ KernelID int }
+			Slurm    *struct {
+				JobID int64
+				State string
+			}
+		}
+	}
+	var r row
+	testutil.Eventually(t, 2*time.Minute, "run running with a kernel done", func() bool {
+		gqlAt(t, addr, `{ run(id: "`+id+`") { state progress { kernelsDone } slurm { jobId state } } }`, &r)
+		return r.Run.State == "RUNNING" && r.Run.Progress.KernelsDone >= 1
+	})
+	job := strconv.FormatInt(r.Run.Slurm.JobID, 10)
+	if err := server.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	server.Wait()
+	testutil.Eventually(t, 2*time.Minute, "job completed while the server was down", func() bool {
+		return strings.TrimSpace(c.Command(t, "squeue", "-h", "--states=all", "-j", job, "-o", "%T")) == "COMPLETED"
+	})
+
+	addr, _, out = serveProcess(t, dir, env...)
+	testutil.Eventually(t, time.Minute, "run recorded after the restart", func() bool {
+		gqlAt(t, addr, `{ run(id: "`+id+`") { state error history progress { kernelsDone } kernels { kernelId } slurm { jobId state } } }`, &r)
+		return r.Run.State != "RUNNING" && r.Run.State != "QUEUED"
+	})
+	if r.Run.State != "SUCCEEDED" || r.Run.Progress.KernelsDone != 4 || len(r.Run.Kernels) != 4 || r.Run.Slurm.State != "COMPLETED" {
+		t.Fatalf("after the restart: %+v, error %v", r.Run, cascadeDeref(r.Run.Error))
+	}
+	if n := calls.Count("sbatch"); n != 1 {
+		t.Errorf("%d sbatch calls for one run across the restart", n)
+	}
+	if n := jobsNamed(t, c, id); n != 1 {
+		t.Errorf("%d jobs named for the run", n)
+	}
+	submitted := 0
+	for _, h := range r.Run.History {
+		if strings.Contains(h, "submitted to Slurm as job "+job) {
+			submitted++
+		}
+	}
+	if submitted != 1 || len(r.Run.History) != 1 {
+		t.Errorf("history %q", r.Run.History)
+	}
+	if !strings.Contains(out.String(), "reattached to Slurm job") {
+		t.Errorf("the restarted server does not say it reattached:\n%s", out)
+	}
+}
+
+// TestSlurmJobLostWhileDown: a job Slurm forgot while the server was down,
+// on a cluster whose accounting Cascade does not ask, fails its run as
+// lost, with what is known: the last state seen and the log's progress.
+func TestSlurmJobLostWhileDown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	off := func(cfg *app.Config) { cfg.DataDir, cfg.Slurm.Accounting = dir, "off" }
+	s, c, _ := slurmServer(t, "slow", hanging(t), off)
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	got := waitSlurm(t, s, r.ID, 2*time.Minute, "RUNNING")
+	s.Close()
+	job := strconv.FormatInt(got.Slurm.JobID, 10)
+	c.Command(t, "scancel", job)
+	// squeue forgets an ended job after MinJobAge, 30 s on the test cluster.
+	testutil.Eventually(t, 3*time.Minute, "squeue forgot the job", func() bool {
+		out, err := c.Try("squeue", "-h", "--states=all", "-j", job, "-o", "%i")
+		return strings.TrimSpace(out) == "" && (err == nil || strings.Contains(err.Error(), "Invalid job id"))
+	})
+
+	s2, _, _ := slurmServer(t, "ok", off)
+	got = waitSlurm(t, s2, r.ID, time.Minute, "FAILED", "SUCCEEDED", "CANCELLED")
+	want := fmt.Sprintf("lost: Slurm no longer knows job %s (last seen RUNNING on %s;", job, c.Node())
+	if got.State != "FAILED" || !strings.HasPrefix(cascadeDeref(got.Error), want) || !strings.Contains(*got.Error, "0 of 4 kernels done") || got.Slurm.State != "LOST" {
+		t.Fatalf("%s: %v, job %+v; want FAILED with %q", got.State, cascadeDeref(got.Error), got.Slurm, want)
+	}
+}
+
+// serveProcess starts `cascade serve` as its own process on a fresh port;
+// out collects what it prints.
+func serveProcess(t *testing.T, dataDir string, env ...string) (addr string, cmd *exec.Cmd, out *syncBuffer) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = l.Addr().String()
+	l.Close()
+	cmd = exec.Command(testutil.Program(t, "./cmd/cascade"), "serve")
+	cmd.Env = append(append(os.Environ(), "CASCADE_DATA_DIR="+dataDir, "CASCADE_ADDR="+addr, "CASCADE_SCAN_INTERVAL=200ms", "CASCADE_S3_ADDR=off"), env...)
+	out = &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("server output:\n%s", out)
+		}
+	})
+	testutil.Eventually(t, 60*time.Second, "server up", func() bool {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && resp.StatusCode == http.StatusOK
+	})
+	return addr, cmd, out
+}
+
+func gqlAt(t *testing.T, addr, query string, out any) {
+	t.Helper()
+	s := &testutil.TestServer{Main: &app.Main{URL: "http://" + addr}}
+	s.MustDo(t, query, nil, out)
+}
+
+// syncBuffer is a bytes.Buffer safe for a process's two streams and the
+// test reading it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,96 @@
+package runs_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
+	"github.com/cascade-sim/cascade/runs"
+)
+
+func TestParseSlurmTime(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"90": 90 * time.Minute, "5:30": 5*time.Minute + 30*time.Second, "1:30:00": 90 * time.Minute,
+		"2-00": 48 * time.Hour, "1-02:03": 26*time.Hour + 3*time.Minute, "1-00:00:10": 24*time.Hour + 10*time.Second,
+		"90m": 90 * time.Minute, "2h30m": 150 * time.Minute,
+	} {
+		if got, err := runs.ParseSlurmTime(in); err != nil || got != want {
+			t.Errorf("ParseSlurmTime(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "-5", "1:2:3:4", "abc", "1-", "0m", "1-2:3:4:5"} {
+		if got, err := runs.ParseSlurmTime(in); err == nil {
+			t.Errorf("ParseSlurmTime(%q) = %v, want an error", in, got)
+		}
+	}
+}
+
+func TestParseSlurmMemory(t *testing.T) {
+	for in, want := range map[string]int64{"4096": 4096, "512M": 512, "4G": 4096, "4g": 4096, "1T": 1 << 20, "1536K": 2} {
+		if got, err := runs.ParseSlurmMemory(in); err != nil || got != want {
+			t.Errorf("ParseSlurmMemory(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "G", "0", "-1G", "4GB", "lots"} {
+		if got, err := runs.ParseSlurmMemory(in); err == nil {
+			t.Errorf("ParseSlurmMemory(%q) = %v, want an error", in, got)
+		}
+	}
+}
+
+func TestReadSlurmOptions(t *testing.T) {
+	dir := t.TempDir()
+	write := func(text string) string {
+		path := filepath.Join(dir, runs.SlurmOptionsFile)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	path := write("# comment\n\npartition = long\naccount=arch\nqos=high\ntime=1:00:00\nmem=2G\ncpus-per-task=4\n")
+	o, err := runs.ReadSlurmOptions(path)
+	want := runs.SlurmOptions{Partition: "long", Account: "arch", QOS: "high", TimeLimit: time.Hour, MemoryMB: 2048, CPUs: 4}
+	if err != nil || o != want {
+		t.Fatalf("ReadSlurmOptions = %+v, %v; want %+v", o, err, want)
+	}
+	global := runs.SlurmOptions{Partition: "debug", QOS: "low", MemoryMB: 100}
+	if got := global.Merge(runs.SlurmOptions{Partition: "long", CPUs: 2}); got != (runs.SlurmOptions{Partition: "long", QOS: "low", MemoryMB: 100, CPUs: 2}) {
+		t.Fatalf("Merge = %+v", got)
+	}
+	for text, msg := range map[string]string{
+		"partition=long\nmem=lots\n": ":2: mem=lots: want megabytes",
+		"time 5\n":                   `:1: "time 5" is not option=value`,
+		"nodes=2\n":                  `:1: unknown option "nodes"`,
+		"partition=a b\n":            ":1: partition=a b: not a Slurm partition name",
+		"\n\ncpus-per-task=0\n":      ":3: cpus-per-task=0: want a number of CPUs above 0",
+		"account=\n":                 `:1: "account=" is not option=value`,
+	} {
+		_, err := runs.ReadSlurmOptions(write(text))
+		if err == nil || !strings.Contains(err.Error(), path+msg) {
+			t.Errorf("%q: error %v, want %q", text, err, path+msg)
+		}
+	}
+}
+
+// TestSlurmBadOptionsFile: a config whose cascade-slurm.conf does not
+// read refuses launches, naming the file, line and option; the server
+// keeps serving the other configs.
+func TestSlurmBadOptionsFile(t *testing.T) {
+	t.Parallel()
+	s, _, calls := slurmServer(t, "ok", withSlurmFile(t, simconfigtest.TitanX, "partition=long\nmem=lots\n"))
+	errs := s.Do(t, `mutation { launchRun(input: {traceId: "qs", simConfig: "SM6_TITANX"}) { id } }`, nil, nil)
+	want := filepath.Join(simconfigtest.TitanX, runs.SlurmOptionsFile) + ":2: mem=lots: want megabytes"
+	if len(errs) != 1 || errs[0].Code() != "BAD_USER_INPUT" || !strings.Contains(errs[0].Message, want) {
+		t.Fatalf("errors %+v, want BAD_USER_INPUT with %q", errs, want)
+	}
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	if got := waitSlurm(t, s, r.ID, 2*time.Minute, "SUCCEEDED", "FAILED"); got.State != "SUCCEEDED" {
+		t.Fatalf("%s: %v", got.State, cascadeDeref(got.Error))
+	}
+	if n := calls.Count("sbatch"); n != 1 {
+		t.Fatalf("%d sbatch calls", n)
+	}
+}
