@@ -14,6 +14,9 @@ const (
 	RunCancelled RunState = "CANCELLED"
 )
 
+// Final reports whether a run in state s is over.
+func (s RunState) Final() bool { return s == RunSucceeded || s == RunFailed || s == RunCancelled }
+
 // Run is one Accel-Sim simulation of a ready trace under one config.
 type Run struct {
 	ID        string `gorm:"primaryKey"`
