@@ -19,12 +19,11 @@ import (
 // document or the field key of a top-level object, with the path prefix
 // naming where the list sits.
 func jsonTopList(data []byte, key string) ([]json.RawMessage, string, error) {
-	data = bytes.TrimSpace(data)
 	var list []json.RawMessage
-	if len(data) > 0 && data[0] == '{' {
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(data, &obj); err != nil {
-			return nil, "", fmt.Errorf("not JSON: %w", err)
+			return nil, "", notJSON(data, err)
 		}
 		raw, ok := obj[key]
 		if !ok {
@@ -37,12 +36,22 @@ func jsonTopList(data []byte, key string) ([]json.RawMessage, string, error) {
 	}
 	if err := json.Unmarshal(data, &list); err != nil {
 		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) || len(data) == 0 {
-			return nil, "", fmt.Errorf("not JSON: %w", err)
+		if errors.As(err, &syntax) {
+			return nil, "", notJSON(data, err)
 		}
 		return nil, "", fmt.Errorf("want a list or an object with %q", key)
 	}
 	return list, "", nil
+}
+
+// notJSON names the line and column of a JSON syntax error in data.
+func notJSON(data []byte, err error) error {
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		line, col := LineCol(data, syntax.Offset)
+		return fmt.Errorf("not JSON: line %d, column %d: %w", line, col, err)
+	}
+	return fmt.Errorf("not JSON: %w", err)
 }
 
 // jsonFields reads typed fields of one JSON object; each accessor reports
