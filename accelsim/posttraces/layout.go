@@ -128,7 +128,7 @@ func isLDGSTS(inst []byte) bool {
 	if err != nil {
 		return false
 	}
-	for k := 0; k < n; k++ {
+	for k := 0; k < n && i < len(inst); k++ { // dest_num may be any number: stop at the line's end
 		_, i = token(inst, i)
 	}
 	op, _ := token(inst, i)
