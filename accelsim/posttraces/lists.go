@@ -183,6 +183,9 @@ func readList(path, dir string, text bool) (*kernelList, []kernelJob, error) {
 		case strings.HasPrefix(line, "Memcpy"):
 			l.lines = append(l.lines, line)
 		case strings.HasPrefix(line, "kernel"):
+			if !filepath.IsLocal(line) {
+				return nil, nil, fmt.Errorf("%s:%d: kernel trace %s is outside the list's directory", path, n, line)
+			}
 			out, err := outputName(line, text)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s:%d: %w", path, n, err)
