@@ -164,6 +164,10 @@ func Parse(r io.Reader) ([]Command, error) {
 	return cmds, nil
 }
 
+// CheckMemcpy reports why a MemcpyHtoD line is not
+// "MemcpyHtoD,0x<hex>,<bytes>", which Accel-Sim would assert on, or nil.
+func CheckMemcpy(text string) error { return checkMemcpy(text) }
+
 func checkMemcpy(text string) error {
 	parts := strings.Split(text, ",")
 	if len(parts) != 3 || parts[0] != "MemcpyHtoD" {

@@ -181,6 +181,11 @@ func readList(path, dir string, text bool) (*kernelList, []kernelJob, error) {
 		switch {
 		case line == "":
 		case strings.HasPrefix(line, "Memcpy"):
+			if strings.HasPrefix(line, "MemcpyHtoD") {
+				if err := kernellist.CheckMemcpy(line); err != nil {
+					return nil, nil, fmt.Errorf("%s:%d: %w", path, n, err)
+				}
+			}
 			l.lines = append(l.lines, line)
 		case strings.HasPrefix(line, "kernel"):
 			if !filepath.IsLocal(line) {
