@@ -113,10 +113,11 @@ type nanos struct {
 	exact bool
 }
 
-// sub gives a - b, exactly when both are integers.
+// sub gives a - b, exactly when both are integers and the difference
+// fits in an int64.
 func (a nanos) sub(b nanos) float64 {
-	if a.exact && b.exact {
-		return float64(a.i - b.i)
+	if d := a.i - b.i; a.exact && b.exact && (d >= 0) == (a.i >= b.i) { // and not overflowed
+		return float64(d)
 	}
 	return a.f - b.f
 }
