@@ -3,6 +3,7 @@ package tracedir
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 )
@@ -108,6 +109,9 @@ func ParseTimeline(data []byte) (Timeline, error) {
 			continue
 		case end.sub(start) < 0:
 			bad("end_ns is before start_ns")
+			continue
+		case math.IsInf(end.sub(start), 0):
+			bad("end_ns - start_ns is too large")
 			continue
 		case seen[st.Step]:
 			bad(fmt.Sprintf("step %d: listed twice", st.Step))
