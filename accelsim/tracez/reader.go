@@ -105,7 +105,8 @@ func (r *Reader) load() error {
 	if index > uint64(size-8) {
 		return fmt.Errorf("index offset %d beyond file size %d", index, size)
 	}
-	fr := bufio.NewReaderSize(io.NewSectionReader(r.f, int64(index), size-8-int64(index)), 256<<10)
+	footer := size - 8 - int64(index) // bytes of footer: counts in it cannot claim more
+	fr := bufio.NewReaderSize(io.NewSectionReader(r.f, int64(index), footer), 256<<10)
 	u32 := func() (uint32, error) {
 		var b [4]byte
 		_, err := io.ReadFull(fr, b[:])
@@ -125,6 +126,9 @@ func (r *Reader) load() error {
 		b := Block{BlockHeader: BlockHeader{
 			TB: [3]uint32{v[0], v[1], v[2]}, ClusterID: [3]uint32{v[3], v[4], v[5]},
 			ClusterCTA: [3]uint32{v[6], v[7], v[8]}, Rank: v[9]}}
+		if int64(v[10])*16 > footer {
+			return fmt.Errorf("footer block %d: %d warps do not fit in a footer of %d bytes", i, v[10], footer)
+		}
 		b.Warps = make([]Warp, v[10])
 		for j := range b.Warps {
 			var e [16]byte
@@ -135,6 +139,9 @@ func (r *Reader) load() error {
 			nsub := binary.LittleEndian.Uint32(e[4:])
 			if nsub > w.Insts {
 				return fmt.Errorf("footer block %d warp %d: %d subchunks for %d instructions", i, j, nsub, w.Insts)
+			}
+			if int64(nsub)*4 > footer {
+				return fmt.Errorf("footer block %d warp %d: %d subchunks do not fit in a footer of %d bytes", i, j, nsub, footer)
 			}
 			w.Subchunks = make([]uint32, nsub)
 			for k := range w.Subchunks {
