@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -191,6 +192,15 @@ func FuzzOpen(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		defer func() {
+			var after runtime.MemStats
+			runtime.ReadMemStats(&after)
+			if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20+uint64(len(data))*64 {
+				t.Fatalf("reading %d bytes allocated %d", len(data), n)
+			}
+		}()
 		r, err := Open(path)
 		if err != nil {
 			if !strings.Contains(err.Error(), path) {

@@ -31,6 +31,7 @@ type Warp struct {
 type Reader struct {
 	f             *os.File
 	path          string
+	size          int64
 	Header        []byte // the text header, without its NUL
 	SubchunkInsts uint32
 	Dict          []byte
@@ -67,6 +68,7 @@ func (r *Reader) load() error {
 		return err
 	}
 	size := st.Size()
+	r.size = size
 	br := bufio.NewReaderSize(io.NewSectionReader(r.f, 0, size), 64<<10)
 	hdr, err := br.ReadBytes(0)
 	if err != nil {
@@ -187,6 +189,9 @@ func (r *Reader) Insts(w Warp, fn func(line []byte) error) error {
 		}
 		csize := binary.LittleEndian.Uint32(sz[:])
 		off += 4
+		if int64(csize) > r.size-off {
+			return fmt.Errorf("read %s at %d: frame of %d bytes runs past the end of the file", r.path, off-4, csize)
+		}
 		if cap(r.buf) < int(csize) {
 			r.buf = make([]byte, csize)
 		}
