@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -244,7 +245,7 @@ func (o options) coreClock() (float64, error) {
 	}
 	core, _, _ := strings.Cut(opt.value, ":")
 	mhz, err := strconv.ParseFloat(core, 64)
-	if err != nil || !(mhz > 0) {
+	if err != nil || !(mhz > 0) || math.IsInf(mhz, 0) {
 		return 0, fmt.Errorf("%s: %s %q: core clock is not a positive number", opt.file, name, opt.value)
 	}
 	return mhz, nil
