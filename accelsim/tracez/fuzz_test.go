@@ -226,4 +226,3 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
-
