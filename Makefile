@@ -1,6 +1,6 @@
 # Shortcuts; scripts/ holds the real commands so a machine without make
 # needs nothing more than Go.
-.PHONY: serve test ui bench bench-large generate crash
+.PHONY: serve test ui bench bench-large generate crash fuzz
 
 serve:
 	scripts/serve.sh
@@ -43,3 +43,10 @@ bench-large:
 CRASH_TRIALS ?= 60
 crash:
 	CASCADE_CRASH_TRIALS=$(CRASH_TRIALS) go test ./cmd/cascade -run '^TestCrashRecovery$$' -count=1 -v -timeout 60m
+
+# A longer fuzzing campaign than CI's 5 s per target: every fuzz target for
+# FUZZTIME each (FUZZ_MATCH=regexp picks some). New failing inputs land in
+# the package's testdata/fuzz/<Target>/: commit them with the fix.
+FUZZTIME ?= 10m
+fuzz:
+	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh

@@ -45,6 +45,9 @@ fi
 step "go test -race"
 go test -race -count=1 -timeout 20m ./...
 
+step "fuzz targets, 5 s each (make fuzz runs a longer campaign)"
+FUZZTIME=5s scripts/fuzz.sh
+
 step "GraphQL over HTTP: graphql-http's server audits against cascade serve"
 go build -o bin/cascade ./cmd/cascade
 (cd frontend && CASCADE_BIN="$PWD/../bin/cascade" npm run graphql-audit)
