@@ -136,3 +136,12 @@ func FuzzParseTraceFileName(f *testing.F) {
 		}
 	})
 }
+
+// TestParseLongLine: a line past the parser's 1 MiB limit (too long for
+// a fuzz seed) fails naming its line, as FuzzParse wants of every error.
+func TestParseLongLine(t *testing.T) {
+	_, err := Parse(strings.NewReader("kernel-1.trace\n" + strings.Repeat("x", 2<<20) + "\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "line 2: ") {
+		t.Fatalf("err = %v, want one naming line 2", err)
+	}
+}

@@ -144,7 +144,8 @@ func Parse(r io.Reader) ([]Command, error) {
 	var cmds []Command
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
-	for n := 1; sc.Scan(); n++ {
+	n := 1
+	for ; sc.Scan(); n++ {
 		text := strings.TrimRight(sc.Text(), "\r")
 		switch {
 		case strings.HasPrefix(text, "MemcpyHtoD"):
@@ -159,7 +160,7 @@ func Parse(r io.Reader) ([]Command, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("line %d: %w", n, err)
 	}
 	return cmds, nil
 }
