@@ -272,3 +272,15 @@ func tree(t *testing.T, root string) map[string]bool {
 	}
 	return files
 }
+
+// TestRawKernelListLongLine: a list line past the 1 MiB limit (too long
+// for a fuzz seed) fails naming the list and line, as FuzzRawKernelList
+// wants of every error.
+func TestRawKernelListLongLine(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "kernelslist", "MemcpyHtoD,0x1,1\n"+strings.Repeat("k", 2<<20)+"\n")
+	err := Run(context.Background(), dir, fuzzOpts(t, false))
+	if err == nil || !strings.Contains(err.Error(), "kernelslist:2: ") {
+		t.Fatalf("err = %v, want one naming kernelslist:2", err)
+	}
+}

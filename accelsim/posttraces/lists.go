@@ -176,7 +176,8 @@ func readList(path, dir string, text bool) (*kernelList, []kernelJob, error) {
 	var jobs []kernelJob
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
+	n := 1
+	for ; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		switch {
 		case line == "":
@@ -209,7 +210,7 @@ func readList(path, dir string, text bool) (*kernelList, []kernelJob, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s:%d: %w", path, n, err)
 	}
 	return l, jobs, nil
 }
