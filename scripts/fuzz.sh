@@ -38,6 +38,10 @@ for t in "${targets[@]}"; do
     # The last progress line: executions in all, and the corpus size.
     last=$(grep -E '^fuzz: elapsed:' "$log" | tail -n 1 || true)
     echo "ok   $dir $name: ${last#fuzz: }"
+  elif grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log"; then
+    # go test -fuzz can give up when a worker answers after -fuzztime ran
+    # out (on a loaded machine): no input failed, so this is no failure.
+    echo "ok   $dir $name: no input failed (go test: context deadline exceeded at the end)"
   else
     cat "$log"
     echo "FAIL $dir $name"
