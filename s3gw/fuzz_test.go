@@ -59,4 +59,3 @@ func FuzzCheckKey(f *testing.F) {
 		}
 	})
 }
-
