@@ -29,6 +29,7 @@ import (
 
 	"github.com/cascade-sim/cascade/accelsim/posttraces"
 	"github.com/cascade-sim/cascade/events"
+	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/internal/app"
 	"github.com/cascade-sim/cascade/tracegen"
 	"github.com/cascade-sim/cascade/upload"
@@ -112,6 +113,12 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.DurationVar(&cfg.ScanInterval, "scan-interval", envDuration("CASCADE_SCAN_INTERVAL", 2*time.Second), "periodic bucket scan (CASCADE_SCAN_INTERVAL)")
 	fs.IntVar(&queue, "subscriber-queue", envInt("CASCADE_SUBSCRIBER_QUEUE", events.MaxPending), "changes a websocket subscriber may have waiting before it is closed and its client resubscribes (CASCADE_SUBSCRIBER_QUEUE)")
 	fs.StringVar(&origins, "allowed-origins", env("CASCADE_ALLOWED_ORIGINS", ""), "comma-separated extra origins allowed to call the API (CASCADE_ALLOWED_ORIGINS)")
+	fs.StringVar(&cfg.Tokens.ReadWrite, "token", env("CASCADE_TOKEN", ""), "token every API request needs, as Authorization: Bearer <token>; prefer the variable, flags show in ps (CASCADE_TOKEN)")
+	fs.StringVar(&cfg.Tokens.ReadOnly, "readonly-token", env("CASCADE_READONLY_TOKEN", ""), "token that may query and subscribe but not launch, cancel or retry (CASCADE_READONLY_TOKEN)")
+	fs.IntVar(&cfg.Limits.MaxDepth, "max-query-depth", envInt("CASCADE_MAX_QUERY_DEPTH", graph.DefaultMaxDepth), "deepest nesting of fields an operation may have; -1 for no limit (CASCADE_MAX_QUERY_DEPTH)")
+	fs.IntVar(&cfg.Limits.MaxComplexity, "max-query-complexity", envInt("CASCADE_MAX_QUERY_COMPLEXITY", graph.DefaultMaxComplexity), "highest cost of an operation, pages counted by their size; -1 for no limit (CASCADE_MAX_QUERY_COMPLEXITY)")
+	fs.IntVar(&cfg.Limits.MaxSubscriptionsPerConn, "max-subscriptions-per-conn", envInt("CASCADE_MAX_SUBSCRIPTIONS_PER_CONN", graph.DefaultMaxSubscriptionsPerConn), "subscriptions one websocket may hold at once; -1 for no limit (CASCADE_MAX_SUBSCRIPTIONS_PER_CONN)")
+	fs.IntVar(&cfg.Limits.MaxConnsPerClient, "max-conns-per-client", envInt("CASCADE_MAX_CONNS_PER_CLIENT", graph.DefaultMaxConnsPerClient), "websockets one client address may hold open; behind a proxy all share its address; -1 for no limit (CASCADE_MAX_CONNS_PER_CLIENT)")
 	fs.StringVar(&level, "log-level", env("CASCADE_LOG_LEVEL", "info"), "debug, info, warn or error (CASCADE_LOG_LEVEL)")
 	fs.StringVar(&format, "log-format", env("CASCADE_LOG_FORMAT", "auto"), "text, json, or auto: text when stderr is a terminal, else json (CASCADE_LOG_FORMAT)")
 	fs.BoolVar(&cfg.Pprof, "pprof", envBool("CASCADE_PPROF"), "serve Go's profiles at /debug/pprof/; on a non-loopback address only with an access token (CASCADE_PPROF)")

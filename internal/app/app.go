@@ -23,6 +23,7 @@ import (
 	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
+	"github.com/cascade-sim/cascade/internal/auth"
 	"github.com/cascade-sim/cascade/metrics"
 	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/resolvers"
@@ -95,6 +96,10 @@ type Config struct {
 	// before the database is opened and migrated: /healthz answers from
 	// then on.
 	Listening func(url string)
+	// Tokens guard the API (CASCADE_TOKEN, CASCADE_READONLY_TOKEN).
+	Tokens auth.Tokens
+	// Limits bound what one client may ask of the API.
+	Limits graph.Limits
 
 	Logger *slog.Logger
 }
@@ -171,6 +176,9 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	cfg, err := cfg.absolute()
 	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Tokens.Check(); err != nil {
 		return nil, err
 	}
 	m := &Main{Config: cfg, log: log, errc: make(chan error, 5), s3Closing: make(chan struct{})}
@@ -274,7 +282,8 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm, S3: m.S3,
 		Disk: disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB}},
-		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing})
+		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing,
+			Tokens: cfg.Tokens, Limits: cfg.Limits})
 	src := metrics.Sources{
 		TraceStates:        m.DB.TraceCounts,
 		RunStates:          m.DB.RunCounts,
@@ -289,13 +298,14 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	reg.Watch(src)
 
-	// api wraps what only those allowed may use: the GraphQL endpoint and
-	// pprof. /healthz and /metrics stay open to probes and scrapers.
-	api := func(h http.Handler) http.Handler { return h }
+	// Only those with a token, when there are tokens, may use the GraphQL
+	// endpoint (which answers in GraphQL's terms) and pprof (any valid
+	// token, as for queries). /healthz and /metrics stay open to probes
+	// and scrapers.
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", api(m.graph))
+	mux.Handle("/graphql", m.graph)
 	if cfg.Pprof {
-		mux.Handle("/debug/pprof/", api(pprofHandler()))
+		mux.Handle("/debug/pprof/", cfg.Tokens.Require(auth.ReadOnly, pprofHandler()))
 	}
 	if cfg.UI != nil {
 		mux.Handle("/", cfg.UI)
