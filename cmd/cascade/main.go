@@ -115,6 +115,9 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.StringVar(&origins, "allowed-origins", env("CASCADE_ALLOWED_ORIGINS", ""), "comma-separated extra origins allowed to call the API (CASCADE_ALLOWED_ORIGINS)")
 	fs.StringVar(&cfg.Tokens.ReadWrite, "token", env("CASCADE_TOKEN", ""), "token every API request needs, as Authorization: Bearer <token>; prefer the variable, flags show in ps (CASCADE_TOKEN)")
 	fs.StringVar(&cfg.Tokens.ReadOnly, "readonly-token", env("CASCADE_READONLY_TOKEN", ""), "token that may query and subscribe but not launch, cancel or retry (CASCADE_READONLY_TOKEN)")
+	fs.BoolVar(&cfg.AllowRemote, "allow-remote", envBool("CASCADE_ALLOW_REMOTE"), "listen on a non-loopback address without a token: anyone who reaches it may do anything (CASCADE_ALLOW_REMOTE=1)")
+	fs.StringVar(&cfg.TLSCert, "tls-cert", env("CASCADE_TLS_CERT", ""), "PEM certificate (chain): serve HTTPS and WSS; with --tls-key (CASCADE_TLS_CERT)")
+	fs.StringVar(&cfg.TLSKey, "tls-key", env("CASCADE_TLS_KEY", ""), "PEM private key of --tls-cert (CASCADE_TLS_KEY)")
 	fs.IntVar(&cfg.Limits.MaxDepth, "max-query-depth", envInt("CASCADE_MAX_QUERY_DEPTH", graph.DefaultMaxDepth), "deepest nesting of fields an operation may have; -1 for no limit (CASCADE_MAX_QUERY_DEPTH)")
 	fs.IntVar(&cfg.Limits.MaxComplexity, "max-query-complexity", envInt("CASCADE_MAX_QUERY_COMPLEXITY", graph.DefaultMaxComplexity), "highest cost of an operation, pages counted by their size; -1 for no limit (CASCADE_MAX_QUERY_COMPLEXITY)")
 	fs.IntVar(&cfg.Limits.MaxSubscriptionsPerConn, "max-subscriptions-per-conn", envInt("CASCADE_MAX_SUBSCRIPTIONS_PER_CONN", graph.DefaultMaxSubscriptionsPerConn), "subscriptions one websocket may hold at once; -1 for no limit (CASCADE_MAX_SUBSCRIPTIONS_PER_CONN)")
@@ -177,7 +180,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	if format != "text" && format != "json" && format != "auto" {
 		return cfg, 0, "", fmt.Errorf("log format: want text, json or auto, got %q", format)
 	}
-	if cfg.Pprof && !loopback(cfg.Addr) && os.Getenv("CASCADE_TOKEN") == "" {
+	if cfg.Pprof && !loopback(cfg.Addr) && !cfg.Tokens.Enabled() {
 		return cfg, 0, "", fmt.Errorf("--pprof (CASCADE_PPROF) on %s, which is not a loopback address, needs an access token (CASCADE_TOKEN): profiles show the server's insides", cfg.Addr)
 	}
 	return cfg, lvl, format, nil
@@ -265,6 +268,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// The report on stdout is for people; the log says the same for
 	// machines.
 	fmt.Fprintf(stdout, "cascade: serving %s (GraphQL %s/graphql, playground %s/playground)\n", m.URL, m.URL, m.URL)
+	fmt.Fprintf(stdout, "cascade: %s\n", m.Exposure())
 	fmt.Fprintf(stdout, "cascade: watching %s, database %s\n", m.Config.BucketDir(), db)
 	if cfg.Pprof {
 		fmt.Fprintf(stdout, "cascade: Go profiles at %s/debug/pprof/ (--pprof)\n", m.URL)

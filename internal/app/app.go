@@ -5,10 +5,10 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -96,8 +96,14 @@ type Config struct {
 	// before the database is opened and migrated: /healthz answers from
 	// then on.
 	Listening func(url string)
-	// Tokens guard the API (CASCADE_TOKEN, CASCADE_READONLY_TOKEN).
-	Tokens auth.Tokens
+	// Tokens guard the API (CASCADE_TOKEN, CASCADE_READONLY_TOKEN). Without
+	// them the server listens on loopback only, unless AllowRemote
+	// (CASCADE_ALLOW_REMOTE) says to serve other machines anyway.
+	Tokens      auth.Tokens
+	AllowRemote bool
+	// TLSCert and TLSKey, PEM files, serve HTTPS and WSS (CASCADE_TLS_CERT,
+	// CASCADE_TLS_KEY).
+	TLSCert, TLSKey string
 	// Limits bound what one client may ask of the API.
 	Limits graph.Limits
 
@@ -128,6 +134,8 @@ func (c Config) absolute() (Config, error) {
 	abs("data directory", &c.DataDir)
 	abs("sim configs directory", &c.SimConfigsDir)
 	abs("S3 key file", &c.S3KeyFile)
+	abs("TLS certificate", &c.TLSCert)
+	abs("TLS key", &c.TLSKey)
 	for _, cmd := range []*[]string{&c.PostprocessCmd, &c.SimCmd} {
 		if len(*cmd) > 0 && strings.ContainsRune((*cmd)[0], filepath.Separator) {
 			*cmd = slices.Clone(*cmd)
@@ -181,6 +189,10 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	if err := cfg.Tokens.Check(); err != nil {
 		return nil, err
 	}
+	tlsConfig, err := cfg.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
 	m := &Main{Config: cfg, log: log, errc: make(chan error, 5), s3Closing: make(chan struct{})}
 	for _, d := range []string{cfg.DataDir, cfg.BucketDir(), filepath.Join(cfg.DataDir, "work")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -189,12 +201,16 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	reg := metrics.New(log)
 	m.front = newFront(cfg.BucketDir(), reg.Handler())
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := m.listen()
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+		return nil, err
 	}
-	m.URL = "http://" + ln.Addr().String()
-	m.http = &http.Server{Handler: m.front, ReadHeaderTimeout: 10 * time.Second}
+	m.http = &http.Server{Handler: m.front, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, TLSConfig: tlsConfig,
+		// TLS handshake errors (a scanner, plain HTTP to the HTTPS port).
+		ErrorLog: slog.NewLogLogger(log.With("component", "http").Handler(), slog.LevelDebug)}
+	if tlsConfig != nil {
+		ln = tls.NewListener(ln, tlsConfig)
+	}
 	m.goRun("http", func() error {
 		if err := m.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return err
