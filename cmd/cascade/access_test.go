@@ -20,15 +20,21 @@ func TestServeAccessConfig(t *testing.T) {
 	t.Setenv("CASCADE_ALLOW_REMOTE", "1")
 	t.Setenv("CASCADE_TLS_CERT", "cert.pem")
 	t.Setenv("CASCADE_TLS_KEY", "key.pem")
+	t.Setenv("CASCADE_S3_READONLY_ACCESS_KEY", "ROKEY")
+	t.Setenv("CASCADE_S3_READONLY_SECRET_KEY", "rosecret")
 	t.Setenv("CASCADE_MAX_CONNS_PER_CLIENT", "7")
 	cfg, _, _, err := parseServe([]string{"--token", "flag-token-0123456789", "--max-query-depth", "9"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Tokens.ReadWrite != "flag-token-0123456789" || cfg.Tokens.ReadOnly != "env-ro-token-0123456789" || !cfg.AllowRemote ||
-		cfg.TLSCert != "cert.pem" || cfg.TLSKey != "key.pem" ||
+		cfg.TLSCert != "cert.pem" || cfg.TLSKey != "key.pem" || cfg.S3ReadOnlyKeys.AccessKey != "ROKEY" || cfg.S3ReadOnlyKeys.SecretKey != "rosecret" ||
 		cfg.Limits.MaxConnsPerClient != 7 || cfg.Limits.MaxDepth != 9 {
 		t.Fatalf("%+v", cfg)
+	}
+	t.Setenv("CASCADE_S3_READONLY_SECRET_KEY", "")
+	if _, _, _, err := parseServe(nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "CASCADE_S3_READONLY_SECRET_KEY") {
+		t.Fatalf("half a read-only key pair: %v", err)
 	}
 }
 

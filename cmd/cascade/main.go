@@ -118,6 +118,8 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.BoolVar(&cfg.AllowRemote, "allow-remote", envBool("CASCADE_ALLOW_REMOTE"), "listen on a non-loopback address without a token: anyone who reaches it may do anything (CASCADE_ALLOW_REMOTE=1)")
 	fs.StringVar(&cfg.TLSCert, "tls-cert", env("CASCADE_TLS_CERT", ""), "PEM certificate (chain): serve HTTPS and WSS; with --tls-key (CASCADE_TLS_CERT)")
 	fs.StringVar(&cfg.TLSKey, "tls-key", env("CASCADE_TLS_KEY", ""), "PEM private key of --tls-cert (CASCADE_TLS_KEY)")
+	fs.StringVar(&cfg.S3ReadOnlyKeys.AccessKey, "s3-readonly-access-key", env("CASCADE_S3_READONLY_ACCESS_KEY", ""), "a second S3 key pair that may get and list but not write (CASCADE_S3_READONLY_ACCESS_KEY)")
+	fs.StringVar(&cfg.S3ReadOnlyKeys.SecretKey, "s3-readonly-secret-key", env("CASCADE_S3_READONLY_SECRET_KEY", ""), "secret of the read-only S3 key pair (CASCADE_S3_READONLY_SECRET_KEY)")
 	fs.IntVar(&cfg.Limits.MaxDepth, "max-query-depth", envInt("CASCADE_MAX_QUERY_DEPTH", graph.DefaultMaxDepth), "deepest nesting of fields an operation may have; -1 for no limit (CASCADE_MAX_QUERY_DEPTH)")
 	fs.IntVar(&cfg.Limits.MaxComplexity, "max-query-complexity", envInt("CASCADE_MAX_QUERY_COMPLEXITY", graph.DefaultMaxComplexity), "highest cost of an operation, pages counted by their size; -1 for no limit (CASCADE_MAX_QUERY_COMPLEXITY)")
 	fs.IntVar(&cfg.Limits.MaxSubscriptionsPerConn, "max-subscriptions-per-conn", envInt("CASCADE_MAX_SUBSCRIPTIONS_PER_CONN", graph.DefaultMaxSubscriptionsPerConn), "subscriptions one websocket may hold at once; -1 for no limit (CASCADE_MAX_SUBSCRIPTIONS_PER_CONN)")
@@ -144,6 +146,9 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	}
 	if (cfg.S3Keys.AccessKey == "") != (cfg.S3Keys.SecretKey == "") {
 		return cfg, 0, "", fmt.Errorf("S3 keys: give both CASCADE_S3_ACCESS_KEY and CASCADE_S3_SECRET_KEY, or neither to use the key file")
+	}
+	if (cfg.S3ReadOnlyKeys.AccessKey == "") != (cfg.S3ReadOnlyKeys.SecretKey == "") {
+		return cfg, 0, "", fmt.Errorf("S3 read-only keys: give both CASCADE_S3_READONLY_ACCESS_KEY and CASCADE_S3_READONLY_SECRET_KEY, or neither")
 	}
 	if queue < 0 {
 		return cfg, 0, "", fmt.Errorf("--subscriber-queue (CASCADE_SUBSCRIBER_QUEUE): want 0 or more, got %d", queue)
@@ -316,6 +321,9 @@ func printS3(w io.Writer, m *app.Main) {
 		}
 	}
 	fmt.Fprintf(w, "cascade: S3 endpoint %s, bucket %s, traces under %s/ (%s)\n", e.URL, e.Bucket, e.Prefix, keys)
+	if ro := m.Config.S3ReadOnlyKeys.AccessKey; ro != "" {
+		fmt.Fprintf(w, "cascade: S3 read-only access key %s may get and list, not write (CASCADE_S3_READONLY_ACCESS_KEY)\n", ro)
+	}
 	fmt.Fprintf(w, "cascade: upload ./my-trace from another machine with one of:\n  %s\n  %s\n  %s\n  %s\n",
 		e.Env(), e.AWSCommand(), e.RcloneCommand(), e.CascadeCommand())
 }

@@ -106,6 +106,9 @@ type Config struct {
 	TLSCert, TLSKey string
 	// Limits bound what one client may ask of the API.
 	Limits graph.Limits
+	// S3ReadOnlyKeys, when set, is a second S3 key pair that may read and
+	// list but not write (CASCADE_S3_READONLY_ACCESS_KEY/SECRET_KEY).
+	S3ReadOnlyKeys s3gw.Keys
 
 	Logger *slog.Logger
 }
