@@ -45,7 +45,7 @@ type Limits struct {
 
 // The defaults fit the web UI and GraphiQL with room to spare: graphql-js's
 // introspection query, which GraphiQL sends, nests 15 deep; the UI's
-// largest query, a 2000-kernel chunk of a trace, costs about 50,000.
+// largest query, a 2000-kernel chunk of a trace, costs about 40,000.
 const (
 	DefaultMaxDepth                = 20
 	DefaultMaxComplexity           = 200_000
@@ -227,8 +227,10 @@ func (c *clientConns) release(addr string) {
 }
 
 // refuseWebsocket completes the handshake only to close at once with a
-// 1008 frame saying why: a browser's websocket sees a close reason, never
-// an HTTP status.
+// 1013 (try again later) frame saying why: a browser's websocket sees a
+// close reason, never an HTTP status, and graphql-ws clients retry 1013
+// with backoff, so a client gets in once the address's other connections
+// close.
 func refuseWebsocket(w http.ResponseWriter, r *http.Request, up websocket.Upgrader, reason string) {
 	up.Subprotocols = []string{"graphql-transport-ws", "graphql-ws"}
 	c, err := up.Upgrade(w, r, nil)
@@ -236,7 +238,7 @@ func refuseWebsocket(w http.ResponseWriter, r *http.Request, up websocket.Upgrad
 		return // the upgrader answered with an HTTP error
 	}
 	defer c.Close()
-	c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, reason), time.Now().Add(closeWait))
+	c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, reason), time.Now().Add(closeWait))
 	// Wait for the client's close frame, so ours is not lost to a reset.
 	c.SetReadDeadline(time.Now().Add(closeWait))
 	for {

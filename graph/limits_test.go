@@ -142,8 +142,8 @@ func TestSubscriptionsPerConnection(t *testing.T) {
 }
 
 // TestConnectionsPerClient: one address holds at most the limit of
-// websockets; one more is closed at once with 1008 and a reason, and once
-// one closes there is room again.
+// websockets; one more is closed at once with 1013 (try again later) and a
+// reason, and once one closes there is room again.
 func TestConnectionsPerClient(t *testing.T) {
 	t.Parallel()
 	const limit = 2
@@ -159,8 +159,8 @@ func TestConnectionsPerClient(t *testing.T) {
 	for _, protocol := range []string{"graphql-transport-ws", "graphql-ws"} {
 		_, err := s.DialWS(t, protocol, nil)
 		var ce *websocket.CloseError
-		if !errors.As(err, &ce) || ce.Code != websocket.ClosePolicyViolation || !strings.Contains(ce.Text, "too many websockets from 127.0.0.1: at most 2") {
-			t.Fatalf("%s: want a 1008 close saying too many websockets, got %v", protocol, err)
+		if !errors.As(err, &ce) || ce.Code != websocket.CloseTryAgainLater || !strings.Contains(ce.Text, "too many websockets from 127.0.0.1: at most 2") {
+			t.Fatalf("%s: want a 1013 close saying too many websockets, got %v", protocol, err)
 		}
 	}
 	// HTTP requests are not websockets: they still work.
@@ -178,4 +178,34 @@ func TestConnectionsPerClient(t *testing.T) {
 		var m wsMessage
 		return c.ReadJSON(&m) == nil && m.Type == "connection_ack"
 	})
+}
+
+// TestWebsocketMessageLimit: a websocket message over 1 MiB closes the
+// connection with 1009 (message too big) before it is read whole.
+func TestWebsocketMessageLimit(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t)
+	conn, err := s.DialWS(t, "graphql-transport-ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{
+		"query": "{ __typename }", "variables": map[string]any{"pad": strings.Repeat("x", 2<<20)}}}
+	conn.WriteJSON(big) // the server may close before it has all of it
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		var m wsMessage
+		err := conn.ReadJSON(&m)
+		var ce *websocket.CloseError
+		if errors.As(err, &ce) {
+			if ce.Code != websocket.CloseMessageTooBig {
+				t.Fatalf("close %d %q, want 1009", ce.Code, ce.Text)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatalf("want a 1009 close frame, got %v", err)
+		}
+	}
+	s.MustDo(t, "{ __typename }", nil, nil)
 }
