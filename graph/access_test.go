@@ -233,3 +233,18 @@ func TestConfiguredOrigins(t *testing.T) {
 		}
 	}
 }
+
+// TestWithoutTokensAnyCredentialPasses: a server without tokens ignores
+// what a client sends as one, over HTTP and in connection_init.
+func TestWithoutTokensAnyCredentialPasses(t *testing.T) {
+	t.Parallel()
+	s := testutil.Server(t)
+	if r := s.Post(t, "whatever", `{ __typename }`, nil); r.Status != 200 || len(r.Errors) > 0 {
+		t.Fatalf("HTTP: %d %+v", r.Status, r.Errors)
+	}
+	for _, payload := range []map[string]any{{"authorization": "Basic xyz"}, {"token": "anything"}, {"Authorization": "Bearer x"}} {
+		if _, err := s.DialWS(t, "graphql-transport-ws", payload); err != nil {
+			t.Errorf("%v: %v", payload, err)
+		}
+	}
+}
