@@ -32,6 +32,10 @@ func TestServeAccessConfig(t *testing.T) {
 		cfg.Limits.MaxConnsPerClient != 7 || cfg.Limits.MaxDepth != 9 {
 		t.Fatalf("%+v", cfg)
 	}
+	// --pprof on a non-loopback address takes the flag's token too.
+	if _, _, _, err := parseServe([]string{"--pprof", "--addr", "0.0.0.0:8080", "--token", "flag-token-0123456789"}, &bytes.Buffer{}); err != nil {
+		t.Fatalf("--pprof with --token: %v", err)
+	}
 	t.Setenv("CASCADE_S3_READONLY_SECRET_KEY", "")
 	if _, _, _, err := parseServe(nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "CASCADE_S3_READONLY_SECRET_KEY") {
 		t.Fatalf("half a read-only key pair: %v", err)

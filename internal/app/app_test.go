@@ -202,3 +202,33 @@ func TestTLS(t *testing.T) {
 		t.Fatalf("a client without the certificate: want an unknown authority error, got %v", err)
 	}
 }
+
+// TestPprofNeedsAToken: with tokens on, /debug/pprof/ takes either token,
+// as queries do, and refuses a request without one; /healthz stays open.
+func TestPprofNeedsAToken(t *testing.T) {
+	t.Parallel()
+	tokens := auth.Tokens{ReadWrite: "pprof-rw-token-0123456789", ReadOnly: "pprof-ro-token-0123456789"}
+	s := testutil.Server(t, func(c *app.Config) { c.Pprof, c.Tokens = true, tokens })
+	for token, want := range map[string]int{"": 401, "wrong-token-0123456789": 401, tokens.ReadOnly: 200, tokens.ReadWrite: 200} {
+		req, _ := http.NewRequest("GET", s.URL+"/debug/pprof/goroutine?debug=1", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("token %q: status %d, want %d", token, resp.StatusCode, want)
+		}
+	}
+	resp, err := http.Get(s.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("/healthz without a token: %d", resp.StatusCode)
+	}
+}
