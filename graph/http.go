@@ -105,7 +105,9 @@ func (httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	if errs != nil {
 		// The document did not parse or validate, or its variables do not
 		// fit: a GraphQL request error, reported as the spec says.
-		if media == mediaGraphQLResponse {
+		if status := statusOf(errs); status != 0 {
+			w.WriteHeader(status)
+		} else if media == mediaGraphQLResponse {
 			w.WriteHeader(http.StatusBadRequest)
 		}
 		writeResponse(w, exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs), false)

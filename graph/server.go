@@ -23,6 +23,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/internal/auth"
 )
 
 // Options configures the GraphQL server.
@@ -33,6 +34,9 @@ type Options struct {
 	Logger         *slog.Logger
 	// PingInterval overrides the websocket keep-alive interval (tests).
 	PingInterval time.Duration
+	// Tokens, when set, are needed for every operation (see package auth).
+	Tokens auth.Tokens
+	Limits Limits
 }
 
 // Server is the GraphQL endpoint: GraphQL over HTTP by its spec (POST for
@@ -57,6 +61,7 @@ func NewServer(resolvers ResolverRoot, opts Options) *Server {
 	if ping <= 0 {
 		ping = pingInterval
 	}
+	limits := opts.Limits.withDefaults()
 	ws := &gorillaWebsockets{
 		ping: ping,
 		log:  log,
@@ -66,9 +71,10 @@ func NewServer(resolvers ResolverRoot, opts Options) *Server {
 			WriteBufferSize: 16384,
 		},
 	}
-	h := handler.New(NewExecutableSchema(Config{Resolvers: resolvers}))
+	h := handler.New(NewExecutableSchema(Config{Resolvers: resolvers, Complexity: complexity()}))
 	h.AddTransport(transport.Websocket{
 		Implementation:        ws,
+		InitFunc:              initFunc(opts.Tokens),
 		KeepAlivePingInterval: 10 * time.Second, // graphql-ws "ka" messages
 		InitTimeout:           30 * time.Second,
 		ErrorFunc: func(ctx context.Context, err error) {
@@ -81,8 +87,22 @@ func NewServer(resolvers ResolverRoot, opts Options) *Server {
 	h.AddTransport(transport.Options{})
 	h.AddTransport(httpTransport{})
 	h.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	if limits.MaxTokens > 0 {
+		h.SetParserTokenLimit(limits.MaxTokens)
+	}
 	h.Use(extension.Introspection{})
 	h.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	h.Use(accessCheck{})
+	if limits.MaxDepth > 0 {
+		h.Use(depthLimit{max: limits.MaxDepth})
+	}
+	if limits.MaxComplexity > 0 {
+		h.Use(extension.FixedComplexityLimit(limits.MaxComplexity))
+	}
+	if limits.MaxSubscriptionsPerConn > 0 {
+		h.Use(subscriptionLimit{max: limits.MaxSubscriptionsPerConn})
+	}
+	conns := &clientConns{max: limits.MaxConnsPerClient}
 	h.SetErrorPresenter(presentError(log))
 	h.SetRecoverFunc(func(ctx context.Context, p any) error {
 		log.Error("panic in resolver", "path", graphql.GetPath(ctx).String(), "panic", p, "stack", string(debug.Stack()))
@@ -95,15 +115,34 @@ func NewServer(resolvers ResolverRoot, opts Options) *Server {
 			http.Error(w, "origin not allowed", http.StatusForbidden)
 			return
 		}
-		if websocket.IsWebSocketUpgrade(r) {
+		// A request's role comes from its Authorization header. A websocket
+		// may present its token in connection_init instead (browsers cannot
+		// set headers on one), so only an invalid header refuses it here.
+		role := opts.Tokens.RequestRole(r)
+		upgrade := websocket.IsWebSocketUpgrade(r)
+		if role == auth.None && r.Method != http.MethodOptions && (!upgrade || r.Header.Get("Authorization") != "") {
+			refuseUnauthenticated(w, r)
+			return
+		}
+		ctx := auth.NewContext(r.Context(), role)
+		if upgrade {
+			if limits.MaxConnsPerClient > 0 {
+				addr := clientAddr(r)
+				if !conns.acquire(addr) {
+					refuseWebsocket(w, r, ws.upgrader, tooManyConns(addr, limits.MaxConnsPerClient))
+					return
+				}
+				// The transport serves the connection within this call.
+				defer conns.release(addr)
+			}
 			// A websocket lives until its client leaves or Shutdown.
-			ctx, cancel := context.WithCancel(r.Context())
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
 			defer cancel()
 			stop := context.AfterFunc(s.wsCtx, cancel)
 			defer stop()
-			r = r.WithContext(ctx)
 		}
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(w, r.WithContext(ctx))
 	})
 	return s
 }

@@ -17,7 +17,9 @@
 // On top of the gateway this package refuses keys the scanner could not
 // follow (a component that is empty after the bucket, starts with a dot, or
 // holds a control character), creates the configured bucket at start, and
-// holds the one access key pair requests are signed with (AWS Signature V4).
+// holds the access key pair requests are signed with (AWS Signature V4), and
+// optionally a read-only pair that may get, head and list but gets
+// AccessDenied for every write (see readonly.go).
 //
 // The posix backend resolves paths against the process's working
 // directory: Start changes it to the storage root and Close changes it

@@ -47,6 +47,8 @@ type Config struct {
 	// Addr is the listen address; port 0 picks a free one.
 	Addr string
 	Keys Keys
+	// ReadOnlyKeys, when set, may get, head and list, and nothing more.
+	ReadOnlyKeys Keys
 	// Logger gets a line per failed request and the gateway's life.
 	Logger *slog.Logger
 }
@@ -77,6 +79,14 @@ func Start(ctx context.Context, cfg Config) (*Gateway, error) {
 	}
 	if cfg.Keys.AccessKey == "" || cfg.Keys.SecretKey == "" {
 		return nil, errors.New("s3gw: no access key pair")
+	}
+	if ro := cfg.ReadOnlyKeys; ro != (Keys{}) {
+		switch {
+		case ro.AccessKey == "" || ro.SecretKey == "":
+			return nil, errors.New("s3gw: the read-only key pair needs both an access key and a secret key")
+		case ro.AccessKey == cfg.Keys.AccessKey:
+			return nil, errors.New("s3gw: the read-only access key is the read-write one; it must differ")
+		}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -134,6 +144,10 @@ func start(ctx context.Context, cfg Config, addr string) (*Gateway, error) {
 		return nil, fmt.Errorf("bucket %s: %w", cfg.Bucket, err)
 	}
 	root := auth.Account{Access: cfg.Keys.AccessKey, Secret: cfg.Keys.SecretKey, Role: auth.RoleAdmin}
+	iam := accounts{IAMService: auth.NewIAMServiceSingle(root)}
+	if ro := cfg.ReadOnlyKeys; ro.AccessKey != "" {
+		iam.readOnly = &auth.Account{Access: ro.AccessKey, Secret: ro.SecretKey, Role: auth.RoleUser}
+	}
 	ready := make(chan struct{})
 	var readyOnce sync.Once
 	gcfg := &embedgw.Config{
@@ -146,7 +160,7 @@ func start(ctx context.Context, cfg Config, addr string) (*Gateway, error) {
 		MultipartMaxParts: maxParts,
 		Quiet:             true,
 		KeepAlive:         true,
-		IAMService:        oneAccount{auth.NewIAMServiceSingle(root)},
+		IAMService:        iam,
 		S3Options: []s3api.Option{
 			s3api.WithOnListen(func() { readyOnce.Do(func() { close(ready) }) }),
 		},
@@ -154,7 +168,7 @@ func start(ctx context.Context, cfg Config, addr string) (*Gateway, error) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	g := &Gateway{URL: "http://" + addr, cfg: cfg, cancel: cancel, exited: make(chan struct{})}
 	go func() {
-		g.exitErr = embedgw.RunVersityGW(runCtx, counting{keyGuard{be}, &g.uploads}, gcfg)
+		g.exitErr = embedgw.RunVersityGW(runCtx, counting{keyGuard{Posix: be, readOnly: cfg.ReadOnlyKeys.AccessKey}, &g.uploads}, gcfg)
 		close(g.exited)
 	}()
 	select {
@@ -172,19 +186,6 @@ func start(ctx context.Context, cfg Config, addr string) (*Gateway, error) {
 		<-g.exited
 		return nil, fmt.Errorf("gateway did not listen on %s within %v", addr, startTimeout)
 	}
-}
-
-// oneAccount is the gateway's single-account IAM, answering a request
-// signed with an unknown access key with S3's InvalidAccessKeyId rather
-// than the gateway's admin-API error.
-type oneAccount struct{ auth.IAMService }
-
-func (a oneAccount) GetUserAccount(access string) (auth.Account, error) {
-	acct, err := a.IAMService.GetUserAccount(access)
-	if err != nil {
-		return acct, auth.ErrNoSuchUser
-	}
-	return acct, nil
 }
 
 // freeAddr returns host with a port free at the time of the call.

@@ -50,8 +50,12 @@ func invalidKey(key, why string) error {
 }
 
 // keyGuard is the posix backend with every write of a new key checked by
-// CheckKey first.
-type keyGuard struct{ *posix.Posix }
+// CheckKey first, and READ granted to the read-only access key, if any
+// (see accounts).
+type keyGuard struct {
+	*posix.Posix
+	readOnly string
+}
 
 func (g keyGuard) PutObject(ctx context.Context, in s3response.PutObjectInput) (s3response.PutObjectOutput, error) {
 	if err := checkKeyPtr(in.Key); err != nil {

@@ -29,6 +29,7 @@ import (
 
 	"github.com/cascade-sim/cascade/accelsim/posttraces"
 	"github.com/cascade-sim/cascade/events"
+	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/internal/app"
 	"github.com/cascade-sim/cascade/tracegen"
 	"github.com/cascade-sim/cascade/upload"
@@ -114,6 +115,17 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.DurationVar(&cfg.ScanInterval, "scan-interval", envDuration("CASCADE_SCAN_INTERVAL", 2*time.Second), "periodic bucket scan (CASCADE_SCAN_INTERVAL)")
 	fs.IntVar(&queue, "subscriber-queue", envInt("CASCADE_SUBSCRIBER_QUEUE", events.MaxPending), "changes a websocket subscriber may have waiting before it is closed and its client resubscribes (CASCADE_SUBSCRIBER_QUEUE)")
 	fs.StringVar(&origins, "allowed-origins", env("CASCADE_ALLOWED_ORIGINS", ""), "comma-separated extra origins allowed to call the API (CASCADE_ALLOWED_ORIGINS)")
+	fs.StringVar(&cfg.Tokens.ReadWrite, "token", env("CASCADE_TOKEN", ""), "token every API request needs, as Authorization: Bearer <token>; prefer the variable, flags show in ps (CASCADE_TOKEN)")
+	fs.StringVar(&cfg.Tokens.ReadOnly, "readonly-token", env("CASCADE_READONLY_TOKEN", ""), "token that may query and subscribe but not launch, cancel or retry (CASCADE_READONLY_TOKEN)")
+	fs.BoolVar(&cfg.AllowRemote, "allow-remote", envBool("CASCADE_ALLOW_REMOTE"), "listen on a non-loopback address without a token: anyone who reaches it may do anything (CASCADE_ALLOW_REMOTE=1)")
+	fs.StringVar(&cfg.TLSCert, "tls-cert", env("CASCADE_TLS_CERT", ""), "PEM certificate (chain): serve HTTPS and WSS; with --tls-key (CASCADE_TLS_CERT)")
+	fs.StringVar(&cfg.TLSKey, "tls-key", env("CASCADE_TLS_KEY", ""), "PEM private key of --tls-cert (CASCADE_TLS_KEY)")
+	fs.StringVar(&cfg.S3ReadOnlyKeys.AccessKey, "s3-readonly-access-key", env("CASCADE_S3_READONLY_ACCESS_KEY", ""), "a second S3 key pair that may get and list but not write (CASCADE_S3_READONLY_ACCESS_KEY)")
+	fs.StringVar(&cfg.S3ReadOnlyKeys.SecretKey, "s3-readonly-secret-key", env("CASCADE_S3_READONLY_SECRET_KEY", ""), "secret of the read-only S3 key pair (CASCADE_S3_READONLY_SECRET_KEY)")
+	fs.IntVar(&cfg.Limits.MaxDepth, "max-query-depth", envInt("CASCADE_MAX_QUERY_DEPTH", graph.DefaultMaxDepth), "deepest nesting of fields an operation may have; -1 for no limit (CASCADE_MAX_QUERY_DEPTH)")
+	fs.IntVar(&cfg.Limits.MaxComplexity, "max-query-complexity", envInt("CASCADE_MAX_QUERY_COMPLEXITY", graph.DefaultMaxComplexity), "highest cost of an operation, pages counted by their size; -1 for no limit (CASCADE_MAX_QUERY_COMPLEXITY)")
+	fs.IntVar(&cfg.Limits.MaxSubscriptionsPerConn, "max-subscriptions-per-conn", envInt("CASCADE_MAX_SUBSCRIPTIONS_PER_CONN", graph.DefaultMaxSubscriptionsPerConn), "subscriptions one websocket may hold at once; -1 for no limit (CASCADE_MAX_SUBSCRIPTIONS_PER_CONN)")
+	fs.IntVar(&cfg.Limits.MaxConnsPerClient, "max-conns-per-client", envInt("CASCADE_MAX_CONNS_PER_CLIENT", graph.DefaultMaxConnsPerClient), "websockets one client address may hold open; behind a proxy all share its address; -1 for no limit (CASCADE_MAX_CONNS_PER_CLIENT)")
 	fs.StringVar(&level, "log-level", env("CASCADE_LOG_LEVEL", "info"), "debug, info, warn or error (CASCADE_LOG_LEVEL)")
 	fs.StringVar(&format, "log-format", env("CASCADE_LOG_FORMAT", "auto"), "text, json, or auto: text when stderr is a terminal, else json (CASCADE_LOG_FORMAT)")
 	fs.BoolVar(&cfg.Pprof, "pprof", envBool("CASCADE_PPROF"), "serve Go's profiles at /debug/pprof/; on a non-loopback address only with an access token (CASCADE_PPROF)")
@@ -139,6 +151,9 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	}
 	if (cfg.S3Keys.AccessKey == "") != (cfg.S3Keys.SecretKey == "") {
 		return cfg, 0, "", fmt.Errorf("S3 keys: give both CASCADE_S3_ACCESS_KEY and CASCADE_S3_SECRET_KEY, or neither to use the key file")
+	}
+	if (cfg.S3ReadOnlyKeys.AccessKey == "") != (cfg.S3ReadOnlyKeys.SecretKey == "") {
+		return cfg, 0, "", fmt.Errorf("S3 read-only keys: give both CASCADE_S3_READONLY_ACCESS_KEY and CASCADE_S3_READONLY_SECRET_KEY, or neither")
 	}
 	if queue < 0 {
 		return cfg, 0, "", fmt.Errorf("--subscriber-queue (CASCADE_SUBSCRIBER_QUEUE): want 0 or more, got %d", queue)
@@ -175,7 +190,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	if format != "text" && format != "json" && format != "auto" {
 		return cfg, 0, "", fmt.Errorf("log format: want text, json or auto, got %q", format)
 	}
-	if cfg.Pprof && !loopback(cfg.Addr) && os.Getenv("CASCADE_TOKEN") == "" {
+	if cfg.Pprof && !loopback(cfg.Addr) && !cfg.Tokens.Enabled() {
 		return cfg, 0, "", fmt.Errorf("--pprof (CASCADE_PPROF) on %s, which is not a loopback address, needs an access token (CASCADE_TOKEN): profiles show the server's insides", cfg.Addr)
 	}
 	return cfg, lvl, format, nil
@@ -263,6 +278,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// The report on stdout is for people; the log says the same for
 	// machines.
 	fmt.Fprintf(stdout, "cascade: serving %s (GraphQL %s/graphql, playground %s/playground)\n", m.URL, m.URL, m.URL)
+	fmt.Fprintf(stdout, "cascade: %s\n", m.Exposure())
 	fmt.Fprintf(stdout, "cascade: watching %s, database %s\n", m.Config.BucketDir(), db)
 	if cfg.Pprof {
 		fmt.Fprintf(stdout, "cascade: Go profiles at %s/debug/pprof/ (--pprof)\n", m.URL)
@@ -310,6 +326,9 @@ func printS3(w io.Writer, m *app.Main) {
 		}
 	}
 	fmt.Fprintf(w, "cascade: S3 endpoint %s, bucket %s, traces under %s/ (%s)\n", e.URL, e.Bucket, e.Prefix, keys)
+	if ro := m.Config.S3ReadOnlyKeys.AccessKey; ro != "" {
+		fmt.Fprintf(w, "cascade: S3 read-only access key %s may get and list, not write (CASCADE_S3_READONLY_ACCESS_KEY)\n", ro)
+	}
 	fmt.Fprintf(w, "cascade: upload ./my-trace from another machine with one of:\n  %s\n  %s\n  %s\n  %s\n",
 		e.Env(), e.AWSCommand(), e.RcloneCommand(), e.CascadeCommand())
 }

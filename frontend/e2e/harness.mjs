@@ -64,7 +64,9 @@ export async function startServer({ dataDir, port, env = {} } = {}) {
     const gone = await Promise.race([exited, sleep(100).then(() => null)]);
     if (gone) throw new Error(`cascade serve exited (${JSON.stringify(gone)}):\n${output}`);
     try {
-      const r = await fetch(`${url}/graphql?query=${encodeURIComponent("{__typename}")}`);
+      // A server with tokens answers only with one.
+      const headers = env.CASCADE_TOKEN ? { Authorization: `Bearer ${env.CASCADE_TOKEN}` } : {};
+      const r = await fetch(`${url}/graphql?query=${encodeURIComponent("{__typename}")}`, { headers });
       if (r.ok) break;
     } catch {
       /* not listening yet */

@@ -5,10 +5,10 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -23,6 +23,7 @@ import (
 	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
+	"github.com/cascade-sim/cascade/internal/auth"
 	"github.com/cascade-sim/cascade/metrics"
 	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/resolvers"
@@ -101,6 +102,19 @@ type Config struct {
 	// before the database is opened and migrated: /healthz answers from
 	// then on.
 	Listening func(url string)
+	// Tokens guard the API (CASCADE_TOKEN, CASCADE_READONLY_TOKEN). Without
+	// them the server listens on loopback only, unless AllowRemote
+	// (CASCADE_ALLOW_REMOTE) says to serve other machines anyway.
+	Tokens      auth.Tokens
+	AllowRemote bool
+	// TLSCert and TLSKey, PEM files, serve HTTPS and WSS (CASCADE_TLS_CERT,
+	// CASCADE_TLS_KEY).
+	TLSCert, TLSKey string
+	// Limits bound what one client may ask of the API.
+	Limits graph.Limits
+	// S3ReadOnlyKeys, when set, is a second S3 key pair that may read and
+	// list but not write (CASCADE_S3_READONLY_ACCESS_KEY/SECRET_KEY).
+	S3ReadOnlyKeys s3gw.Keys
 
 	Logger *slog.Logger
 }
@@ -147,6 +161,8 @@ func (c Config) absolute() (Config, error) {
 	abs("data directory", &c.DataDir)
 	abs("sim configs directory", &c.SimConfigsDir)
 	abs("S3 key file", &c.S3KeyFile)
+	abs("TLS certificate", &c.TLSCert)
+	abs("TLS key", &c.TLSKey)
 	for _, cmd := range []*[]string{&c.PostprocessCmd, &c.SimCmd} {
 		if len(*cmd) > 0 && strings.ContainsRune((*cmd)[0], filepath.Separator) {
 			*cmd = slices.Clone(*cmd)
@@ -197,6 +213,13 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.Tokens.Check(); err != nil {
+		return nil, err
+	}
+	tlsConfig, err := cfg.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
 	m := &Main{Config: cfg, log: log, errc: make(chan error, 5), s3Closing: make(chan struct{})}
 	for _, d := range []string{cfg.DataDir, cfg.BucketDir(), filepath.Join(cfg.DataDir, "work")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -205,12 +228,16 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	reg := metrics.New(log)
 	m.front = newFront(cfg.BucketDir(), reg.Handler())
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := m.listen()
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+		return nil, err
 	}
-	m.URL = "http://" + ln.Addr().String()
-	m.http = &http.Server{Handler: m.front, ReadHeaderTimeout: 10 * time.Second}
+	m.http = &http.Server{Handler: m.front, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, TLSConfig: tlsConfig,
+		// TLS handshake errors (a scanner, plain HTTP to the HTTPS port).
+		ErrorLog: slog.NewLogLogger(log.With("component", "http").Handler(), slog.LevelDebug)}
+	if tlsConfig != nil {
+		ln = tls.NewListener(ln, tlsConfig)
+	}
 	m.goRun("http", func() error {
 		if err := m.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return err
@@ -324,7 +351,8 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm, S3: m.S3,
 		Disk: disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB}},
-		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing})
+		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing,
+			Tokens: cfg.Tokens, Limits: cfg.Limits})
 	src := metrics.Sources{
 		TraceStates:        m.DB.TraceCounts,
 		RunStates:          m.DB.RunCounts,
@@ -339,13 +367,14 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	reg.Watch(src)
 
-	// api wraps what only those allowed may use: the GraphQL endpoint and
-	// pprof. /healthz and /metrics stay open to probes and scrapers.
-	api := func(h http.Handler) http.Handler { return h }
+	// Only those with a token, when there are tokens, may use the GraphQL
+	// endpoint (which answers in GraphQL's terms) and pprof (any valid
+	// token, as for queries). /healthz and /metrics stay open to probes
+	// and scrapers.
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", api(m.graph))
+	mux.Handle("/graphql", m.graph)
 	if cfg.Pprof {
-		mux.Handle("/debug/pprof/", api(pprofHandler()))
+		mux.Handle("/debug/pprof/", cfg.Tokens.Require(auth.ReadOnly, pprofHandler()))
 	}
 	if cfg.UI != nil {
 		mux.Handle("/", cfg.UI)

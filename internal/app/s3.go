@@ -31,6 +31,8 @@ func (m *Main) startS3(ctx context.Context) error {
 		Addr:   cfg.S3Addr,
 		Keys:   keys,
 		Logger: m.log,
+
+		ReadOnlyKeys: cfg.S3ReadOnlyKeys,
 	})
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package testutil
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -20,6 +21,12 @@ import (
 type TestServer struct {
 	*app.Main
 	DataDir string
+	// Token, when set, is sent with every request of Do, MustDo and
+	// Subscribe: the server's Config.Tokens.ReadWrite, by default.
+	Token string
+	// TLS is the client's TLS configuration for a server with a
+	// certificate (one that trusts it).
+	TLS *tls.Config
 }
 
 // Server starts the real server with a fresh data directory, a fast scan
@@ -44,7 +51,7 @@ func Server(t testing.TB, configure ...func(*app.Config)) *TestServer {
 	if err != nil {
 		t.Fatalf("start server: %v", err)
 	}
-	s := &TestServer{Main: m, DataDir: dir}
+	s := &TestServer{Main: m, DataDir: dir, Token: cfg.Tokens.ReadWrite}
 	t.Cleanup(func() {
 		if err := m.Close(); err != nil {
 			t.Errorf("close server: %v", err)
@@ -97,23 +104,51 @@ type GraphQLError struct {
 // Code is the error's extensions.code.
 func (e GraphQLError) Code() string { s, _ := e.Extensions["code"].(string); return s }
 
-// Do posts a GraphQL request and decodes its data into out (if not nil).
-// It returns the response's errors; a transport failure fails the test.
-func (s *TestServer) Do(t testing.TB, query string, vars map[string]any, out any) []GraphQLError {
+// Response is a GraphQL response over HTTP.
+type Response struct {
+	Status int
+	Header http.Header
+	Data   json.RawMessage `json:"data"`
+	Errors []GraphQLError  `json:"errors"`
+}
+
+// Client is an HTTP client of the server, trusting its certificate when
+// it has one.
+func (s *TestServer) Client() *http.Client {
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: s.TLS}}
+}
+
+// Post posts a GraphQL request with "Authorization: Bearer <token>"
+// (none when token is empty). A transport failure fails the test.
+func (s *TestServer) Post(t testing.TB, token, query string, vars map[string]any) Response {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	resp, err := http.Post(s.URL+"/graphql", "application/json", bytes.NewReader(body))
+	req, err := http.NewRequest("POST", s.URL+"/graphql", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := s.Client().Do(req)
 	if err != nil {
 		t.Fatalf("post: %v", err)
 	}
 	defer resp.Body.Close()
-	var r struct {
-		Data   json.RawMessage `json:"data"`
-		Errors []GraphQLError  `json:"errors"`
-	}
+	r := Response{Status: resp.StatusCode, Header: resp.Header}
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
 		t.Fatalf("decode response (%s): %v", resp.Status, err)
 	}
+	return r
+}
+
+// Do posts a GraphQL request (with s.Token) and decodes its data into out
+// (if not nil). It returns the response's errors; a transport failure
+// fails the test.
+func (s *TestServer) Do(t testing.TB, query string, vars map[string]any, out any) []GraphQLError {
+	t.Helper()
+	r := s.Post(t, s.Token, query, vars)
 	if out != nil && len(r.Data) > 0 && string(r.Data) != "null" {
 		if err := json.Unmarshal(r.Data, out); err != nil {
 			t.Fatalf("decode data %s: %v", r.Data, err)

@@ -45,7 +45,25 @@ func (s *TestServer) Subscribe(t testing.TB, protocol, query string, vars map[st
 // registered the subscription yet.
 func (s *TestServer) SubscribeNow(t testing.TB, protocol, query string, vars map[string]any) *Subscription {
 	t.Helper()
-	d := websocket.Dialer{Subprotocols: []string{protocol}, HandshakeTimeout: 5 * time.Second}
+	init := map[string]any{}
+	if s.Token != "" {
+		init["authorization"] = "Bearer " + s.Token
+	}
+	conn, err := s.DialWS(t, protocol, init)
+	if err != nil {
+		t.Fatalf("connection_init: %v", err)
+	}
+	return startSubscription(t, conn, protocol, query, vars)
+}
+
+// DialWS opens a websocket with the given subprotocol and sends
+// connection_init with payload. It returns the connection once the server
+// acknowledged it, or the error that ended it instead (a
+// *websocket.CloseError for a close frame). The connection is closed when
+// the test ends.
+func (s *TestServer) DialWS(t testing.TB, protocol string, payload map[string]any) (*websocket.Conn, error) {
+	t.Helper()
+	d := websocket.Dialer{Subprotocols: []string{protocol}, HandshakeTimeout: 5 * time.Second, TLSClientConfig: s.TLS}
 	conn, resp, err := d.Dial(strings.Replace(s.URL, "http", "ws", 1)+"/graphql", http.Header{})
 	if err != nil {
 		t.Fatalf("dial: %v (%v)", err, resp)
@@ -54,21 +72,32 @@ func (s *TestServer) SubscribeNow(t testing.TB, protocol, query string, vars map
 	if conn.Subprotocol() != protocol {
 		t.Fatalf("negotiated %q, want %q", conn.Subprotocol(), protocol)
 	}
-	sub := &Subscription{Conn: conn, protocol: protocol, msgs: make(chan json.RawMessage, 1024), done: make(chan error, 1), complete: make(chan struct{})}
-	if err := conn.WriteJSON(map[string]any{"type": "connection_init", "payload": map[string]any{}}); err != nil {
+	if err := conn.WriteJSON(map[string]any{"type": "connection_init", "payload": payload}); err != nil {
 		t.Fatal(err)
 	}
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	for {
 		var m struct{ Type string }
 		if err := conn.ReadJSON(&m); err != nil {
-			t.Fatalf("waiting for connection_ack: %v", err)
+			return nil, err
 		}
 		if m.Type == "connection_ack" {
 			break
 		}
 	}
 	conn.SetReadDeadline(time.Time{})
+	return conn, nil
+}
+
+// SubscribeOn starts a subscription on a connection DialWS opened.
+func SubscribeOn(t testing.TB, conn *websocket.Conn, protocol, query string, vars map[string]any) *Subscription {
+	t.Helper()
+	return startSubscription(t, conn, protocol, query, vars)
+}
+
+func startSubscription(t testing.TB, conn *websocket.Conn, protocol, query string, vars map[string]any) *Subscription {
+	t.Helper()
+	sub := &Subscription{Conn: conn, protocol: protocol, msgs: make(chan json.RawMessage, 1024), done: make(chan error, 1), complete: make(chan struct{})}
 	start := "subscribe"
 	if protocol == "graphql-ws" {
 		start = "start"

@@ -1,5 +1,6 @@
 import { useQuery } from "urql";
 import { graphql } from "../gql";
+import { errorWithCode } from "../api/auth";
 
 const S3EndpointQuery = graphql(`
   query S3Endpoint {
@@ -10,11 +11,20 @@ const S3EndpointQuery = graphql(`
 /**
  * How to upload a trace to this server's S3 endpoint: the same ready-to-paste commands
  * `cascade serve` prints at start. Each uploads ./my-trace as the trace my-trace, data files
- * first and metadata.json last. Nothing is shown when the server runs without an endpoint.
+ * first and metadata.json last. Nothing is shown when the server runs without an endpoint, and
+ * a note when the token is read-only (the server keeps the keys from it).
  */
 export function S3Upload() {
-  const [{ data }] = useQuery({ query: S3EndpointQuery });
+  const [{ data, error }] = useQuery({ query: S3EndpointQuery });
   const e = data?.s3Endpoint;
+  if (errorWithCode(error?.graphQLErrors, "FORBIDDEN")) {
+    // A read-only token: the keys upload, so the server keeps them from it.
+    return (
+      <section className="s3-upload" aria-label="Upload a trace">
+        <p className="muted">Uploading needs the read-write token: this one is read-only, so the S3 keys are not shown.</p>
+      </section>
+    );
+  }
   if (!e) return null;
   return (
     <section className="s3-upload" aria-label="Upload a trace">
