@@ -27,7 +27,7 @@ export function App() {
         <ConnectionBanner />
       </header>
       <main id="main">
-        {HAS_RUNS && <ExecutorBanner />}
+        <ExecutorBanner />
         {route.name === "traces" && <TracesScreen />}
         {route.name === "trace" && <TracePage key={route.id} id={route.id} />}
         {route.name === "runs" && <RunsScreen />}
