@@ -1,7 +1,6 @@
 package metrics_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -16,28 +15,10 @@ import (
 	"github.com/cascade-sim/cascade/metrics"
 )
 
-// lockedBuffer is a log destination the scrape goroutine and the test share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestRegistry serves levels read at scrape time and events pushed through
 // the hooks, every known state and outcome at zero from the start.
 func TestRegistry(t *testing.T) {
-	var logs lockedBuffer
+	var logs testutil.SyncBuffer
 	r := metrics.New(slog.New(slog.NewTextHandler(&logs, nil)))
 	var mu sync.Mutex
 	traces := map[cascade.TraceState]int64{cascade.TraceReady: 3, cascade.TraceProcessing: 1}

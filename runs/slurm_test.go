@@ -7,15 +7,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -546,61 +543,15 @@ func TestSlurmJobLostWhileDown(t *testing.T) {
 	}
 }
 
-// serveProcess starts `cascade serve` as its own process on a fresh port;
-// out collects what it prints.
-func serveProcess(t *testing.T, dataDir string, env ...string) (addr string, cmd *exec.Cmd, out *syncBuffer) {
+// serveProcess starts `cascade serve` as its own process on a fresh port,
+// without the S3 endpoint; out collects what it prints.
+func serveProcess(t *testing.T, dataDir string, env ...string) (addr string, cmd *exec.Cmd, out *testutil.SyncBuffer) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr = l.Addr().String()
-	l.Close()
-	cmd = exec.Command(testutil.Program(t, "./cmd/cascade"), "serve")
-	cmd.Env = append(append(os.Environ(), "CASCADE_DATA_DIR="+dataDir, "CASCADE_ADDR="+addr, "CASCADE_SCAN_INTERVAL=200ms", "CASCADE_S3_ADDR=off"), env...)
-	out = &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("server output:\n%s", out)
-		}
-	})
-	testutil.Eventually(t, 60*time.Second, "server up", func() bool {
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil && resp.StatusCode == http.StatusOK
-	})
-	return addr, cmd, out
+	return testutil.ServeProcess(t, dataDir, append([]string{"CASCADE_S3_ADDR=off"}, env...)...)
 }
 
 func gqlAt(t *testing.T, addr, query string, out any) {
 	t.Helper()
 	s := &testutil.TestServer{Main: &app.Main{URL: "http://" + addr}}
 	s.MustDo(t, query, nil, out)
-}
-
-// syncBuffer is a bytes.Buffer safe for a process's two streams and the
-// test reading it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

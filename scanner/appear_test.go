@@ -1,7 +1,6 @@
 package scanner_test
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -72,24 +70,6 @@ func settle(t *testing.T, s *testutil.TestServer, sub *testutil.Subscription, id
 	}
 }
 
-// syncBuffer collects a server's log.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // TestUploadNamedLikeTheSample: a trace uploaded as "sample" takes the id;
 // the seeded sample moves to ".sample" (a name no bucket directory can
 // have) and says why, and takes its id back when the upload goes. Nothing
@@ -99,7 +79,7 @@ func TestUploadNamedLikeTheSample(t *testing.T) {
 	for name, u := range testutil.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			var log syncBuffer
+			var log testutil.SyncBuffer
 			cfg := func(c *app.Config) {
 				c.DataDir, c.DatabaseURL = dir, u
 				c.Logger = slog.New(slog.NewTextHandler(io.MultiWriter(&log, tlog{t}), nil))

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,61 +19,12 @@ import (
 	"github.com/cascade-sim/cascade/upload"
 )
 
-// lockedBuffer is a server's output, read while the server writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // checkoutServer runs `cascade serve` as its own process with the
 // environment given (CASCADE_SIM_CMD and CASCADE_SIM_CONFIGS_DIR unset, as
 // a user who only names the checkout) and returns its address and output.
-func checkoutServer(t *testing.T, dataDir string, env ...string) (string, *lockedBuffer, *exec.Cmd) {
+func checkoutServer(t *testing.T, dataDir string, env ...string) (string, *testutil.SyncBuffer, *exec.Cmd) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(testutil.Program(t, "./cmd/cascade"), "serve")
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CASCADE_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, append([]string{"CASCADE_DATA_DIR=" + dataDir, "CASCADE_ADDR=" + addr, "CASCADE_SCAN_INTERVAL=200ms", "CASCADE_S3_ADDR=127.0.0.1:0"}, env...)...)
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("server output:\n%s", out.String())
-		}
-	})
-	testutil.Eventually(t, 20*time.Second, "server up", func() bool {
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil && resp.StatusCode == http.StatusOK
-	})
+	addr, cmd, out := testutil.ServeProcess(t, dataDir, env...)
 	return addr, out, cmd
 }
 

@@ -26,33 +26,7 @@ import (
 // serveProcess starts `cascade serve` as its own process.
 func serveProcess(t *testing.T, dataDir string, env ...string) (addr string, cmd *exec.Cmd) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr = l.Addr().String()
-	l.Close()
-	cmd = exec.Command(testutil.Program(t, "./cmd/cascade"), "serve")
-	cmd.Env = append(append(os.Environ(), "CASCADE_DATA_DIR="+dataDir, "CASCADE_ADDR="+addr, "CASCADE_SCAN_INTERVAL=200ms", "CASCADE_S3_ADDR=127.0.0.1:0"), env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("server output:\n%s", out.String())
-		}
-	})
-	testutil.Eventually(t, 20*time.Second, "server up", func() bool {
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil && resp.StatusCode == http.StatusOK
-	})
+	addr, cmd, _ = testutil.ServeProcess(t, dataDir, env...)
 	return addr, cmd
 }
 
