@@ -6,10 +6,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +17,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
@@ -315,37 +312,9 @@ func TestPutIsInvisibleUntilComplete(t *testing.T) {
 	bucket := filepath.Join(s.DataDir, "s3", "cascade")
 	key := "traces/streamed/traces/kernel-1.trace"
 	half := bytes.Repeat([]byte("streamed kernel trace line\n"), 8<<20/27)
-	pr, pw := io.Pipe()
-	// A pipe cannot be hashed before it is sent: the request is signed
-	// with the SDK's signer and an unsigned payload, as streaming clients do.
-	req, err := http.NewRequest(http.MethodPut, s.S3.URL+"/cascade/"+key, pr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.ContentLength = int64(2 * len(half))
-	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
-	creds := aws.Credentials{AccessKeyID: testutil.S3Keys.AccessKey, SecretAccessKey: testutil.S3Keys.SecretKey}
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				err = fmt.Errorf("%s: %s", resp.Status, body)
-			}
-		}
-		done <- err
-	}()
-	// A client that gives up stops reading the pipe: end the write then.
-	go func() {
-		err := <-done
-		pr.CloseWithError(errors.New("PutObject returned"))
-		done <- err
-	}()
+	// A pipe cannot be hashed before it is sent: streamedPut signs the
+	// request with an unsigned payload, as streaming clients do.
+	pw, done := streamedPut(t, s.S3.URL, key, int64(2*len(half)))
 	if _, err := pw.Write(half); err != nil {
 		t.Fatalf("%v: %v", err, <-done)
 	}
