@@ -98,6 +98,21 @@ type active struct {
 	removed atomic.Bool
 }
 
+// track registers the run a worker has taken as active; untrack, deferred
+// by the worker, forgets it and closes done once its end is recorded.
+func (m *Manager) track(id string) (a *active, untrack func()) {
+	a = &active{done: make(chan struct{})}
+	m.mu.Lock()
+	m.running[id] = a
+	m.mu.Unlock()
+	return a, func() {
+		m.mu.Lock()
+		delete(m.running, id)
+		m.mu.Unlock()
+		close(a.done)
+	}
+}
+
 // New returns a Manager; call Run to start executing.
 func New(cfg Config) *Manager {
 	if cfg.Concurrency <= 0 {
@@ -483,16 +498,8 @@ func (m *Manager) execute(runCtx context.Context, id string) {
 	// The queue knows the run from before RUNNING is committed: a Cancel
 	// that reads RUNNING always reaches it.
 	ctx := m.ctx
-	a := &active{done: make(chan struct{})}
-	m.mu.Lock()
-	m.running[id] = a
-	m.mu.Unlock()
-	defer func() {
-		m.mu.Lock()
-		delete(m.running, id)
-		m.mu.Unlock()
-		close(a.done)
-	}()
+	a, untrack := m.track(id)
+	defer untrack()
 
 	r, started, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State != cascade.RunQueued {

@@ -180,16 +180,8 @@ func (s *slurmExec) submit(_ context.Context, id string) {
 	// sbatch runs under the server's context, not the run's: a cancel that
 	// lands meanwhile finds the job id stored, or the job is cancelled here.
 	ctx := m.ctx
-	a := &active{done: make(chan struct{})}
-	m.mu.Lock()
-	m.running[id] = a
-	m.mu.Unlock()
-	defer func() {
-		m.mu.Lock()
-		delete(m.running, id)
-		m.mu.Unlock()
-		close(a.done)
-	}()
+	a, untrack := m.track(id)
+	defer untrack()
 
 	r, err := m.cfg.Store.Run(ctx, id)
 	if err != nil {
