@@ -8,7 +8,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
+	"hash/crc64"
 	"io"
 	"net/http"
 	"os"
@@ -46,7 +48,7 @@ const (
 // files list), multipart for files larger than a part with the parts sent
 // in parallel, and an interrupted upload resumed: files already there at
 // the right size are skipped, and so are the parts of an unfinished
-// multipart upload whose size and MD5 (the part's ETag) match.
+// multipart upload whose size and checksums match (see partMatches).
 type remote struct {
 	client   *s3.Client
 	bucket   string
@@ -396,7 +398,7 @@ func (r *remote) startMultipart(ctx context.Context, f sourceFile, partSize int6
 }
 
 // sendPart sends part i+1 unless the interrupted upload has it already
-// with the same size and MD5.
+// with the same size and content (see partMatches).
 func (r *remote) sendPart(ctx context.Context, mp *multipart, i int) error {
 	in, err := os.Open(mp.file.path)
 	if err != nil {
@@ -408,11 +410,11 @@ func (r *remote) sendPart(ctx context.Context, mp *multipart, i int) error {
 	body := io.NewSectionReader(in, off, size)
 	num := int32(i + 1)
 	if have, ok := mp.existing[num]; ok && aws.ToInt64(have.Size) == size {
-		h := md5.New()
-		if _, err := io.Copy(h, body); err != nil {
+		same, err := partMatches(have, body)
+		if err != nil {
 			return fmt.Errorf("%s: %w", mp.file.rel, err)
 		}
-		if `"`+hex.EncodeToString(h.Sum(nil))+`"` == aws.ToString(have.ETag) {
+		if same {
 			mp.parts[i].ETag = have.ETag
 			if mp.crc32c {
 				mp.parts[i].ChecksumCRC32C = have.ChecksumCRC32C
@@ -459,4 +461,53 @@ func (r *remote) complete(ctx context.Context, mp *multipart) error {
 	r.res.Copied++
 	r.mu.Unlock()
 	return nil
+}
+
+var crc64NVME = crc64.MakeTable(0x9a6c9329ac4bc9b5) // S3's CRC64NVME, reflected
+
+// partMatches reports whether a part the server has holds what body holds,
+// by the checksums the server lists for it: the part's ETag, which is the
+// MD5 of its bytes as hex (S3's own, and the gateway's before it named
+// checksums in ETags) or "CRC64NVME-" and the base64 of its CRC64NVME (the
+// gateway's now, which computes no MD5), and the CRC32C the part was sent
+// with when the upload keeps one. Every checksum listed must match, and
+// at least one must be known; a part whose ETag is of another form is
+// sent again.
+func partMatches(have types.Part, body io.Reader) (bool, error) {
+	etag := strings.Trim(aws.ToString(have.ETag), `"`)
+	var etagHash hash.Hash
+	var want string
+	switch {
+	case len(etag) == 32 && isHex(etag):
+		etagHash, want = md5.New(), etag
+	case strings.HasPrefix(etag, "CRC64NVME-"):
+		etagHash, want = crc64.New(crc64NVME), strings.TrimPrefix(etag, "CRC64NVME-")
+	default:
+		return false, nil
+	}
+	hashes := []io.Writer{etagHash}
+	var c32 hash.Hash32
+	if have.ChecksumCRC32C != nil {
+		c32 = crc32.New(castagnoli)
+		hashes = append(hashes, c32)
+	}
+	if _, err := io.Copy(io.MultiWriter(hashes...), body); err != nil {
+		return false, err
+	}
+	got := hex.EncodeToString(etagHash.Sum(nil))
+	if _, ok := etagHash.(hash.Hash64); ok {
+		got = base64.StdEncoding.EncodeToString(etagHash.Sum(nil))
+	}
+	if got != want {
+		return false, nil
+	}
+	if c32 != nil && base64.StdEncoding.EncodeToString(c32.Sum(nil)) != aws.ToString(have.ChecksumCRC32C) {
+		return false, nil
+	}
+	return true, nil
+}
+
+func isHex(s string) bool {
+	_, err := hex.DecodeString(s)
+	return err == nil
 }
