@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks uploads to the S3 endpoint of `cascade serve` over loopback: a
-# 2 GiB file with the AWS CLI and with `cascade upload --endpoint`, beside
+# 2 GiB file with the AWS CLI (as installed, and with the settings the
+# README suggests) and with `cascade upload --endpoint`, beside
 # `cp` of the same file on the same disk, with the server's peak RSS during
 # each upload. Everything stays on this machine; the source file is in the
 # page cache for every run, and each destination is flushed (untimed)
@@ -60,6 +61,14 @@ timed aws --only-show-errors --endpoint-url "http://$s3" s3 cp "$work/src/traces
 t_aws=$wall cpu_aws=$cpu rss_aws=$(peak_rss) srv_aws=$(echo "$(server_cpu) - $c0" | bc)
 sync "$work/data/s3/cascade/bench/aws.trace"
 
+# The same with the settings the README suggests for the CLI.
+printf '[default]\nrequest_checksum_calculation = when_required\ns3 =\n  multipart_chunksize = 64MB\n  max_concurrent_requests = 4\n' >"$work/aws-config"
+reset_peak
+c0=$(server_cpu)
+AWS_CONFIG_FILE=$work/aws-config timed aws --only-show-errors --endpoint-url "http://$s3" s3 cp "$work/src/traces/kernel-1.trace" s3://cascade/bench/aws-set.trace
+t_awsset=$wall cpu_awsset=$cpu rss_awsset=$(peak_rss) srv_awsset=$(echo "$(server_cpu) - $c0" | bc)
+sync "$work/data/s3/cascade/bench/aws-set.trace"
+
 reset_peak
 c0=$(server_cpu)
 timed "$work/cascade" upload "$work/src" --run-name bench-cascade --endpoint "http://$s3"
@@ -71,4 +80,6 @@ echo "S3 upload of $mib MiB over loopback ($(nproc) cores; load average:$(uptime
 printf '  %-26s %6s %9s %11s %11s %9s\n' "" wall MiB/s "client CPU" "server CPU" "peak RSS"
 printf '  %-26s %5.1fs %9s %10.1fs %11s\n' "cp on the same disk" "$t_cp" "$(rate "$t_cp")" "$cpu_cp" "-"
 printf '  %-26s %5.1fs %9s %10.1fs %10.1fs %5s MiB\n' "aws s3 cp" "$t_aws" "$(rate "$t_aws")" "$cpu_aws" "$srv_aws" "$rss_aws"
+printf '  %-26s %5.1fs %9s %10.1fs %10.1fs %5s MiB\n' "aws s3 cp, README settings" "$t_awsset" "$(rate "$t_awsset")" "$cpu_awsset" "$srv_awsset" "$rss_awsset"
 printf '  %-26s %5.1fs %9s %10.1fs %10.1fs %5s MiB\n' "cascade upload --endpoint" "$t_cascade" "$(rate "$t_cascade")" "$cpu_cascade" "$srv_cascade" "$rss_cascade"
+echo "  ratio to cp: aws $(echo "scale=2; $t_cp / $t_aws" | bc), aws with settings $(echo "scale=2; $t_cp / $t_awsset" | bc), cascade $(echo "scale=2; $t_cp / $t_cascade" | bc)"
