@@ -21,7 +21,10 @@ command -v aws >/dev/null || { echo "bench-s3: the AWS CLI is missing; run scrip
 go build -o "$work/cascade" ./cmd/cascade
 mkdir -p "$work/src/traces"
 dd if=/dev/urandom of="$work/src/traces/kernel-1.trace" bs=1M count="$mib" status=none
-cat "$work/src/traces/kernel-1.trace" >/dev/null # into the page cache
+# The source is flushed before anything is timed, so no copy competes with
+# the write-back of dd's output, and is read into the page cache.
+sync "$work/src/traces/kernel-1.trace"
+cat "$work/src/traces/kernel-1.trace" >/dev/null
 
 # timed CMD...: runs CMD; sets wall to its wall time and cpu to its user +
 # system CPU time, in seconds.
@@ -32,6 +35,13 @@ timed() {
   cpu=$(echo "$u + $s" | bc)
 }
 rate() { echo "scale=1; $mib / $1" | bc; }
+# flushed FILE: syncs FILE (written by the copy just timed) and sets disk to
+# that copy's wall time plus the sync's: the time until its data is on disk.
+flushed() {
+  local TIMEFORMAT='%R' s
+  s=$({ time sync "$1"; } 2>&1)
+  disk=$(echo "$wall + $s" | bc)
+}
 # server_cpu: the server's user + system CPU seconds so far.
 server_cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$server/stat"; }
 
@@ -51,7 +61,8 @@ peak_rss() { awk '/VmHWM/ { printf "%d", $2 / 1024 }' "/proc/$server/status"; }
 
 timed cp "$work/src/traces/kernel-1.trace" "$work/cp-copy"
 t_cp=$wall cpu_cp=$cpu
-sync "$work/cp-copy"; rm "$work/cp-copy"
+flushed "$work/cp-copy"; d_cp=$disk
+rm "$work/cp-copy"
 
 export AWS_ACCESS_KEY_ID=$CASCADE_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$CASCADE_S3_SECRET_KEY AWS_DEFAULT_REGION=us-east-1
 export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true
@@ -59,7 +70,7 @@ reset_peak
 c0=$(server_cpu)
 timed aws --only-show-errors --endpoint-url "http://$s3" s3 cp "$work/src/traces/kernel-1.trace" s3://cascade/bench/aws.trace
 t_aws=$wall cpu_aws=$cpu rss_aws=$(peak_rss) srv_aws=$(echo "$(server_cpu) - $c0" | bc)
-sync "$work/data/s3/cascade/bench/aws.trace"
+flushed "$work/data/s3/cascade/bench/aws.trace"; d_aws=$disk
 
 # The same with the settings the README suggests for the CLI.
 printf '[default]\nrequest_checksum_calculation = when_required\ns3 =\n  multipart_chunksize = 64MB\n  max_concurrent_requests = 4\n' >"$work/aws-config"
@@ -67,19 +78,26 @@ reset_peak
 c0=$(server_cpu)
 AWS_CONFIG_FILE=$work/aws-config timed aws --only-show-errors --endpoint-url "http://$s3" s3 cp "$work/src/traces/kernel-1.trace" s3://cascade/bench/aws-set.trace
 t_awsset=$wall cpu_awsset=$cpu rss_awsset=$(peak_rss) srv_awsset=$(echo "$(server_cpu) - $c0" | bc)
-sync "$work/data/s3/cascade/bench/aws-set.trace"
+flushed "$work/data/s3/cascade/bench/aws-set.trace"; d_awsset=$disk
 
 reset_peak
 c0=$(server_cpu)
 timed "$work/cascade" upload "$work/src" --run-name bench-cascade --endpoint "http://$s3"
 t_cascade=$wall cpu_cascade=$cpu rss_cascade=$(peak_rss) srv_cascade=$(echo "$(server_cpu) - $c0" | bc)
+flushed "$work/data/s3/cascade/traces/bench-cascade/traces/kernel-1.trace"; d_cascade=$disk
 cmp -s "$work/src/traces/kernel-1.trace" "$work/data/s3/cascade/traces/bench-cascade/traces/kernel-1.trace" ||
   { echo "bench-s3: the uploaded file differs from the source" >&2; exit 1; }
 
 echo "S3 upload of $mib MiB over loopback ($(nproc) cores; load average:$(uptime | sed 's/.*load average://'))"
-printf '  %-26s %6s %9s %11s %11s %9s\n' "" wall MiB/s "client CPU" "server CPU" "peak RSS"
-printf '  %-26s %5.1fs %9s %10.1fs %11s\n' "cp on the same disk" "$t_cp" "$(rate "$t_cp")" "$cpu_cp" "-"
-printf '  %-26s %5.1fs %9s %10.1fs %10.1fs %5s MiB\n' "aws s3 cp" "$t_aws" "$(rate "$t_aws")" "$cpu_aws" "$srv_aws" "$rss_aws"
-printf '  %-26s %5.1fs %9s %10.1fs %10.1fs %5s MiB\n' "aws s3 cp, README settings" "$t_awsset" "$(rate "$t_awsset")" "$cpu_awsset" "$srv_awsset" "$rss_awsset"
-printf '  %-26s %5.1fs %9s %10.1fs %10.1fs %5s MiB\n' "cascade upload --endpoint" "$t_cascade" "$(rate "$t_cascade")" "$cpu_cascade" "$srv_cascade" "$rss_cascade"
-echo "  ratio to cp: aws $(echo "scale=2; $t_cp / $t_aws" | bc), aws with settings $(echo "scale=2; $t_cp / $t_awsset" | bc), cascade $(echo "scale=2; $t_cp / $t_cascade" | bc)"
+echo "  wall: until the copy returns (its data in the page cache); on disk: until a sync of the copy returns"
+printf '  %-26s %6s %9s %8s %9s %11s %11s %9s\n' "" wall MiB/s "on disk" MiB/s "client CPU" "server CPU" "peak RSS"
+row() { # label wall disk client-cpu server-cpu rss
+  printf '  %-26s %5.1fs %9s %7.1fs %9s %10.1fs %11s %9s\n' "$1" "$2" "$(rate "$2")" "$3" "$(rate "$3")" "$4" "$5" "$6"
+}
+row "cp on the same disk" "$t_cp" "$d_cp" "$cpu_cp" - -
+row "aws s3 cp" "$t_aws" "$d_aws" "$cpu_aws" "$(printf %.1fs "$srv_aws")" "$rss_aws MiB"
+row "aws s3 cp, README settings" "$t_awsset" "$d_awsset" "$cpu_awsset" "$(printf %.1fs "$srv_awsset")" "$rss_awsset MiB"
+row "cascade upload --endpoint" "$t_cascade" "$d_cascade" "$cpu_cascade" "$(printf %.1fs "$srv_cascade")" "$rss_cascade MiB"
+ratio() { echo "scale=2; $1 / $2" | bc; }
+echo "  ratio to cp, wall: aws $(ratio "$t_cp" "$t_aws"), aws with settings $(ratio "$t_cp" "$t_awsset"), cascade $(ratio "$t_cp" "$t_cascade")"
+echo "  ratio to cp, on disk: aws $(ratio "$d_cp" "$d_aws"), aws with settings $(ratio "$d_cp" "$d_awsset"), cascade $(ratio "$d_cp" "$d_cascade")"
