@@ -43,6 +43,9 @@ type Run struct {
 	// Slurm is the run's batch job when the Slurm executor runs it; its
 	// JobID is nil before the job is submitted, and for local runs.
 	Slurm SlurmJob `gorm:"embedded;embeddedPrefix:slurm_"`
+	// SweepID is the sweep that launched the run; nil for a run launched
+	// on its own.
+	SweepID *string `gorm:"index"`
 }
 
 // SlurmJob is what Cascade knows of a run's Slurm batch job, as of its

@@ -2,7 +2,10 @@ package db
 
 import (
 	"context"
+	"errors"
 	"testing"
+
+	"github.com/cascade-sim/cascade"
 )
 
 // TestMigration4FillsInDemangledNames: kernels stored before version 4 get
@@ -77,5 +80,93 @@ func TestMigration5AddsSlurmJob(t *testing.T) {
 	r, err := d.Run(ctx, "r1")
 	if err != nil || r.Slurm.JobID != nil || r.Slurm.Partition != "" || r.State != "RUNNING" || r.KernelsDone != 2 {
 		t.Fatalf("run after migration: %+v, %v", r, err)
+	}
+}
+
+// TestMigration6AddsSweeps: runs stored before version 6 belong to no
+// sweep after the migration, and sweeps can be stored.
+func TestMigration6AddsSweeps(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	d, err := Open(ctx, Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.w.Migrator().DropIndex(&runV6{}, "idx_runs_sweep_id"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.w.Migrator().DropColumn(&runV6{}, "SweepID"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.w.Migrator().DropTable(&sweepV6{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.w.Exec("DELETE FROM schema_migrations WHERE version >= 6").Error; err != nil {
+		t.Fatal(err)
+	}
+	err = d.w.Exec("INSERT INTO runs (id, seq, trace_id, sim_config, state, executor, kernels_done, kernels_total, history) " +
+		"VALUES ('r1', 1, 't', 'SM90_H100', 'SUCCEEDED', 'local', 4, 4, '[]')").Error
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+
+	d, err = Open(ctx, Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if v, err := d.SchemaVersion(ctx); err != nil || v != 6 {
+		t.Fatalf("schema version %d, %v", v, err)
+	}
+	r, err := d.Run(ctx, "r1")
+	if err != nil || r.SweepID != nil || r.State != "SUCCEEDED" {
+		t.Fatalf("run after migration: %+v, %v", r, err)
+	}
+	if !d.w.Migrator().HasIndex(&runV6{}, "idx_runs_sweep_id") {
+		t.Fatal("no index on runs.sweep_id")
+	}
+	s := cascade.Sweep{ID: "s", TraceIDs: []string{"t"}, SimConfigs: []string{"SM90_H100"}}
+	if err := d.CreateSweep(ctx, &s, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMigrationGap: a database that has a later migration but missed an
+// earlier one (a gap) gets the missing one; a version this build does
+// not know is refused.
+func TestMigrationGap(t *testing.T) {
+	m, ok, err := nextMigration([]int{1, 2, 4, 5, 6})
+	if err != nil || !ok || m.version != 3 {
+		t.Fatalf("next after a gap at 3: %d, %v, %v", m.version, ok, err)
+	}
+	if _, ok, err := nextMigration([]int{6, 5, 4, 3, 2, 1}); ok || err != nil {
+		t.Fatalf("all applied: %v, %v", ok, err)
+	}
+	if _, _, err := nextMigration([]int{1, 99}); !errors.Is(err, ErrSchemaTooNew) {
+		t.Fatalf("unknown version: %v", err)
+	}
+
+	// On a real database: migration 3 forgotten, its column gone.
+	ctx := context.Background()
+	dir := t.TempDir()
+	d, err := Open(ctx, Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.w.Migrator().DropColumn(&traceV3{}, "MetadataSum"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.w.Exec("DELETE FROM schema_migrations WHERE version = 3").Error; err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	d, err = Open(ctx, Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if !d.w.Migrator().HasColumn(&traceV3{}, "MetadataSum") {
+		t.Fatal("migration 3 was not applied to fill the gap")
 	}
 }

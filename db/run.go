@@ -14,6 +14,7 @@ import (
 type RunFilter struct {
 	TraceID string           // "" for any
 	State   cascade.RunState // "" for any
+	SweepID string           // "" for any
 }
 
 // Run returns the run with the given id, or a NOT_FOUND error.
@@ -34,6 +35,9 @@ func (d *DB) Runs(ctx context.Context, f RunFilter, p Page) (PageOf[cascade.Run]
 	}
 	if f.State != "" {
 		q = q.Where("state = ?", f.State)
+	}
+	if f.SweepID != "" {
+		q = q.Where("sweep_id = ?", f.SweepID)
 	}
 	return fetchPage[cascade.Run](q, p, true, nil)
 }
