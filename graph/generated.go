@@ -41,6 +41,7 @@ type ResolverRoot interface {
 	SimConfig() SimConfigResolver
 	SlurmJob() SlurmJobResolver
 	Subscription() SubscriptionResolver
+	Sweep() SweepResolver
 	Trace() TraceResolver
 }
 
@@ -97,9 +98,11 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CancelRun  func(childComplexity int, id string) int
-		LaunchRun  func(childComplexity int, input model.LaunchRunInput) int
-		RetryTrace func(childComplexity int, id string) int
+		CancelRun   func(childComplexity int, id string) int
+		CancelSweep func(childComplexity int, id string) int
+		LaunchRun   func(childComplexity int, input model.LaunchRunInput) int
+		LaunchSweep func(childComplexity int, input model.LaunchSweepInput) int
+		RetryTrace  func(childComplexity int, id string) int
 	}
 
 	PageInfo struct {
@@ -114,6 +117,8 @@ type ComplexityRoot struct {
 		Runs       func(childComplexity int, traceID *string, state *cascade.RunState, first *int, after *string) int
 		S3Endpoint func(childComplexity int) int
 		SimConfigs func(childComplexity int) int
+		Sweep      func(childComplexity int, id string) int
+		Sweeps     func(childComplexity int, first *int, after *string) int
 		Trace      func(childComplexity int, id string) int
 		Traces     func(childComplexity int, state *cascade.TraceState, search *string, first *int, after *string) int
 	}
@@ -137,6 +142,7 @@ type ComplexityRoot struct {
 		StartedAt         func(childComplexity int) int
 		State             func(childComplexity int) int
 		Steps             func(childComplexity int) int
+		Sweep             func(childComplexity int) int
 		TimingProblems    func(childComplexity int) int
 		Trace             func(childComplexity int) int
 	}
@@ -222,8 +228,61 @@ type ComplexityRoot struct {
 		RunLog          func(childComplexity int, id string) int
 		RunRemoved      func(childComplexity int, id *string, traceID *string) int
 		RunUpdated      func(childComplexity int, id *string, traceID *string) int
+		SweepUpdated    func(childComplexity int, id string) int
 		TraceRemoved    func(childComplexity int) int
 		TraceUpdated    func(childComplexity int, id *string) int
+	}
+
+	Sweep struct {
+		Comparison func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		Executor   func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Label      func(childComplexity int) int
+		Progress   func(childComplexity int) int
+		RunCount   func(childComplexity int) int
+		Runs       func(childComplexity int, state *cascade.RunState, first *int, after *string) int
+		SimConfigs func(childComplexity int) int
+		TraceIDs   func(childComplexity int) int
+	}
+
+	SweepConfigComparison struct {
+		Compared        func(childComplexity int) int
+		Correlation     func(childComplexity int) int
+		KernelsCompared func(childComplexity int) int
+		MAPE            func(childComplexity int) int
+		Runs            func(childComplexity int) int
+		SimConfig       func(childComplexity int) int
+		StepMAPE        func(childComplexity int) int
+		StepsCompared   func(childComplexity int) int
+		Succeeded       func(childComplexity int) int
+	}
+
+	SweepConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	SweepEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	SweepProgress struct {
+		Cancelled func(childComplexity int) int
+		Done      func(childComplexity int) int
+		Failed    func(childComplexity int) int
+		Queued    func(childComplexity int) int
+		Running   func(childComplexity int) int
+		Succeeded func(childComplexity int) int
+		Total     func(childComplexity int) int
+	}
+
+	SweepUpdate struct {
+		Run   func(childComplexity int) int
+		Sweep func(childComplexity int) int
 	}
 
 	Trace struct {
@@ -281,6 +340,8 @@ type MutationResolver interface {
 	RetryTrace(ctx context.Context, id string) (*cascade.Trace, error)
 	LaunchRun(ctx context.Context, input model.LaunchRunInput) (*cascade.Run, error)
 	CancelRun(ctx context.Context, id string) (*cascade.Run, error)
+	LaunchSweep(ctx context.Context, input model.LaunchSweepInput) (*cascade.Sweep, error)
+	CancelSweep(ctx context.Context, id string) (*cascade.Sweep, error)
 }
 type QueryResolver interface {
 	DiskUsage(ctx context.Context) (*cascade.DiskUsage, error)
@@ -289,6 +350,8 @@ type QueryResolver interface {
 	Runs(ctx context.Context, traceID *string, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Run(ctx context.Context, id string) (*cascade.Run, error)
 	S3Endpoint(ctx context.Context) (*s3gw.Endpoint, error)
+	Sweep(ctx context.Context, id string) (*cascade.Sweep, error)
+	Sweeps(ctx context.Context, first *int, after *string) (*model.SweepConnection, error)
 	Traces(ctx context.Context, state *cascade.TraceState, search *string, first *int, after *string) (*model.TraceConnection, error)
 	Trace(ctx context.Context, id string) (*cascade.Trace, error)
 }
@@ -305,6 +368,7 @@ type RunResolver interface {
 	TimingProblems(ctx context.Context, obj *cascade.Run) ([]string, error)
 	LogTail(ctx context.Context, obj *cascade.Run, lines *int) ([]string, error)
 	Slurm(ctx context.Context, obj *cascade.Run) (*cascade.SlurmJob, error)
+	Sweep(ctx context.Context, obj *cascade.Run) (*cascade.Sweep, error)
 }
 type RunKernelResolver interface {
 	DemangledName(ctx context.Context, obj *cascade.RunKernel) (*string, error)
@@ -327,8 +391,14 @@ type SubscriptionResolver interface {
 	RunUpdated(ctx context.Context, id *string, traceID *string) (<-chan *cascade.Run, error)
 	RunLog(ctx context.Context, id string) (<-chan *model.LogChunk, error)
 	RunRemoved(ctx context.Context, id *string, traceID *string) (<-chan string, error)
+	SweepUpdated(ctx context.Context, id string) (<-chan *model.SweepUpdate, error)
 	TraceUpdated(ctx context.Context, id *string) (<-chan *cascade.Trace, error)
 	TraceRemoved(ctx context.Context) (<-chan string, error)
+}
+type SweepResolver interface {
+	Progress(ctx context.Context, obj *cascade.Sweep) (*cascade.SweepProgress, error)
+	Runs(ctx context.Context, obj *cascade.Sweep, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
+	Comparison(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepConfigComparison, error)
 }
 type TraceResolver interface {
 	Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error)
@@ -537,6 +607,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CancelRun(childComplexity, args["id"].(string)), true
+	case "Mutation.cancelSweep":
+		if e.ComplexityRoot.Mutation.CancelSweep == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelSweep_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelSweep(childComplexity, args["id"].(string)), true
 	case "Mutation.launchRun":
 		if e.ComplexityRoot.Mutation.LaunchRun == nil {
 			break
@@ -548,6 +629,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.LaunchRun(childComplexity, args["input"].(model.LaunchRunInput)), true
+	case "Mutation.launchSweep":
+		if e.ComplexityRoot.Mutation.LaunchSweep == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_launchSweep_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.LaunchSweep(childComplexity, args["input"].(model.LaunchSweepInput)), true
 	case "Mutation.retryTrace":
 		if e.ComplexityRoot.Mutation.RetryTrace == nil {
 			break
@@ -620,6 +712,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.SimConfigs(childComplexity), true
+	case "Query.sweep":
+		if e.ComplexityRoot.Query.Sweep == nil {
+			break
+		}
+
+		args, err := ec.field_Query_sweep_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Sweep(childComplexity, args["id"].(string)), true
+	case "Query.sweeps":
+		if e.ComplexityRoot.Query.Sweeps == nil {
+			break
+		}
+
+		args, err := ec.field_Query_sweeps_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Sweeps(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Query.trace":
 		if e.ComplexityRoot.Query.Trace == nil {
 			break
@@ -756,6 +870,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.Steps(childComplexity), true
+	case "Run.sweep":
+		if e.ComplexityRoot.Run.Sweep == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Sweep(childComplexity), true
 	case "Run.timingProblems":
 		if e.ComplexityRoot.Run.TimingProblems == nil {
 			break
@@ -1116,6 +1236,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.RunUpdated(childComplexity, args["id"].(*string), args["traceId"].(*string)), true
+	case "Subscription.sweepUpdated":
+		if e.ComplexityRoot.Subscription.SweepUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_sweepUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.SweepUpdated(childComplexity, args["id"].(string)), true
 	case "Subscription.traceRemoved":
 		if e.ComplexityRoot.Subscription.TraceRemoved == nil {
 			break
@@ -1133,6 +1264,221 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.TraceUpdated(childComplexity, args["id"].(*string)), true
+
+	case "Sweep.comparison":
+		if e.ComplexityRoot.Sweep.Comparison == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Sweep.Comparison(childComplexity), true
+	case "Sweep.createdAt":
+		if e.ComplexityRoot.Sweep.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Sweep.CreatedAt(childComplexity), true
+	case "Sweep.executor":
+		if e.ComplexityRoot.Sweep.Executor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Sweep.Executor(childComplexity), true
+	case "Sweep.id":
+		if e.ComplexityRoot.Sweep.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Sweep.ID(childComplexity), true
+	case "Sweep.label":
+		if e.ComplexityRoot.Sweep.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Sweep.Label(childComplexity), true
+	case "Sweep.progress":
+		if e.ComplexityRoot.Sweep.Progress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Sweep.Progress(childComplexity), true
+	case "Sweep.runCount":
+		if e.ComplexityRoot.Sweep.RunCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Sweep.RunCount(childComplexity), true
+	case "Sweep.runs":
+		if e.ComplexityRoot.Sweep.Runs == nil {
+			break
+		}
+
+		args, err := ec.field_Sweep_runs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Sweep.Runs(childComplexity, args["state"].(*cascade.RunState), args["first"].(*int), args["after"].(*string)), true
+	case "Sweep.simConfigs":
+		if e.ComplexityRoot.Sweep.SimConfigs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Sweep.SimConfigs(childComplexity), true
+	case "Sweep.traceIds":
+		if e.ComplexityRoot.Sweep.TraceIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Sweep.TraceIDs(childComplexity), true
+
+	case "SweepConfigComparison.compared":
+		if e.ComplexityRoot.SweepConfigComparison.Compared == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepConfigComparison.Compared(childComplexity), true
+	case "SweepConfigComparison.correlation":
+		if e.ComplexityRoot.SweepConfigComparison.Correlation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepConfigComparison.Correlation(childComplexity), true
+	case "SweepConfigComparison.kernelsCompared":
+		if e.ComplexityRoot.SweepConfigComparison.KernelsCompared == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepConfigComparison.KernelsCompared(childComplexity), true
+	case "SweepConfigComparison.mape":
+		if e.ComplexityRoot.SweepConfigComparison.MAPE == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepConfigComparison.MAPE(childComplexity), true
+	case "SweepConfigComparison.runs":
+		if e.ComplexityRoot.SweepConfigComparison.Runs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepConfigComparison.Runs(childComplexity), true
+	case "SweepConfigComparison.simConfig":
+		if e.ComplexityRoot.SweepConfigComparison.SimConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepConfigComparison.SimConfig(childComplexity), true
+	case "SweepConfigComparison.stepMape":
+		if e.ComplexityRoot.SweepConfigComparison.StepMAPE == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepConfigComparison.StepMAPE(childComplexity), true
+	case "SweepConfigComparison.stepsCompared":
+		if e.ComplexityRoot.SweepConfigComparison.StepsCompared == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepConfigComparison.StepsCompared(childComplexity), true
+	case "SweepConfigComparison.succeeded":
+		if e.ComplexityRoot.SweepConfigComparison.Succeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepConfigComparison.Succeeded(childComplexity), true
+
+	case "SweepConnection.edges":
+		if e.ComplexityRoot.SweepConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepConnection.Edges(childComplexity), true
+	case "SweepConnection.nodes":
+		if e.ComplexityRoot.SweepConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepConnection.Nodes(childComplexity), true
+	case "SweepConnection.pageInfo":
+		if e.ComplexityRoot.SweepConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepConnection.PageInfo(childComplexity), true
+	case "SweepConnection.totalCount":
+		if e.ComplexityRoot.SweepConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepConnection.TotalCount(childComplexity), true
+
+	case "SweepEdge.cursor":
+		if e.ComplexityRoot.SweepEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepEdge.Cursor(childComplexity), true
+	case "SweepEdge.node":
+		if e.ComplexityRoot.SweepEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepEdge.Node(childComplexity), true
+
+	case "SweepProgress.cancelled":
+		if e.ComplexityRoot.SweepProgress.Cancelled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepProgress.Cancelled(childComplexity), true
+	case "SweepProgress.done":
+		if e.ComplexityRoot.SweepProgress.Done == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepProgress.Done(childComplexity), true
+	case "SweepProgress.failed":
+		if e.ComplexityRoot.SweepProgress.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepProgress.Failed(childComplexity), true
+	case "SweepProgress.queued":
+		if e.ComplexityRoot.SweepProgress.Queued == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepProgress.Queued(childComplexity), true
+	case "SweepProgress.running":
+		if e.ComplexityRoot.SweepProgress.Running == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepProgress.Running(childComplexity), true
+	case "SweepProgress.succeeded":
+		if e.ComplexityRoot.SweepProgress.Succeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepProgress.Succeeded(childComplexity), true
+	case "SweepProgress.total":
+		if e.ComplexityRoot.SweepProgress.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepProgress.Total(childComplexity), true
+
+	case "SweepUpdate.run":
+		if e.ComplexityRoot.SweepUpdate.Run == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepUpdate.Run(childComplexity), true
+	case "SweepUpdate.sweep":
+		if e.ComplexityRoot.SweepUpdate.Sweep == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepUpdate.Sweep(childComplexity), true
 
 	case "Trace.bytes":
 		if e.ComplexityRoot.Trace.Bytes == nil {
@@ -1330,6 +1676,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("LaunchRunInput", ec.unmarshalInputLaunchRunInput),
+			graphql.NewInputUnmarshaler("LaunchSweepInput", ec.unmarshalInputLaunchSweepInput),
 		)
 	}
 	first := true
@@ -1422,7 +1769,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/scalars.graphqls" "schema/trace.graphqls"
+//go:embed "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/scalars.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -1440,6 +1787,7 @@ var sources = []*ast.Source{
 	{Name: "schema/run.graphqls", Input: sourceData("schema/run.graphqls"), BuiltIn: false},
 	{Name: "schema/s3.graphqls", Input: sourceData("schema/s3.graphqls"), BuiltIn: false},
 	{Name: "schema/scalars.graphqls", Input: sourceData("schema/scalars.graphqls"), BuiltIn: false},
+	{Name: "schema/sweep.graphqls", Input: sourceData("schema/sweep.graphqls"), BuiltIn: false},
 	{Name: "schema/trace.graphqls", Input: sourceData("schema/trace.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -1596,6 +1944,8 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_logTail(ctx, field)
 	case "slurm":
 		return ec.fieldContext_Run_slurm(ctx, field)
+	case "sweep":
+		return ec.fieldContext_Run_sweep(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Run", field.Name)
 }
@@ -1748,6 +2098,110 @@ func (ec *executionContext) childFields_StepProjection(ctx context.Context, fiel
 		return ec.fieldContext_StepProjection_projectedNs(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type StepProjection", field.Name)
+}
+
+func (ec *executionContext) childFields_Sweep(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Sweep_id(ctx, field)
+	case "label":
+		return ec.fieldContext_Sweep_label(ctx, field)
+	case "traceIds":
+		return ec.fieldContext_Sweep_traceIds(ctx, field)
+	case "simConfigs":
+		return ec.fieldContext_Sweep_simConfigs(ctx, field)
+	case "runCount":
+		return ec.fieldContext_Sweep_runCount(ctx, field)
+	case "executor":
+		return ec.fieldContext_Sweep_executor(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Sweep_createdAt(ctx, field)
+	case "progress":
+		return ec.fieldContext_Sweep_progress(ctx, field)
+	case "runs":
+		return ec.fieldContext_Sweep_runs(ctx, field)
+	case "comparison":
+		return ec.fieldContext_Sweep_comparison(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Sweep", field.Name)
+}
+
+func (ec *executionContext) childFields_SweepConfigComparison(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "simConfig":
+		return ec.fieldContext_SweepConfigComparison_simConfig(ctx, field)
+	case "runs":
+		return ec.fieldContext_SweepConfigComparison_runs(ctx, field)
+	case "succeeded":
+		return ec.fieldContext_SweepConfigComparison_succeeded(ctx, field)
+	case "compared":
+		return ec.fieldContext_SweepConfigComparison_compared(ctx, field)
+	case "kernelsCompared":
+		return ec.fieldContext_SweepConfigComparison_kernelsCompared(ctx, field)
+	case "mape":
+		return ec.fieldContext_SweepConfigComparison_mape(ctx, field)
+	case "correlation":
+		return ec.fieldContext_SweepConfigComparison_correlation(ctx, field)
+	case "stepsCompared":
+		return ec.fieldContext_SweepConfigComparison_stepsCompared(ctx, field)
+	case "stepMape":
+		return ec.fieldContext_SweepConfigComparison_stepMape(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SweepConfigComparison", field.Name)
+}
+
+func (ec *executionContext) childFields_SweepConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_SweepConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_SweepConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_SweepConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_SweepConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SweepConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_SweepEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_SweepEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_SweepEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SweepEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_SweepProgress(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_SweepProgress_total(ctx, field)
+	case "done":
+		return ec.fieldContext_SweepProgress_done(ctx, field)
+	case "queued":
+		return ec.fieldContext_SweepProgress_queued(ctx, field)
+	case "running":
+		return ec.fieldContext_SweepProgress_running(ctx, field)
+	case "succeeded":
+		return ec.fieldContext_SweepProgress_succeeded(ctx, field)
+	case "failed":
+		return ec.fieldContext_SweepProgress_failed(ctx, field)
+	case "cancelled":
+		return ec.fieldContext_SweepProgress_cancelled(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SweepProgress", field.Name)
+}
+
+func (ec *executionContext) childFields_SweepUpdate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sweep":
+		return ec.fieldContext_SweepUpdate_sweep(ctx, field)
+	case "run":
+		return ec.fieldContext_SweepUpdate_run(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SweepUpdate", field.Name)
 }
 
 func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1954,12 +2408,40 @@ func (ec *executionContext) field_Mutation_cancelRun_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_cancelSweep_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_launchRun_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.LaunchRunInput, error) {
 			return ec.unmarshalNLaunchRunInput2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐLaunchRunInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_launchSweep_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.LaunchSweepInput, error) {
+			return ec.unmarshalNLaunchSweepInput2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐLaunchSweepInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -2045,6 +2527,42 @@ func (ec *executionContext) field_Query_runs_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_sweep_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_sweeps_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -2186,6 +2704,20 @@ func (ec *executionContext) field_Subscription_runUpdated_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Subscription_sweepUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Subscription_traceUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2197,6 +2729,36 @@ func (ec *executionContext) field_Subscription_traceUpdated_args(ctx context.Con
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Sweep_runs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "state",
+		func(ctx context.Context, v any) (*cascade.RunState, error) {
+			return ec.unmarshalORunState2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunState(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["state"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -3147,6 +3709,94 @@ func (ec *executionContext) fieldContext_Mutation_cancelRun(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_launchSweep(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_launchSweep(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().LaunchSweep(ctx, fc.Args["input"].(model.LaunchSweepInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Sweep) graphql.Marshaler {
+			return ec.marshalNSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweep(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_launchSweep(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Sweep(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_launchSweep_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelSweep(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelSweep(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelSweep(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Sweep) graphql.Marshaler {
+			return ec.marshalNSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweep(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelSweep(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Sweep(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelSweep_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3405,6 +4055,94 @@ func (ec *executionContext) fieldContext_Query_s3Endpoint(_ context.Context, fie
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_S3Endpoint(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_sweep(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_sweep(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Sweep(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Sweep) graphql.Marshaler {
+			return ec.marshalOSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweep(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_sweep(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Sweep(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_sweep_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_sweeps(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_sweeps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Sweeps(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SweepConnection) graphql.Marshaler {
+			return ec.marshalNSweepConnection2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSweepConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_sweeps(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SweepConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_sweeps_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -4112,6 +4850,38 @@ func (ec *executionContext) fieldContext_Run_slurm(_ context.Context, field grap
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_SlurmJob(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Run_sweep(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_sweep(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().Sweep(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Sweep) graphql.Marshaler {
+			return ec.marshalOSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweep(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_sweep(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Sweep(ctx, field)
 		},
 	}
 	return fc, nil
@@ -5465,6 +6235,50 @@ func (ec *executionContext) fieldContext_Subscription_runRemoved(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscription_sweepUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_sweepUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().SweepUpdated(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SweepUpdate) graphql.Marshaler {
+			return ec.marshalNSweepUpdate2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSweepUpdate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_sweepUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SweepUpdate(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_sweepUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Subscription_traceUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -5530,6 +6344,881 @@ func (ec *executionContext) _Subscription_traceRemoved(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_Subscription_traceRemoved(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Subscription", field, true, true, "ID")
+}
+
+func (ec *executionContext) _Sweep_id(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Sweep_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Sweep_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Sweep", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Sweep_label(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Sweep_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Sweep_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Sweep", field, false, false, "String")
+}
+
+func (ec *executionContext) _Sweep_traceIds(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Sweep_traceIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TraceIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Sweep_traceIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Sweep", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Sweep_simConfigs(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Sweep_simConfigs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimConfigs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Sweep_simConfigs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Sweep", field, false, false, "String")
+}
+
+func (ec *executionContext) _Sweep_runCount(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Sweep_runCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RunCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Sweep_runCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Sweep", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Sweep_executor(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Sweep_executor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Executor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Sweep_executor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Sweep", field, false, false, "String")
+}
+
+func (ec *executionContext) _Sweep_createdAt(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Sweep_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Sweep_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Sweep", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Sweep_progress(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Sweep_progress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Sweep().Progress(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SweepProgress) graphql.Marshaler {
+			return ec.marshalNSweepProgress2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepProgress(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Sweep_progress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Sweep",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SweepProgress(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Sweep_runs(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Sweep_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Sweep().Runs(ctx, obj, fc.Args["state"].(*cascade.RunState), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RunConnection) graphql.Marshaler {
+			return ec.marshalNRunConnection2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Sweep_runs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Sweep",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Sweep_runs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Sweep_comparison(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Sweep_comparison(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Sweep().Comparison(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SweepConfigComparison) graphql.Marshaler {
+			return ec.marshalNSweepConfigComparison2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepConfigComparisonᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Sweep_comparison(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Sweep",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SweepConfigComparison(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepConfigComparison_simConfig(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepConfigComparison_simConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepConfigComparison_simConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepConfigComparison", field, false, false, "String")
+}
+
+func (ec *executionContext) _SweepConfigComparison_runs(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepConfigComparison_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Runs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepConfigComparison_runs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepConfigComparison", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepConfigComparison_succeeded(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepConfigComparison_succeeded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Succeeded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepConfigComparison_succeeded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepConfigComparison", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepConfigComparison_compared(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepConfigComparison_compared(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Compared, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepConfigComparison_compared(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepConfigComparison", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepConfigComparison_kernelsCompared(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepConfigComparison_kernelsCompared(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelsCompared, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepConfigComparison_kernelsCompared(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepConfigComparison", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepConfigComparison_mape(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepConfigComparison_mape(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MAPE, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SweepConfigComparison_mape(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepConfigComparison", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SweepConfigComparison_correlation(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepConfigComparison_correlation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Correlation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SweepConfigComparison_correlation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepConfigComparison", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SweepConfigComparison_stepsCompared(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepConfigComparison_stepsCompared(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StepsCompared, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepConfigComparison_stepsCompared(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepConfigComparison", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepConfigComparison_stepMape(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepConfigComparison_stepMape(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StepMAPE, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SweepConfigComparison_stepMape(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepConfigComparison", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SweepConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.SweepConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.SweepEdge) graphql.Marshaler {
+			return ec.marshalNSweepEdge2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSweepEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SweepEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.SweepConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.Sweep) graphql.Marshaler {
+			return ec.marshalNSweep2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Sweep(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.SweepConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.SweepConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.SweepEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _SweepEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.SweepEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Sweep) graphql.Marshaler {
+			return ec.marshalNSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweep(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Sweep(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepProgress_total(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepProgress_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepProgress_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepProgress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepProgress_done(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepProgress_done(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Done(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepProgress_done(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepProgress", field, true, false, "Int")
+}
+
+func (ec *executionContext) _SweepProgress_queued(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepProgress_queued(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Queued, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepProgress_queued(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepProgress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepProgress_running(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepProgress_running(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Running, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepProgress_running(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepProgress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepProgress_succeeded(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepProgress_succeeded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Succeeded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepProgress_succeeded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepProgress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepProgress_failed(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepProgress_failed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Failed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepProgress_failed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepProgress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepProgress_cancelled(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepProgress_cancelled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cancelled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepProgress_cancelled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepProgress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepUpdate_sweep(ctx context.Context, field graphql.CollectedField, obj *model.SweepUpdate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepUpdate_sweep(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sweep, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Sweep) graphql.Marshaler {
+			return ec.marshalNSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweep(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepUpdate_sweep(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepUpdate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Sweep(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepUpdate_run(ctx context.Context, field graphql.CollectedField, obj *model.SweepUpdate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepUpdate_run(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Run, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+			return ec.marshalORun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SweepUpdate_run(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepUpdate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Trace_id(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
@@ -7429,6 +9118,62 @@ func UnmarshalLaunchRunInput(ctx context.Context, raw any) (model.LaunchRunInput
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputLaunchSweepInput(ctx context.Context, obj any) (model.LaunchSweepInput, error) {
+	var it model.LaunchSweepInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"traceIds", "simConfigs", "label"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "traceIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("traceIds"))
+			data, err := ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TraceIds = data
+		case "simConfigs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("simConfigs"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SimConfigs = data
+		case "label":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Label = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalLaunchSweepInput unmarshals raw into the LaunchSweepInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalLaunchSweepInput(ctx context.Context, raw any) (model.LaunchSweepInput, error) {
+	var out model.LaunchSweepInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "LaunchSweepInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -7812,6 +9557,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "launchSweep":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_launchSweep(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelSweep":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelSweep(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -7921,6 +9680,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_s3Endpoint(ctx, field)
+				})
+		case "sweep":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_sweep(ctx, field)
+				})
+		case "sweeps":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_sweeps(ctx, field)
 				})
 		case "traces":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -8085,6 +9856,12 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Run_slurm(ctx, field, obj)
+				})
+		case "sweep":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_sweep(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -8626,6 +10403,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_runLog(ctx, fields[0])
 	case "runRemoved":
 		return ec._Subscription_runRemoved(ctx, fields[0])
+	case "sweepUpdated":
+		return ec._Subscription_sweepUpdated(ctx, fields[0])
 	case "traceUpdated":
 		return ec._Subscription_traceUpdated(ctx, fields[0])
 	case "traceRemoved":
@@ -8633,6 +10412,347 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var sweepImplementors = []string{"Sweep"}
+
+func (ec *executionContext) _Sweep(ctx context.Context, sel ast.SelectionSet, obj *cascade.Sweep) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sweepImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Sweep")
+		case "id":
+			out.Values[i] = ec._Sweep_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "label":
+			out.Values[i] = ec._Sweep_label(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "traceIds":
+			out.Values[i] = ec._Sweep_traceIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "simConfigs":
+			out.Values[i] = ec._Sweep_simConfigs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "runCount":
+			out.Values[i] = ec._Sweep_runCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "executor":
+			out.Values[i] = ec._Sweep_executor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Sweep_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "progress":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Sweep_progress(ctx, field, obj)
+				})
+		case "runs":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Sweep_runs(ctx, field, obj)
+				})
+		case "comparison":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Sweep_comparison(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sweepConfigComparisonImplementors = []string{"SweepConfigComparison"}
+
+func (ec *executionContext) _SweepConfigComparison(ctx context.Context, sel ast.SelectionSet, obj *cascade.SweepConfigComparison) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sweepConfigComparisonImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SweepConfigComparison")
+		case "simConfig":
+			out.Values[i] = ec._SweepConfigComparison_simConfig(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runs":
+			out.Values[i] = ec._SweepConfigComparison_runs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "succeeded":
+			out.Values[i] = ec._SweepConfigComparison_succeeded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "compared":
+			out.Values[i] = ec._SweepConfigComparison_compared(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kernelsCompared":
+			out.Values[i] = ec._SweepConfigComparison_kernelsCompared(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mape":
+			out.Values[i] = ec._SweepConfigComparison_mape(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "correlation":
+			out.Values[i] = ec._SweepConfigComparison_correlation(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "stepsCompared":
+			out.Values[i] = ec._SweepConfigComparison_stepsCompared(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stepMape":
+			out.Values[i] = ec._SweepConfigComparison_stepMape(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sweepConnectionImplementors = []string{"SweepConnection"}
+
+func (ec *executionContext) _SweepConnection(ctx context.Context, sel ast.SelectionSet, obj *model.SweepConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sweepConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SweepConnection")
+		case "edges":
+			out.Values[i] = ec._SweepConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._SweepConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._SweepConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._SweepConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sweepEdgeImplementors = []string{"SweepEdge"}
+
+func (ec *executionContext) _SweepEdge(ctx context.Context, sel ast.SelectionSet, obj *model.SweepEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sweepEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SweepEdge")
+		case "cursor":
+			out.Values[i] = ec._SweepEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._SweepEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sweepProgressImplementors = []string{"SweepProgress"}
+
+func (ec *executionContext) _SweepProgress(ctx context.Context, sel ast.SelectionSet, obj *cascade.SweepProgress) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sweepProgressImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SweepProgress")
+		case "total":
+			out.Values[i] = ec._SweepProgress_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "done":
+			out.Values[i] = ec._SweepProgress_done(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "queued":
+			out.Values[i] = ec._SweepProgress_queued(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "running":
+			out.Values[i] = ec._SweepProgress_running(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "succeeded":
+			out.Values[i] = ec._SweepProgress_succeeded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failed":
+			out.Values[i] = ec._SweepProgress_failed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelled":
+			out.Values[i] = ec._SweepProgress_cancelled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sweepUpdateImplementors = []string{"SweepUpdate"}
+
+func (ec *executionContext) _SweepUpdate(ctx context.Context, sel ast.SelectionSet, obj *model.SweepUpdate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sweepUpdateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SweepUpdate")
+		case "sweep":
+			out.Values[i] = ec._SweepUpdate_sweep(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "run":
+			out.Values[i] = ec._SweepUpdate_run(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
 }
 
 var traceImplementors = []string{"Trace"}
@@ -9288,6 +11408,35 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
 	res, err := graphql.UnmarshalInt(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -9374,6 +11523,11 @@ func (ec *executionContext) marshalNKernelEdge2ᚕgithubᚗcomᚋcascadeᚑsim�
 
 func (ec *executionContext) unmarshalNLaunchRunInput2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐLaunchRunInput(ctx context.Context, v any) (model.LaunchRunInput, error) {
 	res, err := ec.unmarshalInputLaunchRunInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNLaunchSweepInput2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐLaunchSweepInput(ctx context.Context, v any) (model.LaunchSweepInput, error) {
+	res, err := ec.unmarshalInputLaunchSweepInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -9581,6 +11735,98 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNSweep2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweep(ctx context.Context, sel ast.SelectionSet, v cascade.Sweep) graphql.Marshaler {
+	return ec._Sweep(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSweep2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.Sweep) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSweep2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweep(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweep(ctx context.Context, sel ast.SelectionSet, v *cascade.Sweep) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Sweep!")
+		return graphql.Null
+	}
+	return ec._Sweep(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSweepConfigComparison2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepConfigComparison(ctx context.Context, sel ast.SelectionSet, v cascade.SweepConfigComparison) graphql.Marshaler {
+	return ec._SweepConfigComparison(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSweepConfigComparison2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepConfigComparisonᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.SweepConfigComparison) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSweepConfigComparison2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepConfigComparison(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSweepConnection2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSweepConnection(ctx context.Context, sel ast.SelectionSet, v *model.SweepConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SweepConnection!")
+		return graphql.Null
+	}
+	return ec._SweepConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSweepEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSweepEdge(ctx context.Context, sel ast.SelectionSet, v model.SweepEdge) graphql.Marshaler {
+	return ec._SweepEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSweepEdge2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSweepEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.SweepEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSweepEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSweepEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSweepProgress2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepProgress(ctx context.Context, sel ast.SelectionSet, v *cascade.SweepProgress) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SweepProgress!")
+		return graphql.Null
+	}
+	return ec._SweepProgress(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSweepUpdate2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSweepUpdate(ctx context.Context, sel ast.SelectionSet, v *model.SweepUpdate) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SweepUpdate!")
+		return graphql.Null
+	}
+	return ec._SweepUpdate(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
@@ -10039,6 +12285,13 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweep(ctx context.Context, sel ast.SelectionSet, v *cascade.Sweep) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Sweep(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {

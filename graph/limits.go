@@ -27,9 +27,9 @@ type Limits struct {
 	// root is at depth 1; fragments count where they are spread).
 	MaxDepth int
 	// MaxComplexity bounds an operation's cost: each field costs 1 plus
-	// what it selects, and a page (traces, runs, a trace's kernels or runs)
-	// costs its selection times the page size asked for (first, else
-	// db.DefaultPageSize).
+	// what it selects, and a page (traces, runs, sweeps, a trace's kernels
+	// or runs, a sweep's runs) costs its selection times the page size asked
+	// for (first, else db.DefaultPageSize).
 	MaxComplexity int
 	// MaxTokens bounds the GraphQL document's size in lexical tokens, before
 	// it is validated at all.
@@ -135,6 +135,8 @@ func complexity() ComplexityRoot {
 	}
 	c.Trace.Kernels = func(child int, _ *string, first *int, _ *string) int { return pageCost(child, first) }
 	c.Trace.Runs = func(child int, first *int, _ *string) int { return pageCost(child, first) }
+	c.Query.Sweeps = func(child int, first *int, _ *string) int { return pageCost(child, first) }
+	c.Sweep.Runs = func(child int, _ *cascade.RunState, first *int, _ *string) int { return pageCost(child, first) }
 	return c
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
+	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/internal/proc"
 	"github.com/cascade-sim/cascade/internal/workqueue"
@@ -36,6 +37,13 @@ type Store interface {
 	UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) error) (cascade.Run, bool, error)
 	SaveRunKernels(ctx context.Context, runID string, ks []cascade.RunKernel) error
 	RunKernels(ctx context.Context, runID string) ([]cascade.RunKernel, error)
+
+	CreateSweep(ctx context.Context, s *cascade.Sweep, runs []cascade.Run) error
+	Sweep(ctx context.Context, id string) (cascade.Sweep, error)
+	Sweeps(ctx context.Context, p db.Page) (db.PageOf[cascade.Sweep], error)
+	SweepProgress(ctx context.Context, id string) (cascade.SweepProgress, error)
+	SweepRuns(ctx context.Context, id string, states ...cascade.RunState) ([]cascade.Run, error)
+	CancelQueuedSweepRuns(ctx context.Context, id, history string) ([]cascade.Run, error)
 }
 
 // Config configures a Manager.
@@ -85,8 +93,9 @@ type Manager struct {
 	// ctx is Run's: it ends with the server. Work reads it.
 	ctx context.Context
 
-	resultsMu sync.Mutex
-	results   map[string]Results // see Results
+	resultsMu        sync.Mutex
+	results          map[string]Results                         // see Results
+	sweepComparisons map[string][]cascade.SweepConfigComparison // see SweepComparison
 }
 
 // active is a run a worker has taken (the queue's Cancel stops it): done
@@ -122,7 +131,8 @@ func New(cfg Config) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{}, results: map[string]Results{}}
+	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{}, results: map[string]Results{},
+		sweepComparisons: map[string][]cascade.SweepConfigComparison{}}
 	qc := workqueue.Config[string]{Limit: cfg.Concurrency, Work: m.execute, Logger: m.log}
 	switch e := cfg.Executor.(type) {
 	case Local:

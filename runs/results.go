@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
@@ -59,58 +60,92 @@ func (m *Manager) computeResults(ctx context.Context, r cascade.Run, t cascade.T
 	if err != nil {
 		return Results{}, err
 	}
-	var cfg cascade.SimConfig // a config that is gone has no clock
+	return m.timing(t).results(kernels, m.runConfig(r)), nil
+}
+
+// runConfig is the config a run was launched with; a config that is
+// gone has no clock.
+func (m *Manager) runConfig(r cascade.Run) cascade.SimConfig {
+	var cfg cascade.SimConfig
 	if cfgs, err := m.SimConfigs(); err == nil {
 		cfg, _ = simconfig.Find(cfgs, r.SimConfig)
 	}
+	return cfg
+}
+
+// traceTiming is what a trace's timing files say, read once for all the
+// runs of the trace whose results are computed (a sweep's comparison).
+type traceTiming struct {
+	rows     []tracedir.TimingRow // nil without usable real timing
+	timeline *tracedir.Timeline   // nil without a usable step timeline
+	mapping  tracedir.KernelMapping
+	problems []string
+}
+
+// timing reads a trace's real timing and step timeline, as far as they
+// are usable; what is wrong with them is in problems.
+func (m *Manager) timing(t cascade.Trace) traceTiming {
+	var tt traceTiming
+	dir := m.traceDir(t.ID)
+	if t.HasRealTiming {
+		if path, err := tracedir.RealTimingPath(dir); err != nil {
+			tt.problems = append(tt.problems, err.Error())
+		} else if rt, err := tracedir.ReadRealTiming(path); err != nil {
+			tt.problems = append(tt.problems, err.Error())
+		} else {
+			for _, b := range rt.Bad {
+				tt.problems = append(tt.problems, filepath.Base(path)+": "+b.String())
+			}
+			tt.rows = rt.Rows
+			if tt.rows == nil {
+				tt.rows = []tracedir.TimingRow{}
+			}
+		}
+	}
+	if t.HasStepTimeline {
+		tl, err := tracedir.ReadTimeline(filepath.Join(dir, tracedir.TimelineFile))
+		if err != nil {
+			tt.problems = append(tt.problems, err.Error())
+			return tt
+		}
+		km, err := tracedir.ReadKernelMapping(filepath.Join(dir, tracedir.KernelMappingFile))
+		if err != nil {
+			tt.problems = append(tt.problems, err.Error())
+			return tt
+		}
+		for _, b := range tl.Bad {
+			tt.problems = append(tt.problems, tracedir.TimelineFile+": "+b.String())
+		}
+		for _, b := range km.Bad {
+			tt.problems = append(tt.problems, tracedir.KernelMappingFile+": "+b.String())
+		}
+		tt.timeline, tt.mapping = &tl, km
+	}
+	return tt
+}
+
+// results joins a run's kernels, under its config, with the timing.
+func (tt traceTiming) results(kernels []cascade.RunKernel, cfg cascade.SimConfig) Results {
 	for i, k := range kernels {
 		if ns, ok := cfg.SimTimeNs(k.SimCycles); ok {
 			kernels[i].SimTimeNs = &ns
 		}
 	}
-	res := Results{Kernels: kernels}
-	dir := m.traceDir(r.TraceID)
-	if t.HasRealTiming {
-		if path, err := tracedir.RealTimingPath(dir); err != nil {
-			res.Problems = append(res.Problems, err.Error())
-		} else if rt, err := tracedir.ReadRealTiming(path); err != nil {
-			res.Problems = append(res.Problems, err.Error())
-		} else {
-			for _, b := range rt.Bad {
-				res.Problems = append(res.Problems, filepath.Base(path)+": "+b.String())
-			}
-			if c, ok := Compare(kernels, rt.Rows); ok {
-				res.Comparison = &c
-			}
+	res := Results{Kernels: kernels, Problems: slices.Clone(tt.problems)}
+	if tt.rows != nil {
+		if c, ok := Compare(kernels, tt.rows); ok {
+			res.Comparison = &c
 		}
 	}
-	if t.HasStepTimeline {
-		res.Steps, res.Problems = m.steps(dir, kernels, res.Problems)
+	if tt.timeline != nil {
+		steps, bad := ProjectSteps(*tt.timeline, tt.mapping.Entries, kernels)
+		for _, b := range bad {
+			res.Problems = append(res.Problems, b.String())
+		}
+		res.Steps = steps
 	}
 	if res.Steps == nil {
 		res.Steps = []cascade.StepProjection{}
 	}
-	return res, nil
-}
-
-func (m *Manager) steps(dir string, kernels []cascade.RunKernel, problems []string) ([]cascade.StepProjection, []string) {
-	tl, err := tracedir.ReadTimeline(filepath.Join(dir, tracedir.TimelineFile))
-	if err != nil {
-		return nil, append(problems, err.Error())
-	}
-	km, err := tracedir.ReadKernelMapping(filepath.Join(dir, tracedir.KernelMappingFile))
-	if err != nil {
-		return nil, append(problems, err.Error())
-	}
-	for _, b := range tl.Bad {
-		problems = append(problems, tracedir.TimelineFile+": "+b.String())
-	}
-	for _, b := range km.Bad {
-		problems = append(problems, tracedir.KernelMappingFile+": "+b.String())
-	}
-	steps, bad := ProjectSteps(tl, km.Entries, kernels)
-	for _, b := range bad {
-		problems = append(problems, b.String())
-	}
-	return steps, problems
+	return res
 }

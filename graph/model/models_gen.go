@@ -27,6 +27,15 @@ type LaunchRunInput struct {
 	Label     *string `json:"label,omitempty"`
 }
 
+type LaunchSweepInput struct {
+	// Ready traces, each once.
+	TraceIds []string `json:"traceIds"`
+	// SimConfig names, each once.
+	SimConfigs []string `json:"simConfigs"`
+	// Given to the sweep and each of its runs.
+	Label *string `json:"label,omitempty"`
+}
+
 // New lines of a log since the last chunk, in order.
 type LogChunk struct {
 	Lines []string `json:"lines"`
@@ -62,6 +71,25 @@ type RunProgress struct {
 }
 
 type Subscription struct {
+}
+
+type SweepConnection struct {
+	Edges      []SweepEdge     `json:"edges"`
+	Nodes      []cascade.Sweep `json:"nodes"`
+	PageInfo   *PageInfo       `json:"pageInfo"`
+	TotalCount int             `json:"totalCount"`
+}
+
+type SweepEdge struct {
+	Cursor string         `json:"cursor"`
+	Node   *cascade.Sweep `json:"node"`
+}
+
+// A change in a sweep: its progress now, and the run that changed.
+type SweepUpdate struct {
+	Sweep *cascade.Sweep `json:"sweep"`
+	// The run whose change this is; null in the first message, the sweep as it is.
+	Run *cascade.Run `json:"run,omitempty"`
 }
 
 type TraceConnection struct {
