@@ -28,9 +28,18 @@ func uploadCopies(t testing.TB, s *testutil.TestServer, n int) []string {
 		}
 	}
 	testutil.Eventually(t, 60*time.Second, fmt.Sprintf("%d copies ready", n), func() bool {
-		var r struct{ Traces struct{ TotalCount int } }
-		s.MustDo(t, `{ traces(state: READY, first: 1) { totalCount } }`, nil, &r)
-		return r.Traces.TotalCount >= n+1 // and the quickstart
+		var r struct{ Traces struct{ Nodes []struct{ ID string } } }
+		s.MustDo(t, `{ traces(state: READY, first: 1000) { nodes { id } } }`, nil, &r)
+		ready := map[string]bool{}
+		for _, tr := range r.Traces.Nodes {
+			ready[tr.ID] = true
+		}
+		for _, id := range ids {
+			if !ready[id] {
+				return false
+			}
+		}
+		return true
 	})
 	return ids
 }
@@ -283,5 +292,104 @@ func TestCancelSweep(t *testing.T) {
 	}
 	if errs := s.Do(t, `mutation { cancelSweep(id: "nope") { id } }`, nil, nil); len(errs) != 1 || errs[0].Code() != "NOT_FOUND" {
 		t.Fatalf("cancel of an unknown sweep: %+v", errs)
+	}
+}
+
+// TestSlurmSweepOf50Runs: a sweep of 50 runs on the real Slurm cluster:
+// each run is submitted once, as its own job, after the sweep is stored;
+// all 50 end SUCCEEDED with their job ids, sweepUpdated following them,
+// and the comparison is computed as with the local executor.
+func TestSlurmSweepOf50Runs(t *testing.T) {
+	t.Parallel()
+	s, _, calls := slurmServer(t, "ok")
+	traces := uploadCopies(t, s, 25)
+	sw := launchSweep(t, s, traces, []string{simconfigtest.H100, simconfigtest.RTX3070}, "")
+	if sw.RunCount != 50 || sw.Executor != "slurm" {
+		t.Fatalf("launched: %+v", sw)
+	}
+	sub := s.Subscribe(t, "graphql-transport-ws", `subscription($id: ID!) { sweepUpdated(id: $id) {
+		sweep { progress { total done queued running succeeded failed cancelled } } run { id state } } }`,
+		map[string]any{"id": sw.ID})
+	p, _ := followSweep(t, sub, 10*time.Minute)
+	if p.Succeeded != 50 {
+		t.Fatalf("progress at the end: %+v", p)
+	}
+	var q struct {
+		Sweep struct {
+			Runs struct {
+				Nodes []struct {
+					ID    string
+					Slurm *struct{ JobID int64 }
+				}
+			}
+			Comparison []sweepComparison
+		}
+	}
+	s.MustDo(t, `query($id: ID!) { sweep(id: $id) { runs(first: 100) { nodes { id slurm { jobId } } }
+		comparison { simConfig runs succeeded compared kernelsCompared mape correlation stepsCompared stepMape } } }`,
+		map[string]any{"id": sw.ID}, &q)
+	jobs := map[int64]bool{}
+	for _, r := range q.Sweep.Runs.Nodes {
+		if r.Slurm == nil || jobs[r.Slurm.JobID] {
+			t.Fatalf("run %s: job %+v (seen: %v)", r.ID, r.Slurm, r.Slurm != nil && jobs[r.Slurm.JobID])
+		}
+		jobs[r.Slurm.JobID] = true
+	}
+	if len(jobs) != 50 || calls.Count("sbatch") != 50 {
+		t.Fatalf("%d jobs, %d sbatch calls", len(jobs), calls.Count("sbatch"))
+	}
+	for _, c := range q.Sweep.Comparison {
+		if c.Succeeded != 25 || c.Compared != 25 || c.Mape == nil || c.Correlation == nil {
+			t.Fatalf("comparison %+v", c)
+		}
+	}
+}
+
+// TestSlurmCancelSweep: cancelling a sweep whose runs are pending Slurm
+// jobs (their partition is down) cancels the jobs, and the runs.
+func TestSlurmCancelSweep(t *testing.T) {
+	t.Parallel()
+	s, c, calls := slurmServer(t, "ok", func(cfg *app.Config) { cfg.Slurm.Options.Partition = "long" })
+	c.Command(t, "scontrol", "update", "PartitionName=long", "State=DOWN")
+	t.Cleanup(func() { c.Try("scontrol", "update", "PartitionName=long", "State=UP") })
+	traces := uploadCopies(t, s, 2)
+	sw := launchSweep(t, s, traces, []string{simconfigtest.H100, simconfigtest.QV100}, "")
+	testutil.Eventually(t, time.Minute, "4 jobs submitted", func() bool { return calls.Count("sbatch") == 4 })
+	testutil.Eventually(t, time.Minute, "4 jobs recorded", func() bool {
+		var r struct {
+			Sweep struct {
+				Runs struct {
+					Nodes []struct{ Slurm *struct{ JobID int64 } }
+				}
+			}
+		}
+		s.MustDo(t, `query($id: ID!) { sweep(id: $id) { runs { nodes { slurm { jobId } } } } }`, map[string]any{"id": sw.ID}, &r)
+		n := 0
+		for _, x := range r.Sweep.Runs.Nodes {
+			if x.Slurm != nil {
+				n++
+			}
+		}
+		return n == 4
+	})
+	var cs struct{ CancelSweep sweep }
+	s.MustDo(t, `mutation($id: ID!) { cancelSweep(id: $id) { `+sweepFields+` } }`, map[string]any{"id": sw.ID}, &cs)
+	if p := cs.CancelSweep.Progress; p.Cancelled != 4 {
+		t.Fatalf("after cancelSweep: %+v", p)
+	}
+	var r struct {
+		Sweep struct {
+			Runs struct{ Nodes []struct{ ID string } }
+		}
+	}
+	s.MustDo(t, `query($id: ID!) { sweep(id: $id) { runs { nodes { id } } } }`, map[string]any{"id": sw.ID}, &r)
+	for _, x := range r.Sweep.Runs.Nodes {
+		if n := jobsNamed(t, c, x.ID); n != 1 {
+			t.Fatalf("run %s: %d jobs", x.ID, n)
+		}
+		out := c.Command(t, "squeue", "-h", "-n", "cascade-"+x.ID, "-o", "%T")
+		if strings.TrimSpace(out) != "" && !strings.Contains(out, "CANCELLED") {
+			t.Fatalf("run %s's job is still %q", x.ID, out)
+		}
 	}
 }
