@@ -28,7 +28,9 @@ func uploadCopies(t testing.TB, s *testutil.TestServer, n int) []string {
 		}
 	}
 	testutil.Eventually(t, 60*time.Second, fmt.Sprintf("%d copies ready", n), func() bool {
-		var r struct{ Traces struct{ Nodes []struct{ ID string } } }
+		var r struct {
+			Traces struct{ Nodes []struct{ ID string } }
+		}
 		s.MustDo(t, `{ traces(state: READY, first: 1000) { nodes { id } } }`, nil, &r)
 		ready := map[string]bool{}
 		for _, tr := range r.Traces.Nodes {
