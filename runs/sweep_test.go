@@ -27,7 +27,7 @@ func uploadCopies(t testing.TB, s *testutil.TestServer, n int) []string {
 			t.Fatal(err)
 		}
 	}
-	testutil.Eventually(t, 60*time.Second, fmt.Sprintf("%d copies ready", n), func() bool {
+	testutil.Eventually(t, time.Minute+time.Duration(n)*time.Second, fmt.Sprintf("%d copies ready", n), func() bool {
 		var r struct {
 			Traces struct{ Nodes []struct{ ID string } }
 		}

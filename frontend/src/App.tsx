@@ -6,6 +6,8 @@ import { TracesScreen } from "./traces/TracesScreen";
 import { NewRunPage } from "./runs/NewRunPage";
 import { RunPage } from "./runs/RunPage";
 import { RunsScreen } from "./runs/RunsScreen";
+import { NewSweepPage } from "./sweeps/NewSweepPage";
+import { SweepPage } from "./sweeps/SweepPage";
 
 export function App() {
   const { pathname } = useLocation();
@@ -19,7 +21,7 @@ export function App() {
           <Link href="/" aria-current={route.name === "traces" || route.name === "trace" ? "page" : undefined}>
             Traces
           </Link>
-          <Link href="/runs" aria-current={route.name === "runs" || route.name === "run" ? "page" : undefined}>
+          <Link href="/runs" aria-current={route.name === "runs" || route.name === "run" || route.name === "sweep" || route.name === "newSweep" ? "page" : undefined}>
             Runs
           </Link>
           <a href="/playground">Playground</a>
@@ -32,6 +34,8 @@ export function App() {
         {route.name === "trace" && <TracePage key={route.id} id={route.id} />}
         {route.name === "runs" && <RunsScreen />}
         {route.name === "run" && <RunPage key={route.id} id={route.id} />}
+        {route.name === "sweep" && <SweepPage key={route.id} id={route.id} />}
+        {route.name === "newSweep" && <NewSweepPage />}
         {route.name === "newRun" && <NewRunPage key={route.traceId} traceId={route.traceId} />}
         {route.name === "notFound" && (
           <section>

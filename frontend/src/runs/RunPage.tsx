@@ -5,6 +5,7 @@ import { useEvents } from "../api/useEvents";
 import { StateBadge } from "../components/StateBadge";
 import { formatCount, formatDurationMs, formatNs, formatTime } from "../format";
 import type { RunDetailFragment } from "../gql/graphql";
+import { sweepPath } from "../sweeps/progress";
 import { Link, tracePath, useTitle } from "../router";
 import { appendLines } from "../traces/PostprocessLog";
 import { formatCorrelation, formatPct, isActive, progressFraction } from "./compare";
@@ -87,6 +88,14 @@ export function RunPage({ id }: { id: string }) {
         </dd>
         <dt>Kernels</dt>
         <dd>{run.kernelIds ? `${formatCount(run.kernelIds.length)} chosen` : "every kernel"}</dd>
+        {run.sweep && (
+          <>
+            <dt>Sweep</dt>
+            <dd>
+              <Link href={sweepPath(run.sweep.id)}>{run.sweep.label || run.sweep.id}</Link>
+            </dd>
+          </>
+        )}
         <dt>Executor</dt>
         <dd>{run.executor}</dd>
         {run.slurm && (

@@ -5,6 +5,8 @@ import { RUN_STATES, StateBadge } from "../components/StateBadge";
 import { formatCount, formatTime } from "../format";
 import type { RunState, RunSummaryFragment } from "../gql/graphql";
 import { Link, tracePath, useTitle } from "../router";
+import { SweepsList } from "../sweeps/SweepsList";
+import { sweepPath } from "../sweeps/progress";
 import { mergeRun, progressFraction } from "./compare";
 import { RunRemovedSubscription, RunsQuery, RunUpdatedSubscription } from "./documents";
 
@@ -22,6 +24,9 @@ export function RunsScreen() {
     <section aria-labelledby="runs-title">
       <div className="toolbar">
         <h1 id="runs-title">Runs</h1>
+        <Link href="/sweeps/new" className="button">
+          New sweep
+        </Link>
         <div className="filters">
           <label>
             State{" "}
@@ -40,6 +45,8 @@ export function RunsScreen() {
           </label>
         </div>
       </div>
+      <SweepsList />
+      <h2>All runs</h2>
       <RunList key={state ?? ""} state={state} traceId={null} />
     </section>
   );
@@ -68,6 +75,7 @@ export function RunList({ state, traceId }: { state: RunState | null; traceId: s
           <th scope="col">Run</th>
           {!traceId && <th scope="col">Trace</th>}
           <th scope="col">Config</th>
+          <th scope="col">Sweep</th>
           <th scope="col">Progress</th>
           <th scope="col">Created</th>
         </tr>
@@ -92,6 +100,7 @@ export function RunList({ state, traceId }: { state: RunState | null; traceId: s
                 </td>
               )}
               <td className="mono">{r.simConfig.name}</td>
+              <td>{r.sweep ? <Link href={sweepPath(r.sweep.id)}>{r.sweep.label || r.sweep.id}</Link> : <span className="muted">—</span>}</td>
               <td>
                 {formatCount(r.progress.kernelsDone)} / {formatCount(r.progress.kernelsTotal)}
                 {f != null && <span className="muted"> ({Math.round(f * 100)} %)</span>}

@@ -12,6 +12,7 @@ export const RunSummaryFragment = graphql(`
     simConfig { name }
     trace { id model }
     progress { kernelsDone kernelsTotal }
+    sweep { id label }
   }
 `);
 

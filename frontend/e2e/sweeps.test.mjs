@@ -1,0 +1,134 @@
+// End-to-end for sweeps: New sweep, the sweep page live (progress, runs, comparison per
+// config), the Runs screen's sweeps with their progress, and cancelling a sweep.
+//   CASCADE_BIN=/path/to/cascade CASCADE_SIM_CMD=/path/to/fakesim npm run e2e
+// Without CASCADE_SIM_CMD (the repository's fakesim will do) these tests are skipped.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { launchBrowser, screenshot, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const configs = process.env.CASCADE_SIM_CONFIGS_DIR ?? join(repo, "samples", "sim-configs");
+const skip = !process.env.CASCADE_SIM_CMD
+  ? "set CASCADE_SIM_CMD to a simulator (the repository's fakesim will do)"
+  : !existsSync(configs)
+    ? `no sim configs at ${configs}`
+    : false;
+
+// One simulation at a time, each held before every kernel's statistics until the test lets
+// it on (FAKESIM_STEP): what the pages show never depends on the machine's speed.
+describe("sweeps against a real server", { skip }, () => {
+  let server;
+  let browser;
+  let sim;
+  before(async () => {
+    sim = await simStepper();
+    server = await startServer({
+      env: { CASCADE_SIM_CONFIGS_DIR: configs, CASCADE_RUN_CONCURRENCY: "1", FAKESIM_STEP: sim.path },
+    });
+    browser = await launchBrowser();
+    for (const id of ["sw-a", "sw-b"]) await upload(server, join(repo, "samples", "quickstart"), id);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.cleanup();
+    await sim?.close();
+  });
+
+  test("New sweep launches traces × configs; the sweep page and the Runs screen follow it live", { timeout: 240_000 }, async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/runs`);
+    await page.getByRole("link", { name: "New sweep" }).click();
+    await page.getByRole("heading", { name: "New sweep" }).waitFor();
+    await page.getByRole("checkbox", { name: /sw-a/ }).waitFor({ timeout: 30_000 });
+    await page.getByRole("checkbox", { name: /sw-b/ }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByRole("button", { name: "Launch sweep" }).isDisabled(), true, "nothing chosen: nothing to launch");
+    await page.getByRole("checkbox", { name: /sw-a/ }).check();
+    await page.getByRole("checkbox", { name: /sw-b/ }).check();
+    await page.getByRole("checkbox", { name: /SM90_H100/ }).check();
+    await page.getByRole("checkbox", { name: /SM86_RTX3070/ }).check();
+    await page.getByTestId("sweep-size").getByText("2 traces × 2 configs = 4 runs").waitFor();
+    await page.getByLabel("Label (optional)").fill("e2e sweep");
+    await screenshot(page, "60-new-sweep");
+    await page.getByRole("button", { name: "Launch sweep" }).click();
+    await page.waitForURL(/\/sweeps\/(?!new$)[^/]+$/);
+    const id = page.url().split("/").pop();
+    await page.getByRole("heading", { name: "e2e sweep" }).waitFor();
+    await page.evaluate(() => (window.__sameDocument = true));
+    const progress = page.getByTestId("sweep-progress-text");
+    await progress.getByText(/^0 of 4 done/).waitFor();
+    const runs = page.getByRole("table", { name: "Sweep runs" });
+    assert.equal(await runs.locator("tbody tr").count(), 4);
+    await page.getByText("No run has succeeded yet.").waitFor();
+
+    // The first run's four kernels: one run over, its config's comparison shows.
+    for (let k = 0; k < 4; k++) await sim.step();
+    await progress.getByText(/^1 of 4 done/).waitFor({ timeout: 30_000 });
+    await runs.locator('tr[data-state="SUCCEEDED"]').first().waitFor();
+    // The first run's config (the lists' order decides which) has a MAPE; the other none yet.
+    const comparison = page.getByRole("table", { name: "Sweep comparison" });
+    await comparison.getByText(/^\d+(\.\d)? %$/).first().waitFor({ timeout: 30_000 });
+    await comparison.getByText("1 of 2").waitFor();
+    await comparison.getByText("0 of 2").waitFor();
+    await screenshot(page, "61-sweep-running");
+
+    // The Runs screen, open beside it, shows the sweep's progress as it goes.
+    const list = await browser.context.newPage();
+    const listErrors = watchErrors(list);
+    await list.goto(`${server.url}/runs`);
+    const row = list.getByRole("table", { name: "Sweeps" }).locator(`tr[data-sweep-id="${id}"]`);
+    await row.getByText("e2e sweep").waitFor();
+    await row.getByText(/^1 of 4 done/).waitFor();
+    await list.evaluate(() => (window.__sameDocument = true));
+
+    for (let k = 0; k < 12; k++) await sim.step();
+    await progress.getByText(/^4 of 4 done$/).waitFor({ timeout: 60_000 });
+    await row.getByText(/^4 of 4 done$/).waitFor({ timeout: 30_000 });
+    assert.equal(await row.getAttribute("data-done"), "yes");
+    for (const c of ["SM90_H100", "SM86_RTX3070"]) {
+      const tr = page.getByRole("table", { name: "Sweep comparison" }).locator(`tr[data-config="${c}"]`);
+      await tr.getByText("2 of 2").waitFor({ timeout: 30_000 });
+      await page.getByTestId(`mape-${c}`).getByText(/^\d+(\.\d)? %$/).waitFor();
+      await page.getByTestId(`correlation-${c}`).getByText(/^-?[01]\.\d{3}$/).waitFor();
+    }
+    assert.equal(await page.getByRole("button", { name: "Cancel sweep" }).count(), 0, "a finished sweep has nothing to cancel");
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, "the sweep page reloaded");
+    assert.equal(await list.evaluate(() => window.__sameDocument), true, "the Runs screen reloaded");
+    await screenshot(page, "62-sweep-done");
+    await screenshot(list, "63-runs-with-sweep");
+
+    // A run of the sweep names it, and links back.
+    await runs.getByRole("link").first().click();
+    await page.waitForURL(/\/runs\/[^/]+$/);
+    await page.getByRole("link", { name: "e2e sweep" }).click();
+    await page.waitForURL(new RegExp(`/sweeps/${id}$`));
+    assert.deepEqual(errors, []);
+    assert.deepEqual(listErrors, []);
+    await list.close();
+    await page.close();
+  });
+
+  test("a sweep can be cancelled: its queued runs at once, its running one stopped", { timeout: 180_000 }, async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/sweeps/new`);
+    await page.getByRole("checkbox", { name: "All ready traces" }).check();
+    await page.getByRole("checkbox", { name: /SM7_QV100/ }).check();
+    await page.getByTestId("sweep-size").getByText("2 traces × 1 configs = 2 runs").waitFor();
+    await page.getByRole("button", { name: "Launch sweep" }).click();
+    await page.waitForURL(/\/sweeps\/(?!new$)[^/]+$/);
+    const progress = page.getByTestId("sweep-progress-text");
+    // Held before its first kernel's statistics, the first run runs until cancelled.
+    await progress.getByText(/1 running/).waitFor({ timeout: 30_000 });
+    await page.getByRole("button", { name: "Cancel sweep" }).click();
+    await progress.getByText(/^2 of 2 done · 2 cancelled$/).waitFor({ timeout: 30_000 });
+    const runs = page.getByRole("table", { name: "Sweep runs" });
+    assert.equal(await runs.locator('tr[data-state="CANCELLED"]').count(), 2);
+    await screenshot(page, "64-sweep-cancelled");
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});

@@ -1,0 +1,121 @@
+import { useState, type FormEvent } from "react";
+import { useMutation } from "urql";
+import { useLiveQuery } from "../api/useLiveQuery";
+import { formatCount } from "../format";
+import { Link, navigate, useTitle } from "../router";
+import { LaunchSweepMutation, NewSweepQuery } from "./documents";
+import { sweepPath } from "./progress";
+
+/** New sweep: pick ready traces and configs; every trace runs under every config. */
+export function NewSweepPage() {
+  useTitle("New sweep");
+  const [{ data, error }] = useLiveQuery({ query: NewSweepQuery });
+  const [traces, setTraces] = useState<ReadonlySet<string>>(new Set());
+  const [configs, setConfigs] = useState<ReadonlySet<string>>(new Set());
+  const [label, setLabel] = useState("");
+  const [{ fetching, error: launchError }, launch] = useMutation(LaunchSweepMutation);
+  if (error && !data) return <p role="alert" className="error">Could not load traces and configs: {error.message}</p>;
+  if (!data) return <p aria-busy="true">Loading…</p>;
+  const ready = data.traces.nodes.filter((t) => !t.sample);
+  const usable = data.simConfigs.filter((c) => !c.error);
+  const n = traces.size * configs.size;
+  const toggle = (set: ReadonlySet<string>, v: string, on: boolean) => {
+    const next = new Set(set);
+    if (on) next.add(v);
+    else next.delete(v);
+    return next;
+  };
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    if (n === 0 || fetching) return;
+    // In the order the lists show them.
+    const r = await launch({
+      input: {
+        traceIds: ready.filter((t) => traces.has(t.id)).map((t) => t.id),
+        simConfigs: usable.filter((c) => configs.has(c.name)).map((c) => c.name),
+        label: label.trim() || null,
+      },
+    });
+    if (r.data) navigate(sweepPath(r.data.launchSweep.id));
+  }
+  return (
+    <section aria-labelledby="newsweep-title">
+      <nav aria-label="Breadcrumb" className="crumbs">
+        <Link href="/runs">Runs</Link> / New sweep
+      </nav>
+      <div className="toolbar">
+        <h1 id="newsweep-title">New sweep</h1>
+      </div>
+      <form onSubmit={submit} aria-label="Launch a sweep">
+        <fieldset className="form-row" style={{ maxWidth: 760, border: 0, padding: 0 }}>
+          <legend>
+            Traces <span className="hint">— {traces.size} of {ready.length} ready traces</span>
+          </legend>
+          <label>
+            <input
+              type="checkbox"
+              checked={ready.length > 0 && traces.size === ready.length}
+              onChange={(e) => setTraces(e.target.checked ? new Set(ready.map((t) => t.id)) : new Set())}
+            />{" "}
+            All ready traces
+          </label>
+          {ready.length === 0 ? (
+            <p className="muted">No trace is ready.</p>
+          ) : (
+            <ul className="configs">
+              {ready.map((t) => (
+                <li key={t.id}>
+                  <label>
+                    <input type="checkbox" checked={traces.has(t.id)} onChange={(e) => setTraces(toggle(traces, t.id, e.target.checked))} />
+                    <span className="mono">{t.id}</span>
+                    <span className="hint">
+                      {t.model ?? ""} · {t.traceGpuArch} · {formatCount(t.kernelCount)} kernels
+                    </span>
+                  </label>
+                </li>
+              ))}
+            </ul>
+          )}
+        </fieldset>
+        <fieldset className="form-row" style={{ maxWidth: 760, border: 0, padding: 0 }}>
+          <legend>
+            Simulator configs <span className="hint">— {configs.size} of {usable.length}</span>
+          </legend>
+          {usable.length === 0 ? (
+            <p className="muted">The server has no usable Accel-Sim configs (CASCADE_SIM_CONFIGS_DIR).</p>
+          ) : (
+            <ul className="configs">
+              {usable.map((c) => (
+                <li key={c.name}>
+                  <label>
+                    <input type="checkbox" checked={configs.has(c.name)} onChange={(e) => setConfigs(toggle(configs, c.name, e.target.checked))} />
+                    <span className="mono">{c.name}</span>
+                    <span className="hint">
+                      cc {c.computeCapability || "?"}
+                      {c.coreClockMHz ? ` · ${c.coreClockMHz} MHz` : ""}
+                    </span>
+                  </label>
+                </li>
+              ))}
+            </ul>
+          )}
+        </fieldset>
+        <div className="form-row">
+          <label htmlFor="sweep-label">Label (optional)</label>
+          <input id="sweep-label" value={label} onChange={(e) => setLabel(e.target.value)} />
+        </div>
+        <p data-testid="sweep-size">
+          {traces.size} traces × {configs.size} configs = {formatCount(n)} runs
+        </p>
+        <button type="submit" className="primary" disabled={n === 0 || fetching}>
+          {fetching ? "Launching…" : "Launch sweep"}
+        </button>
+        {launchError && (
+          <p role="alert" className="error">
+            Could not launch: {launchError.graphQLErrors[0]?.message ?? launchError.message}
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,167 @@
+import { useEffect, useRef, useState } from "react";
+import { useMutation } from "urql";
+import { useLiveQuery } from "../api/useLiveQuery";
+import { useEvents } from "../api/useEvents";
+import { StateBadge } from "../components/StateBadge";
+import { formatTime } from "../format";
+import type { RunSummaryFragment, SweepQuery as SweepData } from "../gql/graphql";
+import { Link, tracePath, useTitle } from "../router";
+import { formatCorrelation, formatPct, mergeRun } from "../runs/compare";
+import { runPath } from "../runs/RunsScreen";
+import { CancelSweepMutation, SweepQuery, SweepUpdatedSubscription } from "./documents";
+import { sweepActive, type SweepProgress } from "./progress";
+import { SweepProgressBar } from "./SweepsList";
+
+const PAGE = 200;
+
+type Comparison = NonNullable<SweepData["sweep"]>["comparison"];
+
+/** A sweep live: its progress, its runs, and the comparison per config. */
+export function SweepPage({ id }: { id: string }) {
+  const [first, setFirst] = useState(PAGE);
+  const [{ data, error, fetching }, refetch] = useLiveQuery({ query: SweepQuery, variables: { id, first } });
+  const [progress, setProgress] = useState<SweepProgress | null>(null);
+  const [rows, setRows] = useState<RunSummaryFragment[]>([]);
+  const [comparison, setComparison] = useState<Comparison>([]);
+  const pending = useRef<number | null>(null);
+  useTitle(data?.sweep ? `Sweep ${data.sweep.label || data.sweep.id}` : "Sweep");
+  useEffect(() => {
+    if (!data?.sweep) return;
+    setProgress(data.sweep.progress);
+    setRows(data.sweep.runs.nodes);
+    setComparison(data.sweep.comparison);
+  }, [data]);
+  useEffect(() => () => {
+    if (pending.current != null) window.clearTimeout(pending.current);
+  }, []);
+  useEvents(SweepUpdatedSubscription, { id }, (d) => {
+    setProgress(d.sweepUpdated.sweep.progress);
+    const run = d.sweepUpdated.run;
+    if (!run) return;
+    setRows((r) => (r.some((x) => x.id === run.id) || r.length < first ? mergeRun(r, run, null) : r));
+    // A run that succeeded changes the comparison: fetch the sweep again once the burst
+    // settles.
+    if (run.state === "SUCCEEDED" && pending.current == null) {
+      pending.current = window.setTimeout(() => {
+        pending.current = null;
+        refetch({ requestPolicy: "network-only" });
+      }, 300);
+    }
+  });
+  if (error && !data) return <p role="alert" className="error">Could not load sweep {id}: {error.message}</p>;
+  if (!data) return <p aria-busy="true">Loading sweep…</p>;
+  const sweep = data.sweep;
+  if (!sweep) return <p>There is no sweep <code>{id}</code>. <Link href="/runs">All runs</Link></p>;
+  const p = progress ?? sweep.progress;
+  return (
+    <section aria-labelledby="sweep-title" className="sweep-page">
+      <nav aria-label="Breadcrumb" className="crumbs">
+        <Link href="/runs">Runs</Link> / <span>sweep {sweep.id}</span>
+      </nav>
+      <div className="toolbar">
+        <h1 id="sweep-title" className="mono">{sweep.label || sweep.id}</h1>
+        {sweepActive(p) && <CancelSweepButton id={sweep.id} />}
+      </div>
+      <dl className="facts">
+        <dt>Runs</dt>
+        <dd>
+          {sweep.runCount}: {sweep.traceIds.length} traces × {sweep.simConfigs.length} configs
+        </dd>
+        <dt>Configs</dt>
+        <dd className="mono">{sweep.simConfigs.join(", ")}</dd>
+        <dt>Executor</dt>
+        <dd>{sweep.executor}</dd>
+        <dt>Created</dt>
+        <dd>{formatTime(sweep.createdAt)}</dd>
+      </dl>
+      <SweepProgressBar progress={p} />
+      <h2>Comparison per config</h2>
+      <ComparisonTable rows={comparison} />
+      <h2>Runs</h2>
+      <table className="traces" aria-label="Sweep runs">
+        <thead>
+          <tr>
+            <th scope="col">State</th>
+            <th scope="col">Run</th>
+            <th scope="col">Trace</th>
+            <th scope="col">Config</th>
+            <th scope="col">Kernels</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.id} data-run-id={r.id} data-state={r.state}>
+              <td>
+                <StateBadge state={r.state} kind="run" />
+              </td>
+              <td>
+                <Link href={runPath(r.id)} className="trace-id">
+                  {r.id}
+                </Link>
+                {r.error && <div className="error-text" title={r.error}>{r.error}</div>}
+              </td>
+              <td>
+                <Link href={tracePath(r.trace.id)}>{r.trace.id}</Link>
+              </td>
+              <td className="mono">{r.simConfig.name}</td>
+              <td>
+                {r.progress.kernelsDone} / {r.progress.kernelsTotal}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {sweep.runs.pageInfo.hasNextPage && (
+        <button type="button" disabled={fetching} onClick={() => setFirst(first + PAGE)}>
+          {fetching ? "Loading…" : "Show more runs"}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function ComparisonTable({ rows }: { rows: Comparison }) {
+  if (rows.every((c) => c.succeeded === 0)) return <p className="muted">No run has succeeded yet.</p>;
+  return (
+    <table className="traces" aria-label="Sweep comparison">
+      <thead>
+        <tr>
+          <th scope="col">Config</th>
+          <th scope="col">Succeeded</th>
+          <th scope="col">Compared runs</th>
+          <th scope="col">Kernels</th>
+          <th scope="col">MAPE</th>
+          <th scope="col">Correlation</th>
+          <th scope="col">Step time error</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((c) => (
+          <tr key={c.simConfig} data-config={c.simConfig}>
+            <td className="mono">{c.simConfig}</td>
+            <td>
+              {c.succeeded} of {c.runs}
+            </td>
+            <td>{c.compared}</td>
+            <td>{c.kernelsCompared}</td>
+            <td data-testid={`mape-${c.simConfig}`}>{formatPct(c.mape, false)}</td>
+            <td data-testid={`correlation-${c.simConfig}`}>{formatCorrelation(c.correlation)}</td>
+            <td>{c.stepsCompared ? `${formatPct(c.stepMape, false)} over ${c.stepsCompared} steps` : "—"}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function CancelSweepButton({ id }: { id: string }) {
+  const [{ fetching, error }, cancel] = useMutation(CancelSweepMutation);
+  return (
+    <>
+      <button type="button" disabled={fetching} onClick={() => cancel({ id })}>
+        {fetching ? "Cancelling…" : "Cancel sweep"}
+      </button>
+      {error && <span role="alert" className="error">Cancel failed: {error.graphQLErrors[0]?.message ?? error.message}</span>}
+    </>
+  );
+}

@@ -1,0 +1,67 @@
+import { graphql } from "../gql";
+
+export const SweepSummaryFragment = graphql(`
+  fragment SweepSummary on Sweep {
+    id
+    label
+    runCount
+    executor
+    createdAt
+    simConfigs
+    traceIds
+    progress { total done queued running succeeded failed cancelled }
+  }
+`);
+
+export const SweepsQuery = graphql(`
+  query Sweeps($first: Int) {
+    sweeps(first: $first) {
+      pageInfo { hasNextPage }
+      nodes { ...SweepSummary }
+    }
+  }
+`);
+
+export const SweepQuery = graphql(`
+  query Sweep($id: ID!, $first: Int) {
+    sweep(id: $id) {
+      ...SweepSummary
+      comparison { simConfig runs succeeded compared kernelsCompared mape correlation stepsCompared stepMape }
+      runs(first: $first) {
+        totalCount
+        pageInfo { hasNextPage }
+        nodes { ...RunSummary }
+      }
+    }
+  }
+`);
+
+export const SweepUpdatedSubscription = graphql(`
+  subscription SweepUpdated($id: ID!) {
+    sweepUpdated(id: $id) {
+      sweep { id progress { total done queued running succeeded failed cancelled } }
+      run { ...RunSummary }
+    }
+  }
+`);
+
+export const NewSweepQuery = graphql(`
+  query NewSweep {
+    traces(state: READY, first: 1000) {
+      nodes { id model sample traceGpuArch kernelCount }
+    }
+    simConfigs { name computeCapability coreClockMHz error }
+  }
+`);
+
+export const LaunchSweepMutation = graphql(`
+  mutation LaunchSweep($input: LaunchSweepInput!) {
+    launchSweep(input: $input) { ...SweepSummary }
+  }
+`);
+
+export const CancelSweepMutation = graphql(`
+  mutation CancelSweep($id: ID!) {
+    cancelSweep(id: $id) { ...SweepSummary }
+  }
+`);
