@@ -24,7 +24,12 @@ generate:
 # fan-out to 1,000 websocket subscribers at 100 updates/s (latency, CPU per
 # delivery; add -cpuprofile to see where it goes). The Slurm executor's
 # polling with 3,600 queued runs: squeue calls a minute, ms per poll round
-# (it starts a one-node cluster with scripts/slurm.sh).
+# (it starts a one-node cluster with scripts/slurm.sh). A 3,600-run sweep
+# (300 traces × 12 configs): the time the transaction holds the database
+# writer (BenchmarkCreateSweep), and launchSweep's time, with Slurm the
+# time until every job is submitted, and the slowest concurrent query
+# (BenchmarkLaunchSweep); both on PostgreSQL too with
+# CASCADE_TEST_POSTGRES_DSN set.
 bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
 	uptime; go test ./graph -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
@@ -33,6 +38,8 @@ bench:
 	go test ./s3gw -run '^$$' -bench PutObject -benchtime 8x
 	scripts/bench-s3.sh
 	go test ./runs -run '^$$' -bench SlurmPoll3600 -benchtime 1x -timeout 60m -v
+	uptime; go test ./db -run '^$$' -bench CreateSweep -benchtime 10x
+	uptime; go test ./runs -run '^$$' -bench LaunchSweep -benchtime 1x -timeout 60m -v
 
 bench-large:
 	CASCADE_BENCH_LARGE=1 go test ./accelsim/posttraces -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m
