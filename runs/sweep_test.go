@@ -11,6 +11,7 @@ import (
 
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/internal/auth"
 	"github.com/cascade-sim/cascade/internal/testutil"
 	"github.com/cascade-sim/cascade/upload"
 )
@@ -393,5 +394,29 @@ func TestSlurmCancelSweep(t *testing.T) {
 		if strings.TrimSpace(out) != "" && !strings.Contains(out, "CANCELLED") {
 			t.Fatalf("run %s's job is still %q", x.ID, out)
 		}
+	}
+}
+
+// TestSweepMutationsNeedTheReadWriteToken: a read-only token may follow a
+// sweep but neither launch nor cancel one.
+func TestSweepMutationsNeedTheReadWriteToken(t *testing.T) {
+	t.Parallel()
+	const ro = "read-only-0123456789"
+	s := server(t, "ok", func(c *app.Config) {
+		c.Tokens = auth.Tokens{ReadWrite: "read-write-0123456789", ReadOnly: ro}
+	})
+	in := map[string]any{"in": map[string]any{"traceIds": []string{quickstartID}, "simConfigs": []string{simconfigtest.H100}}}
+	r := s.Post(t, ro, `mutation($in: LaunchSweepInput!) { launchSweep(input: $in) { id } }`, in)
+	if r.Status != 403 || len(r.Errors) != 1 || r.Errors[0].Code() != "FORBIDDEN" || !strings.Contains(r.Errors[0].Message, "launchSweep") {
+		t.Fatalf("launchSweep with the read-only token: %d %+v", r.Status, r.Errors)
+	}
+	sw := launchSweep(t, s, []string{quickstartID}, []string{simconfigtest.H100}, "")
+	r = s.Post(t, ro, `mutation($id: ID!) { cancelSweep(id: $id) { id } }`, map[string]any{"id": sw.ID})
+	if r.Status != 403 || len(r.Errors) != 1 || r.Errors[0].Code() != "FORBIDDEN" {
+		t.Fatalf("cancelSweep with the read-only token: %d %+v", r.Status, r.Errors)
+	}
+	r = s.Post(t, ro, `query($id: ID!) { sweep(id: $id) { runCount } }`, map[string]any{"id": sw.ID})
+	if r.Status != 200 || len(r.Errors) != 0 {
+		t.Fatalf("sweep with the read-only token: %d %+v", r.Status, r.Errors)
 	}
 }

@@ -39,13 +39,13 @@ export function SweepPage({ id }: { id: string }) {
     const run = d.sweepUpdated.run;
     if (!run) return;
     setRows((r) => (r.some((x) => x.id === run.id) || r.length < first ? mergeRun(r, run, null) : r));
-    // A run that succeeded changes the comparison: fetch the sweep again once the burst
-    // settles.
+    // A run that succeeded changes the comparison: fetch the sweep again, at most every 2 s
+    // (the server pools every succeeded run's kernels for it).
     if (run.state === "SUCCEEDED" && pending.current == null) {
       pending.current = window.setTimeout(() => {
         pending.current = null;
         refetch({ requestPolicy: "network-only" });
-      }, 300);
+      }, 2000);
     }
   });
   if (error && !data) return <p role="alert" className="error">Could not load sweep {id}: {error.message}</p>;
