@@ -34,6 +34,11 @@ type DB struct {
 	w, r    *gorm.DB // writer and reader; the same pool on PostgreSQL
 	dialect string   // "sqlite" or "postgres"
 	log     *slog.Logger
+
+	// The collector of retired kernel sets (kernels.go).
+	gcStop context.CancelFunc
+	gcKick chan struct{}
+	gcDone chan struct{}
 }
 
 // Config says which database to open.
@@ -106,6 +111,10 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		}
 		rdb.SetMaxIdleConns(0)
 		rdb.SetMaxIdleConns(readConns())
+	}
+	if err := d.startCollector(); err != nil {
+		d.Close()
+		return nil, err
 	}
 	return d, nil
 }
@@ -191,6 +200,7 @@ func (d *DB) Dialect() string { return d.dialect }
 // Close closes every connection. On SQLite it checkpoints the WAL first so
 // the database file alone is complete.
 func (d *DB) Close() error {
+	d.stopCollector()
 	var errs []error
 	if d.dialect == "sqlite" && d.w != nil {
 		if err := d.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error; err != nil {

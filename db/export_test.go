@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"testing"
 )
 
 // Explain returns the database's plan for query, a statement as logged at
@@ -39,4 +40,49 @@ func (d *DB) Explain(ctx context.Context, query string) (string, error) {
 		fmt.Fprintf(&b, "%s\n", vals[len(vals)-1])
 	}
 	return b.String(), rows.Err()
+}
+
+// RollBackTo6 undoes migration 7: kernels keyed by trace id again, no
+// kernel sets.
+func (d *DB) RollBackTo6(t *testing.T) {
+	t.Helper()
+	d.stopCollector()
+	m := d.w.Migrator()
+	if err := m.DropTable(&kernelV7{}, &kernelSetV7{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.DropColumn(&traceV7{}, "KernelSetID"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CreateTable(&kernelV1{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddColumn(&kernelV4{}, "DemangledName"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.w.Exec("DELETE FROM schema_migrations WHERE version >= 7").Error; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// InsertOldKernel inserts a kernel row as version 5 stored them.
+func (d *DB) InsertOldKernel(t *testing.T, traceID string, seq int, name string, insts int64) {
+	t.Helper()
+	err := d.w.Exec("INSERT INTO kernels (trace_id, seq, kernel_id, name, demangled_name, trace_file, grid_x, grid_y, grid_z, block_x, block_y, block_z, instructions) "+
+		"VALUES (?, ?, ?, ?, '', ?, 1, 1, 1, 32, 1, 1, ?)", traceID, seq, seq+1, name, fmt.Sprintf("kernel-%d.trace", seq+1), insts).Error
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// KernelRows counts the stored kernel rows of every set, and the sets.
+func (d *DB) KernelRows(t testing.TB) (rows, sets int64) {
+	t.Helper()
+	if err := d.w.Model(&kernelRow{}).Count(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := d.w.Model(&kernelSet{}).Count(&sets).Error; err != nil {
+		t.Fatal(err)
+	}
+	return rows, sets
 }

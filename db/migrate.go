@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -65,6 +66,7 @@ var migrations = []migration{
 		}
 		return tx.Migrator().CreateIndex(&runV6{}, "idx_runs_sweep_id")
 	}},
+	{7, "kernel sets", migrateKernelSets},
 }
 
 type schemaMigration struct {
@@ -307,4 +309,81 @@ func backfillDemangled(tx *gorm.DB) error {
 			return nil
 		}
 	}
+}
+
+// Schema snapshots, version 7.
+
+type traceV7 struct {
+	ID          string `gorm:"primaryKey"`
+	KernelSetID *int64
+}
+
+func (traceV7) TableName() string { return "traces" }
+
+type kernelSetV7 struct {
+	ID        int64  `gorm:"primaryKey;autoIncrement:false"`
+	State     string `gorm:"not null;index:idx_kernel_sets_state"`
+	N         int64  `gorm:"not null"`
+	CreatedAt time.Time
+}
+
+func (kernelSetV7) TableName() string { return "kernel_sets" }
+
+type kernelV7 struct {
+	SetID         int64 `gorm:"primaryKey;autoIncrement:false"`
+	Seq           int   `gorm:"primaryKey;autoIncrement:false"`
+	KernelID      int   `gorm:"not null"`
+	Context       *string
+	Name          string `gorm:"not null"`
+	DemangledName string `gorm:"not null;default:''"`
+	TraceFile     string `gorm:"not null"`
+	GridX         int    `gorm:"not null"`
+	GridY         int    `gorm:"not null"`
+	GridZ         int    `gorm:"not null"`
+	BlockX        int    `gorm:"not null"`
+	BlockY        int    `gorm:"not null"`
+	BlockZ        int    `gorm:"not null"`
+	Instructions  *int64
+}
+
+func (kernelV7) TableName() string { return "kernels" }
+
+// migrateKernelSets moves kernels from one list per trace, keyed by trace
+// id, to kernel sets: each trace's kernels become one set, numbered with
+// the trace's seq, that the trace's kernel_set_id points at. Kernels of no
+// trace, which no one could read, are dropped.
+func migrateKernelSets(tx *gorm.DB) error {
+	steps := []string{"ALTER TABLE kernels RENAME TO kernels_v6"}
+	if tx.Dialector.Name() == "postgres" {
+		// Index names are the schema's: free kernels_pkey for the new table.
+		steps = append(steps, "ALTER TABLE kernels_v6 RENAME CONSTRAINT kernels_pkey TO kernels_v6_pkey")
+	}
+	for _, s := range steps {
+		if err := tx.Exec(s).Error; err != nil {
+			return err
+		}
+	}
+	if err := tx.Migrator().CreateTable(&kernelSetV7{}, &kernelV7{}); err != nil {
+		return err
+	}
+	if err := tx.Migrator().AddColumn(&traceV7{}, "KernelSetID"); err != nil {
+		return err
+	}
+	cols := "kernel_id, context, name, demangled_name, trace_file, grid_x, grid_y, grid_z, block_x, block_y, block_z, instructions"
+	for _, s := range []struct {
+		sql  string
+		args []any
+	}{
+		{"INSERT INTO kernel_sets (id, state, n, created_at) SELECT t.seq, 'current', c.n, ? FROM traces t " +
+			"JOIN (SELECT trace_id, COUNT(*) AS n FROM kernels_v6 GROUP BY trace_id) c ON c.trace_id = t.id", []any{tx.NowFunc()}},
+		{"UPDATE traces SET kernel_set_id = seq WHERE id IN (SELECT trace_id FROM kernels_v6)", nil},
+		{"INSERT INTO kernels (set_id, seq, " + cols + ") SELECT t.seq, k.seq, k." +
+			strings.ReplaceAll(cols, ", ", ", k.") + " FROM kernels_v6 k JOIN traces t ON t.id = k.trace_id", nil},
+		{"DROP TABLE kernels_v6", nil},
+	} {
+		if err := tx.Exec(s.sql, s.args...).Error; err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -17,7 +17,11 @@ func TestMigration4FillsInDemangledNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := d.SaveTrace(ctx, &cascade.Trace{ID: "t", State: cascade.TraceReady, Prompts: []string{}}); err != nil {
+		t.Fatal(err)
+	}
 	// Back to version 3: no demangled_name column, kernels as they were.
+	d.RollBackTo6(t)
 	err = d.w.Exec("INSERT INTO kernels (trace_id, seq, kernel_id, name, trace_file, grid_x, grid_y, grid_z, block_x, block_y, block_z) VALUES " +
 		"('t', 0, 1, '_Z6vecAddPdS_S_i', 'kernel-1.trace', 1, 1, 1, 1, 1, 1), ('t', 1, 2, 'plain', 'kernel-2.trace', 1, 1, 1, 1, 1, 1)").Error
 	if err != nil {
@@ -54,6 +58,7 @@ func TestMigration5AddsSlurmJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.RollBackTo6(t)
 	for _, c := range []string{"SlurmJobID", "SlurmPartition", "SlurmNode", "SlurmState", "SlurmReason"} {
 		if err := d.w.Migrator().DropColumn(&runV5{}, c); err != nil {
 			t.Fatal(err)
@@ -92,6 +97,7 @@ func TestMigration6AddsSweeps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.RollBackTo6(t)
 	if err := d.w.Migrator().DropIndex(&runV6{}, "idx_runs_sweep_id"); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +122,7 @@ func TestMigration6AddsSweeps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if v, err := d.SchemaVersion(ctx); err != nil || v != 6 {
+	if v, err := d.SchemaVersion(ctx); err != nil || v != 7 {
 		t.Fatalf("schema version %d, %v", v, err)
 	}
 	r, err := d.Run(ctx, "r1")
@@ -140,7 +146,7 @@ func TestMigrationGap(t *testing.T) {
 	if err != nil || !ok || m.version != 3 {
 		t.Fatalf("next after a gap at 3: %d, %v, %v", m.version, ok, err)
 	}
-	if _, ok, err := nextMigration([]int{6, 5, 4, 3, 2, 1}); ok || err != nil {
+	if _, ok, err := nextMigration([]int{7, 6, 5, 4, 3, 2, 1}); ok || err != nil {
 		t.Fatalf("all applied: %v, %v", ok, err)
 	}
 	if _, _, err := nextMigration([]int{1, 99}); !errors.Is(err, ErrSchemaTooNew) {

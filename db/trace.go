@@ -196,12 +196,16 @@ func lockTraces(tx *gorm.DB) error {
 // package runs, which ends and removes them (DeleteRuns). Deleting a trace
 // that is not there is not an error.
 func (d *DB) DeleteTrace(ctx context.Context, id string) error {
-	return d.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.Where("trace_id = ?", id).Delete(&cascade.Kernel{}).Error; err != nil {
-			return err
+	err := d.write(ctx, func(tx *gorm.DB) error {
+		if err := dropKernels(tx, id); err != nil {
+			return fmt.Errorf("delete kernels of %s: %w", id, err)
 		}
 		return tx.Where("id = ?", id).Delete(&cascade.Trace{}).Error
 	})
+	if err == nil {
+		d.collectSoon()
+	}
+	return err
 }
 
 // MoveTrace gives the trace from, with its kernels and runs, the id to,
@@ -232,43 +236,14 @@ func (d *DB) MoveTrace(ctx context.Context, from, to string, fn func(t *cascade.
 		if err := tx.Model(&cascade.Trace{}).Where("id = ?", from).Update("id", to).Error; err != nil {
 			return fmt.Errorf("move trace %s to %s: %w", from, to, err)
 		}
-		for _, m := range []any{&cascade.Kernel{}, &cascade.Run{}} {
-			if err := tx.Model(m).Where("trace_id = ?", from).Update("trace_id", to).Error; err != nil {
-				return fmt.Errorf("move trace %s to %s: %w", from, to, err)
-			}
+		// Its kernel set goes with its row.
+		if err := tx.Model(&cascade.Run{}).Where("trace_id = ?", from).Update("trace_id", to).Error; err != nil {
+			return fmt.Errorf("move trace %s to %s: %w", from, to, err)
 		}
 		t.ID = to
 		return saveTrace(tx, &t)
 	})
 	return t, err
-}
-
-// Kernels returns a page of the kernels of the trace with the given id, in
-// the tracer's order; with a search text, only those whose mangled or
-// demangled name holds it, case-insensitively. It pages in the database: a
-// trace with a million kernels costs one page, and, without a search, its
-// count one index probe.
-func (d *DB) Kernels(ctx context.Context, traceID, search string, p Page) (PageOf[cascade.Kernel], error) {
-	q := d.read(ctx).Model(&cascade.Kernel{}).Where("trace_id = ?", traceID)
-	if search = strings.TrimSpace(search); search != "" {
-		like := "%" + escapeLike(strings.ToLower(search)) + "%"
-		q = q.Where("(LOWER(name) LIKE ? ESCAPE '\\' OR LOWER(demangled_name) LIKE ? ESCAPE '\\')", like, like)
-		return fetchPage[cascade.Kernel](q, p, false, nil)
-	}
-	return fetchPage[cascade.Kernel](q, p, false, func() (int64, error) { return d.kernelCount(ctx, traceID) })
-}
-
-// kernelCount is the number of kernels of a trace. Their seqs are 0 to n-1
-// (every replacement numbers them so), so n is the last seq + 1: one probe
-// of the primary key instead of a count of a million rows.
-func (d *DB) kernelCount(ctx context.Context, traceID string) (int64, error) {
-	var last []int64
-	err := d.read(ctx).Model(&cascade.Kernel{}).Where("trace_id = ?", traceID).
-		Order("seq DESC").Limit(1).Pluck("seq", &last).Error
-	if err != nil || len(last) == 0 {
-		return 0, err
-	}
-	return last[0] + 1, nil
 }
 
 // UpdateTrace reads the trace with the given id inside a write transaction,
@@ -287,7 +262,14 @@ func (d *DB) UpdateTrace(ctx context.Context, id string, fn func(t *cascade.Trac
 // it is ready again, and readers see the old trace with its kernels or the
 // new one without.
 func (d *DB) UpdateTraceAndKernels(ctx context.Context, id string, fn func(t *cascade.Trace, found bool) (dropKernels bool, err error)) (t cascade.Trace, saved bool, err error) {
+	dropped := false
+	defer func() {
+		if dropped && saved && err == nil {
+			d.collectSoon()
+		}
+	}()
 	err = d.write(ctx, func(tx *gorm.DB) error {
+		dropped = false
 		if err := lockTraces(tx); err != nil {
 			return err
 		}
@@ -303,9 +285,10 @@ func (d *DB) UpdateTraceAndKernels(ctx context.Context, id string, fn func(t *ca
 			return err
 		}
 		if drop {
-			if err := tx.Where("trace_id = ?", id).Delete(&cascade.Kernel{}).Error; err != nil {
+			if err := dropKernels(tx, id); err != nil {
 				return fmt.Errorf("delete kernels of %s: %w", id, err)
 			}
+			dropped = true
 		}
 		saved = true
 		return saveTrace(tx, &t)
@@ -314,49 +297,6 @@ func (d *DB) UpdateTraceAndKernels(ctx context.Context, id string, fn func(t *ca
 		return t, false, nil
 	}
 	return t, saved && err == nil, err
-}
-
-// ReplaceKernels replaces the kernels of the trace with the given id.
-func (d *DB) ReplaceKernels(ctx context.Context, traceID string, ks []cascade.Kernel) error {
-	return d.write(ctx, func(tx *gorm.DB) error { return replaceKernels(tx, traceID, ks) })
-}
-
-// ReplaceKernelsFrom replaces the kernels of the trace with those fill
-// adds, batch by batch, in one transaction: readers see the old list or the
-// new one, and the caller never holds the whole list.
-func (d *DB) ReplaceKernelsFrom(ctx context.Context, traceID string, fill func(add func([]cascade.Kernel) error) error) error {
-	return d.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.Where("trace_id = ?", traceID).Delete(&cascade.Kernel{}).Error; err != nil {
-			return fmt.Errorf("delete kernels of %s: %w", traceID, err)
-		}
-		seq := 0
-		return fill(func(ks []cascade.Kernel) error {
-			for i := range ks {
-				ks[i].TraceID, ks[i].Seq = traceID, seq
-				seq++
-			}
-			if err := tx.CreateInBatches(ks, 500).Error; err != nil {
-				return fmt.Errorf("insert kernels of %s: %w", traceID, err)
-			}
-			return nil
-		})
-	})
-}
-
-func replaceKernels(tx *gorm.DB, traceID string, ks []cascade.Kernel) error {
-	if err := tx.Where("trace_id = ?", traceID).Delete(&cascade.Kernel{}).Error; err != nil {
-		return fmt.Errorf("delete kernels of %s: %w", traceID, err)
-	}
-	for i := range ks {
-		ks[i].TraceID, ks[i].Seq = traceID, i
-	}
-	// Batches stay under SQLite's and PostgreSQL's bound-parameter limits.
-	if len(ks) > 0 {
-		if err := tx.CreateInBatches(ks, 500).Error; err != nil {
-			return fmt.Errorf("insert kernels of %s: %w", traceID, err)
-		}
-	}
-	return nil
 }
 
 // TraceBytes sums the bytes of traces still uploading or processing

@@ -1,0 +1,484 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"gorm.io/gorm"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// Kernels live in kernel sets. A trace's kernel list is the set its row
+// points at (traces.kernel_set_id); a new list is written into a new set
+// outside any long transaction, in chunks of short ones (SQLite) or COPYs
+// (PostgreSQL), and one short transaction points the trace at it. Readers
+// find the set and its rows in one statement, so they see the old list
+// whole until the swap and the new one whole after it. A set no trace
+// points at any more is retired and deleted in the background, a chunk
+// at a time, so no delete holds SQLite's writer for long either.
+//
+// A set is writing while its kernels go in, current once a trace points
+// at it, and retired when it is replaced, its trace deleted or its writer
+// failed. Sets still writing when the database opens were left by a
+// process that stopped mid-ingest, and are retired.
+const (
+	setWriting = "writing"
+	setCurrent = "current"
+	setRetired = "retired"
+)
+
+// Chunk sizes: the kernels one SQLite transaction inserts or deletes, so
+// another writer waits at most about one chunk's time (tens of ms), the
+// rows of one multi-row INSERT, and the rows of one PostgreSQL COPY.
+var (
+	sqliteChunk   = 8192
+	deleteChunk   = 8192
+	rowsPerInsert = 32
+	copyChunk     = 50000
+)
+
+type kernelSet struct {
+	ID        int64 `gorm:"primaryKey;autoIncrement:false"`
+	State     string
+	N         int64
+	CreatedAt time.Time
+}
+
+func (kernelSet) TableName() string { return "kernel_sets" }
+
+// kernelRow is a stored kernel: cascade.Kernel with its set for a trace.
+type kernelRow struct {
+	SetID         int64 `gorm:"primaryKey;autoIncrement:false"`
+	Seq           int   `gorm:"primaryKey;autoIncrement:false"`
+	KernelID      int
+	Context       *string
+	Name          string
+	DemangledName string
+	TraceFile     string
+	GridX         int
+	GridY         int
+	GridZ         int
+	BlockX        int
+	BlockY        int
+	BlockZ        int
+	Instructions  *int64
+}
+
+func (kernelRow) TableName() string { return "kernels" }
+
+const kernelColumns = "set_id, seq, kernel_id, context, name, demangled_name, trace_file, grid_x, grid_y, grid_z, block_x, block_y, block_z, instructions"
+
+var kernelColumnList = strings.Split(kernelColumns, ", ")
+
+func (r *kernelRow) kernel(traceID string) cascade.Kernel {
+	return cascade.Kernel{
+		TraceID: traceID, Seq: r.Seq, KernelID: r.KernelID, Context: r.Context, Name: r.Name,
+		DemangledName: r.DemangledName, TraceFile: r.TraceFile,
+		GridX: r.GridX, GridY: r.GridY, GridZ: r.GridZ, BlockX: r.BlockX, BlockY: r.BlockY, BlockZ: r.BlockZ,
+		Instructions: r.Instructions,
+	}
+}
+
+// appendArgs appends the row's columns, in kernelColumns order.
+func appendArgs(args []any, set int64, k *cascade.Kernel) []any {
+	var ctx, insts any
+	if k.Context != nil {
+		ctx = *k.Context
+	}
+	if k.Instructions != nil {
+		insts = *k.Instructions
+	}
+	return append(args, set, int64(k.Seq), int64(k.KernelID), ctx, k.Name, k.DemangledName, k.TraceFile,
+		int64(k.GridX), int64(k.GridY), int64(k.GridZ), int64(k.BlockX), int64(k.BlockY), int64(k.BlockZ), insts)
+}
+
+// currentSet is the subquery of the trace's current kernel set id.
+func (d *DB) currentSet(ctx context.Context, traceID string) *gorm.DB {
+	return d.read(ctx).Model(&cascade.Trace{}).Select("kernel_set_id").Where("id = ?", traceID)
+}
+
+// Kernels returns a page of the kernels of the trace with the given id, in
+// the tracer's order; with a search text, only those whose mangled or
+// demangled name holds it, case-insensitively. It pages in the database: a
+// trace with a million kernels costs one page, and, without a search, its
+// count one probe of the set's stored count.
+func (d *DB) Kernels(ctx context.Context, traceID, search string, p Page) (PageOf[cascade.Kernel], error) {
+	q := d.read(ctx).Model(&kernelRow{}).Where("set_id = (?)", d.currentSet(ctx, traceID))
+	var rows PageOf[kernelRow]
+	var err error
+	if search = strings.TrimSpace(search); search != "" {
+		like := "%" + escapeLike(strings.ToLower(search)) + "%"
+		q = q.Where("(LOWER(name) LIKE ? ESCAPE '\\' OR LOWER(demangled_name) LIKE ? ESCAPE '\\')", like, like)
+		rows, err = fetchPage[kernelRow](q, p, false, nil)
+	} else {
+		rows, err = fetchPage[kernelRow](q, p, false, func() (int64, error) { return d.kernelCount(ctx, traceID) })
+	}
+	page := PageOf[cascade.Kernel]{Total: rows.Total, HasNext: rows.HasNext, Items: make([]cascade.Kernel, len(rows.Items))}
+	for i := range rows.Items {
+		page.Items[i] = rows.Items[i].kernel(traceID)
+	}
+	return page, err
+}
+
+// kernelCount is the number of kernels of a trace, stored with its set.
+func (d *DB) kernelCount(ctx context.Context, traceID string) (int64, error) {
+	var n []int64
+	err := d.read(ctx).Model(&kernelSet{}).Where("id = (?)", d.currentSet(ctx, traceID)).Pluck("n", &n).Error
+	if err != nil || len(n) == 0 {
+		return 0, err
+	}
+	return n[0], nil
+}
+
+// ReplaceKernels replaces the kernels of the trace with the given id.
+func (d *DB) ReplaceKernels(ctx context.Context, traceID string, ks []cascade.Kernel) error {
+	return d.ReplaceKernelsFrom(ctx, traceID, func(add func([]cascade.Kernel) error) error {
+		if len(ks) == 0 {
+			return nil
+		}
+		return add(ks)
+	})
+}
+
+// ReplaceKernelsFrom replaces the kernels of the trace with those fill
+// adds, batch by batch (add may change the batch; fill may reuse it once
+// add returned). They go into a new kernel set in short transactions, and
+// the trace moves to it in one more: readers see the old list whole until
+// then, and other writers never wait for more than a chunk. An error of
+// fill or add leaves the trace's kernels as they were. A trace that is
+// gone by the end gets no kernels and no error.
+func (d *DB) ReplaceKernelsFrom(ctx context.Context, traceID string, fill func(add func([]cascade.Kernel) error) error) error {
+	set, err := d.newKernelSet(ctx)
+	if err != nil {
+		return fmt.Errorf("new kernel set for %s: %w", traceID, err)
+	}
+	w := &setWriter{d: d, set: set}
+	seq := 0
+	err = fill(func(ks []cascade.Kernel) error {
+		for i := range ks {
+			ks[i].TraceID, ks[i].Seq = traceID, seq
+			seq++
+		}
+		if err := w.add(ctx, ks); err != nil {
+			return fmt.Errorf("insert kernels of %s: %w", traceID, err)
+		}
+		return nil
+	})
+	if err == nil {
+		if err = w.flush(ctx); err != nil {
+			err = fmt.Errorf("insert kernels of %s: %w", traceID, err)
+		}
+	}
+	if err == nil {
+		err = d.swapKernelSet(ctx, traceID, set, seq)
+	}
+	if err != nil {
+		d.retireSet(context.WithoutCancel(ctx), set)
+		return err
+	}
+	return nil
+}
+
+// newKernelSet adds a set in state writing and returns its id.
+func (d *DB) newKernelSet(ctx context.Context) (int64, error) {
+	var id int64
+	err := d.write(ctx, func(tx *gorm.DB) error {
+		if err := lockTraces(tx); err != nil {
+			return err
+		}
+		if err := tx.Model(&kernelSet{}).Select("COALESCE(MAX(id), 0) + 1").Scan(&id).Error; err != nil {
+			return err
+		}
+		return tx.Create(&kernelSet{ID: id, State: setWriting, CreatedAt: tx.NowFunc()}).Error
+	})
+	return id, err
+}
+
+// swapKernelSet points the trace at set, which holds n kernels, and
+// retires the set it pointed at. A trace that is gone retires set.
+func (d *DB) swapKernelSet(ctx context.Context, traceID string, set int64, n int) error {
+	err := d.write(ctx, func(tx *gorm.DB) error {
+		if err := lockTraces(tx); err != nil {
+			return err
+		}
+		cur, found, err := traceSet(tx, traceID)
+		if err != nil {
+			return fmt.Errorf("load trace %s: %w", traceID, err)
+		}
+		if !found {
+			return tx.Model(&kernelSet{}).Where("id = ?", set).Update("state", setRetired).Error
+		}
+		res := tx.Model(&kernelSet{}).Where("id = ? AND state = ?", set, setWriting).
+			Updates(map[string]any{"state": setCurrent, "n": n})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected != 1 {
+			return fmt.Errorf("kernel set %d of %s was retired while it was written (another server started?)", set, traceID)
+		}
+		if err := retireCurrent(tx, cur); err != nil {
+			return err
+		}
+		return tx.Model(&cascade.Trace{}).Where("id = ?", traceID).UpdateColumn("kernel_set_id", set).Error
+	})
+	if err != nil {
+		return fmt.Errorf("swap in kernels of %s: %w", traceID, err)
+	}
+	d.collectSoon()
+	return nil
+}
+
+// traceSet returns the trace's kernel set, nil when it has none, and
+// whether there is such a trace.
+func traceSet(tx *gorm.DB, traceID string) (*int64, bool, error) {
+	var cur []sql.NullInt64
+	if err := tx.Model(&cascade.Trace{}).Where("id = ?", traceID).Pluck("kernel_set_id", &cur).Error; err != nil {
+		return nil, false, err
+	}
+	if len(cur) == 0 {
+		return nil, false, nil
+	}
+	if !cur[0].Valid {
+		return nil, true, nil
+	}
+	return &cur[0].Int64, true, nil
+}
+
+// retireCurrent retires the set a trace pointed at, if any; the caller
+// points the trace elsewhere in the same transaction.
+func retireCurrent(tx *gorm.DB, set *int64) error {
+	if set == nil {
+		return nil
+	}
+	return tx.Model(&kernelSet{}).Where("id = ?", *set).Update("state", setRetired).Error
+}
+
+// dropKernels leaves the trace without kernels, in tx.
+func dropKernels(tx *gorm.DB, traceID string) error {
+	cur, _, err := traceSet(tx, traceID)
+	if err != nil || cur == nil {
+		return err
+	}
+	if err := retireCurrent(tx, cur); err != nil {
+		return err
+	}
+	return tx.Model(&cascade.Trace{}).Where("id = ?", traceID).UpdateColumn("kernel_set_id", nil).Error
+}
+
+// retireSet retires a set whose writer gave up, logging a failure: the
+// next start retires it anyway.
+func (d *DB) retireSet(ctx context.Context, set int64) {
+	err := d.write(ctx, func(tx *gorm.DB) error {
+		return tx.Model(&kernelSet{}).Where("id = ? AND state = ?", set, setWriting).Update("state", setRetired).Error
+	})
+	if err != nil {
+		d.log.Error("retire kernel set", "set", set, "err", err)
+		return
+	}
+	d.collectSoon()
+}
+
+// A setWriter inserts the kernels of one set in chunks.
+type setWriter struct {
+	d    *DB
+	set  int64
+	args []any // a chunk's columns, kernelColumns per row
+	n    int   // rows in args
+}
+
+func (w *setWriter) add(ctx context.Context, ks []cascade.Kernel) error {
+	chunk := sqliteChunk
+	if w.d.dialect == "postgres" {
+		chunk = copyChunk
+	}
+	for i := range ks {
+		w.args = appendArgs(w.args, w.set, &ks[i])
+		w.n++
+		if w.n >= chunk {
+			if err := w.flush(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *setWriter) flush(ctx context.Context) error {
+	if w.n == 0 {
+		return nil
+	}
+	var err error
+	if w.d.dialect == "postgres" {
+		err = w.copy(ctx)
+	} else {
+		err = w.insert(ctx)
+	}
+	w.args, w.n = w.args[:0], 0
+	return err
+}
+
+// insert writes the chunk in one SQLite transaction through prepared
+// multi-row INSERTs. Few rows a statement: the driver matches each bound
+// argument to its parameter by a linear search, quadratic in a
+// statement's parameters.
+func (w *setWriter) insert(ctx context.Context) error {
+	sqlDB, err := w.d.w.DB()
+	if err != nil {
+		return err
+	}
+	tx, err := sqlDB.BeginTx(ctx, nil) // IMMEDIATE: see openSQLite
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	cols := len(kernelColumnList)
+	var stmt *sql.Stmt
+	for done := 0; done < w.n; {
+		rows := min(rowsPerInsert, w.n-done)
+		if stmt == nil || rows < rowsPerInsert {
+			if stmt != nil {
+				stmt.Close()
+			}
+			if stmt, err = tx.PrepareContext(ctx, insertSQL(rows)); err != nil {
+				return err
+			}
+		}
+		if _, err := stmt.ExecContext(ctx, w.args[done*cols:(done+rows)*cols]...); err != nil {
+			stmt.Close()
+			return err
+		}
+		done += rows
+	}
+	stmt.Close()
+	return tx.Commit()
+}
+
+func insertSQL(rows int) string {
+	row := "(?" + strings.Repeat(", ?", len(kernelColumnList)-1) + ")"
+	return "INSERT INTO kernels (" + kernelColumns + ") VALUES " + row + strings.Repeat(", "+row, rows-1)
+}
+
+// copy writes the chunk with one PostgreSQL COPY, a transaction of its own.
+func (w *setWriter) copy(ctx context.Context) error {
+	sqlDB, err := w.d.w.DB()
+	if err != nil {
+		return err
+	}
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("copy kernels: driver connection is %T, not pgx", dc)
+		}
+		cols := len(kernelColumnList)
+		src := &rowsSource{args: w.args, cols: cols, n: w.n, i: -1}
+		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{"kernels"}, kernelColumnList, src)
+		return err
+	})
+}
+
+// rowsSource hands a chunk's rows to CopyFrom.
+type rowsSource struct {
+	args    []any
+	cols, n int
+	i       int
+}
+
+func (s *rowsSource) Next() bool             { s.i++; return s.i < s.n }
+func (s *rowsSource) Values() ([]any, error) { return s.args[s.i*s.cols : (s.i+1)*s.cols], nil }
+func (s *rowsSource) Err() error             { return nil }
+
+// collectSoon wakes the collector of retired sets.
+func (d *DB) collectSoon() {
+	select {
+	case d.gcKick <- struct{}{}:
+	default:
+	}
+}
+
+// collector deletes retired kernel sets until stop is closed, whenever
+// collectSoon says there may be some.
+func (d *DB) collector(ctx context.Context) {
+	defer close(d.gcDone)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.gcKick:
+		}
+		if err := d.collect(ctx); err != nil && ctx.Err() == nil {
+			d.log.Error("delete retired kernel sets", "err", err)
+		}
+	}
+}
+
+// collect deletes every retired set, deleteChunk kernels a transaction.
+func (d *DB) collect(ctx context.Context) error {
+	for {
+		var sets []int64
+		if err := d.w.WithContext(ctx).Model(&kernelSet{}).Where("state = ?", setRetired).Limit(16).Pluck("id", &sets).Error; err != nil {
+			return err
+		}
+		if len(sets) == 0 {
+			return nil
+		}
+		for _, set := range sets {
+			for {
+				var deleted int64
+				err := d.write(ctx, func(tx *gorm.DB) error {
+					res := tx.Exec("DELETE FROM kernels WHERE set_id = ? AND seq < "+
+						"(SELECT MIN(seq) FROM kernels WHERE set_id = ?) + ?", set, set, deleteChunk)
+					deleted = res.RowsAffected
+					return res.Error
+				})
+				if err != nil {
+					return err
+				}
+				if deleted == 0 {
+					break
+				}
+			}
+			err := d.write(ctx, func(tx *gorm.DB) error {
+				return tx.Where("id = ? AND state = ?", set, setRetired).Delete(&kernelSet{}).Error
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// startCollector retires the sets a stopped process left writing and
+// starts deleting retired sets.
+func (d *DB) startCollector() error {
+	err := d.write(context.Background(), func(tx *gorm.DB) error {
+		return tx.Model(&kernelSet{}).Where("state = ?", setWriting).Update("state", setRetired).Error
+	})
+	if err != nil {
+		return fmt.Errorf("retire unfinished kernel sets: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d.gcStop, d.gcKick, d.gcDone = cancel, make(chan struct{}, 1), make(chan struct{})
+	go d.collector(ctx)
+	d.collectSoon()
+	return nil
+}
+
+// stopCollector stops the collector and waits for it.
+func (d *DB) stopCollector() {
+	if d.gcStop == nil {
+		return
+	}
+	d.gcStop()
+	<-d.gcDone
+}
