@@ -3,8 +3,10 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,9 +39,9 @@ const (
 // another writer waits at most about one chunk's time (tens of ms), the
 // rows of one multi-row INSERT, and the rows of one PostgreSQL COPY.
 var (
-	sqliteChunk   = 8192
+	sqliteChunk   = 4096
 	deleteChunk   = 8192
-	rowsPerInsert = 32
+	rowsPerInsert = 64
 	copyChunk     = 50000
 )
 
@@ -165,15 +167,10 @@ func (d *DB) ReplaceKernelsFrom(ctx context.Context, traceID string, fill func(a
 			ks[i].TraceID, ks[i].Seq = traceID, seq
 			seq++
 		}
-		if err := w.add(ctx, ks); err != nil {
-			return fmt.Errorf("insert kernels of %s: %w", traceID, err)
-		}
-		return nil
+		return w.add(ctx, ks)
 	})
-	if err == nil {
-		if err = w.flush(ctx); err != nil {
-			err = fmt.Errorf("insert kernels of %s: %w", traceID, err)
-		}
+	if werr := w.finish(ctx, err == nil); werr != nil {
+		err = fmt.Errorf("insert kernels of %s: %w", traceID, werr)
 	}
 	if err == nil {
 		err = d.swapKernelSet(ctx, traceID, set, seq)
@@ -284,24 +281,34 @@ func (d *DB) retireSet(ctx context.Context, set int64) {
 	d.collectSoon()
 }
 
-// A setWriter inserts the kernels of one set in chunks.
+// A setWriter inserts the kernels of one set in chunks, in a goroutine
+// of its own: the next chunk is read and parsed while the last one is
+// written.
 type setWriter struct {
 	d    *DB
 	set  int64
-	args []any // a chunk's columns, kernelColumns per row
+	args []any // the chunk being filled: kernelColumns per row
 	n    int   // rows in args
+
+	chunks chan []any  // full chunks to the writing goroutine
+	free   chan []any  // written chunks' memory, to reuse
+	done   chan error  // the goroutine's first error, once chunks closed
+	failed atomic.Bool // the goroutine failed: stop adding
+}
+
+func (w *setWriter) chunkRows() int {
+	if w.d.dialect == "postgres" {
+		return copyChunk
+	}
+	return sqliteChunk
 }
 
 func (w *setWriter) add(ctx context.Context, ks []cascade.Kernel) error {
-	chunk := sqliteChunk
-	if w.d.dialect == "postgres" {
-		chunk = copyChunk
-	}
 	for i := range ks {
 		w.args = appendArgs(w.args, w.set, &ks[i])
 		w.n++
-		if w.n >= chunk {
-			if err := w.flush(ctx); err != nil {
+		if w.n >= w.chunkRows() {
+			if err := w.send(ctx); err != nil {
 				return err
 			}
 		}
@@ -309,54 +316,117 @@ func (w *setWriter) add(ctx context.Context, ks []cascade.Kernel) error {
 	return nil
 }
 
-func (w *setWriter) flush(ctx context.Context) error {
-	if w.n == 0 {
-		return nil
+// send hands the chunk filled so far to the writing goroutine, started
+// on the first chunk.
+func (w *setWriter) send(ctx context.Context) error {
+	if w.chunks == nil {
+		w.chunks, w.free, w.done = make(chan []any, 1), make(chan []any, 2), make(chan error, 1)
+		go func() {
+			var err error
+			for c := range w.chunks {
+				if err == nil {
+					if err = w.write(ctx, c); err != nil {
+						w.failed.Store(true)
+					}
+				}
+				select {
+				case w.free <- c[:0]:
+				default:
+				}
+			}
+			w.done <- err
+		}()
 	}
-	var err error
-	if w.d.dialect == "postgres" {
-		err = w.copy(ctx)
-	} else {
-		err = w.insert(ctx)
+	if w.failed.Load() {
+		return errors.New("the writer failed") // finish says why
 	}
-	w.args, w.n = w.args[:0], 0
-	return err
+	w.chunks <- w.args
+	select {
+	case w.args = <-w.free:
+	default:
+		w.args = make([]any, 0, cap(w.args))
+	}
+	w.n = 0
+	return nil
 }
 
-// insert writes the chunk in one SQLite transaction through prepared
-// multi-row INSERTs. Few rows a statement: the driver matches each bound
-// argument to its parameter by a linear search, quadratic in a
-// statement's parameters.
-func (w *setWriter) insert(ctx context.Context) error {
+// finish writes what is left, when ok, and waits for the writes: their
+// first error.
+func (w *setWriter) finish(ctx context.Context, ok bool) error {
+	if ok && w.n > 0 {
+		if err := w.send(ctx); err != nil && w.chunks == nil {
+			return err
+		}
+	}
+	if w.chunks == nil {
+		return nil
+	}
+	close(w.chunks)
+	return <-w.done
+}
+
+// write writes one chunk in a transaction of its own.
+func (w *setWriter) write(ctx context.Context, args []any) error {
+	if w.d.dialect == "postgres" {
+		return w.copy(ctx, args)
+	}
+	return w.insert(ctx, args)
+}
+
+// insert writes the chunk in one SQLite transaction, through the
+// driver's SQLite handle (sqlitebulk.go) when it can, else through
+// database/sql.
+func (w *setWriter) insert(ctx context.Context, args []any) (err error) {
 	sqlDB, err := w.d.w.DB()
 	if err != nil {
 		return err
 	}
-	tx, err := sqlDB.BeginTx(ctx, nil) // IMMEDIATE: see openSQLite
+	conn, err := sqlDB.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	cols := len(kernelColumnList)
-	var stmt *sql.Stmt
-	for done := 0; done < w.n; {
-		rows := min(rowsPerInsert, w.n-done)
-		if stmt == nil || rows < rowsPerInsert {
-			if stmt != nil {
-				stmt.Close()
-			}
-			if stmt, err = tx.PrepareContext(ctx, insertSQL(rows)); err != nil {
-				return err
-			}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 		}
-		if _, err := stmt.ExecContext(ctx, w.args[done*cols:(done+rows)*cols]...); err != nil {
-			stmt.Close()
+	}()
+	err = conn.Raw(func(dc any) error {
+		r, err := rawSQLiteOf(dc)
+		if err != nil {
 			return err
 		}
-		done += rows
+		b := &sqliteBulk{r: r, sql: insertSQL, cols: len(kernelColumnList), perStmt: rowsPerInsert}
+		defer b.close()
+		return b.insert(args)
+	})
+	if errors.Is(err, errNoRawSQLite) {
+		err = insertRows(ctx, conn, args)
 	}
-	stmt.Close()
-	return tx.Commit()
+	if err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, "COMMIT")
+	return err
+}
+
+// insertRows inserts through database/sql, a few rows a statement: the
+// driver matches each argument to its parameter by a linear search,
+// quadratic in a statement's parameters.
+func insertRows(ctx context.Context, conn *sql.Conn, args []any) error {
+	const perStmt = 8
+	cols := len(kernelColumnList)
+	for done := 0; done < len(args); {
+		rows := min(perStmt, (len(args)-done)/cols)
+		if _, err := conn.ExecContext(ctx, insertSQL(rows), args[done:done+rows*cols]...); err != nil {
+			return err
+		}
+		done += rows * cols
+	}
+	return nil
 }
 
 func insertSQL(rows int) string {
@@ -365,7 +435,7 @@ func insertSQL(rows int) string {
 }
 
 // copy writes the chunk with one PostgreSQL COPY, a transaction of its own.
-func (w *setWriter) copy(ctx context.Context) error {
+func (w *setWriter) copy(ctx context.Context, args []any) error {
 	sqlDB, err := w.d.w.DB()
 	if err != nil {
 		return err
@@ -381,7 +451,7 @@ func (w *setWriter) copy(ctx context.Context) error {
 			return fmt.Errorf("copy kernels: driver connection is %T, not pgx", dc)
 		}
 		cols := len(kernelColumnList)
-		src := &rowsSource{args: w.args, cols: cols, n: w.n, i: -1}
+		src := &rowsSource{args: args, cols: cols, n: len(args) / cols, i: -1}
 		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{"kernels"}, kernelColumnList, src)
 		return err
 	})

@@ -363,7 +363,21 @@ func migrateKernelSets(tx *gorm.DB) error {
 			return err
 		}
 	}
-	if err := tx.Migrator().CreateTable(&kernelSetV7{}, &kernelV7{}); err != nil {
+	if err := tx.Migrator().CreateTable(&kernelSetV7{}); err != nil {
+		return err
+	}
+	if tx.Dialector.Name() == "sqlite" {
+		// WITHOUT ROWID: the rows live in the primary key's b-tree, one
+		// insert a kernel instead of a row and an index entry.
+		err := tx.Exec("CREATE TABLE kernels (set_id integer NOT NULL, seq integer NOT NULL, kernel_id integer NOT NULL, " +
+			"context text, name text NOT NULL, demangled_name text NOT NULL DEFAULT '', trace_file text NOT NULL, " +
+			"grid_x integer NOT NULL, grid_y integer NOT NULL, grid_z integer NOT NULL, " +
+			"block_x integer NOT NULL, block_y integer NOT NULL, block_z integer NOT NULL, instructions integer, " +
+			"PRIMARY KEY (set_id, seq)) WITHOUT ROWID").Error
+		if err != nil {
+			return err
+		}
+	} else if err := tx.Migrator().CreateTable(&kernelV7{}); err != nil {
 		return err
 	}
 	if err := tx.Migrator().AddColumn(&traceV7{}, "KernelSetID"); err != nil {

@@ -135,6 +135,7 @@ func (t *Tree) EachKernels(w *Warnings, n int, fn func([]cascade.Kernel) error) 
 		batch = batch[:0]
 		return err
 	}
+	names := demangler{}
 	for _, rel := range t.StatsFiles() {
 		var ctx *string
 		if c, ok := strings.CutPrefix(path.Base(rel), "stats_ctx_"); ok {
@@ -144,7 +145,7 @@ func (t *Tree) EachKernels(w *Warnings, n int, fn func([]cascade.Kernel) error) 
 		if err != nil {
 			return err
 		}
-		err = readStats(f, rel, ctx, emit, w)
+		err = readStats(f, rel, ctx, names, emit, w)
 		f.Close()
 		if err != nil {
 			return err
@@ -156,7 +157,7 @@ func (t *Tree) EachKernels(w *Warnings, n int, fn func([]cascade.Kernel) error) 
 	return nil
 }
 
-func readStats(r io.Reader, rel string, ctx *string, emit func(cascade.Kernel) error, w *Warnings) error {
+func readStats(r io.Reader, rel string, ctx *string, names demangler, emit func(cascade.Kernel) error, w *Warnings) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20) // mangled names can be long
 	line := 0
@@ -173,7 +174,7 @@ func readStats(r io.Reader, rel string, ctx *string, emit func(cascade.Kernel) e
 		if line == 1 && cols[0] == statsColumns[0] {
 			continue // the header
 		}
-		k, err := parseStatsRow(cols, ctx)
+		k, err := parseStatsRow(cols, ctx, names)
 		if err != nil {
 			w.Addf("%s:%d: %v", rel, line, err)
 			continue
@@ -188,7 +189,7 @@ func readStats(r io.Reader, rel string, ctx *string, emit func(cascade.Kernel) e
 	return nil
 }
 
-func parseStatsRow(cols []string, ctx *string) (cascade.Kernel, error) {
+func parseStatsRow(cols []string, ctx *string, names demangler) (cascade.Kernel, error) {
 	k := cascade.Kernel{Context: ctx}
 	if len(cols) != len(statsColumns) {
 		return k, fmt.Errorf("want %d columns, got %d", len(statsColumns), len(cols))
@@ -209,7 +210,7 @@ func parseStatsRow(cols []string, ctx *string) (cascade.Kernel, error) {
 	if k.Name = cols[1]; k.Name == "" {
 		return k, errors.New("kernel mangled name: empty")
 	}
-	k.DemangledName, _ = kernelname.Demangle(k.Name)
+	k.Name, k.DemangledName = names.demangle(k.Name)
 	for i, dst := range []*int{&k.GridX, &k.GridY, &k.GridZ, nil, &k.BlockX, &k.BlockY, &k.BlockZ} {
 		if dst == nil {
 			continue
@@ -228,6 +229,26 @@ func parseStatsRow(cols []string, ctx *string) (cascade.Kernel, error) {
 	}
 	k.Instructions = cascade.Ptr(int64(uint32(insts)))
 	return k, nil
+}
+
+// demangler demangles kernel names, each distinct one once: a trace
+// launches the same few hundred kernels again and again. It hands out one
+// copy of each name, so a batch of kernels shares their strings.
+type demangler map[string][2]string
+
+// maxNames bounds a demangler's memory on a trace of all-distinct names.
+const maxNames = 1 << 16
+
+func (d demangler) demangle(name string) (string, string) {
+	if n, ok := d[name]; ok {
+		return n[0], n[1]
+	}
+	full, _ := kernelname.Demangle(name)
+	if d != nil && len(d) < maxNames {
+		name = strings.Clone(name)
+		d[name] = [2]string{name, full}
+	}
+	return name, full
 }
 
 // CountKernelLines counts the kernel lines (lines starting with "kernel")
