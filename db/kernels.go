@@ -156,30 +156,92 @@ func (d *DB) ReplaceKernels(ctx context.Context, traceID string, ks []cascade.Ke
 // fill or add leaves the trace's kernels as they were. A trace that is
 // gone by the end gets no kernels and no error.
 func (d *DB) ReplaceKernelsFrom(ctx context.Context, traceID string, fill func(add func([]cascade.Kernel) error) error) error {
-	set, err := d.newKernelSet(ctx)
-	if err != nil {
-		return fmt.Errorf("new kernel set for %s: %w", traceID, err)
-	}
-	w := &setWriter{d: d, set: set}
+	w := &setWriter{d: d}
 	seq := 0
-	err = fill(func(ks []cascade.Kernel) error {
+	err := fill(func(ks []cascade.Kernel) error {
 		for i := range ks {
 			ks[i].TraceID, ks[i].Seq = traceID, seq
 			seq++
 		}
 		return w.add(ctx, ks)
 	})
+	if err == nil && w.chunks == nil {
+		// Less than a chunk: one transaction does it all.
+		return d.replaceSmall(ctx, traceID, w.args, w.n)
+	}
 	if werr := w.finish(ctx, err == nil); werr != nil {
 		err = fmt.Errorf("insert kernels of %s: %w", traceID, werr)
 	}
 	if err == nil {
-		err = d.swapKernelSet(ctx, traceID, set, seq)
+		err = d.swapKernelSet(ctx, traceID, w.set, seq)
 	}
 	if err != nil {
-		d.retireSet(context.WithoutCancel(ctx), set)
+		if w.set != 0 {
+			d.retireSet(context.WithoutCancel(ctx), w.set)
+		}
 		return err
 	}
 	return nil
+}
+
+// replaceSmall gives the trace a new set of the n kernels in args, in one
+// transaction; none, when n is 0.
+func (d *DB) replaceSmall(ctx context.Context, traceID string, args []any, n int) error {
+	err := d.write(ctx, func(tx *gorm.DB) error {
+		if err := lockTraces(tx); err != nil {
+			return err
+		}
+		cur, found, err := traceSet(tx, traceID)
+		if err != nil || !found {
+			return err
+		}
+		if err := retireCurrent(tx, cur); err != nil {
+			return err
+		}
+		var set any // NULL: no kernels
+		if n > 0 {
+			id, err := nextSetID(tx)
+			if err != nil {
+				return err
+			}
+			if err := tx.Create(&kernelSet{ID: id, State: setCurrent, N: int64(n), CreatedAt: tx.NowFunc()}).Error; err != nil {
+				return err
+			}
+			cols := len(kernelColumnList)
+			setColumn(args[:n*cols], id)
+			perStmt := 8 // see insertRows
+			if d.dialect == "postgres" {
+				perStmt = 1000
+			}
+			for done := 0; done < n; {
+				rows := min(perStmt, n-done)
+				if err := tx.Exec(insertSQL(rows), args[done*cols:(done+rows)*cols]...).Error; err != nil {
+					return err
+				}
+				done += rows
+			}
+			set = id
+		}
+		return tx.Model(&cascade.Trace{}).Where("id = ?", traceID).UpdateColumn("kernel_set_id", set).Error
+	})
+	if err != nil {
+		return fmt.Errorf("replace kernels of %s: %w", traceID, err)
+	}
+	d.collectSoon()
+	return nil
+}
+
+// setColumn sets the set_id of every row in args.
+func setColumn(args []any, set int64) {
+	for i := 0; i < len(args); i += len(kernelColumnList) {
+		args[i] = set
+	}
+}
+
+func nextSetID(tx *gorm.DB) (int64, error) {
+	var id int64
+	err := tx.Model(&kernelSet{}).Select("COALESCE(MAX(id), 0) + 1").Scan(&id).Error
+	return id, err
 }
 
 // newKernelSet adds a set in state writing and returns its id.
@@ -189,7 +251,8 @@ func (d *DB) newKernelSet(ctx context.Context) (int64, error) {
 		if err := lockTraces(tx); err != nil {
 			return err
 		}
-		if err := tx.Model(&kernelSet{}).Select("COALESCE(MAX(id), 0) + 1").Scan(&id).Error; err != nil {
+		var err error
+		if id, err = nextSetID(tx); err != nil {
 			return err
 		}
 		return tx.Create(&kernelSet{ID: id, State: setWriting, CreatedAt: tx.NowFunc()}).Error
@@ -320,6 +383,11 @@ func (w *setWriter) add(ctx context.Context, ks []cascade.Kernel) error {
 // on the first chunk.
 func (w *setWriter) send(ctx context.Context) error {
 	if w.chunks == nil {
+		set, err := w.d.newKernelSet(ctx)
+		if err != nil {
+			return fmt.Errorf("new kernel set: %w", err)
+		}
+		w.set = set
 		w.chunks, w.free, w.done = make(chan []any, 1), make(chan []any, 2), make(chan error, 1)
 		go func() {
 			var err error
@@ -340,6 +408,7 @@ func (w *setWriter) send(ctx context.Context) error {
 	if w.failed.Load() {
 		return errors.New("the writer failed") // finish says why
 	}
+	setColumn(w.args, w.set)
 	w.chunks <- w.args
 	select {
 	case w.args = <-w.free:
@@ -355,7 +424,7 @@ func (w *setWriter) send(ctx context.Context) error {
 func (w *setWriter) finish(ctx context.Context, ok bool) error {
 	if ok && w.n > 0 {
 		if err := w.send(ctx); err != nil && w.chunks == nil {
-			return err
+			return err // no set
 		}
 	}
 	if w.chunks == nil {

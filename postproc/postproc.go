@@ -361,7 +361,7 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string) {
 		var err error
 		if count, err = tracedir.CountKernelLines(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))); err != nil {
 			msg = fmt.Sprintf("%s: %v", tracedir.KernelsListG, err)
-		} else if tree, err = tracedir.Walk(dir); err != nil {
+		} else if tree, err = tracedir.StatsTree(dir); err != nil {
 			msg = err.Error()
 		}
 	}

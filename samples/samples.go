@@ -104,9 +104,6 @@ func Seed(ctx context.Context, store Store, dir string) (cascade.Trace, error) {
 	if err != nil {
 		return cascade.Trace{}, fmt.Errorf("sample trace: %w", err)
 	}
-	if err := store.ReplaceKernels(ctx, id, kernels); err != nil {
-		return cascade.Trace{}, err
-	}
 	t, _, err := store.UpdateTrace(ctx, id, func(t *cascade.Trace, _ bool) error {
 		*t = cascade.Trace{
 			ID: id, Seq: t.Seq, CreatedAt: t.CreatedAt,
@@ -124,5 +121,13 @@ func Seed(ctx context.Context, store Store, dir string) (cascade.Trace, error) {
 		}
 		return nil
 	})
-	return t, err
+	if err != nil {
+		return t, err
+	}
+	// After the row: kernels go to a trace that exists. The server serves
+	// nothing until the seed is done.
+	if err := store.ReplaceKernels(ctx, id, kernels); err != nil {
+		return cascade.Trace{}, err
+	}
+	return t, nil
 }

@@ -23,6 +23,14 @@ type sight struct {
 	// went between the walk and the read (the next walk sees why).
 	meta       []byte
 	realTiming bool
+	// parsed is meta parsed, when see read it: inspect parses it only
+	// when not.
+	parsed *parsedMeta
+}
+
+type parsedMeta struct {
+	meta tracedir.Metadata
+	err  error
 }
 
 // see reads what a walk's decision needs beyond the tree.
@@ -32,7 +40,9 @@ func see(tree *tracedir.Tree) sight {
 	if tree.Has(tracedir.MetadataFile) {
 		if b, err := os.ReadFile(filepath.Join(tree.Root, tracedir.MetadataFile)); err == nil {
 			s.meta = append(make([]byte, 0, len(b)), b...)
-			meta, _ = tracedir.ParseMetadata(b)
+			var err error
+			meta, err = tracedir.ParseMetadata(b)
+			s.parsed = &parsedMeta{meta, err}
 		}
 	}
 	s.realTiming = tree.HasRealTiming(meta)
@@ -109,7 +119,12 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 	if l.hasMeta {
 		sum := sha256.Sum256(saw.meta)
 		l.metaSum = hex.EncodeToString(sum[:])
-		if meta, metaErr = tracedir.ParseMetadata(saw.meta); metaErr == nil {
+		if saw.parsed != nil {
+			meta, metaErr = saw.parsed.meta, saw.parsed.err
+		} else {
+			meta, metaErr = tracedir.ParseMetadata(saw.meta)
+		}
+		if metaErr == nil {
 			l.meta = &meta
 			l.metaFailed = failedText(meta)
 		}

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
@@ -77,6 +79,30 @@ func (t *Tree) StatsFiles() []string {
 		files = append(files, TracesDir+"/stats.csv")
 	}
 	return files
+}
+
+// StatsTree is the tree of the trace at root as far as EachKernels and
+// ReadKernels need it: the stats files in its traces folder, by name
+// only (no size or time), without a stat of each of its files.
+func StatsTree(root string) (*Tree, error) {
+	t := &Tree{Root: root, Files: map[string]File{}, Dirs: map[string]time.Time{}}
+	des, err := os.ReadDir(filepath.Join(root, TracesDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return t, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("list %s: %w", filepath.Join(root, TracesDir), err)
+	}
+	for _, de := range des {
+		name := de.Name()
+		if name != "stats.csv" && !strings.HasPrefix(name, "stats_ctx_") {
+			continue
+		}
+		if de.Type().IsRegular() || de.Type()&fs.ModeSymlink != 0 {
+			rel := TracesDir + "/" + name
+			t.Files[rel] = File{Path: rel, Link: de.Type()&fs.ModeSymlink != 0}
+		}
+	}
+	return t, nil
 }
 
 var statsColumns = []string{"kernel id", "kernel mangled name", "grid_dimX", "grid_dimY", "grid_dimZ", "#blocks", "block_dimX", "block_dimY", "block_dimZ", "#threads", "total_insts", "total_reported_insts"}
