@@ -187,42 +187,43 @@ func (d *DB) ReplaceKernelsFrom(ctx context.Context, traceID string, fill func(a
 // replaceSmall gives the trace a new set of the n kernels in args, in one
 // transaction; none, when n is 0.
 func (d *DB) replaceSmall(ctx context.Context, traceID string, args []any, n int) error {
-	err := d.write(ctx, func(tx *gorm.DB) error {
-		if err := lockTraces(tx); err != nil {
+	err := d.rawTx(ctx, func(conn *sql.Conn) error {
+		if d.dialect == "postgres" {
+			if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7412)"); err != nil { // lockTraces
+				return err
+			}
+		}
+		var cur sql.NullInt64
+		err := conn.QueryRowContext(ctx, d.sql("SELECT kernel_set_id FROM traces WHERE id = ?"), traceID).Scan(&cur)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		} else if err != nil {
 			return err
 		}
-		cur, found, err := traceSet(tx, traceID)
-		if err != nil || !found {
-			return err
-		}
-		if err := retireCurrent(tx, cur); err != nil {
-			return err
+		if cur.Valid {
+			if _, err := conn.ExecContext(ctx, d.sql("UPDATE kernel_sets SET state = ? WHERE id = ?"), setRetired, cur.Int64); err != nil {
+				return err
+			}
 		}
 		var set any // NULL: no kernels
 		if n > 0 {
-			id, err := nextSetID(tx)
+			var id int64
+			if err := conn.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) + 1 FROM kernel_sets").Scan(&id); err != nil {
+				return err
+			}
+			_, err := conn.ExecContext(ctx, d.sql("INSERT INTO kernel_sets (id, state, n, created_at) VALUES (?, ?, ?, ?)"),
+				id, setCurrent, n, time.Now().UTC())
 			if err != nil {
 				return err
 			}
-			if err := tx.Create(&kernelSet{ID: id, State: setCurrent, N: int64(n), CreatedAt: tx.NowFunc()}).Error; err != nil {
+			setColumn(args[:n*len(kernelColumnList)], id)
+			if err := d.insertKernels(ctx, conn, args[:n*len(kernelColumnList)]); err != nil {
 				return err
-			}
-			cols := len(kernelColumnList)
-			setColumn(args[:n*cols], id)
-			perStmt := 8 // see insertRows
-			if d.dialect == "postgres" {
-				perStmt = 1000
-			}
-			for done := 0; done < n; {
-				rows := min(perStmt, n-done)
-				if err := tx.Exec(insertSQL(rows), args[done*cols:(done+rows)*cols]...).Error; err != nil {
-					return err
-				}
-				done += rows
 			}
 			set = id
 		}
-		return tx.Model(&cascade.Trace{}).Where("id = ?", traceID).UpdateColumn("kernel_set_id", set).Error
+		_, err = conn.ExecContext(ctx, d.sql("UPDATE traces SET kernel_set_id = ? WHERE id = ?"), set, traceID)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("replace kernels of %s: %w", traceID, err)
@@ -436,17 +437,13 @@ func (w *setWriter) finish(ctx context.Context, ok bool) error {
 
 // write writes one chunk in a transaction of its own.
 func (w *setWriter) write(ctx context.Context, args []any) error {
-	if w.d.dialect == "postgres" {
-		return w.copy(ctx, args)
-	}
-	return w.insert(ctx, args)
+	return w.d.rawTx(ctx, func(conn *sql.Conn) error { return w.d.insertKernels(ctx, conn, args) })
 }
 
-// insert writes the chunk in one SQLite transaction, through the
-// driver's SQLite handle (sqlitebulk.go) when it can, else through
-// database/sql.
-func (w *setWriter) insert(ctx context.Context, args []any) (err error) {
-	sqlDB, err := w.d.w.DB()
+// rawTx runs fn in a write transaction on a connection of the writer's
+// pool, for what GORM would slow down: bulk inserts through the driver.
+func (d *DB) rawTx(ctx context.Context, fn func(conn *sql.Conn) error) (err error) {
+	sqlDB, err := d.w.DB()
 	if err != nil {
 		return err
 	}
@@ -455,7 +452,11 @@ func (w *setWriter) insert(ctx context.Context, args []any) (err error) {
 		return err
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+	begin := "BEGIN IMMEDIATE" // see openSQLite
+	if d.dialect == "postgres" {
+		begin = "BEGIN"
+	}
+	if _, err := conn.ExecContext(ctx, begin); err != nil {
 		return err
 	}
 	defer func() {
@@ -463,22 +464,60 @@ func (w *setWriter) insert(ctx context.Context, args []any) (err error) {
 			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 		}
 	}()
-	err = conn.Raw(func(dc any) error {
+	if err = fn(conn); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, "COMMIT")
+	return err
+}
+
+// sql rewrites a statement's ? placeholders for PostgreSQL's driver,
+// which wants $1, $2, ...
+func (d *DB) sql(q string) string {
+	if d.dialect != "postgres" {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// insertKernels inserts rows (kernelColumns values each) on conn: with
+// COPY on PostgreSQL; on SQLite through the driver's SQLite handle
+// (sqlitebulk.go) when it can, else through database/sql.
+func (d *DB) insertKernels(ctx context.Context, conn *sql.Conn, args []any) error {
+	cols := len(kernelColumnList)
+	if d.dialect == "postgres" {
+		return conn.Raw(func(dc any) error {
+			c, ok := dc.(*stdlib.Conn)
+			if !ok {
+				return fmt.Errorf("copy kernels: driver connection is %T, not pgx", dc)
+			}
+			src := &rowsSource{args: args, cols: cols, n: len(args) / cols, i: -1}
+			_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{"kernels"}, kernelColumnList, src)
+			return err
+		})
+	}
+	err := conn.Raw(func(dc any) error {
 		r, err := rawSQLiteOf(dc)
 		if err != nil {
 			return err
 		}
-		b := &sqliteBulk{r: r, sql: insertSQL, cols: len(kernelColumnList), perStmt: rowsPerInsert}
+		b := &sqliteBulk{r: r, sql: insertSQL, cols: cols, perStmt: rowsPerInsert}
 		defer b.close()
 		return b.insert(args)
 	})
 	if errors.Is(err, errNoRawSQLite) {
 		err = insertRows(ctx, conn, args)
 	}
-	if err != nil {
-		return err
-	}
-	_, err = conn.ExecContext(ctx, "COMMIT")
 	return err
 }
 
@@ -501,29 +540,6 @@ func insertRows(ctx context.Context, conn *sql.Conn, args []any) error {
 func insertSQL(rows int) string {
 	row := "(?" + strings.Repeat(", ?", len(kernelColumnList)-1) + ")"
 	return "INSERT INTO kernels (" + kernelColumns + ") VALUES " + row + strings.Repeat(", "+row, rows-1)
-}
-
-// copy writes the chunk with one PostgreSQL COPY, a transaction of its own.
-func (w *setWriter) copy(ctx context.Context, args []any) error {
-	sqlDB, err := w.d.w.DB()
-	if err != nil {
-		return err
-	}
-	conn, err := sqlDB.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		c, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("copy kernels: driver connection is %T, not pgx", dc)
-		}
-		cols := len(kernelColumnList)
-		src := &rowsSource{args: args, cols: cols, n: len(args) / cols, i: -1}
-		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{"kernels"}, kernelColumnList, src)
-		return err
-	})
 }
 
 // rowsSource hands a chunk's rows to CopyFrom.
