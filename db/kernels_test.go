@@ -76,3 +76,139 @@ func TestMigration7KeepsKernels(t *testing.T) {
 		})
 	}
 }
+
+// kernelsOf returns every kernel of a trace and its total count.
+func kernelsOf(t *testing.T, d *db.DB, id string) ([]cascade.Kernel, int64) {
+	t.Helper()
+	p, err := d.Kernels(context.Background(), id, "", db.Page{First: db.MaxPageSize, Count: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Items, p.Total
+}
+
+func namedKernels(prefix string, n int) []cascade.Kernel {
+	ks := make([]cascade.Kernel, n)
+	for i := range ks {
+		ks[i] = cascade.Kernel{KernelID: i + 1, Name: fmt.Sprintf("%s-%d", prefix, i), TraceFile: "kernel-1.trace"}
+	}
+	return ks
+}
+
+// checkList fails unless the trace's kernels are n of prefix, whole and in
+// order, and counted so.
+func checkList(t *testing.T, d *db.DB, id, prefix string, n int) {
+	t.Helper()
+	ks, total := kernelsOf(t, d, id)
+	if len(ks) != n || total != int64(n) {
+		t.Fatalf("%s: %d kernels, total %d; want the %d of %q", id, len(ks), total, n, prefix)
+	}
+	for i, k := range ks {
+		if k.Seq != i || k.Name != fmt.Sprintf("%s-%d", prefix, i) {
+			t.Fatalf("%s: kernel %d is %+v; want %s-%d", id, i, k, prefix, i)
+		}
+	}
+}
+
+// TestIngestInChunksBesideOtherWrites: a kernel list bigger than a chunk
+// goes in chunk by chunk, each committed on its own, while readers still
+// see the old list whole and other traces' writes go through (on SQLite,
+// a writer holding its one write transaction for the whole ingest would
+// block them for good). The swap shows the new list whole, and the old
+// set is deleted.
+func TestIngestInChunksBesideOtherWrites(t *testing.T) {
+	ctx := context.Background()
+	db.SetChunkRows(t, 50)
+	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+		for _, id := range []string{"big", "other"} {
+			if err := d.SaveTrace(ctx, newTrace(id)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := d.ReplaceKernels(ctx, "big", namedKernels("old", 30)); err != nil {
+			t.Fatal(err)
+		}
+		checkList(t, d, "big", "old", 30)
+		newList := namedKernels("new", 420)
+		err := d.ReplaceKernelsFrom(ctx, "big", func(add func([]cascade.Kernel) error) error {
+			for i := 0; i < len(newList); i += 70 {
+				if err := add(append([]cascade.Kernel(nil), newList[i:i+70]...)); err != nil {
+					return err
+				}
+				if i == 140 {
+					// 210 added: at least three chunks of 50 are on their way.
+					testutil.Eventually(t, 10*time.Second, "chunks committed mid-ingest", func() bool {
+						rows, _ := d.KernelRows(t)
+						return rows >= 30+150
+					})
+					checkList(t, d, "big", "old", 30)
+					tr := newTrace("other")
+					tr.State = cascade.TraceReady
+					if err := d.SaveTrace(ctx, tr); err != nil {
+						return err
+					}
+					if err := d.ReplaceKernels(ctx, "other", namedKernels("other", 3)); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkList(t, d, "big", "new", 420)
+		checkList(t, d, "other", "other", 3)
+		if tr, err := d.Trace(ctx, "other"); err != nil || tr.State != cascade.TraceReady {
+			t.Fatalf("other: %+v, %v", tr, err)
+		}
+		testutil.Eventually(t, 10*time.Second, "the old set deleted", func() bool {
+			rows, sets := d.KernelRows(t)
+			return rows == 423 && sets == 2
+		})
+	})
+}
+
+// TestFailedIngestKeepsTheOldList: an ingest whose reading fails midway
+// leaves the trace's kernels as they were, and what it wrote is deleted;
+// kernel sets of deleted traces and of dropped lists go too.
+func TestFailedIngestKeepsTheOldList(t *testing.T) {
+	ctx := context.Background()
+	db.SetChunkRows(t, 50)
+	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+		for _, id := range []string{"t", "gone", "dropped"} {
+			if err := d.SaveTrace(ctx, newTrace(id)); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.ReplaceKernels(ctx, id, namedKernels("old", 120)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bad := fmt.Errorf("stats_ctx_0x1:301: unreadable")
+		err := d.ReplaceKernelsFrom(ctx, "t", func(add func([]cascade.Kernel) error) error {
+			if err := add(namedKernels("new", 300)); err != nil {
+				return err
+			}
+			return bad
+		})
+		if err != bad {
+			t.Fatalf("ReplaceKernelsFrom: %v, want %v", err, bad)
+		}
+		checkList(t, d, "t", "old", 120)
+		if err := d.DeleteTrace(ctx, "gone"); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = d.UpdateTraceAndKernels(ctx, "dropped", func(tr *cascade.Trace, found bool) (bool, error) {
+			tr.State = cascade.TraceUploading
+			return true, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkList(t, d, "dropped", "", 0)
+		testutil.Eventually(t, 10*time.Second, "unused kernel sets deleted", func() bool {
+			rows, sets := d.KernelRows(t)
+			return rows == 120 && sets == 1
+		})
+	})
+}

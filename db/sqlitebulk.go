@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"runtime"
 	"unsafe"
 
 	"modernc.org/libc"
@@ -58,16 +57,23 @@ type sqliteBulk struct {
 	cols    int
 	perStmt int
 	stmts   map[int]uintptr // by rows
-	// buf holds the text of one statement's rows, bound SQLITE_STATIC:
-	// Go heap memory, which does not move, kept alive by b until the step
-	// that reads it. pstmt is where prepare writes its statement.
-	buf   []byte
-	pstmt uintptr
+	// buf holds the text of one statement's rows, bound SQLITE_STATIC
+	// until the step that reads it. It is SQLite's memory, as everything
+	// handed to it must be (the race detector's checkptr rejects Go
+	// memory passed as an address).
+	buf    uintptr
+	bufCap int
 }
+
+// cmem is n bytes at p, memory of SQLite's allocator, outside Go's heap.
+func cmem(p uintptr, n int) []byte { return unsafe.Slice((*byte)(unsafe.Add(nil, p)), n) }
 
 func (b *sqliteBulk) close() {
 	for _, s := range b.stmts {
 		sqlite3.Xsqlite3_finalize(b.r.tls, s)
+	}
+	if b.buf != 0 {
+		libc.Xfree(b.r.tls, b.buf)
 	}
 }
 
@@ -75,13 +81,20 @@ func (b *sqliteBulk) stmt(rows int) (uintptr, error) {
 	if s, ok := b.stmts[rows]; ok {
 		return s, nil
 	}
-	zSQL := append([]byte(b.sql(rows)), 0)
-	rc := sqlite3.Xsqlite3_prepare_v2(b.r.tls, b.r.db, uintptr(unsafe.Pointer(&zSQL[0])), -1, uintptr(unsafe.Pointer(&b.pstmt)), 0)
-	runtime.KeepAlive(zSQL)
-	if rc != sqlite3.SQLITE_OK {
+	zSQL, err := libc.CString(b.sql(rows))
+	if err != nil {
+		return 0, err
+	}
+	defer libc.Xfree(b.r.tls, zSQL)
+	pp := libc.Xmalloc(b.r.tls, 8)
+	if pp == 0 {
+		return 0, errors.New("sqlite bulk insert: out of memory")
+	}
+	defer libc.Xfree(b.r.tls, pp)
+	if rc := sqlite3.Xsqlite3_prepare_v2(b.r.tls, b.r.db, zSQL, -1, pp, 0); rc != sqlite3.SQLITE_OK {
 		return 0, b.r.err(rc, "prepare")
 	}
-	s := b.pstmt
+	s := *(*uintptr)(unsafe.Add(nil, pp))
 	if b.stmts == nil {
 		b.stmts = map[int]uintptr{}
 	}
@@ -113,11 +126,17 @@ func (b *sqliteBulk) exec(rows int, args []any) error {
 			text += len(str) + 1
 		}
 	}
-	if text > len(b.buf) {
-		b.buf = make([]byte, max(text, 2*len(b.buf)))
+	if text > b.bufCap {
+		if b.buf != 0 {
+			libc.Xfree(b.r.tls, b.buf)
+		}
+		b.bufCap = max(text, 2*b.bufCap)
+		if b.buf = libc.Xmalloc(b.r.tls, uint64(b.bufCap)); b.buf == 0 {
+			b.bufCap = 0
+			return errors.New("sqlite bulk insert: out of memory")
+		}
 	}
-	mem := b.buf
-	base := uintptr(unsafe.Pointer(&mem[0]))
+	mem := cmem(b.buf, b.bufCap)
 	off := 0
 	for i, a := range args {
 		idx := int32(i + 1)
@@ -131,7 +150,7 @@ func (b *sqliteBulk) exec(rows int, args []any) error {
 			copy(mem[off:], v)
 			mem[off+len(v)] = 0
 			// SQLITE_STATIC: the text stays put until the step below.
-			rc = sqlite3.Xsqlite3_bind_text(b.r.tls, s, idx, base+uintptr(off), int32(len(v)), 0)
+			rc = sqlite3.Xsqlite3_bind_text(b.r.tls, s, idx, b.buf+uintptr(off), int32(len(v)), 0)
 			off += len(v) + 1
 		default:
 			return fmt.Errorf("sqlite bulk insert: value %d is a %T", i, a)
@@ -141,7 +160,6 @@ func (b *sqliteBulk) exec(rows int, args []any) error {
 		}
 	}
 	rc := sqlite3.Xsqlite3_step(b.r.tls, s)
-	runtime.KeepAlive(mem)
 	sqlite3.Xsqlite3_reset(b.r.tls, s)
 	if rc != sqlite3.SQLITE_DONE {
 		return b.r.err(rc, "insert")
