@@ -29,11 +29,17 @@ generate:
 # writer (BenchmarkCreateSweep), and launchSweep's time, with Slurm the
 # time until every job is submitted, and the slowest concurrent query
 # (BenchmarkLaunchSweep); both on PostgreSQL too with
+# CASCADE_TEST_POSTGRES_DSN set. Ingest1M: a 1,000,000-kernel trace from
+# complete to READY (s-ingest, s-cpu) and the longest another trace's
+# upload (ms-other-max) or row write (ms-write-max) took meanwhile; Start:
+# the first start over 1,000 finished traces of 200 files to all READY
+# (s-first) and a restart (s-restart); both on PostgreSQL too with
 # CASCADE_TEST_POSTGRES_DSN set.
 bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
 	uptime; go test ./graph -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
 	uptime; go test ./graph -run '^$$' -bench Fanout -benchtime 500x -timeout 10m
+	uptime; go test ./internal/app -run '^$$' -bench 'Ingest1M|Start' -benchtime 1x -timeout 60m
 	go test ./accelsim/posttraces -run '^$$' -bench Postprocess -benchtime 3x -timeout 60m
 	go test ./s3gw -run '^$$' -bench PutObject -benchtime 8x
 	scripts/bench-s3.sh

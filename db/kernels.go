@@ -511,7 +511,11 @@ func (d *DB) insertKernels(ctx context.Context, conn *sql.Conn, args []any) erro
 		if err != nil {
 			return err
 		}
-		b := &sqliteBulk{r: r, sql: insertSQL, cols: cols, perStmt: rowsPerInsert}
+		per := rowsPerInsert
+		if len(args) < 1000*cols {
+			per = 16 // a small list: a smaller statement is prepared faster
+		}
+		b := &sqliteBulk{r: r, sql: insertSQL, cols: cols, perStmt: per}
 		defer b.close()
 		return b.insert(args)
 	})

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cascade-sim/cascade"
@@ -258,23 +259,42 @@ func parseStatsRow(cols []string, ctx *string, names demangler) (cascade.Kernel,
 }
 
 // demangler demangles kernel names, each distinct one once: a trace
-// launches the same few hundred kernels again and again. It hands out one
-// copy of each name, so a batch of kernels shares their strings.
+// launches the same few hundred kernels again and again, and traces of
+// one program share them. It hands out one copy of each name, so a batch
+// of kernels shares their strings. Names it met in earlier traces come
+// from a process-wide cache.
 type demangler map[string][2]string
 
-// maxNames bounds a demangler's memory on a trace of all-distinct names.
+// maxNames bounds a demangler's memory on a trace of all-distinct names,
+// and the shared cache's.
 const maxNames = 1 << 16
+
+var shared struct {
+	sync.Mutex
+	names map[string][2]string
+}
 
 func (d demangler) demangle(name string) (string, string) {
 	if n, ok := d[name]; ok {
 		return n[0], n[1]
 	}
-	full, _ := kernelname.Demangle(name)
-	if d != nil && len(d) < maxNames {
-		name = strings.Clone(name)
-		d[name] = [2]string{name, full}
+	shared.Lock()
+	n, ok := shared.names[name]
+	shared.Unlock()
+	if !ok {
+		full, _ := kernelname.Demangle(name)
+		n = [2]string{strings.Clone(name), full}
+		shared.Lock()
+		if shared.names == nil || len(shared.names) >= maxNames {
+			shared.names = map[string][2]string{} // start over: bounded
+		}
+		shared.names[n[0]] = n
+		shared.Unlock()
 	}
-	return name, full
+	if d != nil && len(d) < maxNames {
+		d[n[0]] = n
+	}
+	return n[0], n[1]
 }
 
 // CountKernelLines counts the kernel lines (lines starting with "kernel")

@@ -318,7 +318,7 @@ func BenchmarkStart(b *testing.B) {
 					if time.Since(t0) > 5*time.Minute {
 						b.Fatalf("not all ready after 5 minutes: %v", n)
 					}
-					time.Sleep(5 * time.Millisecond)
+					time.Sleep(20 * time.Millisecond)
 				}
 			}
 			for b.Loop() {
