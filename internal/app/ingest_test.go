@@ -110,4 +110,3 @@ func TestBigIngestHoldsNoOneBack(t *testing.T) {
 		})
 	}
 }
-
