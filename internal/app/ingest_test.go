@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cascade-sim/cascade/internal/app"
 	"github.com/cascade-sim/cascade/internal/testutil"
@@ -51,12 +52,15 @@ func TestBigIngestHoldsNoOneBack(t *testing.T) {
 			s.WriteFile(t, "big", "traces/kernelslist.g", list)
 			s.WriteFile(t, "big", "metadata.json", []byte(`{"model": "big"}`))
 
-			// Opening the FIFO waits for the ingest to open it.
-			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			// A FIFO opens for writing once its reader, the ingest, has it open.
+			var f *os.File
+			testutil.Eventually(t, time.Minute, "the ingest opens the stats file", func() bool {
+				var err error
+				f, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+				return err == nil
+			})
 			defer f.Close()
+			f.Fd() // back to blocking writes
 			w := bufio.NewWriter(f)
 			row := func(i int) {
 				fmt.Fprintf(w, "kernel-%d-ctx_0x1.trace.xz, _Z10kernel_%03dPfS_i, 1, 1, 1, 1, 32, 1, 1, 32, %d,%d\n", i+1, i%200, i, i)
