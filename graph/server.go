@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -34,6 +35,9 @@ type Options struct {
 	Logger         *slog.Logger
 	// PingInterval overrides the websocket keep-alive interval (tests).
 	PingInterval time.Duration
+	// WriteWait overrides how long a websocket client may take nothing
+	// before it is dropped (tests).
+	WriteWait time.Duration
 	// Tokens, when set, are needed for every operation (see package auth).
 	Tokens auth.Tokens
 	Limits Limits
@@ -46,6 +50,7 @@ type Options struct {
 type Server struct {
 	http.Handler
 	ws       *gorillaWebsockets
+	hub      *hub
 	wsCtx    context.Context
 	wsCancel context.CancelFunc
 }
@@ -61,14 +66,21 @@ func NewServer(resolvers ResolverRoot, opts Options) *Server {
 	if ping <= 0 {
 		ping = pingInterval
 	}
+	ww := opts.WriteWait
+	if ww <= 0 {
+		ww = writeWait
+	}
 	limits := opts.Limits.withDefaults()
 	ws := &gorillaWebsockets{
-		ping: ping,
-		log:  log,
+		ping:      ping,
+		writeWait: ww,
+		log:       log,
 		upgrader: websocket.Upgrader{
-			CheckOrigin:     func(r *http.Request) bool { return originAllowed(r, opts.AllowedOrigins) },
-			ReadBufferSize:  4096,
-			WriteBufferSize: 16384,
+			CheckOrigin:    func(r *http.Request) bool { return originAllowed(r, opts.AllowedOrigins) },
+			ReadBufferSize: 4096,
+			// Messages are framed by gorillaConn; the library frames only
+			// control frames, and takes a buffer from the pool for that.
+			WriteBufferPool: &sync.Pool{},
 		},
 	}
 	h := handler.New(NewExecutableSchema(Config{Resolvers: resolvers, Complexity: complexity()}))
@@ -102,6 +114,9 @@ func NewServer(resolvers ResolverRoot, opts Options) *Server {
 	if limits.MaxSubscriptionsPerConn > 0 {
 		h.Use(subscriptionLimit{max: limits.MaxSubscriptionsPerConn})
 	}
+	// Last: the limits above apply to each subscription, shared or not.
+	hub := &hub{}
+	h.Use(hub)
 	conns := &clientConns{max: limits.MaxConnsPerClient}
 	h.SetErrorPresenter(presentError(log))
 	h.SetRecoverFunc(func(ctx context.Context, p any) error {
@@ -109,7 +124,7 @@ func NewServer(resolvers ResolverRoot, opts Options) *Server {
 		return errors.New("panic") // presented as INTERNAL
 	})
 	wsCtx, wsCancel := context.WithCancel(context.Background())
-	s := &Server{ws: ws, wsCtx: wsCtx, wsCancel: wsCancel}
+	s := &Server{ws: ws, hub: hub, wsCtx: wsCtx, wsCancel: wsCancel}
 	s.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Origin") != "" && !originAllowed(r, opts.AllowedOrigins) {
 			http.Error(w, "origin not allowed", http.StatusForbidden)
@@ -141,6 +156,7 @@ func NewServer(resolvers ResolverRoot, opts Options) *Server {
 			defer cancel()
 			stop := context.AfterFunc(s.wsCtx, cancel)
 			defer stop()
+			ctx = context.WithValue(ctx, connSlotKey{}, &connSlot{})
 		}
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
@@ -165,6 +181,10 @@ func (s *Server) Shutdown(ctx context.Context) {
 // reading (a full send queue, a write or a ping unanswered in time). Each
 // drop is also logged, with this count.
 func (s *Server) DroppedClients() int64 { return s.ws.dropped.Load() }
+
+// SharedSubscriptions is how many subscriptions are served by another's
+// execution (see hub): with the broker's subscribers, how many are live.
+func (s *Server) SharedSubscriptions() int { return int(s.hub.joined.Load()) }
 
 // originAllowed accepts requests without an Origin (scripts, curl), from
 // the server's own origin, and from the configured ones.

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,14 +27,13 @@ const (
 	closeWait    = time.Second
 )
 
-// Each connection's messages wait in a queue of at most sendQueueBytes
-// for its writer. A client whose queue overflows, or that takes no
-// message for writeWait, has stopped reading (or reads slower than events
-// come): it is dropped with a closeDropped frame saying why, rather than
-// let its backlog grow. Its client reconnects and refetches.
+// Each connection's messages wait, framed, in a queue of at most
+// sendQueueBytes for its socket. A client whose queue overflows, or that
+// takes nothing for writeWait, has stopped reading (or reads slower than
+// events come): it is dropped with a closeDropped frame saying why, rather
+// than let its backlog grow. Its client reconnects and refetches.
 const (
 	sendQueueBytes = 4 << 20
-	sendQueueLen   = 4096
 	closeDropped   = websocket.ClosePolicyViolation // 1008
 )
 
@@ -42,9 +43,16 @@ var errDropped = errors.New("websocket client dropped")
 // transport and keeps the set of open connections, so shutdown can close
 // each with a close frame.
 type gorillaWebsockets struct {
-	upgrader websocket.Upgrader
-	ping     time.Duration
-	log      *slog.Logger
+	upgrader  websocket.Upgrader
+	ping      time.Duration
+	writeWait time.Duration
+	log       *slog.Logger
+
+	// Connections with messages the hub queued, waiting for a flusher;
+	// up to GOMAXPROCS flushers run while there are any.
+	flushMu  sync.Mutex
+	flushQ   []*gorillaConn
+	flushers int
 
 	closing atomic.Bool
 	dropped atomic.Int64 // clients dropped for not reading
@@ -65,13 +73,18 @@ func (g *gorillaWebsockets) Accept(w http.ResponseWriter, r *http.Request, opts 
 	}
 	up := g.upgrader
 	up.Subprotocols = opts.Subprotocols
-	hj := &batchHijacker{ResponseWriter: w}
+	hj := &wireHijacker{ResponseWriter: w}
 	c, err := up.Upgrade(hj, r, opts.ResponseHeader)
 	if err != nil {
 		return nil, err
 	}
-	conn := &gorillaConn{Conn: c, ws: g, batch: hj.conn, done: make(chan struct{}),
-		out: make(chan outMsg, sendQueueLen), written: make(chan struct{}), drop: make(chan struct{})}
+	conn := &gorillaConn{Conn: c, ws: g, wire: hj.conn, done: make(chan struct{}),
+		wake: make(chan struct{}, 1), written: make(chan struct{}), drop: make(chan struct{})}
+	conn.next = nextFrameSuffix(c.Subprotocol())
+	hj.conn.attach(conn)
+	if slot, ok := r.Context().Value(connSlotKey{}).(*connSlot); ok {
+		slot.conn = conn
+	}
 	conn.lastPong.Store(time.Now().UnixNano())
 	c.SetPongHandler(func(string) error {
 		conn.lastPong.Store(time.Now().UnixNano())
@@ -87,6 +100,45 @@ func (g *gorillaWebsockets) Accept(w http.ResponseWriter, r *http.Request, opts 
 	go conn.keepAlive(g.ping)
 	go conn.writeLoop()
 	return conn, nil
+}
+
+// flushLater has flushers write what is queued for conns: while they
+// are busy, more messages queue behind, and each write then carries
+// several; under load a message costs less, not more.
+func (g *gorillaWebsockets) flushLater(conns []*gorillaConn) {
+	if len(conns) == 0 {
+		return
+	}
+	g.flushMu.Lock()
+	g.flushQ = append(g.flushQ, conns...)
+	start := min(runtime.GOMAXPROCS(0), len(g.flushQ)) - g.flushers
+	g.flushers += max(start, 0)
+	g.flushMu.Unlock()
+	for range start {
+		go g.flushLoop()
+	}
+}
+
+// flushLoop is a flusher: it flushes queued connections until none is
+// left.
+func (g *gorillaWebsockets) flushLoop() {
+	var batch []*gorillaConn
+	for {
+		g.flushMu.Lock()
+		if len(g.flushQ) == 0 {
+			g.flushers--
+			g.flushQ = nil
+			g.flushMu.Unlock()
+			return
+		}
+		n := min(len(g.flushQ), 32)
+		batch = append(batch[:0], g.flushQ[:n]...)
+		g.flushQ = g.flushQ[n:]
+		g.flushMu.Unlock()
+		for _, c := range batch {
+			c.flush()
+		}
+	}
 }
 
 // wait blocks until no connection is open.
@@ -116,35 +168,43 @@ func (g *gorillaWebsockets) closeAll() {
 	wg.Wait()
 }
 
-// gorillaConn adapts *websocket.Conn to transport.WebsocketConn. gqlgen
-// serialises its writes, which queue for writeLoop, the one writer of
-// messages; WriteControl and Close may run beside them.
+// gorillaConn adapts *websocket.Conn to transport.WebsocketConn. Every
+// frame, gqlgen's messages, the hub's and the library's control frames,
+// goes into one queue of framed bytes. Whoever queues tries to write it at
+// once without waiting (flush); what the socket does not take, writeLoop
+// writes, waiting up to writeWait. So a message costs no goroutine hop,
+// and a socket that does not keep up holds up only its own queue.
 type gorillaConn struct {
 	*websocket.Conn
 	ws        *gorillaWebsockets
-	batch     *batchConn // under Conn
+	wire      *wire
+	next      []byte // ends a data message: `,"type":"next"}` or "data"
 	done      chan struct{}
 	closeOnce sync.Once
 	lastPong  atomic.Int64
 
-	mu         sync.Mutex // guards out's sends and close, and the fields below it
-	out        chan outMsg
-	outClosed  bool          // by Close
-	writerGone bool          // writeLoop ended: nothing more goes out
-	queued     int           // bytes in out
-	written    chan struct{} // closed when writeLoop ends
-	drop       chan struct{} // closed by dropSlow
-	dropOnce   sync.Once
+	// What the last message read was: gqlgen reads and starts each
+	// operation on one goroutine, so the hub learns the id of the
+	// subscription it is asked to start from here (see hub).
+	lastID, lastQuery string
+
+	wake    chan struct{} // writeLoop has work
+	written chan struct{} // closed when writeLoop ends
+	drop    chan struct{} // closed by dropLocked
+
+	mu         sync.Mutex // guards the fields below
+	pend       []byte     // whole frames queued behind out
+	out        []byte     // frames being written: out[:off] went out
+	off        int
+	busy       bool   // a writer (writeLoop or a flush) owns out and the socket
+	scheduled  bool   // waiting for a flusher
+	closeFrame []byte // queued by WriteClose: the last frame
+	outClosed  bool   // by Close
+	writerGone bool   // writeLoop ended: nothing more goes out
+	dropped    bool
 	dropReason string
 	dropWait   time.Duration // for the client's close frame
-}
-
-// outMsg is a message waiting for writeLoop: data, or a close frame.
-type outMsg struct {
-	data      []byte
-	close     bool
-	code      int
-	closeText string
+	dropSend   time.Duration // to write the rest of a cut frame and the close frame
 }
 
 var (
@@ -152,6 +212,14 @@ var (
 	_ transport.WebsocketReadLimiter   = (*gorillaConn)(nil)
 	_ transport.WebsocketReadDeadliner = (*gorillaConn)(nil)
 )
+
+// nextFrameSuffix ends a data message of the connection's subprotocol.
+func nextFrameSuffix(subprotocol string) []byte {
+	if subprotocol == "graphql-transport-ws" {
+		return []byte(`,"type":"next"}`)
+	}
+	return []byte(`,"type":"data"}`)
+}
 
 // keepAlive pings at the websocket level, which every client answers, for
 // both subprotocols, and drops a client that stopped answering.
@@ -164,7 +232,7 @@ func (c *gorillaConn) keepAlive(every time.Duration) {
 			return
 		case <-t.C:
 			if time.Since(time.Unix(0, c.lastPong.Load())) > 2*every {
-				c.dropSlow(fmt.Sprintf("no pong in %v", 2*every), closeWait)
+				c.dropSlow(fmt.Sprintf("no pong in %v", 2*every), closeWait, closeWait)
 				return
 			}
 			c.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait))
@@ -172,26 +240,157 @@ func (c *gorillaConn) keepAlive(every time.Duration) {
 	}
 }
 
-// dropSlow drops a client that stopped reading: it is counted and logged
-// once, writeLoop sends a close frame saying why once the write in flight
-// is out (within writeWait), and the connection ends at the client's
-// close frame or wait later (a client that answers no ping gets a
-// second), which ends gqlgen's reader and so every subscription.
-func (c *gorillaConn) dropSlow(reason string, wait time.Duration) {
-	c.dropOnce.Do(func() {
-		c.dropWait = wait
-		n := c.ws.dropped.Add(1)
-		c.ws.log.Warn("dropping a websocket client that stopped reading", "remote", c.RemoteAddr().String(),
-			"reason", reason, "dropped_total", n)
-		c.dropReason = reason
-		close(c.drop)
-	})
+// dropSlow drops a client that stopped reading (see dropLocked).
+func (c *gorillaConn) dropSlow(reason string, wait, send time.Duration) {
+	c.mu.Lock()
+	c.dropLocked(reason, wait, send)
+	c.mu.Unlock()
 }
 
-// writeLoop writes the queued messages in order: each time, all those
-// queued (up to maxBatchBytes) in one write, within writeWait. When the
-// client is dropped it writes the close frame once the write in flight, if
-// any, is out, and ends the connection (see dropSlow).
+// dropLocked drops a client that stopped reading: it is counted and
+// logged once; the write in flight is cut short, and writeLoop sends the
+// rest of the frame it was in (so the client reads whole messages), then a
+// close frame saying why, within send; the connection ends at the
+// client's close frame or wait later (a client that answers no ping gets
+// a second), which ends gqlgen's reader and so every subscription.
+func (c *gorillaConn) dropLocked(reason string, wait, send time.Duration) {
+	if c.dropped || c.writerGone {
+		return
+	}
+	c.dropped = true
+	c.dropWait, c.dropSend, c.dropReason = wait, send, reason
+	n := c.ws.dropped.Add(1)
+	c.ws.log.Warn("dropping a websocket client that stopped reading", "remote", c.RemoteAddr().String(),
+		"reason", reason, "dropped_total", n)
+	c.pend = nil
+	// Cut a blocked write short. The writer sets its deadline under mu and
+	// checks dropped first, so this one is the last.
+	c.wire.Conn.SetWriteDeadline(time.Now().Add(-time.Second))
+	close(c.drop)
+}
+
+// queuedLocked is how many bytes wait to be written.
+func (c *gorillaConn) queuedLocked() int { return len(c.pend) + len(c.out) - c.off }
+
+// reserveLocked checks there is room for n more bytes; a full queue drops
+// the client.
+func (c *gorillaConn) reserveLocked(n int) error {
+	switch {
+	case c.dropped:
+		return errDropped
+	case c.outClosed || c.writerGone || c.closeFrame != nil:
+		return net.ErrClosed
+	}
+	if q := c.queuedLocked(); q+n > sendQueueBytes {
+		c.dropLocked(fmt.Sprintf("%d bytes waiting to be sent", q), c.ws.writeWait, c.ws.writeWait)
+		return errDropped
+	}
+	return nil
+}
+
+// queueText queues a text message without waiting; call flush after.
+func (c *gorillaConn) queueText(data []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.reserveLocked(len(data) + 10); err != nil {
+		return err
+	}
+	c.pend = appendFrameHeader(c.pend, opText, len(data))
+	c.pend = append(c.pend, data...)
+	return nil
+}
+
+// queueNext queues a data message of subscription id (JSON, quoted) made
+// of payload's encoding: `{"payload":`+payload+`,"id":` come in head. It
+// reports whether the connection needs flushing by a flusher (see
+// gorillaWebsockets.flushLater): no flush or writer has it in hand yet.
+func (c *gorillaConn) queueNext(head, id []byte) (schedule bool, err error) {
+	n := len(head) + len(id) + len(c.next)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.reserveLocked(n + 10); err != nil {
+		return false, err
+	}
+	c.pend = appendFrameHeader(c.pend, opText, n)
+	c.pend = append(c.pend, head...)
+	c.pend = append(c.pend, id...)
+	c.pend = append(c.pend, c.next...)
+	if c.scheduled || c.busy {
+		return false, nil
+	}
+	c.scheduled = true
+	return true, nil
+}
+
+// queueFrame queues a frame the websocket library made.
+func (c *gorillaConn) queueFrame(f []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.reserveLocked(len(f)); err != nil {
+		return err
+	}
+	c.pend = append(c.pend, f...)
+	return nil
+}
+
+// kick wakes writeLoop.
+func (c *gorillaConn) kick() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// takeLocked makes out the next frames to write, if out is all written.
+func (c *gorillaConn) takeLocked() {
+	if c.off < len(c.out) {
+		return
+	}
+	c.out, c.pend = c.pend, c.out[:0]
+	c.off = 0
+	if cap(c.pend) > 2*maxIdleBuffer {
+		c.pend = nil // a burst's buffer is not kept for an idle client
+	}
+}
+
+// maxIdleBuffer is the buffer a connection keeps between bursts.
+const maxIdleBuffer = 64 << 10
+
+// flush writes what is queued as far as the socket takes it at once, on
+// the caller's goroutine; writeLoop writes the rest.
+func (c *gorillaConn) flush() {
+	c.mu.Lock()
+	c.scheduled = false
+	if c.busy || c.dropped || c.queuedLocked() == 0 {
+		c.mu.Unlock()
+		return
+	}
+	c.busy = true
+	for {
+		c.takeLocked()
+		if len(c.out) == c.off || c.dropped {
+			break
+		}
+		buf := c.out[c.off:]
+		c.mu.Unlock()
+		n, blocked := c.wire.tryWrite(buf)
+		c.mu.Lock()
+		c.off += n
+		if blocked {
+			break
+		}
+	}
+	c.busy = false
+	more := c.queuedLocked() > 0 || c.dropped || c.closeFrame != nil || c.outClosed
+	c.mu.Unlock()
+	if more {
+		c.kick()
+	}
+}
+
+// writeLoop writes what flush could not, waiting for the socket up to
+// writeWait; then the close frame, when one is queued. When the client is
+// dropped it ends the connection (see dropLocked).
 func (c *gorillaConn) writeLoop() {
 	defer func() {
 		c.mu.Lock()
@@ -199,90 +398,94 @@ func (c *gorillaConn) writeLoop() {
 		c.mu.Unlock()
 		close(c.written)
 	}()
+	wakeOnly := false
 	for {
-		select {
-		case <-c.drop:
-			c.Conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(closeDropped, c.dropReason), time.Now().Add(closeWait))
-			// The client's own close frame ends gqlgen's reader, or the
-			// read deadline does. Closing now instead would reset the
-			// connection if a request of the client's is still unread, and
-			// the reset takes our close frame with it.
-			c.Conn.SetReadDeadline(time.Now().Add(c.dropWait))
-			if tc, ok := c.UnderlyingConn().(interface{ CloseWrite() error }); ok {
-				tc.CloseWrite()
-			} else {
-				c.Conn.Close()
+		if wakeOnly {
+			<-c.wake
+		} else {
+			select {
+			case <-c.wake:
+			case <-c.drop:
 			}
-			return
-		default:
 		}
-		var m outMsg
-		var ok bool
-		select {
-		case <-c.drop:
+		c.mu.Lock()
+		if wakeOnly = c.busy; wakeOnly {
+			// A flush is writing; it kicks again when it stops.
+			c.mu.Unlock()
 			continue
-		case m, ok = <-c.out:
 		}
-		if !ok {
-			return
-		}
-		// Write m and whatever else is queued already in one batch.
-		c.batch.begin()
+		c.busy = true
 		var err error
-		for more := true; more; {
-			if m.close {
-				err = c.Conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(m.code, m.closeText), time.Now().Add(closeWait))
-			} else {
-				c.mu.Lock()
-				c.queued -= len(m.data)
-				c.mu.Unlock()
-				err = c.Conn.WriteMessage(websocket.TextMessage, m.data)
-			}
-			if err != nil || c.batch.full() {
+		for !c.dropped {
+			c.takeLocked()
+			if len(c.out) == c.off {
 				break
 			}
-			select {
-			case m, more = <-c.out:
-			default:
-				more = false
+			c.wire.Conn.SetWriteDeadline(time.Now().Add(c.ws.writeWait))
+			buf := c.out[c.off:]
+			c.mu.Unlock()
+			var n int
+			n, err = c.wire.Conn.Write(buf)
+			c.mu.Lock()
+			c.off += n
+			if err != nil {
+				if ne, ok := err.(net.Error); ok && ne.Timeout() {
+					c.dropLocked(fmt.Sprintf("a write not taken in %v", c.ws.writeWait), 0, closeWait)
+				}
+				break
 			}
 		}
-		if ferr := c.batch.flush(time.Now().Add(writeWait)); err == nil {
-			err = ferr
-		}
-		if err != nil {
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				c.dropSlow(fmt.Sprintf("a write not taken in %v", writeWait), 0)
-			}
+		c.busy = false
+		switch {
+		case c.dropped:
+			c.mu.Unlock()
+			c.sendDrop()
+			return
+		case err != nil:
+			c.mu.Unlock()
 			c.Conn.Close()
 			return
+		case c.closeFrame != nil && c.queuedLocked() == 0:
+			f := c.closeFrame
+			c.mu.Unlock()
+			c.wire.Conn.SetWriteDeadline(time.Now().Add(closeWait))
+			c.wire.Conn.Write(f)
+			return
+		case c.outClosed && c.queuedLocked() == 0:
+			c.mu.Unlock()
+			return
 		}
+		c.mu.Unlock()
 	}
 }
 
-// enqueue queues m for writeLoop without waiting; a full queue drops the
-// client.
-func (c *gorillaConn) enqueue(m outMsg) error {
+// sendDrop finishes the frame a drop cut short, sends the close frame
+// saying why, and half-closes the connection. The client's own close
+// frame ends gqlgen's reader, or the read deadline does. Closing now
+// instead would reset the connection if a request of the client's is
+// still unread, and the reset takes our close frame with it.
+func (c *gorillaConn) sendDrop() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.outClosed || c.writerGone {
-		return net.ErrClosed
+	rest := c.out[c.off:frameEnd(c.out, c.off)]
+	c.out, c.off, c.pend = nil, 0, nil
+	reason, wait, send := c.dropReason, c.dropWait, c.dropSend
+	c.mu.Unlock()
+	c.wire.Conn.SetWriteDeadline(time.Now().Add(send))
+	if _, err := c.wire.Conn.Write(rest); err == nil {
+		c.wire.Conn.Write(closeFrame(closeDropped, reason))
 	}
-	if c.queued+len(m.data) > sendQueueBytes {
-		c.dropSlow(fmt.Sprintf("%d bytes waiting to be sent", c.queued), writeWait)
-		return errDropped
-	}
-	select {
-	case c.out <- m:
-		c.queued += len(m.data)
-		return nil
-	default:
-		c.dropSlow(fmt.Sprintf("%d messages waiting to be sent", len(c.out)), writeWait)
-		return errDropped
-	}
+	c.Conn.SetReadDeadline(time.Now().Add(wait))
+	c.wire.CloseWrite()
 }
 
-// NextReader reports a peer's normal close as transport.ErrWebsocketClosed.
+// closeFrame is a close frame with code and reason.
+func closeFrame(code int, reason string) []byte {
+	p := websocket.FormatCloseMessage(code, reason)
+	return append(appendFrameHeader(nil, opClose, len(p)), p...)
+}
+
+// NextReader reports a peer's normal close as transport.ErrWebsocketClosed,
+// and notes the id of each message read (see lastID).
 func (c *gorillaConn) NextReader() (int, io.Reader, error) {
 	mt, r, err := c.Conn.NextReader()
 	if websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway, websocket.CloseNoStatusReceived) {
@@ -292,26 +495,55 @@ func (c *gorillaConn) NextReader() (int, io.Reader, error) {
 	if errors.As(err, &ce) {
 		return mt, r, transport.ErrWebsocketClosed
 	}
-	return mt, r, err
+	if err != nil {
+		return mt, r, err
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return mt, nil, err
+	}
+	var m struct {
+		ID      string `json:"id"`
+		Payload struct {
+			Query string `json:"query"`
+		} `json:"payload"`
+	}
+	c.lastID, c.lastQuery = "", ""
+	if json.Unmarshal(data, &m) == nil {
+		c.lastID, c.lastQuery = m.ID, m.Payload.Query
+	}
+	return mt, bytes.NewReader(data), nil
 }
 
-// WriteJSON queues one message for the writer.
+// WriteJSON queues one message.
 func (c *gorillaConn) WriteJSON(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return c.enqueue(outMsg{data: b})
+	if err := c.queueText(b); err != nil {
+		return err
+	}
+	c.flush()
+	return nil
 }
 
-// WriteClose queues a close frame after the messages before it. During
-// shutdown gqlgen's normal closure goes out as 1001 "going away", so
-// clients know to reconnect.
+// WriteClose queues a close frame after the messages before it; nothing
+// is sent after it. During shutdown gqlgen's normal closure goes out as
+// 1001 "going away", so clients know to reconnect.
 func (c *gorillaConn) WriteClose(code int, msg string) error {
 	if c.ws.closing.Load() && code == websocket.CloseNormalClosure {
 		code, msg = websocket.CloseGoingAway, "server shutting down"
 	}
-	return c.enqueue(outMsg{close: true, code: code, closeText: msg})
+	c.mu.Lock()
+	if c.dropped || c.closeFrame != nil || c.writerGone {
+		c.mu.Unlock()
+		return net.ErrClosed
+	}
+	c.closeFrame = closeFrame(code, msg)
+	c.mu.Unlock()
+	c.kick()
+	return nil
 }
 
 // Close closes the connection once, after the writer sent what was
@@ -322,8 +554,8 @@ func (c *gorillaConn) Close() error {
 		close(c.done)
 		c.mu.Lock()
 		c.outClosed = true
-		close(c.out)
 		c.mu.Unlock()
+		c.kick()
 		select {
 		case <-c.written:
 		case <-time.After(closeWait):

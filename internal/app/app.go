@@ -89,6 +89,9 @@ type Config struct {
 	// WebsocketPing is the keep-alive interval; a client silent for two is
 	// dropped. The default when 0 is 15 s.
 	WebsocketPing time.Duration
+	// WebsocketWriteWait is how long a client may take nothing the server
+	// sends before it is dropped. The default when 0 is 10 s.
+	WebsocketWriteWait time.Duration
 
 	// UI serves everything that is not the API (the web UI and the
 	// playground); nil serves gqlgen's playground at /playground only.
@@ -351,7 +354,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm, S3: m.S3,
 		Disk: disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB}},
-		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing,
+		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
 			Tokens: cfg.Tokens, Limits: cfg.Limits})
 	src := metrics.Sources{
 		TraceStates:        m.DB.TraceCounts,
@@ -412,9 +415,10 @@ func (m *Main) goRun(name string, fn func() error) {
 	})
 }
 
-// Subscribers is how many event subscriptions are open: tests wait on it
-// to know a subscription they started is live.
-func (m *Main) Subscribers() int { return m.events.Subscribers() }
+// Subscribers is how many event subscriptions are open, counting each of
+// identical GraphQL subscriptions that share one (see graph.Server): tests
+// wait on it to know a subscription they started is live.
+func (m *Main) Subscribers() int { return m.events.Subscribers() + m.graph.SharedSubscriptions() }
 
 // DroppedClients is how many websocket clients were dropped for not
 // reading what the server sent them.
