@@ -21,7 +21,8 @@ generate:
 # server's peak RSS. The graph benchmarks give, with the load average
 # beside them, the latency of a kernels page 900,000 rows deep in a
 # 1,000,000-kernel trace (-v adds that trace's database ingest time) and
-# fan-out to 1,000 websocket subscribers at 100 updates/s (latency, CPU per
+# fan-out to 1,000 websocket subscribers at 100 and at 10 updates/s, the
+# subscribers in a process of their own (latency, server and client CPU per
 # delivery; add -cpuprofile to see where it goes). The Slurm executor's
 # polling with 3,600 queued runs: squeue calls a minute, ms per poll round
 # (it starts a one-node cluster with scripts/slurm.sh). A 3,600-run sweep
