@@ -55,7 +55,14 @@ func (r *logRecorder) count(substr string) int {
 func TestSlowClientIsDroppedWithReason(t *testing.T) {
 	t.Parallel()
 	logs := &logRecorder{}
-	s := testutil.Server(t, func(c *app.Config) { c.Logger = slog.New(logs) })
+	// The queue's overflow is what this test is about: the other ways to
+	// be dropped, a write not taken in time and pings unanswered, wait an
+	// hour, so however slowly a loaded machine answers they do not come
+	// first.
+	s := testutil.Server(t, func(c *app.Config) {
+		c.Logger = slog.New(logs)
+		c.WebsocketWriteWait, c.WebsocketPing = time.Hour, time.Hour
+	})
 	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
 	c, _, err := d.Dial(strings.Replace(s.URL, "http", "ws", 1)+"/graphql", nil)
 	if err != nil {
@@ -82,6 +89,7 @@ func TestSlowClientIsDroppedWithReason(t *testing.T) {
 			break // the server closed the connection
 		}
 	}
+	// The loop ends at the drop: 2000 answers are far more than the queue.
 	testutil.Eventually(t, 10*time.Second, "slow client dropped", func() bool { return s.DroppedClients() == 1 })
 
 	// Reading again: whole answers, then the close frame.
