@@ -435,6 +435,11 @@ func (c *gorillaConn) writeLoop() {
 				break
 			}
 		}
+		if err == nil && !c.dropped {
+			// No deadline while idle: a write that does not wait (flush)
+			// would find it passed.
+			c.wire.Conn.SetWriteDeadline(time.Time{})
+		}
 		c.busy = false
 		switch {
 		case c.dropped:

@@ -53,7 +53,15 @@ func (w *wire) SetWriteDeadline(t time.Time) error {
 	return nil
 }
 
-func (w *wire) SetDeadline(t time.Time) error { return w.SetReadDeadline(t) }
+func (w *wire) SetDeadline(t time.Time) error {
+	w.mu.Lock()
+	c := w.c
+	w.mu.Unlock()
+	if c == nil {
+		return w.Conn.SetDeadline(t)
+	}
+	return w.Conn.SetReadDeadline(t)
+}
 
 // tryWrite writes what the socket takes at once, without waiting: n bytes
 // went out, and blocked says the socket took no more (or failed; the
