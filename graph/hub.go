@@ -32,11 +32,12 @@ import (
 // is the whole state, so it is what a subscription of its own would have
 // sent first, and it misses nothing after it.
 type hub struct {
-	mu     sync.Mutex
-	groups map[string]*group
-	// joined counts members beyond their group's first, once their group
-	// is live (see SharedSubscriptions).
-	joined atomic.Int64
+	mu   sync.Mutex
+	live map[string]*group
+	// members counts the members of live groups, groups the live groups:
+	// members beyond one a group are served by another's execution (see
+	// Server.SharedSubscriptions).
+	members, groups atomic.Int64
 }
 
 // shareable says which root subscription fields are shared, and whether,
@@ -150,6 +151,8 @@ func (h *hub) InterceptOperation(ctx context.Context, next graphql.OperationHand
 			gctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 			g.cancel = cancel
 			responses := next(gctx)
+			h.members.Add(1)
+			h.groups.Add(1)
 			close(g.live)
 			go h.run(g, gctx, responses)
 		} else {
@@ -157,13 +160,13 @@ func (h *hub) InterceptOperation(ctx context.Context, next graphql.OperationHand
 			case <-g.live:
 			case <-ctx.Done():
 			}
-			h.joined.Add(1)
-			defer h.joined.Add(-1)
+			h.members.Add(1)
 		}
 		select {
 		case <-ctx.Done():
 		case <-m.ended:
 		}
+		h.members.Add(-1)
 		h.leave(g, m)
 		return nil
 	}
@@ -173,12 +176,12 @@ func (h *hub) InterceptOperation(ctx context.Context, next graphql.OperationHand
 func (h *hub) join(key string, m *member, replay bool) (g *group, first bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if g = h.groups[key]; g == nil {
+	if g = h.live[key]; g == nil {
 		g = &group{key: key, replay: replay, live: make(chan struct{}), members: map[*member]struct{}{}}
-		if h.groups == nil {
-			h.groups = map[string]*group{}
+		if h.live == nil {
+			h.live = map[string]*group{}
 		}
-		h.groups[key] = g
+		h.live[key] = g
 		first = true
 	}
 	g.mu.Lock()
@@ -199,19 +202,26 @@ func (h *hub) leave(g *group, m *member) {
 	h.mu.Lock()
 	g.mu.Lock()
 	delete(g.members, m)
-	last := len(g.members) == 0 && !g.ended
-	if last {
-		g.ended = true
-		if h.groups[g.key] == g {
-			delete(h.groups, g.key)
-		}
-	}
+	last := len(g.members) == 0 && h.endLocked(g)
 	g.mu.Unlock()
 	h.mu.Unlock()
 	if last {
 		<-g.live
+		h.groups.Add(-1)
 		g.cancel()
 	}
+}
+
+// endLocked ends g, unless it ended already: no one joins it any more.
+func (h *hub) endLocked(g *group) bool {
+	if g.ended {
+		return false
+	}
+	g.ended = true
+	if h.live[g.key] == g {
+		delete(h.live, g.key)
+	}
+	return true
 }
 
 // run sends each response of g's execution to every member.
@@ -245,15 +255,15 @@ func (h *hub) run(g *group, ctx context.Context, responses graphql.ResponseHandl
 	}
 	h.mu.Lock()
 	g.mu.Lock()
-	g.ended = true
-	if h.groups[g.key] == g {
-		delete(h.groups, g.key)
-	}
+	ended := h.endLocked(g)
 	for m := range g.members {
 		close(m.ended)
 	}
 	g.members = map[*member]struct{}{}
 	g.mu.Unlock()
 	h.mu.Unlock()
+	if ended {
+		h.groups.Add(-1)
+	}
 	g.cancel()
 }

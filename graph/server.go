@@ -184,7 +184,9 @@ func (s *Server) DroppedClients() int64 { return s.ws.dropped.Load() }
 
 // SharedSubscriptions is how many subscriptions are served by another's
 // execution (see hub): with the broker's subscribers, how many are live.
-func (s *Server) SharedSubscriptions() int { return int(s.hub.joined.Load()) }
+func (s *Server) SharedSubscriptions() int {
+	return max(0, int(s.hub.members.Load()-s.hub.groups.Load()))
+}
 
 // originAllowed accepts requests without an Origin (scripts, curl), from
 // the server's own origin, and from the configured ones.
