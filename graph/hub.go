@@ -98,12 +98,12 @@ func (h *hub) MutateOperationContext(ctx context.Context, opCtx *graphql.Operati
 	if opCtx.Operation == nil || opCtx.Operation.Operation != ast.Subscription || slot == nil || slot.conn == nil {
 		return nil
 	}
-	if c := slot.conn; c.lastID != "" && c.lastQuery == opCtx.RawQuery {
+	if id, query := slot.conn.lastSubscribe(); id != "" && query == opCtx.RawQuery {
 		slot.mu.Lock()
 		if slot.ids == nil {
 			slot.ids = map[*graphql.OperationContext]string{}
 		}
-		slot.ids[opCtx] = c.lastID
+		slot.ids[opCtx] = id
 		slot.mu.Unlock()
 	}
 	return nil

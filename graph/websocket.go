@@ -183,10 +183,10 @@ type gorillaConn struct {
 	closeOnce sync.Once
 	lastPong  atomic.Int64
 
-	// What the last message read was: gqlgen reads and starts each
-	// operation on one goroutine, so the hub learns the id of the
-	// subscription it is asked to start from here (see hub).
-	lastID, lastQuery string
+	// The last message read: gqlgen reads and starts each operation on
+	// one goroutine, so the hub learns the id of the subscription it is
+	// asked to start from it (see hub).
+	lastMsg []byte
 
 	wake    chan struct{} // writeLoop has work
 	written chan struct{} // closed when writeLoop ends
@@ -507,17 +507,23 @@ func (c *gorillaConn) NextReader() (int, io.Reader, error) {
 	if err != nil {
 		return mt, nil, err
 	}
+	c.lastMsg = data
+	return mt, bytes.NewReader(data), nil
+}
+
+// lastSubscribe is the id and query of the last message read, decoded
+// only when the hub asks (for subscriptions).
+func (c *gorillaConn) lastSubscribe() (id, query string) {
 	var m struct {
 		ID      string `json:"id"`
 		Payload struct {
 			Query string `json:"query"`
 		} `json:"payload"`
 	}
-	c.lastID, c.lastQuery = "", ""
-	if json.Unmarshal(data, &m) == nil {
-		c.lastID, c.lastQuery = m.ID, m.Payload.Query
+	if json.Unmarshal(c.lastMsg, &m) != nil {
+		return "", ""
 	}
-	return mt, bytes.NewReader(data), nil
+	return m.ID, m.Payload.Query
 }
 
 // WriteJSON queues one message.
