@@ -168,6 +168,10 @@ func TestStalledSubscriberDoesNotDelayOthers(t *testing.T) {
 	if err := stalled.ReadJSON(&ack); err != nil || ack.Type != "connection_ack" {
 		t.Fatalf("ack: %+v %v", ack, err)
 	}
+	before := s.Subscribers()
+	stalled.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": query}})
+	testutil.Eventually(t, 10*time.Second, "stalled client subscribed", func() bool { return s.Subscribers() > before })
+
 	// Answers it never reads, each an error quoting a 200 kB cursor: more
 	// than the sockets hold (with a receive window this small, the
 	// server's send buffer stays small too), so its writes stall; far less
@@ -181,10 +185,6 @@ func TestStalledSubscriberDoesNotDelayOthers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before := s.Subscribers()
-	stalled.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": query}})
-	testutil.Eventually(t, 10*time.Second, "stalled client subscribed", func() bool { return s.Subscribers() > before })
-
 	live := s.Subscribe(t, "graphql-transport-ws", query, nil)
 	s.WriteFile(t, "t-1", "traces/kernel-1.trace", []byte(strings.Repeat("y", 1000)))
 	var r struct{ TraceUpdated struct{ ID string } }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -63,7 +65,20 @@ func TestSlowClientIsDroppedWithReason(t *testing.T) {
 		c.Logger = slog.New(logs)
 		c.WebsocketWriteWait, c.WebsocketPing = time.Hour, time.Hour
 	})
-	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
+	// A receive buffer of a megabyte, set before connecting: with the
+	// default one, which a client that does not read never grows, a read
+	// frees less than one loopback segment (64 kB), so the client
+	// advertises no window and the server waits for its zero-window
+	// probes, which back off the longer the client did not read: the
+	// stream crawls once it reads again.
+	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, NetDial: func(network, addr string) (net.Conn, error) {
+		nd := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+			var serr error
+			rc.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 1<<20) })
+			return serr
+		}}
+		return nd.Dial(network, addr)
+	}}
 	c, _, err := d.Dial(strings.Replace(s.URL, "http", "ws", 1)+"/graphql", nil)
 	if err != nil {
 		t.Fatal(err)
