@@ -429,6 +429,46 @@ func TestSlurmAdoptsAnUnrecordedJob(t *testing.T) {
 	}
 }
 
+// TestSlurmAdoptsAnUnrecordedJobSqueueForgot: as
+// TestSlurmAdoptsAnUnrecordedJob, but the job ran to its end and left
+// squeue (MinJobAge, 30 s on the test cluster) before the server started
+// again: sacct finds it by the run's name, and it is adopted and its run
+// recorded from its log, not submitted again. Not parallel: it stops the
+// controller.
+func TestSlurmAdoptsAnUnrecordedJobSqueueForgot(t *testing.T) {
+	dir := t.TempDir()
+	s, c, calls := slurmServer(t, "ok", func(cfg *app.Config) { cfg.DataDir = dir })
+	if !c.Accounting() {
+		t.Skip("the cluster keeps no accounting: nothing knows a job squeue forgot")
+	}
+	c.StopController(t)
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	testutil.Eventually(t, time.Minute, "sbatch tried", func() bool { return calls.Count("sbatch") > 0 })
+	s.Close()
+	c.StartController(t)
+	script := filepath.Join(dir, "work", "runs", r.ID, "job.sbatch")
+	id := strings.TrimSpace(c.Command(t, "sbatch", "--parsable", script))
+	testutil.Eventually(t, 3*time.Minute, "the job ended and squeue forgot it", func() bool {
+		out, err := c.Try("squeue", "-h", "--states=all", "-j", id, "-o", "%i")
+		return strings.TrimSpace(out) == "" && (err == nil || strings.Contains(err.Error(), "Invalid job id"))
+	})
+
+	s2, _, calls2 := slurmServer(t, "ok", func(cfg *app.Config) { cfg.DataDir = dir })
+	got := waitSlurm(t, s2, r.ID, 2*time.Minute, "SUCCEEDED", "FAILED", "CANCELLED")
+	if got.State != "SUCCEEDED" || got.Slurm == nil || strconv.FormatInt(got.Slurm.JobID, 10) != id || got.Slurm.State != "COMPLETED" {
+		t.Fatalf("%s %v, job %+v; want SUCCEEDED as job %s", got.State, cascadeDeref(got.Error), got.Slurm, id)
+	}
+	if !strings.Contains(strings.Join(got.History, "\n"), "found its Slurm job "+id) {
+		t.Errorf("history %q", got.History)
+	}
+	if n := calls2.Count("sbatch"); n != 0 {
+		t.Errorf("the run was submitted again (%d sbatch calls)", n)
+	}
+	if n := jobsNamed(t, c, r.ID); n != 1 {
+		t.Errorf("%d jobs named for the run", n)
+	}
+}
+
 // TestSlurmServerKilled SIGKILLs `cascade serve` while a job runs, lets
 // the job finish meanwhile, and starts the server again: it reattaches by
 // the stored job id, reads the whole log, and records the run once,

@@ -482,11 +482,29 @@ func (s *slurmExec) resubmit(ctx context.Context) {
 	var again []string
 	for _, id := range maybe {
 		if st, ok := byName[JobName(id)]; ok {
-			s.m.log.Info("found the Slurm job of a run whose submission was not recorded", "run", id, "job", st.ID)
-			s.record(ctx, id, st.ID, st.Partition, s.m.kernelTotal(id), "found its Slurm job %d, submitted before the server heard back")
+			s.adopt(ctx, id, st)
 			continue
 		}
 		again = append(again, id)
+	}
+	// A job that ended longer ago than the controller's MinJobAge has left
+	// squeue: where the cluster keeps accounting, sacct still knows it by
+	// name. Submitting again without asking would run the simulation twice.
+	again, err = s.accountedByName(ctx, again)
+	if err != nil {
+		if ctx.Err() != nil {
+			return // the next start looks for them again
+		}
+		s.unavailable(err)
+		s.mu.Lock()
+		for _, id := range again {
+			s.maybe[id] = true
+		}
+		for _, id := range held {
+			s.held[id] = true
+		}
+		s.mu.Unlock()
+		return
 	}
 	again = append(again, held...)
 	if len(again) == 0 {
@@ -512,6 +530,49 @@ func (s *slurmExec) resubmit(ctx context.Context) {
 			s.m.queue.Add(r.ID)
 		}
 	}
+}
+
+// adopt records a job found by its run's name as the run's.
+func (s *slurmExec) adopt(ctx context.Context, id string, st slurm.Status) {
+	s.m.log.Info("found the Slurm job of a run whose submission was not recorded", "run", id, "job", st.ID, "state", st.SlurmState)
+	s.record(ctx, id, st.ID, st.Partition, s.m.kernelTotal(id), "found its Slurm job %d, submitted before the server heard back")
+}
+
+// accountedByName adopts the jobs sacct knows by the names of runs ids,
+// where the cluster keeps accounting, and returns the runs that have
+// none; on an error, ids are returned with it, none adopted.
+func (s *slurmExec) accountedByName(ctx context.Context, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	acct, err := s.c.AccountingEnabled(ctx)
+	if err != nil || !acct {
+		return ids, err
+	}
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = JobName(id)
+	}
+	sts, err := s.c.AccountedByName(ctx, names)
+	if err != nil {
+		return ids, err
+	}
+	// The newest job of a name, should there be several.
+	byName := map[string]slurm.Status{}
+	for _, st := range sts {
+		if prev, ok := byName[st.Name]; !ok || st.ID > prev.ID {
+			byName[st.Name] = st
+		}
+	}
+	var none []string
+	for _, id := range ids {
+		if st, ok := byName[JobName(id)]; ok {
+			s.adopt(ctx, id, st)
+			continue
+		}
+		none = append(none, id)
+	}
+	return none, nil
 }
 
 // apply maps one job's status to its run: pending keeps it queued with

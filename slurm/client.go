@@ -191,6 +191,26 @@ func (c *Client) Accounted(ctx context.Context, ids []JobID) ([]Status, error) {
 	return sts, nil
 }
 
+// AccountedByName returns what slurmdbd recorded of the jobs named names,
+// from one sacct --json call: it finds a job whose id was lost (the
+// submitter stopped before hearing it) after squeue has forgotten it.
+// Jobs of other names are left out.
+func (c *Client) AccountedByName(ctx context.Context, names []string) ([]Status, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	out, err := c.run(ctx, "sacct", "--json", "--allocations", "--starttime=1970-01-02",
+		"--name="+strings.Join(names, ","))
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	sts, err := parseSacct(out)
+	if err != nil {
+		return nil, fmt.Errorf("%w: sacct: %w", ErrUnavailable, err)
+	}
+	return slices.DeleteFunc(sts, func(st Status) bool { return !slices.Contains(names, st.Name) }), nil
+}
+
 // Cancel cancels the jobs with scancel. Cancelling a job that has ended
 // or that Slurm does not know is not an error.
 func (c *Client) Cancel(ctx context.Context, ids ...JobID) error {
