@@ -23,7 +23,11 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/internal/fakesim"
 	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/internal/testutil/slurmtest"
 	"github.com/cascade-sim/cascade/upload"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
 )
 
 // TestCrashRecovery kills `cascade serve` with SIGKILL at random moments
@@ -41,40 +45,57 @@ import (
 // CASCADE_CRASH_TRIALS sets the number of kills per database (default 8;
 // `make crash` runs more) and CASCADE_CRASH_SEED replays a failing sequence.
 func TestCrashRecovery(t *testing.T) {
-	trials := 8
-	if v := os.Getenv("CASCADE_CRASH_TRIALS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			t.Fatalf("CASCADE_CRASH_TRIALS=%q: want a positive number", v)
-		}
-		trials = n
-	}
-	seed := uint64(time.Now().UnixNano())
-	if v := os.Getenv("CASCADE_CRASH_SEED"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			t.Fatalf("CASCADE_CRASH_SEED=%q: %v", v, err)
-		}
-		seed = n
-	}
+	trials := crashTrials(t, "CASCADE_CRASH_TRIALS", 8)
+	seed := crashSeed(t)
 	for name, url := range testutil.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Logf("CASCADE_CRASH_SEED=%d CASCADE_CRASH_TRIALS=%d", seed, trials)
-			c := newCrashRig(t, url, seed)
+			c := newCrashRig(t, url, seed, nil)
 			for i := range trials {
 				c.trial(i)
 			}
 			c.settle()
 			t.Logf("kills that landed while something was underway: %v", c.killedDuring)
-			intact := "the database answers every query"
-			if c.sqlite {
-				intact = "SQLite's integrity_check ok"
-			}
 			t.Logf("%d kills survived; invariants checked: no orphaned post-processor or simulator after each kill, "+
 				"every trace on disk in the API after each restart, %d traces all READY, %d acknowledged runs each present once and SUCCEEDED, "+
-				"no trace left PROCESSING, %s", trials, len(c.traceIDs()), len(c.acked), intact)
+				"no trace left PROCESSING, %s, rows consistent (no run of a missing trace, no job id on two runs)",
+				trials, len(c.traceIDs()), len(c.acked), c.intactWord())
 		})
 	}
+}
+
+// crashTrials is the number of kills per database: env's value, or def.
+func crashTrials(t *testing.T, env string, def int) int {
+	v := os.Getenv(env)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive number", env, v)
+	}
+	return n
+}
+
+// crashSeed is CASCADE_CRASH_SEED, or a new seed.
+func crashSeed(t *testing.T) uint64 {
+	v := os.Getenv("CASCADE_CRASH_SEED")
+	if v == "" {
+		return uint64(time.Now().UnixNano())
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		t.Fatalf("CASCADE_CRASH_SEED=%q: %v", v, err)
+	}
+	return n
+}
+
+// intactWord says how the database was found intact.
+func (c *crashRig) intactWord() string {
+	if c.sqlite {
+		return "SQLite's integrity_check ok"
+	}
+	return "PostgreSQL answers every query"
 }
 
 // crashClient gives up on a server that was killed mid-request.
@@ -90,6 +111,7 @@ type crashRig struct {
 	keys    []string
 
 	sqlite bool
+	dbURL  string
 	addr   string
 	server *exec.Cmd
 
@@ -100,6 +122,9 @@ type crashRig struct {
 
 	// What was underway at the kills, so the log shows what was covered.
 	killedDuring map[string]int
+
+	// slurm is set when runs go to a Slurm cluster (TestCrashRecoverySlurm).
+	slurm *slurmCrash
 }
 
 // noteWhatIsUnderway counts, just before a kill, the kills that land
@@ -124,9 +149,14 @@ func (c *crashRig) noteWhatIsUnderway() {
 			c.killedDuring[k]++
 		}
 	}
+	if c.slurm != nil {
+		c.slurm.noteWhatIsUnderway(c)
+	}
 }
 
-func newCrashRig(t *testing.T, dbURL string, seed uint64) *crashRig {
+// newCrashRig starts the server on a fresh data directory and the database
+// at dbURL (SQLite when empty); with a cluster, runs go to Slurm.
+func newCrashRig(t *testing.T, dbURL string, seed uint64, cluster *slurmtest.Cluster) *crashRig {
 	dataDir := t.TempDir()
 	sim := fakesim.Build(t)
 	c := &crashRig{
@@ -147,13 +177,18 @@ func newCrashRig(t *testing.T, dbURL string, seed uint64) *crashRig {
 		"CASCADE_S3_ADDR=" + c.s3Addr,
 		"CASCADE_RUN_CONCURRENCY=2",
 	}, c.keys...)
+	c.dbURL = dbURL
 	if dbURL != "" {
 		c.env = append(c.env, "CASCADE_DATABASE_URL="+dbURL)
 	} else {
 		c.sqlite = true
 	}
+	if cluster != nil {
+		c.slurm = newSlurmCrash(t, cluster, sim)
+		c.env = append(c.env, c.slurm.env...)
+	}
 	c.start()
-	t.Cleanup(func() { c.noOrphans("at the end") })
+	t.Cleanup(func() { c.noOrphans("at the end", false) })
 	return c
 }
 
@@ -186,9 +221,13 @@ func (c *crashRig) trial(i int) {
 		t.Fatal(err)
 	}
 	c.server.Wait()
+	if c.slurm != nil {
+		c.slurm.noteSubmissionsInFlight(c)
+	}
 	stop()
 	wg.Wait()
-	c.noOrphans(fmt.Sprintf("after kill %d", i))
+	// Slurm's jobs outlive the server by design; nothing else may.
+	c.noOrphans(fmt.Sprintf("after kill %d", i), c.slurm != nil)
 
 	c.start()
 	c.everyTraceOnDiskListed(fmt.Sprintf("after restart %d", i))
@@ -333,12 +372,22 @@ func (c *crashRig) query(q string, vars map[string]any, out any) (errs []string,
 }
 
 // noOrphans: no process started for this data directory (post-processor,
-// simulator) outlives the server that started it.
-func (c *crashRig) noOrphans(when string) {
+// simulator) outlives the server that started it. With slurmJobs, the
+// processes of Slurm's jobs (descendants of slurmstepd) are let be: they
+// are the cluster's, not the server's.
+func (c *crashRig) noOrphans(when string, slurmJobs bool) {
 	c.t.Helper()
 	orphans := func() string {
 		out, _ := exec.Command("pgrep", "-af", c.dataDir).Output()
-		return strings.TrimSpace(string(out))
+		var left []string
+		for line := range strings.Lines(string(out)) {
+			pid, _, _ := strings.Cut(line, " ")
+			if slurmJobs && underSlurmstepd(pid) {
+				continue
+			}
+			left = append(left, strings.TrimSpace(line))
+		}
+		return strings.Join(left, "\n")
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for orphans() != "" && time.Now().Before(deadline) {
@@ -428,13 +477,12 @@ func (c *crashRig) settle() {
 		return true
 	})
 
-	type run struct{ ID, State string }
-	var runs []run
-	testutil.Eventually(t, 120*time.Second, "every run over", func() bool {
+	var runs []crashRun
+	testutil.Eventually(t, 180*time.Second, "every run over", func() bool {
 		var r struct {
-			Runs struct{ Nodes []run }
+			Runs struct{ Nodes []crashRun }
 		}
-		if errs, err := c.query(`{ runs(first: 5000) { nodes { id state } } }`, nil, &r); err != nil || len(errs) > 0 {
+		if errs, err := c.query(`{ runs(first: 5000) { nodes { id state slurm { jobId } } } }`, nil, &r); err != nil || len(errs) > 0 {
 			t.Fatalf("runs: %v %v", err, errs)
 		}
 		runs = r.Runs.Nodes
@@ -466,12 +514,65 @@ func (c *crashRig) settle() {
 		t.Errorf("no run was launched: the trials tested nothing about runs")
 	}
 
+	if c.slurm != nil {
+		c.slurm.settle(c, runs)
+	}
+
 	// A graceful stop, then the database must be intact.
 	c.server.Process.Signal(syscall.SIGTERM)
 	c.server.Wait()
-	c.noOrphans("after the last stop")
+	// No simulator left, Slurm's jobs' included.
+	c.noOrphans("after the last stop", false)
 	if c.sqlite {
 		c.sqliteIntact()
+	}
+	c.consistent()
+}
+
+// crashRun is a run as settle lists it.
+type crashRun struct {
+	ID, State string
+	Slurm     *struct{ JobID int64 }
+}
+
+// consistent checks the rows against each other, on SQLite and
+// PostgreSQL alike: no run of a trace the database does not hold, no
+// result or kernel row of a missing run or trace, no Slurm job recorded
+// for two runs.
+func (c *crashRig) consistent() {
+	c.t.Helper()
+	var db *sql.DB
+	if c.sqlite {
+		var err error
+		if db, err = sql.Open("sqlite", filepath.Join(c.dataDir, "cascade.db")); err != nil {
+			c.t.Fatal(err)
+		}
+	} else {
+		g, err := gorm.Open(postgres.Open(c.dbURL), &gorm.Config{Logger: logger.Discard})
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		if db, err = g.DB(); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	defer db.Close()
+	for what, q := range map[string]string{
+		"runs of a missing trace":                           `SELECT COUNT(*) FROM runs r LEFT JOIN traces t ON t.id = r.trace_id WHERE t.id IS NULL`,
+		"run kernel rows of a missing run":                  `SELECT COUNT(*) FROM run_kernels k LEFT JOIN runs r ON r.id = k.run_id WHERE r.id IS NULL`,
+		"kernel rows of a missing trace":                    `SELECT COUNT(*) FROM kernels k LEFT JOIN traces t ON t.id = k.trace_id WHERE t.id IS NULL`,
+		"Slurm jobs recorded for two runs":                  `SELECT COUNT(*) FROM (SELECT slurm_job_id FROM runs WHERE slurm_job_id IS NOT NULL GROUP BY slurm_job_id HAVING COUNT(*) > 1) d`,
+		"runs sharing a launch number":                      `SELECT COUNT(*) FROM (SELECT seq FROM runs GROUP BY seq HAVING COUNT(*) > 1) d`,
+		"finished runs without an end time":                 `SELECT COUNT(*) FROM runs WHERE state IN ('SUCCEEDED', 'FAILED', 'CANCELLED') AND finished_at IS NULL`,
+		"succeeded runs with fewer kernels done than total": `SELECT COUNT(*) FROM runs WHERE state = 'SUCCEEDED' AND kernels_done <> kernels_total`,
+	} {
+		var n int
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			c.t.Fatalf("%s: %v", what, err)
+		}
+		if n != 0 {
+			c.t.Errorf("database: %d %s", n, what)
+		}
 	}
 }
 
