@@ -52,11 +52,13 @@ bench-large:
 	CASCADE_BENCH_LARGE=1 go test ./accelsim/posttraces -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m
 
 # A longer crash-recovery campaign than CI's: SIGKILLs at random moments
-# during uploads (disk and S3), post-processing and runs, on SQLite and, with
+# during uploads (disk and S3), post-processing and runs (local, and on a
+# one-node Slurm cluster started by scripts/slurm.sh), on SQLite and, with
 # CASCADE_TEST_POSTGRES_DSN set, PostgreSQL. CASCADE_CRASH_SEED replays one.
 CRASH_TRIALS ?= 60
+CRASH_SLURM_TRIALS ?= 30
 crash:
-	CASCADE_CRASH_TRIALS=$(CRASH_TRIALS) go test ./cmd/cascade -run '^TestCrashRecovery$$' -count=1 -v -timeout 60m
+	CASCADE_CRASH_TRIALS=$(CRASH_TRIALS) CASCADE_CRASH_SLURM_TRIALS=$(CRASH_SLURM_TRIALS) go test ./cmd/cascade -run '^TestCrashRecovery(Slurm)?$$' -count=1 -v -timeout 90m
 
 # A longer fuzzing campaign than CI's 5 s per target: every fuzz target for
 # FUZZTIME each (FUZZ_MATCH=regexp picks some). New failing inputs land in

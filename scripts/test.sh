@@ -37,9 +37,9 @@ fi
 
 step "Slurm"
 if command -v slurmctld >/dev/null && command -v munged >/dev/null; then
-  echo "$(slurmctld -V): the tests in slurm/ and runs/ (and e2e/slurm.test.mjs) start a one-node cluster with scripts/slurm.sh"
+  echo "$(slurmctld -V): the tests in slurm/, runs/ and cmd/cascade (TestCrashRecoverySlurm; and e2e/slurm.test.mjs) start a one-node cluster with scripts/slurm.sh"
 else
-  echo "SKIPPING the Slurm cluster tests in slurm/ and runs/: Slurm's packages are not installed and cannot be"
+  echo "SKIPPING the Slurm cluster tests in slurm/, runs/ and cmd/cascade: Slurm's packages are not installed and cannot be"
 fi
 
 step "go test -race"

@@ -422,3 +422,30 @@ func TestForgottenJob(t *testing.T) {
 		t.Errorf("without accounting: %+v and %d sacct calls, want LOST and none", sts[id], offCalls.Count("sacct"))
 	}
 }
+
+// TestAccountedByName: sacct finds an ended job by its name (as the
+// executor finds one whose id it never heard), and nothing of other names.
+func TestAccountedByName(t *testing.T) {
+	t.Parallel()
+	c, _ := client(t)
+	if !cluster.Accounting() {
+		t.Skip("the cluster keeps no accounting")
+	}
+	a := submit(t, c, job(t, "cascade-byname-a", "true"))
+	b := submit(t, c, job(t, "cascade-byname-b", "true"))
+	await(t, c, []slurm.JobID{a, b}, 2*time.Minute, "both jobs ended", func(sts map[slurm.JobID]slurm.Status) bool {
+		return sts[a].State.Done() && sts[b].State.Done()
+	})
+	var sts []slurm.Status
+	testutil.Eventually(t, time.Minute, "sacct knows job a ended", func() bool {
+		var err error
+		sts, err = c.AccountedByName(context.Background(), []string{"cascade-byname-a", "cascade-byname-none"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(sts) > 0 && sts[0].State.Done()
+	})
+	if len(sts) != 1 || sts[0].ID != a || sts[0].Name != "cascade-byname-a" || sts[0].State != slurm.Completed || !sts[0].FromAccounting {
+		t.Fatalf("sacct by name: %+v, want job %d alone, COMPLETED", sts, a)
+	}
+}

@@ -21,7 +21,8 @@
 //     map each [Status] to the run; keep runs as they are on an error.
 //   - After a restart, poll the stored ids again (that is the reattach);
 //     a run with no stored id may have been submitted just before the
-//     crash, so look for its name in [Client.Queue] before submitting it.
+//     crash, so look for its name in [Client.Queue], and then (with
+//     accounting) in [Client.AccountedByName], before submitting it.
 //
 // The JSON read is squeue's and sacct's --json output as of Slurm 22.05
 // (OpenAPI v0.0.38, Debian 12); testdata holds outputs recorded from a real
