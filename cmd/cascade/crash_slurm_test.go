@@ -81,6 +81,10 @@ func newSlurmCrash(t *testing.T, cluster *slurmtest.Cluster, sim string) *slurmC
 			t.Fatal(err)
 		}
 		script := fmt.Sprintf("#!/bin/sh\nexec %s \"$@\"\n", real)
+		if name == "scancel" {
+			// Every scancel is told on failure.
+			script = fmt.Sprintf("#!/bin/sh\necho \"$(date +%%T.%%N) scancel $*\" >>%s/scancels\nexec %s \"$@\"\n", dir, real)
+		}
 		if name == "sbatch" {
 			// inflight/PID says "sbatch" while sbatch runs and "queued"
 			// once the job is queued and its id not yet handed to the
@@ -245,6 +249,10 @@ func (s *slurmCrash) settle(c *crashRig, all []crashRun) {
 		if !known[run] {
 			t.Errorf("jobs %v were submitted for %s, which is no run", ids, run)
 		}
+	}
+	if t.Failed() {
+		data, _ := os.ReadFile(filepath.Join(s.dir, "scancels"))
+		t.Logf("scancel calls:\n%s", data)
 	}
 	// Every run is over: none of their jobs may be pending or running.
 	out := s.cluster.Command(t, "squeue", "-h", "-o", "%i %j %T")

@@ -20,6 +20,7 @@ import (
 
 	_ "github.com/glebarez/go-sqlite"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/internal/fakesim"
 	"github.com/cascade-sim/cascade/internal/testutil"
@@ -482,7 +483,7 @@ func (c *crashRig) settle() {
 		var r struct {
 			Runs struct{ Nodes []crashRun }
 		}
-		if errs, err := c.query(`{ runs(first: 5000) { nodes { id state slurm { jobId } } } }`, nil, &r); err != nil || len(errs) > 0 {
+		if errs, err := c.query(`{ runs(first: 5000) { nodes { id state error history slurm { jobId } } } }`, nil, &r); err != nil || len(errs) > 0 {
 			t.Fatalf("runs: %v %v", err, errs)
 		}
 		runs = r.Runs.Nodes
@@ -497,7 +498,7 @@ func (c *crashRig) settle() {
 	for _, r := range runs {
 		seen[r.ID]++
 		if r.State != "SUCCEEDED" {
-			t.Errorf("run %s ended %s", r.ID, r.State)
+			t.Errorf("run %s ended %s: %s; history %q", r.ID, r.State, cascade.Deref(r.Error), r.History)
 		}
 	}
 	for id, n := range seen {
@@ -532,6 +533,8 @@ func (c *crashRig) settle() {
 // crashRun is a run as settle lists it.
 type crashRun struct {
 	ID, State string
+	Error     *string
+	History   []string
 	Slurm     *struct{ JobID int64 }
 }
 
