@@ -469,43 +469,6 @@ func TestSlurmAdoptsAnUnrecordedJobSqueueForgot(t *testing.T) {
 	}
 }
 
-// TestSlurmUnrecordedJobGoneWithoutAccounting: as
-// TestSlurmAdoptsAnUnrecordedJobSqueueForgot, on a cluster whose
-// accounting Cascade does not ask: nothing knows the job any more, but its
-// log shows it ran, so the run ends by its log instead of being submitted
-// (and simulated) again. Not parallel: it stops the controller.
-func TestSlurmUnrecordedJobGoneWithoutAccounting(t *testing.T) {
-	dir := t.TempDir()
-	off := func(cfg *app.Config) { cfg.DataDir, cfg.Slurm.Accounting = dir, "off" }
-	s, c, calls := slurmServer(t, "ok", off)
-	c.StopController(t)
-	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
-	testutil.Eventually(t, time.Minute, "sbatch tried", func() bool { return calls.Count("sbatch") > 0 })
-	s.Close()
-	c.StartController(t)
-	script := filepath.Join(dir, "work", "runs", r.ID, "job.sbatch")
-	id := strings.TrimSpace(c.Command(t, "sbatch", "--parsable", script))
-	testutil.Eventually(t, 3*time.Minute, "the job ended and squeue forgot it", func() bool {
-		out, err := c.Try("squeue", "-h", "--states=all", "-j", id, "-o", "%i")
-		return strings.TrimSpace(out) == "" && (err == nil || strings.Contains(err.Error(), "Invalid job id"))
-	})
-
-	s2, _, calls2 := slurmServer(t, "ok", off)
-	got := waitSlurm(t, s2, r.ID, 2*time.Minute, "SUCCEEDED", "FAILED", "CANCELLED")
-	if got.State != "SUCCEEDED" || got.Error != nil {
-		t.Fatalf("%s %v, want SUCCEEDED by its log", got.State, cascadeDeref(got.Error))
-	}
-	if !strings.Contains(strings.Join(got.History, "\n"), "its log shows the simulation complete") {
-		t.Errorf("history %q", got.History)
-	}
-	if n := calls2.Count("sbatch"); n != 0 {
-		t.Errorf("the run was submitted again (%d sbatch calls)", n)
-	}
-	if n := jobsNamed(t, c, r.ID); n != 1 {
-		t.Errorf("%d jobs named for the run", n)
-	}
-}
-
 // TestSlurmServerKilled SIGKILLs `cascade serve` while a job runs, lets
 // the job finish meanwhile, and starts the server again: it reattaches by
 // the stored job id, reads the whole log, and records the run once,

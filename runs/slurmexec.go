@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -507,8 +506,6 @@ func (s *slurmExec) resubmit(ctx context.Context) {
 		s.mu.Unlock()
 		return
 	}
-	// One whose job left no trace in Slurm but its log ran all the same.
-	again = slices.DeleteFunc(again, func(id string) bool { return s.ranUnrecorded(ctx, id) })
 	again = append(again, held...)
 	if len(again) == 0 {
 		return
@@ -576,38 +573,6 @@ func (s *slurmExec) accountedByName(ctx context.Context, ids []string) ([]string
 		none = append(none, id)
 	}
 	return none, nil
-}
-
-// ranUnrecorded ends a run whose job ran, as its log shows (Slurm writes
-// it once the job starts; the directory was emptied before sbatch), but
-// neither squeue nor sacct knows it: its id went unrecorded and it ended
-// longer ago than MinJobAge, on a cluster without accounting. Its log says
-// how it went; submitting it again would simulate it twice. It reports
-// whether the run had such a log.
-func (s *slurmExec) ranUnrecorded(ctx context.Context, id string) bool {
-	m := s.m
-	if _, err := os.Stat(m.LogPath(id)); err != nil {
-		return false
-	}
-	total := m.kernelTotal(id)
-	p := newFollower(m, ctx, id, m.LogPath(id), total).finish()
-	prog := p.Progress()
-	state, msg, note := cascade.RunFailed, "", ""
-	if o := p.Outcome(simlog.Exit{}); o.Succeeded {
-		state, note = cascade.RunSucceeded, "its Slurm job ran before the server heard its id, and Slurm no longer knows it; its log shows the simulation complete"
-	} else {
-		msg = fmt.Sprintf("lost: its Slurm job ran before the server heard its id, and Slurm no longer knows it (it left squeue, and the cluster keeps no accounting to ask); its log shows %d of %d kernels done", prog.Done, prog.Total)
-	}
-	m.log.Warn("a run's unrecorded Slurm job ran and is gone; the run ends by its log", "run", id, "state", state)
-	m.finishWith(ctx, id, p, state, msg, func(r *cascade.Run) {
-		if total > 0 {
-			r.KernelsTotal = total
-		}
-		if note != "" {
-			r.History = append(r.History, stamp(note))
-		}
-	})
-	return true
 }
 
 // apply maps one job's status to its run: pending keeps it queued with
