@@ -249,7 +249,12 @@ func (s *slurmExec) submit(_ context.Context, id string) {
 func (s *slurmExec) record(ctx context.Context, id string, jid slurm.JobID, partition string, total int, history string) {
 	m := s.m
 	n := int64(jid)
+	already := false // the run has this job already: adopted while its sbatch answered
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+		if r.Slurm.JobID != nil && *r.Slurm.JobID == n {
+			already = true
+			return cascade.ErrUnchanged
+		}
 		if r.State != cascade.RunQueued || r.Slurm.JobID != nil {
 			return cascade.ErrUnchanged
 		}
@@ -267,6 +272,12 @@ func (s *slurmExec) record(ctx context.Context, id string, jid slurm.JobID, part
 		s.mu.Lock()
 		s.maybe[id] = true
 		s.mu.Unlock()
+		return
+	case already:
+		// Both ways of learning a run's job found this one: the first poll
+		// after a start adopted it by name while the sbatch that queued it
+		// was answering (a run launched as the server started is both
+		// queued for submission and looked for). It is followed already.
 		return
 	case err != nil || !saved:
 		m.log.Info("run ended while it was submitted; cancelling its job", "run", id, "job", jid)
