@@ -540,8 +540,9 @@ type crashRun struct {
 
 // consistent checks the rows against each other, on SQLite and
 // PostgreSQL alike: no run of a trace the database does not hold, no
-// result or kernel row of a missing run or trace, no Slurm job recorded
-// for two runs.
+// result row of a missing run, no kernel row outside a kernel set, every
+// trace on one current set holding as many kernels as it says, no Slurm
+// job recorded for two runs.
 func (c *crashRig) consistent() {
 	c.t.Helper()
 	var db *sql.DB
@@ -563,7 +564,10 @@ func (c *crashRig) consistent() {
 	for what, q := range map[string]string{
 		"runs of a missing trace":                           `SELECT COUNT(*) FROM runs r LEFT JOIN traces t ON t.id = r.trace_id WHERE t.id IS NULL`,
 		"run kernel rows of a missing run":                  `SELECT COUNT(*) FROM run_kernels k LEFT JOIN runs r ON r.id = k.run_id WHERE r.id IS NULL`,
-		"kernel rows of a missing trace":                    `SELECT COUNT(*) FROM kernels k LEFT JOIN traces t ON t.id = k.trace_id WHERE t.id IS NULL`,
+		"kernel rows of a missing kernel set":               `SELECT COUNT(*) FROM kernels k LEFT JOIN kernel_sets s ON s.id = k.set_id WHERE s.id IS NULL`,
+		"traces on a missing or replaced kernel set":        `SELECT COUNT(*) FROM traces t LEFT JOIN kernel_sets s ON s.id = t.kernel_set_id WHERE t.kernel_set_id IS NOT NULL AND (s.id IS NULL OR s.state <> 'current')`,
+		"current kernel sets of no trace":                   `SELECT COUNT(*) FROM kernel_sets s LEFT JOIN traces t ON t.kernel_set_id = s.id WHERE s.state = 'current' AND t.id IS NULL`,
+		"kernel sets whose count is not their rows'":        `SELECT COUNT(*) FROM kernel_sets s WHERE s.state = 'current' AND s.n <> (SELECT COUNT(*) FROM kernels k WHERE k.set_id = s.id)`,
 		"Slurm jobs recorded for two runs":                  `SELECT COUNT(*) FROM (SELECT slurm_job_id FROM runs WHERE slurm_job_id IS NOT NULL GROUP BY slurm_job_id HAVING COUNT(*) > 1) d`,
 		"runs sharing a launch number":                      `SELECT COUNT(*) FROM (SELECT seq FROM runs GROUP BY seq HAVING COUNT(*) > 1) d`,
 		"finished runs without an end time":                 `SELECT COUNT(*) FROM runs WHERE state IN ('SUCCEEDED', 'FAILED', 'CANCELLED') AND finished_at IS NULL`,
