@@ -68,8 +68,11 @@ type Config struct {
 	Jobs   int // the -j of every post-processor; 0 gives each its share of CPUs
 	Store  Store
 	Events interface{ Publish(events.Event) }
-	// Moved, if set, is told after a trace moved to ready or failed.
-	Moved func(id string)
+	// Moved, if set, is told after a trace moved to ready or failed: the
+	// state it moved to, and whether a post-processor ran for it (and so
+	// may have changed its files) or it moved on from the files its upload
+	// brought.
+	Moved func(id string, state cascade.TraceState, ran bool)
 	// Finished, if set, is told how long each post-processor that ran to
 	// its end took and whether it succeeded, for /metrics.
 	Finished func(d time.Duration, ok bool)
@@ -251,7 +254,7 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 		}
 		if !suspect {
 			p.removeMarker(id) // stale: of a deleted, retried or failed upload
-			p.finish(ctx, id, dir, "")
+			p.finish(ctx, id, dir, "", false)
 			return
 		}
 		p.log.Info(why+"; running the post-processor again", "trace", id)
@@ -261,7 +264,7 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 		// with nothing queued; retryTrace runs it again.
 		p.log.Error("write marker", "trace", id, "err", err)
 		p.removeMarker(id)
-		p.finish(ctx, id, dir, fmt.Sprintf("post-processor not started: %v", err))
+		p.finish(ctx, id, dir, fmt.Sprintf("post-processor not started: %v", err), false)
 		return
 	}
 	slot, jobs := p.slot()
@@ -321,7 +324,7 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 	if msg == "" && stale != nil {
 		p.removeStale(dir, stale)
 	}
-	p.finish(ctx, id, dir, msg)
+	p.finish(ctx, id, dir, msg, true)
 }
 
 // reason is why a post-processor failed: for the built-in one, its error
@@ -352,8 +355,9 @@ func (p *Processor) tail(logPath string) string {
 }
 
 // finish moves the trace to failed with msg, or, when msg is empty, to
-// ready with its kernels and the kernel count of kernelslist.g.
-func (p *Processor) finish(ctx context.Context, id, dir, msg string) {
+// ready with its kernels and the kernel count of kernelslist.g. ran is
+// whether a post-processor ran (Config.Moved).
+func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 	var w tracedir.Warnings
 	count := 0
 	var tree *tracedir.Tree
@@ -419,6 +423,6 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string) {
 	}
 	p.cfg.Events.Publish(events.TraceUpdated{Trace: t})
 	if p.cfg.Moved != nil {
-		p.cfg.Moved(id)
+		p.cfg.Moved(id, t.State, ran)
 	}
 }

@@ -55,3 +55,23 @@ func (s *Scanner) Refresh(id string) {
 	s.mu.Unlock()
 	s.wake()
 }
+
+// Moved is told by the post-processor that a trace moved to state (ready
+// or failed), and whether a post-processor ran for it. After one that ran
+// it is [Scanner.Refresh]. Otherwise the trace's files are the ones the
+// walk that sent it to processing saw, unless they changed since: the
+// scanner walks it again only when its directories or metadata.json
+// differ from that walk's, or when it let a file-system event for the
+// trace go by while the trace was processing (or has no file-system events
+// to go by). Else it only takes the new state, and a bucket of finished
+// uploads is not walked twice at start.
+func (s *Scanner) Moved(id string, state cascade.TraceState, ran bool) {
+	if ran {
+		s.Refresh(id)
+		return
+	}
+	s.mu.Lock()
+	s.settled[id] = state
+	s.mu.Unlock()
+	s.wake()
+}

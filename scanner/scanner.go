@@ -74,10 +74,14 @@ type Scanner struct {
 	mu     sync.Mutex
 	dirty  map[string]bool // trace ids fsnotify saw change
 	forced map[string]bool // trace ids to walk whatever state the scanner last saw
-	all    bool            // rescan everything in full (overflow, Rescan)
+	// settled holds trace ids the post-processor moved on without running
+	// (Moved), with their new state.
+	settled map[string]cascade.TraceState
+	all     bool // rescan everything in full (overflow, Rescan)
 
 	// Owned by the Run goroutine.
-	traces map[string]*entry
+	traces   map[string]*entry
+	watching bool // file-system events arrive
 }
 
 // entry is what the scanner remembers of a trace between scans.
@@ -90,6 +94,9 @@ type entry struct {
 	walkedAt time.Time     // when the last walk started
 	walkCost time.Duration // how long it took
 	deferred bool          // a kick for this trace is already scheduled
+	// missed: a file-system event for the trace went by without a walk
+	// while it was processing.
+	missed bool
 }
 
 // walkShare bounds the scanner's time on one busy trace: after a walk that
@@ -114,6 +121,7 @@ func New(cfg Config) *Scanner {
 		kick:     make(chan struct{}, 1),
 		dirty:    map[string]bool{},
 		forced:   map[string]bool{},
+		settled:  map[string]cascade.TraceState{},
 		traces:   map[string]*entry{},
 	}
 }
@@ -160,6 +168,7 @@ func (s *Scanner) Run(ctx context.Context) error {
 	if err != nil {
 		s.log.Warn("no file-system events; scanning every interval only", "err", err)
 	} else {
+		s.watching = true
 		defer w.Close()
 	}
 	s.scan(ctx, true, true)
@@ -182,9 +191,16 @@ func (s *Scanner) Run(ctx context.Context) error {
 // the others; any pass walks the traces fsnotify marked dirty.
 func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
 	s.mu.Lock()
-	dirty, forced, all := s.dirty, s.forced, s.all
-	s.dirty, s.forced, s.all = map[string]bool{}, map[string]bool{}, false
+	dirty, forced, settled, all := s.dirty, s.forced, s.settled, s.all
+	s.dirty, s.forced, s.settled, s.all = map[string]bool{}, map[string]bool{}, map[string]cascade.TraceState{}, false
 	s.mu.Unlock()
+	for id, state := range settled {
+		if e := s.traces[id]; !forced[id] && e != nil && s.unchanged(id, e) {
+			e.state = state
+			continue
+		}
+		forced[id] = true
+	}
 	for id := range forced {
 		dirty[id] = true
 	}
@@ -241,10 +257,21 @@ func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
 		// Only a new metadata.json, which may say the trace failed, is
 		// read at once.
 		if e := s.traces[id]; e != nil && e.state == cascade.TraceProcessing && !forced[id] && metaSig(s.dir(id)) == e.metaSig {
+			e.missed = true
 			continue
 		}
 		s.scanTrace(ctx, id, now)
 	}
+}
+
+// unchanged reports whether the trace's files are, as far as the scanner
+// can tell without walking, those of its last walk (see Moved).
+func (s *Scanner) unchanged(id string, e *entry) bool {
+	if !s.watching || e.missed || e.dirSig == "" {
+		return false
+	}
+	dir := s.dir(id)
+	return metaSig(dir) == e.metaSig && tracedir.DirSignature(dir, e.dirs, tracedir.MetadataFile) == e.dirSig
 }
 
 func (s *Scanner) listTraces() (map[string]bool, error) {
@@ -313,7 +340,7 @@ func (s *Scanner) scanTrace(ctx context.Context, id string, now time.Time) {
 		return
 	}
 	e.history = h
-	e.walkedAt, e.walkCost, e.deferred = start, cost, false
+	e.walkedAt, e.walkCost, e.deferred, e.missed = start, cost, false, false
 	e.dirs = tree.SortedDirs()
 	e.dirSig = tracedir.DirSignature(dir, e.dirs, tracedir.MetadataFile)
 

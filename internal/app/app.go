@@ -19,6 +19,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/playground"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
@@ -279,7 +280,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	m.events = broker
 	var sc *scanner.Scanner
 	pp := postproc.New(postproc.Config{
-		Moved:       func(id string) { sc.Refresh(id) },
+		Moved:       func(id string, state cascade.TraceState, ran bool) { sc.Moved(id, state, ran) },
 		Finished:    reg.Postprocessed,
 		Command:     cfg.PostprocessCmd,
 		Root:        cfg.BucketDir(),
