@@ -171,7 +171,15 @@ func saveTrace(tx *gorm.DB, t *cascade.Trace) error {
 	case err != nil:
 		return fmt.Errorf("load trace %s: %w", t.ID, err)
 	}
-	t.Seq, t.CreatedAt, t.UpdatedAt = old.Seq, old.CreatedAt, tx.NowFunc()
+	t.Seq, t.CreatedAt = old.Seq, old.CreatedAt
+	return updateTrace(tx, t)
+}
+
+// updateTrace writes every field of t but its id, seq and creation time
+// over the stored trace with its id, which the caller knows is there (in
+// tx, with lockTraces taken).
+func updateTrace(tx *gorm.DB, t *cascade.Trace) error {
+	t.UpdatedAt = tx.NowFunc()
 	if err := tx.Select("*").Omit("id", "seq", "created_at").Where("id = ?", t.ID).Updates(t).Error; err != nil {
 		return fmt.Errorf("update trace %s: %w", t.ID, err)
 	}
@@ -280,6 +288,7 @@ func (d *DB) UpdateTraceAndKernels(ctx context.Context, id string, fn func(t *ca
 		} else if err != nil {
 			return fmt.Errorf("load trace %s: %w", id, err)
 		}
+		seq, created := t.Seq, t.CreatedAt
 		drop, err := fn(&t, found)
 		if err != nil {
 			return err
@@ -291,7 +300,12 @@ func (d *DB) UpdateTraceAndKernels(ctx context.Context, id string, fn func(t *ca
 			dropped = true
 		}
 		saved = true
-		return saveTrace(tx, &t)
+		if !found {
+			return saveTrace(tx, &t)
+		}
+		// Read above, under the same lock: no need to look it up again.
+		t.Seq, t.CreatedAt = seq, created
+		return updateTrace(tx, &t)
 	})
 	if errors.Is(err, cascade.ErrUnchanged) {
 		return t, false, nil
