@@ -63,8 +63,8 @@ func (s *Scanner) Refresh(id string) {
 // scanner walks it again only when its directories or metadata.json
 // differ from that walk's, or when it let a file-system event for the
 // trace go by while the trace was processing (or has no file-system events
-// to go by). Else it only takes the new state, and a bucket of finished
-// uploads is not walked twice at start.
+// to go by, or not for every directory). Else it only takes the new state,
+// and a bucket of finished uploads is not walked twice at start.
 func (s *Scanner) Moved(id string, state cascade.TraceState, ran bool) {
 	if ran {
 		s.Refresh(id)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cascade-sim/cascade"
@@ -82,6 +83,9 @@ type Scanner struct {
 	// Owned by the Run goroutine.
 	traces   map[string]*entry
 	watching bool // file-system events arrive
+	// watchGaps: some directory is not watched (the kernel's limit); its
+	// events never arrive. Set by the watcher.
+	watchGaps atomic.Bool
 }
 
 // entry is what the scanner remembers of a trace between scans.
@@ -267,7 +271,7 @@ func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
 // unchanged reports whether the trace's files are, as far as the scanner
 // can tell without walking, those of its last walk (see Moved).
 func (s *Scanner) unchanged(id string, e *entry) bool {
-	if !s.watching || e.missed || e.dirSig == "" {
+	if !s.watching || s.watchGaps.Load() || e.missed || e.dirSig == "" {
 		return false
 	}
 	dir := s.dir(id)

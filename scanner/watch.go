@@ -33,6 +33,7 @@ func newWatcher(s *Scanner) (*fsnotify.Watcher, error) {
 			}
 			if err := w.Add(p); err != nil && !warned {
 				warned = true
+				s.watchGaps.Store(true)
 				s.log.Warn("cannot watch every directory; relying on the periodic scan", "path", p, "err", err)
 			}
 			return nil
