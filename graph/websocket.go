@@ -269,6 +269,13 @@ func (c *gorillaConn) dropLocked(reason string, wait, send time.Duration) {
 	close(c.drop)
 }
 
+// isDropped reports whether the client was dropped.
+func (c *gorillaConn) isDropped() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dropped
+}
+
 // queuedLocked is how many bytes wait to be written.
 func (c *gorillaConn) queuedLocked() int { return len(c.pend) + len(c.out) - c.off }
 
@@ -490,9 +497,21 @@ func closeFrame(code int, reason string) []byte {
 }
 
 // NextReader reports a peer's normal close as transport.ErrWebsocketClosed,
-// and notes the id of each message read (see lastID).
+// and notes the id of each message read (see lastID). A dropped client's
+// messages are read and discarded, not run: what it asked after the drop
+// would be answered to no one, and a client that sends more than it reads
+// may have dozens of requests in the socket's buffers, which would hold
+// the CPU its own reading, and other clients, need. They are read (and the
+// connection is kept) until the client's close frame answers ours or the
+// drop's wait ends, so closing does not reset the connection and take our
+// close frame with it.
 func (c *gorillaConn) NextReader() (int, io.Reader, error) {
 	mt, r, err := c.Conn.NextReader()
+	for err == nil && c.isDropped() {
+		if _, err = io.Copy(io.Discard, r); err == nil {
+			mt, r, err = c.Conn.NextReader()
+		}
+	}
 	if websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway, websocket.CloseNoStatusReceived) {
 		return mt, r, transport.ErrWebsocketClosed
 	}
