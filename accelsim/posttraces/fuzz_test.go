@@ -112,6 +112,7 @@ func FuzzRawTrace(f *testing.F) {
 		"0 0 0 0 0010 ffffffff 0 EXIT 0 0\n",
 		"-grid dim = (1,1,1)\n", "-grid dim = (1,1,1)\n-block dim = (1,1,1)\n#x\n0 0 0 0 10 ffffffff 0 NOP 0 0\n-late header\n",
 		"-grid dim = (65536,65536,65536)\n-block dim = (1024,1,1)\n0 0 0 0 10 ffffffff 0 NOP 0 0\n",
+		"-grid dim = (1,1,1)\n-block dim = (1,1,1)\n-kernel name = a\x00b\n0 0 0 0 10 ffffffff 0 NOP 0 0\n",
 	} {
 		f.Add([]byte(s))
 	}

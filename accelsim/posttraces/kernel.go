@@ -111,6 +111,11 @@ func (p *processor) partition(ctx context.Context, path, dir string) (_ *kernel,
 			if k.parts != nil && len(line) == 0 {
 				continue // blank lines between instructions carry nothing
 			}
+			if bytes.IndexByte(line, 0) >= 0 {
+				// A .tracez header ends at its first NUL, so one inside would
+				// cut it short; no tracer writes one.
+				return nil, lineError(name, lr.num, errors.New("NUL byte in a header line"))
+			}
 			k.header = append(append(k.header, line...), '\n')
 			if k.parts == nil && len(line) > 0 && line[0] == '-' {
 				switch {

@@ -203,3 +203,15 @@ func toBytes(s []string) [][]byte {
 	}
 	return b
 }
+
+// TestHeaderWithNUL: the header ends at its first NUL, so a header holding
+// one is refused rather than written as a file no reader can open.
+func TestHeaderWithNUL(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := NewWriter(&buf, []byte("-kernel name = a\x00b\n"), 2048, ""); err == nil {
+		t.Fatal("a header with a NUL byte was accepted")
+	}
+	if buf.Len() != 0 {
+		t.Fatalf("%d bytes written for a refused header", buf.Len())
+	}
+}

@@ -2,6 +2,7 @@ package tracez
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -119,6 +120,9 @@ type Writer struct {
 // dictionary fields to w. A footer larger than a few megabytes is kept in a
 // temporary file in spillDir (os.TempDir() when empty) until [Writer.Close].
 func NewWriter(w io.Writer, header []byte, subchunkInsts int, spillDir string) (*Writer, error) {
+	if bytes.IndexByte(header, 0) >= 0 {
+		return nil, errors.New("tracez: the header holds a NUL byte, which would end it early")
+	}
 	tw := &Writer{w: bufio.NewWriterSize(w, 1<<20), subchunk: subchunkInsts, spillDir: spillDir}
 	tw.write(header)
 	tw.write([]byte{0})
