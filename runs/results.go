@@ -33,22 +33,14 @@ func (m *Manager) Results(ctx context.Context, r cascade.Run) (Results, error) {
 		return Results{}, err
 	}
 	key := fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano(), "@", t.UpdatedAt.UnixNano())
-	m.resultsMu.Lock()
-	res, ok := m.results[key]
-	m.resultsMu.Unlock()
-	if ok {
+	if res, ok := m.results.get(key); ok {
 		return res, nil
 	}
-	res, err = m.computeResults(ctx, r, t)
+	res, err := m.computeResults(ctx, r, t)
 	if err != nil {
 		return res, err
 	}
-	m.resultsMu.Lock()
-	if len(m.results) >= maxCachedResults {
-		clear(m.results)
-	}
-	m.results[key] = res
-	m.resultsMu.Unlock()
+	m.results.put(key, res)
 	return res, nil
 }
 

@@ -217,21 +217,14 @@ func (m *Manager) SweepComparison(ctx context.Context, id string) ([]cascade.Swe
 		}
 	}
 	key := fmt.Sprint(id, "@", len(rs), "@", succeeded, "@", latest.UnixNano())
-	m.resultsMu.Lock()
-	c, ok := m.sweepComparisons[key]
-	m.resultsMu.Unlock()
-	if ok {
+	if c, ok := m.sweepComparisons.get(key); ok {
 		return c, nil
 	}
-	if c, err = m.compareSweep(ctx, s, rs); err != nil {
+	c, err := m.compareSweep(ctx, s, rs)
+	if err != nil {
 		return nil, err
 	}
-	m.resultsMu.Lock()
-	if len(m.sweepComparisons) >= maxCachedSweeps {
-		clear(m.sweepComparisons)
-	}
-	m.sweepComparisons[key] = c
-	m.resultsMu.Unlock()
+	m.sweepComparisons.put(key, c)
 	return c, nil
 }
 
