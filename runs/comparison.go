@@ -34,7 +34,7 @@ func simulated(k cascade.RunKernel) (kernellist.Ref, float64, bool) {
 // their mean.
 func Compare(kernels []cascade.RunKernel, rows []tracedir.TimingRow) (cascade.RunComparison, bool) {
 	var c cascade.RunComparison
-	var xs, ys []float64
+	var xy moments
 	for i, k := range kernels {
 		ref, simNs, ok := simulated(k)
 		if !ok {
@@ -66,13 +66,13 @@ func Compare(kernels []cascade.RunKernel, rows []tracedir.TimingRow) (cascade.Ru
 		c.MAPE += math.Abs(errPct)
 		c.SimTotalNs += simNs
 		c.MeasuredTotalNs += measured
-		xs, ys = append(xs, simNs), append(ys, measured)
+		xy.add(simNs, measured)
 	}
 	if c.KernelsCompared == 0 {
 		return cascade.RunComparison{}, false
 	}
 	c.MAPE /= float64(c.KernelsCompared)
-	c.Correlation = pearson(xs, ys)
+	c.Correlation = xy.pearson()
 	return c, true
 }
 
@@ -84,24 +84,34 @@ func mean(xs []float64) float64 {
 	return sum / float64(len(xs))
 }
 
-// pearson is the correlation coefficient of xs and ys, or nil when it is
+// moments gathers (x, y) points one at a time for their Pearson
+// correlation, by Welford's updates of the means and co-moments: it keeps
+// no points (a sweep's pool adds each run's kernels when the run
+// succeeds) and, unlike raw sums of squares, loses no precision to
+// cancellation.
+type moments struct {
+	n             int
+	mx, my        float64 // means
+	sxx, syy, sxy float64 // sums of products of deviations from the means
+}
+
+func (s *moments) add(x, y float64) {
+	s.n++
+	dx, dy := x-s.mx, y-s.my
+	s.mx += dx / float64(s.n)
+	s.my += dy / float64(s.n)
+	s.sxx += dx * (x - s.mx)
+	s.syy += dy * (y - s.my)
+	s.sxy += dx * (y - s.my)
+}
+
+// pearson is the correlation coefficient of the points, or nil when it is
 // undefined: fewer than two points, or either side constant.
-func pearson(xs, ys []float64) *float64 {
-	if len(xs) < 2 {
+func (s moments) pearson() *float64 {
+	if s.n < 2 || s.sxx == 0 || s.syy == 0 {
 		return nil
 	}
-	mx, my := mean(xs), mean(ys)
-	var sxy, sxx, syy float64
-	for i := range xs {
-		dx, dy := xs[i]-mx, ys[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	if sxx == 0 || syy == 0 {
-		return nil
-	}
-	r := sxy / math.Sqrt(sxx*syy)
+	r := s.sxy / math.Sqrt(s.sxx*s.syy)
 	r = math.Max(-1, math.Min(1, r)) // rounding can step just past ±1
 	return &r
 }

@@ -93,8 +93,8 @@ type Manager struct {
 	// ctx is Run's: it ends with the server. Work reads it.
 	ctx context.Context
 
-	results          *cache[string, Results]                         // see Results
-	sweepComparisons *cache[string, []cascade.SweepConfigComparison] // see SweepComparison
+	results      *cache[string, Results]     // see Results
+	sweepTallies *cache[string, *sweepTally] // see SweepComparison
 }
 
 // active is a run a worker has taken (the queue's Cancel stops it): done
@@ -131,7 +131,7 @@ func New(cfg Config) *Manager {
 		log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{},
-		results: newCache[string, Results](maxCachedResults), sweepComparisons: newCache[string, []cascade.SweepConfigComparison](maxCachedSweeps)}
+		results: newCache[string, Results](maxCachedResults), sweepTallies: newCache[string, *sweepTally](maxCachedSweeps)}
 	qc := workqueue.Config[string]{Limit: cfg.Concurrency, Work: m.execute, Logger: m.log}
 	switch e := cfg.Executor.(type) {
 	case Local:

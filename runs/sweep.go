@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cascade-sim/cascade"
@@ -194,123 +195,205 @@ func (m *Manager) SweepProgress(ctx context.Context, id string) (cascade.SweepPr
 // SweepComparison pools, for each config of a sweep in its order, the
 // results of its succeeded runs (see [cascade.SweepConfigComparison]):
 // each run's kernels joined with its trace's measured times as for a
-// run's own results ([Manager.Results]), every trace's timing files read
-// once. It is computed again only when a run of the sweep has succeeded
-// since (the last few sweeps' are kept).
+// run's own results ([Manager.Results]). A succeeded run's results are
+// computed once and added to its config's pool, which the last few
+// sweeps' keep; the pools start again when a run they hold has changed or
+// is gone, or when a run that succeeded since is of a trace whose row (its
+// timing flags) changed since its timing files were read for the pools.
 func (m *Manager) SweepComparison(ctx context.Context, id string) ([]cascade.SweepConfigComparison, error) {
 	s, err := m.cfg.Store.Sweep(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	t := m.sweepTallies.getOrPut(id, newSweepTally)
+	t.mu.Lock() // the runs are read under it, so no caller adds older ones
+	defer t.mu.Unlock()
 	rs, err := m.cfg.Store.SweepRuns(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	var latest time.Time
-	succeeded := 0
-	for _, r := range rs {
-		if r.State == cascade.RunSucceeded {
-			succeeded++
-			if r.UpdatedAt.After(latest) {
-				latest = r.UpdatedAt
-			}
-		}
-	}
-	key := fmt.Sprint(id, "@", len(rs), "@", succeeded, "@", latest.UnixNano())
-	if c, ok := m.sweepComparisons.get(key); ok {
-		return c, nil
-	}
-	c, err := m.compareSweep(ctx, s, rs)
-	if err != nil {
+	if err := m.addSucceeded(ctx, t, rs); err != nil {
 		return nil, err
 	}
-	m.sweepComparisons.put(key, c)
-	return c, nil
+	return t.comparison(s, rs), nil
 }
 
-// maxCachedSweeps bounds the sweep comparison cache.
+// maxCachedSweeps bounds the sweeps whose pools are kept.
 const maxCachedSweeps = 16
 
-// pool gathers one config's compared kernels and steps.
-type pool struct {
-	c          cascade.SweepConfigComparison
-	absErr     float64
-	xs, ys     []float64
-	stepAbsErr float64
+// sweepTally is a sweep's comparison so far: the results of the
+// succeeded runs it has added, pooled by config. Its mutex makes the
+// callers of SweepComparison take turns.
+type sweepTally struct {
+	mu     sync.Mutex
+	added  map[string]time.Time // run id: the run's UpdatedAt when it was added
+	traces map[string]time.Time // trace id: the trace's UpdatedAt when its timing was read
+	pools  map[string]*pool     // by config
 }
 
-func (m *Manager) compareSweep(ctx context.Context, s cascade.Sweep, rs []cascade.Run) ([]cascade.SweepConfigComparison, error) {
-	pools := map[string]*pool{}
-	order := append([]string(nil), s.SimConfigs...)
-	for _, name := range s.SimConfigs {
-		pools[name] = &pool{c: cascade.SweepConfigComparison{SimConfig: name}}
+func newSweepTally() *sweepTally {
+	t := &sweepTally{}
+	t.reset()
+	return t
+}
+
+// reset empties t.
+func (t *sweepTally) reset() {
+	t.added, t.traces, t.pools = map[string]time.Time{}, map[string]time.Time{}, map[string]*pool{}
+}
+
+// addSucceeded adds to t the results of the succeeded runs in rs that it
+// has not added, after starting t again if it is stale. Each trace's
+// timing files are read once for all its runs.
+func (m *Manager) addSucceeded(ctx context.Context, t *sweepTally, rs []cascade.Run) error {
+	succeeded := map[string]time.Time{}
+	for _, r := range rs {
+		if r.State == cascade.RunSucceeded {
+			succeeded[r.ID] = r.UpdatedAt
+		}
 	}
-	cfgs, err := m.SimConfigs()
-	if err != nil {
-		return nil, err
+	stale := false
+	for id, at := range t.added {
+		if v, ok := succeeded[id]; !ok || !v.Equal(at) {
+			stale = true
+		}
+	}
+	fresh := func() []cascade.Run {
+		var out []cascade.Run
+		for _, r := range rs {
+			if _, ok := t.added[r.ID]; !ok && r.State == cascade.RunSucceeded {
+				out = append(out, r)
+			}
+		}
+		return out
 	}
 	timings := map[string]*traceTiming{}
-	for _, r := range rs {
-		p := pools[r.SimConfig]
-		if p == nil { // not possible: a sweep's runs use its configs
-			p = &pool{c: cascade.SweepConfigComparison{SimConfig: r.SimConfig}}
-			pools[r.SimConfig] = p
-			order = append(order, r.SimConfig)
+	versions := map[string]time.Time{}
+	timing := func(traceID string) (*traceTiming, error) {
+		if tt, ok := timings[traceID]; ok {
+			return tt, nil
 		}
-		p.c.Runs++
-		if r.State != cascade.RunSucceeded {
-			continue
-		}
-		p.c.Succeeded++
-		tt := timings[r.TraceID]
-		if tt == nil {
-			t, err := m.cfg.Store.Trace(ctx, r.TraceID)
-			if err != nil {
-				return nil, err
-			}
-			v := m.timing(t)
-			tt = &v
-			timings[r.TraceID] = tt
-		}
-		if tt.rows == nil && tt.timeline == nil {
-			continue
-		}
-		kernels, err := m.cfg.Store.RunKernels(ctx, r.ID)
+		tr, err := m.cfg.Store.Trace(ctx, traceID)
 		if err != nil {
 			return nil, err
 		}
-		cfg, _ := simconfig.Find(cfgs, r.SimConfig)
-		res := tt.results(kernels, cfg)
-		if res.Comparison != nil {
-			p.c.Compared++
-			for _, k := range res.Kernels {
-				if k.ErrorPct == nil {
-					continue
-				}
-				p.c.KernelsCompared++
-				p.absErr += math.Abs(*k.ErrorPct)
-				p.xs, p.ys = append(p.xs, *k.SimTimeNs), append(p.ys, *k.MeasuredNs)
+		tt := m.timing(tr)
+		timings[traceID], versions[traceID] = &tt, tr.UpdatedAt
+		return &tt, nil
+	}
+	if !stale {
+		for _, r := range fresh() {
+			if _, err := timing(r.TraceID); err != nil {
+				return err
+			}
+			if at, ok := t.traces[r.TraceID]; ok && !at.Equal(versions[r.TraceID]) {
+				stale = true
+				break
 			}
 		}
-		for _, st := range res.Steps {
-			if st.EventsReplaced == 0 || st.MeasuredNs <= 0 {
-				continue
+	}
+	if stale {
+		t.reset()
+	}
+	rs = fresh()
+	if len(rs) == 0 {
+		return nil
+	}
+	cfgs, err := m.SimConfigs()
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		tt, err := timing(r.TraceID)
+		if err != nil {
+			return err
+		}
+		t.traces[r.TraceID] = versions[r.TraceID]
+		var res Results
+		if tt.rows != nil || tt.timeline != nil {
+			kernels, err := m.cfg.Store.RunKernels(ctx, r.ID)
+			if err != nil {
+				return err
 			}
-			p.c.StepsCompared++
+			cfg, _ := simconfig.Find(cfgs, r.SimConfig)
+			res = tt.results(kernels, cfg)
+		}
+		p := t.pools[r.SimConfig]
+		if p == nil {
+			p = &pool{}
+			t.pools[r.SimConfig] = p
+		}
+		p.add(res)
+		t.added[r.ID] = r.UpdatedAt
+	}
+	return nil
+}
+
+// comparison is t's figures for the sweep s with the runs rs, configs in
+// the sweep's order.
+func (t *sweepTally) comparison(s cascade.Sweep, rs []cascade.Run) []cascade.SweepConfigComparison {
+	out := make([]cascade.SweepConfigComparison, 0, len(s.SimConfigs))
+	at := map[string]int{}
+	for _, name := range s.SimConfigs {
+		at[name] = len(out)
+		out = append(out, cascade.SweepConfigComparison{SimConfig: name})
+	}
+	for _, r := range rs {
+		i, ok := at[r.SimConfig]
+		if !ok { // not possible: a sweep's runs use its configs
+			i = len(out)
+			at[r.SimConfig] = i
+			out = append(out, cascade.SweepConfigComparison{SimConfig: r.SimConfig})
+		}
+		out[i].Runs++
+		if r.State == cascade.RunSucceeded {
+			out[i].Succeeded++
+		}
+	}
+	for i := range out {
+		if p := t.pools[out[i].SimConfig]; p != nil {
+			p.fill(&out[i])
+		}
+	}
+	return out
+}
+
+// pool is what a sweep's succeeded runs under one config add up to.
+type pool struct {
+	compared   int     // runs with a comparison
+	absErr     float64 // sum of the compared kernels' |ErrorPct|
+	xy         moments // the compared kernels' simulated and measured times
+	steps      int
+	stepAbsErr float64 // sum of the steps' |projected - measured| / measured, in percent
+}
+
+// add adds a run's results.
+func (p *pool) add(res Results) {
+	if res.Comparison != nil {
+		p.compared++
+		for _, k := range res.Kernels {
+			if k.ErrorPct != nil {
+				p.absErr += math.Abs(*k.ErrorPct)
+				p.xy.add(*k.SimTimeNs, *k.MeasuredNs)
+			}
+		}
+	}
+	for _, st := range res.Steps {
+		if st.EventsReplaced > 0 && st.MeasuredNs > 0 {
+			p.steps++
 			p.stepAbsErr += 100 * math.Abs(st.ProjectedNs-st.MeasuredNs) / st.MeasuredNs
 		}
 	}
-	out := make([]cascade.SweepConfigComparison, 0, len(order))
-	for _, name := range order {
-		p := pools[name]
-		if n := p.c.KernelsCompared; n > 0 {
-			p.c.MAPE = cascade.Ptr(p.absErr / float64(n))
-			p.c.Correlation = pearson(p.xs, p.ys)
-		}
-		if n := p.c.StepsCompared; n > 0 {
-			p.c.StepMAPE = cascade.Ptr(p.stepAbsErr / float64(n))
-		}
-		out = append(out, p.c)
+}
+
+// fill sets c's figures from p.
+func (p *pool) fill(c *cascade.SweepConfigComparison) {
+	c.Compared, c.KernelsCompared, c.StepsCompared = p.compared, p.xy.n, p.steps
+	if p.xy.n > 0 {
+		c.MAPE = cascade.Ptr(p.absErr / float64(p.xy.n))
+		c.Correlation = p.xy.pearson()
 	}
-	return out, nil
+	if p.steps > 0 {
+		c.StepMAPE = cascade.Ptr(p.stepAbsErr / float64(p.steps))
+	}
 }
