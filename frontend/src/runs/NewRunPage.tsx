@@ -8,6 +8,7 @@ import { Link, navigate, tracePath, useTitle } from "../router";
 import { parseKernelIds } from "./compare";
 import { archToComputeCapability, cannotLaunchReason, pickDefaultConfig } from "./defaultConfig";
 import { LaunchRunMutation, NewRunQuery } from "./documents";
+import { runPath } from "./RunTable";
 
 type Config = NewRunData["simConfigs"][number];
 
@@ -60,7 +61,7 @@ function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]
     const r = await launch({
       input: { traceId: trace.id, simConfig: choice, kernelIds: kernels.ids, label: label.trim() || null },
     });
-    if (r.data) navigate(`/runs/${encodeURIComponent(r.data.launchRun.id)}`);
+    if (r.data) navigate(runPath(r.data.launchRun.id));
   }
 
   return (

@@ -1,21 +1,16 @@
 import { useEffect, useState } from "react";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
-import { RUN_STATES, StateBadge } from "../components/StateBadge";
-import { formatCount, formatTime } from "../format";
+import { RUN_STATES } from "../components/StateBadge";
 import type { RunState, RunSummaryFragment } from "../gql/graphql";
-import { Link, tracePath, useTitle } from "../router";
+import { Link, useTitle } from "../router";
 import { SweepsList } from "../sweeps/SweepsList";
-import { sweepPath } from "../sweeps/progress";
-import { mergeRun, progressFraction } from "./compare";
+import { mergeRun } from "./compare";
 import { RunRemovedSubscription, RunsQuery, RunUpdatedSubscription } from "./documents";
+import { RunTable } from "./RunTable";
 
 const STATES = Object.keys(RUN_STATES) as RunState[];
 const PAGE = 100;
-
-export function runPath(id: string): string {
-  return `/runs/${encodeURIComponent(id)}`;
-}
 
 export function RunsScreen() {
   useTitle("Runs");
@@ -67,57 +62,10 @@ export function RunList({ state, traceId }: { state: RunState | null; traceId: s
   if (!data) return <p aria-busy="true">Loading runs…</p>;
   if (rows.length === 0) return <p className="empty">No runs{state ? " in this state" : " yet"}.</p>;
   return (
-    <>
-    <table className="traces" aria-label="Runs">
-      <thead>
-        <tr>
-          <th scope="col">State</th>
-          <th scope="col">Run</th>
-          {!traceId && <th scope="col">Trace</th>}
-          <th scope="col">Config</th>
-          <th scope="col">Sweep</th>
-          <th scope="col">Progress</th>
-          <th scope="col">Created</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => {
-          const f = progressFraction(r.progress);
-          return (
-            <tr key={r.id} data-run-id={r.id} data-state={r.state}>
-              <td>
-                <StateBadge state={r.state} kind="run" />
-              </td>
-              <td>
-                <Link href={runPath(r.id)} className="trace-id">
-                  {r.label || r.id}
-                </Link>
-                {r.error && <div className="error-text" title={r.error}>{r.error}</div>}
-              </td>
-              {!traceId && (
-                <td>
-                  <Link href={tracePath(r.trace.id)}>{r.trace.id}</Link>
-                </td>
-              )}
-              <td className="mono">{r.simConfig.name}</td>
-              <td>{r.sweep ? <Link href={sweepPath(r.sweep.id)}>{r.sweep.label || r.sweep.id}</Link> : <span className="muted">—</span>}</td>
-              <td>
-                {formatCount(r.progress.kernelsDone)} / {formatCount(r.progress.kernelsTotal)}
-                {f != null && <span className="muted"> ({Math.round(f * 100)} %)</span>}
-              </td>
-              <td>
-                <time dateTime={r.createdAt}>{formatTime(r.createdAt)}</time>
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
-    {data.runs.pageInfo.hasNextPage && (
-      <button type="button" disabled={fetching} onClick={() => setFirst(first + PAGE)}>
-        {fetching ? "Loading…" : "Show more runs"}
-      </button>
-    )}
-    </>
+    <RunTable
+      of={traceId ? "trace" : "all"}
+      rows={rows}
+      more={data.runs.pageInfo.hasNextPage ? { fetching, onMore: () => setFirst(first + PAGE) } : undefined}
+    />
   );
 }

@@ -2,12 +2,11 @@ import { useEffect, useRef, useState } from "react";
 import { useMutation } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
-import { StateBadge } from "../components/StateBadge";
 import { formatTime } from "../format";
 import type { RunSummaryFragment, SweepQuery as SweepData } from "../gql/graphql";
-import { Link, tracePath, useTitle } from "../router";
+import { Link, useTitle } from "../router";
 import { formatCorrelation, formatPct, mergeRun } from "../runs/compare";
-import { runPath } from "../runs/RunsScreen";
+import { RunTable } from "../runs/RunTable";
 import { CancelSweepMutation, SweepQuery, SweepUpdatedSubscription } from "./documents";
 import { sweepActive, type SweepProgress } from "./progress";
 import { SweepProgressBar } from "./SweepsList";
@@ -40,7 +39,7 @@ export function SweepPage({ id }: { id: string }) {
     if (!run) return;
     setRows((r) => (r.some((x) => x.id === run.id) || r.length < first ? mergeRun(r, run, null) : r));
     // A run that succeeded changes the comparison: fetch the sweep again, at most every 2 s
-    // (the server pools every succeeded run's kernels for it).
+    // (many of a sweep's runs can succeed in a second, and each fetch brings its runs' page).
     if (run.state === "SUCCEEDED" && pending.current == null) {
       pending.current = window.setTimeout(() => {
         pending.current = null;
@@ -78,44 +77,11 @@ export function SweepPage({ id }: { id: string }) {
       <h2>Comparison per config</h2>
       <ComparisonTable rows={comparison} />
       <h2>Runs</h2>
-      <table className="traces" aria-label="Sweep runs">
-        <thead>
-          <tr>
-            <th scope="col">State</th>
-            <th scope="col">Run</th>
-            <th scope="col">Trace</th>
-            <th scope="col">Config</th>
-            <th scope="col">Kernels</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.id} data-run-id={r.id} data-state={r.state}>
-              <td>
-                <StateBadge state={r.state} kind="run" />
-              </td>
-              <td>
-                <Link href={runPath(r.id)} className="trace-id">
-                  {r.id}
-                </Link>
-                {r.error && <div className="error-text" title={r.error}>{r.error}</div>}
-              </td>
-              <td>
-                <Link href={tracePath(r.trace.id)}>{r.trace.id}</Link>
-              </td>
-              <td className="mono">{r.simConfig.name}</td>
-              <td>
-                {r.progress.kernelsDone} / {r.progress.kernelsTotal}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {sweep.runs.pageInfo.hasNextPage && (
-        <button type="button" disabled={fetching} onClick={() => setFirst(first + PAGE)}>
-          {fetching ? "Loading…" : "Show more runs"}
-        </button>
-      )}
+      <RunTable
+        of="sweep"
+        rows={rows}
+        more={sweep.runs.pageInfo.hasNextPage ? { fetching, onMore: () => setFirst(first + PAGE) } : undefined}
+      />
     </section>
   );
 }

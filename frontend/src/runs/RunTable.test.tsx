@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { cleanup, render, screen, within } from "@testing-library/react";
+import type { RunSummaryFragment } from "../gql/graphql";
+import { RunTable } from "./RunTable";
+
+afterEach(cleanup);
+
+const run: RunSummaryFragment = {
+  id: "r1",
+  state: "RUNNING" as RunSummaryFragment["state"],
+  label: "my run",
+  error: null,
+  createdAt: "2026-01-02T03:04:05Z",
+  startedAt: null,
+  finishedAt: null,
+  simConfig: { name: "SM90_H100" },
+  trace: { id: "t1", model: null },
+  progress: { kernelsDone: 1500, kernelsTotal: 3000 },
+  sweep: { id: "s1", label: "my sweep" },
+};
+
+const headers = (name: string) =>
+  within(screen.getByRole("table", { name }))
+    .getAllByRole("columnheader")
+    .map((h) => h.textContent);
+
+describe("RunTable", () => {
+  it("lists every run with its trace, sweep, progress and creation", () => {
+    render(<RunTable of="all" rows={[run]} />);
+    expect(headers("Runs")).toEqual(["State", "Run", "Trace", "Config", "Sweep", "Progress", "Created"]);
+    const row = screen.getByRole("table", { name: "Runs" }).querySelector('tr[data-run-id="r1"][data-state="RUNNING"]');
+    expect(row).toBeTruthy();
+    expect(within(row as HTMLElement).getByRole("link", { name: "my run" }).getAttribute("href")).toBe("/runs/r1");
+    expect(within(row as HTMLElement).getByRole("link", { name: "my sweep" })).toBeTruthy();
+    expect(row?.textContent).toContain("1,500 / 3,000 (50 %)");
+    expect(screen.queryByRole("button", { name: "Show more runs" })).toBeNull();
+  });
+
+  it("leaves out the trace column for a trace's runs", () => {
+    render(<RunTable of="trace" rows={[run]} />);
+    expect(headers("Runs")).toEqual(["State", "Run", "Config", "Sweep", "Progress", "Created"]);
+  });
+
+  it("names a sweep's runs by id, with plain kernel counts", () => {
+    render(<RunTable of="sweep" rows={[run]} more={{ fetching: false, onMore: () => {} }} />);
+    expect(headers("Sweep runs")).toEqual(["State", "Run", "Trace", "Config", "Kernels"]);
+    const table = screen.getByRole("table", { name: "Sweep runs" });
+    expect(within(table).getByRole("link", { name: "r1" })).toBeTruthy();
+    expect(table.textContent).toContain("1500 / 3000");
+    expect(screen.getByRole("button", { name: "Show more runs" })).toBeTruthy();
+  });
+});

@@ -1,0 +1,90 @@
+import { StateBadge } from "../components/StateBadge";
+import { formatCount, formatTime } from "../format";
+import type { RunSummaryFragment } from "../gql/graphql";
+import { Link, tracePath } from "../router";
+import { sweepPath } from "../sweeps/progress";
+import { progressFraction } from "./compare";
+
+export function runPath(id: string): string {
+  return `/runs/${encodeURIComponent(id)}`;
+}
+
+/**
+ * A table of runs, one row each (data-run-id, data-state), and Show more runs when there are
+ * more. What it lists decides its columns: every run ("all"), one trace's ("trace": no trace
+ * column), or one sweep's ("sweep": runs named by id, as they share the sweep's label, their
+ * kernel counts plain, no sweep or created column).
+ */
+export function RunTable({
+  of,
+  rows,
+  more,
+}: {
+  of: "all" | "trace" | "sweep";
+  rows: RunSummaryFragment[];
+  more?: { fetching: boolean; onMore: () => void };
+}) {
+  const inSweep = of === "sweep";
+  return (
+    <>
+      <table className="traces" aria-label={inSweep ? "Sweep runs" : "Runs"}>
+        <thead>
+          <tr>
+            <th scope="col">State</th>
+            <th scope="col">Run</th>
+            {of !== "trace" && <th scope="col">Trace</th>}
+            <th scope="col">Config</th>
+            {!inSweep && <th scope="col">Sweep</th>}
+            <th scope="col">{inSweep ? "Kernels" : "Progress"}</th>
+            {!inSweep && <th scope="col">Created</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.id} data-run-id={r.id} data-state={r.state}>
+              <td>
+                <StateBadge state={r.state} kind="run" />
+              </td>
+              <td>
+                <Link href={runPath(r.id)} className="trace-id">
+                  {inSweep ? r.id : r.label || r.id}
+                </Link>
+                {r.error && <div className="error-text" title={r.error}>{r.error}</div>}
+              </td>
+              {of !== "trace" && (
+                <td>
+                  <Link href={tracePath(r.trace.id)}>{r.trace.id}</Link>
+                </td>
+              )}
+              <td className="mono">{r.simConfig.name}</td>
+              {!inSweep && (
+                <td>{r.sweep ? <Link href={sweepPath(r.sweep.id)}>{r.sweep.label || r.sweep.id}</Link> : <span className="muted">—</span>}</td>
+              )}
+              <td>{inSweep ? `${r.progress.kernelsDone} / ${r.progress.kernelsTotal}` : <Progress run={r} />}</td>
+              {!inSweep && (
+                <td>
+                  <time dateTime={r.createdAt}>{formatTime(r.createdAt)}</time>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {more && (
+        <button type="button" disabled={more.fetching} onClick={more.onMore}>
+          {more.fetching ? "Loading…" : "Show more runs"}
+        </button>
+      )}
+    </>
+  );
+}
+
+function Progress({ run }: { run: RunSummaryFragment }) {
+  const f = progressFraction(run.progress);
+  return (
+    <>
+      {formatCount(run.progress.kernelsDone)} / {formatCount(run.progress.kernelsTotal)}
+      {f != null && <span className="muted"> ({Math.round(f * 100)} %)</span>}
+    </>
+  );
+}
