@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
 	"github.com/cascade-sim/cascade/internal/testutil/slurmtest"
 	"github.com/cascade-sim/cascade/runs"
 )
@@ -33,25 +32,7 @@ func TestMain(m *testing.M) { slurmtest.Main(m) }
 // CASCADE_CRASH_SLURM_TRIALS sets the number of kills per database
 // (default 4; `make crash` runs more); CASCADE_CRASH_SEED replays.
 func TestCrashRecoverySlurm(t *testing.T) {
-	trials := crashTrials(t, "CASCADE_CRASH_SLURM_TRIALS", 4)
-	seed := crashSeed(t)
-	cluster := slurmtest.Start(t)
-	for name, url := range testutil.DatabaseURLs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Logf("CASCADE_CRASH_SEED=%d CASCADE_CRASH_SLURM_TRIALS=%d", seed, trials)
-			c := newCrashRig(t, url, seed, cluster)
-			for i := range trials {
-				c.trial(i)
-			}
-			c.settle()
-			t.Logf("kills that landed while something was underway: %v", c.killedDuring)
-			t.Logf("%d kills survived on Slurm; invariants checked: no orphaned post-processor after each kill, "+
-				"every trace on disk in the API after each restart, %d traces all READY, %d acknowledged runs each present once and SUCCEEDED, "+
-				"%d runs each submitted once (sbatch, squeue+sacct by name, jobs started) as the job it records, no job left pending or running, "+
-				"no simulator left, no trace left PROCESSING, %s, rows consistent (no run of a missing trace, no job id on two runs)",
-				trials, len(c.traceIDs()), len(c.acked), c.slurm.checked, c.intactWord())
-		})
-	}
+	crashTest(t, "CASCADE_CRASH_SLURM_TRIALS", 4, slurmtest.Start(t))
 }
 
 // slurmCrash is the Slurm side of a crash rig: wrappers of Slurm's

@@ -46,21 +46,35 @@ import (
 // CASCADE_CRASH_TRIALS sets the number of kills per database (default 8;
 // `make crash` runs more) and CASCADE_CRASH_SEED replays a failing sequence.
 func TestCrashRecovery(t *testing.T) {
-	trials := crashTrials(t, "CASCADE_CRASH_TRIALS", 8)
+	crashTest(t, "CASCADE_CRASH_TRIALS", 8, nil)
+}
+
+// crashTest runs a crash rig on each database: trialsEnv's number of kills
+// (def without it), seeded by CASCADE_CRASH_SEED or anew, with the runs
+// on cluster when it is not nil; then it checks the end and logs what it
+// checked.
+func crashTest(t *testing.T, trialsEnv string, def int, cluster *slurmtest.Cluster) {
+	trials := crashTrials(t, trialsEnv, def)
 	seed := crashSeed(t)
 	for name, url := range testutil.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
-			t.Logf("CASCADE_CRASH_SEED=%d CASCADE_CRASH_TRIALS=%d", seed, trials)
-			c := newCrashRig(t, url, seed, nil)
+			t.Logf("CASCADE_CRASH_SEED=%d %s=%d", seed, trialsEnv, trials)
+			c := newCrashRig(t, url, seed, cluster)
 			for i := range trials {
 				c.trial(i)
 			}
 			c.settle()
 			t.Logf("kills that landed while something was underway: %v", c.killedDuring)
-			t.Logf("%d kills survived; invariants checked: no orphaned post-processor or simulator after each kill, "+
-				"every trace on disk in the API after each restart, %d traces all READY, %d acknowledged runs each present once and SUCCEEDED, "+
-				"no trace left PROCESSING, %s, rows consistent (no run of a missing trace, no job id on two runs)",
-				trials, len(c.traceIDs()), len(c.acked), c.intactWord())
+			on, orphans, jobs := "", "no orphaned post-processor or simulator after each kill", ""
+			if c.slurm != nil {
+				on, orphans = " on Slurm", "no orphaned post-processor after each kill"
+				jobs = fmt.Sprintf("%d runs each submitted once (sbatch, squeue+sacct by name, jobs started) as the job it records, "+
+					"no job left pending or running, no simulator left, ", c.slurm.checked)
+			}
+			t.Logf("%d kills survived%s; invariants checked: %s, every trace on disk in the API after each restart, "+
+				"%d traces all READY, %d acknowledged runs each present once and SUCCEEDED, %sno trace left PROCESSING, %s, "+
+				"rows consistent (no run of a missing trace, no job id on two runs)",
+				trials, on, orphans, len(c.traceIDs()), len(c.acked), jobs, c.intactWord())
 		})
 	}
 }
