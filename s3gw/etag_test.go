@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
@@ -116,4 +117,83 @@ func TestETagsAreChecksumsAndContentMD5IsChecked(t *testing.T) {
 			t.Fatalf("object: %v, %d bytes, want %d", err, len(got), len(whole))
 		}
 	})
+}
+
+// TestCRC64NVMEHeaderIsChecked: an unsigned body (as `cascade upload`
+// sends them) whose x-amz-checksum-crc64nvme header does not match is
+// refused with BadDigest and leaves nothing, as a PUT and as a part of a
+// multipart upload created with CRC64NVME; matching ones are stored with
+// that checksum as their ETag, and the completed object's is the whole
+// object's CRC64NVME.
+func TestCRC64NVMEHeaderIsChecked(t *testing.T) {
+	s := testutil.Server(t, testutil.WithS3)
+	c := client(s.S3.URL, testutil.S3Keys)
+	unsigned := s3.WithAPIOptions(v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
+	ctx := context.Background()
+	bucket := filepath.Join(s.DataDir, "s3", "cascade")
+	data := bytes.Repeat([]byte("crc64 kernel trace line\n"), 6<<20/24)
+	other := append(bytes.Clone(data[:len(data)-1]), '!')
+
+	key := "traces/crc64/traces/kernel-1.trace"
+	put := func(body []byte, sum string) (*s3.PutObjectOutput, error) {
+		return c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: &key,
+			Body: bytes.NewReader(body), ChecksumCRC64NVME: aws.String(sum)}, unsigned)
+	}
+	if _, err := put(other, crc64nvme(data)); apiCode(err) != "BadDigest" {
+		t.Fatalf("PUT of other bytes with the data's CRC64NVME: %v, want BadDigest", err)
+	}
+	if _, err := os.Stat(filepath.Join(bucket, key)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("object after the refused PUT: %v, want none", err)
+	}
+	out, err := put(data, crc64nvme(data))
+	if err != nil {
+		t.Fatalf("PUT with the right CRC64NVME: %v", err)
+	}
+	if want := `"CRC64NVME-` + crc64nvme(data) + `"`; aws.ToString(out.ETag) != want {
+		t.Errorf("PUT ETag %s, want %s", aws.ToString(out.ETag), want)
+	}
+
+	key = "traces/crc64/traces/kernel-2.trace"
+	mp, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("cascade"), Key: &key,
+		ChecksumAlgorithm: types.ChecksumAlgorithmCrc64nvme, ChecksumType: types.ChecksumTypeFullObject})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := func(n int32, body []byte, sum string) (*s3.UploadPartOutput, error) {
+		return c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String("cascade"), Key: &key, UploadId: mp.UploadId,
+			PartNumber: aws.Int32(n), Body: bytes.NewReader(body), ChecksumCRC64NVME: aws.String(sum)}, unsigned)
+	}
+	if _, err := part(1, other, crc64nvme(data)); apiCode(err) != "BadDigest" {
+		t.Fatalf("part of other bytes with the data's CRC64NVME: %v, want BadDigest", err)
+	}
+	tail := []byte("the last part\n")
+	p1, err := part(1, data, crc64nvme(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := part(2, tail, crc64nvme(tail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"CRC64NVME-` + crc64nvme(data) + `"`; aws.ToString(p1.ETag) != want || aws.ToString(p1.ChecksumCRC64NVME) != crc64nvme(data) {
+		t.Errorf("part ETag %s and checksum %s, want %s", aws.ToString(p1.ETag), aws.ToString(p1.ChecksumCRC64NVME), want)
+	}
+	whole := append(bytes.Clone(data), tail...)
+	done, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
+		Bucket: aws.String("cascade"), Key: &key, UploadId: mp.UploadId,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{
+			{PartNumber: aws.Int32(1), ETag: p1.ETag, ChecksumCRC64NVME: p1.ChecksumCRC64NVME},
+			{PartNumber: aws.Int32(2), ETag: p2.ETag, ChecksumCRC64NVME: p2.ChecksumCRC64NVME},
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"CRC64NVME-` + crc64nvme(whole) + `"`; aws.ToString(done.ETag) != want {
+		t.Errorf("object ETag %s, want %s", aws.ToString(done.ETag), want)
+	}
+	got, err := os.ReadFile(filepath.Join(bucket, key))
+	if err != nil || !bytes.Equal(got, whole) {
+		t.Fatalf("object: %v, %d bytes, want %d", err, len(got), len(whole))
+	}
 }

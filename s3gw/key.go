@@ -61,7 +61,7 @@ func (g keyGuard) PutObject(ctx context.Context, in s3response.PutObjectInput) (
 	if err := checkKeyPtr(in.Key); err != nil {
 		return s3response.PutObjectOutput{}, err
 	}
-	return g.Posix.PutObject(ctx, in)
+	return g.Posix.PutObject(ctx, putCRC64(in))
 }
 
 func (g keyGuard) CreateMultipartUpload(ctx context.Context, in s3response.CreateMultipartUploadInput) (s3response.InitiateMultipartUploadResult, error) {

@@ -4,13 +4,11 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
 	"hash/crc32"
-	"hash/crc64"
 	"io"
 	"net/http"
 	"os"
@@ -26,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go/middleware"
+	"github.com/minio/crc64nvme"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -73,8 +72,8 @@ func newClient(opts Options) *s3.Client {
 			IdleConnTimeout:     90 * time.Second,
 		}},
 		// The payload is not signed (no SHA-256 of the body, on either side):
-		// every body carries its CRC32C instead (see crc32cOf), which the
-		// gateway verifies, at a fraction of SHA-256's cost. The SDK's own
+		// every body carries its CRC64NVME instead (see checksumOf), which
+		// the gateway verifies, at a fraction of SHA-256's cost. The SDK's own
 		// checksums are off so it does not add a second one.
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 		APIOptions:                 []func(*middleware.Stack) error{v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware},
@@ -290,33 +289,40 @@ func (r *remote) sendWhole(ctx context.Context, f sourceFile) error {
 
 func (r *remote) put(ctx context.Context, rel string, body io.ReadSeeker, size int64) error {
 	key := r.prefix + rel
-	sum, err := crc32cOf(body)
+	sum, err := checksumOf(body, types.ChecksumAlgorithmCrc64nvme)
 	if err != nil {
 		return err
 	}
 	_, err = r.client.PutObject(ctx, &s3.PutObjectInput{
-		Bucket: &r.bucket, Key: &key, Body: body, ContentLength: &size, ChecksumCRC32C: &sum,
+		Bucket: &r.bucket, Key: &key, Body: body, ContentLength: &size, ChecksumCRC64NVME: &sum,
 	})
 	return err
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// crc32cOf returns the CRC32C of what body holds, as S3's
-// x-amz-checksum-crc32c header carries it (base64 of the big-endian value),
-// and seeks body back to its start. Bodies are sent unsigned, so this
-// checksum, verified by the gateway, is what refuses a body changed on the
-// way; CRC32C is computed by a CPU instruction, many times faster than the
-// SHA-256 of a signed payload.
-func crc32cOf(body io.ReadSeeker) (string, error) {
-	h := crc32.New(castagnoli)
+// checksumOf returns the CRC64NVME, or with algo CRC32C the CRC32C, of
+// what body holds, as S3's x-amz-checksum-* headers carry it (base64 of
+// the big-endian value), and seeks body back to its start. Bodies are sent
+// unsigned, so this checksum, verified by the gateway, is what refuses a
+// body changed on the way. Both are computed with the CPU's vector
+// instructions, many times faster than the SHA-256 of a signed payload.
+// CRC64NVME is what the gateway keeps of every object anyway (its ETag),
+// so a body that carries it is hashed once on the server, not twice (see
+// s3gw's crc64Body); CRC32C is for resuming an upload that an older
+// `cascade upload` started with it.
+func checksumOf(body io.ReadSeeker, algo types.ChecksumAlgorithm) (string, error) {
+	var h hash.Hash = crc64nvme.New()
+	if algo == types.ChecksumAlgorithmCrc32c {
+		h = crc32.New(castagnoli)
+	}
 	if _, err := io.Copy(h, body); err != nil {
 		return "", err
 	}
 	if _, err := body.Seek(0, io.SeekStart); err != nil {
 		return "", err
 	}
-	return base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, h.Sum32())), nil
+	return base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
 }
 
 // done counts n bytes sent and updates the result under the lock.
@@ -336,10 +342,12 @@ type multipart struct {
 	partSize int64
 	parts    []types.CompletedPart // by part number - 1; ETag set once sent
 	existing map[int32]types.Part  // parts of an interrupted upload
-	// crc32c: the upload was created with CRC32C as its checksum
-	// algorithm, so the gateway keeps each part's and the complete request
-	// must name them.
-	crc32c bool
+	// algo is the checksum algorithm the upload was created with:
+	// CRC64NVME (or CRC32C, by an older `cascade upload`), whose value the
+	// gateway keeps of each part and the complete request must name, or
+	// none (an upload started by another client), whose parts carry a
+	// CRC64NVME.
+	algo   types.ChecksumAlgorithm
 	failed atomic.Bool // a part was not sent
 }
 
@@ -359,9 +367,10 @@ func (r *remote) startMultipart(ctx context.Context, f sourceFile, partSize int6
 	var newest *types.MultipartUpload
 	for i, u := range ups.Uploads {
 		// An upload with another checksum algorithm (not ours) would
-		// refuse parts carrying a CRC32C.
-		algo := u.ChecksumAlgorithm
-		if algo != "" && algo != types.ChecksumAlgorithmCrc32c {
+		// refuse parts carrying ours.
+		switch u.ChecksumAlgorithm {
+		case "", types.ChecksumAlgorithmCrc64nvme, types.ChecksumAlgorithmCrc32c:
+		default:
 			continue
 		}
 		if aws.ToString(u.Key) == mp.key && (newest == nil || aws.ToTime(u.Initiated).After(aws.ToTime(newest.Initiated))) {
@@ -370,7 +379,7 @@ func (r *remote) startMultipart(ctx context.Context, f sourceFile, partSize int6
 	}
 	if newest != nil && !r.opts.Force {
 		mp.uploadID = aws.ToString(newest.UploadId)
-		mp.crc32c = newest.ChecksumAlgorithm == types.ChecksumAlgorithmCrc32c
+		mp.algo = newest.ChecksumAlgorithm
 		p := s3.NewListPartsPaginator(r.client, &s3.ListPartsInput{Bucket: &r.bucket, Key: &mp.key, UploadId: &mp.uploadID})
 		for p.HasMorePages() {
 			page, err := p.NextPage(ctx)
@@ -383,17 +392,18 @@ func (r *remote) startMultipart(ctx context.Context, f sourceFile, partSize int6
 		}
 		return mp, nil
 	}
-	// With a checksum algorithm named here the gateway verifies and keeps
-	// each part's CRC32C and computes no other checksum of the data.
+	// With CRC64NVME named here the gateway verifies and keeps each part's
+	// CRC64NVME, which is also the part's ETag, and computes no other
+	// checksum of the data.
 	out, err := r.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{
 		Bucket: &r.bucket, Key: &mp.key,
-		ChecksumAlgorithm: types.ChecksumAlgorithmCrc32c, ChecksumType: types.ChecksumTypeFullObject,
+		ChecksumAlgorithm: types.ChecksumAlgorithmCrc64nvme, ChecksumType: types.ChecksumTypeFullObject,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: start multipart upload: %w", f.rel, err)
 	}
 	mp.uploadID = aws.ToString(out.UploadId)
-	mp.crc32c = true
+	mp.algo = types.ChecksumAlgorithmCrc64nvme
 	return mp, nil
 }
 
@@ -416,8 +426,11 @@ func (r *remote) sendPart(ctx context.Context, mp *multipart, i int) error {
 		}
 		if same {
 			mp.parts[i].ETag = have.ETag
-			if mp.crc32c {
+			switch mp.algo {
+			case types.ChecksumAlgorithmCrc32c:
 				mp.parts[i].ChecksumCRC32C = have.ChecksumCRC32C
+			case types.ChecksumAlgorithmCrc64nvme:
+				mp.parts[i].ChecksumCRC64NVME = have.ChecksumCRC64NVME
 			}
 			r.mu.Lock()
 			r.prog.add(size)
@@ -427,20 +440,29 @@ func (r *remote) sendPart(ctx context.Context, mp *multipart, i int) error {
 		}
 		body = io.NewSectionReader(in, off, size)
 	}
-	sum, err := crc32cOf(body)
+	sum, err := checksumOf(body, mp.algo)
 	if err != nil {
 		return fmt.Errorf("%s: %w", mp.file.rel, err)
 	}
-	out, err := r.client.UploadPart(ctx, &s3.UploadPartInput{
+	req := &s3.UploadPartInput{
 		Bucket: &r.bucket, Key: &mp.key, UploadId: &mp.uploadID,
-		PartNumber: &num, Body: body, ContentLength: &size, ChecksumCRC32C: &sum,
-	})
+		PartNumber: &num, Body: body, ContentLength: &size,
+	}
+	if mp.algo == types.ChecksumAlgorithmCrc32c {
+		req.ChecksumCRC32C = &sum
+	} else {
+		req.ChecksumCRC64NVME = &sum
+	}
+	out, err := r.client.UploadPart(ctx, req)
 	if err != nil {
 		return fmt.Errorf("%s: part %d: %w", mp.file.rel, num, err)
 	}
 	mp.parts[i].ETag = out.ETag
-	if mp.crc32c {
+	switch mp.algo {
+	case types.ChecksumAlgorithmCrc32c:
 		mp.parts[i].ChecksumCRC32C = &sum
+	case types.ChecksumAlgorithmCrc64nvme:
+		mp.parts[i].ChecksumCRC64NVME = &sum
 	}
 	r.done(size, func(res *Result) { res.PartsSent++ })
 	if r.opts.partSent != nil {
@@ -463,16 +485,14 @@ func (r *remote) complete(ctx context.Context, mp *multipart) error {
 	return nil
 }
 
-var crc64NVME = crc64.MakeTable(0x9a6c9329ac4bc9b5) // S3's CRC64NVME, reflected
-
 // partMatches reports whether a part the server has holds what body holds,
 // by the checksums the server lists for it: the part's ETag, which is the
 // MD5 of its bytes as hex (S3's own, and the gateway's before it named
 // checksums in ETags) or "CRC64NVME-" and the base64 of its CRC64NVME (the
-// gateway's now, which computes no MD5), and the CRC32C the part was sent
-// with when the upload keeps one. Every checksum listed must match, and
-// at least one must be known; a part whose ETag is of another form is
-// sent again.
+// gateway's now, which computes no MD5), and the CRC64NVME or CRC32C the
+// part was sent with when the upload keeps one. Every checksum listed must
+// match, and at least one must be known; a part whose ETag is of another
+// form is sent again.
 func partMatches(have types.Part, body io.Reader) (bool, error) {
 	etag := strings.Trim(aws.ToString(have.ETag), `"`)
 	var etagHash hash.Hash
@@ -481,15 +501,19 @@ func partMatches(have types.Part, body io.Reader) (bool, error) {
 	case len(etag) == 32 && isHex(etag):
 		etagHash, want = md5.New(), etag
 	case strings.HasPrefix(etag, "CRC64NVME-"):
-		etagHash, want = crc64.New(crc64NVME), strings.TrimPrefix(etag, "CRC64NVME-")
+		etagHash, want = crc64nvme.New(), strings.TrimPrefix(etag, "CRC64NVME-")
 	default:
 		return false, nil
 	}
 	hashes := []io.Writer{etagHash}
-	var c32 hash.Hash32
+	var c32, c64 hash.Hash
 	if have.ChecksumCRC32C != nil {
 		c32 = crc32.New(castagnoli)
 		hashes = append(hashes, c32)
+	}
+	if have.ChecksumCRC64NVME != nil {
+		c64 = crc64nvme.New()
+		hashes = append(hashes, c64)
 	}
 	if _, err := io.Copy(io.MultiWriter(hashes...), body); err != nil {
 		return false, err
@@ -502,6 +526,9 @@ func partMatches(have types.Part, body io.Reader) (bool, error) {
 		return false, nil
 	}
 	if c32 != nil && base64.StdEncoding.EncodeToString(c32.Sum(nil)) != aws.ToString(have.ChecksumCRC32C) {
+		return false, nil
+	}
+	if c64 != nil && base64.StdEncoding.EncodeToString(c64.Sum(nil)) != aws.ToString(have.ChecksumCRC64NVME) {
 		return false, nil
 	}
 	return true, nil

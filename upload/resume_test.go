@@ -31,10 +31,11 @@ func TestPartMatches(t *testing.T) {
 	data := []byte("a part of a kernel trace\n")
 	other := []byte("a part of a kernel trace!") // same size
 	md5hex := func(b []byte) string { s := md5.Sum(b); return `"` + hex.EncodeToString(s[:]) + `"` }
-	crc64etag := func(b []byte) string {
+	crc64sum := func(b []byte) *string {
 		sum := crc64.Checksum(b, crc64.MakeTable(0x9a6c9329ac4bc9b5))
-		return `"CRC64NVME-` + base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, sum)) + `"`
+		return aws.String(base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, sum)))
 	}
+	crc64etag := func(b []byte) string { return `"CRC64NVME-` + *crc64sum(b) + `"` }
 	crc32c := func(b []byte) *string {
 		sum := crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli))
 		return aws.String(base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, sum)))
@@ -53,6 +54,9 @@ func TestPartMatches(t *testing.T) {
 		{"md5 etag and crc32c of other bytes", types.Part{ETag: aws.String(md5hex(data)), ChecksumCRC32C: crc32c(other)}, false},
 		{"etag of another form", types.Part{ETag: aws.String(`"SHA256-abc"`), ChecksumCRC32C: crc32c(data)}, false},
 		{"no etag", types.Part{ChecksumCRC32C: crc32c(data)}, false},
+		{"crc64nvme etag and checksum", types.Part{ETag: aws.String(crc64etag(data)), ChecksumCRC64NVME: crc64sum(data)}, true},
+		{"crc64nvme checksum of other bytes", types.Part{ETag: aws.String(crc64etag(data)), ChecksumCRC64NVME: crc64sum(other)}, false},
+		{"md5 etag and crc64nvme checksum of other bytes", types.Part{ETag: aws.String(md5hex(data)), ChecksumCRC64NVME: crc64sum(other)}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := partMatches(tc.part, bytes.NewReader(data))
