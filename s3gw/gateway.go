@@ -191,10 +191,11 @@ func start(ctx context.Context, cfg Config, addr string) (*Gateway, error) {
 // posixOpts: ETags are named after a checksum of the data, not its MD5:
 // "CRC64NVME-<base64>" for an object or a part, and for a multipart
 // upload started with a checksum algorithm that one's of the whole object
-// ("CRC32C-<base64>" from `cascade upload`). MD5 was the single largest
-// cost of an upload on the server: it cannot use the CPU's vector
-// instructions and ran at a third of the (table-driven) CRC64's speed
-// here. A Content-MD5 a client sends is still verified (by the gateway's
+// ("CRC32-<base64>" from the AWS CLI); crc64.go has the CRC64NVME
+// computed once, and fast, when it is a body's only checksum. MD5 was the
+// single largest cost of an upload on the server: it cannot use the CPU's
+// vector instructions and ran at a third of the (table-driven) CRC64's
+// speed here. A Content-MD5 a client sends is still verified (by the gateway's
 // middleware, not the backend). Clients that check an ETag against their
 // own MD5 do so only when it looks like one (rclone), or not at all (the
 // AWS CLI, boto3, `cascade upload`, which compares resumed parts by

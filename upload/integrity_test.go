@@ -105,7 +105,7 @@ func flipMarker(dst io.Writer, src io.Reader) {
 // TestEndpointUploadRefusesCorruption sends traces through a proxy that
 // changes one byte of a file's content: in a small file sent whole, and in
 // the second part of a multipart upload. The bodies are not signed, so the
-// CRC32C each one carries is what the gateway must check: the upload fails
+// CRC64NVME each one carries is what the gateway must check: the upload fails
 // and the changed file does not appear.
 func TestEndpointUploadRefusesCorruption(t *testing.T) {
 	s := testutil.Server(t, testutil.WithS3)
