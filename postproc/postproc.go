@@ -11,9 +11,10 @@
 // with the exit code and the log's last 5 lines; an exit 0 that left no
 // traces/kernelslist.g fails it too. An upload that already holds
 // kernelslist.g skips the command. At most Concurrency traces are handled
-// at once; the rest wait in the order they were queued (Cascade's one
-// work queue, internal/workqueue), and a restart queues the traces still
-// processing in their stored order. One whose trace left processing
+// at once (a trace whose kernel list is big gives its place to the next
+// while its kernels go into the database); the rest wait in the order
+// they were queued (Cascade's one work queue, internal/workqueue), and a
+// restart queues the traces still processing in their stored order. One whose trace left processing
 // meanwhile (failed by its metadata.json: [Processor.Stop]; removed:
 // [Processor.Forget]) is stopped and changes nothing of the trace.
 //
@@ -268,7 +269,14 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 		return
 	}
 	slot, jobs := p.slot()
-	defer p.freeSlot(slot)
+	freed := false
+	free := func() {
+		if !freed {
+			freed = true
+			p.freeSlot(slot)
+		}
+	}
+	defer free()
 	p.log.Info("post-processing", "trace", id, "command", p.cfg.Command[0], "jobs", jobs)
 	logPath := p.LogPath(id)
 	args := append(append([]string(nil), p.cfg.Command...), filepath.Join(dir, tracedir.TracesDir), "-j", strconv.Itoa(jobs))
@@ -280,6 +288,7 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 		Log:  logPath,
 		Grew: func() { p.cfg.Events.Publish(events.LogGrew{Kind: "postprocess", ID: id}) },
 	})
+	free() // finish may give the queue's slot away: the next one takes this one
 	switch {
 	case ctx.Err() != nil:
 		return // stopped by shutdown: the marker stays, the trace stays processing
@@ -354,6 +363,14 @@ func (p *Processor) tail(logPath string) string {
 	return strings.Join(lines, "\n")
 }
 
+// bigIngest is the kernel count past which a trace's kernels are ingested
+// outside the queue's limit: the ingest of a million kernels takes seconds
+// of database writes, and other traces, which need a slot for their own
+// post-processor or for their few kernels, should not wait for it. Smaller
+// ingests keep their slot, so that a start on many finished traces does
+// not ingest them all at once.
+const bigIngest = 5000
+
 // finish moves the trace to failed with msg, or, when msg is empty, to
 // ready with its kernels and the kernel count of kernelslist.g. ran is
 // whether a post-processor ran (Config.Moved).
@@ -373,6 +390,11 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 		return // failed by its metadata.json, or removed, meanwhile
 	}
 	if msg == "" {
+		if count > bigIngest {
+			// Its own slot is no one's to wait for: the post-processor,
+			// what the limit is for, is done.
+			p.queue.Release(id)
+		}
 		// A stats file that cannot be read fails the trace; a database
 		// error leaves it processing for the next start.
 		var readErr error

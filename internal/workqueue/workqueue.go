@@ -56,6 +56,7 @@ type Queue[K comparable] struct {
 	waiting *list.List          // of K, in queue order
 	queued  map[K]*list.Element // the waiting keys' elements
 	running map[K]running       // the running keys' work
+	freed   int                 // running keys that gave their slot back (Release)
 	base    context.Context     // Run's context; nil before Run
 	stopped bool                // Run's context ended: start nothing more
 	wg      sync.WaitGroup      // one per running Work call
@@ -73,8 +74,9 @@ func New[K comparable](cfg Config[K]) *Queue[K] {
 // when a Stop waits for it (most calls have none), is closed once it
 // returned.
 type running struct {
-	cancel context.CancelCauseFunc
-	done   chan struct{}
+	cancel   context.CancelCauseFunc
+	done     chan struct{}
+	released bool // Release gave its slot to the next key
 }
 
 // Add queues key at the end and reports whether it did: a key that is
@@ -146,6 +148,25 @@ func (q *Queue[K]) cancelLocked(key K, cause error) (wasWaiting bool, done <-cha
 	return wasWaiting, done
 }
 
+// Release gives the slot of key's running work to the next waiting key:
+// the work goes on, and Cancel and Stop still reach it, but it no longer
+// counts towards Config.Limit. Work calls it for its own key when what
+// is left of it should not keep others waiting (a long database write
+// after the part the limit is for). It does nothing when key is not
+// running or already released its slot.
+func (q *Queue[K]) Release(key K) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	r, ok := q.running[key]
+	if !ok || r.released {
+		return
+	}
+	r.released = true
+	q.running[key] = r
+	q.freed++
+	q.startLocked()
+}
+
 // Len is the number of keys waiting.
 func (q *Queue[K]) Len() int {
 	q.mu.Lock()
@@ -153,7 +174,7 @@ func (q *Queue[K]) Len() int {
 	return q.waiting.Len()
 }
 
-// Running is the number of Work calls under way.
+// Running is the number of Work calls under way, released ones included.
 func (q *Queue[K]) Running() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -203,7 +224,7 @@ func (q *Queue[K]) startLocked() {
 	if q.base == nil || q.stopped || q.base.Err() != nil {
 		return
 	}
-	for e := q.waiting.Front(); e != nil && len(q.running) < q.cfg.Limit; {
+	for e := q.waiting.Front(); e != nil && len(q.running)-q.freed < q.cfg.Limit; {
 		next := e.Next()
 		key := e.Value.(K)
 		if _, busy := q.running[key]; !busy {
@@ -225,8 +246,12 @@ func (q *Queue[K]) work(ctx context.Context, key K, cancel context.CancelCauseFu
 	defer func() {
 		cancel(nil)
 		q.mu.Lock()
-		if done := q.running[key].done; done != nil {
-			close(done)
+		r := q.running[key]
+		if r.done != nil {
+			close(r.done)
+		}
+		if r.released {
+			q.freed--
 		}
 		delete(q.running, key)
 		q.startLocked()

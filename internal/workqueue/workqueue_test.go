@@ -591,3 +591,56 @@ func BenchmarkQueue(b *testing.B) {
 	cancel()
 	<-stopped
 }
+
+// TestRelease: work that gives its slot back lets the next key start
+// while it goes on; it still cannot run twice at once, Stop still waits
+// for it, and when it returns its slot is not freed a second time.
+func TestRelease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate(t)
+		var q *workqueue.Queue[string]
+		q = workqueue.New(workqueue.Config[string]{Limit: 1, Work: func(ctx context.Context, key string) {
+			if strings.HasPrefix(key, "big") {
+				q.Release(key)
+				q.Release(key) // twice: no second slot
+			}
+			g.work(ctx, key)
+		}})
+		for _, k := range []string{"big", "a", "b", "c"} {
+			q.Add(k)
+		}
+		stop := run(q)
+		defer stop()
+		synctest.Wait()
+		if got := g.Started(); !slices.Equal(got, []string{"big", "a"}) || q.Running() != 2 {
+			t.Fatalf("started %v, running %d; want big, then a in the slot big released", got, q.Running())
+		}
+		q.Add("big") // runs: waits for this run to return
+		synctest.Wait()
+		if got := g.Started(); len(got) != 2 {
+			t.Fatalf("started %v", got)
+		}
+		g.finish("a")
+		if got := g.Started(); !slices.Equal(got, []string{"big", "a", "b"}) {
+			t.Fatalf("started %v after a finished", got)
+		}
+		g.finish("big")
+		if got := g.Started(); !slices.Equal(got, []string{"big", "a", "b"}) {
+			t.Fatalf("started %v after big finished: its released slot was freed twice", got)
+		}
+		g.finish("b")
+		g.finish("c")
+		if got := g.Started(); !slices.Equal(got, []string{"big", "a", "b", "c", "big"}) {
+			t.Fatalf("started %v after c finished", got)
+		}
+		done := make(chan error, 1)
+		go func() { done <- q.Stop(context.Background(), "big", nil) }()
+		synctest.Wait()
+		if err := <-done; err != nil || !slices.Contains(g.Cancelled(), "big") {
+			t.Fatalf("Stop(big): %v, cancelled %v", err, g.Cancelled())
+		}
+		if q.Running() != 0 || q.Len() != 0 {
+			t.Fatalf("running %d, waiting %d", q.Running(), q.Len())
+		}
+	})
+}
