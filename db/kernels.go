@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 
@@ -87,17 +87,28 @@ func (r *kernelRow) kernel(traceID string) cascade.Kernel {
 	}
 }
 
-// appendArgs appends the row's columns, in kernelColumns order.
-func appendArgs(args []any, set int64, k *cascade.Kernel) []any {
+// rowOf is the row of k, without its set: a chunk's rows are written
+// with the set given beside them.
+func rowOf(k *cascade.Kernel) kernelRow {
+	return kernelRow{
+		Seq: k.Seq, KernelID: k.KernelID, Context: k.Context, Name: k.Name, DemangledName: k.DemangledName,
+		TraceFile: k.TraceFile, GridX: k.GridX, GridY: k.GridY, GridZ: k.GridZ,
+		BlockX: k.BlockX, BlockY: k.BlockY, BlockZ: k.BlockZ, Instructions: k.Instructions,
+	}
+}
+
+// args is the row's columns after set_id, in kernelColumns order, for
+// database/sql.
+func (r *kernelRow) args(dst []any) []any {
 	var ctx, insts any
-	if k.Context != nil {
-		ctx = *k.Context
+	if r.Context != nil {
+		ctx = *r.Context
 	}
-	if k.Instructions != nil {
-		insts = *k.Instructions
+	if r.Instructions != nil {
+		insts = *r.Instructions
 	}
-	return append(args, set, int64(k.Seq), int64(k.KernelID), ctx, k.Name, k.DemangledName, k.TraceFile,
-		int64(k.GridX), int64(k.GridY), int64(k.GridZ), int64(k.BlockX), int64(k.BlockY), int64(k.BlockZ), insts)
+	return append(dst, int64(r.Seq), int64(r.KernelID), ctx, r.Name, r.DemangledName, r.TraceFile,
+		int64(r.GridX), int64(r.GridY), int64(r.GridZ), int64(r.BlockX), int64(r.BlockY), int64(r.BlockZ), insts)
 }
 
 // currentSet is the subquery of the trace's current kernel set id.
@@ -167,7 +178,7 @@ func (d *DB) ReplaceKernelsFrom(ctx context.Context, traceID string, fill func(a
 	})
 	if err == nil && w.chunks == nil {
 		// Less than a chunk: one transaction does it all.
-		return d.replaceSmall(ctx, traceID, w.args, w.n)
+		return d.replaceSmall(ctx, traceID, w.rows)
 	}
 	if werr := w.finish(ctx, err == nil); werr != nil {
 		err = fmt.Errorf("insert kernels of %s: %w", traceID, werr)
@@ -184,9 +195,10 @@ func (d *DB) ReplaceKernelsFrom(ctx context.Context, traceID string, fill func(a
 	return nil
 }
 
-// replaceSmall gives the trace a new set of the n kernels in args, in one
-// transaction; none, when n is 0.
-func (d *DB) replaceSmall(ctx context.Context, traceID string, args []any, n int) error {
+// replaceSmall gives the trace a new set of rows, in one transaction;
+// none, when there are no rows.
+func (d *DB) replaceSmall(ctx context.Context, traceID string, rows []kernelRow) error {
+	n := len(rows)
 	err := d.rawTx(ctx, func(conn *sql.Conn) error {
 		if d.dialect == "postgres" {
 			if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7412)"); err != nil { // lockTraces
@@ -216,8 +228,7 @@ func (d *DB) replaceSmall(ctx context.Context, traceID string, args []any, n int
 			if err != nil {
 				return err
 			}
-			setColumn(args[:n*len(kernelColumnList)], id)
-			if err := d.insertKernels(ctx, conn, args[:n*len(kernelColumnList)]); err != nil {
+			if err := d.insertKernels(ctx, conn, id, rows); err != nil {
 				return err
 			}
 			set = id
@@ -230,13 +241,6 @@ func (d *DB) replaceSmall(ctx context.Context, traceID string, args []any, n int
 	}
 	d.collectSoon()
 	return nil
-}
-
-// setColumn sets the set_id of every row in args.
-func setColumn(args []any, set int64) {
-	for i := 0; i < len(args); i += len(kernelColumnList) {
-		args[i] = set
-	}
 }
 
 func nextSetID(tx *gorm.DB) (int64, error) {
@@ -351,13 +355,12 @@ func (d *DB) retireSet(ctx context.Context, set int64) {
 type setWriter struct {
 	d    *DB
 	set  int64
-	args []any // the chunk being filled: kernelColumns per row
-	n    int   // rows in args
+	rows []kernelRow // the chunk being filled, without their set
 
-	chunks chan []any  // full chunks to the writing goroutine
-	free   chan []any  // written chunks' memory, to reuse
-	done   chan error  // the goroutine's first error, once chunks closed
-	failed atomic.Bool // the goroutine failed: stop adding
+	chunks chan []kernelRow // full chunks to the writing goroutine
+	free   chan []kernelRow // written chunks' memory, to reuse
+	done   chan error       // the goroutine's first error, once chunks closed
+	failed atomic.Bool      // the goroutine failed: stop adding
 }
 
 func (w *setWriter) chunkRows() int {
@@ -369,9 +372,8 @@ func (w *setWriter) chunkRows() int {
 
 func (w *setWriter) add(ctx context.Context, ks []cascade.Kernel) error {
 	for i := range ks {
-		w.args = appendArgs(w.args, w.set, &ks[i])
-		w.n++
-		if w.n >= w.chunkRows() {
+		w.rows = append(w.rows, rowOf(&ks[i]))
+		if len(w.rows) >= w.chunkRows() {
 			if err := w.send(ctx); err != nil {
 				return err
 			}
@@ -389,7 +391,7 @@ func (w *setWriter) send(ctx context.Context) error {
 			return fmt.Errorf("new kernel set: %w", err)
 		}
 		w.set = set
-		w.chunks, w.free, w.done = make(chan []any, 1), make(chan []any, 2), make(chan error, 1)
+		w.chunks, w.free, w.done = make(chan []kernelRow, 1), make(chan []kernelRow, 2), make(chan error, 1)
 		go func() {
 			var err error
 			for c := range w.chunks {
@@ -409,21 +411,19 @@ func (w *setWriter) send(ctx context.Context) error {
 	if w.failed.Load() {
 		return errors.New("the writer failed") // finish says why
 	}
-	setColumn(w.args, w.set)
-	w.chunks <- w.args
+	w.chunks <- w.rows
 	select {
-	case w.args = <-w.free:
+	case w.rows = <-w.free:
 	default:
-		w.args = make([]any, 0, cap(w.args))
+		w.rows = make([]kernelRow, 0, cap(w.rows))
 	}
-	w.n = 0
 	return nil
 }
 
 // finish writes what is left, when ok, and waits for the writes: their
 // first error.
 func (w *setWriter) finish(ctx context.Context, ok bool) error {
-	if ok && w.n > 0 {
+	if ok && len(w.rows) > 0 {
 		if err := w.send(ctx); err != nil && w.chunks == nil {
 			return err // no set
 		}
@@ -436,8 +436,8 @@ func (w *setWriter) finish(ctx context.Context, ok bool) error {
 }
 
 // write writes one chunk in a transaction of its own.
-func (w *setWriter) write(ctx context.Context, args []any) error {
-	return w.d.rawTx(ctx, func(conn *sql.Conn) error { return w.d.insertKernels(ctx, conn, args) })
+func (w *setWriter) write(ctx context.Context, rows []kernelRow) error {
+	return w.d.rawTx(ctx, func(conn *sql.Conn) error { return w.d.insertKernels(ctx, conn, w.set, rows) })
 }
 
 // rawTx runs fn in a write transaction on a connection of the writer's
@@ -490,19 +490,17 @@ func (d *DB) sql(q string) string {
 	return b.String()
 }
 
-// insertKernels inserts rows (kernelColumns values each) on conn: with
-// COPY on PostgreSQL; on SQLite through the driver's SQLite handle
+// insertKernels inserts rows into set on conn: with a binary COPY on
+// PostgreSQL (pgcopy.go); on SQLite through the driver's SQLite handle
 // (sqlitebulk.go) when it can, else through database/sql.
-func (d *DB) insertKernels(ctx context.Context, conn *sql.Conn, args []any) error {
-	cols := len(kernelColumnList)
+func (d *DB) insertKernels(ctx context.Context, conn *sql.Conn, set int64, rows []kernelRow) error {
 	if d.dialect == "postgres" {
 		return conn.Raw(func(dc any) error {
 			c, ok := dc.(*stdlib.Conn)
 			if !ok {
 				return fmt.Errorf("copy kernels: driver connection is %T, not pgx", dc)
 			}
-			src := &rowsSource{args: args, cols: cols, n: len(args) / cols, i: -1}
-			_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{"kernels"}, kernelColumnList, src)
+			_, err := c.Conn().PgConn().CopyFrom(ctx, &copyReader{set: set, rows: rows}, copyKernelsSQL)
 			return err
 		})
 	}
@@ -512,15 +510,15 @@ func (d *DB) insertKernels(ctx context.Context, conn *sql.Conn, args []any) erro
 			return err
 		}
 		per := rowsPerInsert
-		if len(args) < 1000*cols {
+		if len(rows) < 1000 {
 			per = 16 // a small list: a smaller statement is prepared faster
 		}
-		b := &sqliteBulk{r: r, sql: d.insertSQL, cols: cols, perStmt: per}
+		b := &sqliteBulk{r: r, set: set, perStmt: per}
 		defer b.close()
-		return b.insert(args)
+		return b.insert(rows)
 	})
 	if errors.Is(err, errNoRawSQLite) {
-		err = d.insertRows(ctx, conn, args)
+		err = insertRows(ctx, conn, set, rows)
 	}
 	return err
 }
@@ -528,43 +526,34 @@ func (d *DB) insertKernels(ctx context.Context, conn *sql.Conn, args []any) erro
 // insertRows inserts through database/sql, a few rows a statement: the
 // driver matches each argument to its parameter by a linear search,
 // quadratic in a statement's parameters.
-func (d *DB) insertRows(ctx context.Context, conn *sql.Conn, args []any) error {
+func insertRows(ctx context.Context, conn *sql.Conn, set int64, rows []kernelRow) error {
 	const perStmt = 8
-	cols := len(kernelColumnList)
-	for done := 0; done < len(args); {
-		rows := min(perStmt, (len(args)-done)/cols)
-		if _, err := conn.ExecContext(ctx, d.insertSQL(rows), args[done:done+rows*cols]...); err != nil {
+	args := make([]any, 0, perStmt*(len(kernelColumnList)-1))
+	for done := 0; done < len(rows); {
+		n := min(perStmt, len(rows)-done)
+		args = args[:0]
+		for i := done; i < done+n; i++ {
+			args = rows[i].args(args)
+		}
+		if _, err := conn.ExecContext(ctx, insertSQL(set, n), args...); err != nil {
 			return err
 		}
-		done += rows * cols
+		done += n
 	}
 	return nil
 }
 
-// insertSQL is a multi-row INSERT of rows kernels. On SQLite it is INSERT
-// OR FAIL: a multi-row statement that may abort must keep a statement
-// journal, a copy of every page it changes, to undo itself; one that
-// fails instead leaves its rows to the transaction, which is rolled back
-// whole on any error anyway. The journal was half an ingest's time.
-func (d *DB) insertSQL(rows int) string {
-	row := "(?" + strings.Repeat(", ?", len(kernelColumnList)-1) + ")"
-	verb := "INSERT"
-	if d.dialect != "postgres" {
-		verb = "INSERT OR FAIL"
-	}
-	return verb + " INTO kernels (" + kernelColumns + ") VALUES " + row + strings.Repeat(", "+row, rows-1)
+// insertSQL is SQLite's INSERT of rows kernels into set, whose id is in
+// the statement (each chunk prepares its own): one value fewer to bind a
+// row. It is INSERT OR FAIL: a multi-row statement that may abort must
+// keep a statement journal, a copy of every page it changes, to undo
+// itself; one that fails instead leaves its rows to the transaction,
+// which is rolled back whole on any error anyway. The journal was half
+// an ingest's time.
+func insertSQL(set int64, rows int) string {
+	row := "(" + strconv.FormatInt(set, 10) + strings.Repeat(", ?", len(kernelColumnList)-1) + ")"
+	return "INSERT OR FAIL INTO kernels (" + kernelColumns + ") VALUES " + row + strings.Repeat(", "+row, rows-1)
 }
-
-// rowsSource hands a chunk's rows to CopyFrom.
-type rowsSource struct {
-	args    []any
-	cols, n int
-	i       int
-}
-
-func (s *rowsSource) Next() bool             { s.i++; return s.i < s.n }
-func (s *rowsSource) Values() ([]any, error) { return s.args[s.i*s.cols : (s.i+1)*s.cols], nil }
-func (s *rowsSource) Err() error             { return nil }
 
 // collectSoon wakes the collector of retired sets.
 func (d *DB) collectSoon() {

@@ -49,12 +49,11 @@ func (r rawSQLite) err(rc int32, what string) error {
 	return fmt.Errorf("%s: %s (%d)", what, libc.GoString(sqlite3.Xsqlite3_errmsg(r.tls, r.db)), rc)
 }
 
-// sqliteBulk inserts rows of cols values through prepared statements of
-// perStmt rows. Values are int64, string or nil.
+// sqliteBulk inserts kernel rows into one set through prepared
+// statements of perStmt rows.
 type sqliteBulk struct {
 	r       rawSQLite
-	sql     func(rows int) string
-	cols    int
+	set     int64
 	perStmt int
 	stmts   map[int]uintptr // by rows
 	// buf holds the text of one statement's rows, bound SQLITE_STATIC
@@ -81,7 +80,7 @@ func (b *sqliteBulk) stmt(rows int) (uintptr, error) {
 	if s, ok := b.stmts[rows]; ok {
 		return s, nil
 	}
-	zSQL, err := libc.CString(b.sql(rows))
+	zSQL, err := libc.CString(insertSQL(b.set, rows))
 	if err != nil {
 		return 0, err
 	}
@@ -102,28 +101,32 @@ func (b *sqliteBulk) stmt(rows int) (uintptr, error) {
 	return s, nil
 }
 
-// insert inserts the rows whose values args holds, cols a row.
-func (b *sqliteBulk) insert(args []any) error {
-	n := len(args) / b.cols
-	for done := 0; done < n; {
-		rows := min(b.perStmt, n-done)
-		if err := b.exec(rows, args[done*b.cols:(done+rows)*b.cols]); err != nil {
+// insert inserts rows.
+func (b *sqliteBulk) insert(rows []kernelRow) error {
+	for done := 0; done < len(rows); {
+		n := min(b.perStmt, len(rows)-done)
+		if err := b.exec(rows[done : done+n]); err != nil {
 			return err
 		}
-		done += rows
+		done += n
 	}
 	return nil
 }
 
-func (b *sqliteBulk) exec(rows int, args []any) error {
-	s, err := b.stmt(rows)
+// exec binds rows to the statement of their number and steps it. Values
+// are bound in kernelColumns order after set_id, which the statement
+// holds.
+func (b *sqliteBulk) exec(rows []kernelRow) error {
+	s, err := b.stmt(len(rows))
 	if err != nil {
 		return err
 	}
 	text := 0
-	for _, a := range args {
-		if str, ok := a.(string); ok {
-			text += len(str) + 1
+	for i := range rows {
+		r := &rows[i]
+		text += len(r.Name) + len(r.DemangledName) + len(r.TraceFile) + 3
+		if r.Context != nil {
+			text += len(*r.Context) + 1
 		}
 	}
 	if text > b.bufCap {
@@ -138,29 +141,58 @@ func (b *sqliteBulk) exec(rows int, args []any) error {
 	}
 	mem := cmem(b.buf, b.bufCap)
 	off := 0
-	for i, a := range args {
-		idx := int32(i + 1)
-		var rc int32
-		switch v := a.(type) {
-		case nil:
-			rc = sqlite3.Xsqlite3_bind_null(b.r.tls, s, idx)
-		case int64:
-			rc = sqlite3.Xsqlite3_bind_int64(b.r.tls, s, idx, v)
-		case string:
-			copy(mem[off:], v)
-			mem[off+len(v)] = 0
-			// SQLITE_STATIC: the text stays put until the step below.
-			rc = sqlite3.Xsqlite3_bind_text(b.r.tls, s, idx, b.buf+uintptr(off), int32(len(v)), 0)
-			off += len(v) + 1
-		default:
-			return fmt.Errorf("sqlite bulk insert: value %d is a %T", i, a)
-		}
-		if rc != sqlite3.SQLITE_OK {
-			return b.r.err(rc, "bind")
+	idx := int32(0)
+	var rc int32
+	tls := b.r.tls
+	bindInt := func(v int64) {
+		if idx++; rc == sqlite3.SQLITE_OK {
+			rc = sqlite3.Xsqlite3_bind_int64(tls, s, idx, v)
 		}
 	}
-	rc := sqlite3.Xsqlite3_step(b.r.tls, s)
-	sqlite3.Xsqlite3_reset(b.r.tls, s)
+	bindText := func(v string) {
+		if idx++; rc != sqlite3.SQLITE_OK {
+			return
+		}
+		copy(mem[off:], v)
+		mem[off+len(v)] = 0
+		// SQLITE_STATIC: the text stays put until the step below.
+		rc = sqlite3.Xsqlite3_bind_text(tls, s, idx, b.buf+uintptr(off), int32(len(v)), 0)
+		off += len(v) + 1
+	}
+	bindNull := func() {
+		if idx++; rc == sqlite3.SQLITE_OK {
+			rc = sqlite3.Xsqlite3_bind_null(tls, s, idx)
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		bindInt(int64(r.Seq))
+		bindInt(int64(r.KernelID))
+		if r.Context != nil {
+			bindText(*r.Context)
+		} else {
+			bindNull()
+		}
+		bindText(r.Name)
+		bindText(r.DemangledName)
+		bindText(r.TraceFile)
+		bindInt(int64(r.GridX))
+		bindInt(int64(r.GridY))
+		bindInt(int64(r.GridZ))
+		bindInt(int64(r.BlockX))
+		bindInt(int64(r.BlockY))
+		bindInt(int64(r.BlockZ))
+		if r.Instructions != nil {
+			bindInt(*r.Instructions)
+		} else {
+			bindNull()
+		}
+	}
+	if rc != sqlite3.SQLITE_OK {
+		return b.r.err(rc, "bind")
+	}
+	rc = sqlite3.Xsqlite3_step(tls, s)
+	sqlite3.Xsqlite3_reset(tls, s)
 	if rc != sqlite3.SQLITE_DONE {
 		return b.r.err(rc, "insert")
 	}
