@@ -89,7 +89,7 @@ func (d *DB) KernelRows(t testing.TB) (rows, sets int64) {
 
 // SetChunkRows sets how many kernels a chunk of an ingest holds, on SQLite
 // and PostgreSQL, until the test ends.
-func SetChunkRows(t *testing.T, n int) {
+func SetChunkRows(t testing.TB, n int) {
 	old, oldCopy := sqliteChunk, copyChunk
 	sqliteChunk, copyChunk = n, n
 	t.Cleanup(func() { sqliteChunk, copyChunk = old, oldCopy })

@@ -3,6 +3,10 @@ package db_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -15,7 +19,9 @@ import (
 // BenchmarkReplaceKernels1M replaces a trace's kernel list with 1,000,000
 // kernels of 200 distinct names, handed over in batches of 2,000 as the
 // stats reader does, and reports the time and CPU it took (s-cpu, the
-// whole process).
+// whole process), and the longest and the 99th percentile time another
+// trace's row update waited meanwhile, one every 5 ms (ms-write-max,
+// ms-write-p99). CASCADE_BENCH_CHUNK sets the rows of a chunk.
 //
 //	go test ./db -run '^$' -bench ReplaceKernels1M -benchtime 1x
 func BenchmarkReplaceKernels1M(b *testing.B) {
@@ -30,6 +36,9 @@ func BenchmarkReplaceKernels1M(b *testing.B) {
 		files[i] = fmt.Sprintf("kernel-%d-ctx_0x1.trace.xz", i+1)
 	}
 	kctx := "0x1"
+	if c, err := strconv.Atoi(os.Getenv("CASCADE_BENCH_CHUNK")); err == nil {
+		db.SetChunkRows(b, c)
+	}
 	for name, u := range testutil.DatabaseURLs(b) {
 		b.Run(name, func(b *testing.B) {
 			d, err := db.Open(ctx, db.Config{URL: u, DataDir: b.TempDir()})
@@ -37,11 +46,31 @@ func BenchmarkReplaceKernels1M(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer d.Close()
-			if err := d.SaveTrace(ctx, &cascade.Trace{ID: "big", State: cascade.TraceProcessing, Prompts: []string{}}); err != nil {
-				b.Fatal(err)
+			for _, id := range []string{"big", "other"} {
+				if err := d.SaveTrace(ctx, &cascade.Trace{ID: id, State: cascade.TraceProcessing, Prompts: []string{}}); err != nil {
+					b.Fatal(err)
+				}
 			}
 			ks := make([]cascade.Kernel, 0, batch)
 			for b.Loop() {
+				stop := make(chan struct{})
+				var waits []time.Duration
+				var wg sync.WaitGroup
+				wg.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						case <-time.After(5 * time.Millisecond):
+						}
+						t0 := time.Now()
+						if _, _, err := d.UpdateTrace(ctx, "other", func(t *cascade.Trace, _ bool) error { t.Bytes++; return nil }); err != nil {
+							b.Error(err)
+							return
+						}
+						waits = append(waits, time.Since(t0))
+					}
+				})
 				cpu0 := cpuTime()
 				t0 := time.Now()
 				err := d.ReplaceKernelsFrom(ctx, "big", func(add func([]cascade.Kernel) error) error {
@@ -64,6 +93,13 @@ func BenchmarkReplaceKernels1M(b *testing.B) {
 				}
 				b.ReportMetric(time.Since(t0).Seconds(), "s-replace")
 				b.ReportMetric((cpuTime() - cpu0).Seconds(), "s-cpu")
+				close(stop)
+				wg.Wait()
+				slices.Sort(waits)
+				if len(waits) > 0 {
+					b.ReportMetric(float64(waits[len(waits)-1].Microseconds())/1000, "ms-write-max")
+					b.ReportMetric(float64(waits[len(waits)*99/100].Microseconds())/1000, "ms-write-p99")
+				}
 			}
 			p, err := d.Kernels(ctx, "big", "", db.Page{First: 1, Count: true})
 			if err != nil || p.Total != n {
