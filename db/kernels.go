@@ -44,7 +44,7 @@ var (
 	sqliteChunk   = 2048
 	deleteChunk   = 4096
 	rowsPerInsert = 64
-	copyChunk     = 50000
+	copyChunk     = 20000
 )
 
 type kernelSet struct {
