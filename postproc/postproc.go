@@ -104,6 +104,11 @@ type Processor struct {
 	shares  []int           // the -j of each slot, largest first
 	busy    []bool          // slots taken by running post-processors
 	retried map[string]bool // see Retried
+
+	// outside holds a token for each big ingest that gave its queue slot
+	// away (bigIngest), so that a start on many big traces does not
+	// ingest them all at once, a few chunks in memory each.
+	outside chan struct{}
 }
 
 // New returns a Processor; call Run to start it.
@@ -121,7 +126,7 @@ func New(cfg Config) *Processor {
 	p := &Processor{
 		cfg: cfg, log: log.With("component", "postproc"),
 		shares: splitCPUs(cfg.CPUs, cfg.Concurrency), busy: make([]bool, cfg.Concurrency),
-		retried: map[string]bool{},
+		retried: map[string]bool{}, outside: make(chan struct{}, maxOutside),
 	}
 	p.queue = workqueue.New(workqueue.Config[string]{Limit: cfg.Concurrency, Work: p.handle, Logger: p.log})
 	return p
@@ -371,6 +376,10 @@ func (p *Processor) tail(logPath string) string {
 // not ingest them all at once.
 const bigIngest = 5000
 
+// maxOutside is how many big ingests may run outside the queue's limit at
+// once.
+const maxOutside = 2
+
 // finish moves the trace to failed with msg, or, when msg is empty, to
 // ready with its kernels and the kernel count of kernelslist.g. ran is
 // whether a post-processor ran (Config.Moved).
@@ -391,9 +400,13 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 	}
 	if msg == "" {
 		if count > bigIngest {
-			// Its own slot is no one's to wait for: the post-processor,
-			// what the limit is for, is done.
-			p.queue.Release(id)
+			select {
+			case p.outside <- struct{}{}:
+				// The post-processor, what the limit is for, is done.
+				defer func() { <-p.outside }()
+				p.queue.Release(id)
+			default: // as many outside already: this one keeps its slot
+			}
 		}
 		// A stats file that cannot be read fails the trace; a database
 		// error leaves it processing for the next start.
