@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -34,6 +35,11 @@ type DB struct {
 	w, r    *gorm.DB // writer and reader; the same pool on PostgreSQL
 	dialect string   // "sqlite" or "postgres"
 	log     *slog.Logger
+
+	// The SQLite checkpointer (checkpoint.go): its connection and loop.
+	ckpt               *sql.DB
+	ckptKick, ckptDone chan struct{}
+	ckptStop           context.CancelFunc
 
 	// The collector of retired kernel sets (kernels.go).
 	gcStop context.CancelFunc
@@ -112,6 +118,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		rdb.SetMaxIdleConns(0)
 		rdb.SetMaxIdleConns(readConns())
 	}
+	d.startCheckpointer()
 	if err := d.startCollector(); err != nil {
 		d.Close()
 		return nil, err
@@ -128,6 +135,7 @@ func (d *DB) openSQLite(path string, gcfg *gorm.Config) error {
 	q.Add("_pragma", "synchronous(NORMAL)")
 	wq := cloneValues(q)
 	wq.Set("_txlock", "immediate")
+	wq.Add("_pragma", "wal_autocheckpoint(0)") // see checkpoint.go
 	u.RawQuery = wq.Encode()
 	var err error
 	if d.w, err = gorm.Open(sqlite.Open(u.String()), gcfg); err != nil {
@@ -154,6 +162,12 @@ func (d *DB) openSQLite(path string, gcfg *gorm.Config) error {
 		return err
 	}
 	rdb.SetMaxOpenConns(readConns())
+	cq := cloneValues(q)
+	u.RawQuery = cq.Encode()
+	if d.ckpt, err = sql.Open("sqlite", u.String()); err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	d.ckpt.SetMaxOpenConns(1)
 	return nil
 }
 
@@ -201,6 +215,7 @@ func (d *DB) Dialect() string { return d.dialect }
 // the database file alone is complete.
 func (d *DB) Close() error {
 	d.stopCollector()
+	d.stopCheckpointer()
 	var errs []error
 	if d.dialect == "sqlite" && d.w != nil {
 		if err := d.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error; err != nil {
@@ -223,6 +238,7 @@ func (d *DB) Close() error {
 
 // write runs fn in one write transaction.
 func (d *DB) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	defer d.checkpointSoon()
 	return d.w.WithContext(ctx).Transaction(fn)
 }
 

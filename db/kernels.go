@@ -470,6 +470,7 @@ func (d *DB) rawTx(ctx context.Context, fn func(conn *sql.Conn) error) (err erro
 		return err
 	}
 	_, err = conn.ExecContext(ctx, "COMMIT")
+	d.checkpointSoon()
 	return err
 }
 
