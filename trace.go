@@ -91,3 +91,27 @@ func Deref[T any](p *T) T {
 	}
 	return *p
 }
+
+// A TraceWrite is one trace's part of a store's UpdateTraces (db.DB.UpdateTraces).
+type TraceWrite struct {
+	ID string
+	// Update changes the trace as the fn of a store's UpdateTraceAndKernels
+	// does: found is false, and the trace has only its ID, when there is
+	// none, and saving it inserts it; dropKernels leaves it without
+	// kernels. An error (ErrUnchanged too) leaves this trace as it was and
+	// the others go on.
+	Update func(t *Trace, found bool) (dropKernels bool, err error)
+	// Kernels, when not nil, become the trace's kernel list once Update
+	// saved it (their TraceID and Seq are set here). They go in within the
+	// batch's transaction: a small list, as a trace's stats hold at most a
+	// few thousand kernels; a big one goes through
+	// ReplaceKernelsFrom.
+	Kernels []Kernel
+}
+
+// A TraceWritten is what a store's UpdateTraces (db.DB.UpdateTraces) did with one TraceWrite.
+type TraceWritten struct {
+	Trace Trace // as committed when Saved
+	Saved bool
+	Err   error // Update's error other than ErrUnchanged
+}
