@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +31,8 @@ type Store interface {
 	UpdateTraceAndKernels(ctx context.Context, id string, fn func(t *cascade.Trace, found bool) (bool, error)) (cascade.Trace, bool, error)
 	MoveTrace(ctx context.Context, from, to string, fn func(t *cascade.Trace) error) (cascade.Trace, error)
 	DeleteTrace(ctx context.Context, id string) error
+	// UpdateTraces is many UpdateTraceAndKernels in one transaction.
+	UpdateTraces(ctx context.Context, ws []cascade.TraceWrite) ([]cascade.TraceWritten, error)
 }
 
 // Processor takes a trace whose upload is complete. Process must not
@@ -222,15 +225,18 @@ func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
 				s.remove(ctx, id)
 			}
 		}
+		var walk []string
 		for id := range present {
 			e := s.traces[id]
 			switch {
 			case e == nil || full || dirty[id] || e.state == cascade.TraceUploading:
-				s.scanTrace(ctx, id, now)
+				walk = append(walk, id)
 			case tracedir.DirSignature(s.dir(id), e.dirs, tracedir.MetadataFile) != e.dirSig:
-				s.scanTrace(ctx, id, now)
+				walk = append(walk, id)
 			}
 		}
+		slices.Sort(walk) // new traces are stored in name order
+		s.scanTraces(ctx, walk, now)
 		if s.cfg.Scanned != nil {
 			s.cfg.Scanned(time.Since(now))
 		}
@@ -318,55 +324,187 @@ func (s *Scanner) remove(ctx context.Context, id string) {
 // scanTrace walks one trace, decides its state, and commits and publishes
 // what changed.
 func (s *Scanner) scanTrace(ctx context.Context, id string, now time.Time) {
-	dir := s.dir(id)
-	start := time.Now()
-	tree, err := tracedir.Walk(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+	e, l, ok := s.inspectWalk(ctx, walkTrace(s.dir(id), id), now)
+	if !ok {
+		return
+	}
+	committed, c, ok := s.commit(ctx, id, e, l)
+	s.committed(ctx, id, e, l, committed, c, ok)
+}
+
+// A walked is what walkTrace read of one trace, for inspectWalk.
+type walked struct {
+	id     string
+	start  time.Time     // when the walk started
+	cost   time.Duration // how long the walk of the tree took
+	tree   *tracedir.Tree
+	err    error
+	saw    sight
+	dirs   []string
+	dirSig string
+}
+
+// walkTrace reads a trace's directory. It touches nothing of the
+// scanner's, so that many run at once.
+func walkTrace(dir, id string) walked {
+	w := walked{id: id, start: time.Now()}
+	w.tree, w.err = tracedir.Walk(dir)
+	w.cost = time.Since(w.start)
+	if w.err != nil {
+		return w
+	}
+	w.saw = see(w.tree)
+	w.dirs = w.tree.SortedDirs()
+	w.dirSig = tracedir.DirSignature(dir, w.dirs, tracedir.MetadataFile)
+	return w
+}
+
+// inspectWalk decides what a walk of a trace says, and records it in the
+// trace's entry. It reports false when there is nothing to commit: the
+// walk failed, or the trace is gone (it is then removed).
+func (s *Scanner) inspectWalk(ctx context.Context, w walked, now time.Time) (*entry, look, bool) {
+	id := w.id
+	if w.err != nil {
+		if errors.Is(w.err, fs.ErrNotExist) {
 			if _, known := s.traces[id]; known {
 				s.remove(ctx, id)
 			}
-			return
+			return nil, look{}, false
 		}
-		s.log.Warn("walk trace", "trace", id, "err", err)
-		return
+		s.log.Warn("walk trace", "trace", id, "err", w.err)
+		return nil, look{}, false
 	}
-	cost := time.Since(start)
 	e := s.traces[id]
 	if e == nil {
 		e = &entry{}
 	}
-	look, h := inspect(see(tree), e.history, now, s.interval)
-	if look.gone {
+	l, h := inspect(w.saw, e.history, now, s.interval)
+	if l.gone {
 		if _, known := s.traces[id]; known {
 			s.remove(ctx, id)
 		}
-		return
+		return nil, look{}, false
 	}
 	e.history = h
-	e.walkedAt, e.walkCost, e.deferred, e.missed = start, cost, false, false
-	e.dirs = tree.SortedDirs()
-	e.dirSig = tracedir.DirSignature(dir, e.dirs, tracedir.MetadataFile)
+	e.walkedAt, e.walkCost, e.deferred, e.missed = w.start, w.cost, false, false
+	e.dirs, e.dirSig = w.dirs, w.dirSig
+	return e, l, true
+}
 
-	committed, c, ok := s.commit(ctx, id, e, look)
+// committed finishes the scan of a trace whose look commit applied: an
+// upload that started over is committed once more, and a trace that moved
+// is logged and handed to the processor, or taken from it.
+func (s *Scanner) committed(ctx context.Context, id string, e *entry, l look, t cascade.Trace, c change, ok bool) {
 	if ok && c == startedOver {
 		// Published as uploading first, then the guide's rules: an upload
 		// that is already complete moves on at once.
-		committed, c, ok = s.commit(ctx, id, e, look)
+		t, c, ok = s.commit(ctx, id, e, l)
 	}
 	if !ok || c != moved {
 		return
 	}
-	if committed.Error != nil {
-		s.log.Warn("trace failed", "trace", id, "error", *committed.Error)
+	if t.Error != nil {
+		s.log.Warn("trace failed", "trace", id, "error", *t.Error)
 		if s.cfg.Processor != nil {
 			s.cfg.Processor.Stop(id) // it may have been processing
 		}
 	} else {
-		s.log.Info("trace "+strings.ToLower(string(committed.State)), "trace", id)
+		s.log.Info("trace "+strings.ToLower(string(t.State)), "trace", id)
 	}
-	if committed.State == cascade.TraceProcessing && s.cfg.Processor != nil {
+	if t.State == cascade.TraceProcessing && s.cfg.Processor != nil {
 		s.cfg.Processor.Process(id, s.dir(id))
+	}
+}
+
+// scanBatch is how many traces a pass commits in one transaction.
+const scanBatch = 100
+
+// scanTraces scans the traces with the given ids, as scanTrace does each:
+// several walks at once (a start on a bucket of a thousand traces), and
+// their changes committed a batch of traces a transaction, each batch's
+// events published in order once it is committed.
+func (s *Scanner) scanTraces(ctx context.Context, ids []string, now time.Time) {
+	if len(ids) <= 1 {
+		for _, id := range ids {
+			s.scanTrace(ctx, id, now)
+		}
+		return
+	}
+	walks := make([]walked, len(ids))
+	done := make([]chan struct{}, len(ids))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(len(ids), max(2, runtime.GOMAXPROCS(0))) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(ids) || ctx.Err() != nil {
+					return
+				}
+				walks[i] = walkTrace(s.dir(ids[i]), ids[i])
+				close(done[i])
+			}
+		})
+	}
+	defer func() {
+		next.Store(int64(len(ids))) // the walkers stop
+		wg.Wait()
+	}()
+	for from := 0; from < len(ids); from += scanBatch {
+		batch := make([]pending, 0, scanBatch)
+		for i := from; i < min(from+scanBatch, len(ids)); i++ {
+			select {
+			case <-done[i]:
+			case <-ctx.Done():
+				return
+			}
+			if e, l, ok := s.inspectWalk(ctx, walks[i], now); ok {
+				batch = append(batch, pending{id: ids[i], e: e, l: l})
+			}
+			walks[i] = walked{} // its tree may be big
+		}
+		s.commitBatch(ctx, batch)
+	}
+}
+
+// pending is a trace whose look waits for its batch's commit.
+type pending struct {
+	id string
+	e  *entry
+	l  look
+	c  change
+	// why is what update found (see commit).
+	why string
+}
+
+// commitBatch commits the looks of many traces in one transaction and
+// publishes what changed, in order. A trace the batch cannot take (the
+// seeded sample's id) and every trace of a batch that failed are committed
+// one by one.
+func (s *Scanner) commitBatch(ctx context.Context, batch []pending) {
+	ws := make([]cascade.TraceWrite, len(batch))
+	for i := range batch {
+		p := &batch[i]
+		ws[i] = cascade.TraceWrite{ID: p.id, Update: update(p.l, &p.c, &p.why)}
+	}
+	res, err := s.cfg.Store.UpdateTraces(ctx, ws)
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		s.log.Warn("save traces; saving them one by one", "traces", len(batch), "err", err)
+	}
+	for i, p := range batch {
+		if err != nil || res[i].Err != nil {
+			t, c, ok := s.commit(ctx, p.id, p.e, p.l)
+			s.committed(ctx, p.id, p.e, p.l, t, c, ok)
+			continue
+		}
+		t, c, ok := s.saved(p.id, p.e, res[i].Trace, res[i].Saved, p.c, p.why)
+		s.committed(ctx, p.id, p.e, p.l, t, c, ok)
 	}
 }
 
@@ -389,7 +527,24 @@ var errSample = errors.New("scanner: the id is the seeded sample's")
 func (s *Scanner) commit(ctx context.Context, id string, e *entry, l look) (cascade.Trace, change, bool) {
 	var c change
 	var why string
-	update := func(t *cascade.Trace, found bool) (bool, error) {
+	fn := update(l, &c, &why)
+	committed, saved, err := s.cfg.Store.UpdateTraceAndKernels(ctx, id, fn)
+	if errors.Is(err, errSample) && s.sampleAside(ctx, id) {
+		committed, saved, err = s.cfg.Store.UpdateTraceAndKernels(ctx, id, fn)
+	}
+	if err != nil {
+		if ctx.Err() == nil && !errors.Is(err, errSample) {
+			s.log.Error("save trace", "trace", id, "err", err)
+		}
+		return committed, unchanged, false
+	}
+	return s.saved(id, e, committed, saved, c, why)
+}
+
+// update is the read-modify-write that applies the look l to the stored
+// trace; it sets *c and *why to what apply did.
+func update(l look, c *change, why *string) func(t *cascade.Trace, found bool) (bool, error) {
+	return func(t *cascade.Trace, found bool) (bool, error) {
 		if t.Sample {
 			return false, errSample
 		}
@@ -398,23 +553,18 @@ func (s *Scanner) commit(ctx context.Context, id string, e *entry, l look) (casc
 		if !found {
 			t.State = cascade.TraceUploading
 		}
-		c, why = l.apply(t)
+		*c, *why = l.apply(t)
 		if found && equalScan(before, *t) {
 			return false, cascade.ErrUnchanged
 		}
 		// An upload that starts over has no kernel list until it is ready.
-		return c == startedOver, nil
+		return *c == startedOver, nil
 	}
-	committed, saved, err := s.cfg.Store.UpdateTraceAndKernels(ctx, id, update)
-	if errors.Is(err, errSample) && s.sampleAside(ctx, id) {
-		committed, saved, err = s.cfg.Store.UpdateTraceAndKernels(ctx, id, update)
-	}
-	if err != nil {
-		if ctx.Err() == nil && !errors.Is(err, errSample) {
-			s.log.Error("save trace", "trace", id, "err", err)
-		}
-		return committed, unchanged, false
-	}
+}
+
+// saved records a committed look in the trace's entry and publishes the
+// trace when it changed.
+func (s *Scanner) saved(id string, e *entry, committed cascade.Trace, saved bool, c change, why string) (cascade.Trace, change, bool) {
 	e.state = committed.State
 	s.traces[id] = e
 	if !saved {
