@@ -52,6 +52,9 @@ type Store interface {
 	AllTraces(ctx context.Context) ([]cascade.Trace, error)
 	UpdateTrace(ctx context.Context, id string, fn func(t *cascade.Trace, found bool) error) (cascade.Trace, bool, error)
 	ReplaceKernelsFrom(ctx context.Context, traceID string, fill func(add func([]cascade.Kernel) error) error) error
+	// UpdateTraces is many UpdateTrace in one transaction, each trace's
+	// kernels with it (batch.go).
+	UpdateTraces(ctx context.Context, ws []cascade.TraceWrite) ([]cascade.TraceWritten, error)
 }
 
 // Config configures a Processor.
@@ -95,6 +98,9 @@ type Processor struct {
 	// queue holds the ids of traces to post-process, in the order they
 	// were queued, and runs handle for at most Concurrency at once.
 	queue *workqueue.Queue[string]
+	// batch holds the traces that skip the post-processor, to finish
+	// many in one transaction (batch.go).
+	batch *batcher
 	// ctx is Run's: it ends with the server. The trace's rows are read and
 	// written with it; the post-processor runs under the queue's context,
 	// which Stop and Forget end too.
@@ -127,6 +133,7 @@ func New(cfg Config) *Processor {
 		cfg: cfg, log: log.With("component", "postproc"),
 		shares: splitCPUs(cfg.CPUs, cfg.Concurrency), busy: make([]bool, cfg.Concurrency),
 		retried: map[string]bool{}, outside: make(chan struct{}, maxOutside),
+		batch: newBatcher(),
 	}
 	p.queue = workqueue.New(workqueue.Config[string]{Limit: cfg.Concurrency, Work: p.handle, Logger: p.log})
 	return p
@@ -177,6 +184,13 @@ func (p *Processor) Forget(ctx context.Context, id string) error {
 	if err := p.queue.Stop(ctx, id, nil); err != nil {
 		return err
 	}
+	if done := p.batch.cancel(id); done != nil {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	p.removeMarker(id)
 	return nil
 }
@@ -189,7 +203,10 @@ func (p *Processor) Process(id, _ string) { p.queue.Add(id) }
 // runs, and leaves the trace as it is: the scanner calls it when the trace
 // left processing because its metadata.json says it failed. What it left
 // behind counts as partial output, as after a failure.
-func (p *Processor) Stop(id string) { p.queue.Cancel(id) }
+func (p *Processor) Stop(id string) {
+	p.queue.Cancel(id)
+	p.batch.cancel(id)
+}
 
 // Queued is how many traces wait for a post-processor.
 func (p *Processor) Queued() int { return p.queue.Len() }
@@ -234,7 +251,10 @@ func (p *Processor) Run(ctx context.Context) error {
 		}
 	}
 	p.ctx = ctx // before the queue starts any work
+	var wg sync.WaitGroup
+	wg.Go(func() { p.runBatches(ctx) })
 	p.queue.Run(ctx)
+	wg.Wait()
 	return nil
 }
 
@@ -260,7 +280,7 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 		}
 		if !suspect {
 			p.removeMarker(id) // stale: of a deleted, retried or failed upload
-			p.finish(ctx, id, dir, "", false)
+			p.batch.add(id)    // finished with others (batch.go)
 			return
 		}
 		p.log.Info(why+"; running the post-processor again", "trace", id)

@@ -1,0 +1,239 @@
+package postproc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/events"
+	"github.com/cascade-sim/cascade/tracedir"
+)
+
+// Traces that skip the post-processor (their upload brought
+// kernelslist.g) are finished in batches: a start on a bucket of a
+// thousand finished uploads reads their stats files a few at once and
+// moves a hundred of them to ready in one transaction, kernels included,
+// rather than in three transactions each. A trace with more kernels than
+// smallKernels is finished on its own (finish), its kernels going in
+// chunks that never hold the database's writer for long.
+
+const (
+	finishBatch  = 100
+	smallKernels = 20_000
+)
+
+// batcher holds the traces waiting to be finished in a batch. Its
+// goroutine (runBatches) takes them in the order they came.
+type batcher struct {
+	mu      sync.Mutex
+	queue   []string
+	waiting map[string]bool
+	// busy holds the traces of the batch being finished, each with a
+	// channel closed once the batch is over.
+	busy map[string]chan struct{}
+	kick chan struct{}
+}
+
+func newBatcher() *batcher {
+	return &batcher{waiting: map[string]bool{}, busy: map[string]chan struct{}{}, kick: make(chan struct{}, 1)}
+}
+
+// add queues the trace for the next batch.
+func (b *batcher) add(id string) {
+	b.mu.Lock()
+	if !b.waiting[id] {
+		b.waiting[id] = true
+		b.queue = append(b.queue, id)
+	}
+	b.mu.Unlock()
+	select {
+	case b.kick <- struct{}{}:
+	default:
+	}
+}
+
+// cancel takes the trace off the queue and returns the channel of the
+// batch finishing it, nil when none is.
+func (b *batcher) cancel(id string) <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.waiting, id) // take skips it
+	return b.busy[id]
+}
+
+// take takes up to n queued traces as the next batch.
+func (b *batcher) take(n int) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var ids []string
+	for len(b.queue) > 0 && len(ids) < n {
+		id := b.queue[0]
+		b.queue = b.queue[1:]
+		if !b.waiting[id] {
+			continue // cancelled
+		}
+		delete(b.waiting, id)
+		b.busy[id] = make(chan struct{})
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// done ends a batch taken.
+func (b *batcher) done(ids []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, id := range ids {
+		close(b.busy[id])
+		delete(b.busy, id)
+	}
+}
+
+// runBatches finishes queued traces, a batch at a time, until ctx ends.
+// Those still queued then stay processing, and the next start queues them
+// again.
+func (p *Processor) runBatches(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.batch.kick:
+		}
+		for ctx.Err() == nil {
+			ids := p.batch.take(finishBatch)
+			if len(ids) == 0 {
+				break
+			}
+			p.finishBatch(ctx, ids)
+			p.batch.done(ids)
+		}
+	}
+}
+
+// read is what finishing a trace read of its files.
+type read struct {
+	count   int
+	kernels []cascade.Kernel // not nil when read
+	w       tracedir.Warnings
+	msg     string // why the trace fails; "" when it does not
+	big     bool   // more than smallKernels: finish it on its own
+}
+
+var errBig = errors.New("many kernels")
+
+// readFinished reads what finish reads of a trace whose post-processing
+// is over: its kernelslist.g's count and its stats files' kernels, up to
+// smallKernels of them.
+func (p *Processor) readFinished(id string) read {
+	var r read
+	dir := filepath.Join(p.cfg.Root, id)
+	var err error
+	if r.count, err = tracedir.CountKernelLines(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))); err != nil {
+		r.msg = fmt.Sprintf("%s: %v", tracedir.KernelsListG, err)
+		return r
+	}
+	tree, err := tracedir.StatsTree(dir)
+	if err != nil {
+		r.msg = err.Error()
+		return r
+	}
+	ks := []cascade.Kernel{}
+	err = tree.EachKernels(&r.w, 2000, func(b []cascade.Kernel) error {
+		if len(ks)+len(b) > smallKernels {
+			return errBig
+		}
+		ks = append(ks, b...)
+		return nil
+	})
+	switch {
+	case errors.Is(err, errBig):
+		r.big = true
+	case err != nil:
+		r.msg = err.Error()
+	default:
+		r.kernels = ks
+	}
+	return r
+}
+
+// finishBatch does what finish does with msg "" for each of the traces,
+// in one transaction: it reads their files, a few traces at once, moves
+// those still processing to ready with their kernels (or to failed, when
+// their stats cannot be read), and then publishes them in order.
+func (p *Processor) finishBatch(ctx context.Context, ids []string) {
+	reads := make([]read, len(ids))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(len(ids), max(2, runtime.GOMAXPROCS(0))) {
+		wg.Go(func() {
+			for i := range next {
+				reads[i] = p.readFinished(ids[i])
+			}
+		})
+	}
+	for i := range ids {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	var ws []cascade.TraceWrite
+	var in []int // ids index of each write
+	for i, id := range ids {
+		r := &reads[i]
+		if r.big {
+			dir := filepath.Join(p.cfg.Root, id)
+			p.finish(ctx, id, dir, "", false)
+			continue
+		}
+		ws = append(ws, cascade.TraceWrite{ID: id, Kernels: r.kernels, Update: func(t *cascade.Trace, found bool) (bool, error) {
+			if !found || t.State != cascade.TraceProcessing {
+				return false, cascade.ErrUnchanged // failed by its metadata.json, or removed, meanwhile
+			}
+			if r.msg != "" {
+				t.State, t.Error = cascade.TraceFailed, &r.msg
+				return false, nil
+			}
+			t.State, t.Error, t.KernelCount = cascade.TraceReady, nil, r.count
+			t.Warnings = append(t.Warnings[:0:0], r.w.Result()...)
+			if t.Warnings == nil {
+				t.Warnings = []string{}
+			}
+			return false, nil
+		}})
+		in = append(in, i)
+	}
+	if len(ws) == 0 {
+		return
+	}
+	res, err := p.cfg.Store.UpdateTraces(ctx, ws)
+	if err != nil {
+		if ctx.Err() == nil {
+			// Each on its own, which logs what fails.
+			p.log.Warn("save finished traces; saving them one by one", "traces", len(ws), "err", err)
+			for _, i := range in {
+				p.finish(ctx, ids[i], filepath.Join(p.cfg.Root, ids[i]), "", false)
+			}
+		}
+		return
+	}
+	for j, r := range res {
+		if !r.Saved {
+			continue
+		}
+		t, id := r.Trace, ids[in[j]]
+		if t.State == cascade.TraceFailed {
+			p.log.Warn("trace failed", "trace", id, "error", cascade.Deref(t.Error))
+		} else {
+			p.log.Info("trace ready", "trace", id, "kernels", t.KernelCount)
+		}
+		p.cfg.Events.Publish(events.TraceUpdated{Trace: t})
+		if p.cfg.Moved != nil {
+			p.cfg.Moved(id, t.State, false)
+		}
+	}
+}
