@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/cascade-sim/cascade"
 )
@@ -48,12 +50,12 @@ func (d *DB) UpdateTraces(ctx context.Context, ws []cascade.TraceWrite) ([]casca
 			return err
 		}
 		var (
-			nextSeq, nextSet int64 // 0 until first needed
-			inserts          []*cascade.Trace
+			nextSeq, nextSet int64            // 0 until first needed
+			writes           []*cascade.Trace // saved, new or not
 			newSets          []kernelSet
 			retire           []int64
 			setOf            = map[string]int64{} // trace id -> its new set, or 0 for none
-			kernels          []setRows // of the new sets
+			kernels          []setRows            // of the new sets
 		)
 		now := tx.NowFunc()
 		for i, w := range ws {
@@ -96,26 +98,31 @@ func (d *DB) UpdateTraces(ctx context.Context, ws []cascade.TraceWrite) ([]casca
 				sets[w.ID], setOf[w.ID] = set, set
 			}
 			if found {
-				t.Seq, t.CreatedAt, t.UpdatedAt = seq, created, now
-				if err := updateTrace(tx, &t); err != nil {
-					return err
-				}
+				t.Seq, t.CreatedAt = seq, created
 			} else {
 				if nextSeq == 0 {
 					if err := tx.Model(&cascade.Trace{}).Select("COALESCE(MAX(seq), 0) + 1").Scan(&nextSeq).Error; err != nil {
 						return fmt.Errorf("next trace seq: %w", err)
 					}
 				}
-				t.Seq, t.CreatedAt, t.UpdatedAt = nextSeq, now, now
+				t.Seq, t.CreatedAt = nextSeq, now
 				nextSeq++
-				stored[w.ID] = t
-				inserts = append(inserts, &t)
 			}
+			t.UpdatedAt = now
+			writes = append(writes, &t)
 			res[i] = cascade.TraceWritten{Trace: t, Saved: true}
 		}
-		if len(inserts) > 0 {
-			if err := tx.CreateInBatches(inserts, 100).Error; err != nil {
-				return fmt.Errorf("insert traces: %w", err)
+		if len(writes) > 0 {
+			// One statement a hundred traces: new ones are inserted, the
+			// others get every field but id, seq and created_at, as
+			// updateTrace writes them.
+			cols, err := traceUpdateColumns(tx)
+			if err != nil {
+				return err
+			}
+			if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, DoUpdates: clause.AssignmentColumns(cols)}).
+				CreateInBatches(writes, 100).Error; err != nil {
+				return fmt.Errorf("write traces: %w", err)
 			}
 		}
 		if len(retire) > 0 {
@@ -134,18 +141,25 @@ func (d *DB) UpdateTraces(ctx context.Context, ws []cascade.TraceWrite) ([]casca
 				}
 			}
 		}
-		for _, w := range ws { // in order, each trace once
-			set, ok := setOf[w.ID]
-			if !ok {
-				continue
+		if len(setOf) > 0 {
+			// One statement: kernel_set_id = CASE id WHEN ... END.
+			var b strings.Builder
+			var args []any
+			ids := make([]string, 0, len(setOf))
+			b.WriteString("UPDATE traces SET kernel_set_id = CASE id")
+			for id, set := range setOf {
+				var v any
+				if set != 0 {
+					v = set
+				}
+				b.WriteString(" WHEN ? THEN CAST(? AS BIGINT)")
+				args = append(args, id, v)
+				ids = append(ids, id)
 			}
-			delete(setOf, w.ID)
-			var v any
-			if set != 0 {
-				v = set
-			}
-			if err := tx.Model(&cascade.Trace{}).Where("id = ?", w.ID).UpdateColumn("kernel_set_id", v).Error; err != nil {
-				return fmt.Errorf("point trace %s at its kernels: %w", w.ID, err)
+			b.WriteString(" END WHERE id IN ?")
+			args = append(args, ids)
+			if err := tx.Exec(b.String(), args...).Error; err != nil {
+				return fmt.Errorf("point traces at their kernels: %w", err)
 			}
 		}
 		return nil
@@ -197,4 +211,22 @@ func loadTraces(tx *gorm.DB, ids []string) (map[string]cascade.Trace, map[string
 type setRows struct {
 	set  int64
 	rows []kernelRow
+}
+
+// traceUpdateColumns are the columns of traces an update writes: all
+// but id, seq and created_at (see updateTrace).
+func traceUpdateColumns(tx *gorm.DB) ([]string, error) {
+	stmt := &gorm.Statement{DB: tx}
+	if err := stmt.Parse(&cascade.Trace{}); err != nil { // cached by GORM
+		return nil, err
+	}
+	var cols []string
+	for _, f := range stmt.Schema.Fields {
+		switch f.DBName {
+		case "", "id", "seq", "created_at":
+		default:
+			cols = append(cols, f.DBName)
+		}
+	}
+	return cols, nil
 }
