@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -17,14 +18,34 @@ import (
 // kernelslist.g) are finished in batches: a start on a bucket of a
 // thousand finished uploads reads their stats files a few at once and
 // moves a hundred of them to ready in one transaction, kernels included,
-// rather than in three transactions each. A trace with more kernels than
-// smallKernels is finished on its own (finish), its kernels going in
-// chunks that never hold the database's writer for long.
+// rather than in three transactions each. A trace with bigger stats files
+// than smallStatsBytes, or more kernels than smallKernels, is finished on
+// its own (finish), its kernels going in chunks that never hold the
+// database's writer for long, and outside the batches, which it would
+// hold up.
 
 const (
-	finishBatch  = 100
-	smallKernels = 20_000
+	finishBatch     = 100
+	smallStatsBytes = 2 << 20 // about 20,000 kernels
+	smallKernels    = 50_000
 )
+
+// smallStats reports whether the stats files of the trace at dir are
+// small enough for a batch; a trace whose files cannot be listed is, and
+// the batch reports why.
+func smallStats(dir string) bool {
+	tree, err := tracedir.StatsTree(dir)
+	if err != nil {
+		return true
+	}
+	var n int64
+	for _, rel := range tree.StatsFiles() {
+		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel))); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n <= smallStatsBytes
+}
 
 // batcher holds the traces waiting to be finished in a batch. Its
 // goroutine (runBatches) takes them in the order they came.
@@ -185,9 +206,8 @@ func (p *Processor) finishBatch(ctx context.Context, ids []string) {
 	var in []int // ids index of each write
 	for i, id := range ids {
 		r := &reads[i]
-		if r.big {
-			dir := filepath.Join(p.cfg.Root, id)
-			p.finish(ctx, id, dir, "", false)
+		if r.big { // many short rows: rare
+			p.finish(ctx, id, filepath.Join(p.cfg.Root, id), "", false)
 			continue
 		}
 		ws = append(ws, cascade.TraceWrite{ID: id, Kernels: r.kernels, Update: func(t *cascade.Trace, found bool) (bool, error) {

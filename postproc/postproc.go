@@ -10,11 +10,13 @@
 // and one running alone gets the largest. A non-zero exit fails the trace
 // with the exit code and the log's last 5 lines; an exit 0 that left no
 // traces/kernelslist.g fails it too. An upload that already holds
-// kernelslist.g skips the command. At most Concurrency traces are handled
-// at once (a trace whose kernel list is big gives its place to the next
-// while its kernels go into the database); the rest wait in the order
-// they were queued (Cascade's one work queue, internal/workqueue), and a
-// restart queues the traces still processing in their stored order. One whose trace left processing
+// kernelslist.g skips the command; with small stats files it is finished
+// with others, many in one transaction (batch.go). At most Concurrency
+// traces are handled at once (a trace whose kernel list is big gives its
+// place to the next while its kernels go into the database); the rest
+// wait in the order they were queued (Cascade's one work queue,
+// internal/workqueue), and a restart queues the traces still processing
+// in their stored order. One whose trace left processing
 // meanwhile (failed by its metadata.json: [Processor.Stop]; removed:
 // [Processor.Forget]) is stopped and changes nothing of the trace.
 //
@@ -280,7 +282,11 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 		}
 		if !suspect {
 			p.removeMarker(id) // stale: of a deleted, retried or failed upload
-			p.batch.add(id)    // finished with others (batch.go)
+			if smallStats(dir) {
+				p.batch.add(id) // finished with others (batch.go)
+			} else {
+				p.finish(ctx, id, dir, "", false)
+			}
 			return
 		}
 		p.log.Info(why+"; running the post-processor again", "trace", id)
