@@ -9,6 +9,9 @@
 // Its cost follows what changed. An uploading trace is walked in full on
 // every scan; a processing, ready or failed trace costs one stat per
 // directory (its DirSignature) unless fsnotify reported a change in it.
+// A pass with many traces to walk (the first start on a full bucket)
+// walks a few at once and commits a hundred a transaction; each batch's
+// changes are published in order once it is committed.
 //
 // The scanner alone writes a trace's scan fields (bytes, kernel count while
 // uploading, metadata fields, timing flags) and alone moves a trace from
