@@ -31,8 +31,9 @@ const (
 )
 
 // smallStats reports whether the stats files of the trace at dir are
-// small enough for a batch; a trace whose files cannot be listed is, and
-// the batch reports why.
+// small enough for a batch: regular files (not a pipe, which may keep
+// its reader waiting) of smallStatsBytes together at most. A trace whose
+// files cannot be listed or read is, and the batch reports why.
 func smallStats(dir string) bool {
 	tree, err := tracedir.StatsTree(dir)
 	if err != nil {
@@ -40,7 +41,12 @@ func smallStats(dir string) bool {
 	}
 	var n int64
 	for _, rel := range tree.StatsFiles() {
-		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel))); err == nil {
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel)))
+		switch {
+		case err != nil:
+		case !fi.Mode().IsRegular():
+			return false
+		default:
 			n += fi.Size()
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -33,5 +34,15 @@ func TestSmallStats(t *testing.T) {
 	write("stats_ctx_0x2", smallStatsBytes/len(row))
 	if smallStats(dir) {
 		t.Fatal("two stats files past the limit together: small")
+	}
+	os.Remove(filepath.Join(traces, "stats_ctx_0x2"))
+	if err := syscall.Mkfifo(filepath.Join(dir, ".fifo"), 0o644); err != nil {
+		t.Skipf("no FIFO: %v", err)
+	}
+	if err := os.Symlink("../.fifo", filepath.Join(traces, "stats_ctx_0x3")); err != nil {
+		t.Fatal(err)
+	}
+	if smallStats(dir) {
+		t.Fatal("a stats file that is a pipe: small")
 	}
 }
