@@ -80,6 +80,32 @@ const kernelColumns = "set_id, seq, kernel_id, context, name, demangled_name, tr
 
 var kernelColumnList = strings.Split(kernelColumns, ", ")
 
+// values gives the row's values after set_id, in kernelColumns order, to
+// the bulk writers: integer, text, or NULL for a nil pointer.
+func (r *kernelRow) values(integer func(int64), text func(string), null func()) {
+	integer(int64(r.Seq))
+	integer(int64(r.KernelID))
+	if r.Context != nil {
+		text(*r.Context)
+	} else {
+		null()
+	}
+	text(r.Name)
+	text(r.DemangledName)
+	text(r.TraceFile)
+	integer(int64(r.GridX))
+	integer(int64(r.GridY))
+	integer(int64(r.GridZ))
+	integer(int64(r.BlockX))
+	integer(int64(r.BlockY))
+	integer(int64(r.BlockZ))
+	if r.Instructions != nil {
+		integer(*r.Instructions)
+	} else {
+		null()
+	}
+}
+
 func (r *kernelRow) kernel(traceID string) cascade.Kernel {
 	return cascade.Kernel{
 		TraceID: traceID, Seq: r.Seq, KernelID: r.KernelID, Context: r.Context, Name: r.Name,

@@ -61,26 +61,6 @@ func (k *kernelRow) appendCopy(b []byte, set int64) []byte {
 	text := func(s string) { b = append(binary.BigEndian.AppendUint32(b, uint32(len(s))), s...) }
 	null := func() { b = binary.BigEndian.AppendUint32(b, 0xffffffff) } // length -1
 	i8(set)
-	i8(int64(k.Seq))
-	i8(int64(k.KernelID))
-	if k.Context != nil {
-		text(*k.Context)
-	} else {
-		null()
-	}
-	text(k.Name)
-	text(k.DemangledName)
-	text(k.TraceFile)
-	i8(int64(k.GridX))
-	i8(int64(k.GridY))
-	i8(int64(k.GridZ))
-	i8(int64(k.BlockX))
-	i8(int64(k.BlockY))
-	i8(int64(k.BlockZ))
-	if k.Instructions != nil {
-		i8(*k.Instructions)
-	} else {
-		null()
-	}
+	k.values(i8, text, null)
 	return b
 }

@@ -165,28 +165,7 @@ func (b *sqliteBulk) exec(rows []kernelRow) error {
 		}
 	}
 	for i := range rows {
-		r := &rows[i]
-		bindInt(int64(r.Seq))
-		bindInt(int64(r.KernelID))
-		if r.Context != nil {
-			bindText(*r.Context)
-		} else {
-			bindNull()
-		}
-		bindText(r.Name)
-		bindText(r.DemangledName)
-		bindText(r.TraceFile)
-		bindInt(int64(r.GridX))
-		bindInt(int64(r.GridY))
-		bindInt(int64(r.GridZ))
-		bindInt(int64(r.BlockX))
-		bindInt(int64(r.BlockY))
-		bindInt(int64(r.BlockZ))
-		if r.Instructions != nil {
-			bindInt(*r.Instructions)
-		} else {
-			bindNull()
-		}
+		rows[i].values(bindInt, bindText, bindNull)
 	}
 	if rc != sqlite3.SQLITE_OK {
 		return b.r.err(rc, "bind")
