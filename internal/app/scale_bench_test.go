@@ -163,7 +163,7 @@ func BenchmarkIngest1M(b *testing.B) {
 	for name, u := range testutil.DatabaseURLs(b) {
 		b.Run(name, func(b *testing.B) {
 			s := testutil.Server(b, func(c *app.Config) {
-				c.DatabaseURL, c.Logger, c.PostprocessConcurrency = u, nil, 2
+				c.DatabaseURL, c.Logger = u, nil // the default: one post-processor at a time
 			})
 			ctx := context.Background()
 			states := watchStates(b, s)
