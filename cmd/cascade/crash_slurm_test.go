@@ -245,6 +245,22 @@ func (s *slurmCrash) settle(c *crashRig, all []crashRun) {
 	}
 }
 
+// inSlurmJob says whether the process pid was started by Slurm for a job:
+// its environment holds SLURM_JOB_ID, which Cascade never sets for a
+// simulator it runs itself.
+func inSlurmJob(pid string) bool {
+	env, err := os.ReadFile("/proc/" + pid + "/environ")
+	if err != nil {
+		return false
+	}
+	for kv := range strings.SplitSeq(string(env), "\x00") {
+		if strings.HasPrefix(kv, "SLURM_JOB_ID=") {
+			return true
+		}
+	}
+	return false
+}
+
 // underSlurmstepd says whether the process pid descends from slurmstepd:
 // it is a Slurm job's.
 func underSlurmstepd(pid string) bool {

@@ -388,8 +388,10 @@ func (c *crashRig) query(q string, vars map[string]any, out any) (errs []string,
 
 // noOrphans: no process started for this data directory (post-processor,
 // simulator) outlives the server that started it. With slurmJobs, the
-// processes of Slurm's jobs (descendants of slurmstepd) are let be: they
-// are the cluster's, not the server's.
+// processes of Slurm's jobs (descendants of slurmstepd, or holding a job's
+// SLURM_JOB_ID: a cancelled job's simulator is reparented once slurmstepd
+// is done with it, while it is still being killed) are let be: they are
+// the cluster's, not the server's.
 func (c *crashRig) noOrphans(when string, slurmJobs bool) {
 	c.t.Helper()
 	orphans := func() string {
@@ -397,7 +399,7 @@ func (c *crashRig) noOrphans(when string, slurmJobs bool) {
 		var left []string
 		for line := range strings.Lines(string(out)) {
 			pid, _, _ := strings.Cut(line, " ")
-			if slurmJobs && underSlurmstepd(pid) {
+			if slurmJobs && (underSlurmstepd(pid) || inSlurmJob(pid)) {
 				continue
 			}
 			left = append(left, strings.TrimSpace(line))
