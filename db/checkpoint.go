@@ -19,53 +19,34 @@ import (
 // WAL before it checkpoints them: a few MB during a big ingest.
 const checkpointEvery = 200 * time.Millisecond
 
-// startCheckpointer starts the checkpointer on SQLite.
+// startCheckpointer starts the checkpointer on SQLite; it checkpoints what
+// the migrations wrote first.
 func (d *DB) startCheckpointer() {
 	if d.ckpt == nil {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	d.ckptStop, d.ckptKick, d.ckptDone = cancel, make(chan struct{}, 1), make(chan struct{})
-	go d.checkpointer(ctx)
-	d.checkpointSoon() // what the migrations wrote
+	d.ckptWorker = startWorker(d.checkpoint)
 }
 
 // checkpointSoon tells the checkpointer there are writes to checkpoint.
-func (d *DB) checkpointSoon() {
-	if d.ckptKick == nil {
-		return
-	}
-	select {
-	case d.ckptKick <- struct{}{}:
-	default:
-	}
-}
+func (d *DB) checkpointSoon() { d.ckptWorker.Wake() }
 
-func (d *DB) checkpointer(ctx context.Context) {
-	defer close(d.ckptDone)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-d.ckptKick:
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(checkpointEvery):
-		}
-		if _, err := d.ckpt.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)"); err != nil && ctx.Err() == nil {
-			d.log.Error("checkpoint", "err", err)
-		}
+// checkpoint waits checkpointEvery for writes to gather, then checkpoints
+// them.
+func (d *DB) checkpoint(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(checkpointEvery):
+	}
+	if _, err := d.ckpt.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)"); err != nil && ctx.Err() == nil {
+		d.log.Error("checkpoint", "err", err)
 	}
 }
 
 // stopCheckpointer stops the checkpointer and closes its connection.
 func (d *DB) stopCheckpointer() {
-	if d.ckptStop != nil {
-		d.ckptStop()
-		<-d.ckptDone
-	}
+	d.ckptWorker.Stop()
 	if d.ckpt != nil {
 		d.ckpt.Close()
 	}

@@ -36,15 +36,12 @@ type DB struct {
 	dialect string   // "sqlite" or "postgres"
 	log     *slog.Logger
 
-	// The SQLite checkpointer (checkpoint.go): its connection and loop.
-	ckpt               *sql.DB
-	ckptKick, ckptDone chan struct{}
-	ckptStop           context.CancelFunc
+	// The SQLite checkpointer (checkpoint.go): its connection and worker.
+	ckpt       *sql.DB
+	ckptWorker *worker
 
 	// The collector of retired kernel sets (kernels.go).
-	gcStop context.CancelFunc
-	gcKick chan struct{}
-	gcDone chan struct{}
+	collector *worker
 }
 
 // Config says which database to open.

@@ -585,26 +585,12 @@ func insertSQL(set int64, rows int) string {
 }
 
 // collectSoon wakes the collector of retired sets.
-func (d *DB) collectSoon() {
-	select {
-	case d.gcKick <- struct{}{}:
-	default:
-	}
-}
+func (d *DB) collectSoon() { d.collector.Wake() }
 
-// collector deletes retired kernel sets until stop is closed, whenever
-// collectSoon says there may be some.
-func (d *DB) collector(ctx context.Context) {
-	defer close(d.gcDone)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-d.gcKick:
-		}
-		if err := d.collect(ctx); err != nil && ctx.Err() == nil {
-			d.log.Error("delete retired kernel sets", "err", err)
-		}
+// collectRetired is the collector's job: it deletes every retired set.
+func (d *DB) collectRetired(ctx context.Context) {
+	if err := d.collect(ctx); err != nil && ctx.Err() == nil {
+		d.log.Error("delete retired kernel sets", "err", err)
 	}
 }
 
@@ -653,18 +639,9 @@ func (d *DB) startCollector() error {
 	if err != nil {
 		return fmt.Errorf("retire unfinished kernel sets: %w", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	d.gcStop, d.gcKick, d.gcDone = cancel, make(chan struct{}, 1), make(chan struct{})
-	go d.collector(ctx)
-	d.collectSoon()
+	d.collector = startWorker(d.collectRetired)
 	return nil
 }
 
 // stopCollector stops the collector and waits for it.
-func (d *DB) stopCollector() {
-	if d.gcStop == nil {
-		return
-	}
-	d.gcStop()
-	<-d.gcDone
-}
+func (d *DB) stopCollector() { d.collector.Stop() }
