@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -53,25 +50,11 @@ func BenchmarkReplaceKernels1M(b *testing.B) {
 			}
 			ks := make([]cascade.Kernel, 0, batch)
 			for b.Loop() {
-				stop := make(chan struct{})
-				var waits []time.Duration
-				var wg sync.WaitGroup
-				wg.Go(func() {
-					for {
-						select {
-						case <-stop:
-							return
-						case <-time.After(5 * time.Millisecond):
-						}
-						t0 := time.Now()
-						if _, _, err := d.UpdateTrace(ctx, "other", func(t *cascade.Trace, _ bool) error { t.Bytes++; return nil }); err != nil {
-							b.Error(err)
-							return
-						}
-						waits = append(waits, time.Since(t0))
-					}
-				})
-				cpu0 := cpuTime()
+				stop := testutil.Probe(5*time.Millisecond, func() error {
+					_, _, err := d.UpdateTrace(ctx, "other", func(t *cascade.Trace, _ bool) error { t.Bytes++; return nil })
+					return err
+				}, b.Error)
+				cpu0 := testutil.CPUTime()
 				t0 := time.Now()
 				err := d.ReplaceKernelsFrom(ctx, "big", func(add func([]cascade.Kernel) error) error {
 					for i := 0; i < n; i += batch {
@@ -92,11 +75,8 @@ func BenchmarkReplaceKernels1M(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ReportMetric(time.Since(t0).Seconds(), "s-replace")
-				b.ReportMetric((cpuTime() - cpu0).Seconds(), "s-cpu")
-				close(stop)
-				wg.Wait()
-				slices.Sort(waits)
-				if len(waits) > 0 {
+				b.ReportMetric((testutil.CPUTime() - cpu0).Seconds(), "s-cpu")
+				if waits := stop(); len(waits) > 0 {
 					b.ReportMetric(float64(waits[len(waits)-1].Microseconds())/1000, "ms-write-max")
 					b.ReportMetric(float64(waits[len(waits)*99/100].Microseconds())/1000, "ms-write-p99")
 				}
@@ -107,10 +87,4 @@ func BenchmarkReplaceKernels1M(b *testing.B) {
 			}
 		})
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -181,30 +180,15 @@ func BenchmarkIngest1M(b *testing.B) {
 			files := writeStats(b, s.TraceDir(big), n)
 			states.wait(b, big, "UPLOADING")
 			for b.Loop() {
-				start, cpu0 := time.Now(), cpuTime()
+				start, cpu0 := time.Now(), testutil.CPUTime()
 				s.WriteFile(b, big, "metadata.json", metadataFor(files))
-				stop := make(chan struct{})
-				var writeMax time.Duration
-				var wg sync.WaitGroup
-				wg.Go(func() {
-					for {
-						select {
-						case <-stop:
-							return
-						case <-time.After(20 * time.Millisecond):
-						}
-						t0 := time.Now()
-						_, _, err := s.DB.UpdateTrace(ctx, other.ID, func(t *cascade.Trace, found bool) error {
-							t.Bytes++
-							return nil
-						})
-						if err != nil {
-							b.Error(err)
-							return
-						}
-						writeMax = max(writeMax, time.Since(t0))
-					}
-				})
+				stop := testutil.Probe(20*time.Millisecond, func() error {
+					_, _, err := s.DB.UpdateTrace(ctx, other.ID, func(t *cascade.Trace, found bool) error {
+						t.Bytes++
+						return nil
+					})
+					return err
+				}, b.Error)
 				var otherMax time.Duration
 				others := 0
 				for i := 0; ; i++ {
@@ -217,15 +201,16 @@ func BenchmarkIngest1M(b *testing.B) {
 					others++
 				}
 				ready := states.wait(b, big, "READY")
-				cpu := cpuTime() - cpu0
-				close(stop)
-				wg.Wait()
+				cpu := testutil.CPUTime() - cpu0
+				waits := stop()
 				b.ReportMetric(ready.Sub(start).Seconds(), "s-ingest")
 				b.ReportMetric(cpu.Seconds(), "s-cpu")
 				b.ReportMetric(float64(otherMax.Microseconds())/1000, "ms-other-max")
 				b.ReportMetric(float64(others), "others")
 				b.ReportMetric(float64(idle.Microseconds())/1000, "ms-other-idle")
-				b.ReportMetric(float64(writeMax.Microseconds())/1000, "ms-write-max")
+				if len(waits) > 0 {
+					b.ReportMetric(float64(waits[len(waits)-1].Microseconds())/1000, "ms-write-max")
+				}
 			}
 			tr, err := s.DB.Trace(ctx, big)
 			if err != nil || tr.KernelCount != n {
@@ -261,13 +246,6 @@ func writeBucket(tb testing.TB, root string, traces, files int) {
 	}
 }
 
-// cpuTime is the CPU time this process (server and benchmark) used so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkStart starts a server on a bucket of 1,000 finished traces of
 // 200 files each that its database has never seen, and reports the time
 // from app.Run to every trace READY in the database (s-first), then
@@ -297,8 +275,8 @@ func BenchmarkStart(b *testing.B) {
 			}
 			defer os.Rename(cfg.BucketDir(), bucket) // for the next database
 			start := func() time.Duration {
-				t0, cpu0 := time.Now(), cpuTime()
-				defer func() { b.Logf("%s start: %v CPU", name, (cpuTime() - cpu0).Round(time.Millisecond)) }()
+				t0, cpu0 := time.Now(), testutil.CPUTime()
+				defer func() { b.Logf("%s start: %v CPU", name, (testutil.CPUTime() - cpu0).Round(time.Millisecond)) }()
 				m, err := app.Run(context.Background(), cfg)
 				if err != nil {
 					b.Fatal(err)
