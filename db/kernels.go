@@ -106,15 +106,6 @@ func (r *kernelRow) values(integer func(int64), text func(string), null func()) 
 	}
 }
 
-func (r *kernelRow) kernel(traceID string) cascade.Kernel {
-	return cascade.Kernel{
-		TraceID: traceID, Seq: r.Seq, KernelID: r.KernelID, Context: r.Context, Name: r.Name,
-		DemangledName: r.DemangledName, TraceFile: r.TraceFile,
-		GridX: r.GridX, GridY: r.GridY, GridZ: r.GridZ, BlockX: r.BlockX, BlockY: r.BlockY, BlockZ: r.BlockZ,
-		Instructions: r.Instructions,
-	}
-}
-
 // rowOf is the row of k, without its set: a chunk's rows are written
 // with the set given beside them.
 func rowOf(k *cascade.Kernel) kernelRow {
@@ -151,20 +142,153 @@ func (d *DB) currentSet(ctx context.Context, traceID string) *gorm.DB {
 // count one probe of the set's stored count.
 func (d *DB) Kernels(ctx context.Context, traceID, search string, p Page) (PageOf[cascade.Kernel], error) {
 	q := d.read(ctx).Model(&kernelRow{}).Where("set_id = (?)", d.currentSet(ctx, traceID))
-	var rows PageOf[kernelRow]
-	var err error
+	find := func(q *gorm.DB, n int, dst *[]cascade.Kernel) error { return scanKernels(q, traceID, n, dst) }
 	if search = strings.TrimSpace(search); search != "" {
 		like := "%" + escapeLike(strings.ToLower(search)) + "%"
 		q = q.Where("(LOWER(name) LIKE ? ESCAPE '\\' OR LOWER(demangled_name) LIKE ? ESCAPE '\\')", like, like)
-		rows, err = fetchPage[kernelRow](q, p, false, nil)
-	} else {
-		rows, err = fetchPage[kernelRow](q, p, false, func() (int64, error) { return d.kernelCount(ctx, traceID) })
+		return fetchPageWith(q, p, false, nil, find)
 	}
-	page := PageOf[cascade.Kernel]{Total: rows.Total, HasNext: rows.HasNext, Items: make([]cascade.Kernel, len(rows.Items))}
-	for i := range rows.Items {
-		page.Items[i] = rows.Items[i].kernel(traceID)
+	return fetchPageWith(q, p, false, func() (int64, error) { return d.kernelCount(ctx, traceID) }, find)
+}
+
+// Columns of the kernels table, as scanKernels knows them.
+const (
+	colOther = iota
+	colSeq
+	colKernelID
+	colContext
+	colName
+	colDemangledName
+	colTraceFile
+	colGridX
+	colGridY
+	colGridZ
+	colBlockX
+	colBlockY
+	colBlockZ
+	colInstructions
+)
+
+var kernelColumnIndex = map[string]int{
+	"seq": colSeq, "kernel_id": colKernelID, "context": colContext, "name": colName,
+	"demangled_name": colDemangledName, "trace_file": colTraceFile,
+	"grid_x": colGridX, "grid_y": colGridY, "grid_z": colGridZ,
+	"block_x": colBlockX, "block_y": colBlockY, "block_z": colBlockZ,
+	"instructions": colInstructions,
+}
+
+// scanKernels runs q, a SELECT * of at most n kernel rows, and reads them
+// into *dst as kernels of traceID, by their columns' names (set_id and any
+// column it does not know are skipped). It reads the drivers' values
+// directly rather than through GORM's reflection, which cost a page of a
+// hundred kernels some 3,000 allocations; GORM still builds and logs the
+// statement.
+func scanKernels(q *gorm.DB, traceID string, n int, dst *[]cascade.Kernel) error {
+	rows, err := q.Rows()
+	if err != nil {
+		return err
 	}
-	return page, err
+	defer rows.Close()
+	names, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	cols := make([]int, len(names))
+	vals := make([]any, len(names))
+	ptrs := make([]any, len(names))
+	for i, name := range names {
+		cols[i] = kernelColumnIndex[name]
+		ptrs[i] = &vals[i]
+	}
+	ks := make([]cascade.Kernel, 0, n)
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		k := cascade.Kernel{TraceID: traceID}
+		for i, c := range cols {
+			v := vals[i]
+			switch c {
+			case colSeq:
+				k.Seq, err = intValue(v)
+			case colKernelID:
+				k.KernelID, err = intValue(v)
+			case colContext:
+				k.Context, err = nullString(v)
+			case colName:
+				k.Name, err = stringValue(v)
+			case colDemangledName:
+				k.DemangledName, err = stringValue(v)
+			case colTraceFile:
+				k.TraceFile, err = stringValue(v)
+			case colGridX:
+				k.GridX, err = intValue(v)
+			case colGridY:
+				k.GridY, err = intValue(v)
+			case colGridZ:
+				k.GridZ, err = intValue(v)
+			case colBlockX:
+				k.BlockX, err = intValue(v)
+			case colBlockY:
+				k.BlockY, err = intValue(v)
+			case colBlockZ:
+				k.BlockZ, err = intValue(v)
+			case colInstructions:
+				if v != nil {
+					var i int64
+					i, err = int64Value(v)
+					k.Instructions = &i
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("kernels of trace %q: column %s: %w", traceID, names[i], err)
+			}
+		}
+		ks = append(ks, k)
+	}
+	*dst = ks
+	return rows.Err()
+}
+
+// int64Value is an integer column's value as a driver gives it.
+func int64Value(v any) (int64, error) {
+	switch v := v.(type) {
+	case int64:
+		return v, nil
+	case int32:
+		return int64(v), nil
+	case int:
+		return int64(v), nil
+	case []byte:
+		return strconv.ParseInt(string(v), 10, 64)
+	case string:
+		return strconv.ParseInt(v, 10, 64)
+	}
+	return 0, fmt.Errorf("%T %v is not an integer", v, v)
+}
+
+func intValue(v any) (int, error) {
+	i, err := int64Value(v)
+	return int(i), err
+}
+
+// stringValue is a text column's value as a driver gives it.
+func stringValue(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		return v, nil
+	case []byte:
+		return string(v), nil
+	}
+	return "", fmt.Errorf("%T %v is not text", v, v)
+}
+
+func nullString(v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	s, err := stringValue(v)
+	return &s, err
 }
 
 // kernelCount is the number of kernels of a trace, stored with its set.

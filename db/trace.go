@@ -40,9 +40,15 @@ func (p Page) limit() (int, error) {
 	return p.First, nil
 }
 
-// Cursor is the opaque cursor of the item at position seq.
+// Cursor is the opaque cursor of the item at position seq. A page of
+// kernels makes a hundred of them, so it costs one allocation, the string.
 func Cursor(seq int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("seq:" + strconv.FormatInt(seq, 10)))
+	var raw [32]byte
+	b := strconv.AppendInt(append(raw[:0], "seq:"...), seq, 10)
+	var enc [48]byte
+	n := base64.RawURLEncoding.EncodedLen(len(b))
+	base64.RawURLEncoding.Encode(enc[:n], b)
+	return string(enc[:n])
 }
 
 func parseCursor(c string) (int64, bool, error) {
@@ -72,6 +78,12 @@ type PageOf[T any] struct {
 // however deep the page. It counts q's rows when p asks, with count when
 // not nil, else with COUNT(*).
 func fetchPage[T any](q *gorm.DB, p Page, desc bool, count func() (int64, error)) (PageOf[T], error) {
+	return fetchPageWith(q, p, desc, count, func(q *gorm.DB, _ int, dst *[]T) error { return q.Find(dst).Error })
+}
+
+// fetchPageWith is fetchPage reading the rows with find, which is given
+// the query and the most rows it returns.
+func fetchPageWith[T any](q *gorm.DB, p Page, desc bool, count func() (int64, error), find func(q *gorm.DB, n int, dst *[]T) error) (PageOf[T], error) {
 	var page PageOf[T]
 	limit, err := p.limit()
 	if err != nil {
@@ -96,7 +108,7 @@ func fetchPage[T any](q *gorm.DB, p Page, desc bool, count func() (int64, error)
 	if hasAfter {
 		q = q.Where(cmp, after)
 	}
-	if err := q.Order(order).Limit(limit + 1).Find(&page.Items).Error; err != nil {
+	if err := find(q.Order(order).Limit(limit+1), limit+1, &page.Items); err != nil {
 		return page, err
 	}
 	if len(page.Items) > limit {

@@ -90,8 +90,11 @@ func (r *traceResolver) Kernels(ctx context.Context, obj *cascade.Trace, search 
 		return nil, err
 	}
 	c := &model.KernelConnection{Nodes: p.Items, TotalCount: int(p.Total), PageInfo: &model.PageInfo{HasNextPage: p.HasNext}}
-	for _, k := range p.Items {
-		c.Edges = append(c.Edges, model.KernelEdge{Cursor: db.Cursor(int64(k.Seq)), Node: &k})
+	// The edges point at the page's kernels rather than at copies: one
+	// allocation for the edges, none per kernel.
+	c.Edges = make([]model.KernelEdge, len(p.Items))
+	for i := range p.Items {
+		c.Edges[i] = model.KernelEdge{Cursor: db.Cursor(int64(p.Items[i].Seq)), Node: &p.Items[i]}
 	}
 	if n := len(c.Edges); n > 0 {
 		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor
