@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"syscall"
@@ -107,8 +108,8 @@ func BenchmarkKernelsPage(b *testing.B) {
 // process, as the load client was, so its allocations do not
 // drive the server's garbage collector and the server's CPU time is its
 // own. It reports the latency's p50 and p99 as the client saw it, and the
-// server process's CPU time and allocations per page (PostgreSQL's own
-// CPU time is not in it; SQLite's is).
+// server process's CPU time, allocations and garbage collections per page
+// (PostgreSQL's own CPU time is not in it; SQLite's is).
 func benchPages(b *testing.B, url string, body []byte, first, want int) {
 	results := filepath.Join(b.TempDir(), "results.json")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKernelsPageClient$", "-test.timeout=30m")
@@ -123,11 +124,14 @@ func benchPages(b *testing.B, url string, body []byte, first, want int) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	b.ReportAllocs()
 	var before, after syscall.Rusage
+	var mem0, mem1 runtime.MemStats
+	runtime.ReadMemStats(&mem0)
 	b.ResetTimer()
 	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 	err := cmd.Run()
 	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
 	b.StopTimer()
+	runtime.ReadMemStats(&mem1)
 	if err != nil {
 		b.Fatalf("client: %v\n%s", err, out.Bytes())
 	}
@@ -145,6 +149,7 @@ func benchPages(b *testing.B, url string, body []byte, first, want int) {
 	cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "server-cpu-µs/page")
 	b.ReportMetric(float64(r.CPU.Microseconds())/float64(b.N), "client-cpu-µs/page")
+	b.ReportMetric(float64(mem1.NumGC-mem0.NumGC)/float64(b.N), "server-gc/page")
 	lat := make([]time.Duration, len(r.Latencies))
 	for i, l := range r.Latencies {
 		lat[i] = time.Duration(l)
