@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -261,10 +262,33 @@ func decodeJSON(data []byte, into any) error {
 	return nil
 }
 
+// responseBuffers are writeResponse's buffers; one that grew past
+// maxPooledResponse for a big answer is left to the garbage collector.
+var responseBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledResponse = 1 << 20
+
 // writeResponse writes a GraphQL response. A request error has no data
 // entry (the operation never ran); an executed one always has it, null
 // when a non-null field error reached the root.
 func writeResponse(w io.Writer, resp *graphql.Response, executed bool) {
+	if executed && len(resp.Errors) == 0 && len(resp.Extensions) == 0 && len(resp.Data) > 0 {
+		// Data alone, the usual answer (a page of kernels is some 30 kB):
+		// gqlgen wrote it as compact JSON, so it goes out as it is, escaped
+		// for HTML as json.Marshal escapes it, in one write from a reused
+		// buffer, rather than copied and checked byte by byte again by
+		// json.Marshal into a new one.
+		buf := responseBuffers.Get().(*bytes.Buffer)
+		buf.Reset()
+		buf.WriteString(`{"data":`)
+		json.HTMLEscape(buf, resp.Data)
+		buf.WriteByte('}')
+		w.Write(buf.Bytes())
+		if buf.Cap() <= maxPooledResponse {
+			responseBuffers.Put(buf)
+		}
+		return
+	}
 	out := struct {
 		Errors     gqlerror.List   `json:"errors,omitempty"`
 		Data       json.RawMessage `json:"data,omitempty"`

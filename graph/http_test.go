@@ -36,6 +36,7 @@ func TestGraphQLOverHTTP(t *testing.T) {
 		data        string // "" when the response must have no data entry
 		errContains string
 		allow       string
+		escaped     string // what the raw body holds, HTML-escaped, in place of data
 	}{
 		{name: "query", method: "POST", contentType: js, accept: js, body: `{"query":"{ __typename }"}`,
 			status: 200, media: js, data: `{"__typename":"Query"}`},
@@ -81,6 +82,11 @@ func TestGraphQLOverHTTP(t *testing.T) {
 		{name: "subscription over POST", method: "POST", contentType: js, accept: js, body: `{"query":"subscription { traceUpdated { id } }"}`,
 			status: 400, media: js, errContains: "websockets"},
 
+		// Data goes out HTML-escaped, as encoding/json writes it: no raw <, > or & (kernel names have them).
+		{name: "data HTML-escaped", method: "POST", contentType: js, accept: js,
+			body:   `{"query":"{ __type(name: \"Kernel\") { fields { description } } }"}`,
+			status: 200, media: js, escaped: `rms_norm_kernel\u003cc10::BFloat16\u003e`},
+
 		{name: "GET query", method: "GET", query: get("{ __typename }"), accept: gqlr,
 			status: 200, media: gqlr, data: `{"__typename":"Query"}`},
 		{name: "GET variables", method: "GET", accept: js,
@@ -120,13 +126,16 @@ func TestGraphQLOverHTTP(t *testing.T) {
 			if got := resp.Header.Get("Allow"); got != c.allow {
 				t.Errorf("Allow %q, want %q", got, c.allow)
 			}
+			if c.escaped != "" && (!strings.Contains(string(body), c.escaped) || strings.ContainsAny(string(body), "<>&")) {
+				t.Errorf("body %s\nis not HTML-escaped: want %s and no <, > or &", body, c.escaped)
+			}
 			var r map[string]json.RawMessage
 			if err := json.Unmarshal(body, &r); err != nil {
 				t.Fatalf("body %s: %v", body, err)
 			}
 			data, hasData := r["data"]
 			switch {
-			case c.data == "" && hasData:
+			case c.data == "" && c.escaped == "" && hasData:
 				t.Errorf("a data entry %s on a request error", data)
 			case c.data != "" && string(data) != c.data:
 				t.Errorf("data %s, want %s", data, c.data)
