@@ -20,6 +20,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/internal/gcfloor"
 	"github.com/cascade-sim/cascade/internal/testutil"
 )
 
@@ -42,12 +43,19 @@ func reportLatencies(b *testing.B, ds []time.Duration) {
 // benchPages), and reports the latency's p50 and p99 and the server's CPU
 // time and allocations per page. The kernels go in through the database's
 // ingest (ReplaceKernelsFrom), whose time is logged. The server scans the
-// bucket every 2 s, its default.
+// bucket every 2 s and keeps a GC heap floor of 64 MiB, its defaults
+// (CASCADE_GC_HEAP_FLOOR_MIB=0 in the environment takes the floor away,
+// to compare).
 func BenchmarkKernelsPage(b *testing.B) {
 	const total, depth = 1_000_000, 900_000
 	for name, u := range testutil.DatabaseURLs(b) {
 		b.Run(name, func(b *testing.B) {
-			s := testutil.Server(b, func(c *app.Config) { c.DatabaseURL = u; c.Logger = nil; c.ScanInterval = 2 * time.Second })
+			s := testutil.Server(b, func(c *app.Config) {
+				c.DatabaseURL = u
+				c.Logger = nil
+				c.ScanInterval = 2 * time.Second
+				c.GCHeapFloor = gcFloor()
+			})
 			ctx := context.Background()
 			// The trace lives only in the database. The scanner's start pass
 			// would remove it as gone from the bucket, so it is saved once
@@ -98,6 +106,16 @@ func BenchmarkKernelsPage(b *testing.B) {
 			}
 		})
 	}
+}
+
+// gcFloor is cascade serve's GC heap floor, or the one
+// CASCADE_GC_HEAP_FLOOR_MIB says.
+func gcFloor() int64 {
+	if v := os.Getenv("CASCADE_GC_HEAP_FLOOR_MIB"); v != "" {
+		n, _ := strconv.Atoi(v)
+		return int64(n) << 20
+	}
+	return gcfloor.Default
 }
 
 // benchPages has another process (this test binary running

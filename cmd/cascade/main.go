@@ -31,6 +31,7 @@ import (
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/internal/gcfloor"
 	"github.com/cascade-sim/cascade/tracegen"
 	"github.com/cascade-sim/cascade/upload"
 )
@@ -90,7 +91,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 
 	var sim simSetup
 	var ppCmd, simCmd, origins, level, format, s3Addr string
-	var conc, queue int
+	var conc, queue, floorMiB int
 	fs.StringVar(&cfg.DataDir, "data-dir", env("CASCADE_DATA_DIR", "./cascade-data"), "data directory: database, bucket, work files (CASCADE_DATA_DIR)")
 	fs.StringVar(&cfg.Bucket, "bucket", env("CASCADE_BUCKET", "cascade"), "bucket name under <data dir>/s3 (CASCADE_BUCKET)")
 	fs.StringVar(&cfg.Prefix, "prefix", env("CASCADE_PREFIX", "traces"), "prefix inside the bucket that holds trace directories (CASCADE_PREFIX)")
@@ -128,6 +129,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.IntVar(&cfg.Limits.MaxConnsPerClient, "max-conns-per-client", envInt("CASCADE_MAX_CONNS_PER_CLIENT", graph.DefaultMaxConnsPerClient), "websockets one client address may hold open; behind a proxy all share its address; -1 for no limit (CASCADE_MAX_CONNS_PER_CLIENT)")
 	fs.StringVar(&level, "log-level", env("CASCADE_LOG_LEVEL", "info"), "debug, info, warn or error (CASCADE_LOG_LEVEL)")
 	fs.StringVar(&format, "log-format", env("CASCADE_LOG_FORMAT", "auto"), "text, json, or auto: text when stderr is a terminal, else json (CASCADE_LOG_FORMAT)")
+	fs.IntVar(&floorMiB, "gc-heap-floor-mib", envInt("CASCADE_GC_HEAP_FLOOR_MIB", gcfloor.Default>>20), "least heap the garbage collector lets grow before it runs, in MiB; GOGC's goal above it; 0 for GOGC's alone (CASCADE_GC_HEAP_FLOOR_MIB)")
 	fs.BoolVar(&cfg.Pprof, "pprof", envBool("CASCADE_PPROF"), "serve Go's profiles at /debug/pprof/; on a non-loopback address only with an access token (CASCADE_PPROF)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, 0, "", err
@@ -136,6 +138,10 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 		return cfg, 0, "", fmt.Errorf("serve takes no arguments, got %q", fs.Args())
 	}
 	cfg.PostprocessConcurrency = conc
+	if floorMiB < 0 {
+		return cfg, 0, "", fmt.Errorf("--gc-heap-floor-mib: want 0 or more, got %d", floorMiB)
+	}
+	cfg.GCHeapFloor = int64(floorMiB) << 20
 	if err := sl.apply(&cfg); err != nil {
 		return cfg, 0, "", err
 	}

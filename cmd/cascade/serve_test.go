@@ -119,11 +119,18 @@ func TestServeConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Bucket != "from-env" || cfg.Prefix != "traces" || cfg.Addr != "127.0.0.1:9999" || cfg.DataDir != "./cascade-data" {
+	if cfg.Bucket != "from-env" || cfg.Prefix != "traces" || cfg.Addr != "127.0.0.1:9999" || cfg.DataDir != "./cascade-data" || cfg.GCHeapFloor != 64<<20 {
 		t.Fatalf("%+v", cfg)
 	}
 	if _, _, _, err := parseServe([]string{"--log-format", "xml"}, &bytes.Buffer{}); err == nil {
 		t.Fatal("bad log format accepted")
+	}
+	t.Setenv("CASCADE_GC_HEAP_FLOOR_MIB", "0")
+	if cfg, _, _, err := parseServe(nil, &bytes.Buffer{}); err != nil || cfg.GCHeapFloor != 0 {
+		t.Fatalf("CASCADE_GC_HEAP_FLOOR_MIB=0: floor %d, %v", cfg.GCHeapFloor, err)
+	}
+	if _, _, _, err := parseServe([]string{"--gc-heap-floor-mib", "-1"}, &bytes.Buffer{}); err == nil {
+		t.Fatal("a negative GC heap floor accepted")
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/internal/auth"
+	"github.com/cascade-sim/cascade/internal/gcfloor"
 	"github.com/cascade-sim/cascade/metrics"
 	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/resolvers"
@@ -58,6 +59,10 @@ type Config struct {
 	SimConfigsDir  string   // CASCADE_SIM_CONFIGS_DIR
 	RunConcurrency int      // CASCADE_RUN_CONCURRENCY
 	DiskGiB        float64  // CASCADE_DISK_GIB: the data directory's disk budget
+	// GCHeapFloor, above 0, is the least heap goal of the process's
+	// garbage collector, in bytes (internal/gcfloor; process-wide);
+	// CASCADE_GC_HEAP_FLOOR_MIB.
+	GCHeapFloor int64
 
 	// SimTraceConfigsDir, when set, holds the trace.config halves of the
 	// tested configs and SimConfigsDir the gpgpusim.config ones, paired by
@@ -216,6 +221,9 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	cfg, err := cfg.absolute()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.GCHeapFloor > 0 {
+		gcfloor.Set(cfg.GCHeapFloor)
 	}
 	if err := cfg.Tokens.Check(); err != nil {
 		return nil, err
