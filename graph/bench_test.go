@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -141,13 +140,12 @@ func benchPages(b *testing.B, url string, body []byte, first, want int) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	b.ReportAllocs()
-	var before, after syscall.Rusage
 	var mem0, mem1 runtime.MemStats
 	runtime.ReadMemStats(&mem0)
 	b.ResetTimer()
-	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	cpu0 := testutil.CPUTime()
 	err := cmd.Run()
-	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	cpu := testutil.CPUTime() - cpu0
 	b.StopTimer()
 	runtime.ReadMemStats(&mem1)
 	if err != nil {
@@ -164,7 +162,6 @@ func benchPages(b *testing.B, url string, body []byte, first, want int) {
 	if r.Error != "" {
 		b.Fatal(r.Error)
 	}
-	cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "server-cpu-µs/page")
 	b.ReportMetric(float64(r.CPU.Microseconds())/float64(b.N), "client-cpu-µs/page")
 	b.ReportMetric(float64(mem1.NumGC-mem0.NumGC)/float64(b.N), "server-gc/page")
@@ -193,8 +190,7 @@ func TestKernelsPageClient(t *testing.T) {
 	first, _ := strconv.Atoi(os.Getenv("CASCADE_PAGE_FIRST"))
 	want, _ := strconv.Atoi(os.Getenv("CASCADE_PAGE_TOTAL"))
 	n, _ := strconv.Atoi(os.Getenv("CASCADE_PAGE_N"))
-	var before, after syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	cpu0 := testutil.CPUTime()
 	res := pageResults{Latencies: make([]int64, 0, n)}
 	for range n {
 		t0 := time.Now()
@@ -228,8 +224,7 @@ func TestKernelsPageClient(t *testing.T) {
 			break
 		}
 	}
-	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-	res.CPU = time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+	res.CPU = testutil.CPUTime() - cpu0
 	data, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
