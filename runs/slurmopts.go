@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
@@ -84,7 +86,8 @@ func ReadSlurmOptions(path string) (SlurmOptions, error) {
 	defer f.Close()
 	var o SlurmOptions
 	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
+	n := 1
+	for ; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -99,7 +102,8 @@ func ReadSlurmOptions(path string) (SlurmOptions, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return o, fmt.Errorf("%s: %w", path, err)
+		// n is the line the scanner stopped in (one over 64 KiB).
+		return o, fmt.Errorf("%s:%d: %w", path, n, err)
 	}
 	return o, nil
 }
@@ -133,12 +137,19 @@ func (o *SlurmOptions) Set(name, value string) error {
 	return nil
 }
 
+// slurmName checks a partition, account or QOS name: it goes on an
+// #SBATCH line as it is, so it holds no blank, quote, backslash or
+// control character (a carriage return amid a line, say).
 func slurmName(name, v string) (string, error) {
-	if strings.ContainsAny(v, " \t\"'\\") {
+	if strings.ContainsAny(v, " \t\"'\\") || strings.ContainsFunc(v, unicode.IsControl) {
 		return "", fmt.Errorf("not a Slurm %s name", name)
 	}
 	return v, nil
 }
+
+// MaxSlurmTime is the longest time limit a cascade-slurm.conf may set: far
+// beyond any cluster's, and far from time.Duration's overflow.
+const MaxSlurmTime = 100 * 365 * 24 * time.Hour
 
 // ParseSlurmTime reads a time limit as sbatch's --time takes it (minutes,
 // MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS) or as a Go duration ("90m",
@@ -147,6 +158,9 @@ func ParseSlurmTime(s string) (time.Duration, error) {
 	if d, err := time.ParseDuration(s); err == nil && strings.ContainsAny(s, "hms") {
 		if d <= 0 {
 			return 0, fmt.Errorf("want a time limit above 0")
+		}
+		if d > MaxSlurmTime {
+			return 0, errTimeTooLong
 		}
 		return d, nil
 	}
@@ -169,31 +183,43 @@ func ParseSlurmTime(s string) (time.Duration, error) {
 		}
 		nums[i] = n
 	}
-	var d time.Duration
+	var units []time.Duration
 	switch {
 	case days > 0 || strings.Contains(s, "-"): // D-HH, D-HH:MM, D-HH:MM:SS
 		if len(nums) > 3 {
 			return 0, bad
 		}
-		units := []time.Duration{time.Hour, time.Minute, time.Second}
-		for i, n := range nums {
-			d += time.Duration(n) * units[i]
-		}
-		d += time.Duration(days) * 24 * time.Hour
+		units = []time.Duration{time.Hour, time.Minute, time.Second}[:len(nums)]
+		nums, units = append(nums, days), append(units, 24*time.Hour)
 	case len(nums) == 1: // minutes
-		d = time.Duration(nums[0]) * time.Minute
+		units = []time.Duration{time.Minute}
 	case len(nums) == 2: // MM:SS
-		d = time.Duration(nums[0])*time.Minute + time.Duration(nums[1])*time.Second
+		units = []time.Duration{time.Minute, time.Second}
 	case len(nums) == 3: // HH:MM:SS
-		d = time.Duration(nums[0])*time.Hour + time.Duration(nums[1])*time.Minute + time.Duration(nums[2])*time.Second
+		units = []time.Duration{time.Hour, time.Minute, time.Second}
 	default:
 		return 0, bad
+	}
+	// Each term and the sum so far at most MaxSlurmTime: no overflow.
+	var d time.Duration
+	for i, n := range nums {
+		if n > int(MaxSlurmTime/units[i]) {
+			return 0, errTimeTooLong
+		}
+		if d += time.Duration(n) * units[i]; d > MaxSlurmTime {
+			return 0, errTimeTooLong
+		}
 	}
 	if d <= 0 {
 		return 0, fmt.Errorf("want a time limit above 0")
 	}
+	if d > MaxSlurmTime {
+		return 0, errTimeTooLong
+	}
 	return d, nil
 }
+
+var errTimeTooLong = fmt.Errorf("want a time limit of at most %d days", MaxSlurmTime/(24*time.Hour))
 
 // ParseSlurmMemory reads a memory size as sbatch's --mem takes it: megabytes,
 // or a number with a K, M, G or T suffix (binary units, as Slurm's).
@@ -216,7 +242,10 @@ func ParseSlurmMemory(s string) (int64, error) {
 		return 0, fmt.Errorf("want megabytes, or a size like 512M or 4G")
 	}
 	if unit < 0 {
-		return (v + 1023) / 1024, nil // KiB, rounded up to whole MB
+		return v/1024 + min(v%1024, 1), nil // KiB, rounded up to whole MB
+	}
+	if v > math.MaxInt64/unit {
+		return 0, fmt.Errorf("want a size below 8 EiB")
 	}
 	return v * unit, nil
 }

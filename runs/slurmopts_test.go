@@ -21,7 +21,10 @@ func TestParseSlurmTime(t *testing.T) {
 			t.Errorf("ParseSlurmTime(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "0", "-5", "1:2:3:4", "abc", "1-", "0m", "1-2:3:4:5"} {
+	// The last ones overflowed time.Duration, or the job script's
+	// rounding to minutes, and were taken.
+	for _, in := range []string{"", "0", "-5", "1:2:3:4", "abc", "1-", "0m", "1-2:3:4:5",
+		"9223372036854775807", "106751-23:47:16", "2562047h47m16s", "36501-00", "52560001"} {
 		if got, err := runs.ParseSlurmTime(in); err == nil {
 			t.Errorf("ParseSlurmTime(%q) = %v, want an error", in, got)
 		}
@@ -29,12 +32,13 @@ func TestParseSlurmTime(t *testing.T) {
 }
 
 func TestParseSlurmMemory(t *testing.T) {
-	for in, want := range map[string]int64{"4096": 4096, "512M": 512, "4G": 4096, "4g": 4096, "1T": 1 << 20, "1536K": 2} {
+	for in, want := range map[string]int64{"4096": 4096, "512M": 512, "4G": 4096, "4g": 4096, "1T": 1 << 20, "1536K": 2,
+		"9223372036854775807K": 9007199254740992} {
 		if got, err := runs.ParseSlurmMemory(in); err != nil || got != want {
 			t.Errorf("ParseSlurmMemory(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "G", "0", "-1G", "4GB", "lots"} {
+	for _, in := range []string{"", "G", "0", "-1G", "4GB", "lots", "9223372036854775807T", "8796093022208T"} {
 		if got, err := runs.ParseSlurmMemory(in); err == nil {
 			t.Errorf("ParseSlurmMemory(%q) = %v, want an error", in, got)
 		}
@@ -61,12 +65,14 @@ func TestReadSlurmOptions(t *testing.T) {
 		t.Fatalf("Merge = %+v", got)
 	}
 	for text, msg := range map[string]string{
-		"partition=long\nmem=lots\n": ":2: mem=lots: want megabytes",
-		"time 5\n":                   `:1: "time 5" is not option=value`,
-		"nodes=2\n":                  `:1: unknown option "nodes"`,
-		"partition=a b\n":            ":1: partition=a b: not a Slurm partition name",
-		"\n\ncpus-per-task=0\n":      ":3: cpus-per-task=0: want a number of CPUs above 0",
-		"account=\n":                 `:1: "account=" is not option=value`,
+		"partition=long\nmem=lots\n":          ":2: mem=lots: want megabytes",
+		"time 5\n":                            `:1: "time 5" is not option=value`,
+		"nodes=2\n":                           `:1: unknown option "nodes"`,
+		"partition=a b\n":                     ":1: partition=a b: not a Slurm partition name",
+		"\n\ncpus-per-task=0\n":               ":3: cpus-per-task=0: want a number of CPUs above 0",
+		"account=\n":                          `:1: "account=" is not option=value`,
+		"qos=a\rb\n":                          ":1: qos=a\rb: not a Slurm qos name",
+		"\nqos=" + strings.Repeat("x", 70000): ":2: bufio.Scanner: token too long",
 	} {
 		_, err := runs.ReadSlurmOptions(write(text))
 		if err == nil || !strings.Contains(err.Error(), path+msg) {
