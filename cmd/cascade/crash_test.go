@@ -204,7 +204,23 @@ func newCrashRig(t *testing.T, dbURL string, seed uint64, cluster *slurmtest.Clu
 	}
 	c.start()
 	t.Cleanup(func() { c.noOrphans("at the end", false) })
+	c.firstReadyTrace()
 	return c
+}
+
+// firstReadyTrace uploads a trace and waits for it to be READY, so that
+// every trial launches runs: on a loaded machine a trial's trace may
+// not finish post-processing before its kill, and trials whose kills all
+// came first launched nothing (CI, load 26 on 2 cores: "no run was
+// launched").
+func (c *crashRig) firstReadyTrace() {
+	c.diskUpload("first")
+	testutil.Eventually(c.t, 120*time.Second, "the first trace READY", func() bool {
+		c.refreshReady()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.ready) > 0
+	})
 }
 
 func (c *crashRig) start() {
@@ -478,6 +494,15 @@ func (c *crashRig) everyTraceOnDiskListed(when string) {
 func (c *crashRig) settle() {
 	t := c.t
 	for id, src := range c.pending {
+		// The kill may land after the last PUT (metadata.json, sent last)
+		// was stored and before its answer came back: the upload is
+		// complete and cascade upload rightly refuses to redo it.
+		if done, err := os.ReadFile(filepath.Join(c.prefix, id, "metadata.json")); err == nil {
+			if want, err := os.ReadFile(filepath.Join(src, "metadata.json")); err != nil || !bytes.Equal(done, want) {
+				t.Errorf("%s: metadata.json in the bucket is not the source's (%v)", id, err)
+			}
+			continue
+		}
 		if err := c.s3Run(context.Background(), id, src); err != nil {
 			t.Fatalf("resume: %v", err)
 		}
