@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -37,6 +38,21 @@ func (es apiErrors) err(skip int) error {
 	return fmt.Errorf("%s", strings.Join(msgs, "; "))
 }
 
+// jsonError says where output that does not read as JSON of the expected
+// shape broke: encoding/json's messages name the field at best, never the
+// byte.
+func jsonError(cmd string, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("read %s: at byte %d: %w", cmd, se.Offset, err)
+	case errors.As(err, &te):
+		return fmt.Errorf("read %s: at byte %d: %w", cmd, te.Offset, err)
+	}
+	return fmt.Errorf("read %s: %w", cmd, err)
+}
+
 type squeueOutput struct {
 	Errors apiErrors   `json:"errors"`
 	Jobs   []squeueJob `json:"jobs"`
@@ -59,7 +75,7 @@ type squeueJob struct {
 func parseSqueue(data []byte) ([]Status, error) {
 	var out squeueOutput
 	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("read squeue --json: %w", err)
+		return nil, jsonError("squeue --json", err)
 	}
 	if err := out.Errors.err(0); err != nil {
 		return nil, err
@@ -127,13 +143,14 @@ type sacctJob struct {
 // (a FAILED job's exit 3 included; see testdata/sacct.json, where the text
 // output says 3:0), so a 0 is believed of COMPLETED jobs only and is
 // unknown (-1) otherwise. Signals are right, but for the out-of-memory
-// "signal 125", which is no signal.
+// "signal 125", which is no signal; a return code outside 0…255 is
+// no exit status either, and unknown.
 func sacctExit(s State, j sacctJob) (exit, signal int) {
 	e := j.ExitCode
 	switch {
 	case e.Signal.ID != nil && *e.Signal.ID > 0 && *e.Signal.ID <= 64:
 		return -1, *e.Signal.ID
-	case e.ReturnCode != nil && (*e.ReturnCode != 0 || s == Completed):
+	case e.ReturnCode != nil && *e.ReturnCode >= 0 && *e.ReturnCode <= 255 && (*e.ReturnCode != 0 || s == Completed):
 		return *e.ReturnCode, 0
 	}
 	return -1, 0
@@ -144,7 +161,7 @@ func sacctExit(s State, j sacctJob) (exit, signal int) {
 func parseSacct(data []byte) ([]Status, error) {
 	var out sacctOutput
 	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("read sacct --json: %w", err)
+		return nil, jsonError("sacct --json", err)
 	}
 	if err := out.Errors.err(errNothingFound); err != nil {
 		return nil, err
