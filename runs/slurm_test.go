@@ -325,6 +325,10 @@ func TestSlurmControllerRestart(t *testing.T) {
 	b := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 	waitSlurm(t, s, a.ID, 2*time.Minute, "RUNNING")
 	waitSlurm(t, s, b.ID, 2*time.Minute, "RUNNING")
+	pollErrors := func() float64 { return testutil.Scrape(t, s.URL+"/metrics")["cascade_slurm_poll_errors_total"] }
+	if n := pollErrors(); n != 0 {
+		t.Fatalf("/metrics: %v Slurm poll errors with the controller up", n)
+	}
 
 	c.StopController(t)
 	var down status
@@ -337,6 +341,8 @@ func TestSlurmControllerRestart(t *testing.T) {
 	// their states through two of them.
 	since := calls.Count("squeue")
 	testutil.Eventually(t, time.Minute, "two polls with the controller down", func() bool { return calls.Count("squeue") >= since+2 })
+	// /metrics counts them (a poll ends in error after its squeue).
+	testutil.Eventually(t, time.Minute, "/metrics counting failed polls", func() bool { return pollErrors() >= 1 })
 	var ex struct{ Executor struct{ Healthy bool } }
 	s.MustDo(t, `{ executor { healthy } }`, nil, &ex)
 	if ex.Executor.Healthy {
