@@ -77,9 +77,8 @@ func (b *Broker) Publish(e Event) {
 	defer b.mu.Unlock()
 	for s := range b.subs {
 		if s.match == nil || s.match(e) {
-			if !s.offer(e) {
+			if !s.offer(e, &b.dropped) {
 				delete(b.subs, s)
-				b.dropped.Add(1)
 			}
 		}
 	}
@@ -131,7 +130,11 @@ type Subscription struct {
 	dropped bool
 }
 
-func (s *Subscription) offer(e Event) bool {
+// offer queues e, or closes the subscription for falling behind and
+// counts it in dropped: counted before the close is visible, so whoever
+// sees the subscription end (and tells a client, who may read /metrics)
+// finds it counted.
+func (s *Subscription) offer(e Event, dropped *atomic.Int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dropped {
@@ -143,6 +146,7 @@ func (s *Subscription) offer(e Event) bool {
 		return true
 	}
 	if len(s.queue) >= s.maxPending {
+		dropped.Add(1)
 		s.dropped = true
 		s.queue, s.latest = nil, nil
 		s.signal()

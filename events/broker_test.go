@@ -183,3 +183,29 @@ func BenchmarkPublish(b *testing.B) {
 		br.Publish(e)
 	}
 }
+
+// TestDropIsCountedBeforeTheSubscriberHearsOfIt: whoever sees a
+// subscription end for falling behind (and tells its client, who may then
+// scrape /metrics) finds it already counted in Dropped. It was counted
+// after the subscriber was woken, so a quick subscriber could see the end
+// first (TestMetricsDroppedSubscribers, under load: "dropped subscribers
+// 0, want 1").
+func TestDropIsCountedBeforeTheSubscriberHearsOfIt(t *testing.T) {
+	ctx := context.Background()
+	for i := range 2000 {
+		b := events.NewBroker(0)
+		s := b.Subscribe(ctx, nil)
+		seen := make(chan int64)
+		go func() {
+			_, err := s.Next(ctx)
+			if !errors.Is(err, events.ErrTooSlow) {
+				t.Errorf("Next: %v, want ErrTooSlow", err)
+			}
+			seen <- b.Dropped()
+		}()
+		b.Publish(update("t", 1))
+		if n := <-seen; n != 1 {
+			t.Fatalf("iteration %d: the subscriber saw its end with Dropped() = %d, want 1", i, n)
+		}
+	}
+}
