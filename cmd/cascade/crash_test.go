@@ -5,7 +5,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -419,7 +421,14 @@ func (c *crashRig) noOrphans(when string, slurmJobs bool) {
 			if slurmJobs && (underSlurmstepd(pid) || inSlurmJob(pid)) {
 				continue
 			}
-			left = append(left, strings.TrimSpace(line))
+			// A process that ended between pgrep and the looks above
+			// outlived nothing: a Slurm job's, ending, was taken for an
+			// orphan when its /proc entry went away under them (seed
+			// 1796324452216626454: "environ: no such file or directory").
+			if ended(pid) {
+				continue
+			}
+			left = append(left, strings.TrimSpace(line)+" ["+describeProcess(pid)+"]")
 		}
 		return strings.Join(left, "\n")
 	}
@@ -430,6 +439,38 @@ func (c *crashRig) noOrphans(when string, slurmJobs bool) {
 	if o := orphans(); o != "" {
 		c.t.Fatalf("%s: processes outlived the server:\n%s", when, o)
 	}
+}
+
+// ended says whether process pid is gone or a zombie: it runs no more.
+func ended(pid string) bool {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
+	}
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
+}
+
+// describeProcess says, for a process reported as an orphan, what tells
+// a Slurm job's process apart: its parent, state and SLURM_JOB_ID.
+func describeProcess(pid string) string {
+	d := ""
+	if stat, err := os.ReadFile("/proc/" + pid + "/stat"); err == nil {
+		if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(f) >= 2 {
+			comm, _ := os.ReadFile("/proc/" + f[1] + "/comm")
+			d = fmt.Sprintf("state %s, parent %s (%s)", f[0], f[1], strings.TrimSpace(string(comm)))
+		}
+	}
+	env, err := os.ReadFile("/proc/" + pid + "/environ")
+	switch {
+	case err != nil:
+		d += ", environ: " + err.Error()
+	case strings.Contains("\x00"+string(env), "\x00SLURM_JOB_ID="):
+		d += ", has SLURM_JOB_ID"
+	default:
+		d += fmt.Sprintf(", no SLURM_JOB_ID in %d bytes of environ", len(env))
+	}
+	return d
 }
 
 // traceIDs lists the trace directories in the bucket: every directory
