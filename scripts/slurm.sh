@@ -61,14 +61,20 @@ install() {
   fi
 }
 
-# free_port prints a TCP port nobody listens on, not among the ones in $taken.
+# free_port prints a TCP port no socket uses, not among the ones in $taken.
+# It picks below the kernel's ephemeral range (ip_local_port_range): a port
+# in that range can be taken at any moment as the local end of someone's
+# outgoing connection (a test suite makes thousands), and the daemon's
+# bind, which comes later, would then fail.
 taken=""
 free_port() {
-  local p
+  local p lo=10000 hi
+  hi=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  [ "$hi" -gt $((lo + 1000)) ] || lo=1024
   for _ in $(seq 200); do
-    p=$((20000 + RANDOM % 40000))
+    p=$((lo + RANDOM % (hi - lo)))
     case " $taken " in *" $p "*) continue ;; esac
-    if ! ss -Hltn "sport = :$p" | grep -q .; then
+    if ! ss -Htan "sport = :$p" | grep -q .; then
       taken="$taken $p"
       echo "$p"
       return
