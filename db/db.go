@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -42,6 +43,8 @@ type DB struct {
 
 	// The collector of retired kernel sets (kernels.go).
 	collector *worker
+
+	writes atomic.Int64 // write transactions begun
 }
 
 // Config says which database to open.
@@ -236,8 +239,15 @@ func (d *DB) Close() error {
 // write runs fn in one write transaction.
 func (d *DB) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	defer d.checkpointSoon()
+	d.writes.Add(1)
 	return d.w.WithContext(ctx).Transaction(fn)
 }
+
+// WriteTransactions is how many write transactions the DB has begun
+// since it was opened through its common write path (every write of runs
+// and sweeps; not migrations, bulk kernel loads or UpdateTraces): the
+// database load a piece of work causes, for tests and benchmarks.
+func (d *DB) WriteTransactions() int64 { return d.writes.Load() }
 
 // read returns a context-bound handle for queries.
 func (d *DB) read(ctx context.Context) *gorm.DB { return d.r.WithContext(ctx) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"gorm.io/gorm"
 
@@ -120,6 +121,63 @@ func (d *DB) UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) e
 		return r, false, nil
 	}
 	return r, saved && err == nil, err
+}
+
+// UpdateRuns is UpdateRun for many runs in one write transaction: fn
+// changes each stored run of ids in turn, and returning ErrUnchanged
+// leaves that one as it was. It returns the runs it saved and the ids
+// that are not stored; any other error of fn rolls every change back.
+// (The Slurm poller records the pending reasons of thousands of jobs with
+// it: one transaction per poll, not one per run.)
+func (d *DB) UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.Run) error) (saved []cascade.Run, missing []string, err error) {
+	if len(ids) == 0 {
+		return nil, nil, nil
+	}
+	err = d.write(ctx, func(tx *gorm.DB) error {
+		saved, missing = nil, nil
+		if err := lockRuns(tx); err != nil {
+			return err
+		}
+		found := make(map[string]cascade.Run, len(ids))
+		for chunk := range slices.Chunk(ids, 500) {
+			var rs []cascade.Run
+			if err := tx.Where("id IN ?", chunk).Find(&rs).Error; err != nil {
+				return fmt.Errorf("load runs: %w", err)
+			}
+			for _, r := range rs {
+				found[r.ID] = r
+			}
+		}
+		now := tx.NowFunc()
+		seen := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			if seen[id] {
+				continue // an id given twice is changed once
+			}
+			seen[id] = true
+			r, ok := found[id]
+			if !ok {
+				missing = append(missing, id)
+				continue
+			}
+			switch err := fn(&r); {
+			case errors.Is(err, cascade.ErrUnchanged):
+				continue
+			case err != nil:
+				return err
+			}
+			r.UpdatedAt = now
+			if err := tx.Select("*").Omit("id", "seq", "created_at").Where("id = ?", id).Updates(&r).Error; err != nil {
+				return fmt.Errorf("save run %s: %w", id, err)
+			}
+			saved = append(saved, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return saved, missing, nil
 }
 
 // SaveRunKernels replaces the kernel results of a run.

@@ -454,3 +454,57 @@ func TestReplaceKernelsFrom(t *testing.T) {
 		}
 	})
 }
+
+func TestUpdateRuns(t *testing.T) {
+	ctx := context.Background()
+	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+		for _, id := range []string{"many-1", "many-2", "many-3"} {
+			if err := d.CreateRun(ctx, newRun(id, "many")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Run("OneTransaction", func(t *testing.T) {
+			before := d.WriteTransactions()
+			var called []string
+			saved, missing, err := d.UpdateRuns(ctx, []string{"many-1", "gone", "many-2", "many-3", "many-1"}, func(r *cascade.Run) error {
+				called = append(called, r.ID)
+				if r.ID == "many-2" {
+					return cascade.ErrUnchanged
+				}
+				r.Error = cascade.Ptr("reason " + r.ID)
+				return nil
+			})
+			if err != nil || len(saved) != 2 || saved[0].ID != "many-1" || saved[1].ID != "many-3" || !slices.Equal(missing, []string{"gone"}) {
+				t.Fatalf("UpdateRuns = %v, missing %v, %v", saved, missing, err)
+			}
+			if !slices.Equal(called, []string{"many-1", "many-2", "many-3"}) {
+				t.Fatalf("fn called for %v", called)
+			}
+			if n := d.WriteTransactions() - before; n != 1 {
+				t.Fatalf("%d write transactions, want 1", n)
+			}
+			for id, want := range map[string]string{"many-1": "reason many-1", "many-2": "", "many-3": "reason many-3"} {
+				r, err := d.Run(ctx, id)
+				if err != nil || cascade.Deref(r.Error) != want {
+					t.Fatalf("%s: error %q, %v; want %q", id, cascade.Deref(r.Error), err, want)
+				}
+			}
+		})
+		t.Run("ErrorRollsBack", func(t *testing.T) {
+			boom := errors.New("boom")
+			_, _, err := d.UpdateRuns(ctx, []string{"many-2", "many-3"}, func(r *cascade.Run) error {
+				if r.ID == "many-3" {
+					return boom
+				}
+				r.Error = cascade.Ptr("changed")
+				return nil
+			})
+			if !errors.Is(err, boom) {
+				t.Fatalf("UpdateRuns: %v", err)
+			}
+			if r, _ := d.Run(ctx, "many-2"); r.Error != nil {
+				t.Fatalf("many-2 changed: %q", *r.Error)
+			}
+		})
+	})
+}
