@@ -35,6 +35,7 @@ type Store interface {
 	DeleteRuns(ctx context.Context, ids []string) error
 	CreateRun(ctx context.Context, r *cascade.Run) error
 	UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) error) (cascade.Run, bool, error)
+	UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.Run) error) ([]cascade.Run, []string, error)
 	SaveRunKernels(ctx context.Context, runID string, ks []cascade.RunKernel) error
 	RunKernels(ctx context.Context, runID string) ([]cascade.RunKernel, error)
 

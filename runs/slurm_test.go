@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/internal/app"
 	"github.com/cascade-sim/cascade/internal/fakesim"
@@ -372,6 +373,69 @@ func TestSlurmControllerRestart(t *testing.T) {
 		if n := jobsNamed(t, c, id); n != 1 {
 			t.Errorf("run %s: %d Slurm jobs", id, n)
 		}
+	}
+}
+
+// TestSlurmPollRecordsStatusesTogether: when many jobs change at once
+// (here 30 pending jobs, all held by the administrator in one scontrol
+// call), a poll records their new reasons in one database transaction,
+// not one per run (30 transactions before): the first poll after a sweep's thousands of
+// submissions does not queue thousands of writes. Not parallel: it takes
+// the "long" partition down so the jobs stay pending.
+func TestSlurmPollRecordsStatusesTogether(t *testing.T) {
+	const n = 30
+	s, c, calls := slurmServer(t, "ok", func(cfg *app.Config) {
+		cfg.Slurm.Options.Partition = "long"
+		cfg.Slurm.PollInterval = time.Second // the 30 holds land in a poll or two
+	})
+	c.Command(t, "scontrol", "update", "PartitionName=long", "State=DOWN")
+	t.Cleanup(func() { c.Try("scontrol", "update", "PartitionName=long", "State=UP") })
+	for range n {
+		launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	}
+	var jobs []string
+	t.Cleanup(func() {
+		if len(jobs) > 0 {
+			c.Try("scancel", jobs...)
+		}
+	})
+	// reasons returns the queued runs' job ids and how many of their
+	// reasons have the prefix.
+	reasons := func(prefix string) ([]string, int) {
+		rs, err := s.DB.RunsInState(context.Background(), cascade.RunQueued)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		k := 0
+		for _, r := range rs {
+			if r.Slurm.JobID != nil {
+				ids = append(ids, strconv.FormatInt(*r.Slurm.JobID, 10))
+				if r.Slurm.Reason != "" && strings.HasPrefix(r.Slurm.Reason, prefix) {
+					k++
+				}
+			}
+		}
+		return ids, k
+	}
+	testutil.Eventually(t, 2*time.Minute, "every job pending with a reason", func() bool {
+		var k int
+		jobs, k = reasons("")
+		return len(jobs) == n && k == n
+	})
+	writes, squeues := s.DB.WriteTransactions(), calls.Count("squeue")
+	c.Command(t, "scontrol", "hold", strings.Join(jobs, ","))
+	testutil.Eventually(t, time.Minute, "every hold recorded", func() bool {
+		_, k := reasons("JobHeld")
+		return k == n
+	})
+	w, q := s.DB.WriteTransactions()-writes, calls.Count("squeue")-squeues
+	t.Logf("%d holds recorded with %d write transactions over %d polls", n, w, q)
+	// One transaction a poll with changes; the bound leaves room for a
+	// hold that straddles several polls and for other writes, not for one
+	// transaction a run.
+	if w > n/3 {
+		t.Fatalf("%d write transactions recorded %d jobs' new reasons over %d polls; want about one a poll", w, n, q)
 	}
 }
 

@@ -449,11 +449,15 @@ func (s *slurmExec) poll(ctx context.Context) {
 	} else {
 		s.available()
 	}
+	var changed []statusChange
 	for _, j := range jobs {
 		if st, ok := sts[j.id]; ok {
-			s.apply(ctx, j, st)
+			if c, ok := s.apply(ctx, j, st); ok {
+				changed = append(changed, c)
+			}
 		}
 	}
+	s.saveStatuses(ctx, changed)
 }
 
 // probe asks Slurm whether it answers, with one squeue call.
@@ -586,14 +590,23 @@ func (s *slurmExec) accountedByName(ctx context.Context, ids []string) ([]string
 	return none, nil
 }
 
-// apply maps one job's status to its run: pending keeps it queued with
-// Slurm's reason, running makes it running and follows its log, an end
-// finishes it. An unchanged status writes nothing.
-func (s *slurmExec) apply(ctx context.Context, j *slurmJob, st slurm.Status) {
-	m := s.m
+// statusChange is a job's new status that its run has yet to record.
+type statusChange struct {
+	j        *slurmJob
+	st, prev slurm.Status
+}
+
+// statusBatch bounds the runs whose new status one transaction records.
+const statusBatch = 500
+
+// apply maps one job's status to its run: an end finishes the run at
+// once; a pending or running job's status, when it changed, is returned
+// for saveStatuses to record (running makes the run running), and a
+// running job's log is followed from now on.
+func (s *slurmExec) apply(ctx context.Context, j *slurmJob, st slurm.Status) (statusChange, bool) {
 	if st.State.Done() {
 		s.end(ctx, j, st)
-		return
+		return statusChange{}, false
 	}
 	if st.Node == "" {
 		st.Node = j.last.Node
@@ -603,44 +616,63 @@ func (s *slurmExec) apply(ctx context.Context, j *slurmJob, st slurm.Status) {
 	if st.State == slurm.Running {
 		s.mu.Lock()
 		if j.f == nil {
-			j.f = newFollower(m, ctx, j.runID, m.LogPath(j.runID), j.total)
+			j.f = newFollower(s.m, ctx, j.runID, s.m.LogPath(j.runID), j.total)
 		}
 		s.mu.Unlock()
 	}
 	if prev.SlurmState == st.SlurmState && prev.Reason == st.Reason && prev.Node == st.Node && prev.Partition == st.Partition {
-		return
+		return statusChange{}, false
 	}
-	r, saved, err := m.cfg.Store.UpdateRun(ctx, j.runID, func(r *cascade.Run) error {
-		if r.State.Final() {
-			return cascade.ErrUnchanged
+	return statusChange{j: j, st: st, prev: prev}, true
+}
+
+// saveStatuses records the changed statuses of one poll, statusBatch runs
+// to a transaction: the first poll after thousands of submissions records
+// every pending reason in a few writes, not one per run.
+func (s *slurmExec) saveStatuses(ctx context.Context, changed []statusChange) {
+	m := s.m
+	for batch := range slices.Chunk(changed, statusBatch) {
+		byRun := make(map[string]statusChange, len(batch))
+		ids := make([]string, len(batch))
+		for i, c := range batch {
+			byRun[c.j.runID], ids[i] = c, c.j.runID
 		}
-		s.setJob(r, st)
-		if st.State == slurm.Running && r.State == cascade.RunQueued {
-			start := time.Now().UTC()
-			if !st.Start.IsZero() {
-				start = st.Start.UTC()
+		saved, missing, err := m.cfg.Store.UpdateRuns(ctx, ids, func(r *cascade.Run) error {
+			if r.State.Final() {
+				return cascade.ErrUnchanged
 			}
-			r.State, r.StartedAt, r.Error = cascade.RunRunning, &start, nil
+			st := byRun[r.ID].st
+			s.setJob(r, st)
+			if st.State == slurm.Running && r.State == cascade.RunQueued {
+				start := time.Now().UTC()
+				if !st.Start.IsZero() {
+					start = st.Start.UTC()
+				}
+				r.State, r.StartedAt, r.Error = cascade.RunRunning, &start, nil
+			}
+			return nil
+		})
+		if err != nil {
+			if ctx.Err() == nil {
+				m.log.Error("record Slurm job statuses", "runs", len(ids), "err", err)
+			}
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		if cascade.ErrorCode(err) == cascade.ENOTFOUND {
+		if len(missing) > 0 { // removed meanwhile
 			s.mu.Lock()
-			delete(s.jobs, j.runID)
+			for _, id := range missing {
+				delete(s.jobs, id)
+			}
 			s.mu.Unlock()
-		} else if ctx.Err() == nil {
-			m.log.Error("record Slurm job status", "run", j.runID, "job", j.id, "err", err)
 		}
-		return
+		for _, r := range saved {
+			c := byRun[r.ID]
+			if c.st.State == slurm.Running && c.prev.State != slurm.Running {
+				m.log.Info("run started", "run", r.ID, "job", c.j.id, "node", c.st.Node)
+			}
+			m.publish(r)
+		}
 	}
-	if !saved {
-		return
-	}
-	if st.State == slurm.Running && prev.State != slurm.Running {
-		m.log.Info("run started", "run", j.runID, "job", j.id, "node", st.Node)
-	}
-	m.publish(r)
 }
 
 func (s *slurmExec) setJob(r *cascade.Run, st slurm.Status) {
