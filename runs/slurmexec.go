@@ -399,6 +399,104 @@ func (s *slurmExec) cancel(ctx context.Context, id string) (cascade.Run, error) 
 	return r2, nil
 }
 
+// scancelBatch bounds the job ids given to one scancel call.
+const scancelBatch = 1000
+
+// cancelMany is cancel for many runs, a sweep's: their "cancel requested"
+// lines in one transaction, their jobs with one scancel call per
+// scancelBatch jobs, and the runs whose jobs were pending cancelled in
+// one more transaction; running ones end when the poller sees their jobs
+// end. Runs not submitted yet are cancelled at once; runs over are left.
+func (s *slurmExec) cancelMany(ctx context.Context, ids []string) error {
+	m := s.m
+	jobOf := map[string]slurm.JobID{}
+	saved, _, err := m.cfg.Store.UpdateRuns(ctx, ids, func(r *cascade.Run) error {
+		switch {
+		case r.State.Final():
+			return cascade.ErrUnchanged
+		case r.State == cascade.RunQueued && r.Slurm.JobID == nil:
+			now := time.Now().UTC()
+			r.State, r.FinishedAt = cascade.RunCancelled, &now
+			r.History = append(r.History, stamp("cancelled before it started"))
+			return nil
+		case r.Slurm.JobID == nil: // running without a job: not possible
+			return cascade.ErrUnchanged
+		}
+		jobOf[r.ID] = slurm.JobID(*r.Slurm.JobID)
+		if slices.ContainsFunc(r.History, func(h string) bool { return strings.Contains(h, cancelRequested) }) {
+			return cascade.ErrUnchanged
+		}
+		r.History = append(r.History, stamp(fmt.Sprintf("%s %d", cancelRequested, *r.Slurm.JobID)))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range saved {
+		if r.State == cascade.RunCancelled {
+			m.queue.Cancel(r.ID)
+			s.mu.Lock()
+			delete(s.held, r.ID)
+			delete(s.maybe, r.ID)
+			s.mu.Unlock()
+		}
+		m.publish(r)
+	}
+	if len(jobOf) == 0 {
+		return nil
+	}
+	var withJob []string // runs with a job, in ids' order
+	jids := make([]slurm.JobID, 0, len(jobOf))
+	s.mu.Lock()
+	for _, id := range ids {
+		jid, ok := jobOf[id]
+		if !ok {
+			continue
+		}
+		delete(jobOf, id) // an id given twice
+		jids = append(jids, jid)
+		if j := s.jobs[id]; j != nil {
+			j.cancelled = true
+		}
+		withJob = append(withJob, id)
+	}
+	s.mu.Unlock()
+	var errs []error
+	for batch := range slices.Chunk(jids, scancelBatch) {
+		if err := s.scancel(ctx, batch...); errors.Is(err, slurm.ErrUnavailable) {
+			return nil // the poller delivers them once Slurm answers
+		} else if err != nil {
+			errs = append(errs, fmt.Errorf("cancel %d Slurm jobs: %w", len(batch), err))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	// Pending jobs that were cancelled never start.
+	cancelled, _, err := m.cfg.Store.UpdateRuns(ctx, withJob, func(r *cascade.Run) error {
+		if r.State != cascade.RunQueued {
+			return cascade.ErrUnchanged
+		}
+		now := time.Now().UTC()
+		r.State, r.FinishedAt = cascade.RunCancelled, &now
+		r.Slurm.State = string(slurm.Cancelled)
+		r.History = append(r.History, stamp("cancelled before it started"))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	for _, r := range cancelled {
+		delete(s.jobs, r.ID)
+	}
+	s.mu.Unlock()
+	for _, r := range cancelled {
+		m.publish(r)
+	}
+	return nil
+}
+
 // forget stops following a run whose trace was removed, and cancels its
 // job when it has one.
 func (s *slurmExec) forget(ctx context.Context, id string, jid *int64) {

@@ -140,9 +140,10 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 }
 
 // CancelSweep cancels every run of a sweep that is not over: the queued
-// ones not yet given to Slurm in one transaction, the others one by one as
-// [Manager.Cancel] does (a running one ends once its simulator or job is
-// gone). It returns NOT_FOUND for an unknown sweep; a sweep whose runs are
+// ones not yet given to Slurm in one transaction; under the Slurm
+// executor the others' jobs with one scancel call (a few for thousands of
+// jobs), else one by one as [Manager.Cancel] does (a running one ends
+// once its simulator or job is gone). It returns NOT_FOUND for an unknown sweep; a sweep whose runs are
 // all over is no error.
 func (m *Manager) CancelSweep(ctx context.Context, id string) (cascade.Sweep, error) {
 	s, err := m.cfg.Store.Sweep(ctx, id)
@@ -165,6 +166,15 @@ func (m *Manager) CancelSweep(ctx context.Context, id string) (cascade.Sweep, er
 	}
 	rest, err := m.cfg.Store.SweepRuns(ctx, id, cascade.RunQueued, cascade.RunRunning)
 	if err != nil {
+		return s, err
+	}
+	if m.slurm != nil {
+		ids := make([]string, len(rest))
+		for i, r := range rest {
+			ids[i] = r.ID
+		}
+		err := m.slurm.cancelMany(ctx, ids)
+		m.log.Info("sweep cancelled", "sweep", id, "queued", len(queued), "jobs", len(rest))
 		return s, err
 	}
 	var errs []error

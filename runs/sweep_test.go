@@ -349,7 +349,8 @@ func TestSlurmSweepOf50Runs(t *testing.T) {
 }
 
 // TestSlurmCancelSweep: cancelling a sweep whose runs are pending Slurm
-// jobs (their partition is down) cancels the jobs, and the runs.
+// jobs (their partition is down) cancels the jobs, with one scancel
+// call, and the runs.
 func TestSlurmCancelSweep(t *testing.T) {
 	t.Parallel()
 	s, c, calls := slurmServer(t, "ok", func(cfg *app.Config) { cfg.Slurm.Options.Partition = "long" })
@@ -375,10 +376,14 @@ func TestSlurmCancelSweep(t *testing.T) {
 		}
 		return n == 4
 	})
+	scancels := calls.Count("scancel")
 	var cs struct{ CancelSweep sweep }
 	s.MustDo(t, `mutation($id: ID!) { cancelSweep(id: $id) { `+sweepFields+` } }`, map[string]any{"id": sw.ID}, &cs)
 	if p := cs.CancelSweep.Progress; p.Cancelled != 4 {
 		t.Fatalf("after cancelSweep: %+v", p)
+	}
+	if n := calls.Count("scancel") - scancels; n != 1 {
+		t.Fatalf("cancelSweep ran scancel %d times for 4 jobs, want once", n)
 	}
 	var r struct {
 		Sweep struct {
