@@ -122,6 +122,7 @@ func benchLaunchSweep(b *testing.B, dsn, executor string) {
 				probes++
 			}
 		})
+		writes := s.DB.WriteTransactions()
 		start := time.Now()
 		var r struct{ LaunchSweep struct{ ID string } }
 		s.MustDo(b, `mutation($in: LaunchSweepInput!) { launchSweep(input: $in) { id } }`,
@@ -143,6 +144,9 @@ func benchLaunchSweep(b *testing.B, dsn, executor string) {
 			})
 			b.ReportMetric(time.Since(start).Seconds(), "s-all-submitted")
 		}
+		// The database load: the sweep's transaction, and under Slurm one
+		// per submission plus the polls' (uploads and scans are over).
+		b.ReportMetric(float64(s.DB.WriteTransactions()-writes), "db-write-txns")
 		close(stop)
 		wg.Wait()
 		b.ReportMetric(float64(maxLatency.Milliseconds()), "ms-max-query-latency")
