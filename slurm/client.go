@@ -80,7 +80,10 @@ func (c *Client) Submit(ctx context.Context, j Job) (JobID, error) {
 	}
 	out, err := c.run(ctx, "sbatch", append(args, script)...)
 	if err != nil {
-		if !c.up(ctx) {
+		// Only an sbatch that exited non-zero can have been refused: one
+		// that timed out or whose answer was cut short (ErrUnavailable
+		// from run) may have queued the job.
+		if errors.Is(err, ErrUnavailable) || !c.up(ctx) {
 			return 0, unavailable(err)
 		}
 		return 0, fmt.Errorf("%w: %w", ErrRejected, err)

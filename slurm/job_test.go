@@ -1,6 +1,7 @@
 package slurm_test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,5 +115,28 @@ func TestParseJobID(t *testing.T) {
 		if _, err := slurm.ParseJobID(in); err == nil {
 			t.Errorf("ParseJobID(%q) accepted", in)
 		}
+	}
+}
+
+// TestSubmitUnfinishedAnswerIsNotARejection: an sbatch whose answer
+// cannot be read to its end (here a child keeps its stdout open past the
+// client's WaitDelay, as happened under load) while the controller is up
+// is ErrUnavailable, not ErrRejected: the job may have been queued, so it
+// is looked for by name, not failed as refused.
+func TestSubmitUnfinishedAnswerIsNotARejection(t *testing.T) {
+	bin := t.TempDir()
+	for name, script := range map[string]string{
+		"sbatch":   "#!/bin/sh\necho 42\nsleep 5 &\nexit 0\n",
+		"scontrol": "#!/bin/sh\necho 'Slurmctld(primary) at ctl is UP'\n",
+	} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &slurm.Client{Bin: bin}
+	dir := t.TempDir()
+	_, err := c.Submit(t.Context(), slurm.Job{Name: "cascade-r1", Dir: dir, Log: filepath.Join(dir, "sim.log"), Command: []string{"true"}})
+	if !errors.Is(err, slurm.ErrUnavailable) || errors.Is(err, slurm.ErrRejected) {
+		t.Fatalf("Submit: %v; want ErrUnavailable, not ErrRejected", err)
 	}
 }
