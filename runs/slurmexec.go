@@ -378,16 +378,7 @@ func (s *slurmExec) cancel(ctx context.Context, id string) (cascade.Run, error) 
 		return r, nil // the poller sees the job end
 	}
 	// A pending job that was cancelled never starts.
-	r2, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
-		if r.State != cascade.RunQueued {
-			return cascade.ErrUnchanged
-		}
-		now := time.Now().UTC()
-		r.State, r.FinishedAt = cascade.RunCancelled, &now
-		r.Slurm.State = string(slurm.Cancelled)
-		r.History = append(r.History, stamp("cancelled before it started"))
-		return nil
-	})
+	r2, saved, err := m.cfg.Store.UpdateRun(ctx, id, cancelBeforeStart)
 	if err != nil || !saved {
 		return r, err
 	}
@@ -473,16 +464,7 @@ func (s *slurmExec) cancelMany(ctx context.Context, ids []string) error {
 		return errors.Join(errs...)
 	}
 	// Pending jobs that were cancelled never start.
-	cancelled, _, err := m.cfg.Store.UpdateRuns(ctx, withJob, func(r *cascade.Run) error {
-		if r.State != cascade.RunQueued {
-			return cascade.ErrUnchanged
-		}
-		now := time.Now().UTC()
-		r.State, r.FinishedAt = cascade.RunCancelled, &now
-		r.Slurm.State = string(slurm.Cancelled)
-		r.History = append(r.History, stamp("cancelled before it started"))
-		return nil
-	})
+	cancelled, _, err := m.cfg.Store.UpdateRuns(ctx, withJob, cancelBeforeStart)
 	if err != nil {
 		return err
 	}
@@ -949,4 +931,17 @@ func (s *slurmExec) available() {
 		s.status.Message = &s.info
 	}
 	s.m.cfg.Events.Publish(events.ExecutorUpdated{Status: s.status})
+}
+
+// cancelBeforeStart records a pending run whose job was cancelled: it
+// never starts.
+func cancelBeforeStart(r *cascade.Run) error {
+	if r.State != cascade.RunQueued {
+		return cascade.ErrUnchanged
+	}
+	now := time.Now().UTC()
+	r.State, r.FinishedAt = cascade.RunCancelled, &now
+	r.Slurm.State = string(slurm.Cancelled)
+	r.History = append(r.History, stamp("cancelled before it started"))
+	return nil
 }
