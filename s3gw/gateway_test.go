@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
 	"github.com/cascade-sim/cascade/internal/app"
@@ -342,5 +343,141 @@ func TestPutIsInvisibleUntilComplete(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(bucket, filepath.FromSlash(key)))
 	if err != nil || !bytes.Equal(got, append(half, half...)) {
 		t.Fatalf("object: %v, %d bytes, want %d", err, len(got), 2*len(half))
+	}
+}
+
+// TestCompleteNeedsRoomForOneMorePart puts the storage root on a 56 MiB
+// tmpfs and uploads 38 MiB in seven parts, the last of 8 MiB. Completing
+// needs room for the upload and its largest part, not the upload twice, as
+// each part is moved into the object. A completion on a disk too full for
+// the first part fails with InsufficientStorage and leaves the upload
+// whole; one that runs out of room half way fails the same, publishes
+// nothing, and removes the upload, whose parts it has partly used. It needs
+// root, for mount(2).
+func TestCompleteNeedsRoomForOneMorePart(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small file system")
+	}
+	mounted := ""
+	s := testutil.Server(t, testutil.WithS3, func(c *app.Config) {
+		root := filepath.Join(c.DataDir, "s3")
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mount("tmpfs", root, "tmpfs", 0, "size=56m"); err != nil {
+			if os.Getenv("CI") == "" {
+				t.Skipf("mount tmpfs: %v", err)
+			}
+			t.Fatalf("mount tmpfs: %v", err)
+		}
+		mounted = root
+	})
+	t.Cleanup(func() {
+		s.Close()
+		if err := syscall.Unmount(mounted, 0); err != nil {
+			t.Errorf("unmount %s: %v", mounted, err)
+		}
+	})
+	c := client(s.S3.URL, testutil.S3Keys)
+	ctx := context.Background()
+	key := "traces/moved/traces/kernel-1.trace"
+	var data []byte
+	for n := 1; n <= 7; n++ {
+		size := 5 << 20
+		if n == 7 {
+			size = 8 << 20
+		}
+		data = append(data, bytes.Repeat([]byte{'a' + byte(n)}, size)...)
+	}
+	upload := func() *s3.CompleteMultipartUploadInput {
+		t.Helper()
+		up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("cascade"), Key: aws.String(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts []types.CompletedPart
+		for n := int32(1); n <= 7; n++ {
+			part := data[(n-1)*5<<20:]
+			if n < 7 {
+				part = part[:5<<20]
+			}
+			out, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String("cascade"), Key: aws.String(key), UploadId: up.UploadId, PartNumber: aws.Int32(n), Body: bytes.NewReader(part)})
+			if err != nil {
+				t.Fatalf("part %d: %v", n, err)
+			}
+			parts = append(parts, types.CompletedPart{PartNumber: aws.Int32(n), ETag: out.ETag})
+		}
+		return &s3.CompleteMultipartUploadInput{Bucket: aws.String("cascade"), Key: aws.String(key), UploadId: up.UploadId,
+			MultipartUpload: &types.CompletedMultipartUpload{Parts: parts}}
+	}
+	filler := filepath.Join(mounted, "filler")
+	// fill leaves free MiB free on the disk.
+	fill := func(free int64) {
+		t.Helper()
+		os.Remove(filler)
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(mounted, &st); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filler, make([]byte, int64(st.Bavail)*st.Bsize-free<<20), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nothingPublished := func(when string) {
+		t.Helper()
+		if v := visible(files(t, mounted)); len(v) != 1 || v[0] != "filler" {
+			t.Fatalf("%s the scanner sees %v", when, v)
+		}
+	}
+	parts := func(in *s3.CompleteMultipartUploadInput) (int, error) {
+		out, err := c.ListParts(ctx, &s3.ListPartsInput{Bucket: in.Bucket, Key: in.Key, UploadId: in.UploadId})
+		if err != nil {
+			return 0, err
+		}
+		return len(out.Parts), nil
+	}
+
+	// Less room than a part: the first move fails, and nothing is lost.
+	complete := upload()
+	fill(2)
+	if _, err := c.CompleteMultipartUpload(ctx, complete); apiCode(err) != "InsufficientStorage" {
+		t.Fatalf("CompleteMultipartUpload with 2 MiB free: %v, want InsufficientStorage", err)
+	}
+	nothingPublished("after a completion with 2 MiB free")
+	if n, err := parts(complete); err != nil || n != 7 {
+		t.Fatalf("ListParts after the failed completion: %d parts, %v; want 7", n, err)
+	}
+
+	// Room for the 5 MiB parts but not the 8 MiB one: six parts move, the
+	// last does not fit, and the upload is gone.
+	fill(6)
+	if _, err := c.CompleteMultipartUpload(ctx, complete); apiCode(err) != "InsufficientStorage" {
+		t.Fatalf("CompleteMultipartUpload with 6 MiB free: %v, want InsufficientStorage", err)
+	}
+	nothingPublished("after a completion that ran out of room half way")
+	if _, err := parts(complete); apiCode(err) != "NoSuchUpload" {
+		t.Fatalf("ListParts after a completion failed half way: %v, want NoSuchUpload", err)
+	}
+	for rel := range files(t, mounted) {
+		if strings.HasPrefix(rel, "cascade/.sgwtmp/") {
+			t.Errorf("left after the failed completion: %s", rel)
+		}
+	}
+
+	// 38 MiB in 56: the old join, which kept every part until the end,
+	// needed 76.
+	os.Remove(filler)
+	complete = upload()
+	if _, err := c.CompleteMultipartUpload(ctx, complete); err != nil {
+		t.Fatalf("CompleteMultipartUpload of 38 MiB in 56: %v", err)
+	}
+	got, err := os.ReadFile(filepath.Join(mounted, "cascade", filepath.FromSlash(key)))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("object: %v, %d bytes, want %d", err, len(got), len(data))
+	}
+	for rel := range files(t, mounted) {
+		if strings.HasPrefix(rel, "cascade/.sgwtmp/") {
+			t.Errorf("left after the completion: %s", rel)
+		}
 	}
 }
