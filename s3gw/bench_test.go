@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"hash/crc32"
+	"io"
+	"net"
 	"strings"
 	"testing"
 
@@ -107,5 +109,44 @@ func BenchmarkMultipartUpload(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkLoopbackTCP sends b.N MiB over one loopback TCP connection
+// from a buffer to nothing: no file, no HTTP, no checksum, the ceiling of
+// any upload over a socket on this machine. scripts/bench-s3.sh prints it
+// beside cp and the uploads.
+func BenchmarkLoopbackTCP(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	received := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			received <- err
+			return
+		}
+		defer c.Close()
+		_, err = io.CopyBuffer(io.Discard, c, make([]byte, 1<<20))
+		received <- err
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 1<<20)
+	b.SetBytes(int64(len(buf)))
+	b.ResetTimer()
+	for range b.N {
+		if _, err := c.Write(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c.Close()
+	if err := <-received; err != nil {
+		b.Fatal(err)
 	}
 }
