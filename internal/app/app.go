@@ -380,13 +380,15 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	reg.Watch(src)
 
 	// Only those with a token, when there are tokens, may use the GraphQL
-	// endpoint (which answers in GraphQL's terms) and pprof (any valid
-	// token, as for queries). /healthz and /metrics stay open to probes
-	// and scrapers.
+	// endpoint (which answers in GraphQL's terms), and only the read-write
+	// token pprof: a CPU profile or an execution trace slows the server
+	// while it runs, and a goroutine dump shows its insides, which is for
+	// whoever runs it, not for readers. /healthz and /metrics stay open to
+	// probes and scrapers.
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", m.graph)
 	if cfg.Pprof {
-		mux.Handle("/debug/pprof/", cfg.Tokens.Require(auth.ReadOnly, pprofHandler()))
+		mux.Handle("/debug/pprof/", cfg.Tokens.Require(auth.ReadWrite, pprofHandler()))
 	}
 	if cfg.UI != nil {
 		mux.Handle("/", cfg.UI)

@@ -203,13 +203,14 @@ func TestTLS(t *testing.T) {
 	}
 }
 
-// TestPprofNeedsAToken: with tokens on, /debug/pprof/ takes either token,
-// as queries do, and refuses a request without one; /healthz stays open.
+// TestPprofNeedsAToken: with tokens on, /debug/pprof/ takes the read-write
+// token only: 401 without one, 403 with the read-only one; /healthz stays
+// open.
 func TestPprofNeedsAToken(t *testing.T) {
 	t.Parallel()
 	tokens := auth.Tokens{ReadWrite: "pprof-rw-token-0123456789", ReadOnly: "pprof-ro-token-0123456789"}
 	s := testutil.Server(t, func(c *app.Config) { c.Pprof, c.Tokens = true, tokens })
-	for token, want := range map[string]int{"": 401, "wrong-token-0123456789": 401, tokens.ReadOnly: 200, tokens.ReadWrite: 200} {
+	for token, want := range map[string]int{"": 401, "wrong-token-0123456789": 401, tokens.ReadOnly: 403, tokens.ReadWrite: 200} {
 		req, _ := http.NewRequest("GET", s.URL+"/debug/pprof/goroutine?debug=1", nil)
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
