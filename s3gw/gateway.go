@@ -98,6 +98,7 @@ func Start(ctx context.Context, cfg Config) (*Gateway, error) {
 	if err := (meta.XattrMeta{}).Test(cfg.Root); err != nil {
 		return nil, fmt.Errorf("s3gw: %s keeps no extended attributes (user.*), which the gateway stores object metadata in: %w", cfg.Root, err)
 	}
+	releaseClaims(cfg.Root, cfg.Logger)
 	host, port, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("s3gw: listen address %q: %w", cfg.Addr, err)
