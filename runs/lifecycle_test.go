@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +23,30 @@ import (
 func hanging(t *testing.T) func(*app.Config) {
 	sim := fakesim.Build(t)
 	return func(c *app.Config) { c.SimCmd = []string{"env", "FAKESIM_MODE=slow", "FAKESIM_DELAY=1h", sim} }
+}
+
+// held makes the stand-in simulator wait before each kernel's statistics
+// until release is called (FAKESIM_STEP): a run stays RUNNING for as long
+// as the test needs, on a machine of any speed or load, then every kernel
+// of every run goes on. The test holds the named pipe open, so the lines
+// release writes stay there for simulators that start later.
+func held(t *testing.T) (configure func(*app.Config), release func()) {
+	step := filepath.Join(t.TempDir(), "step")
+	if err := syscall.Mkfifo(step, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := os.OpenFile(step, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pipe.Close() })
+	configure = func(c *app.Config) { c.SimCmd = append([]string{"env", fakesim.EnvStep + "=" + step}, c.SimCmd...) }
+	release = func() {
+		if _, err := pipe.WriteString(strings.Repeat("\n", 1000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return configure, release
 }
 
 // simulators lists the stand-in simulators working on this server's

@@ -222,7 +222,13 @@ func TestCancel(t *testing.T) {
 	for _, mode := range []string{"slow", "ignoreterm"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			s := server(t, mode)
+			var configure []func(*app.Config)
+			if mode == "slow" {
+				// It could finish before the cancel lands on a loaded
+				// machine; ignoreterm never finishes on its own.
+				configure = append(configure, hanging(t))
+			}
+			s := server(t, mode, configure...)
 			r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 			waitRun(t, s, r.ID, "RUNNING")
 			var c struct{ CancelRun run }
@@ -239,9 +245,13 @@ func TestCancel(t *testing.T) {
 	}
 }
 
+// TestQueueAndConcurrencyLimit: with one run at a time, a second waits
+// QUEUED while the first is held RUNNING, a third is cancelled while
+// queued and never runs, and the second runs once the first is done.
 func TestQueueAndConcurrencyLimit(t *testing.T) {
 	t.Parallel()
-	s := server(t, "slow")
+	hold, release := held(t)
+	s := server(t, "ok", hold)
 	a := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 	b := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 	c := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
@@ -253,6 +263,10 @@ func TestQueueAndConcurrencyLimit(t *testing.T) {
 	if got := get(t, s, c.ID); got.State != "CANCELLED" {
 		t.Fatalf("queued run cancelled: %s", got.State)
 	}
+	if got := get(t, s, b.ID); got.State != "QUEUED" {
+		t.Fatalf("second run %s while the first is held", got.State)
+	}
+	release()
 	waitRun(t, s, a.ID, "SUCCEEDED")
 	waitRun(t, s, b.ID, "RUNNING", "SUCCEEDED")
 	waitRun(t, s, b.ID, "SUCCEEDED")
@@ -264,7 +278,7 @@ func TestQueueAndConcurrencyLimit(t *testing.T) {
 func TestRestartRunsAgainFromTheStart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := server(t, "slow", func(c *app.Config) { c.DataDir = dir })
+	s := server(t, "ok", hanging(t), func(c *app.Config) { c.DataDir = dir })
 	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 	waitRun(t, s, r.ID, "RUNNING")
 	s.Close()
