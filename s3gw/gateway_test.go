@@ -258,11 +258,12 @@ func TestKeysCannotEscapeOrHide(t *testing.T) {
 	}
 }
 
-// TestFullDiskFailsTheRequest puts the storage root on a 16 MiB tmpfs and
-// uploads 24 MiB: the request fails with S3's InsufficientStorage and
-// leaves no file, so the space is free again for the next upload. It
-// needs root, for mount(2).
-func TestFullDiskFailsTheRequest(t *testing.T) {
+// onSmallDisk starts a server with the S3 endpoint whose storage root is a
+// tmpfs of the given size ("16m"), and returns the root. It skips the test
+// unless it runs as root, for mount(2), or, outside CI, when the mount
+// fails.
+func onSmallDisk(t *testing.T, size string) (*testutil.TestServer, string) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount a small file system")
 	}
@@ -272,7 +273,7 @@ func TestFullDiskFailsTheRequest(t *testing.T) {
 		if err := os.MkdirAll(root, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := syscall.Mount("tmpfs", root, "tmpfs", 0, "size=16m"); err != nil {
+		if err := syscall.Mount("tmpfs", root, "tmpfs", 0, "size="+size); err != nil {
 			if os.Getenv("CI") == "" {
 				t.Skipf("mount tmpfs: %v", err)
 			}
@@ -286,6 +287,15 @@ func TestFullDiskFailsTheRequest(t *testing.T) {
 			t.Errorf("unmount %s: %v", mounted, err)
 		}
 	})
+	return s, mounted
+}
+
+// TestFullDiskFailsTheRequest puts the storage root on a 16 MiB tmpfs and
+// uploads 24 MiB: the request fails with S3's InsufficientStorage and
+// leaves no file, so the space is free again for the next upload. It
+// needs root, for mount(2).
+func TestFullDiskFailsTheRequest(t *testing.T) {
+	s, mounted := onSmallDisk(t, "16m")
 	c := client(s.S3.URL, testutil.S3Keys)
 	ctx := context.Background()
 	big := bytes.Repeat([]byte("k"), 24<<20)
@@ -355,29 +365,7 @@ func TestPutIsInvisibleUntilComplete(t *testing.T) {
 // nothing, and removes the upload, whose parts it has partly used. It needs
 // root, for mount(2).
 func TestCompleteNeedsRoomForOneMorePart(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to mount a small file system")
-	}
-	mounted := ""
-	s := testutil.Server(t, testutil.WithS3, func(c *app.Config) {
-		root := filepath.Join(c.DataDir, "s3")
-		if err := os.MkdirAll(root, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := syscall.Mount("tmpfs", root, "tmpfs", 0, "size=56m"); err != nil {
-			if os.Getenv("CI") == "" {
-				t.Skipf("mount tmpfs: %v", err)
-			}
-			t.Fatalf("mount tmpfs: %v", err)
-		}
-		mounted = root
-	})
-	t.Cleanup(func() {
-		s.Close()
-		if err := syscall.Unmount(mounted, 0); err != nil {
-			t.Errorf("unmount %s: %v", mounted, err)
-		}
-	})
+	s, mounted := onSmallDisk(t, "56m")
 	c := client(s.S3.URL, testutil.S3Keys)
 	ctx := context.Background()
 	key := "traces/moved/traces/kernel-1.trace"
