@@ -6,8 +6,8 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -153,9 +153,30 @@ func pageCost(child int, first *int) int {
 	return 1 + n*child
 }
 
-// connState is what a websocket connection keeps beside gqlgen's own: how
-// many subscriptions it holds.
-type connState struct{ subscriptions atomic.Int32 }
+// connState is what a websocket connection keeps beside gqlgen's own: the
+// contexts of the subscriptions it holds.
+type connState struct {
+	mu   sync.Mutex
+	subs []context.Context
+}
+
+// hold counts ctx among the connection's subscriptions, unless it holds max
+// already. A subscription counts until its context ends. gqlgen's transport
+// cancels it when the client stops it, before it reads the client's next
+// message, and starts each subscription (which is when hold runs) on a
+// goroutine of its own afterwards: a client that stops one and starts
+// another at once finds room. (A counter decremented when the context ended
+// was not: context.AfterFunc runs later, on another goroutine.)
+func (st *connState) hold(ctx context.Context, max int) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.subs = slices.DeleteFunc(st.subs, func(c context.Context) bool { return c.Err() != nil })
+	if len(st.subs) >= max {
+		return false
+	}
+	st.subs = append(st.subs, ctx)
+	return true
+}
 
 type connStateKey struct{}
 
@@ -176,17 +197,13 @@ func (l subscriptionLimit) InterceptOperation(ctx context.Context, next graphql.
 	if st == nil || op.Operation != ast.Subscription {
 		return next(ctx)
 	}
-	if n := st.subscriptions.Add(1); int(n) > l.max {
-		st.subscriptions.Add(-1)
+	if !st.hold(ctx, l.max) {
 		err := gqlerror.Errorf("this connection holds %d subscriptions, the most one may: stop one first, or open another connection", l.max)
 		setCode(err, codeSubscriptions)
 		// The transport answers with an error message for this id.
 		transport.AddSubscriptionError(ctx, err)
 		return func(context.Context) *graphql.Response { return nil }
 	}
-	// The transport cancels ctx when the subscription ends, whichever
-	// side ends it.
-	context.AfterFunc(ctx, func() { st.subscriptions.Add(-1) })
 	return next(ctx)
 }
 

@@ -93,7 +93,9 @@ type wsMessage struct {
 
 // TestSubscriptionsPerConnection: a websocket holds at most the limit; one
 // more gets an error message with code TOO_MANY_SUBSCRIPTIONS, and once
-// one ends there is room again. Other connections are not affected.
+// one ends there is room again, at once: a client that stops one and
+// starts another right after, without waiting for anything, gets it.
+// Other connections are not affected.
 func TestSubscriptionsPerConnection(t *testing.T) {
 	t.Parallel()
 	const limit = 3
@@ -133,12 +135,47 @@ func TestSubscriptionsPerConnection(t *testing.T) {
 	// Another connection has its own count.
 	other := s.Subscribe(t, "graphql-transport-ws", "subscription { traceUpdated { id } }", nil)
 	defer other.Conn.Close()
+	testutil.Eventually(t, 5*time.Second, "the other connection's live", func() bool { return s.Subscribers() == base+limit+1 })
 
-	// Ending one makes room.
-	conn.WriteJSON(map[string]any{"id": "0", "type": "complete"})
-	testutil.Eventually(t, 5*time.Second, "one ended", func() bool { return s.Subscribers() == base+limit })
+	// Ending one makes room at once: the client starts another right
+	// after, waiting for nothing. New traces' events reach the new one (a
+	// trace every half second, as it may not be live for the first), so it
+	// was not refused.
+	if err := conn.WriteJSON(map[string]any{"id": "0", "type": "complete"}); err != nil {
+		t.Fatal(err)
+	}
 	subscribe("room-again")
-	testutil.Eventually(t, 5*time.Second, "a new one live", func() bool { return s.Subscribers() == base+limit+1 })
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	heard := make(chan wsMessage, 1)
+	go func() {
+		defer close(heard)
+		for {
+			var m wsMessage
+			if err := conn.ReadJSON(&m); err != nil {
+				return
+			}
+			if m.ID == "room-again" {
+				heard <- m
+				return
+			}
+		}
+	}()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for n := 0; ; n++ {
+		s.WriteFile(t, fmt.Sprintf("made-room-%d", n), "traces/kernel-1.trace", []byte("x"))
+		select {
+		case m, ok := <-heard:
+			if !ok {
+				t.Fatalf("no event for room-again after %d new traces", n+1)
+			}
+			if m.Type != "next" {
+				t.Fatalf("room-again: %s %s", m.Type, m.Payload)
+			}
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // TestConnectionsPerClient: one address holds at most the limit of
