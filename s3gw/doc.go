@@ -10,7 +10,7 @@
 // The backend writes each object to an unnamed O_TMPFILE (or a file under
 // the bucket's .sgwtmp directory) and links it into place when complete,
 // keeps multipart parts under <bucket>/.sgwtmp/multipart until
-// CompleteMultipartUpload, which this package has move them into the object
+// CompleteMultipartUpload, where this package moves them into the object
 // one by one (join.go), and its locks in <root>/.vgwlocks: all dot
 // directories outside any trace, which the scanner skips. A disk that fills
 // fails the request with InsufficientStorage and leaves nothing.
