@@ -83,32 +83,39 @@ t_cp=$wall cpu_cp=$cpu
 flushed "$work/cp-copy"; d_cp=$disk
 rm "$work/cp-copy"
 
+# upload NAME FILE CMD...: runs the upload CMD into recycled memory and
+# sets t_NAME and cpu_NAME (see timed), the server's peak RSS (rss_NAME) and
+# CPU seconds (srv_NAME) during it, and d_NAME once FILE, what it wrote, is
+# flushed (see flushed).
+upload() {
+  local name=$1 file=$2 c0
+  shift 2
+  recycle
+  reset_peak
+  c0=$(server_cpu)
+  timed "$@"
+  printf -v "t_$name" %s "$wall"
+  printf -v "cpu_$name" %s "$cpu"
+  printf -v "rss_$name" %s "$(peak_rss)"
+  printf -v "srv_$name" %s "$(echo "$(server_cpu) - $c0" | bc)"
+  flushed "$file"
+  printf -v "d_$name" %s "$disk"
+}
+
 export AWS_ACCESS_KEY_ID=$CASCADE_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$CASCADE_S3_SECRET_KEY AWS_DEFAULT_REGION=us-east-1
 export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true
-recycle
-reset_peak
-c0=$(server_cpu)
-timed aws --only-show-errors --endpoint-url "http://$s3" s3 cp "$work/src/traces/kernel-1.trace" s3://cascade/bench/aws.trace
-t_aws=$wall cpu_aws=$cpu rss_aws=$(peak_rss) srv_aws=$(echo "$(server_cpu) - $c0" | bc)
-flushed "$work/data/s3/cascade/bench/aws.trace"; d_aws=$disk
+upload aws "$work/data/s3/cascade/bench/aws.trace" \
+  aws --only-show-errors --endpoint-url "http://$s3" s3 cp "$work/src/traces/kernel-1.trace" s3://cascade/bench/aws.trace
 rm "$work/data/s3/cascade/bench/aws.trace"
 
 # The same with the settings the README suggests for the CLI.
 printf '[default]\nrequest_checksum_calculation = when_required\ns3 =\n  multipart_chunksize = 64MB\n  max_concurrent_requests = 4\n' >"$work/aws-config"
-recycle
-reset_peak
-c0=$(server_cpu)
-AWS_CONFIG_FILE=$work/aws-config timed aws --only-show-errors --endpoint-url "http://$s3" s3 cp "$work/src/traces/kernel-1.trace" s3://cascade/bench/aws-set.trace
-t_awsset=$wall cpu_awsset=$cpu rss_awsset=$(peak_rss) srv_awsset=$(echo "$(server_cpu) - $c0" | bc)
-flushed "$work/data/s3/cascade/bench/aws-set.trace"; d_awsset=$disk
+upload awsset "$work/data/s3/cascade/bench/aws-set.trace" \
+  env AWS_CONFIG_FILE="$work/aws-config" aws --only-show-errors --endpoint-url "http://$s3" s3 cp "$work/src/traces/kernel-1.trace" s3://cascade/bench/aws-set.trace
 rm "$work/data/s3/cascade/bench/aws-set.trace"
 
-recycle
-reset_peak
-c0=$(server_cpu)
-timed "$work/cascade" upload "$work/src" --run-name bench-cascade --endpoint "http://$s3"
-t_cascade=$wall cpu_cascade=$cpu rss_cascade=$(peak_rss) srv_cascade=$(echo "$(server_cpu) - $c0" | bc)
-flushed "$work/data/s3/cascade/traces/bench-cascade/traces/kernel-1.trace"; d_cascade=$disk
+upload cascade "$work/data/s3/cascade/traces/bench-cascade/traces/kernel-1.trace" \
+  "$work/cascade" upload "$work/src" --run-name bench-cascade --endpoint "http://$s3"
 cmp -s "$work/src/traces/kernel-1.trace" "$work/data/s3/cascade/traces/bench-cascade/traces/kernel-1.trace" ||
   { echo "bench-s3: the uploaded file differs from the source" >&2; exit 1; }
 
