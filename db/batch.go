@@ -108,7 +108,7 @@ func (d *DB) UpdateTraces(ctx context.Context, ws []cascade.TraceWrite) ([]casca
 				t.Seq, t.CreatedAt = nextSeq, now
 				nextSeq++
 			}
-			t.UpdatedAt = now
+			t.UpdatedAt = changedAt(now, t.UpdatedAt)
 			writes = append(writes, &t)
 			res[i] = cascade.TraceWritten{Trace: t, Saved: true}
 		}

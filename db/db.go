@@ -249,5 +249,18 @@ func (d *DB) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
 // database load a piece of work causes, for tests and benchmarks.
 func (d *DB) WriteTransactions() int64 { return d.writes.Load() }
 
+// changedAt is the UpdatedAt of a row changed at now that was last changed
+// at prev: now, or a microsecond after prev when the clock has not passed
+// it (it was stepped back). A row's UpdatedAt so never goes back, and a
+// client that keeps the newer of two copies of a row by it (the web UI,
+// between a query's answer and the events that raced it) keeps the right
+// one.
+func changedAt(now, prev time.Time) time.Time {
+	if now.After(prev) {
+		return now
+	}
+	return prev.Add(time.Microsecond)
+}
+
 // read returns a context-bound handle for queries.
 func (d *DB) read(ctx context.Context) *gorm.DB { return d.r.WithContext(ctx) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Explain returns the database's plan for query, a statement as logged at
@@ -93,4 +94,11 @@ func SetChunkRows(t testing.TB, n int) {
 	old, oldCopy := sqliteChunk, copyChunk
 	sqliteChunk, copyChunk = n, n
 	t.Cleanup(func() { sqliteChunk, copyChunk = old, oldCopy })
+}
+
+// SetUpdatedAt stores at as the updated_at of the row of table ("traces"
+// or "runs") with id, as a clock that was ahead and has since been
+// stepped back left it.
+func (d *DB) SetUpdatedAt(ctx context.Context, table, id string, at time.Time) error {
+	return d.w.WithContext(ctx).Table(table).Where("id = ?", id).Update("updated_at", at).Error
 }

@@ -113,9 +113,9 @@ func (d *DB) UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) e
 		if err := fn(&r); err != nil {
 			return err
 		}
-		r.UpdatedAt = tx.NowFunc()
+		r.UpdatedAt = changedAt(tx.NowFunc(), r.UpdatedAt)
 		saved = true
-		return tx.Select("*").Omit("id", "seq", "created_at").Where("id = ?", id).Updates(&r).Error
+		return tx.Select("*").Omit("id", "seq", "created_at").Where("id = ?", id).UpdateColumns(&r).Error
 	})
 	if errors.Is(err, cascade.ErrUnchanged) {
 		return r, false, nil
@@ -166,8 +166,8 @@ func (d *DB) UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.Ru
 			case err != nil:
 				return err
 			}
-			r.UpdatedAt = now
-			if err := tx.Select("*").Omit("id", "seq", "created_at").Where("id = ?", id).Updates(&r).Error; err != nil {
+			r.UpdatedAt = changedAt(now, r.UpdatedAt)
+			if err := tx.Select("*").Omit("id", "seq", "created_at").Where("id = ?", id).UpdateColumns(&r).Error; err != nil {
 				return fmt.Errorf("save run %s: %w", id, err)
 			}
 			saved = append(saved, r)

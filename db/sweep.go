@@ -113,10 +113,10 @@ func (d *DB) CancelQueuedSweepRuns(ctx context.Context, id, history string) ([]c
 		now := tx.NowFunc()
 		for i := range rs {
 			r := &rs[i]
-			r.State, r.FinishedAt, r.UpdatedAt = cascade.RunCancelled, &now, now
+			r.State, r.FinishedAt, r.UpdatedAt = cascade.RunCancelled, &now, changedAt(now, r.UpdatedAt)
 			r.History = append(r.History, history)
 			err := tx.Model(&cascade.Run{}).Where("id = ?", r.ID).
-				Select("state", "finished_at", "updated_at", "history").Updates(r).Error
+				Select("state", "finished_at", "updated_at", "history").UpdateColumns(r).Error
 			if err != nil {
 				return fmt.Errorf("cancel run %s: %w", r.ID, err)
 			}

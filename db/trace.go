@@ -169,7 +169,7 @@ func saveTrace(tx *gorm.DB, t *cascade.Trace) error {
 		return err
 	}
 	var old cascade.Trace
-	err := tx.Select("seq", "created_at").Take(&old, "id = ?", t.ID).Error
+	err := tx.Select("seq", "created_at", "updated_at").Take(&old, "id = ?", t.ID).Error
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
 		if err := tx.Model(&cascade.Trace{}).Select("COALESCE(MAX(seq), 0) + 1").Scan(&t.Seq).Error; err != nil {
@@ -183,7 +183,7 @@ func saveTrace(tx *gorm.DB, t *cascade.Trace) error {
 	case err != nil:
 		return fmt.Errorf("load trace %s: %w", t.ID, err)
 	}
-	t.Seq, t.CreatedAt = old.Seq, old.CreatedAt
+	t.Seq, t.CreatedAt, t.UpdatedAt = old.Seq, old.CreatedAt, old.UpdatedAt
 	return updateTrace(tx, t)
 }
 
@@ -191,8 +191,8 @@ func saveTrace(tx *gorm.DB, t *cascade.Trace) error {
 // over the stored trace with its id, which the caller knows is there (in
 // tx, with lockTraces taken).
 func updateTrace(tx *gorm.DB, t *cascade.Trace) error {
-	t.UpdatedAt = tx.NowFunc()
-	if err := tx.Select("*").Omit("id", "seq", "created_at").Where("id = ?", t.ID).Updates(t).Error; err != nil {
+	t.UpdatedAt = changedAt(tx.NowFunc(), t.UpdatedAt)
+	if err := tx.Select("*").Omit("id", "seq", "created_at").Where("id = ?", t.ID).UpdateColumns(t).Error; err != nil {
 		return fmt.Errorf("update trace %s: %w", t.ID, err)
 	}
 	return nil
