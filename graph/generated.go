@@ -145,6 +145,7 @@ type ComplexityRoot struct {
 		Sweep             func(childComplexity int) int
 		TimingProblems    func(childComplexity int) int
 		Trace             func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
 	}
 
 	RunComparison struct {
@@ -888,6 +889,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.Trace(childComplexity), true
+	case "Run.updatedAt":
+		if e.ComplexityRoot.Run.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.UpdatedAt(childComplexity), true
 
 	case "RunComparison.correlation":
 		if e.ComplexityRoot.RunComparison.Correlation == nil {
@@ -1926,6 +1933,8 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_history(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Run_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Run_updatedAt(ctx, field)
 	case "startedAt":
 		return ec.fieldContext_Run_startedAt(ctx, field)
 	case "finishedAt":
@@ -4579,6 +4588,29 @@ func (ec *executionContext) _Run_createdAt(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Run_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Run_updatedAt(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Run", field, false, false, "Time")
 }
 
@@ -9802,6 +9834,11 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 		case "createdAt":
 			out.Values[i] = ec._Run_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Run_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
