@@ -24,3 +24,10 @@ function timeKey(s: string): { seconds: number; fraction: string } {
     fraction: (m[2] ?? "").padEnd(9, "0").slice(0, 9),
   };
 }
+
+/** The newer of two copies of the same row (a trace, a run) by updatedAt; b when they tie. */
+export function newest<T extends { updatedAt: string }>(a: T | null | undefined, b: T | null | undefined): T | null {
+  if (!a) return b ?? null;
+  if (!b) return a;
+  return compareTime(b.updatedAt, a.updatedAt) >= 0 ? b : a;
+}

@@ -7,6 +7,7 @@ import { formatCount, formatDurationMs, formatNs, formatTime } from "../format";
 import type { RunDetailFragment } from "../gql/graphql";
 import { sweepPath } from "../sweeps/progress";
 import { Link, tracePath, useTitle } from "../router";
+import { newest } from "../time";
 import { appendLines } from "../traces/PostprocessLog";
 import { formatCorrelation, formatPct, isActive, progressFraction } from "./compare";
 import { CancelRunMutation, RunDetailUpdatedSubscription, RunLogSubscription, RunQuery, RunRemovedSubscription } from "./documents";
@@ -16,13 +17,11 @@ import { ScatterChart } from "./ScatterChart";
 export function RunPage({ id }: { id: string }) {
   useTitle(`Run ${id}`);
   const [{ data, error }, refetch] = useLiveQuery({ query: RunQuery, variables: { id } });
-  // Runs carry no updatedAt: whichever of the query result and the runUpdated events
-  // arrived last is the newest snapshot.
-  const [run, setRun] = useState<RunDetailFragment | null>(null);
-  useEffect(() => {
-    if (data) setRun(data.run ?? null);
-  }, [data]);
-  useEvents(RunDetailUpdatedSubscription, { id }, (d) => setRun(d.runUpdated));
+  // The newer of the query's answer and the last runUpdated event, by updatedAt: an answer
+  // (a refetch after a reconnect) can come after a newer event.
+  const [live, setLive] = useState<RunDetailFragment | null>(null);
+  useEvents(RunDetailUpdatedSubscription, { id }, (d) => setLive(d.runUpdated));
+  const run = newest<RunDetailFragment>(data?.run, live);
   const [removed, setRemoved] = useState(false);
   useEvents(RunRemovedSubscription, { id }, () => setRemoved(true));
   const finished = run && !isActive(run.state);

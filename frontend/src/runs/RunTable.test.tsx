@@ -11,6 +11,7 @@ const run: RunSummaryFragment = {
   label: "my run",
   error: null,
   createdAt: "2026-01-02T03:04:05Z",
+  updatedAt: "2026-01-02T03:04:06Z",
   startedAt: null,
   finishedAt: null,
   simConfig: { name: "SM90_H100" },

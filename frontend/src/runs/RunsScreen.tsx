@@ -1,11 +1,12 @@
 import { useEffect, useState } from "react";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
+import { useReplayReducer } from "../api/replay";
 import { RUN_STATES } from "../components/StateBadge";
 import type { RunState, RunSummaryFragment } from "../gql/graphql";
 import { Link, useTitle } from "../router";
 import { SweepsList } from "../sweeps/SweepsList";
-import { mergeRun } from "./compare";
+import { runListReducer, type RunListAction } from "./compare";
 import { RunRemovedSubscription, RunsQuery, RunUpdatedSubscription } from "./documents";
 import { RunTable } from "./RunTable";
 
@@ -51,13 +52,18 @@ export function RunsScreen() {
 export function RunList({ state, traceId }: { state: RunState | null; traceId: string | null }) {
   const [first, setFirst] = useState(PAGE);
   const [{ data, error, fetching }] = useLiveQuery({ query: RunsQuery, variables: { state, traceId, first } });
-  const [rows, setRows] = useState<RunSummaryFragment[]>([]);
+  // An answer can be older than the events already shown: see useReplayReducer.
+  const [rows, dispatch] = useReplayReducer<RunSummaryFragment[], RunListAction<RunSummaryFragment>>(
+    (rows, a) => runListReducer(rows, a, state),
+    [],
+    (a) => a.type === "loaded",
+  );
   useEffect(() => {
-    if (data) setRows(data.runs.nodes);
-  }, [data]);
-  useEvents(RunUpdatedSubscription, { traceId }, (d) => setRows((r) => mergeRun(r, d.runUpdated, state)));
+    if (data) dispatch({ type: "loaded", rows: data.runs.nodes });
+  }, [data, dispatch]);
+  useEvents(RunUpdatedSubscription, { traceId }, (d) => dispatch({ type: "updated", run: d.runUpdated }));
   // A run goes away with its trace's directory.
-  useEvents(RunRemovedSubscription, { traceId }, (d) => setRows((r) => r.filter((x) => x.id !== d.runRemoved)));
+  useEvents(RunRemovedSubscription, { traceId }, (d) => dispatch({ type: "removed", id: d.runRemoved }));
   if (error && !data) return <p role="alert" className="error">Could not load runs: {error.message}</p>;
   if (!data) return <p aria-busy="true">Loading runs…</p>;
   if (rows.length === 0) return <p className="empty">No runs{state ? " in this state" : " yet"}.</p>;

@@ -47,11 +47,18 @@ describe("run helpers", () => {
     expect(isActive("CANCELLED")).toBe(false);
   });
   it("mergeRun keeps newest first and honours the state filter", () => {
-    const a = { id: "a", state: "RUNNING", createdAt: "2026-12-02T10:00:00Z" };
-    const b = { id: "b", state: "QUEUED", createdAt: "2026-12-02T11:00:00.5Z" };
+    const a = { id: "a", state: "RUNNING", createdAt: "2026-12-02T10:00:00Z", updatedAt: "2026-12-02T10:00:01Z" };
+    const b = { id: "b", state: "QUEUED", createdAt: "2026-12-02T11:00:00.5Z", updatedAt: "2026-12-02T11:00:00.5Z" };
     expect(mergeRun([a], b, null).map((r) => r.id)).toEqual(["b", "a"]);
     expect(mergeRun([a], { ...a, state: "SUCCEEDED" }, null)[0].state).toBe("SUCCEEDED");
     expect(mergeRun([a], { ...a, state: "SUCCEEDED" }, "RUNNING")).toEqual([]);
     expect(mergeRun([a], b, "RUNNING")).toEqual([a]);
+  });
+  it("mergeRun keeps the newer copy of a run by updatedAt", () => {
+    const running = { id: "a", state: "RUNNING", createdAt: "2026-12-02T10:00:00Z", updatedAt: "2026-12-02T10:00:01.000002Z" };
+    const done = { ...running, state: "SUCCEEDED", updatedAt: "2026-12-02T10:00:01.000003Z" };
+    expect(mergeRun([done], running, null)).toEqual([done]);
+    expect(mergeRun([done], running, "RUNNING")).toEqual([done]); // an older copy does not filter the row out either
+    expect(mergeRun([running], done, null)).toEqual([done]);
   });
 });

@@ -81,8 +81,11 @@ export function parseKernelIds(text: string): { ids: number[] | null; error: str
   return { ids: [...ids].sort((x, y) => x - y), error: null };
 }
 
-/** Runs newest first; a runUpdated event replaces its row or joins the list at its place. */
-export function mergeRun<R extends { id: string; state: string; createdAt: string }>(
+/**
+ * Runs newest first; a runUpdated event replaces its row or joins the list at its place. A copy
+ * older than the row shown (by updatedAt) changes nothing: see useReplayReducer.
+ */
+export function mergeRun<R extends { id: string; state: string; createdAt: string; updatedAt: string }>(
   rows: readonly R[],
   run: R,
   stateFilter: string | null,
@@ -90,6 +93,7 @@ export function mergeRun<R extends { id: string; state: string; createdAt: strin
   const i = rows.findIndex((r) => r.id === run.id);
   const keep = !stateFilter || run.state === stateFilter;
   if (i >= 0) {
+    if (compareTime(rows[i].updatedAt, run.updatedAt) > 0) return rows as R[];
     const next = rows.slice();
     if (keep) next[i] = run;
     else next.splice(i, 1);
@@ -101,4 +105,29 @@ export function mergeRun<R extends { id: string; state: string; createdAt: strin
   if (at < 0) at = next.length;
   next.splice(at, 0, run);
   return next;
+}
+
+export type RunListAction<R> =
+  | { type: "loaded"; rows: R[] }
+  | { type: "updated"; run: R; limit?: number }
+  | { type: "removed"; id: string };
+
+/**
+ * A list of runs from a query's answers (loaded) and live events. An updated run that is not
+ * listed joins only while the list holds fewer than limit rows (a page, when given).
+ */
+export function runListReducer<R extends { id: string; state: string; createdAt: string; updatedAt: string }>(
+  rows: R[],
+  a: RunListAction<R>,
+  stateFilter: string | null,
+): R[] {
+  switch (a.type) {
+    case "loaded":
+      return a.rows;
+    case "updated":
+      if (a.limit !== undefined && rows.length >= a.limit && !rows.some((r) => r.id === a.run.id)) return rows;
+      return mergeRun(rows, a.run, stateFilter);
+    case "removed":
+      return rows.some((r) => r.id === a.id) ? rows.filter((r) => r.id !== a.id) : rows;
+  }
 }

@@ -7,6 +7,7 @@ export const RunSummaryFragment = graphql(`
     label
     error
     createdAt
+    updatedAt
     startedAt
     finishedAt
     simConfig { name }

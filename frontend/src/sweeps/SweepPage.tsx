@@ -2,10 +2,11 @@ import { useEffect, useRef, useState } from "react";
 import { useMutation } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
+import { useReplayReducer } from "../api/replay";
 import { formatTime } from "../format";
 import type { RunSummaryFragment, SweepQuery as SweepData } from "../gql/graphql";
 import { Link, useTitle } from "../router";
-import { formatCorrelation, formatPct, mergeRun } from "../runs/compare";
+import { formatCorrelation, formatPct, runListReducer, type RunListAction } from "../runs/compare";
 import { RunTable } from "../runs/RunTable";
 import { CancelSweepMutation, SweepQuery, SweepUpdatedSubscription } from "./documents";
 import { sweepActive, type SweepProgress } from "./progress";
@@ -20,16 +21,21 @@ export function SweepPage({ id }: { id: string }) {
   const [first, setFirst] = useState(PAGE);
   const [{ data, error, fetching }, refetch] = useLiveQuery({ query: SweepQuery, variables: { id, first } });
   const [progress, setProgress] = useState<SweepProgress | null>(null);
-  const [rows, setRows] = useState<RunSummaryFragment[]>([]);
+  // An answer can be older than the events already shown: see useReplayReducer.
+  const [rows, dispatch] = useReplayReducer<RunSummaryFragment[], RunListAction<RunSummaryFragment>>(
+    (rows, a) => runListReducer(rows, a, null),
+    [],
+    (a) => a.type === "loaded",
+  );
   const [comparison, setComparison] = useState<Comparison>([]);
   const pending = useRef<number | null>(null);
   useTitle(data?.sweep ? `Sweep ${data.sweep.label || data.sweep.id}` : "Sweep");
   useEffect(() => {
     if (!data?.sweep) return;
     setProgress(data.sweep.progress);
-    setRows(data.sweep.runs.nodes);
+    dispatch({ type: "loaded", rows: data.sweep.runs.nodes });
     setComparison(data.sweep.comparison);
-  }, [data]);
+  }, [data, dispatch]);
   useEffect(() => () => {
     if (pending.current != null) window.clearTimeout(pending.current);
   }, []);
@@ -37,7 +43,7 @@ export function SweepPage({ id }: { id: string }) {
     setProgress(d.sweepUpdated.sweep.progress);
     const run = d.sweepUpdated.run;
     if (!run) return;
-    setRows((r) => (r.some((x) => x.id === run.id) || r.length < first ? mergeRun(r, run, null) : r));
+    dispatch({ type: "updated", run, limit: first });
     // A run that succeeded changes the comparison: fetch the sweep again, at most every 2 s
     // (many of a sweep's runs can succeed in a second, and each fetch brings its runs' page).
     if (run.state === "SUCCEEDED" && pending.current == null) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { appendLines } from "./PostprocessLog";
-import { newest } from "./TracePage";
+import { newest } from "../time";
 
 describe("appendLines", () => {
   it("keeps the newest lines", () => {

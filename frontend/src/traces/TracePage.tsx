@@ -6,18 +6,11 @@ import { StateBadge } from "../components/StateBadge";
 import { formatBytes, formatCount, formatTime } from "../format";
 import type { TraceDetailFragment } from "../gql/graphql";
 import { Link, useTitle } from "../router";
-import { compareTime } from "../time";
+import { newest } from "../time";
 import { TraceRuns } from "../runs/TraceRuns";
 import { RetryTraceMutation, TraceDetailUpdatedSubscription, TraceQuery, TraceRemovedSubscription } from "./documents";
 import { Kernels } from "./KernelTable";
 import { LivePostprocessLog, StaticLog } from "./PostprocessLog";
-
-/** The newer of two snapshots of the same trace. */
-export function newest<T extends { updatedAt: string }>(a: T | null | undefined, b: T | null | undefined): T | null {
-  if (!a) return b ?? null;
-  if (!b) return a;
-  return compareTime(b.updatedAt, a.updatedAt) >= 0 ? b : a;
-}
 
 export function TracePage({ id }: { id: string }) {
   useTitle(id);

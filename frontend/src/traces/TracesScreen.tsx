@@ -1,6 +1,7 @@
-import { useEffect, useReducer, useState } from "react";
+import { useEffect, useState } from "react";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
+import { useReplayReducer } from "../api/replay";
 import { StateBadge, TRACE_STATES } from "../components/StateBadge";
 import { formatBytes, formatCount, formatTime } from "../format";
 import type { TraceState } from "../gql/graphql";
@@ -84,7 +85,8 @@ function TraceList({ filter }: { filter: TraceFilter }) {
     query: TracesQuery,
     variables: { state: filter.state, search: filter.search || null, first },
   });
-  const [list, dispatch] = useReducer(traceListReducer, { rows: [], filter, delta: 0 });
+  // An answer can be older than the events already shown: see useReplayReducer.
+  const [list, dispatch] = useReplayReducer(traceListReducer, { rows: [], filter, delta: 0 }, (a) => a.type === "loaded");
   useEffect(() => {
     if (data) dispatch({ type: "loaded", rows: data.traces.nodes, append: false });
   }, [data]);
