@@ -36,6 +36,19 @@ export async function freePort() {
   });
 }
 
+// Every server this test file started, so that a failing file shows the end of each one's log
+// (node --test passes a file's stderr on as "# " lines after its results).
+const started = [];
+const LOG_TAIL_LINES = 60;
+process.on("exit", (code) => {
+  if (code === 0) return;
+  for (const { url, output } of started) {
+    const lines = output().trimEnd().split("\n");
+    process.stderr.write(`cascade serve on ${url}, the last ${Math.min(lines.length, LOG_TAIL_LINES)} of its ${lines.length} log lines:\n`);
+    process.stderr.write(lines.slice(-LOG_TAIL_LINES).join("\n") + "\n");
+  }
+});
+
 /** Starts `$CASCADE_BIN serve` on a fresh data dir (or the one given) and waits until it answers. */
 export async function startServer({ dataDir, port, env = {} } = {}) {
   const bin = process.env.CASCADE_BIN;
@@ -59,6 +72,7 @@ export async function startServer({ dataDir, port, env = {} } = {}) {
   proc.stderr.on("data", (d) => (output += d));
   const exited = new Promise((r) => proc.once("exit", (code, sig) => r({ code, sig })));
   const url = `http://${addr}`;
+  started.push({ url, output: () => output });
   const deadline = Date.now() + 30_000;
   for (;;) {
     const gone = await Promise.race([exited, sleep(100).then(() => null)]);
