@@ -267,6 +267,10 @@ func (c *gorillaConn) dropLocked(reason string, wait, send time.Duration) {
 	// checks dropped first, so this one is the last.
 	c.wire.Conn.SetWriteDeadline(time.Now().Add(-time.Second))
 	close(c.drop)
+	// A writeLoop that last woke while a flush was writing waits for wake
+	// alone (wakeOnly), and that flush may have ended with nothing left
+	// and no kick: wake it, or the close frame would never be sent.
+	c.kick()
 }
 
 // isDropped reports whether the client was dropped.
