@@ -68,7 +68,10 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	gcfg := &gorm.Config{
 		Logger:         sqlLogger{d.log},
 		TranslateError: true,
-		NowFunc:        func() time.Time { return time.Now().UTC() },
+		// Microseconds, which PostgreSQL stores: a row's UpdatedAt in the
+		// events it is published in is then the one a query reads back,
+		// and two changes a microsecond apart stay in order (changedAt).
+		NowFunc: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
 	}
 	var err error
 	switch {
