@@ -21,6 +21,11 @@ type Sweep struct {
 // trace are no longer counted.
 type SweepProgress struct {
 	Total, Queued, Running, Succeeded, Failed, Cancelled int
+	// UpdatedAt is the latest UpdatedAt of the runs counted, read before
+	// them, so the counts are at least that new: of two copies of a
+	// sweep's progress, the one with the later UpdatedAt is the newer.
+	// Nil when no run is counted.
+	UpdatedAt *time.Time
 }
 
 // Done is how many of the runs are over.

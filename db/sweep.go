@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -66,14 +67,24 @@ func (d *DB) Sweeps(ctx context.Context, p Page) (PageOf[cascade.Sweep], error) 
 	return fetchPage[cascade.Sweep](d.read(ctx).Model(&cascade.Sweep{}), p, true, nil)
 }
 
-// SweepProgress counts the runs of a sweep by state: one indexed query.
+// SweepProgress counts the runs of a sweep by state, and stamps the counts
+// with the latest UpdatedAt of its runs, read first: two indexed queries.
 func (d *DB) SweepProgress(ctx context.Context, id string) (cascade.SweepProgress, error) {
 	var rows []struct {
 		State string
 		N     int
 	}
 	var p cascade.SweepProgress
-	err := d.read(ctx).Model(&cascade.Run{}).Select("state, COUNT(*) AS n").
+	var latest []time.Time
+	err := d.read(ctx).Model(&cascade.Run{}).Where("sweep_id = ?", id).
+		Order("updated_at DESC").Limit(1).Pluck("updated_at", &latest).Error
+	if err != nil {
+		return p, err
+	}
+	if len(latest) > 0 {
+		p.UpdatedAt = &latest[0]
+	}
+	err = d.read(ctx).Model(&cascade.Run{}).Select("state, COUNT(*) AS n").
 		Where("sweep_id = ?", id).Group("state").Scan(&rows).Error
 	if err != nil {
 		return p, err

@@ -97,13 +97,18 @@ func TestCreateSweep(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, _, err := d.UpdateRun(ctx, "a0004", func(r *cascade.Run) error { r.Slurm.JobID = cascade.Ptr(int64(7)); return nil }); err != nil {
+		last, _, err := d.UpdateRun(ctx, "a0004", func(r *cascade.Run) error { r.Slurm.JobID = cascade.Ptr(int64(7)); return nil })
+		if err != nil {
 			t.Fatal(err)
 		}
 		p, err := d.SweepProgress(ctx, "s1")
 		want := cascade.SweepProgress{Total: n, Queued: n - 3, Running: 1, Succeeded: 1, Failed: 1}
-		if err != nil || p != want {
-			t.Fatalf("SweepProgress = %+v, %v; want %+v", p, err, want)
+		// Stamped with the latest change of its runs, the one just made.
+		if err != nil || p.UpdatedAt == nil || !p.UpdatedAt.Equal(last.UpdatedAt) {
+			t.Fatalf("SweepProgress = %+v, %v; want it stamped %v", p, err, last.UpdatedAt)
+		}
+		if p.UpdatedAt = nil; p != want {
+			t.Fatalf("SweepProgress = %+v; want %+v", p, want)
 		}
 		cancelled, err := d.CancelQueuedSweepRuns(ctx, "s1", "cancelled with its sweep")
 		if err != nil || len(cancelled) != n-4 {
@@ -117,7 +122,7 @@ func TestCreateSweep(t *testing.T) {
 		if r, _ := d.Run(ctx, "a0004"); r.State != cascade.RunQueued {
 			t.Fatalf("the queued run with a Slurm job: %s", r.State)
 		}
-		if p, _ := d.SweepProgress(ctx, "s3"); p.Queued != 3 {
+		if p, _ := d.SweepProgress(ctx, "s3"); p.Queued != 3 || p.UpdatedAt == nil || !p.UpdatedAt.Before(last.UpdatedAt) {
 			t.Fatalf("another sweep's runs: %+v", p)
 		}
 	})

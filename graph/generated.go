@@ -279,6 +279,7 @@ type ComplexityRoot struct {
 		Running   func(childComplexity int) int
 		Succeeded func(childComplexity int) int
 		Total     func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
 	}
 
 	SweepUpdate struct {
@@ -1473,6 +1474,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SweepProgress.Total(childComplexity), true
+	case "SweepProgress.updatedAt":
+		if e.ComplexityRoot.SweepProgress.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepProgress.UpdatedAt(childComplexity), true
 
 	case "SweepUpdate.run":
 		if e.ComplexityRoot.SweepUpdate.Run == nil {
@@ -2199,6 +2206,8 @@ func (ec *executionContext) childFields_SweepProgress(ctx context.Context, field
 		return ec.fieldContext_SweepProgress_failed(ctx, field)
 	case "cancelled":
 		return ec.fieldContext_SweepProgress_cancelled(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_SweepProgress_updatedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SweepProgress", field.Name)
 }
@@ -7189,6 +7198,29 @@ func (ec *executionContext) fieldContext_SweepProgress_cancelled(_ context.Conte
 	return graphql.NewScalarFieldContext("SweepProgress", field, false, false, "Int")
 }
 
+func (ec *executionContext) _SweepProgress_updatedAt(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepProgress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepProgress_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SweepProgress_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepProgress", field, false, false, "Time")
+}
+
 func (ec *executionContext) _SweepUpdate_sweep(ctx context.Context, field graphql.CollectedField, obj *model.SweepUpdate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10735,6 +10767,11 @@ func (ec *executionContext) _SweepProgress(ctx context.Context, sel ast.Selectio
 		case "cancelled":
 			out.Values[i] = ec._SweepProgress_cancelled(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._SweepProgress_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
