@@ -9,7 +9,7 @@ import { Link, useTitle } from "../router";
 import { formatCorrelation, formatPct, runListReducer, type RunListAction } from "../runs/compare";
 import { RunTable } from "../runs/RunTable";
 import { CancelSweepMutation, SweepQuery, SweepUpdatedSubscription } from "./documents";
-import { sweepActive, type SweepProgress } from "./progress";
+import { newerProgress, sweepActive, type SweepProgress } from "./progress";
 import { SweepProgressBar } from "./SweepsList";
 
 const PAGE = 200;
@@ -32,7 +32,8 @@ export function SweepPage({ id }: { id: string }) {
   useTitle(data?.sweep ? `Sweep ${data.sweep.label || data.sweep.id}` : "Sweep");
   useEffect(() => {
     if (!data?.sweep) return;
-    setProgress(data.sweep.progress);
+    const answered = data.sweep.progress;
+    setProgress((p) => newerProgress(p, answered));
     dispatch({ type: "loaded", rows: data.sweep.runs.nodes });
     setComparison(data.sweep.comparison);
   }, [data, dispatch]);
@@ -40,7 +41,7 @@ export function SweepPage({ id }: { id: string }) {
     if (pending.current != null) window.clearTimeout(pending.current);
   }, []);
   useEvents(SweepUpdatedSubscription, { id }, (d) => {
-    setProgress(d.sweepUpdated.sweep.progress);
+    setProgress((p) => newerProgress(p, d.sweepUpdated.sweep.progress));
     const run = d.sweepUpdated.run;
     if (!run) return;
     dispatch({ type: "updated", run, limit: first });

@@ -9,7 +9,7 @@ export const SweepSummaryFragment = graphql(`
     createdAt
     simConfigs
     traceIds
-    progress { total done queued running succeeded failed cancelled }
+    progress { total done queued running succeeded failed cancelled updatedAt }
   }
 `);
 
@@ -39,7 +39,7 @@ export const SweepQuery = graphql(`
 export const SweepUpdatedSubscription = graphql(`
   subscription SweepUpdated($id: ID!) {
     sweepUpdated(id: $id) {
-      sweep { id progress { total done queued running succeeded failed cancelled } }
+      sweep { id progress { total done queued running succeeded failed cancelled updatedAt } }
       run { ...RunSummary }
     }
   }
