@@ -25,9 +25,14 @@ function timeKey(s: string): { seconds: number; fraction: string } {
   };
 }
 
-/** The newer of two copies of the same row (a trace, a run) by updatedAt; b when they tie. */
-export function newest<T extends { updatedAt: string }>(a: T | null | undefined, b: T | null | undefined): T | null {
-  if (!a) return b ?? null;
-  if (!b) return a;
+/**
+ * The newer of two copies of the same thing (a trace, a run, a sweep's progress) by updatedAt:
+ * b when they tie, and the other when one is missing or has no updatedAt.
+ */
+export function newest<T extends { updatedAt?: string | null }>(a: T | null | undefined, b: T): T;
+export function newest<T extends { updatedAt?: string | null }>(a: T | null | undefined, b: T | null | undefined): T | null;
+export function newest<T extends { updatedAt?: string | null }>(a: T | null | undefined, b: T | null | undefined): T | null {
+  if (!a?.updatedAt) return b ?? a ?? null;
+  if (!b?.updatedAt) return a;
   return compareTime(b.updatedAt, a.updatedAt) >= 0 ? b : a;
 }

@@ -5,11 +5,12 @@ import { useEvents } from "../api/useEvents";
 import { useReplayReducer } from "../api/replay";
 import { formatTime } from "../format";
 import type { RunSummaryFragment, SweepQuery as SweepData } from "../gql/graphql";
+import { newest } from "../time";
 import { Link, useTitle } from "../router";
 import { formatCorrelation, formatPct, runListReducer, type RunListAction } from "../runs/compare";
 import { RunTable } from "../runs/RunTable";
 import { CancelSweepMutation, SweepQuery, SweepUpdatedSubscription } from "./documents";
-import { newerProgress, sweepActive, type SweepProgress } from "./progress";
+import { sweepActive, type SweepProgress } from "./progress";
 import { SweepProgressBar } from "./SweepsList";
 
 const PAGE = 200;
@@ -33,7 +34,7 @@ export function SweepPage({ id }: { id: string }) {
   useEffect(() => {
     if (!data?.sweep) return;
     const answered = data.sweep.progress;
-    setProgress((p) => newerProgress(p, answered));
+    setProgress((p) => newest(p, answered));
     dispatch({ type: "loaded", rows: data.sweep.runs.nodes });
     setComparison(data.sweep.comparison);
   }, [data, dispatch]);
@@ -41,7 +42,7 @@ export function SweepPage({ id }: { id: string }) {
     if (pending.current != null) window.clearTimeout(pending.current);
   }, []);
   useEvents(SweepUpdatedSubscription, { id }, (d) => {
-    setProgress((p) => newerProgress(p, d.sweepUpdated.sweep.progress));
+    setProgress((p) => newest(p, d.sweepUpdated.sweep.progress));
     const run = d.sweepUpdated.run;
     if (!run) return;
     dispatch({ type: "updated", run, limit: first });

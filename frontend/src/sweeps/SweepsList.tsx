@@ -3,10 +3,11 @@ import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
 import { formatTime } from "../format";
 import type { SweepSummaryFragment } from "../gql/graphql";
+import { newest } from "../time";
 import { Link } from "../router";
 import { RunUpdatedSubscription } from "../runs/documents";
 import { SweepsQuery, SweepUpdatedSubscription } from "./documents";
-import { newerProgress, progressText, sweepActive, sweepPath, type SweepProgress } from "./progress";
+import { progressText, sweepActive, sweepPath, type SweepProgress } from "./progress";
 
 const PAGE = 20;
 
@@ -54,9 +55,9 @@ export function SweepsList() {
 
 function SweepRow({ sweep }: { sweep: SweepSummaryFragment }) {
   const [progress, setProgress] = useState<SweepProgress>(sweep.progress);
-  // The newer of the list's answer and the events, by updatedAt (see newerProgress).
-  useEffect(() => setProgress((p) => newerProgress(p, sweep.progress)), [sweep.progress]);
-  useEvents(SweepUpdatedSubscription, { id: sweep.id }, (d) => setProgress((p) => newerProgress(p, d.sweepUpdated.sweep.progress)), !sweepActive(progress));
+  // The newer of the list's answer and the events, by updatedAt (see newest).
+  useEffect(() => setProgress((p) => newest(p, sweep.progress)), [sweep.progress]);
+  useEvents(SweepUpdatedSubscription, { id: sweep.id }, (d) => setProgress((p) => newest(p, d.sweepUpdated.sweep.progress)), !sweepActive(progress));
   return (
     <tr data-sweep-id={sweep.id} data-done={progress.done === progress.total ? "yes" : "no"}>
       <td>

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { newerProgress, progressText, sweepActive, type SweepProgress } from "./progress";
+import { progressText, sweepActive, type SweepProgress } from "./progress";
+import { newest } from "../time";
 
 describe("progressText", () => {
   test("names the counts that are not zero", () => {
@@ -14,20 +15,20 @@ describe("progressText", () => {
   });
 });
 
-describe("newerProgress", () => {
+describe("newest of two progress copies", () => {
   const p = { total: 4, done: 1, queued: 2, running: 1, succeeded: 1, failed: 0, cancelled: 0 };
   const older = { ...p, updatedAt: "2026-12-04T08:00:00.000001Z" };
   const newer = { ...p, done: 2, running: 0, succeeded: 2, updatedAt: "2026-12-04T08:00:00.000002Z" };
   test("keeps the copy with the later updatedAt, whichever came last", () => {
-    expect(newerProgress(newer, older)).toBe(newer);
-    expect(newerProgress(older, newer)).toBe(newer);
-    expect(newerProgress(null, older)).toBe(older);
+    expect(newest(newer, older)).toBe(newer);
+    expect(newest(older, newer)).toBe(newer);
+    expect(newest(null, older)).toBe(older);
   });
   test("a tie or a copy without updatedAt takes the one that came last", () => {
     const again = { ...older };
-    expect(newerProgress(older, again)).toBe(again);
+    expect(newest(older, again)).toBe(again);
     const none: SweepProgress = { ...p, updatedAt: null };
-    expect(newerProgress<SweepProgress>(none, older)).toBe(older);
-    expect(newerProgress<SweepProgress>(older, none)).toBe(older);
+    expect(newest<SweepProgress>(none, older)).toBe(older);
+    expect(newest<SweepProgress>(older, none)).toBe(older);
   });
 });

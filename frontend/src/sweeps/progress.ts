@@ -1,5 +1,3 @@
-import { compareTime } from "../time";
-
 /** A sweep's runs by state, as the API gives them. */
 export interface SweepProgress {
   total: number;
@@ -9,19 +7,11 @@ export interface SweepProgress {
   succeeded: number;
   failed: number;
   cancelled: number;
-  /** The latest updatedAt of the runs counted; null when none is. */
+  /**
+   * The latest updatedAt of the runs counted, which the server reads before the counts; null
+   * when none is. Of two copies (a query's answer, a sweepUpdated event) keep the newest.
+   */
   updatedAt?: string | null;
-}
-
-/**
- * The newer of two copies of a sweep's progress (a query's answer, a sweepUpdated event) by
- * updatedAt, which the server reads before the counts; b when they tie. An answer can come
- * after a newer event: see useReplayReducer.
- */
-export function newerProgress<P extends SweepProgress>(a: P | null, b: P): P {
-  if (!a?.updatedAt) return b;
-  if (!b.updatedAt) return a;
-  return compareTime(b.updatedAt, a.updatedAt) >= 0 ? b : a;
 }
 
 /** "12 of 50 done · 1 failed · 2 running · 35 queued": what a sweep's progress says, zero counts left out. */
