@@ -19,7 +19,7 @@ func TestUpdateTraces(t *testing.T) {
 	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		names := func(id string) []string {
 			t.Helper()
-			p, err := d.Kernels(ctx, id, "", db.Page{First: 100, Count: true})
+			p, err := d.Kernels(ctx, id, "", cascade.Page{First: 100, Count: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -81,7 +81,7 @@ func BenchmarkReplaceKernels1M(b *testing.B) {
 					b.ReportMetric(float64(waits[len(waits)*99/100].Microseconds())/1000, "ms-write-p99")
 				}
 			}
-			p, err := d.Kernels(ctx, "big", "", db.Page{First: 1, Count: true})
+			p, err := d.Kernels(ctx, "big", "", cascade.Page{First: 1, Count: true})
 			if err != nil || p.Total != n {
 				b.Fatalf("%d kernels, %v", p.Total, err)
 			}

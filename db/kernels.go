@@ -140,7 +140,7 @@ func (d *DB) currentSet(ctx context.Context, traceID string) *gorm.DB {
 // demangled name holds it, case-insensitively. It pages in the database: a
 // trace with a million kernels costs one page, and, without a search, its
 // count one probe of the set's stored count.
-func (d *DB) Kernels(ctx context.Context, traceID, search string, p Page) (PageOf[cascade.Kernel], error) {
+func (d *DB) Kernels(ctx context.Context, traceID, search string, p cascade.Page) (cascade.PageOf[cascade.Kernel], error) {
 	q := d.read(ctx).Model(&kernelRow{}).Where("set_id = (?)", d.currentSet(ctx, traceID))
 	find := func(q *gorm.DB, n int, dst *[]cascade.Kernel) error { return scanKernels(q, traceID, n, dst) }
 	if search = strings.TrimSpace(search); search != "" {

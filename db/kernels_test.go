@@ -47,7 +47,7 @@ func TestMigration7KeepsKernels(t *testing.T) {
 				t.Fatalf("schema version %d, %v", v, err)
 			}
 			for id, n := range want {
-				p, err := d.Kernels(ctx, id, "", db.Page{Count: true})
+				p, err := d.Kernels(ctx, id, "", cascade.Page{Count: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -66,7 +66,7 @@ func TestMigration7KeepsKernels(t *testing.T) {
 			if err := d.ReplaceKernels(ctx, "a", []cascade.Kernel{{KernelID: 9, Name: "new", TraceFile: "kernel-9.trace"}}); err != nil {
 				t.Fatal(err)
 			}
-			p, err := d.Kernels(ctx, "a", "", db.Page{Count: true})
+			p, err := d.Kernels(ctx, "a", "", cascade.Page{Count: true})
 			if err != nil || p.Total != 1 || len(p.Items) != 1 || p.Items[0].Name != "new" {
 				t.Fatalf("a replaced: %+v, %v", p, err)
 			}
@@ -81,7 +81,7 @@ func TestMigration7KeepsKernels(t *testing.T) {
 // kernelsOf returns every kernel of a trace and its total count.
 func kernelsOf(t *testing.T, d *db.DB, id string) ([]cascade.Kernel, int64) {
 	t.Helper()
-	p, err := d.Kernels(context.Background(), id, "", db.Page{First: db.MaxPageSize, Count: true})
+	p, err := d.Kernels(context.Background(), id, "", cascade.Page{First: cascade.MaxPageSize, Count: true})
 	if err != nil {
 		t.Fatal(err)
 	}

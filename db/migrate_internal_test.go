@@ -40,7 +40,7 @@ func TestMigration4FillsInDemangledNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	p, err := d.Kernels(ctx, "t", "", Page{})
+	p, err := d.Kernels(ctx, "t", "", cascade.Page{})
 	if err != nil {
 		t.Fatal(err)
 	}

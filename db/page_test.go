@@ -73,7 +73,7 @@ func TestDeepPagesAreIndexRangeScans(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			p, err := d.Kernels(ctx, "big", "", db.Page{First: 100, After: db.Cursor(n - 1000), Count: true})
+			p, err := d.Kernels(ctx, "big", "", cascade.Page{First: 100, After: cascade.Cursor(n - 1000), Count: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestDeepPagesAreIndexRangeScans(t *testing.T) {
 				t.Fatalf("page: total %d, %d items from seq %d, hasNext %v", p.Total, len(p.Items), p.Items[0].Seq, p.HasNext)
 			}
 			kernels := h.take()
-			if _, err := d.Traces(ctx, db.TraceFilter{}, db.Page{First: 1, After: db.Cursor(2)}); err != nil {
+			if _, err := d.Traces(ctx, cascade.TraceFilter{}, cascade.Page{First: 1, After: cascade.Cursor(2)}); err != nil {
 				t.Fatal(err)
 			}
 			traces := h.take()
@@ -127,7 +127,7 @@ func TestKernelCount(t *testing.T) {
 		}
 		check := func(want int) {
 			t.Helper()
-			p, err := d.Kernels(ctx, "t", "", db.Page{First: db.MaxPageSize, Count: true})
+			p, err := d.Kernels(ctx, "t", "", cascade.Page{First: cascade.MaxPageSize, Count: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,13 +11,6 @@ import (
 	"github.com/cascade-sim/cascade"
 )
 
-// RunFilter narrows a run listing.
-type RunFilter struct {
-	TraceID string           // "" for any
-	State   cascade.RunState // "" for any
-	SweepID string           // "" for any
-}
-
 // Run returns the run with the given id, or a NOT_FOUND error.
 func (d *DB) Run(ctx context.Context, id string) (cascade.Run, error) {
 	var r cascade.Run
@@ -29,7 +22,7 @@ func (d *DB) Run(ctx context.Context, id string) (cascade.Run, error) {
 }
 
 // Runs returns a page of the runs matching f, newest first.
-func (d *DB) Runs(ctx context.Context, f RunFilter, p Page) (PageOf[cascade.Run], error) {
+func (d *DB) Runs(ctx context.Context, f cascade.RunFilter, p cascade.Page) (cascade.PageOf[cascade.Run], error) {
 	q := d.read(ctx).Model(&cascade.Run{})
 	if f.TraceID != "" {
 		q = q.Where("trace_id = ?", f.TraceID)

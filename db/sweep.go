@@ -63,7 +63,7 @@ func (d *DB) Sweep(ctx context.Context, id string) (cascade.Sweep, error) {
 }
 
 // Sweeps returns a page of sweeps, newest first.
-func (d *DB) Sweeps(ctx context.Context, p Page) (PageOf[cascade.Sweep], error) {
+func (d *DB) Sweeps(ctx context.Context, p cascade.Page) (cascade.PageOf[cascade.Sweep], error) {
 	return fetchPage[cascade.Sweep](d.read(ctx).Model(&cascade.Sweep{}), p, true, nil)
 }
 

@@ -58,7 +58,7 @@ func TestCreateSweep(t *testing.T) {
 		if err != nil || len(stored) != n || stored[0].ID != "a0000" || stored[n-1].ID != fmt.Sprintf("a%04d", n-1) {
 			t.Fatalf("SweepRuns: %d runs, %v", len(stored), err)
 		}
-		page, err := d.Runs(ctx, db.RunFilter{SweepID: "s1"}, db.Page{First: 10, Count: true})
+		page, err := d.Runs(ctx, cascade.RunFilter{SweepID: "s1"}, cascade.Page{First: 10, Count: true})
 		if err != nil || page.Total != n || len(page.Items) != 10 || page.Items[0].ID != fmt.Sprintf("a%04d", n-1) {
 			t.Fatalf("Runs of sweep: total %d, %d items, %v", page.Total, len(page.Items), err)
 		}
@@ -84,7 +84,7 @@ func TestCreateSweep(t *testing.T) {
 		if err := d.CreateSweep(ctx, &s3, sweepRuns("c", 3)); err != nil {
 			t.Fatal(err)
 		}
-		sw, err := d.Sweeps(ctx, db.Page{Count: true})
+		sw, err := d.Sweeps(ctx, cascade.Page{Count: true})
 		if err != nil || sw.Total != 2 || len(sw.Items) != 2 || sw.Items[0].ID != "s3" || sw.Items[1].ID != "s1" {
 			t.Fatalf("Sweeps = %+v, %v", sw, err)
 		}

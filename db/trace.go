@@ -2,10 +2,8 @@ package db
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"gorm.io/gorm"
@@ -13,83 +11,23 @@ import (
 	"github.com/cascade-sim/cascade"
 )
 
-// Page asks for up to First items after the item whose cursor is After.
-type Page struct {
-	First int
-	After string
-	// Count asks for PageOf.Total. Counting may read every matching row,
-	// so only callers that show the total ask for it.
-	Count bool
-}
-
-// Page sizes: defaults when First is 0, and the largest page served.
-const (
-	DefaultPageSize = 50
-	MaxPageSize     = 5000
-)
-
-func (p Page) limit() (int, error) {
-	switch {
-	case p.First < 0:
-		return 0, cascade.Errorf(cascade.EINVALID, "first: must not be negative, got %d", p.First)
-	case p.First == 0:
-		return DefaultPageSize, nil
-	case p.First > MaxPageSize:
-		return MaxPageSize, nil
-	}
-	return p.First, nil
-}
-
-// Cursor is the opaque cursor of the item at position seq. A page of
-// kernels makes a hundred of them, so it costs one allocation, the string.
-func Cursor(seq int64) string {
-	var raw [32]byte
-	b := strconv.AppendInt(append(raw[:0], "seq:"...), seq, 10)
-	var enc [48]byte
-	n := base64.RawURLEncoding.EncodedLen(len(b))
-	base64.RawURLEncoding.Encode(enc[:n], b)
-	return string(enc[:n])
-}
-
-func parseCursor(c string) (int64, bool, error) {
-	if c == "" {
-		return 0, false, nil
-	}
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err == nil {
-		if s, ok := strings.CutPrefix(string(b), "seq:"); ok {
-			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-				return n, true, nil
-			}
-		}
-	}
-	return 0, false, cascade.Errorf(cascade.EINVALID, "after: %q is not a cursor from this API", c)
-}
-
-// PageOf is one page of a listing.
-type PageOf[T any] struct {
-	Items   []T
-	Total   int64 // matching items in all pages; 0 unless Page.Count
-	HasNext bool
-}
-
 // fetchPage reads up to p's limit of q's rows after p's cursor, in seq
 // order (newest first when desc): a range scan of an index on seq,
 // however deep the page. It counts q's rows when p asks, with count when
 // not nil, else with COUNT(*).
-func fetchPage[T any](q *gorm.DB, p Page, desc bool, count func() (int64, error)) (PageOf[T], error) {
+func fetchPage[T any](q *gorm.DB, p cascade.Page, desc bool, count func() (int64, error)) (cascade.PageOf[T], error) {
 	return fetchPageWith(q, p, desc, count, func(q *gorm.DB, _ int, dst *[]T) error { return q.Find(dst).Error })
 }
 
 // fetchPageWith is fetchPage reading the rows with find, which is given
 // the query and the most rows it returns.
-func fetchPageWith[T any](q *gorm.DB, p Page, desc bool, count func() (int64, error), find func(q *gorm.DB, n int, dst *[]T) error) (PageOf[T], error) {
-	var page PageOf[T]
-	limit, err := p.limit()
+func fetchPageWith[T any](q *gorm.DB, p cascade.Page, desc bool, count func() (int64, error), find func(q *gorm.DB, n int, dst *[]T) error) (cascade.PageOf[T], error) {
+	var page cascade.PageOf[T]
+	limit, err := p.Limit()
 	if err != nil {
 		return page, err
 	}
-	after, hasAfter, err := parseCursor(p.After)
+	after, hasAfter, err := cascade.ParseCursor(p.After)
 	if err != nil {
 		return page, err
 	}
@@ -117,12 +55,6 @@ func fetchPageWith[T any](q *gorm.DB, p Page, desc bool, count func() (int64, er
 	return page, nil
 }
 
-// TraceFilter narrows a trace listing.
-type TraceFilter struct {
-	State  cascade.TraceState // "" for any
-	Search string             // case-insensitive substring of id or model
-}
-
 // Trace returns the trace with the given id, or a NOT_FOUND error.
 func (d *DB) Trace(ctx context.Context, id string) (cascade.Trace, error) {
 	var t cascade.Trace
@@ -134,7 +66,7 @@ func (d *DB) Trace(ctx context.Context, id string) (cascade.Trace, error) {
 }
 
 // Traces returns a page of the traces matching f, newest first.
-func (d *DB) Traces(ctx context.Context, f TraceFilter, p Page) (PageOf[cascade.Trace], error) {
+func (d *DB) Traces(ctx context.Context, f cascade.TraceFilter, p cascade.Page) (cascade.PageOf[cascade.Trace], error) {
 	q := d.read(ctx).Model(&cascade.Trace{})
 	if f.State != "" {
 		q = q.Where("state = ?", f.State)

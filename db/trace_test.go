@@ -71,7 +71,7 @@ func TestTraces(t *testing.T) {
 			var ids []string
 			after := ""
 			for {
-				p, err := d.Traces(ctx, db.TraceFilter{Search: "PAGE-"}, db.Page{First: 3, After: after, Count: true})
+				p, err := d.Traces(ctx, cascade.TraceFilter{Search: "PAGE-"}, cascade.Page{First: 3, After: after, Count: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -84,18 +84,18 @@ func TestTraces(t *testing.T) {
 				if !p.HasNext {
 					break
 				}
-				after = db.Cursor(p.Items[len(p.Items)-1].Seq)
+				after = cascade.Cursor(p.Items[len(p.Items)-1].Seq)
 			}
 			if fmt.Sprint(ids) != "[page-6 page-5 page-4 page-3 page-2 page-1 page-0]" {
 				t.Fatalf("order %v", ids)
 			}
-			p, err := d.Traces(ctx, db.TraceFilter{State: cascade.TraceReady, Search: "page"}, db.Page{Count: true})
+			p, err := d.Traces(ctx, cascade.TraceFilter{State: cascade.TraceReady, Search: "page"}, cascade.Page{Count: true})
 			if err != nil || p.Total != 4 {
 				t.Fatalf("ready filter: %v %v", p.Total, err)
 			}
 		})
 		t.Run("ErrBadCursor", func(t *testing.T) {
-			_, err := d.Traces(ctx, db.TraceFilter{}, db.Page{After: "garbage"})
+			_, err := d.Traces(ctx, cascade.TraceFilter{}, cascade.Page{After: "garbage"})
 			if cascade.ErrorCode(err) != cascade.EINVALID {
 				t.Fatalf("err %v", err)
 			}
@@ -114,7 +114,7 @@ func TestTraces(t *testing.T) {
 			}
 			seen, after := 0, ""
 			for {
-				p, err := d.Kernels(ctx, tr.ID, "", db.Page{First: 300, After: after, Count: true})
+				p, err := d.Kernels(ctx, tr.ID, "", cascade.Page{First: 300, After: after, Count: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -130,7 +130,7 @@ func TestTraces(t *testing.T) {
 				if !p.HasNext {
 					break
 				}
-				after = db.Cursor(int64(p.Items[len(p.Items)-1].Seq))
+				after = cascade.Cursor(int64(p.Items[len(p.Items)-1].Seq))
 			}
 			if seen != 1000 {
 				t.Fatalf("saw %d", seen)
@@ -138,7 +138,7 @@ func TestTraces(t *testing.T) {
 			if err := d.DeleteTrace(ctx, tr.ID); err != nil {
 				t.Fatal(err)
 			}
-			if p, _ := d.Kernels(ctx, tr.ID, "", db.Page{Count: true}); p.Total != 0 {
+			if p, _ := d.Kernels(ctx, tr.ID, "", cascade.Page{Count: true}); p.Total != 0 {
 				t.Fatalf("kernels survive delete: %d", p.Total)
 			}
 		})
@@ -152,7 +152,7 @@ func TestTraces(t *testing.T) {
 					t.State = cascade.TraceUploading
 					return drop, nil
 				})
-				p, _ := d.Kernels(ctx, tr.ID, "", db.Page{Count: true})
+				p, _ := d.Kernels(ctx, tr.ID, "", cascade.Page{Count: true})
 				if err != nil || !saved || (p.Total == 0) != drop {
 					t.Fatalf("drop %v: saved %v, err %v, %d kernels left", drop, saved, err, p.Total)
 				}
@@ -180,7 +180,7 @@ func TestTraces(t *testing.T) {
 			if _, err := d.Trace(ctx, "move-from"); cascade.ErrorCode(err) != cascade.ENOTFOUND {
 				t.Fatalf("the old id is still there: %v", err)
 			}
-			if p, _ := d.Kernels(ctx, "move-to", "", db.Page{Count: true}); p.Total != 1 || p.Items[0].KernelID != 7 {
+			if p, _ := d.Kernels(ctx, "move-to", "", cascade.Page{Count: true}); p.Total != 1 || p.Items[0].KernelID != 7 {
 				t.Fatalf("kernels did not move: %+v", p)
 			}
 		})
@@ -247,7 +247,7 @@ func TestKernelSearch(t *testing.T) {
 			"rms_norm_kernel<c10:": {1},
 			"nothing":              {},
 		} {
-			p, err := d.Kernels(ctx, tr.ID, search, db.Page{Count: true})
+			p, err := d.Kernels(ctx, tr.ID, search, cascade.Page{Count: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -213,7 +213,7 @@ func TestCreateRun(t *testing.T) {
 			if len(slices.Compact(seqs)) != n {
 				t.Fatalf("%d distinct seqs of %d runs: %v", len(slices.Compact(seqs)), n, seqs)
 			}
-			p, err := d.Runs(ctx, db.RunFilter{TraceID: "conc"}, db.Page{First: 100, Count: true})
+			p, err := d.Runs(ctx, cascade.RunFilter{TraceID: "conc"}, cascade.Page{First: 100, Count: true})
 			if err != nil || p.Total != n {
 				t.Fatalf("Runs = %d, %v", p.Total, err)
 			}
@@ -347,7 +347,7 @@ func TestUpdateTraceAndKernels(t *testing.T) {
 	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		kernelCount := func(id string) int64 {
 			t.Helper()
-			p, err := d.Kernels(ctx, id, "", db.Page{Count: true})
+			p, err := d.Kernels(ctx, id, "", cascade.Page{Count: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -411,7 +411,7 @@ func TestReplaceKernelsFrom(t *testing.T) {
 		}
 		ids := func() []int {
 			t.Helper()
-			p, err := d.Kernels(ctx, "t", "", db.Page{First: 1000})
+			p, err := d.Kernels(ctx, "t", "", cascade.Page{First: 1000})
 			if err != nil {
 				t.Fatal(err)
 			}

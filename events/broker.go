@@ -9,30 +9,6 @@ import (
 	"github.com/cascade-sim/cascade"
 )
 
-// Event is a change. Events with the same Key supersede each other: each is
-// a full snapshot, so a subscriber that lags far behind can keep only the
-// newest of each key and lose nothing it needs.
-type Event interface{ Key() string }
-
-// TraceUpdated carries the committed state of a trace.
-type TraceUpdated struct{ Trace cascade.Trace }
-
-// Key implements [Event].
-func (e TraceUpdated) Key() string { return "trace/" + e.Trace.ID }
-
-// TraceRemoved says the trace with the given id is gone.
-type TraceRemoved struct{ ID string }
-
-// Key implements [Event]; a removal supersedes the trace's updates.
-func (e TraceRemoved) Key() string { return "trace/" + e.ID }
-
-// LogGrew nudges tailers of a log: Kind ("postprocess", "run") and ID name
-// the log. The lines themselves are read from the file, from an offset.
-type LogGrew struct{ Kind, ID string }
-
-// Key implements [Event].
-func (e LogGrew) Key() string { return "log/" + e.Kind + "/" + e.ID }
-
 // A subscriber's queue delivers every event in order while it holds
 // fewer than CoalesceAt; past that, a new event replaces the queued one of
 // its key (a lagging subscriber keeps the newest snapshot of each trace),
@@ -72,7 +48,7 @@ func NewBroker(maxPending int) *Broker {
 
 // Publish hands e to every subscriber whose filter accepts it. It never
 // waits for a subscriber.
-func (b *Broker) Publish(e Event) {
+func (b *Broker) Publish(e cascade.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for s := range b.subs {
@@ -87,7 +63,7 @@ func (b *Broker) Publish(e Event) {
 // Subscribe returns a subscription to the events match accepts (all, when
 // match is nil). It ends when ctx is done; match runs on the publisher's
 // goroutine and must be quick.
-func (b *Broker) Subscribe(ctx context.Context, match func(Event) bool) *Subscription {
+func (b *Broker) Subscribe(ctx context.Context, match func(cascade.Event) bool) *Subscription {
 	s := &Subscription{match: match, wake: make(chan struct{}, 1), latest: map[string]int{}, coalesceAt: CoalesceAt, maxPending: MaxPending}
 	if b.sized {
 		s.coalesceAt, s.maxPending = min(CoalesceAt, b.maxPending), b.maxPending
@@ -119,12 +95,12 @@ func (b *Broker) Dropped() int64 { return b.dropped.Load() }
 
 // Subscription is one subscriber's queue. Next is meant for one goroutine.
 type Subscription struct {
-	match                  func(Event) bool
+	match                  func(cascade.Event) bool
 	wake                   chan struct{}
 	coalesceAt, maxPending int
 
 	mu      sync.Mutex
-	queue   []Event
+	queue   []cascade.Event
 	head    int            // absolute index of queue[0]
 	latest  map[string]int // key -> absolute index of its newest queued event
 	dropped bool
@@ -134,7 +110,7 @@ type Subscription struct {
 // counts it in dropped: counted before the close is visible, so whoever
 // sees the subscription end (and tells a client, who may read /metrics)
 // finds it counted.
-func (s *Subscription) offer(e Event, dropped *atomic.Int64) bool {
+func (s *Subscription) offer(e cascade.Event, dropped *atomic.Int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dropped {
@@ -167,7 +143,7 @@ func (s *Subscription) signal() {
 
 // Next waits for the next event. It returns ctx's error when ctx is done,
 // and ErrTooSlow when the broker closed the subscription.
-func (s *Subscription) Next(ctx context.Context) (Event, error) {
+func (s *Subscription) Next(ctx context.Context) (cascade.Event, error) {
 	for {
 		s.mu.Lock()
 		if s.dropped {
@@ -193,23 +169,3 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 		}
 	}
 }
-
-// RunUpdated carries the committed state of a run.
-type RunUpdated struct{ Run cascade.Run }
-
-// Key implements [Event].
-func (e RunUpdated) Key() string { return "run/" + e.Run.ID }
-
-// RunRemoved says the run with the given id, a run of the trace TraceID,
-// is gone.
-type RunRemoved struct{ ID, TraceID string }
-
-// Key implements [Event]; a removal supersedes the run's updates.
-func (e RunRemoved) Key() string { return "run/" + e.ID }
-
-// ExecutorUpdated carries the run executor's new status: the Slurm
-// executor turning unhealthy when Slurm stops answering, and healthy again.
-type ExecutorUpdated struct{ Status cascade.ExecutorStatus }
-
-// Key implements [Event].
-func (e ExecutorUpdated) Key() string { return "executor" }

@@ -12,8 +12,8 @@ import (
 	"github.com/cascade-sim/cascade/internal/testutil"
 )
 
-func update(id string, kernels int) events.Event {
-	return events.TraceUpdated{Trace: cascade.Trace{ID: id, KernelCount: kernels}}
+func update(id string, kernels int) cascade.Event {
+	return cascade.TraceUpdated{Trace: cascade.Trace{ID: id, KernelCount: kernels}}
 }
 
 func TestFastSubscribersMissNothing(t *testing.T) {
@@ -34,7 +34,7 @@ func TestFastSubscribersMissNothing(t *testing.T) {
 					done <- err
 					return
 				}
-				if got := e.(events.TraceUpdated).Trace.ID; got != fmt.Sprint(i) {
+				if got := e.(cascade.TraceUpdated).Trace.ID; got != fmt.Sprint(i) {
 					done <- fmt.Errorf("event %d: got trace %s", i, got)
 					return
 				}
@@ -63,7 +63,7 @@ func TestFastSubscriberSeesEveryStateOfOneTrace(t *testing.T) {
 	}
 	for i := range events.CoalesceAt {
 		e, err := s.Next(ctx)
-		if err != nil || e.(events.TraceUpdated).Trace.KernelCount != i {
+		if err != nil || e.(cascade.TraceUpdated).Trace.KernelCount != i {
 			t.Fatalf("event %d: %v %v", i, e, err)
 		}
 	}
@@ -82,7 +82,7 @@ func TestStalledSubscriberNeverBlocks(t *testing.T) {
 	// Each kept the first CoalesceAt-1 events and, in the last place, the
 	// newest snapshot: never more than CoalesceAt events of memory.
 	for _, s := range []*events.Subscription{stalled, live} {
-		var last events.Event
+		var last cascade.Event
 		for range events.CoalesceAt {
 			e, err := s.Next(ctx)
 			if err != nil {
@@ -90,7 +90,7 @@ func TestStalledSubscriberNeverBlocks(t *testing.T) {
 			}
 			last = e
 		}
-		if got := last.(events.TraceUpdated).Trace.KernelCount; got != 199999 {
+		if got := last.(cascade.TraceUpdated).Trace.KernelCount; got != 199999 {
 			t.Fatalf("last event has %d, want the newest", got)
 		}
 	}
@@ -100,7 +100,7 @@ func TestOverflowClosesOnlyTheLaggard(t *testing.T) {
 	var b events.Broker
 	ctx := t.Context()
 	stalled := b.Subscribe(ctx, nil)
-	live := b.Subscribe(ctx, func(e events.Event) bool { return e.Key() == "trace/watched" })
+	live := b.Subscribe(ctx, func(e cascade.Event) bool { return e.Key() == "trace/watched" })
 	for i := range events.MaxPending + 1 {
 		b.Publish(update(fmt.Sprint(i), i))
 	}
@@ -147,7 +147,7 @@ func TestNewBrokerSizesQueues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tr := e.(events.TraceUpdated).Trace; fmt.Sprintf("%s/%d", tr.ID, tr.KernelCount) != want {
+			if tr := e.(cascade.TraceUpdated).Trace; fmt.Sprintf("%s/%d", tr.ID, tr.KernelCount) != want {
 				t.Fatalf("got %s/%d, want %s", tr.ID, tr.KernelCount, want)
 			}
 		}

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/internal/app"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
 	"github.com/cascade-sim/cascade/internal/testutil"
@@ -95,7 +94,7 @@ func BenchmarkKernelsPage(b *testing.B) {
 			} {
 				body, _ := json.Marshal(map[string]any{
 					"query":     `query($after: String) { trace(id: "big") { kernels(first: 100, after: $after) { ` + q.fields + ` } } }`,
-					"variables": map[string]any{"after": db.Cursor(depth - 1)},
+					"variables": map[string]any{"after": cascade.Cursor(depth - 1)},
 				})
 				want := 0
 				if q.name == "WithTotal" {

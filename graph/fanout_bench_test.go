@@ -87,7 +87,7 @@ func benchFanout(b *testing.B, subscribers, rate int) {
 	tick := time.NewTicker(time.Second / time.Duration(rate))
 	for i := range b.N {
 		<-tick.C
-		broker.Publish(events.TraceUpdated{Trace: cascade.Trace{
+		broker.Publish(cascade.TraceUpdated{Trace: cascade.Trace{
 			ID: "t-" + strconv.Itoa(i%traces), State: cascade.TraceUploading, KernelCount: i, Bytes: int64(i) * 1000,
 			TraceGPUArch: cascade.DefaultTraceGPUArch, Prompts: []string{}, UpdatedAt: time.Now(),
 		}})

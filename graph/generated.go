@@ -17,7 +17,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/graph/model"
-	"github.com/cascade-sim/cascade/s3gw"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -351,7 +350,7 @@ type QueryResolver interface {
 	SimConfigs(ctx context.Context) ([]cascade.SimConfig, error)
 	Runs(ctx context.Context, traceID *string, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Run(ctx context.Context, id string) (*cascade.Run, error)
-	S3Endpoint(ctx context.Context) (*s3gw.Endpoint, error)
+	S3Endpoint(ctx context.Context) (*cascade.S3Endpoint, error)
 	Sweep(ctx context.Context, id string) (*cascade.Sweep, error)
 	Sweeps(ctx context.Context, first *int, after *string) (*model.SweepConnection, error)
 	Traces(ctx context.Context, state *cascade.TraceState, search *string, first *int, after *string) (*model.TraceConnection, error)
@@ -4057,8 +4056,8 @@ func (ec *executionContext) _Query_s3Endpoint(ctx context.Context, field graphql
 			return ec.Resolvers.Query().S3Endpoint(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *s3gw.Endpoint) graphql.Marshaler {
-			return ec.marshalOS3Endpoint2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋs3gwᚐEndpoint(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.S3Endpoint) graphql.Marshaler {
+			return ec.marshalOS3Endpoint2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐS3Endpoint(ctx, selections, v)
 		},
 		true,
 		false,
@@ -5562,7 +5561,7 @@ func (ec *executionContext) fieldContext_RunProgress_kernelsTotal(_ context.Cont
 	return graphql.NewScalarFieldContext("RunProgress", field, false, false, "Int")
 }
 
-func (ec *executionContext) _S3Endpoint_url(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _S3Endpoint_url(ctx context.Context, field graphql.CollectedField, obj *cascade.S3Endpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5585,7 +5584,7 @@ func (ec *executionContext) fieldContext_S3Endpoint_url(_ context.Context, field
 	return graphql.NewScalarFieldContext("S3Endpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _S3Endpoint_bucket(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _S3Endpoint_bucket(ctx context.Context, field graphql.CollectedField, obj *cascade.S3Endpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5608,7 +5607,7 @@ func (ec *executionContext) fieldContext_S3Endpoint_bucket(_ context.Context, fi
 	return graphql.NewScalarFieldContext("S3Endpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _S3Endpoint_prefix(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _S3Endpoint_prefix(ctx context.Context, field graphql.CollectedField, obj *cascade.S3Endpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5631,7 +5630,7 @@ func (ec *executionContext) fieldContext_S3Endpoint_prefix(_ context.Context, fi
 	return graphql.NewScalarFieldContext("S3Endpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _S3Endpoint_region(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _S3Endpoint_region(ctx context.Context, field graphql.CollectedField, obj *cascade.S3Endpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5654,7 +5653,7 @@ func (ec *executionContext) fieldContext_S3Endpoint_region(_ context.Context, fi
 	return graphql.NewScalarFieldContext("S3Endpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _S3Endpoint_accessKeyId(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _S3Endpoint_accessKeyId(ctx context.Context, field graphql.CollectedField, obj *cascade.S3Endpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5677,7 +5676,7 @@ func (ec *executionContext) fieldContext_S3Endpoint_accessKeyId(_ context.Contex
 	return graphql.NewScalarFieldContext("S3Endpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _S3Endpoint_secretAccessKey(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _S3Endpoint_secretAccessKey(ctx context.Context, field graphql.CollectedField, obj *cascade.S3Endpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5700,7 +5699,7 @@ func (ec *executionContext) fieldContext_S3Endpoint_secretAccessKey(_ context.Co
 	return graphql.NewScalarFieldContext("S3Endpoint", field, false, false, "String")
 }
 
-func (ec *executionContext) _S3Endpoint_envCommand(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _S3Endpoint_envCommand(ctx context.Context, field graphql.CollectedField, obj *cascade.S3Endpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5723,7 +5722,7 @@ func (ec *executionContext) fieldContext_S3Endpoint_envCommand(_ context.Context
 	return graphql.NewScalarFieldContext("S3Endpoint", field, true, false, "String")
 }
 
-func (ec *executionContext) _S3Endpoint_awsCommand(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _S3Endpoint_awsCommand(ctx context.Context, field graphql.CollectedField, obj *cascade.S3Endpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5746,7 +5745,7 @@ func (ec *executionContext) fieldContext_S3Endpoint_awsCommand(_ context.Context
 	return graphql.NewScalarFieldContext("S3Endpoint", field, true, false, "String")
 }
 
-func (ec *executionContext) _S3Endpoint_rcloneCommand(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _S3Endpoint_rcloneCommand(ctx context.Context, field graphql.CollectedField, obj *cascade.S3Endpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5769,7 +5768,7 @@ func (ec *executionContext) fieldContext_S3Endpoint_rcloneCommand(_ context.Cont
 	return graphql.NewScalarFieldContext("S3Endpoint", field, true, false, "String")
 }
 
-func (ec *executionContext) _S3Endpoint_cascadeCommand(ctx context.Context, field graphql.CollectedField, obj *s3gw.Endpoint) (ret graphql.Marshaler) {
+func (ec *executionContext) _S3Endpoint_cascadeCommand(ctx context.Context, field graphql.CollectedField, obj *cascade.S3Endpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10223,7 +10222,7 @@ func (ec *executionContext) _RunProgress(ctx context.Context, sel ast.SelectionS
 
 var s3EndpointImplementors = []string{"S3Endpoint"}
 
-func (ec *executionContext) _S3Endpoint(ctx context.Context, sel ast.SelectionSet, obj *s3gw.Endpoint) graphql.Marshaler {
+func (ec *executionContext) _S3Endpoint(ctx context.Context, sel ast.SelectionSet, obj *cascade.S3Endpoint) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, s3EndpointImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -12322,7 +12321,7 @@ func (ec *executionContext) marshalORunState2ᚖgithubᚗcomᚋcascadeᚑsimᚋc
 	return res
 }
 
-func (ec *executionContext) marshalOS3Endpoint2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋs3gwᚐEndpoint(ctx context.Context, sel ast.SelectionSet, v *s3gw.Endpoint) graphql.Marshaler {
+func (ec *executionContext) marshalOS3Endpoint2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐS3Endpoint(ctx context.Context, sel ast.SelectionSet, v *cascade.S3Endpoint) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -105,7 +105,7 @@ type traceUpdate struct {
 }
 
 func publish(b *events.Broker, id string, kernels int) {
-	b.Publish(events.TraceUpdated{Trace: cascade.Trace{ID: id, State: cascade.TraceUploading, KernelCount: kernels,
+	b.Publish(cascade.TraceUpdated{Trace: cascade.Trace{ID: id, State: cascade.TraceUploading, KernelCount: kernels,
 		TraceGPUArch: cascade.DefaultTraceGPUArch, Prompts: []string{}, UpdatedAt: time.Now()}})
 }
 

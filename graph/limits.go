@@ -17,7 +17,6 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/db"
 )
 
 // Limits bound what one client can ask of the server. A zero field takes
@@ -29,7 +28,7 @@ type Limits struct {
 	// MaxComplexity bounds an operation's cost: each field costs 1 plus
 	// what it selects, and a page (traces, runs, sweeps, a trace's kernels
 	// or runs, a sweep's runs) costs its selection times the page size asked
-	// for (first, else db.DefaultPageSize).
+	// for (first, else cascade.DefaultPageSize).
 	MaxComplexity int
 	// MaxTokens bounds the GraphQL document's size in lexical tokens, before
 	// it is validated at all.
@@ -143,9 +142,9 @@ func complexity() ComplexityRoot {
 // pageCost is a page's cost: what one item selects times the items asked
 // for, saturating rather than overflowing.
 func pageCost(child int, first *int) int {
-	n := db.DefaultPageSize
+	n := cascade.DefaultPageSize
 	if first != nil {
-		n = min(max(*first, 1), db.MaxPageSize)
+		n = min(max(*first, 1), cascade.MaxPageSize)
 	}
 	if child > 0 && n > (math.MaxInt-1)/child {
 		return math.MaxInt

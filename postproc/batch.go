@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
@@ -257,7 +256,7 @@ func (p *Processor) finishBatch(ctx context.Context, ids []string) {
 		} else {
 			p.log.Info("trace ready", "trace", id, "kernels", t.KernelCount)
 		}
-		p.cfg.Events.Publish(events.TraceUpdated{Trace: t})
+		p.cfg.Events.Publish(cascade.TraceUpdated{Trace: t})
 		if p.cfg.Moved != nil {
 			p.cfg.Moved(id, t.State, false)
 		}

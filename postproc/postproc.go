@@ -42,7 +42,6 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/internal/proc"
 	"github.com/cascade-sim/cascade/internal/workqueue"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -73,7 +72,7 @@ type Config struct {
 	CPUs   int
 	Jobs   int // the -j of every post-processor; 0 gives each its share of CPUs
 	Store  Store
-	Events interface{ Publish(events.Event) }
+	Events cascade.Publisher
 	// Moved, if set, is told after a trace moved to ready or failed: the
 	// state it moved to, and whether a post-processor ran for it (and so
 	// may have changed its files) or it moved on from the files its upload
@@ -317,7 +316,7 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 		Dir:  dir,
 		Env:  []string{"CASCADE_WORK_DIR=" + p.cfg.WorkDir},
 		Log:  logPath,
-		Grew: func() { p.cfg.Events.Publish(events.LogGrew{Kind: "postprocess", ID: id}) },
+		Grew: func() { p.cfg.Events.Publish(cascade.LogGrew{Kind: "postprocess", ID: id}) },
 	})
 	free() // finish may give the queue's slot away: the next one takes this one
 	switch {
@@ -482,7 +481,7 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 	} else {
 		p.log.Info("trace ready", "trace", id, "kernels", count)
 	}
-	p.cfg.Events.Publish(events.TraceUpdated{Trace: t})
+	p.cfg.Events.Publish(cascade.TraceUpdated{Trace: t})
 	if p.cfg.Moved != nil {
 		p.cfg.Moved(id, t.State, ran)
 	}

@@ -9,7 +9,6 @@ import (
 	"context"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 )
 
@@ -51,11 +50,11 @@ func (r *slurmJobResolver) Reason(ctx context.Context, obj *cascade.SlurmJob) (*
 func (r *subscriptionResolver) ExecutorUpdated(ctx context.Context) (<-chan *cascade.ExecutorStatus, error) {
 	// Subscribed before the status is read: a change in between is sent
 	// after it.
-	sub := r.Events.Subscribe(ctx, func(e events.Event) bool { _, ok := e.(events.ExecutorUpdated); return ok })
+	sub := r.Events.Subscribe(ctx, func(e cascade.Event) bool { _, ok := e.(cascade.ExecutorUpdated); return ok })
 	st := r.RunManager.ExecutorStatus()
 	first := &st
-	return stream(ctx, sub, &first, func(e events.Event) (*cascade.ExecutorStatus, bool) {
-		st := e.(events.ExecutorUpdated).Status
+	return stream(ctx, sub, &first, func(e cascade.Event) (*cascade.ExecutorStatus, bool) {
+		st := e.(cascade.ExecutorUpdated).Status
 		return &st, true
 	}), nil
 }

@@ -18,14 +18,14 @@ func TestFollowLosesNoChangeDuringItsRead(t *testing.T) {
 	trace := func(state cascade.TraceState, at time.Duration) cascade.Trace {
 		return cascade.Trace{ID: "t", State: state, UpdatedAt: t0.Add(at)}
 	}
-	match := func(e events.Event) bool { return e.Key() == "trace/t" }
-	convert := func(e events.Event) (cascade.Trace, bool) { return e.(events.TraceUpdated).Trace, true }
+	match := func(e cascade.Event) bool { return e.Key() == "trace/t" }
+	convert := func(e cascade.Event) (cascade.Trace, bool) { return e.(cascade.TraceUpdated).Trace, true }
 	current := func() (cascade.Trace, error) {
 		// Published before the row was read, and superseded by it.
-		b.Publish(events.TraceUpdated{Trace: trace(cascade.TraceUploading, 1)})
+		b.Publish(cascade.TraceUpdated{Trace: trace(cascade.TraceUploading, 1)})
 		row := trace(cascade.TraceProcessing, 2)
 		// Committed after the read, published before follow returns.
-		b.Publish(events.TraceUpdated{Trace: trace(cascade.TraceReady, 3)})
+		b.Publish(cascade.TraceUpdated{Trace: trace(cascade.TraceReady, 3)})
 		return row, nil
 	}
 	out, err := follow(t.Context(), &b, match, convert, current, func(t cascade.Trace) time.Time { return t.UpdatedAt })
@@ -48,8 +48,8 @@ func TestFollowLosesNoChangeDuringItsRead(t *testing.T) {
 // nothing first; its first change is the first message.
 func TestFollowBeforeTheRowExists(t *testing.T) {
 	var b events.Broker
-	match := func(e events.Event) bool { return e.Key() == "trace/new" }
-	convert := func(e events.Event) (cascade.Trace, bool) { return e.(events.TraceUpdated).Trace, true }
+	match := func(e cascade.Event) bool { return e.Key() == "trace/new" }
+	convert := func(e cascade.Event) (cascade.Trace, bool) { return e.(cascade.TraceUpdated).Trace, true }
 	current := func() (cascade.Trace, error) {
 		return cascade.Trace{}, cascade.Errorf(cascade.ENOTFOUND, "no trace new")
 	}
@@ -57,7 +57,7 @@ func TestFollowBeforeTheRowExists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Publish(events.TraceUpdated{Trace: cascade.Trace{ID: "new", State: cascade.TraceUploading, UpdatedAt: time.Now()}})
+	b.Publish(cascade.TraceUpdated{Trace: cascade.Trace{ID: "new", State: cascade.TraceUploading, UpdatedAt: time.Now()}})
 	select {
 	case got := <-out:
 		if got.ID != "new" || got.State != cascade.TraceUploading {

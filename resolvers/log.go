@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/internal/proc"
@@ -15,8 +16,8 @@ import (
 // from an offset, so a lost nudge loses nothing and the client never has
 // to start the log again.
 func tailLog(ctx context.Context, b *events.Broker, kind, id, path string) <-chan *model.LogChunk {
-	key := events.LogGrew{Kind: kind, ID: id}.Key()
-	match := func(e events.Event) bool { return e.Key() == key }
+	key := cascade.LogGrew{Kind: kind, ID: id}.Key()
+	match := func(e cascade.Event) bool { return e.Key() == key }
 	// Subscribe before the first read, so no nudge falls between them.
 	sub := b.Subscribe(ctx, match)
 	out := make(chan *model.LogChunk)

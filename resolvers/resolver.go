@@ -17,7 +17,6 @@ import (
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/internal/proc"
 	"github.com/cascade-sim/cascade/runs"
-	"github.com/cascade-sim/cascade/s3gw"
 )
 
 // Resolver is the root resolver; its fields are the packages the API
@@ -30,7 +29,7 @@ type Resolver struct {
 	RunManager *runs.Manager
 	Disk       disk.Meter
 	// S3 is the S3 endpoint; nil when the server runs without one.
-	S3 *s3gw.Endpoint
+	S3 *cascade.S3Endpoint
 }
 
 // TraceService is what the API asks of the scanner.
@@ -45,8 +44,8 @@ type LogSource interface {
 
 // page is the page a connection field asks for. It asks for a count only
 // when the query selects totalCount: counting may read every row.
-func page(ctx context.Context, first *int, after *string) db.Page {
-	p := db.Page{First: cascade.Deref(first), After: cascade.Deref(after)}
+func page(ctx context.Context, first *int, after *string) cascade.Page {
+	p := cascade.Page{First: cascade.Deref(first), After: cascade.Deref(after)}
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil {
 		return p
@@ -64,7 +63,7 @@ func page(ctx context.Context, first *int, after *string) db.Page {
 // it. The goroutine ends, and the channel closes, when ctx is done or the
 // broker drops a subscriber that fell too far behind (its client then
 // resubscribes and refetches).
-func subscribe[T any](ctx context.Context, b *events.Broker, match func(events.Event) bool, convert func(events.Event) (T, bool)) <-chan T {
+func subscribe[T any](ctx context.Context, b *events.Broker, match func(cascade.Event) bool, convert func(cascade.Event) (T, bool)) <-chan T {
 	return stream(ctx, b.Subscribe(ctx, match), nil, convert)
 }
 
@@ -75,7 +74,7 @@ func subscribe[T any](ctx context.Context, b *events.Broker, match func(events.E
 // reads the row, so a change committed in between is queued; queued events
 // older than the row read (by updatedAt) are skipped. A row that does not
 // exist yet (NOT_FOUND) sends nothing until it appears.
-func follow[T any](ctx context.Context, b *events.Broker, match func(events.Event) bool, convert func(events.Event) (T, bool),
+func follow[T any](ctx context.Context, b *events.Broker, match func(cascade.Event) bool, convert func(cascade.Event) (T, bool),
 	current func() (T, error), updatedAt func(T) time.Time) (<-chan T, error) {
 	sub := b.Subscribe(ctx, match)
 	first, err := current()
@@ -86,14 +85,14 @@ func follow[T any](ctx context.Context, b *events.Broker, match func(events.Even
 		return nil, err
 	}
 	since := updatedAt(first)
-	return stream(ctx, sub, &first, func(e events.Event) (T, bool) {
+	return stream(ctx, sub, &first, func(e cascade.Event) (T, bool) {
 		v, ok := convert(e)
 		return v, ok && !updatedAt(v).Before(since)
 	}), nil
 }
 
 // stream sends first (when not nil), then each converted event of sub.
-func stream[T any](ctx context.Context, sub *events.Subscription, first *T, convert func(events.Event) (T, bool)) <-chan T {
+func stream[T any](ctx context.Context, sub *events.Subscription, first *T, convert func(cascade.Event) (T, bool)) <-chan T {
 	out := make(chan T)
 	go func() {
 		defer close(out)
@@ -135,14 +134,14 @@ func notFoundIsNil[T any](v T, err error) (*T, error) {
 }
 
 // runPage is a page of runs as a connection.
-func (r *Resolver) runPage(ctx context.Context, f db.RunFilter, first *int, after *string) (*model.RunConnection, error) {
+func (r *Resolver) runPage(ctx context.Context, f cascade.RunFilter, first *int, after *string) (*model.RunConnection, error) {
 	p, err := r.DB.Runs(ctx, f, page(ctx, first, after))
 	if err != nil {
 		return nil, err
 	}
 	c := &model.RunConnection{Nodes: p.Items, TotalCount: int(p.Total), PageInfo: &model.PageInfo{HasNextPage: p.HasNext}, Edges: []model.RunEdge{}}
 	for i := range p.Items {
-		c.Edges = append(c.Edges, model.RunEdge{Cursor: db.Cursor(p.Items[i].Seq), Node: &p.Items[i]})
+		c.Edges = append(c.Edges, model.RunEdge{Cursor: cascade.Cursor(p.Items[i].Seq), Node: &p.Items[i]})
 	}
 	if n := len(c.Edges); n > 0 {
 		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor

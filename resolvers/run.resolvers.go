@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/kernelname"
@@ -49,7 +47,7 @@ func (r *queryResolver) SimConfigs(ctx context.Context) ([]cascade.SimConfig, er
 
 // Runs is the resolver for the runs field.
 func (r *queryResolver) Runs(ctx context.Context, traceID *string, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error) {
-	f := db.RunFilter{TraceID: cascade.Deref(traceID)}
+	f := cascade.RunFilter{TraceID: cascade.Deref(traceID)}
 	if state != nil {
 		f.State = *state
 	}
@@ -155,12 +153,12 @@ func (r *simConfigResolver) Error(ctx context.Context, obj *cascade.SimConfig) (
 
 // RunUpdated is the resolver for the runUpdated field.
 func (r *subscriptionResolver) RunUpdated(ctx context.Context, id *string, traceID *string) (<-chan *cascade.Run, error) {
-	match := func(e events.Event) bool {
-		u, ok := e.(events.RunUpdated)
+	match := func(e cascade.Event) bool {
+		u, ok := e.(cascade.RunUpdated)
 		return ok && (id == nil || u.Run.ID == *id) && (traceID == nil || u.Run.TraceID == *traceID)
 	}
-	convert := func(e events.Event) (*cascade.Run, bool) {
-		run := e.(events.RunUpdated).Run
+	convert := func(e cascade.Event) (*cascade.Run, bool) {
+		run := e.(cascade.RunUpdated).Run
 		return &run, true
 	}
 	if id == nil {
@@ -186,12 +184,12 @@ func (r *subscriptionResolver) RunLog(ctx context.Context, id string) (<-chan *m
 
 // RunRemoved is the resolver for the runRemoved field.
 func (r *subscriptionResolver) RunRemoved(ctx context.Context, id *string, traceID *string) (<-chan string, error) {
-	match := func(e events.Event) bool {
-		g, ok := e.(events.RunRemoved)
+	match := func(e cascade.Event) bool {
+		g, ok := e.(cascade.RunRemoved)
 		return ok && (id == nil || g.ID == *id) && (traceID == nil || g.TraceID == *traceID)
 	}
-	return subscribe(ctx, r.Events, match, func(e events.Event) (string, bool) {
-		return e.(events.RunRemoved).ID, true
+	return subscribe(ctx, r.Events, match, func(e cascade.Event) (string, bool) {
+		return e.(cascade.RunRemoved).ID, true
 	}), nil
 }
 
@@ -218,7 +216,7 @@ func (r *traceResolver) DefaultSimConfig(ctx context.Context, obj *cascade.Trace
 
 // Runs is the resolver for the runs field.
 func (r *traceResolver) Runs(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.RunConnection, error) {
-	return r.runPage(ctx, db.RunFilter{TraceID: obj.ID}, first, after)
+	return r.runPage(ctx, cascade.RunFilter{TraceID: obj.ID}, first, after)
 }
 
 // Run returns graph.RunResolver implementation.

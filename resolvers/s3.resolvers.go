@@ -10,11 +10,10 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/internal/auth"
-	"github.com/cascade-sim/cascade/s3gw"
 )
 
 // S3Endpoint is the resolver for the s3Endpoint field.
-func (r *queryResolver) S3Endpoint(ctx context.Context) (*s3gw.Endpoint, error) {
+func (r *queryResolver) S3Endpoint(ctx context.Context) (*cascade.S3Endpoint, error) {
 	if r.S3 != nil && auth.FromContext(ctx) != auth.ReadWrite {
 		// Its keys upload, so they are for those who may change things.
 		return nil, cascade.Errorf(cascade.EFORBIDDEN, "the S3 endpoint and its keys are shown to the read-write token (CASCADE_TOKEN) only")

@@ -9,8 +9,6 @@ import (
 	"context"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/runs"
@@ -49,7 +47,7 @@ func (r *queryResolver) Sweeps(ctx context.Context, first *int, after *string) (
 	}
 	c := &model.SweepConnection{Nodes: p.Items, TotalCount: int(p.Total), PageInfo: &model.PageInfo{HasNextPage: p.HasNext}, Edges: []model.SweepEdge{}}
 	for i := range p.Items {
-		c.Edges = append(c.Edges, model.SweepEdge{Cursor: db.Cursor(p.Items[i].Seq), Node: &p.Items[i]})
+		c.Edges = append(c.Edges, model.SweepEdge{Cursor: cascade.Cursor(p.Items[i].Seq), Node: &p.Items[i]})
 	}
 	if n := len(c.Edges); n > 0 {
 		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor
@@ -70,8 +68,8 @@ func (r *subscriptionResolver) SweepUpdated(ctx context.Context, id string) (<-c
 	// The sweep's row does not change; its progress is read anew for each
 	// message (the Sweep.progress field), so the newest state is sent
 	// whatever order events come in.
-	sub := r.Events.Subscribe(ctx, func(e events.Event) bool {
-		u, ok := e.(events.RunUpdated)
+	sub := r.Events.Subscribe(ctx, func(e cascade.Event) bool {
+		u, ok := e.(cascade.RunUpdated)
 		return ok && u.Run.SweepID != nil && *u.Run.SweepID == id
 	})
 	s, err := r.RunManager.Sweep(ctx, id)
@@ -79,8 +77,8 @@ func (r *subscriptionResolver) SweepUpdated(ctx context.Context, id string) (<-c
 		return nil, err
 	}
 	first := &model.SweepUpdate{Sweep: &s}
-	return stream(ctx, sub, &first, func(e events.Event) (*model.SweepUpdate, bool) {
-		run := e.(events.RunUpdated).Run
+	return stream(ctx, sub, &first, func(e cascade.Event) (*model.SweepUpdate, bool) {
+		run := e.(cascade.RunUpdated).Run
 		return &model.SweepUpdate{Sweep: &s, Run: &run}, true
 	}), nil
 }
@@ -96,7 +94,7 @@ func (r *sweepResolver) Progress(ctx context.Context, obj *cascade.Sweep) (*casc
 
 // Runs is the resolver for the runs field.
 func (r *sweepResolver) Runs(ctx context.Context, obj *cascade.Sweep, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error) {
-	f := db.RunFilter{SweepID: obj.ID}
+	f := cascade.RunFilter{SweepID: obj.ID}
 	if state != nil {
 		f.State = *state
 	}

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/kernelname"
@@ -32,7 +30,7 @@ func (r *kernelResolver) DisplayName(ctx context.Context, obj *cascade.Kernel) (
 
 // Traces is the resolver for the traces field.
 func (r *queryResolver) Traces(ctx context.Context, state *cascade.TraceState, search *string, first *int, after *string) (*model.TraceConnection, error) {
-	f := db.TraceFilter{Search: cascade.Deref(search)}
+	f := cascade.TraceFilter{Search: cascade.Deref(search)}
 	if state != nil {
 		f.State = *state
 	}
@@ -42,7 +40,7 @@ func (r *queryResolver) Traces(ctx context.Context, state *cascade.TraceState, s
 	}
 	c := &model.TraceConnection{Nodes: p.Items, TotalCount: int(p.Total), PageInfo: &model.PageInfo{HasNextPage: p.HasNext}}
 	for _, t := range p.Items {
-		c.Edges = append(c.Edges, model.TraceEdge{Cursor: db.Cursor(t.Seq), Node: &t})
+		c.Edges = append(c.Edges, model.TraceEdge{Cursor: cascade.Cursor(t.Seq), Node: &t})
 	}
 	if n := len(c.Edges); n > 0 {
 		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor
@@ -57,12 +55,12 @@ func (r *queryResolver) Trace(ctx context.Context, id string) (*cascade.Trace, e
 
 // TraceUpdated is the resolver for the traceUpdated field.
 func (r *subscriptionResolver) TraceUpdated(ctx context.Context, id *string) (<-chan *cascade.Trace, error) {
-	match := func(e events.Event) bool {
-		u, ok := e.(events.TraceUpdated)
+	match := func(e cascade.Event) bool {
+		u, ok := e.(cascade.TraceUpdated)
 		return ok && (id == nil || u.Trace.ID == *id)
 	}
-	convert := func(e events.Event) (*cascade.Trace, bool) {
-		t := e.(events.TraceUpdated).Trace
+	convert := func(e cascade.Event) (*cascade.Trace, bool) {
+		t := e.(cascade.TraceUpdated).Trace
 		return &t, true
 	}
 	if id == nil {
@@ -77,9 +75,9 @@ func (r *subscriptionResolver) TraceUpdated(ctx context.Context, id *string) (<-
 
 // TraceRemoved is the resolver for the traceRemoved field.
 func (r *subscriptionResolver) TraceRemoved(ctx context.Context) (<-chan string, error) {
-	match := func(e events.Event) bool { _, ok := e.(events.TraceRemoved); return ok }
-	return subscribe(ctx, r.Events, match, func(e events.Event) (string, bool) {
-		return e.(events.TraceRemoved).ID, true
+	match := func(e cascade.Event) bool { _, ok := e.(cascade.TraceRemoved); return ok }
+	return subscribe(ctx, r.Events, match, func(e cascade.Event) (string, bool) {
+		return e.(cascade.TraceRemoved).ID, true
 	}), nil
 }
 
@@ -94,7 +92,7 @@ func (r *traceResolver) Kernels(ctx context.Context, obj *cascade.Trace, search 
 	// allocation for the edges, none per kernel.
 	c.Edges = make([]model.KernelEdge, len(p.Items))
 	for i := range p.Items {
-		c.Edges[i] = model.KernelEdge{Cursor: db.Cursor(int64(p.Items[i].Seq)), Node: &p.Items[i]}
+		c.Edges[i] = model.KernelEdge{Cursor: cascade.Cursor(int64(p.Items[i].Seq)), Node: &p.Items[i]}
 	}
 	if n := len(c.Edges); n > 0 {
 		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor

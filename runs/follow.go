@@ -4,8 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
-	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/internal/proc"
 )
 
@@ -48,7 +48,7 @@ func (f *follower) grew() {
 	if !f.read() {
 		return
 	}
-	f.m.cfg.Events.Publish(events.LogGrew{Kind: "run", ID: f.id})
+	f.m.cfg.Events.Publish(cascade.LogGrew{Kind: "run", ID: f.id})
 	if p := f.parser.Progress(); p != f.last {
 		f.last = p
 		f.m.progress(f.ctx, f.id, f.parser.Kernels(), p)

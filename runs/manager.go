@@ -19,8 +19,6 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
-	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/internal/proc"
 	"github.com/cascade-sim/cascade/internal/workqueue"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -41,7 +39,7 @@ type Store interface {
 
 	CreateSweep(ctx context.Context, s *cascade.Sweep, runs []cascade.Run) error
 	Sweep(ctx context.Context, id string) (cascade.Sweep, error)
-	Sweeps(ctx context.Context, p db.Page) (db.PageOf[cascade.Sweep], error)
+	Sweeps(ctx context.Context, p cascade.Page) (cascade.PageOf[cascade.Sweep], error)
 	SweepProgress(ctx context.Context, id string) (cascade.SweepProgress, error)
 	SweepRuns(ctx context.Context, id string, states ...cascade.RunState) ([]cascade.Run, error)
 	CancelQueuedSweepRuns(ctx context.Context, id, history string) ([]cascade.Run, error)
@@ -55,7 +53,7 @@ type Config struct {
 	Executor    Executor
 	Concurrency int // simulations at once; 1 when 0
 	Store       Store
-	Events      interface{ Publish(events.Event) }
+	Events      cascade.Publisher
 	Logger      *slog.Logger
 
 	// TraceConfigsDir, when set, holds the trace.config directories, and
@@ -395,7 +393,7 @@ func (m *Manager) RemoveTrace(ctx context.Context, traceID string) error {
 			m.log.Warn("remove run directory", "run", id, "err", err)
 		}
 		m.log.Info("run removed with its trace", "run", id, "trace", traceID)
-		m.cfg.Events.Publish(events.RunRemoved{ID: id, TraceID: traceID})
+		m.cfg.Events.Publish(cascade.RunRemoved{ID: id, TraceID: traceID})
 	}
 	return nil
 }
@@ -438,7 +436,7 @@ func (m *Manager) stop(ctx context.Context, id string) error {
 
 func stamp(msg string) string { return time.Now().UTC().Format(time.RFC3339) + " " + msg }
 
-func (m *Manager) publish(r cascade.Run) { m.cfg.Events.Publish(events.RunUpdated{Run: r}) }
+func (m *Manager) publish(r cascade.Run) { m.cfg.Events.Publish(cascade.RunUpdated{Run: r}) }
 
 // Run requeues runs a previous server left running (they run again from
 // the beginning, and their history says so), queues the queued ones in

@@ -14,7 +14,6 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
-	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/slurm"
 )
 
@@ -910,7 +909,7 @@ func (s *slurmExec) unavailableLocked(err error) {
 		s.since.Format("15:04:05"), err, s.interval)
 	s.status = cascade.ExecutorStatus{Kind: "slurm", Healthy: false, Message: &msg}
 	if was.Healthy || cascade.Deref(was.Message) != msg {
-		s.m.cfg.Events.Publish(events.ExecutorUpdated{Status: s.status})
+		s.m.cfg.Events.Publish(cascade.ExecutorUpdated{Status: s.status})
 	}
 }
 
@@ -930,7 +929,7 @@ func (s *slurmExec) available() {
 	if s.info != "" {
 		s.status.Message = &s.info
 	}
-	s.m.cfg.Events.Publish(events.ExecutorUpdated{Status: s.status})
+	s.m.cfg.Events.Publish(cascade.ExecutorUpdated{Status: s.status})
 }
 
 // cancelBeforeStart records a pending run whose job was cancelled: it

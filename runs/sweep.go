@@ -11,7 +11,6 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
-	"github.com/cascade-sim/cascade/db"
 )
 
 // MaxSweepRuns bounds the runs one sweep launches (traces × configs).
@@ -193,7 +192,7 @@ func (m *Manager) Sweep(ctx context.Context, id string) (cascade.Sweep, error) {
 }
 
 // Sweeps returns a page of sweeps, newest first.
-func (m *Manager) Sweeps(ctx context.Context, p db.Page) (db.PageOf[cascade.Sweep], error) {
+func (m *Manager) Sweeps(ctx context.Context, p cascade.Page) (cascade.PageOf[cascade.Sweep], error) {
 	return m.cfg.Store.Sweeps(ctx, p)
 }
 

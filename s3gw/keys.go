@@ -10,13 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cascade-sim/cascade"
 )
 
 // Keys is the access key pair every request must be signed with.
-type Keys struct {
-	AccessKey string
-	SecretKey string
-}
+type Keys = cascade.S3Keys
 
 // Variable names in a key file, the same as the environment's.
 const (

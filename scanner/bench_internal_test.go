@@ -55,7 +55,7 @@ func BenchmarkSteadyStateScan(b *testing.B) {
 		s.traces[t.ID] = &entry{state: t.State}
 	}
 	s.scan(ctx, true, true) // the start-up scan walks everything once
-	if ts, _ := d.Traces(ctx, db.TraceFilter{State: cascade.TraceReady}, db.Page{First: 1, Count: true}); ts.Total != traces {
+	if ts, _ := d.Traces(ctx, cascade.TraceFilter{State: cascade.TraceReady}, cascade.Page{First: 1, Count: true}); ts.Total != traces {
 		b.Fatalf("%d of %d traces ready after the first scan", ts.Total, traces)
 	}
 	var cpu time.Duration

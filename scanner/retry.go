@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/events"
 )
 
 // Retry sends a failed or ready trace back through the completeness rules
@@ -34,7 +33,7 @@ func (s *Scanner) Retry(ctx context.Context, id string) (cascade.Trace, error) {
 	if r, ok := s.cfg.Processor.(Retrier); ok {
 		r.Retried(id)
 	}
-	s.cfg.Events.Publish(events.TraceUpdated{Trace: t})
+	s.cfg.Events.Publish(cascade.TraceUpdated{Trace: t})
 	s.Refresh(id)
 	return t, nil
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/samples"
 )
 
@@ -34,7 +33,7 @@ func (s *Scanner) sampleAside(ctx context.Context, id string) bool {
 		return false
 	}
 	s.log.Warn("an uploaded trace takes the sample's id; the seeded sample moves", "trace", id, "sample", samples.MovedID)
-	s.cfg.Events.Publish(events.TraceUpdated{Trace: t})
+	s.cfg.Events.Publish(cascade.TraceUpdated{Trace: t})
 	return true
 }
 
@@ -59,6 +58,6 @@ func (s *Scanner) sampleBack(ctx context.Context) {
 		return
 	}
 	s.log.Info("the seeded sample takes its id back", "trace", samples.SampleID)
-	s.cfg.Events.Publish(events.TraceRemoved{ID: samples.MovedID})
-	s.cfg.Events.Publish(events.TraceUpdated{Trace: t})
+	s.cfg.Events.Publish(cascade.TraceRemoved{ID: samples.MovedID})
+	s.cfg.Events.Publish(cascade.TraceUpdated{Trace: t})
 }

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/tracedir"
 )
@@ -42,17 +41,12 @@ type Processor interface {
 	Stop(id string)
 }
 
-// Publisher is where committed changes go; *events.Broker implements it.
-type Publisher interface {
-	Publish(events.Event)
-}
-
 // Config configures a Scanner.
 type Config struct {
 	Root      string        // the bucket prefix directory; created if missing
 	Interval  time.Duration // DefaultInterval when 0
 	Store     Store
-	Events    Publisher
+	Events    cascade.Publisher
 	Processor Processor
 	// Removed, if set, is called after a trace whose directory left the
 	// bucket is deleted, before traceRemoved is published: the runs and
@@ -315,7 +309,7 @@ func (s *Scanner) remove(ctx context.Context, id string) {
 	}
 	delete(s.traces, id)
 	s.log.Info("trace removed from bucket", "trace", id)
-	s.cfg.Events.Publish(events.TraceRemoved{ID: id})
+	s.cfg.Events.Publish(cascade.TraceRemoved{ID: id})
 	if id == samples.SampleID {
 		s.sampleBack(ctx)
 	}
@@ -573,6 +567,6 @@ func (s *Scanner) saved(id string, e *entry, committed cascade.Trace, saved bool
 	if c == startedOver {
 		s.log.Info("trace uploaded again; starting over", "trace", id, "why", why)
 	}
-	s.cfg.Events.Publish(events.TraceUpdated{Trace: committed})
+	s.cfg.Events.Publish(cascade.TraceUpdated{Trace: committed})
 	return committed, c, true
 }

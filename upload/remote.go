@@ -24,15 +24,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go/middleware"
+	"github.com/cascade-sim/cascade"
 	"github.com/minio/crc64nvme"
 	"golang.org/x/sync/errgroup"
 )
 
 // Keys is the access key pair requests to an Endpoint are signed with.
-type Keys struct {
-	AccessKey string
-	SecretKey string
-}
+type Keys = cascade.S3Keys
 
 const (
 	defaultParallel = 4

@@ -189,7 +189,7 @@ type Main struct {
 	URL string
 	// S3 is the S3 endpoint, nil when Config.S3Addr is empty.
 	// S3KeysCreated says its keys were made at this start.
-	S3            *s3gw.Endpoint
+	S3            *cascade.S3Endpoint
 	S3KeysCreated bool
 
 	log    *slog.Logger

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/s3gw"
 )
 
@@ -38,7 +39,7 @@ func (m *Main) startS3(ctx context.Context) error {
 		return err
 	}
 	m.s3 = g
-	m.S3 = &s3gw.Endpoint{
+	m.S3 = &cascade.S3Endpoint{
 		URL:       s3gw.PublicURL(g.URL, cfg.S3URL),
 		Bucket:    cfg.Bucket,
 		Prefix:    cfg.Prefix,
