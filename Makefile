@@ -40,7 +40,7 @@ bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
 	uptime; go test ./graph -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
 	uptime; go test ./graph -run '^$$' -bench Fanout -benchtime 500x -timeout 10m
-	uptime; go test ./internal/app -run '^$$' -bench 'Ingest1M|Start' -benchtime 1x -timeout 60m
+	uptime; go test ./app -run '^$$' -bench 'Ingest1M|Start' -benchtime 1x -timeout 60m
 	go test ./accelsim/posttraces -run '^$$' -bench Postprocess -benchtime 3x -timeout 60m
 	go test ./s3gw -run '^$$' -bench PutObject -benchtime 8x
 	scripts/bench-s3.sh

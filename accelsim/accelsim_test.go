@@ -11,7 +11,7 @@ import (
 	"github.com/cascade-sim/cascade/accelsim"
 	"github.com/cascade-sim/cascade/accelsim/accelsimtest"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/fakesim"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
 )
 
 func TestFind(t *testing.T) {

@@ -7,14 +7,14 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 // TestUpdateTracesMany: batches bigger than one statement's share of
 // rows, new traces and then all of them again with kernels.
 func TestUpdateTracesMany(t *testing.T) {
 	ctx := context.Background()
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		var ws []cascade.TraceWrite
 		for i := range 250 {
 			ws = append(ws, cascade.TraceWrite{ID: fmt.Sprintf("t-%03d", i), Update: func(tr *cascade.Trace, found bool) (bool, error) {

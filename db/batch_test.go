@@ -8,7 +8,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 // TestUpdateTraces: many traces' read-modify-writes in one transaction,
@@ -16,7 +16,7 @@ import (
 // dropped, and one trace's error leaving only that trace alone.
 func TestUpdateTraces(t *testing.T) {
 	ctx := context.Background()
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		names := func(id string) []string {
 			t.Helper()
 			p, err := d.Kernels(ctx, id, "", cascade.Page{First: 100, Count: true})

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 // TestWALCheckpointedInBackground: on SQLite, what is written reaches the
@@ -32,7 +32,7 @@ func TestWALCheckpointedInBackground(t *testing.T) {
 		}
 		return fi.Size()
 	}
-	testutil.Eventually(t, 10*time.Second, "the migrations checkpointed", func() bool { return size() > 0 })
+	testkit.Eventually(t, 10*time.Second, "the migrations checkpointed", func() bool { return size() > 0 })
 	before := size()
 	db.SetChunkRows(t, 500)
 	if err := d.SaveTrace(ctx, newTrace("t")); err != nil {
@@ -41,7 +41,7 @@ func TestWALCheckpointedInBackground(t *testing.T) {
 	if err := d.ReplaceKernels(ctx, "t", namedKernels("k", 5000)); err != nil { // about 100 pages
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 10*time.Second, "the kernels checkpointed into the database file", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the kernels checkpointed into the database file", func() bool {
 		return size() > before+200<<10
 	})
 }

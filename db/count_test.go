@@ -8,12 +8,12 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 func TestCountsByState(t *testing.T) {
 	ctx := context.Background()
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		if err := d.Ping(ctx); err != nil {
 			t.Fatalf("Ping: %v", err)
 		}

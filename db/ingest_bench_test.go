@@ -10,7 +10,8 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 // BenchmarkReplaceKernels1M replaces a trace's kernel list with 1,000,000
@@ -36,7 +37,7 @@ func BenchmarkReplaceKernels1M(b *testing.B) {
 	if c, err := strconv.Atoi(os.Getenv("CASCADE_BENCH_CHUNK")); err == nil {
 		db.SetChunkRows(b, c)
 	}
-	for name, u := range testutil.DatabaseURLs(b) {
+	for name, u := range dbtest.DatabaseURLs(b) {
 		b.Run(name, func(b *testing.B) {
 			d, err := db.Open(ctx, db.Config{URL: u, DataDir: b.TempDir()})
 			if err != nil {
@@ -50,11 +51,11 @@ func BenchmarkReplaceKernels1M(b *testing.B) {
 			}
 			ks := make([]cascade.Kernel, 0, batch)
 			for b.Loop() {
-				stop := testutil.Probe(5*time.Millisecond, func() error {
+				stop := testkit.Probe(5*time.Millisecond, func() error {
 					_, _, err := d.UpdateTrace(ctx, "other", func(t *cascade.Trace, _ bool) error { t.Bytes++; return nil })
 					return err
 				}, b.Error)
-				cpu0 := testutil.CPUTime()
+				cpu0 := testkit.CPUTime()
 				t0 := time.Now()
 				err := d.ReplaceKernelsFrom(ctx, "big", func(add func([]cascade.Kernel) error) error {
 					for i := 0; i < n; i += batch {
@@ -75,7 +76,7 @@ func BenchmarkReplaceKernels1M(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ReportMetric(time.Since(t0).Seconds(), "s-replace")
-				b.ReportMetric((testutil.CPUTime() - cpu0).Seconds(), "s-cpu")
+				b.ReportMetric((testkit.CPUTime() - cpu0).Seconds(), "s-cpu")
 				if waits := stop(); len(waits) > 0 {
 					b.ReportMetric(float64(waits[len(waits)-1].Microseconds())/1000, "ms-write-max")
 					b.ReportMetric(float64(waits[len(waits)*99/100].Microseconds())/1000, "ms-write-p99")

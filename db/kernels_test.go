@@ -9,7 +9,8 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 // TestMigration7KeepsKernels: kernels stored before version 7 are each
@@ -17,7 +18,7 @@ import (
 // are dropped; new lists replace the migrated ones, which are deleted.
 func TestMigration7KeepsKernels(t *testing.T) {
 	ctx := context.Background()
-	for name, u := range testutil.DatabaseURLs(t) {
+	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			d, err := db.Open(ctx, db.Config{URL: u, DataDir: dir})
@@ -70,7 +71,7 @@ func TestMigration7KeepsKernels(t *testing.T) {
 			if err != nil || p.Total != 1 || len(p.Items) != 1 || p.Items[0].Name != "new" {
 				t.Fatalf("a replaced: %+v, %v", p, err)
 			}
-			testutil.Eventually(t, 10*time.Second, "the migrated set of a deleted", func() bool {
+			testkit.Eventually(t, 10*time.Second, "the migrated set of a deleted", func() bool {
 				rows, sets := d.KernelRows(t)
 				return rows == 3 && sets == 2
 			})
@@ -120,7 +121,7 @@ func checkList(t *testing.T, d *db.DB, id, prefix string, n int) {
 func TestIngestInChunksBesideOtherWrites(t *testing.T) {
 	ctx := context.Background()
 	db.SetChunkRows(t, 50)
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		for _, id := range []string{"big", "other"} {
 			if err := d.SaveTrace(ctx, newTrace(id)); err != nil {
 				t.Fatal(err)
@@ -138,7 +139,7 @@ func TestIngestInChunksBesideOtherWrites(t *testing.T) {
 				}
 				if i == 140 {
 					// 210 added: at least three chunks of 50 are on their way.
-					testutil.Eventually(t, 10*time.Second, "chunks committed mid-ingest", func() bool {
+					testkit.Eventually(t, 10*time.Second, "chunks committed mid-ingest", func() bool {
 						rows, _ := d.KernelRows(t)
 						return rows >= 30+150
 					})
@@ -163,7 +164,7 @@ func TestIngestInChunksBesideOtherWrites(t *testing.T) {
 		if tr, err := d.Trace(ctx, "other"); err != nil || tr.State != cascade.TraceReady {
 			t.Fatalf("other: %+v, %v", tr, err)
 		}
-		testutil.Eventually(t, 10*time.Second, "the old set deleted", func() bool {
+		testkit.Eventually(t, 10*time.Second, "the old set deleted", func() bool {
 			rows, sets := d.KernelRows(t)
 			return rows == 423 && sets == 2
 		})
@@ -176,7 +177,7 @@ func TestIngestInChunksBesideOtherWrites(t *testing.T) {
 func TestFailedIngestKeepsTheOldList(t *testing.T) {
 	ctx := context.Background()
 	db.SetChunkRows(t, 50)
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		for _, id := range []string{"t", "gone", "dropped"} {
 			if err := d.SaveTrace(ctx, newTrace(id)); err != nil {
 				t.Fatal(err)
@@ -207,7 +208,7 @@ func TestFailedIngestKeepsTheOldList(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkList(t, d, "dropped", "", 0)
-		testutil.Eventually(t, 10*time.Second, "unused kernel sets deleted", func() bool {
+		testkit.Eventually(t, 10*time.Second, "unused kernel sets deleted", func() bool {
 			rows, sets := d.KernelRows(t)
 			return rows == 120 && sets == 1
 		})
@@ -221,7 +222,7 @@ func TestFailedIngestKeepsTheOldList(t *testing.T) {
 func TestKernelColumnsRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	db.SetChunkRows(t, 50)
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		if err := d.SaveTrace(ctx, newTrace("t")); err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/cascade-sim/cascade/kernelname"
+	"github.com/cascade-sim/cascade/internal/kernelname"
 )
 
 // A migration moves the schema from version-1 to version. Each runs in its

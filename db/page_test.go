@@ -9,7 +9,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 // lastSQL is a slog handler that keeps the last SQL statement matching a
@@ -49,7 +49,7 @@ func (h *lastSQL) take() string {
 // rows before it, on SQLite and PostgreSQL.
 func TestDeepPagesAreIndexRangeScans(t *testing.T) {
 	ctx := context.Background()
-	for name, u := range testutil.DatabaseURLs(t) {
+	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			h := &lastSQL{prefix: "SELECT * FROM"}
 			d, err := db.Open(ctx, db.Config{URL: u, DataDir: t.TempDir(), Logger: slog.New(h)})
@@ -121,7 +121,7 @@ func TestDeepPagesAreIndexRangeScans(t *testing.T) {
 // they are replaced: longer, shorter, streamed, and none.
 func TestKernelCount(t *testing.T) {
 	ctx := context.Background()
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		if err := d.SaveTrace(ctx, newTrace("t")); err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 func sweepRuns(prefix string, n int) []cascade.Run {
@@ -28,7 +28,7 @@ func sweepRuns(prefix string, n int) []cascade.Run {
 // stored leaves nothing behind.
 func TestCreateSweep(t *testing.T) {
 	ctx := context.Background()
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		lone := cascade.Run{ID: "lone", TraceID: "t0", SimConfig: "C0", State: cascade.RunQueued, Executor: "local"}
 		if err := d.CreateRun(ctx, &lone); err != nil {
 			t.Fatal(err)
@@ -135,7 +135,7 @@ func TestCreateSweep(t *testing.T) {
 //
 //	go test ./db -run '^$' -bench CreateSweep -benchtime 10x
 func BenchmarkCreateSweep(b *testing.B) {
-	for name, u := range testutil.DatabaseURLs(b) {
+	for name, u := range dbtest.DatabaseURLs(b) {
 		b.Run(name, func(b *testing.B) {
 			d, err := db.Open(context.Background(), db.Config{URL: u, DataDir: b.TempDir()})
 			if err != nil {

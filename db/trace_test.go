@@ -8,7 +8,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 func newTrace(id string) *cascade.Trace {
@@ -26,7 +26,7 @@ func saveWithKernels(ctx context.Context, d *db.DB, t *cascade.Trace, ks []casca
 
 func TestTraces(t *testing.T) {
 	ctx := context.Background()
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		t.Run("SaveAndLoad", func(t *testing.T) {
 			tr := newTrace("llama ünïcode run")
 			tr.Model = cascade.Ptr("meta-llama/Llama-3.1-8B")
@@ -223,7 +223,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 // case-insensitively, and LIKE's wildcards match only themselves.
 func TestKernelSearch(t *testing.T) {
 	ctx := context.Background()
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		tr := newTrace("search")
 		rms := "_ZN4vllm15rms_norm_kernelIN3c108BFloat16EEEvPT_PKS3_S6_fii"
 		ks := []cascade.Kernel{

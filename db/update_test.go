@@ -10,7 +10,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 // The write paths postproc, scanner and runs build on: a read-modify-write
@@ -19,7 +19,7 @@ import (
 
 func TestUpdateTrace(t *testing.T) {
 	ctx := context.Background()
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		t.Run("NotFoundInserts", func(t *testing.T) {
 			got, saved, err := d.UpdateTrace(ctx, "new", func(tr *cascade.Trace, found bool) error {
 				if found || tr.ID != "new" || tr.Seq != 0 || tr.State != "" {
@@ -153,7 +153,7 @@ func newRun(id, traceID string) *cascade.Run {
 
 func TestCreateRun(t *testing.T) {
 	ctx := context.Background()
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		t.Run("SeqInCreationOrder", func(t *testing.T) {
 			var seqs []int64
 			for i := range 3 {
@@ -223,7 +223,7 @@ func TestCreateRun(t *testing.T) {
 
 func TestUpdateRun(t *testing.T) {
 	ctx := context.Background()
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		t.Run("NotFound", func(t *testing.T) {
 			called := false
 			_, saved, err := d.UpdateRun(ctx, "nope", func(r *cascade.Run) error { called = true; return nil })
@@ -344,7 +344,7 @@ func TestUpdateRun(t *testing.T) {
 // does: ErrUnchanged or an error after asking to drop keeps them.
 func TestUpdateTraceAndKernels(t *testing.T) {
 	ctx := context.Background()
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		kernelCount := func(id string) int64 {
 			t.Helper()
 			p, err := d.Kernels(ctx, id, "", cascade.Page{Count: true})
@@ -398,7 +398,7 @@ func TestUpdateTraceAndKernels(t *testing.T) {
 // order added, and a fill that fails half-way leaves the old list.
 func TestReplaceKernelsFrom(t *testing.T) {
 	ctx := context.Background()
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		batch := func(first, n int) []cascade.Kernel {
 			ks := make([]cascade.Kernel, n)
 			for i := range ks {
@@ -457,7 +457,7 @@ func TestReplaceKernelsFrom(t *testing.T) {
 
 func TestUpdateRuns(t *testing.T) {
 	ctx := context.Background()
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		for _, id := range []string{"many-1", "many-2", "many-3"} {
 			if err := d.CreateRun(ctx, newRun(id, "many")); err != nil {
 				t.Fatal(err)

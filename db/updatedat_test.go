@@ -7,7 +7,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 // A row's UpdatedAt never goes back, even when the clock does: the web UI
@@ -16,7 +16,7 @@ import (
 func TestUpdatedAtNeverGoesBack(t *testing.T) {
 	ctx := context.Background()
 	ahead := time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond) // the clock, before it was stepped back
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		later := func(what string, got time.Time, table, id string) {
 			t.Helper()
 			if !got.After(ahead) {

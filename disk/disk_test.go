@@ -8,11 +8,11 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/disk"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 func TestMeasure(t *testing.T) {
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		for _, tr := range []cascade.Trace{
 			{ID: "up", State: cascade.TraceUploading, Bytes: 1 << 30},

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/events"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 func update(id string, kernels int) cascade.Event {
@@ -131,7 +131,7 @@ func TestCancelEndsSubscription(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	// AfterFunc unsubscribes on its own goroutine.
-	testutil.Eventually(t, time.Second, "unsubscribed", func() bool { return b.Subscribers() == 0 })
+	testkit.Eventually(t, time.Second, "unsubscribed", func() bool { return b.Subscribers() == 0 })
 }
 
 func TestNewBrokerSizesQueues(t *testing.T) {

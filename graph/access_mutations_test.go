@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // introType is a type reference of the introspection query, four
@@ -55,7 +55,7 @@ type introSchema struct {
 // this test.
 func TestEveryMutationNeedsTheReadWriteToken(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, withTokens)
+	s := servertest.Server(t, withTokens)
 	r := s.Post(t, rwToken, `{ __schema {
 		mutationType { fields { name args { name defaultValue type { `+introTypeRef+` } } type { `+introTypeRef+` } } }
 		types { kind name enumValues { name } inputFields { name defaultValue type { `+introTypeRef+` } } }
@@ -154,7 +154,7 @@ func TestEveryMutationNeedsTheReadWriteToken(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer conn.Close()
-			sub := testutil.SubscribeOn(t, conn, "graphql-transport-ws", doc, nil)
+			sub := servertest.SubscribeOn(t, conn, "graphql-transport-ws", doc, nil)
 			if err := sub.Next(10*time.Second, &struct{}{}); err == nil || !strings.Contains(err.Error(), "FORBIDDEN") {
 				t.Errorf("read-only over a websocket: want FORBIDDEN, got %v", err)
 			}

@@ -10,9 +10,10 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/internal/auth"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 const (
@@ -30,7 +31,7 @@ func withTokens(c *app.Config) {
 // the read-write token does everything.
 func TestTokensOverHTTP(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, withTokens)
+	s := servertest.Server(t, withTokens)
 	const query = `{ traces { totalCount } }`
 	// A mutation that runs says NOT_FOUND: there is no such trace.
 	const mutation = `mutation { retryTrace(id: "missing") { id } }`
@@ -113,7 +114,7 @@ func TestTokensOverHTTP(t *testing.T) {
 // subscribes and follows changes but its mutations are refused.
 func TestTokensOverWebsockets(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, withTokens)
+	s := servertest.Server(t, withTokens)
 	for _, protocol := range []string{"graphql-transport-ws", "graphql-ws"} {
 		t.Run(protocol, func(t *testing.T) {
 			refused := map[string]map[string]any{
@@ -148,8 +149,8 @@ func TestTokensOverWebsockets(t *testing.T) {
 			}
 			id := "ro-" + protocol
 			before := s.Subscribers()
-			sub := testutil.SubscribeOn(t, conn, protocol, `subscription($id: ID) { traceUpdated(id: $id) { id } }`, map[string]any{"id": id})
-			testutil.Eventually(t, 5*time.Second, "subscribed", func() bool { return s.Subscribers() > before })
+			sub := servertest.SubscribeOn(t, conn, protocol, `subscription($id: ID) { traceUpdated(id: $id) { id } }`, map[string]any{"id": id})
+			testkit.Eventually(t, 5*time.Second, "subscribed", func() bool { return s.Subscribers() > before })
 			s.WriteFile(t, id, "traces/kernel-1.trace", []byte("x"))
 			var r struct{ TraceUpdated struct{ ID string } }
 			if err := sub.Next(5*time.Second, &r); err != nil || r.TraceUpdated.ID != id {
@@ -163,7 +164,7 @@ func TestTokensOverWebsockets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sub := testutil.SubscribeOn(t, conn, "graphql-transport-ws", `mutation { retryTrace(id: "sample") { id } }`, nil)
+		sub := servertest.SubscribeOn(t, conn, "graphql-transport-ws", `mutation { retryTrace(id: "sample") { id } }`, nil)
 		err = sub.Next(5*time.Second, &struct{}{})
 		if err == nil || !strings.Contains(err.Error(), "FORBIDDEN") {
 			t.Fatalf("want FORBIDDEN, got %v", err)
@@ -194,14 +195,14 @@ func TestTokensOverWebsockets(t *testing.T) {
 // TestS3EndpointNeedsTheReadWriteToken: the S3 keys upload, so a read-only
 // token is refused them.
 func TestS3EndpointNeedsTheReadWriteToken(t *testing.T) {
-	s := testutil.Server(t, withTokens, testutil.WithS3)
+	s := servertest.Server(t, withTokens, servertest.WithS3)
 	const q = `{ s3Endpoint { url secretAccessKey } }`
 	r := s.Post(t, roToken, q, nil)
-	if len(r.Errors) != 1 || r.Errors[0].Code() != "FORBIDDEN" || strings.Contains(string(r.Data), testutil.S3Keys.SecretKey) {
+	if len(r.Errors) != 1 || r.Errors[0].Code() != "FORBIDDEN" || strings.Contains(string(r.Data), servertest.S3Keys.SecretKey) {
 		t.Fatalf("read-only: %s %+v", r.Data, r.Errors)
 	}
 	r = s.Post(t, rwToken, q, nil)
-	if len(r.Errors) != 0 || !strings.Contains(string(r.Data), testutil.S3Keys.SecretKey) {
+	if len(r.Errors) != 0 || !strings.Contains(string(r.Data), servertest.S3Keys.SecretKey) {
 		t.Fatalf("read-write: %s %+v", r.Data, r.Errors)
 	}
 }
@@ -211,7 +212,7 @@ func TestS3EndpointNeedsTheReadWriteToken(t *testing.T) {
 func TestConfiguredOrigins(t *testing.T) {
 	t.Parallel()
 	const dev = "http://localhost:5173"
-	s := testutil.Server(t, func(c *app.Config) { c.AllowedOrigins = []string{dev} })
+	s := servertest.Server(t, func(c *app.Config) { c.AllowedOrigins = []string{dev} })
 	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
 	wsURL := strings.Replace(s.URL, "http", "ws", 1) + "/graphql"
 	for origin, ok := range map[string]bool{
@@ -238,7 +239,7 @@ func TestConfiguredOrigins(t *testing.T) {
 // what a client sends as one, over HTTP and in connection_init.
 func TestWithoutTokensAnyCredentialPasses(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	if r := s.Post(t, "whatever", `{ __typename }`, nil); r.Status != 200 || len(r.Errors) > 0 {
 		t.Fatalf("HTTP: %d %+v", r.Status, r.Errors)
 	}

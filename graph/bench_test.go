@@ -17,9 +17,11 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // reportLatencies reports the median and 99th percentile of ds.
@@ -46,9 +48,9 @@ func reportLatencies(b *testing.B, ds []time.Duration) {
 // to compare).
 func BenchmarkKernelsPage(b *testing.B) {
 	const total, depth = 1_000_000, 900_000
-	for name, u := range testutil.DatabaseURLs(b) {
+	for name, u := range dbtest.DatabaseURLs(b) {
 		b.Run(name, func(b *testing.B) {
-			s := testutil.Server(b, func(c *app.Config) {
+			s := servertest.Server(b, func(c *app.Config) {
 				c.DatabaseURL = u
 				c.Logger = nil
 				c.ScanInterval = 2 * time.Second
@@ -58,8 +60,8 @@ func BenchmarkKernelsPage(b *testing.B) {
 			// The trace lives only in the database. The scanner's start pass
 			// would remove it as gone from the bucket, so it is saved once
 			// that pass is over (a scan is counted).
-			testutil.Eventually(b, time.Minute, "the start pass", func() bool {
-				return testutil.Scrape(b, s.URL+"/metrics")["cascade_scan_duration_seconds_count"] >= 1
+			testkit.Eventually(b, time.Minute, "the start pass", func() bool {
+				return testkit.Scrape(b, s.URL+"/metrics")["cascade_scan_duration_seconds_count"] >= 1
 			})
 			tr := &cascade.Trace{ID: "big", State: cascade.TraceReady, TraceGPUArch: cascade.DefaultTraceGPUArch, Prompts: []string{}, KernelCount: total}
 			if err := s.DB.SaveTrace(ctx, tr); err != nil {
@@ -142,9 +144,9 @@ func benchPages(b *testing.B, url string, body []byte, first, want int) {
 	var mem0, mem1 runtime.MemStats
 	runtime.ReadMemStats(&mem0)
 	b.ResetTimer()
-	cpu0 := testutil.CPUTime()
+	cpu0 := testkit.CPUTime()
 	err := cmd.Run()
-	cpu := testutil.CPUTime() - cpu0
+	cpu := testkit.CPUTime() - cpu0
 	b.StopTimer()
 	runtime.ReadMemStats(&mem1)
 	if err != nil {
@@ -189,7 +191,7 @@ func TestKernelsPageClient(t *testing.T) {
 	first, _ := strconv.Atoi(os.Getenv("CASCADE_PAGE_FIRST"))
 	want, _ := strconv.Atoi(os.Getenv("CASCADE_PAGE_TOTAL"))
 	n, _ := strconv.Atoi(os.Getenv("CASCADE_PAGE_N"))
-	cpu0 := testutil.CPUTime()
+	cpu0 := testkit.CPUTime()
 	res := pageResults{Latencies: make([]int64, 0, n)}
 	for range n {
 		t0 := time.Now()
@@ -223,7 +225,7 @@ func TestKernelsPageClient(t *testing.T) {
 			break
 		}
 	}
-	res.CPU = testutil.CPUTime() - cpu0
+	res.CPU = testkit.CPUTime() - cpu0
 	data, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)

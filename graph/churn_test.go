@@ -10,7 +10,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // churnCycle is one client's life: connect, init, subscribe to the sample
@@ -79,7 +80,7 @@ func heapAfterGC() uint64 {
 func TestChurnLeavesNothingBehind(t *testing.T) {
 	// Not parallel: the counts are the whole process's.
 	const cycles, workers = 10_000, 8
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	wsURL := strings.Replace(s.URL, "http", "ws", 1) + "/graphql"
 	subs := s.Subscribers()
 	run := func(n int) {
@@ -101,7 +102,7 @@ func TestChurnLeavesNothingBehind(t *testing.T) {
 		for err := range errs {
 			t.Fatal(err)
 		}
-		testutil.Eventually(t, 10*time.Second, "every subscription ended", func() bool { return s.Subscribers() == subs })
+		testkit.Eventually(t, 10*time.Second, "every subscription ended", func() bool { return s.Subscribers() == subs })
 	}
 	// Warm up: pools, caches and the database's connections fill once.
 	run(300)

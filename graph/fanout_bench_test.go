@@ -21,8 +21,9 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
-	"github.com/cascade-sim/cascade/internal/testutil"
 	"github.com/cascade-sim/cascade/resolvers"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 // fanoutQuery is what every subscriber of BenchmarkFanout asks for.
@@ -45,7 +46,7 @@ func BenchmarkFanout(b *testing.B) {
 func benchFanout(b *testing.B, subscribers, rate int) {
 	const traces = 10
 	broker := &events.Broker{}
-	srv := graph.NewServer(&resolvers.Resolver{DB: testutil.DB(b), Events: broker}, graph.Options{Limits: graph.Limits{MaxConnsPerClient: -1}})
+	srv := graph.NewServer(&resolvers.Resolver{DB: dbtest.DB(b), Events: broker}, graph.Options{Limits: graph.Limits{MaxConnsPerClient: -1}})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	results := filepath.Join(b.TempDir(), "results.json")
@@ -77,7 +78,7 @@ func benchFanout(b *testing.B, subscribers, rate int) {
 	if !<-ready {
 		b.Fatal("the clients' process ended before it subscribed")
 	}
-	testutil.Eventually(b, 60*time.Second, "all subscribed", func() bool {
+	testkit.Eventually(b, 60*time.Second, "all subscribed", func() bool {
 		return broker.Subscribers()+srv.SharedSubscriptions() == subscribers
 	})
 	var before syscall.Rusage

@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // TestGraphQLOverHTTP: status codes, media types and the data entry follow
 // the GraphQL-over-HTTP spec, for both response media types.
 func TestGraphQLOverHTTP(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	const (
 		js   = "application/json"
 		gqlr = "application/graphql-response+json"

@@ -14,8 +14,9 @@ import (
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/internal/auth"
-	"github.com/cascade-sim/cascade/internal/testutil"
 	"github.com/cascade-sim/cascade/resolvers"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 // hubServer is a GraphQL server over a broker the test publishes to.
@@ -28,7 +29,7 @@ type hubServer struct {
 
 func newHubServer(t *testing.T, tokens auth.Tokens) *hubServer {
 	broker := &events.Broker{}
-	res := &resolvers.Resolver{DB: testutil.DB(t), Events: broker}
+	res := &resolvers.Resolver{DB: dbtest.DB(t), Events: broker}
 	srv := graph.NewServer(res, graph.Options{Tokens: tokens})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
@@ -64,7 +65,7 @@ func (s *hubServer) subscribe(t *testing.T, protocol, token, id, query string, v
 	}
 	before := s.live()
 	conn.WriteJSON(map[string]any{"id": id, "type": start, "payload": map[string]any{"query": query, "variables": vars}})
-	testutil.Eventually(t, 10*time.Second, "subscription live", func() bool { return s.live() > before })
+	testkit.Eventually(t, 10*time.Second, "subscription live", func() bool { return s.live() > before })
 	return &hubClient{t: t, conn: conn, id: id}
 }
 
@@ -151,7 +152,7 @@ func TestIdenticalSubscriptionsShareOneExecution(t *testing.T) {
 	for _, c := range append(shared, readOnly, other) {
 		c.conn.Close()
 	}
-	testutil.Eventually(t, 10*time.Second, "executions end", func() bool { return s.broker.Subscribers() == 0 })
+	testkit.Eventually(t, 10*time.Second, "executions end", func() bool { return s.broker.Subscribers() == 0 })
 }
 
 // TestLateSubscriberStartsWithTheLatestState: a subscription to one trace

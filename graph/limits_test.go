@@ -11,9 +11,10 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/graph"
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // nestedOfType is an introspection query that nests ofType n-4 times
@@ -27,7 +28,7 @@ func nestedOfType(n int) string {
 // passes.
 func TestQueryLimits(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	cases := []struct {
 		name, query, code, says string
 	}{
@@ -70,14 +71,14 @@ func TestQueryLimits(t *testing.T) {
 // holds.
 func TestRequestBodyLimit(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	body := `{"query":"{ __typename }","variables":{"pad":"` + strings.Repeat("x", 9<<20) + `"}}`
 	resp, err := http.Post(s.URL+"/graphql", "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var r testutil.Response
+	var r servertest.Response
 	json.NewDecoder(resp.Body).Decode(&r)
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Message, "more than 8388608 bytes") {
 		t.Fatalf("status %d, errors %+v", resp.StatusCode, r.Errors)
@@ -99,7 +100,7 @@ type wsMessage struct {
 func TestSubscriptionsPerConnection(t *testing.T) {
 	t.Parallel()
 	const limit = 3
-	s := testutil.Server(t, func(c *app.Config) { c.Limits.MaxSubscriptionsPerConn = limit })
+	s := servertest.Server(t, func(c *app.Config) { c.Limits.MaxSubscriptionsPerConn = limit })
 	conn, err := s.DialWS(t, "graphql-transport-ws", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +116,7 @@ func TestSubscriptionsPerConnection(t *testing.T) {
 	for i := range limit {
 		subscribe(fmt.Sprint(i))
 	}
-	testutil.Eventually(t, 5*time.Second, "subscriptions live", func() bool { return s.Subscribers() == base+limit })
+	testkit.Eventually(t, 5*time.Second, "subscriptions live", func() bool { return s.Subscribers() == base+limit })
 	subscribe("one-too-many")
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	var m wsMessage
@@ -135,7 +136,7 @@ func TestSubscriptionsPerConnection(t *testing.T) {
 	// Another connection has its own count.
 	other := s.Subscribe(t, "graphql-transport-ws", "subscription { traceUpdated { id } }", nil)
 	defer other.Conn.Close()
-	testutil.Eventually(t, 5*time.Second, "the other connection's live", func() bool { return s.Subscribers() == base+limit+1 })
+	testkit.Eventually(t, 5*time.Second, "the other connection's live", func() bool { return s.Subscribers() == base+limit+1 })
 
 	// Ending one makes room at once: the client starts another right
 	// after, waiting for nothing. New traces' events reach the new one (a
@@ -184,7 +185,7 @@ func TestSubscriptionsPerConnection(t *testing.T) {
 func TestConnectionsPerClient(t *testing.T) {
 	t.Parallel()
 	const limit = 2
-	s := testutil.Server(t, func(c *app.Config) { c.Limits.MaxConnsPerClient = limit })
+	s := servertest.Server(t, func(c *app.Config) { c.Limits.MaxConnsPerClient = limit })
 	var conns []*websocket.Conn
 	for range limit {
 		c, err := s.DialWS(t, "graphql-transport-ws", nil)
@@ -204,7 +205,7 @@ func TestConnectionsPerClient(t *testing.T) {
 	s.MustDo(t, "{ __typename }", nil, nil)
 
 	conns[0].Close()
-	testutil.Eventually(t, 5*time.Second, "room again", func() bool {
+	testkit.Eventually(t, 5*time.Second, "room again", func() bool {
 		d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
 		c, _, err := d.Dial(strings.Replace(s.URL, "http", "ws", 1)+"/graphql", nil)
 		if err != nil {
@@ -221,7 +222,7 @@ func TestConnectionsPerClient(t *testing.T) {
 // connection with 1009 (message too big) before it is read whole.
 func TestWebsocketMessageLimit(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	conn, err := s.DialWS(t, "graphql-transport-ws", nil)
 	if err != nil {
 		t.Fatal(err)

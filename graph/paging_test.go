@@ -7,10 +7,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
 	"github.com/cascade-sim/cascade/samples"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // sqlRecorder is a slog handler that keeps the SQL the database runs
@@ -61,7 +61,7 @@ func (r *sqlRecorder) during(fn func(), table, substr string) []string {
 // index probe, never a COUNT over its kernels.
 func TestTotalCountOnlyWhenSelected(t *testing.T) {
 	rec := &sqlRecorder{}
-	testutil.ForEachServer(t, func(t *testing.T, s *testutil.TestServer) {
+	servertest.ForEachServer(t, func(t *testing.T, s *servertest.TestServer) {
 		vars := map[string]any{"id": samples.SampleID}
 		var all struct {
 			Trace struct {

@@ -12,13 +12,14 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 func TestLegacyGraphQLWSProtocol(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	sub := s.Subscribe(t, "graphql-ws", `subscription($id: ID) { traceUpdated(id: $id) { id state kernelCount } }`, map[string]any{"id": "legacy"})
 	s.WriteFile(t, "other", "traces/kernel-1.trace", []byte("x")) // filtered out by id
 	s.WriteFile(t, "legacy", "traces/kernel-1.trace", []byte("x"))
@@ -30,7 +31,7 @@ func TestLegacyGraphQLWSProtocol(t *testing.T) {
 
 func TestOriginCheck(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	h := http.Header{"Origin": {"http://evil.example"}}
 	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
 	_, resp, err := d.Dial(strings.Replace(s.URL, "http", "ws", 1)+"/graphql", h)
@@ -55,7 +56,7 @@ func TestOriginCheck(t *testing.T) {
 
 func TestErrorCodes(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	cases := []struct {
 		name, query, code string
 	}{
@@ -77,7 +78,7 @@ func TestErrorCodes(t *testing.T) {
 
 func TestTracesPageWithCursors(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	for _, id := range []string{"a", "b", "c"} {
 		s.WriteFile(t, id, "traces/kernel-1.trace", []byte("x"))
 	}
@@ -94,7 +95,7 @@ func TestTracesPageWithCursors(t *testing.T) {
 			}
 		}
 	}
-	testutil.Eventually(t, 5*time.Second, "three traces", func() bool {
+	testkit.Eventually(t, 5*time.Second, "three traces", func() bool {
 		var p page
 		s.MustDo(t, `{ traces(state: UPLOADING) { totalCount } }`, nil, &p)
 		return p.Traces.TotalCount == 3
@@ -119,8 +120,8 @@ func TestTracesPageWithCursors(t *testing.T) {
 
 func TestShutdownSendsCloseFrame(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
-	subs := []*testutil.Subscription{
+	s := servertest.Server(t)
+	subs := []*servertest.Subscription{
 		s.Subscribe(t, "graphql-transport-ws", `subscription { traceUpdated { id } }`, nil),
 		s.Subscribe(t, "graphql-ws", `subscription { traceUpdated { id } }`, nil),
 	}
@@ -146,7 +147,7 @@ func TestShutdownSendsCloseFrame(t *testing.T) {
 // deliver.
 func TestStalledSubscriberDoesNotDelayOthers(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, func(c *app.Config) { c.WebsocketWriteWait, c.WebsocketPing = time.Hour, time.Hour })
+	s := servertest.Server(t, func(c *app.Config) { c.WebsocketWriteWait, c.WebsocketPing = time.Hour, time.Hour })
 	const query = `subscription { traceUpdated(id: "t-1") { id bytes } }`
 	// A small receive buffer, set before connecting so the window stays
 	// small: the server's writes stall after little.
@@ -170,7 +171,7 @@ func TestStalledSubscriberDoesNotDelayOthers(t *testing.T) {
 	}
 	before := s.Subscribers()
 	stalled.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": query}})
-	testutil.Eventually(t, 10*time.Second, "stalled client subscribed", func() bool { return s.Subscribers() > before })
+	testkit.Eventually(t, 10*time.Second, "stalled client subscribed", func() bool { return s.Subscribers() > before })
 
 	// Answers it never reads, each an error quoting a 200 kB cursor: more
 	// than the sockets hold (with a receive window this small, the
@@ -195,7 +196,7 @@ func TestStalledSubscriberDoesNotDelayOthers(t *testing.T) {
 
 func TestDeadClientIsDropped(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, func(c *app.Config) { c.WebsocketPing = 100 * time.Millisecond })
+	s := servertest.Server(t, func(c *app.Config) { c.WebsocketPing = 100 * time.Millisecond })
 	base := s.Subscribers()
 	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
 	c, _, err := d.Dial(strings.Replace(s.URL, "http", "ws", 1)+"/graphql", nil)
@@ -207,7 +208,7 @@ func TestDeadClientIsDropped(t *testing.T) {
 	var ack map[string]any
 	c.ReadJSON(&ack)
 	c.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": "subscription { traceUpdated { id } }"}})
-	testutil.Eventually(t, 5*time.Second, "subscribed", func() bool { return s.Subscribers() == base+1 })
+	testkit.Eventually(t, 5*time.Second, "subscribed", func() bool { return s.Subscribers() == base+1 })
 	// The client now reads nothing, so it answers no ping: a closed laptop.
-	testutil.Eventually(t, 5*time.Second, "dead client dropped and its subscription ended", func() bool { return s.Subscribers() == base })
+	testkit.Eventually(t, 5*time.Second, "dead client dropped and its subscription ended", func() bool { return s.Subscribers() == base })
 }

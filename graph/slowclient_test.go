@@ -16,8 +16,9 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // logRecorder is a slog handler that keeps the messages of Info and above.
@@ -61,7 +62,7 @@ func TestSlowClientIsDroppedWithReason(t *testing.T) {
 	// be dropped, a write not taken in time and pings unanswered, wait an
 	// hour, so however slowly a loaded machine answers they do not come
 	// first.
-	s := testutil.Server(t, func(c *app.Config) {
+	s := servertest.Server(t, func(c *app.Config) {
 		c.Logger = slog.New(logs)
 		c.WebsocketWriteWait, c.WebsocketPing = time.Hour, time.Hour
 	})
@@ -105,7 +106,7 @@ func TestSlowClientIsDroppedWithReason(t *testing.T) {
 		}
 	}
 	// The loop ends at the drop: 2000 answers are far more than the queue.
-	testutil.Eventually(t, 10*time.Second, "slow client dropped", func() bool { return s.DroppedClients() == 1 })
+	testkit.Eventually(t, 10*time.Second, "slow client dropped", func() bool { return s.DroppedClients() == 1 })
 
 	// Reading again: whole answers, then the close frame.
 	c.SetReadDeadline(time.Now().Add(15 * time.Second))

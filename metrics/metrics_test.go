@@ -11,14 +11,14 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/metrics"
 )
 
 // TestRegistry serves levels read at scrape time and events pushed through
 // the hooks, every known state and outcome at zero from the start.
 func TestRegistry(t *testing.T) {
-	var logs testutil.SyncBuffer
+	var logs testkit.SyncBuffer
 	r := metrics.New(slog.New(slog.NewTextHandler(&logs, nil)))
 	var mu sync.Mutex
 	traces := map[cascade.TraceState]int64{cascade.TraceReady: 3, cascade.TraceProcessing: 1}
@@ -54,7 +54,7 @@ func TestRegistry(t *testing.T) {
 	r.SlurmPollFailed(errors.New("squeue: timed out"))
 	r.SlurmPollFailed(errors.New("squeue: timed out"))
 
-	got := testutil.Scrape(t, srv.URL)
+	got := testkit.Scrape(t, srv.URL)
 	want := map[string]float64{
 		`cascade_traces{state="ready"}`:                                3,
 		`cascade_traces{state="processing"}`:                           1,
@@ -94,7 +94,7 @@ func TestRegistry(t *testing.T) {
 	mu.Lock()
 	traces = map[cascade.TraceState]int64{cascade.TraceReady: 4}
 	mu.Unlock()
-	if g := testutil.Scrape(t, srv.URL)[`cascade_traces{state="ready"}`]; g != 4 {
+	if g := testkit.Scrape(t, srv.URL)[`cascade_traces{state="ready"}`]; g != 4 {
 		t.Errorf("second scrape: ready traces %v, want 4", g)
 	}
 
@@ -102,7 +102,7 @@ func TestRegistry(t *testing.T) {
 	mu.Lock()
 	traceErr = errors.New("database is closed")
 	mu.Unlock()
-	got = testutil.Scrape(t, srv.URL)
+	got = testkit.Scrape(t, srv.URL)
 	if _, ok := got[`cascade_traces{state="ready"}`]; ok {
 		t.Error("cascade_traces served although its count failed")
 	}

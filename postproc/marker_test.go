@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // recorded returns the command lines the stand-in post-processor wrote
@@ -51,13 +52,13 @@ const processedList = "MemcpyHtoD,0x0000000000001000,64\nkernel-1-ctx_0x1.traceg
 // behind is still never taken for a finished one.
 func TestStaleMarkerNeverDefeatsTheSkipRule(t *testing.T) {
 	t.Parallel()
-	server := func(t *testing.T, mode string) (*testutil.TestServer, string) {
+	server := func(t *testing.T, mode string) (*servertest.TestServer, string) {
 		record := filepath.Join(t.TempDir(), "argv.jsonl")
-		return testutil.Server(t, func(c *app.Config) {
-			c.PostprocessCmd = testutil.FakePostprocessor(t, mode, "--record="+record)
+		return servertest.Server(t, func(c *app.Config) {
+			c.PostprocessCmd = testkit.FakePostprocessor(t, mode, "--record="+record)
 		}), record
 	}
-	retry := func(t *testing.T, s *testutil.TestServer, id string) {
+	retry := func(t *testing.T, s *servertest.TestServer, id string) {
 		t.Helper()
 		s.MustDo(t, `mutation($id: ID!) { retryTrace(id: $id) { id } }`, map[string]any{"id": id}, nil)
 	}
@@ -86,7 +87,7 @@ func TestStaleMarkerNeverDefeatsTheSkipRule(t *testing.T) {
 			t.Fatalf("no partial output: %v", err)
 		}
 		retry(t, s, "tr") // nothing changed: the partial list is not taken
-		testutil.Eventually(t, 20*time.Second, "post-processor run again", func() bool { return len(recorded(t, record)) == 2 })
+		testkit.Eventually(t, 20*time.Second, "post-processor run again", func() bool { return len(recorded(t, record)) == 2 })
 		waitState(t, s, "tr", "FAILED")
 
 		// The user uploads the processed list over the partial one.
@@ -104,11 +105,11 @@ func TestStaleMarkerNeverDefeatsTheSkipRule(t *testing.T) {
 		t.Parallel()
 		s, record := server(t, "slow")
 		uploadRaw(t, s, "tr")
-		testutil.Eventually(t, 20*time.Second, "post-processor started", func() bool { return len(recorded(t, record)) == 1 })
+		testkit.Eventually(t, 20*time.Second, "post-processor started", func() bool { return len(recorded(t, record)) == 1 })
 		if err := os.RemoveAll(s.TraceDir("tr")); err != nil {
 			t.Fatal(err)
 		}
-		testutil.Eventually(t, 20*time.Second, "trace removed", func() bool { return find(t, s, "tr") == nil })
+		testkit.Eventually(t, 20*time.Second, "trace removed", func() bool { return find(t, s, "tr") == nil })
 		// Forgetting the trace stopped its post-processor.
 		if out, _ := exec.Command("pgrep", "-f", s.TraceDir("tr")).Output(); len(bytes.TrimSpace(out)) > 0 {
 			t.Fatalf("post-processor outlived its trace: pids %s", out)
@@ -130,8 +131,8 @@ func TestStaleMarkerNeverDefeatsTheSkipRule(t *testing.T) {
 func TestJobsSetting(t *testing.T) {
 	t.Parallel()
 	record := filepath.Join(t.TempDir(), "argv.jsonl")
-	s := testutil.Server(t, func(c *app.Config) {
-		c.PostprocessCmd = testutil.FakePostprocessor(t, "ok", "--record="+record)
+	s := servertest.Server(t, func(c *app.Config) {
+		c.PostprocessCmd = testkit.FakePostprocessor(t, "ok", "--record="+record)
 		c.PostprocessJobs = 7
 	})
 	uploadRaw(t, s, "tr")

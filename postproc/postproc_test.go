@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 type trace struct {
@@ -24,17 +25,17 @@ type trace struct {
 
 const fields = `id state error kernelCount postprocessLogTail(lines: 10)`
 
-func find(t *testing.T, s *testutil.TestServer, id string) *trace {
+func find(t *testing.T, s *servertest.TestServer, id string) *trace {
 	t.Helper()
 	var r struct{ Trace *trace }
 	s.MustDo(t, `query($id: ID!) { trace(id: $id) { `+fields+` } }`, map[string]any{"id": id}, &r)
 	return r.Trace
 }
 
-func waitState(t *testing.T, s *testutil.TestServer, id, want string) trace {
+func waitState(t *testing.T, s *servertest.TestServer, id, want string) trace {
 	t.Helper()
 	var tr *trace
-	testutil.Eventually(t, 20*time.Second, "trace "+id+" "+want, func() bool {
+	testkit.Eventually(t, 20*time.Second, "trace "+id+" "+want, func() bool {
 		tr = find(t, s, id)
 		return tr != nil && tr.State == want
 	})
@@ -43,7 +44,7 @@ func waitState(t *testing.T, s *testutil.TestServer, id, want string) trace {
 
 // uploadRaw writes a raw two-kernel upload (no kernelslist.g) with a
 // files list, metadata.json last.
-func uploadRaw(t *testing.T, s *testutil.TestServer, id string) {
+func uploadRaw(t *testing.T, s *servertest.TestServer, id string) {
 	t.Helper()
 	files := map[string]string{
 		"traces/kernel-1-ctx_0x1.trace": "-kernel name = k\n",
@@ -76,7 +77,7 @@ func TestContract(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := testutil.Server(t, func(cfg *app.Config) { cfg.PostprocessCmd = testutil.FakePostprocessor(t, c.mode) })
+			s := servertest.Server(t, func(cfg *app.Config) { cfg.PostprocessCmd = testkit.FakePostprocessor(t, c.mode) })
 			uploadRaw(t, s, "raw trace")
 			tr := waitState(t, s, "raw trace", c.wantState)
 			for _, w := range c.wantErr {
@@ -100,7 +101,7 @@ func TestContract(t *testing.T) {
 
 func TestMissingPostprocessorSaysHowToConfigure(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t) // its command is /nonexistent/postprocessor
+	s := servertest.Server(t) // its command is /nonexistent/postprocessor
 	uploadRaw(t, s, "x")
 	tr := waitState(t, s, "x", "FAILED")
 	if !strings.Contains(*tr.Error, "CASCADE_POSTPROCESS_CMD") {
@@ -111,10 +112,10 @@ func TestMissingPostprocessorSaysHowToConfigure(t *testing.T) {
 func TestRestartDuringPostprocessingRunsItAgain(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	slow := testutil.FakePostprocessor(t, "slow")
-	s := testutil.Server(t, func(c *app.Config) { c.DataDir, c.PostprocessCmd = dir, slow })
+	slow := testkit.FakePostprocessor(t, "slow")
+	s := servertest.Server(t, func(c *app.Config) { c.DataDir, c.PostprocessCmd = dir, slow })
 	uploadRaw(t, s, "slow")
-	testutil.Eventually(t, 10*time.Second, "post-processor started", func() bool {
+	testkit.Eventually(t, 10*time.Second, "post-processor started", func() bool {
 		tr := find(t, s, "slow")
 		return tr != nil && len(tr.PostprocessLogTail) > 0 && tr.PostprocessLogTail[0] == "started"
 	})
@@ -131,7 +132,7 @@ func TestRestartDuringPostprocessingRunsItAgain(t *testing.T) {
 	if out, _ := exec.Command("pgrep", "-f", filepath.Join(dir, "s3")).Output(); len(out) > 0 {
 		t.Fatalf("post-processor outlived the server: pids %s", out)
 	}
-	s2 := testutil.Server(t, func(c *app.Config) { c.DataDir, c.PostprocessCmd = dir, testutil.FakePostprocessor(t, "ok") })
+	s2 := servertest.Server(t, func(c *app.Config) { c.DataDir, c.PostprocessCmd = dir, testkit.FakePostprocessor(t, "ok") })
 	if tr := find(t, s2, "slow"); tr.State != "PROCESSING" && tr.State != "READY" {
 		t.Fatalf("after restart: %s", tr.State)
 	}
@@ -149,8 +150,8 @@ func TestRestartQueuesInStoredOrder(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ids := []string{"c first", "a second", "b third"}
-	s := testutil.Server(t, func(c *app.Config) {
-		c.DataDir, c.PostprocessCmd, c.PostprocessConcurrency = dir, testutil.FakePostprocessor(t, "slow"), 1
+	s := servertest.Server(t, func(c *app.Config) {
+		c.DataDir, c.PostprocessCmd, c.PostprocessConcurrency = dir, testkit.FakePostprocessor(t, "slow"), 1
 	})
 	for _, id := range ids {
 		uploadRaw(t, s, id)
@@ -160,8 +161,8 @@ func TestRestartQueuesInStoredOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	record := filepath.Join(t.TempDir(), "argv.jsonl")
-	s2 := testutil.Server(t, func(c *app.Config) {
-		c.DataDir, c.PostprocessCmd, c.PostprocessConcurrency = dir, testutil.FakePostprocessor(t, "ok", "--record="+record), 1
+	s2 := servertest.Server(t, func(c *app.Config) {
+		c.DataDir, c.PostprocessCmd, c.PostprocessConcurrency = dir, testkit.FakePostprocessor(t, "ok", "--record="+record), 1
 	})
 	for _, id := range ids {
 		waitState(t, s2, id, "READY")
@@ -177,7 +178,7 @@ func TestRestartQueuesInStoredOrder(t *testing.T) {
 
 func TestRetryAfterFixing(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "ok") })
+	s := servertest.Server(t, func(c *app.Config) { c.PostprocessCmd = testkit.FakePostprocessor(t, "ok") })
 	// An upload without its kernel list: the post-processor fails.
 	files := map[string]string{
 		"traces/kernel-1-ctx_0x1.trace": "-kernel name = k\n",
@@ -215,9 +216,9 @@ func TestRetryAfterFixing(t *testing.T) {
 
 func TestLogStreamsLive(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "fail") })
+	s := servertest.Server(t, func(c *app.Config) { c.PostprocessCmd = testkit.FakePostprocessor(t, "fail") })
 	s.WriteFile(t, "logged", "traces/kernel-1.trace", []byte("x"))
-	testutil.Eventually(t, 5*time.Second, "trace seen", func() bool { return find(t, s, "logged") != nil })
+	testkit.Eventually(t, 5*time.Second, "trace seen", func() bool { return find(t, s, "logged") != nil })
 	sub := s.Subscribe(t, "graphql-transport-ws", `subscription { postprocessLog(traceId: "logged") { lines } }`, nil)
 	uploadRaw(t, s, "logged")
 	var got []string
@@ -237,8 +238,8 @@ func TestLogStreamsLive(t *testing.T) {
 
 func TestBuiltinPostprocessorEndToEnd(t *testing.T) {
 	t.Parallel()
-	bin := testutil.Program(t, "./cmd/cascade")
-	s := testutil.Server(t, func(c *app.Config) { c.PostprocessCmd = []string{bin, "postprocess"} })
+	bin := testkit.Program(t, "./cmd/cascade")
+	s := servertest.Server(t, func(c *app.Config) { c.PostprocessCmd = []string{bin, "postprocess"} })
 	id := "generated"
 	dir := s.TraceDir(id)
 	// Generate into a staging dir, then upload file by file.
@@ -271,7 +272,7 @@ func TestBuiltinPostprocessorEndToEnd(t *testing.T) {
 
 func TestRetryUnchangedFailsAgain(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "fail") })
+	s := servertest.Server(t, func(c *app.Config) { c.PostprocessCmd = testkit.FakePostprocessor(t, "fail") })
 	uploadRaw(t, s, "still broken")
 	waitState(t, s, "still broken", "FAILED")
 	s.MustDo(t, `mutation { retryTrace(id: "still broken") { id } }`, nil, nil)
@@ -285,15 +286,15 @@ func TestRetryUnchangedFailsAgain(t *testing.T) {
 // still arrive from file-system events, not only from the periodic scan.
 func TestProcessedTraceStaysLive(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, func(c *app.Config) {
-		c.PostprocessCmd = testutil.FakePostprocessor(t, "ok")
+	s := servertest.Server(t, func(c *app.Config) {
+		c.PostprocessCmd = testkit.FakePostprocessor(t, "ok")
 		c.ScanInterval = time.Minute
 	})
 	uploadRaw(t, s, "live")
 	waitState(t, s, "live", "READY")
 	s.WriteFile(t, "live", "corrected_timeline.json", []byte(`{"steps": []}`))
 	s.WriteFile(t, "live", "kernel_mapping.json", []byte(`[]`))
-	testutil.Eventually(t, 5*time.Second, "step timeline seen without a periodic scan", func() bool {
+	testkit.Eventually(t, 5*time.Second, "step timeline seen without a periodic scan", func() bool {
 		var r struct {
 			Trace struct{ HasStepTimeline bool }
 		}

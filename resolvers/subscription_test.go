@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 	"github.com/cascade-sim/cascade/upload"
 )
 
@@ -27,7 +28,7 @@ type traceMsg struct {
 // trace that will not change again: the first message is its state.
 func TestTraceUpdatedStartsWithTheTrace(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	for _, p := range protocols {
 		t.Run(p, func(t *testing.T) {
 			sub := s.SubscribeNow(t, p, `subscription { traceUpdated(id: "sample") { id state kernelCount sample } }`, nil)
@@ -48,8 +49,8 @@ func TestTraceUpdatedStartsWithTheTrace(t *testing.T) {
 // subscription, the script learns the state then and every later change.
 func TestSubscribeThenUploadAtOnce(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
-	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
+	s := servertest.Server(t)
+	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
 	for i := range 6 {
 		p := protocols[i%2]
 		id := fmt.Sprintf("qs-%d", i)
@@ -77,13 +78,13 @@ func TestSubscribeThenUploadAtOnce(t *testing.T) {
 func TestLaggingSubscriberIsCompleted(t *testing.T) {
 	t.Parallel()
 	zero := 0
-	s := testutil.Server(t, func(c *app.Config) { c.SubscriberQueue = &zero })
+	s := servertest.Server(t, func(c *app.Config) { c.SubscriberQueue = &zero })
 	for _, p := range protocols {
 		t.Run(p, func(t *testing.T) {
 			all := s.Subscribe(t, p, `subscription { traceUpdated { id state } }`, nil)
 			var r traceMsg
 			s.WriteFile(t, "lag-"+p, "traces/kernel-1.trace", []byte("x"))
-			if err := all.Next(5*time.Second, &r); !errors.Is(err, testutil.ErrCompleted) {
+			if err := all.Next(5*time.Second, &r); !errors.Is(err, servertest.ErrCompleted) {
 				t.Fatalf("all traces: got %+v, %v; want complete", r, err)
 			}
 		})

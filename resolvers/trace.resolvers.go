@@ -12,7 +12,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/model"
-	"github.com/cascade-sim/cascade/kernelname"
+	"github.com/cascade-sim/cascade/internal/kernelname"
 )
 
 // DemangledName is the resolver for the demangledName field.

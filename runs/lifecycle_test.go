@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // hanging makes the stand-in simulator wait an hour before its first
@@ -51,7 +53,7 @@ func held(t *testing.T) (configure func(*app.Config), release func()) {
 
 // simulators lists the stand-in simulators working on this server's
 // traces: their command line holds the data directory.
-func simulators(s *testutil.TestServer) []string {
+func simulators(s *servertest.TestServer) []string {
 	out, _ := exec.Command("pgrep", "-af", "accel-sim.out -trace "+s.Config.DataDir).Output()
 	if out = bytes.TrimSpace(out); len(out) == 0 {
 		return nil
@@ -78,7 +80,7 @@ func TestCancelRacesStart(t *testing.T) {
 			t.Logf("not cancelled: %v", states)
 		}
 	}()
-	testutil.Eventually(t, 60*time.Second, "every run cancelled", func() bool {
+	testkit.Eventually(t, 60*time.Second, "every run cancelled", func() bool {
 		var r struct {
 			Runs struct{ Nodes []struct{ ID, State string } }
 		}
@@ -91,7 +93,7 @@ func TestCancelRacesStart(t *testing.T) {
 		}
 		return len(r.Runs.Nodes) == n && len(states) == 0
 	})
-	testutil.Eventually(t, 10*time.Second, "no simulator left", func() bool { return len(simulators(s)) == 0 })
+	testkit.Eventually(t, 10*time.Second, "no simulator left", func() bool { return len(simulators(s)) == 0 })
 }
 
 // TestTraceRemovalEndsItsRuns: removing a trace's directory stops its
@@ -100,7 +102,7 @@ func TestCancelRacesStart(t *testing.T) {
 // runRemoved subscribers about each one.
 func TestTraceRemovalEndsItsRuns(t *testing.T) {
 	t.Parallel()
-	for name, u := range testutil.DatabaseURLs(t) {
+	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			s := server(t, "ok", func(c *app.Config) { c.DatabaseURL = u })
 			done := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
@@ -111,7 +113,7 @@ func TestTraceRemovalEndsItsRuns(t *testing.T) {
 			running := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 			queued := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 			waitRun(t, s, running.ID, "RUNNING")
-			testutil.Eventually(t, 10*time.Second, "simulator started", func() bool { return len(simulators(s)) > 0 })
+			testkit.Eventually(t, 10*time.Second, "simulator started", func() bool { return len(simulators(s)) > 0 })
 
 			removed := s.Subscribe(t, "graphql-transport-ws", `subscription { runRemoved(traceId: "qs") }`, nil)
 			everyRemoved := s.Subscribe(t, "graphql-ws", `subscription { runRemoved }`, nil)

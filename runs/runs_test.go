@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 	"github.com/cascade-sim/cascade/upload"
 )
 
@@ -22,11 +24,11 @@ const quickstartID = "qs"
 // server starts a server whose simulator is the stand-in in the given
 // mode (through env(1), so parallel tests can differ), with the test
 // configs, and the quickstart trace uploaded and ready.
-func server(t *testing.T, mode string, configure ...func(*app.Config)) *testutil.TestServer {
+func server(t *testing.T, mode string, configure ...func(*app.Config)) *servertest.TestServer {
 	t.Helper()
 	sim := fakesim.Build(t)
 	cfgDir := simconfigtest.Write(t, t.TempDir())
-	s := testutil.Server(t, append([]func(*app.Config){func(c *app.Config) {
+	s := servertest.Server(t, append([]func(*app.Config){func(c *app.Config) {
 		c.SimCmd = []string{"env", "FAKESIM_MODE=" + mode, "FAKESIM_DELAY=300ms", sim}
 		c.SimConfigsDir = cfgDir
 	}}, configure...)...)
@@ -34,16 +36,16 @@ func server(t *testing.T, mode string, configure ...func(*app.Config)) *testutil
 	return s
 }
 
-func uploadQuickstart(t testing.TB, s *testutil.TestServer) {
+func uploadQuickstart(t testing.TB, s *servertest.TestServer) {
 	t.Helper()
 	if _, err := os.Stat(s.TraceDir(quickstartID)); err == nil {
 		return // a restarted server on the same data directory
 	}
-	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
+	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
 	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: quickstartID}); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 10*time.Second, "quickstart ready", func() bool {
+	testkit.Eventually(t, 10*time.Second, "quickstart ready", func() bool {
 		var r struct{ Trace *struct{ State string } }
 		s.MustDo(t, `{ trace(id: "qs") { state } }`, nil, &r)
 		return r.Trace != nil && r.Trace.State == "READY"
@@ -84,24 +86,24 @@ const runFields = `id state error history progress { kernelsDone kernelsTotal }
 	comparison { kernelsCompared mape correlation simTotalNs measuredTotalNs }
 	steps { step measuredNs projectedNs }`
 
-func launch(t *testing.T, s *testutil.TestServer, input map[string]any) run {
+func launch(t *testing.T, s *servertest.TestServer, input map[string]any) run {
 	t.Helper()
 	var r struct{ LaunchRun run }
 	s.MustDo(t, `mutation($in: LaunchRunInput!) { launchRun(input: $in) { `+runFields+` } }`, map[string]any{"in": input}, &r)
 	return r.LaunchRun
 }
 
-func get(t *testing.T, s *testutil.TestServer, id string) run {
+func get(t *testing.T, s *servertest.TestServer, id string) run {
 	t.Helper()
 	var r struct{ Run run }
 	s.MustDo(t, `query($id: ID!) { run(id: $id) { `+runFields+` } }`, map[string]any{"id": id}, &r)
 	return r.Run
 }
 
-func waitRun(t *testing.T, s *testutil.TestServer, id string, states ...string) run {
+func waitRun(t *testing.T, s *servertest.TestServer, id string, states ...string) run {
 	t.Helper()
 	var r run
-	testutil.Eventually(t, 30*time.Second, fmt.Sprintf("run %s in %v", id, states), func() bool {
+	testkit.Eventually(t, 30*time.Second, fmt.Sprintf("run %s in %v", id, states), func() bool {
 		r = get(t, s, id)
 		for _, st := range states {
 			if r.State == st {
@@ -115,7 +117,7 @@ func waitRun(t *testing.T, s *testutil.TestServer, id string, states ...string) 
 
 // quickstartSizes are the sizes of the quickstart's kernel traces, in
 // kernelslist.g order, from which fakesim derives its cycles.
-func quickstartSizes(t *testing.T, s *testutil.TestServer) []int64 {
+func quickstartSizes(t *testing.T, s *servertest.TestServer) []int64 {
 	var sizes []int64
 	for i := 1; i <= 4; i++ {
 		fi, err := os.Stat(filepath.Join(s.TraceDir(quickstartID), "traces", fmt.Sprintf("kernel-%d-ctx_0x55d2c3a1e4f0.traceg", i)))
@@ -129,7 +131,7 @@ func quickstartSizes(t *testing.T, s *testutil.TestServer) []int64 {
 
 func TestLaunchToSucceededLive(t *testing.T) {
 	t.Parallel()
-	for name, u := range testutil.DatabaseURLs(t) {
+	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			s := server(t, "slow", func(c *app.Config) { c.DatabaseURL = u })
 			sub := s.Subscribe(t, "graphql-transport-ws", `subscription { runUpdated(traceId: "qs") { id state progress { kernelsDone kernelsTotal } } }`, nil)
@@ -307,7 +309,7 @@ func TestLaunchRefusals(t *testing.T) {
 	t.Parallel()
 	s := server(t, "ok")
 	s.WriteFile(t, "uploading", "traces/kernel-1.trace", []byte("x"))
-	testutil.Eventually(t, 5*time.Second, "uploading trace seen", func() bool {
+	testkit.Eventually(t, 5*time.Second, "uploading trace seen", func() bool {
 		var r struct{ Trace *struct{ ID string } }
 		s.MustDo(t, `{ trace(id: "uploading") { id } }`, nil, &r)
 		return r.Trace != nil

@@ -10,18 +10,19 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/internal/testutil"
-	"github.com/cascade-sim/cascade/internal/testutil/slurmtest"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
+	"github.com/cascade-sim/cascade/testkit/servertest"
+	"github.com/cascade-sim/cascade/testkit/slurmtest"
 )
 
 // benchServer is server for a benchmark: the stand-in simulator, the test
 // configs, the quickstart trace, on the data directory dir.
-func benchServer(b *testing.B, dir string, configure func(*app.Config)) *testutil.TestServer {
+func benchServer(b *testing.B, dir string, configure func(*app.Config)) *servertest.TestServer {
 	sim := fakesim.Build(b)
 	cfgDir := simconfigtest.Write(b, b.TempDir())
-	s := testutil.Server(b, func(c *app.Config) {
+	s := servertest.Server(b, func(c *app.Config) {
 		c.DataDir = dir
 		c.SimCmd = []string{"env", "FAKESIM_MODE=ok", sim}
 		c.SimConfigsDir = cfgDir
@@ -48,7 +49,7 @@ func BenchmarkSlurmPoll3600(b *testing.B) {
 		c.Try("scontrol", "update", "PartitionName=long", "State=UP")
 	})
 	dir := b.TempDir()
-	serve := func(interval time.Duration) (*testutil.TestServer, func() int) {
+	serve := func(interval time.Duration) (*servertest.TestServer, func() int) {
 		calls := slurmtest.CountingBin(b)
 		s := benchServer(b, dir, func(cfg *app.Config) {
 			cfg.Executor = "slurm"
@@ -76,7 +77,7 @@ func BenchmarkSlurmPoll3600(b *testing.B) {
 	}
 	wg.Wait()
 	launched := time.Since(start)
-	testutil.Eventually(b, 30*time.Minute, "every run submitted", func() bool {
+	testkit.Eventually(b, 30*time.Minute, "every run submitted", func() bool {
 		rs, err := s.DB.RunsInState(context.Background(), cascade.RunQueued)
 		if err != nil {
 			b.Fatal(err)
@@ -92,7 +93,7 @@ func BenchmarkSlurmPoll3600(b *testing.B) {
 	submitted := time.Since(start)
 	// The first polls after the submissions record each job's pending
 	// reason: one transaction per poll (and 500 runs), none after.
-	testutil.Eventually(b, 30*time.Minute, "every run's pending reason recorded", func() bool {
+	testkit.Eventually(b, 30*time.Minute, "every run's pending reason recorded", func() bool {
 		rs, err := s.DB.RunsInState(context.Background(), cascade.RunQueued)
 		if err != nil {
 			b.Fatal(err)
@@ -120,7 +121,7 @@ func BenchmarkSlurmPoll3600(b *testing.B) {
 		s.Close()
 
 		fast, fastSqueues := serve(time.Millisecond)
-		testutil.Eventually(b, 10*time.Minute, "first poll after the restart", func() bool { return fastSqueues() > 0 })
+		testkit.Eventually(b, 10*time.Minute, "first poll after the restart", func() bool { return fastSqueues() > 0 })
 		before = fastSqueues()
 		time.Sleep(window)
 		calls := fastSqueues() - before

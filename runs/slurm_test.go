@@ -19,11 +19,12 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/internal/testutil"
-	"github.com/cascade-sim/cascade/internal/testutil/slurmtest"
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
+	"github.com/cascade-sim/cascade/testkit/servertest"
+	"github.com/cascade-sim/cascade/testkit/slurmtest"
 	"github.com/cascade-sim/cascade/upload"
 )
 
@@ -42,7 +43,7 @@ type slurmRun struct {
 
 const slurmRunFields = runFields + ` executor slurm { jobId partition node state reason }`
 
-func getSlurm(t *testing.T, s *testutil.TestServer, id string) slurmRun {
+func getSlurm(t *testing.T, s *servertest.TestServer, id string) slurmRun {
 	t.Helper()
 	var r struct{ Run slurmRun }
 	s.MustDo(t, `query($id: ID!) { run(id: $id) { `+slurmRunFields+` } }`, map[string]any{"id": id}, &r)
@@ -50,10 +51,10 @@ func getSlurm(t *testing.T, s *testutil.TestServer, id string) slurmRun {
 }
 
 // waitSlurm waits for a run to be in one of states, for up to timeout.
-func waitSlurm(t *testing.T, s *testutil.TestServer, id string, timeout time.Duration, states ...string) slurmRun {
+func waitSlurm(t *testing.T, s *servertest.TestServer, id string, timeout time.Duration, states ...string) slurmRun {
 	t.Helper()
 	var r slurmRun
-	testutil.Eventually(t, timeout, fmt.Sprintf("run %s in %v", id, states), func() bool {
+	testkit.Eventually(t, timeout, fmt.Sprintf("run %s in %v", id, states), func() bool {
 		r = getSlurm(t, s, id)
 		return slices.Contains(states, r.State)
 	})
@@ -63,7 +64,7 @@ func waitSlurm(t *testing.T, s *testutil.TestServer, id string, timeout time.Dur
 // slurmServer starts a server whose runs are jobs on the test cluster,
 // polled every 300 ms, its Slurm commands counted; the simulator is the
 // stand-in in the given mode, as for server.
-func slurmServer(t *testing.T, mode string, configure ...func(*app.Config)) (*testutil.TestServer, *slurmtest.Cluster, *slurmtest.Calls) {
+func slurmServer(t *testing.T, mode string, configure ...func(*app.Config)) (*servertest.TestServer, *slurmtest.Cluster, *slurmtest.Calls) {
 	t.Helper()
 	c := slurmtest.Start(t)
 	calls := slurmtest.CountingBin(t)
@@ -203,7 +204,7 @@ func TestSlurmCancel(t *testing.T) {
 	}
 	b := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 	var pending slurmRun
-	testutil.Eventually(t, time.Minute, "second job pending with a reason", func() bool {
+	testkit.Eventually(t, time.Minute, "second job pending with a reason", func() bool {
 		pending = getSlurm(t, s, b.ID)
 		return pending.Slurm != nil && pending.Slurm.Reason != nil
 	})
@@ -326,7 +327,7 @@ func TestSlurmControllerRestart(t *testing.T) {
 	b := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 	waitSlurm(t, s, a.ID, 2*time.Minute, "RUNNING")
 	waitSlurm(t, s, b.ID, 2*time.Minute, "RUNNING")
-	pollErrors := func() float64 { return testutil.Scrape(t, s.URL+"/metrics")["cascade_slurm_poll_errors_total"] }
+	pollErrors := func() float64 { return testkit.Scrape(t, s.URL+"/metrics")["cascade_slurm_poll_errors_total"] }
 	if n := pollErrors(); n != 0 {
 		t.Fatalf("/metrics: %v Slurm poll errors with the controller up", n)
 	}
@@ -341,9 +342,9 @@ func TestSlurmControllerRestart(t *testing.T) {
 	// Polls fail meanwhile (each squeue call times out); the runs keep
 	// their states through two of them.
 	since := calls.Count("squeue")
-	testutil.Eventually(t, time.Minute, "two polls with the controller down", func() bool { return calls.Count("squeue") >= since+2 })
+	testkit.Eventually(t, time.Minute, "two polls with the controller down", func() bool { return calls.Count("squeue") >= since+2 })
 	// /metrics counts them (a poll ends in error after its squeue).
-	testutil.Eventually(t, time.Minute, "/metrics counting failed polls", func() bool { return pollErrors() >= 1 })
+	testkit.Eventually(t, time.Minute, "/metrics counting failed polls", func() bool { return pollErrors() >= 1 })
 	var ex struct{ Executor struct{ Healthy bool } }
 	s.MustDo(t, `{ executor { healthy } }`, nil, &ex)
 	if ex.Executor.Healthy {
@@ -418,14 +419,14 @@ func TestSlurmPollRecordsStatusesTogether(t *testing.T) {
 		}
 		return ids, k
 	}
-	testutil.Eventually(t, 2*time.Minute, "every job pending with a reason", func() bool {
+	testkit.Eventually(t, 2*time.Minute, "every job pending with a reason", func() bool {
 		var k int
 		jobs, k = reasons("")
 		return len(jobs) == n && k == n
 	})
 	writes, squeues := s.DB.WriteTransactions(), calls.Count("squeue")
 	c.Command(t, "scontrol", "hold", strings.Join(jobs, ","))
-	testutil.Eventually(t, time.Minute, "every hold recorded", func() bool {
+	testkit.Eventually(t, time.Minute, "every hold recorded", func() bool {
 		_, k := reasons("JobHeld")
 		return k == n
 	})
@@ -454,7 +455,7 @@ func TestSlurmCancelDuringOutage(t *testing.T) {
 		t.Fatalf("cancel with the controller down: %s, history %q", cr.CancelRun.State, cr.CancelRun.History)
 	}
 	since := calls.Count("scancel")
-	testutil.Eventually(t, time.Minute, "scancel tried again", func() bool { return calls.Count("scancel") > since })
+	testkit.Eventually(t, time.Minute, "scancel tried again", func() bool { return calls.Count("scancel") > since })
 	if got := getSlurm(t, s, r.ID); got.State != "RUNNING" {
 		t.Fatalf("run %s with the controller down, want RUNNING", got.State)
 	}
@@ -476,7 +477,7 @@ func TestSlurmAdoptsAnUnrecordedJob(t *testing.T) {
 	c.StopController(t)
 	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 	// sbatch fails: the controller does not answer.
-	testutil.Eventually(t, time.Minute, "sbatch tried", func() bool { return calls.Count("sbatch") > 0 })
+	testkit.Eventually(t, time.Minute, "sbatch tried", func() bool { return calls.Count("sbatch") > 0 })
 	s.Close()
 	if got := calls.Count("sbatch"); got != 1 {
 		t.Fatalf("%d sbatch calls with the controller down", got)
@@ -513,12 +514,12 @@ func TestSlurmAdoptsAnUnrecordedJobSqueueForgot(t *testing.T) {
 	}
 	c.StopController(t)
 	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
-	testutil.Eventually(t, time.Minute, "sbatch tried", func() bool { return calls.Count("sbatch") > 0 })
+	testkit.Eventually(t, time.Minute, "sbatch tried", func() bool { return calls.Count("sbatch") > 0 })
 	s.Close()
 	c.StartController(t)
 	script := filepath.Join(dir, "work", "runs", r.ID, "job.sbatch")
 	id := strings.TrimSpace(c.Command(t, "sbatch", "--parsable", script))
-	testutil.Eventually(t, 3*time.Minute, "the job ended and squeue forgot it", func() bool {
+	testkit.Eventually(t, 3*time.Minute, "the job ended and squeue forgot it", func() bool {
 		out, err := c.Try("squeue", "-h", "--states=all", "-j", id, "-o", "%i")
 		return strings.TrimSpace(out) == "" && (err == nil || strings.Contains(err.Error(), "Invalid job id"))
 	})
@@ -557,13 +558,13 @@ func TestSlurmServerKilled(t *testing.T) {
 	addr, server, out := serveProcess(t, dir, env...)
 	// Printed once the server is ready.
 	for _, want := range []string{"cascade: Slurm: the controller answers", "cascade: Slurm: run directories " + filepath.Join(dir, "work", "runs") + ": "} {
-		testutil.Eventually(t, 10*time.Second, "serve prints "+want, func() bool { return strings.Contains(out.String(), want) })
+		testkit.Eventually(t, 10*time.Second, "serve prints "+want, func() bool { return strings.Contains(out.String(), want) })
 	}
-	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
+	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
 	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: filepath.Join(dir, "s3", "cascade", "traces"), RunName: "qs"}); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 20*time.Second, "trace ready", func() bool {
+	testkit.Eventually(t, 20*time.Second, "trace ready", func() bool {
 		var r struct{ Trace *struct{ State string } }
 		gqlAt(t, addr, `{ trace(id: "qs") { state } }`, &r)
 		return r.Trace != nil && r.Trace.State == "READY"
@@ -585,7 +586,7 @@ func TestSlurmServerKilled(t *testing.T) {
 		}
 	}
 	var r row
-	testutil.Eventually(t, 2*time.Minute, "run running with a kernel done", func() bool {
+	testkit.Eventually(t, 2*time.Minute, "run running with a kernel done", func() bool {
 		gqlAt(t, addr, `{ run(id: "`+id+`") { state progress { kernelsDone } slurm { jobId state } } }`, &r)
 		return r.Run.State == "RUNNING" && r.Run.Progress.KernelsDone >= 1
 	})
@@ -594,12 +595,12 @@ func TestSlurmServerKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	server.Wait()
-	testutil.Eventually(t, 2*time.Minute, "job completed while the server was down", func() bool {
+	testkit.Eventually(t, 2*time.Minute, "job completed while the server was down", func() bool {
 		return strings.TrimSpace(c.Command(t, "squeue", "-h", "--states=all", "-j", job, "-o", "%T")) == "COMPLETED"
 	})
 
 	addr, _, out = serveProcess(t, dir, env...)
-	testutil.Eventually(t, time.Minute, "run recorded after the restart", func() bool {
+	testkit.Eventually(t, time.Minute, "run recorded after the restart", func() bool {
 		gqlAt(t, addr, `{ run(id: "`+id+`") { state error history progress { kernelsDone } kernels { kernelId } slurm { jobId state } } }`, &r)
 		return r.Run.State != "RUNNING" && r.Run.State != "QUEUED"
 	})
@@ -640,7 +641,7 @@ func TestSlurmJobLostWhileDown(t *testing.T) {
 	job := strconv.FormatInt(got.Slurm.JobID, 10)
 	c.Command(t, "scancel", job)
 	// squeue forgets an ended job after MinJobAge, 30 s on the test cluster.
-	testutil.Eventually(t, 3*time.Minute, "squeue forgot the job", func() bool {
+	testkit.Eventually(t, 3*time.Minute, "squeue forgot the job", func() bool {
 		out, err := c.Try("squeue", "-h", "--states=all", "-j", job, "-o", "%i")
 		return strings.TrimSpace(out) == "" && (err == nil || strings.Contains(err.Error(), "Invalid job id"))
 	})
@@ -655,13 +656,13 @@ func TestSlurmJobLostWhileDown(t *testing.T) {
 
 // serveProcess starts `cascade serve` as its own process on a fresh port,
 // without the S3 endpoint; out collects what it prints.
-func serveProcess(t *testing.T, dataDir string, env ...string) (addr string, cmd *exec.Cmd, out *testutil.SyncBuffer) {
+func serveProcess(t *testing.T, dataDir string, env ...string) (addr string, cmd *exec.Cmd, out *testkit.SyncBuffer) {
 	t.Helper()
-	return testutil.ServeProcess(t, dataDir, append([]string{"CASCADE_S3_ADDR=off"}, env...)...)
+	return testkit.ServeProcess(t, dataDir, append([]string{"CASCADE_S3_ADDR=off"}, env...)...)
 }
 
 func gqlAt(t *testing.T, addr, query string, out any) {
 	t.Helper()
-	s := &testutil.TestServer{Main: &app.Main{URL: "http://" + addr}}
+	s := &servertest.TestServer{Main: &app.Main{URL: "http://" + addr}}
 	s.MustDo(t, query, nil, out)
 }

@@ -11,11 +11,13 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/internal/testutil"
-	"github.com/cascade-sim/cascade/internal/testutil/slurmtest"
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/samples"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
+	"github.com/cascade-sim/cascade/testkit/servertest"
+	"github.com/cascade-sim/cascade/testkit/slurmtest"
 )
 
 // twelveConfigs writes 12 configs, copies of the H100 one named
@@ -57,13 +59,13 @@ func twelveConfigs(b *testing.B) (string, []string) {
 //
 //	go test ./runs -run '^$' -bench LaunchSweep -benchtime 1x -timeout 60m -v
 func BenchmarkLaunchSweep(b *testing.B) {
-	dsns := testutil.DatabaseURLs(b)
+	dsns := dbtest.DatabaseURLs(b)
 	for _, dbName := range []string{"sqlite", "postgres"} {
 		for _, executor := range []string{"local", "slurm"} {
 			b.Run(dbName+"/"+executor, func(b *testing.B) {
 				u, ok := dsns[dbName]
 				if !ok {
-					b.Skip("no " + testutil.PostgresEnv)
+					b.Skip("no " + dbtest.PostgresEnv)
 				}
 				benchLaunchSweep(b, u, executor)
 			})
@@ -97,7 +99,7 @@ func benchLaunchSweep(b *testing.B, dsn, executor string) {
 			cfg.Slurm.Options.Partition = "long"
 		}
 	}
-	s := testutil.Server(b, configure)
+	s := servertest.Server(b, configure)
 	uploadQuickstart(b, s)
 	ids := uploadCopies(b, s, traces)
 
@@ -130,7 +132,7 @@ func benchLaunchSweep(b *testing.B, dsn, executor string) {
 		launched := time.Since(start)
 		b.ReportMetric(float64(launched.Milliseconds()), "ms-launch")
 		if executor == "slurm" {
-			testutil.Eventually(b, 50*time.Minute, "every run submitted", func() bool {
+			testkit.Eventually(b, 50*time.Minute, "every run submitted", func() bool {
 				rs, err := s.DB.SweepRuns(context.Background(), r.LaunchSweep.ID, cascade.RunQueued)
 				if err != nil {
 					b.Fatal(err)

@@ -10,17 +10,19 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/internal/auth"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 	"github.com/cascade-sim/cascade/upload"
 )
 
 // uploadCopies uploads the quickstart trace n times, as sw00, sw01, ...,
 // and waits until every copy is ready; it returns their ids.
-func uploadCopies(t testing.TB, s *testutil.TestServer, n int) []string {
+func uploadCopies(t testing.TB, s *servertest.TestServer, n int) []string {
 	t.Helper()
-	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
+	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("sw%02d", i)
@@ -28,7 +30,7 @@ func uploadCopies(t testing.TB, s *testutil.TestServer, n int) []string {
 			t.Fatal(err)
 		}
 	}
-	testutil.Eventually(t, time.Minute+time.Duration(n)*time.Second, fmt.Sprintf("%d copies ready", n), func() bool {
+	testkit.Eventually(t, time.Minute+time.Duration(n)*time.Second, fmt.Sprintf("%d copies ready", n), func() bool {
 		var r struct {
 			Traces struct{ Nodes []struct{ ID string } }
 		}
@@ -71,7 +73,7 @@ type sweep struct {
 const sweepFields = `id label traceIds simConfigs runCount executor
 	progress { total done queued running succeeded failed cancelled }`
 
-func launchSweep(t *testing.T, s *testutil.TestServer, traces, configs []string, label string) sweep {
+func launchSweep(t *testing.T, s *servertest.TestServer, traces, configs []string, label string) sweep {
 	t.Helper()
 	var r struct{ LaunchSweep sweep }
 	s.MustDo(t, `mutation($in: LaunchSweepInput!) { launchSweep(input: $in) { `+sweepFields+` } }`,
@@ -81,7 +83,7 @@ func launchSweep(t *testing.T, s *testutil.TestServer, traces, configs []string,
 
 // followSweep reads sweepUpdated until the sweep's runs are all over, and
 // returns its last progress and how many messages named a run.
-func followSweep(t *testing.T, sub *testutil.Subscription, timeout time.Duration) (sweepProgress, int) {
+func followSweep(t *testing.T, sub *servertest.Subscription, timeout time.Duration) (sweepProgress, int) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	runs := 0
@@ -112,7 +114,7 @@ func followSweep(t *testing.T, sub *testutil.Subscription, timeout time.Duration
 // of any one of its runs, over 25 times the kernels.
 func TestSweepOf50Runs(t *testing.T) {
 	t.Parallel()
-	for name, u := range testutil.DatabaseURLs(t) {
+	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			s := server(t, "ok", func(c *app.Config) { c.DatabaseURL = u; c.RunConcurrency = 4 })
 			traces := uploadCopies(t, s, 25)
@@ -205,7 +207,7 @@ func TestSweepRefusals(t *testing.T) {
 	t.Parallel()
 	s := server(t, "ok")
 	s.WriteFile(t, "uploading", "traces/kernel-1.trace", []byte("x"))
-	testutil.Eventually(t, 5*time.Second, "uploading trace seen", func() bool {
+	testkit.Eventually(t, 5*time.Second, "uploading trace seen", func() bool {
 		var r struct{ Trace *struct{ ID string } }
 		s.MustDo(t, `{ trace(id: "uploading") { id } }`, nil, &r)
 		return r.Trace != nil
@@ -271,7 +273,7 @@ func TestCancelSweep(t *testing.T) {
 	sub := s.Subscribe(t, "graphql-transport-ws", `subscription($id: ID!) { sweepUpdated(id: $id) {
 		sweep { progress { total done queued running succeeded failed cancelled } } run { id state } } }`,
 		map[string]any{"id": sw.ID})
-	testutil.Eventually(t, 30*time.Second, "a run of the sweep running", func() bool {
+	testkit.Eventually(t, 30*time.Second, "a run of the sweep running", func() bool {
 		var r struct{ Sweep sweep }
 		s.MustDo(t, `query($id: ID!) { sweep(id: $id) { `+sweepFields+` } }`, map[string]any{"id": sw.ID}, &r)
 		return r.Sweep.Progress.Running == 1
@@ -286,7 +288,7 @@ func TestCancelSweep(t *testing.T) {
 		t.Fatalf("progress at the end: %+v", p)
 	}
 	var o struct{ Sweep sweep }
-	testutil.Eventually(t, time.Minute, "the other sweep done", func() bool {
+	testkit.Eventually(t, time.Minute, "the other sweep done", func() bool {
 		s.MustDo(t, `query($id: ID!) { sweep(id: $id) { `+sweepFields+` } }`, map[string]any{"id": other.ID}, &o)
 		return o.Sweep.Progress.Done == 1
 	})
@@ -358,8 +360,8 @@ func TestSlurmCancelSweep(t *testing.T) {
 	t.Cleanup(func() { c.Try("scontrol", "update", "PartitionName=long", "State=UP") })
 	traces := uploadCopies(t, s, 2)
 	sw := launchSweep(t, s, traces, []string{simconfigtest.H100, simconfigtest.QV100}, "")
-	testutil.Eventually(t, time.Minute, "4 jobs submitted", func() bool { return calls.Count("sbatch") == 4 })
-	testutil.Eventually(t, time.Minute, "4 jobs recorded", func() bool {
+	testkit.Eventually(t, time.Minute, "4 jobs submitted", func() bool { return calls.Count("sbatch") == 4 })
+	testkit.Eventually(t, time.Minute, "4 jobs recorded", func() bool {
 		var r struct {
 			Sweep struct {
 				Runs struct {

@@ -13,8 +13,9 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/testutil"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
@@ -50,7 +51,7 @@ func newComparisonRig(tb testing.TB, d *db.DB, traces []string) *comparisonRig {
 		tr := cascade.Trace{ID: id, State: cascade.TraceReady, TraceGPUArch: cascade.DefaultTraceGPUArch, Prompts: []string{}, Warnings: []string{}}
 		if id != "none" {
 			for _, f := range []string{"real_timing.json", tracedir.TimelineFile, tracedir.KernelMappingFile} {
-				copyFile(tb, filepath.Join(testutil.ModuleRoot(), "samples", "quickstart", f), filepath.Join(c.bucket, id, f))
+				copyFile(tb, filepath.Join(testkit.ModuleRoot(), "samples", "quickstart", f), filepath.Join(c.bucket, id, f))
 			}
 			tr.HasRealTiming, tr.HasStepTimeline = true, true
 		}
@@ -109,7 +110,7 @@ func (c *comparisonRig) end(r cascade.Run, state cascade.RunState) {
 // succeeded run changes, after one is removed, and after a trace's timing
 // changes and then a run of it succeeds.
 func TestSweepComparisonAddsEachRunOnce(t *testing.T) {
-	testutil.ForEachDB(t, func(t *testing.T, d *db.DB) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		c := newComparisonRig(t, d, []string{"ta", "tb", "tc", "none"})
 		m, store, s, rs, end, bucket := c.m, c.store, c.sweep, c.runs, c.end, c.bucket
@@ -211,7 +212,7 @@ func BenchmarkSweepComparison(b *testing.B) {
 	reads := int64(0)
 	for b.Loop() {
 		b.StopTimer()
-		c := newComparisonRig(b, testutil.DB(b), traces)
+		c := newComparisonRig(b, dbtest.DB(b), traces)
 		b.StartTimer()
 		for _, r := range c.runs {
 			b.StopTimer()

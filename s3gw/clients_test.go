@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // The clients users run, from Debian's packages (scripts/deps.sh installs
@@ -47,8 +48,8 @@ func clientEnv(t *testing.T) []string {
 		"AWS_CONFIG_FILE=" + filepath.Join(home, "aws-config"),
 		"AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(home, "aws-credentials"),
 		"AWS_EC2_METADATA_DISABLED=true",
-		"AWS_ACCESS_KEY_ID=" + testutil.S3Keys.AccessKey,
-		"AWS_SECRET_ACCESS_KEY=" + testutil.S3Keys.SecretKey,
+		"AWS_ACCESS_KEY_ID=" + servertest.S3Keys.AccessKey,
+		"AWS_SECRET_ACCESS_KEY=" + servertest.S3Keys.SecretKey,
 		"AWS_DEFAULT_REGION=us-east-1",
 	}
 }
@@ -67,7 +68,7 @@ func runIn(dir string, env []string, name string, args ...string) (string, error
 func quickstartCopy(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.CopyFS(filepath.Join(dir, "my-trace"), os.DirFS(filepath.Join(testutil.ModuleRoot(), "samples", "quickstart"))); err != nil {
+	if err := os.CopyFS(filepath.Join(dir, "my-trace"), os.DirFS(filepath.Join(testkit.ModuleRoot(), "samples", "quickstart"))); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -75,7 +76,7 @@ func quickstartCopy(t *testing.T) string {
 
 // watchTrace subscribes to a trace's updates; the returned func waits
 // until it is READY and returns the states it went through.
-func watchTrace(t *testing.T, s *testutil.TestServer, id string) func() []string {
+func watchTrace(t *testing.T, s *servertest.TestServer, id string) func() []string {
 	t.Helper()
 	sub := s.Subscribe(t, "graphql-transport-ws",
 		`subscription($id: ID!) { traceUpdated(id: $id) { state kernelCount error } }`, map[string]any{"id": id})
@@ -120,7 +121,7 @@ type endpointAnswer struct {
 	}
 }
 
-func queryEndpoint(t *testing.T, s *testutil.TestServer) endpointAnswer {
+func queryEndpoint(t *testing.T, s *servertest.TestServer) endpointAnswer {
 	t.Helper()
 	var r endpointAnswer
 	s.MustDo(t, `{ s3Endpoint { url bucket prefix accessKeyId secretAccessKey envCommand awsCommand rcloneCommand cascadeCommand } }`, nil, &r)
@@ -141,12 +142,12 @@ func TestPrintedCommandsUploadATrace(t *testing.T) {
 			if c.tool != "" {
 				needTool(t, c.tool)
 			} else {
-				bin := testutil.Program(t, "./cmd/cascade")
+				bin := testkit.Program(t, "./cmd/cascade")
 				env[0] = "PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH")
 			}
-			s := testutil.Server(t, testutil.WithS3)
+			s := servertest.Server(t, servertest.WithS3)
 			e := queryEndpoint(t, s).S3Endpoint
-			if e.URL != s.S3.URL || e.Bucket != "cascade" || e.Prefix != "traces" || e.AccessKeyID != testutil.S3Keys.AccessKey || e.SecretAccessKey != testutil.S3Keys.SecretKey {
+			if e.URL != s.S3.URL || e.Bucket != "cascade" || e.Prefix != "traces" || e.AccessKeyID != servertest.S3Keys.AccessKey || e.SecretAccessKey != servertest.S3Keys.SecretKey {
 				t.Fatalf("s3Endpoint %+v", e)
 			}
 			line := map[string]string{"aws": e.AWSCommand, "rclone": e.RcloneCommand, "cascade": e.CascadeCommand}[c.name]
@@ -179,14 +180,14 @@ func TestPrintedCommandsUploadATrace(t *testing.T) {
 // parts, data files before metadata.json.
 func TestBoto3UploadsATrace(t *testing.T) {
 	needBoto3(t)
-	s := testutil.Server(t, testutil.WithS3)
+	s := servertest.Server(t, servertest.WithS3)
 	dir := quickstartCopy(t)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 20<<20/16)
 	if err := os.WriteFile(filepath.Join(dir, "my-trace", "traces", "kernel-5-ctx_0x55d2c3a1e4f0.trace"), big, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	wait := watchTrace(t, s, "my-trace")
-	script := filepath.Join(testutil.ModuleRoot(), "s3gw", "testdata", "boto3_upload.py")
+	script := filepath.Join(testkit.ModuleRoot(), "s3gw", "testdata", "boto3_upload.py")
 	out, err := runIn(dir, clientEnv(t), "python3", script, s.S3.URL, "cascade", "traces/my-trace", "my-trace")
 	if err != nil {
 		t.Fatalf("boto3: %v\n%s", err, out)

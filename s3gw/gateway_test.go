@@ -22,9 +22,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/s3gw"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // files lists the regular files under root by slash path, dotfiles and
@@ -85,14 +86,14 @@ func apiCode(err error) string {
 // aborted, nothing of it is left.
 func TestMultipartUpload(t *testing.T) {
 	needBoto3(t)
-	s := testutil.Server(t, testutil.WithS3)
+	s := servertest.Server(t, servertest.WithS3)
 	src := filepath.Join(t.TempDir(), "big.trace")
 	data := bytes.Repeat([]byte("multipart kernel trace line\n"), 112<<20/28)
 	if err := os.WriteFile(src, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bucket := filepath.Join(s.DataDir, "s3", "cascade")
-	script := filepath.Join(testutil.ModuleRoot(), "s3gw", "testdata", "boto3_multipart.py")
+	script := filepath.Join(testkit.ModuleRoot(), "s3gw", "testdata", "boto3_multipart.py")
 	for _, step := range []string{"complete", "abort"} {
 		t.Run(step, func(t *testing.T) {
 			key := "traces/mp-" + step + "/traces/kernel-1.trace"
@@ -169,8 +170,8 @@ func TestMultipartUpload(t *testing.T) {
 // SignatureDoesNotMatch, and nothing written.
 func TestUnsignedAndWronglySignedRequestsAreRefused(t *testing.T) {
 	needTool(t, "aws")
-	s := testutil.Server(t, testutil.WithS3)
-	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart", "metadata.json")
+	s := servertest.Server(t, servertest.WithS3)
+	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart", "metadata.json")
 	env := clientEnv(t)
 	for _, c := range []struct {
 		name, want string
@@ -201,8 +202,8 @@ func TestUnsignedAndWronglySignedRequestsAreRefused(t *testing.T) {
 // directory. Odd but harmless characters are stored under exactly that
 // name.
 func TestKeysCannotEscapeOrHide(t *testing.T) {
-	s := testutil.Server(t, testutil.WithS3)
-	c := client(s.S3.URL, testutil.S3Keys)
+	s := servertest.Server(t, servertest.WithS3)
+	c := client(s.S3.URL, servertest.S3Keys)
 	ctx := context.Background()
 	before := files(t, s.DataDir)
 	for _, key := range []string{
@@ -262,13 +263,13 @@ func TestKeysCannotEscapeOrHide(t *testing.T) {
 // tmpfs of the given size ("16m"), and returns the root. It skips the test
 // unless it runs as root, for mount(2), or, outside CI, when the mount
 // fails.
-func onSmallDisk(t *testing.T, size string) (*testutil.TestServer, string) {
+func onSmallDisk(t *testing.T, size string) (*servertest.TestServer, string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount a small file system")
 	}
 	mounted := ""
-	s := testutil.Server(t, testutil.WithS3, func(c *app.Config) {
+	s := servertest.Server(t, servertest.WithS3, func(c *app.Config) {
 		root := filepath.Join(c.DataDir, "s3")
 		if err := os.MkdirAll(root, 0o755); err != nil {
 			t.Fatal(err)
@@ -296,7 +297,7 @@ func onSmallDisk(t *testing.T, size string) (*testutil.TestServer, string) {
 // needs root, for mount(2).
 func TestFullDiskFailsTheRequest(t *testing.T) {
 	s, mounted := onSmallDisk(t, "16m")
-	c := client(s.S3.URL, testutil.S3Keys)
+	c := client(s.S3.URL, servertest.S3Keys)
 	ctx := context.Background()
 	big := bytes.Repeat([]byte("k"), 24<<20)
 	_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String("traces/full/traces/kernel-1.trace"), Body: bytes.NewReader(big)})
@@ -319,7 +320,7 @@ func TestFullDiskFailsTheRequest(t *testing.T) {
 // nothing the scanner reads has appeared. The rest of the body makes the
 // object appear whole at its path.
 func TestPutIsInvisibleUntilComplete(t *testing.T) {
-	s := testutil.Server(t, testutil.WithS3)
+	s := servertest.Server(t, servertest.WithS3)
 	bucket := filepath.Join(s.DataDir, "s3", "cascade")
 	key := "traces/streamed/traces/kernel-1.trace"
 	half := bytes.Repeat([]byte("streamed kernel trace line\n"), 8<<20/27)
@@ -331,7 +332,7 @@ func TestPutIsInvisibleUntilComplete(t *testing.T) {
 	}
 	// The server (in this process) writes the object to an unnamed
 	// O_TMPFILE in the bucket's .sgwtmp, or a named file there.
-	testutil.Eventually(t, 10*time.Second, "the server writes the object to a temporary file", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the server writes the object to a temporary file", func() bool {
 		fds, _ := os.ReadDir("/proc/self/fd")
 		for _, fd := range fds {
 			if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(target, filepath.Join(bucket, ".sgwtmp")) {
@@ -366,7 +367,7 @@ func TestPutIsInvisibleUntilComplete(t *testing.T) {
 // root, for mount(2).
 func TestCompleteNeedsRoomForOneMorePart(t *testing.T) {
 	s, mounted := onSmallDisk(t, "56m")
-	c := client(s.S3.URL, testutil.S3Keys)
+	c := client(s.S3.URL, servertest.S3Keys)
 	ctx := context.Background()
 	key := "traces/moved/traces/kernel-1.trace"
 	var data []byte
@@ -483,14 +484,14 @@ func TestRestartReleasesAnUnfinishedCompletion(t *testing.T) {
 	ctx := context.Background()
 	start := func() *s3gw.Gateway {
 		t.Helper()
-		g, err := s3gw.Start(ctx, s3gw.Config{Root: root, Bucket: "cascade", Addr: "127.0.0.1:0", Keys: testutil.S3Keys})
+		g, err := s3gw.Start(ctx, s3gw.Config{Root: root, Bucket: "cascade", Addr: "127.0.0.1:0", Keys: servertest.S3Keys})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return g
 	}
 	g := start()
-	c := client(g.URL, testutil.S3Keys)
+	c := client(g.URL, servertest.S3Keys)
 	key := "traces/killed/traces/kernel-1.trace"
 	bodies := [][]byte{bytes.Repeat([]byte("1"), 5<<20), bytes.Repeat([]byte("2"), 5<<20), []byte("3")}
 	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("cascade"), Key: aws.String(key)})
@@ -538,7 +539,7 @@ func TestRestartReleasesAnUnfinishedCompletion(t *testing.T) {
 
 	g = start()
 	defer g.Close()
-	c = client(g.URL, testutil.S3Keys)
+	c = client(g.URL, servertest.S3Keys)
 	ups, err := c.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: aws.String("cascade")})
 	if err != nil || len(ups.Uploads) != 1 || aws.ToString(ups.Uploads[0].UploadId) != *up.UploadId {
 		t.Fatalf("ListMultipartUploads after the restart: %v; want the upload alone", err)

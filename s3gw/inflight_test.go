@@ -13,7 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // streamedPut starts a PUT of size bytes whose body the test writes into
@@ -27,7 +28,7 @@ func streamedPut(t *testing.T, url, key string, size int64) (*io.PipeWriter, <-c
 	}
 	req.ContentLength = size
 	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
-	creds := aws.Credentials{AccessKeyID: testutil.S3Keys.AccessKey, SecretAccessKey: testutil.S3Keys.SecretKey}
+	creds := aws.Credentials{AccessKeyID: servertest.S3Keys.AccessKey, SecretAccessKey: servertest.S3Keys.SecretKey}
 	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +51,8 @@ func streamedPut(t *testing.T, url, key string, size int64) (*io.PipeWriter, <-c
 // TestUploadsInFlight: /metrics counts the PUTs streaming into the bucket
 // while they last.
 func TestUploadsInFlight(t *testing.T) {
-	s := testutil.Server(t, testutil.WithS3)
-	inFlight := func() float64 { return testutil.Scrape(t, s.URL+"/metrics")["cascade_s3_uploads_in_flight"] }
+	s := servertest.Server(t, servertest.WithS3)
+	inFlight := func() float64 { return testkit.Scrape(t, s.URL+"/metrics")["cascade_s3_uploads_in_flight"] }
 	if n := inFlight(); n != 0 {
 		t.Fatalf("uploads in flight before any: %v", n)
 	}
@@ -65,7 +66,7 @@ func TestUploadsInFlight(t *testing.T) {
 		}
 		pipes, dones = append(pipes, pw), append(dones, done)
 	}
-	testutil.Eventually(t, 10*time.Second, "two uploads in flight", func() bool { return inFlight() == 2 })
+	testkit.Eventually(t, 10*time.Second, "two uploads in flight", func() bool { return inFlight() == 2 })
 	for i, pw := range pipes {
 		if _, err := pw.Write(half); err != nil {
 			t.Fatalf("%v: %v", err, <-dones[i])

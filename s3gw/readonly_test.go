@@ -13,9 +13,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/s3gw"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 var readOnlyKeys = s3gw.Keys{AccessKey: "CASCADEREADONLYKEY01", SecretKey: "cascade-read-only-secret-0123456789abcdef"}
@@ -25,9 +25,9 @@ var readOnlyKeys = s3gw.Keys{AccessKey: "CASCADEREADONLYKEY01", SecretKey: "casc
 // AccessDenied and changes nothing on disk. The read-write pair still
 // writes.
 func TestReadOnlyKeys(t *testing.T) {
-	s := testutil.Server(t, testutil.WithS3, func(c *app.Config) { c.S3ReadOnlyKeys = readOnlyKeys })
+	s := servertest.Server(t, servertest.WithS3, func(c *app.Config) { c.S3ReadOnlyKeys = readOnlyKeys })
 	ctx := context.Background()
-	rw, ro := client(s.S3.URL, testutil.S3Keys), client(s.S3.URL, readOnlyKeys)
+	rw, ro := client(s.S3.URL, servertest.S3Keys), client(s.S3.URL, readOnlyKeys)
 	bucket := aws.String("cascade")
 	const key = "traces/ro/traces/kernel-1.trace"
 	if _, err := rw.PutObject(ctx, &s3.PutObjectInput{Bucket: bucket, Key: aws.String(key), Body: strings.NewReader("kernel 1")}); err != nil {

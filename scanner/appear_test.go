@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // TestEmptyDirectoryIsNotATrace: a directory holding nothing, or only
@@ -20,7 +22,7 @@ import (
 // first file lands, and stops being one when its last file goes.
 func TestEmptyDirectoryIsNotATrace(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	sub := watch(t, s)
 	removed := s.Subscribe(t, "graphql-transport-ws", `subscription { traceRemoved }`, nil)
 	for _, dir := range []string{"empty", "dotfiles/.hidden", "dotfiles/traces"} {
@@ -62,7 +64,7 @@ func TestEmptyDirectoryIsNotATrace(t *testing.T) {
 // and waits for each to be published. Events are handled in order, so the
 // scan that published the first file began after every earlier event was
 // queued, and the second one began after that scan ended.
-func settle(t *testing.T, s *testutil.TestServer, sub *testutil.Subscription, id string) {
+func settle(t *testing.T, s *servertest.TestServer, sub *servertest.Subscription, id string) {
 	t.Helper()
 	for i := range 2 {
 		s.WriteFile(t, id, fmt.Sprintf("traces/kernel-%d.trace", i+1), []byte("x"))
@@ -76,15 +78,15 @@ func settle(t *testing.T, s *testutil.TestServer, sub *testutil.Subscription, id
 // is hidden, across a restart too.
 func TestUploadNamedLikeTheSample(t *testing.T) {
 	t.Parallel()
-	for name, u := range testutil.DatabaseURLs(t) {
+	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			var log testutil.SyncBuffer
+			var log testkit.SyncBuffer
 			cfg := func(c *app.Config) {
 				c.DataDir, c.DatabaseURL = dir, u
 				c.Logger = slog.New(slog.NewTextHandler(io.MultiWriter(&log, tlog{t}), nil))
 			}
-			s := testutil.Server(t, cfg)
+			s := servertest.Server(t, cfg)
 			sub := watch(t, s)
 			files := perContextTrace()
 			for _, f := range files {
@@ -92,7 +94,7 @@ func TestUploadNamedLikeTheSample(t *testing.T) {
 			}
 			s.WriteFile(t, "sample", "metadata.json", []byte(metadata(t, map[string]any{"model": "mine", "files": filesList(files)})))
 			waitFor(t, sub, "sample", 5*time.Second, "the upload, ready", func(tr trace) bool { return tr.State == "READY" && !tr.Sample })
-			check := func(s *testutil.TestServer) {
+			check := func(s *servertest.TestServer) {
 				t.Helper()
 				up, seeded := query(t, s, "sample"), query(t, s, ".sample")
 				if up.Sample || up.Model == nil || *up.Model != "mine" || up.KernelCount != 2 {
@@ -114,7 +116,7 @@ func TestUploadNamedLikeTheSample(t *testing.T) {
 			}
 			s.Close()
 
-			s2 := testutil.Server(t, cfg)
+			s2 := servertest.Server(t, cfg)
 			check(s2)
 			sub2 := watch(t, s2)
 			os.RemoveAll(s2.TraceDir("sample"))
@@ -149,8 +151,8 @@ func (w tlog) Write(p []byte) (int, error) { w.t.Log(strings.TrimSpace(string(p)
 // where it came from.
 func TestStatusFailedAfterTheUpload(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, func(c *app.Config) {
-		c.PostprocessCmd = testutil.FakePostprocessor(t, "slow", "--delay=1h")
+	s := servertest.Server(t, func(c *app.Config) {
+		c.PostprocessCmd = testkit.FakePostprocessor(t, "slow", "--delay=1h")
 		c.ScanInterval = time.Minute // file-system events alone must do it
 	})
 	sub := watch(t, s)
@@ -162,7 +164,7 @@ func TestStatusFailedAfterTheUpload(t *testing.T) {
 		t.Fatalf("error %v, want %q", tr.Error, want)
 	}
 	// Its post-processor (whose command line names the trace) is stopped.
-	testutil.Eventually(t, 5*time.Second, "post-processor stopped", func() bool {
+	testkit.Eventually(t, 5*time.Second, "post-processor stopped", func() bool {
 		out, _ := exec.Command("pgrep", "-f", s.TraceDir("processing")).Output()
 		return len(out) == 0
 	})

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // BenchmarkLastFileToSubscriber measures the time from a trace's last file
@@ -17,7 +17,7 @@ import (
 //
 //	go test ./scanner -run '^$' -bench LastFileToSubscriber -benchtime 200x
 func BenchmarkLastFileToSubscriber(b *testing.B) {
-	s := testutil.Server(b, func(c *app.Config) { c.ScanInterval = 2 * time.Second })
+	s := servertest.Server(b, func(c *app.Config) { c.ScanInterval = 2 * time.Second })
 	sub := s.Subscribe(b, "graphql-transport-ws", `subscription { traceUpdated { id state } }`, nil)
 	files := perContextTraceFiles()
 	var lat []time.Duration
@@ -52,7 +52,7 @@ func BenchmarkLastFileToSubscriber(b *testing.B) {
 func perContextTraceFiles() []uploadFile { return perContextTrace() }
 
 // drain reads updates until trace id is in state want.
-func drain(b *testing.B, sub *testutil.Subscription, id, want string) {
+func drain(b *testing.B, sub *servertest.Subscription, id, want string) {
 	b.Helper()
 	for {
 		var r struct{ TraceUpdated struct{ ID, State string } }
@@ -66,7 +66,7 @@ func drain(b *testing.B, sub *testutil.Subscription, id, want string) {
 }
 
 // drainNot reads updates until trace id leaves state from.
-func drainNot(b *testing.B, sub *testutil.Subscription, id, from string) {
+func drainNot(b *testing.B, sub *servertest.Subscription, id, from string) {
 	b.Helper()
 	for {
 		var r struct{ TraceUpdated struct{ ID, State string } }

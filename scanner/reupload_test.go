@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // rawTrace writes a raw upload (no kernelslist.g) of the given kernels to
@@ -45,10 +46,10 @@ func rawTrace(t *testing.T, model string, kernels []int, grid int) string {
 }
 
 // cascadeUpload runs the real `cascade upload` binary into s's bucket.
-func cascadeUpload(t *testing.T, s *testutil.TestServer, src, runName string, extra ...string) {
+func cascadeUpload(t *testing.T, s *servertest.TestServer, src, runName string, extra ...string) {
 	t.Helper()
 	args := append([]string{"upload", src, "--run-name", runName, "--data-dir", s.DataDir}, extra...)
-	out, err := exec.Command(testutil.Program(t, "./cmd/cascade"), args...).CombinedOutput()
+	out, err := exec.Command(testkit.Program(t, "./cmd/cascade"), args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("cascade %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -59,7 +60,7 @@ type kernel struct {
 	Grid     struct{ X int }
 }
 
-func kernels(t *testing.T, s *testutil.TestServer, id string) (int, []kernel) {
+func kernels(t *testing.T, s *servertest.TestServer, id string) (int, []kernel) {
 	t.Helper()
 	var r struct {
 		Trace struct {
@@ -75,7 +76,7 @@ func kernels(t *testing.T, s *testutil.TestServer, id string) (int, []kernel) {
 
 // states reads updates of trace id until one satisfies until, and returns
 // the states seen on the way, repeats collapsed, with that last update.
-func states(t *testing.T, sub *testutil.Subscription, id string, until func(trace) bool) ([]string, trace) {
+func states(t *testing.T, sub *servertest.Subscription, id string, until func(trace) bool) ([]string, trace) {
 	t.Helper()
 	var seen []string
 	for {
@@ -99,7 +100,7 @@ func states(t *testing.T, sub *testutil.Subscription, id string, until func(trac
 // never start it over.
 func TestReuploadStartsOver(t *testing.T) {
 	t.Parallel()
-	testutil.ForEachServer(t, func(t *testing.T, s *testutil.TestServer) {
+	servertest.ForEachServer(t, func(t *testing.T, s *servertest.TestServer) {
 		sub := watch(t, s)
 		id := "re-upload"
 		cascadeUpload(t, s, rawTrace(t, "first", []int{1, 2}, 7), id)
@@ -139,7 +140,7 @@ func TestReuploadStartsOver(t *testing.T) {
 		if !slices.Equal(seen, []string{"READY"}) {
 			t.Fatalf("after post-processing: states %v; the post-processor's writes started the trace over", seen)
 		}
-	}, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "ok") })
+	}, func(c *app.Config) { c.PostprocessCmd = testkit.FakePostprocessor(t, "ok") })
 }
 
 // TestReuploadThatOnlyAddsFiles: an uploader that never deletes (a bucket
@@ -148,7 +149,7 @@ func TestReuploadStartsOver(t *testing.T) {
 // not skipped on the stale list.
 func TestReuploadThatOnlyAddsFiles(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "ok") })
+	s := servertest.Server(t, func(c *app.Config) { c.PostprocessCmd = testkit.FakePostprocessor(t, "ok") })
 	sub := watch(t, s)
 	id := "synced"
 	cascadeUpload(t, s, rawTrace(t, "first", []int{1, 2}, 7), id)
@@ -183,7 +184,7 @@ func TestReuploadThatOnlyAddsFiles(t *testing.T) {
 // when it is uploaded again; no retryTrace needed.
 func TestReuploadOfFailedTrace(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "ok") })
+	s := servertest.Server(t, func(c *app.Config) { c.PostprocessCmd = testkit.FakePostprocessor(t, "ok") })
 	sub := watch(t, s)
 	id := "failed-then-fixed"
 	s.WriteFile(t, id, "traces/kernel-1-ctx_0x1.trace", []byte("-kernel name = k\n"))
@@ -204,8 +205,8 @@ func TestReuploadOfFailedTrace(t *testing.T) {
 // disappears cannot launch runs and is post-processed again.
 func TestReadyTraceLosesKernelsList(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t, func(c *app.Config) {
-		c.PostprocessCmd = testutil.FakePostprocessor(t, "slow", "--delay=500ms")
+	s := servertest.Server(t, func(c *app.Config) {
+		c.PostprocessCmd = testkit.FakePostprocessor(t, "slow", "--delay=500ms")
 		c.ScanInterval = time.Minute // file-system events alone must do it
 	})
 	sub := watch(t, s)

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // trace is the part of a Trace the tests read.
@@ -35,20 +37,20 @@ type trace struct {
 const traceFields = `id state error model layers prompts sourceGpu traceGpuArch suggestedSimConfig kernelCount bytes hasRealTiming hasStepTimeline sample warnings`
 
 // watch subscribes to every trace change.
-func watch(t *testing.T, s *testutil.TestServer) *testutil.Subscription {
+func watch(t *testing.T, s *servertest.TestServer) *servertest.Subscription {
 	return s.Subscribe(t, "graphql-transport-ws", `subscription { traceUpdated { `+traceFields+` } }`, nil)
 }
 
 // waitFor reads updates until one of trace id satisfies cond, failing the
 // test after timeout. It returns that update.
-func waitFor(t *testing.T, sub *testutil.Subscription, id string, timeout time.Duration, what string, cond func(trace) bool) trace {
+func waitFor(t *testing.T, sub *servertest.Subscription, id string, timeout time.Duration, what string, cond func(trace) bool) trace {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	var last trace
 	for {
 		var r struct{ TraceUpdated trace }
 		err := sub.Next(time.Until(deadline), &r)
-		if err == testutil.ErrTimeout {
+		if err == servertest.ErrTimeout {
 			t.Fatalf("trace %q: no update with %s within %v; last seen %+v", id, what, timeout, last)
 		}
 		if err != nil {
@@ -65,14 +67,14 @@ func waitFor(t *testing.T, sub *testutil.Subscription, id string, timeout time.D
 
 func state(s string) func(trace) bool { return func(tr trace) bool { return tr.State == s } }
 
-func find(t *testing.T, s *testutil.TestServer, id string) *trace {
+func find(t *testing.T, s *servertest.TestServer, id string) *trace {
 	t.Helper()
 	var r struct{ Trace *trace }
 	s.MustDo(t, `query($id: ID!) { trace(id: $id) { `+traceFields+` } }`, map[string]any{"id": id}, &r)
 	return r.Trace
 }
 
-func query(t *testing.T, s *testutil.TestServer, id string) trace {
+func query(t *testing.T, s *servertest.TestServer, id string) trace {
 	t.Helper()
 	tr := find(t, s, id)
 	if tr == nil {
@@ -123,7 +125,7 @@ func metadata(t *testing.T, fields map[string]any) string {
 
 func TestTraceAppearsOnFirstFileAndGrows(t *testing.T) {
 	t.Parallel()
-	testutil.ForEachServer(t, func(t *testing.T, s *testutil.TestServer) {
+	servertest.ForEachServer(t, func(t *testing.T, s *servertest.TestServer) {
 		sub := watch(t, s)
 		id := "llama3 8B ünïcode (layer 0)"
 		s.WriteFile(t, id, "traces/kernel-1-ctx_0x1.trace.xz", make([]byte, 1000))
@@ -142,7 +144,7 @@ func TestTraceAppearsOnFirstFileAndGrows(t *testing.T) {
 
 func TestFilesListCompleteSkipsPostprocessing(t *testing.T) {
 	t.Parallel()
-	testutil.ForEachServer(t, func(t *testing.T, s *testutil.TestServer) {
+	servertest.ForEachServer(t, func(t *testing.T, s *servertest.TestServer) {
 		sub := watch(t, s)
 		id := "files-list"
 		files := perContextTrace()
@@ -200,7 +202,7 @@ func TestFilesListCompleteSkipsPostprocessing(t *testing.T) {
 // is decided in TestDecision.
 func TestStreamingUploadCompletesWhenQuiet(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	sub := watch(t, s)
 	id := "streaming"
 	s.WriteFile(t, id, "metadata.json", []byte(`{"model": "m"}`))
@@ -216,7 +218,7 @@ func TestStreamingUploadCompletesWhenQuiet(t *testing.T) {
 
 func TestSingleContextNames(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	sub := watch(t, s)
 	id := "old-tracer"
 	s.WriteFile(t, id, "traces/kernel-1.trace", []byte("x"))
@@ -232,7 +234,7 @@ func TestSingleContextNames(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	outside := filepath.Join(t.TempDir(), "secret")
 	os.WriteFile(outside, []byte("12345"), 0o644)
 	cases := []struct {
@@ -267,7 +269,7 @@ func TestBadInput(t *testing.T) {
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			id := fmt.Sprintf("bad-%d %s", i, c.name)
-			testutil.Eventually(t, 5*time.Second, "trace fails", func() bool { tr := find(t, s, id); return tr != nil && tr.State == "FAILED" })
+			testkit.Eventually(t, 5*time.Second, "trace fails", func() bool { tr := find(t, s, id); return tr != nil && tr.State == "FAILED" })
 			if got := query(t, s, id); got.Error == nil || !strings.Contains(*got.Error, c.wantErr) {
 				t.Fatalf("error %v, want it to contain %q", got.Error, c.wantErr)
 			}
@@ -281,7 +283,7 @@ func TestBadInput(t *testing.T) {
 
 func TestMalformedStatsRowsAreReported(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	sub := watch(t, s)
 	id := "bad-stats"
 	files := perContextTrace()
@@ -311,7 +313,7 @@ func TestMalformedStatsRowsAreReported(t *testing.T) {
 
 func TestTimingFlagsAfterReady(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	sub := watch(t, s)
 	id := "timing"
 	files := perContextTrace()
@@ -334,7 +336,7 @@ func TestTimingFlagsAfterReady(t *testing.T) {
 
 func TestRemovedTraceLeavesTheAPI(t *testing.T) {
 	t.Parallel()
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	removed := s.Subscribe(t, "graphql-transport-ws", `subscription { traceRemoved }`, nil)
 	sub := watch(t, s)
 	s.WriteFile(t, "doomed", "traces/kernel-1.trace", []byte("x"))
@@ -353,11 +355,11 @@ func TestRemovedTraceLeavesTheAPI(t *testing.T) {
 
 func TestRestartReconciles(t *testing.T) {
 	t.Parallel()
-	for name, u := range testutil.DatabaseURLs(t) {
+	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			cfg := func(c *app.Config) { c.DataDir, c.DatabaseURL = dir, u }
-			s := testutil.Server(t, cfg)
+			s := servertest.Server(t, cfg)
 			sub := watch(t, s)
 			for _, id := range []string{"kept", "deleted", "changed"} {
 				for _, f := range perContextTrace() {
@@ -373,8 +375,8 @@ func TestRestartReconciles(t *testing.T) {
 			s.WriteFile(t, "changed", "corrected_timeline.json", []byte(`{}`))
 			s.WriteFile(t, "changed", "kernel_mapping.json", []byte(`[]`))
 
-			s2 := testutil.Server(t, cfg)
-			testutil.Eventually(t, 5*time.Second, "reconciled", func() bool {
+			s2 := servertest.Server(t, cfg)
+			testkit.Eventually(t, 5*time.Second, "reconciled", func() bool {
 				var r struct{ Trace *trace }
 				s2.MustDo(t, `{ trace(id: "deleted") { id } }`, nil, &r)
 				return r.Trace == nil && query(t, s2, "changed").HasStepTimeline

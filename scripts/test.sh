@@ -55,6 +55,6 @@ go build -o bin/cascade ./cmd/cascade
 if [ -d frontend ] && [ -f frontend/package.json ] && grep -q '"e2e"' frontend/package.json; then
   step "web UI: end-to-end tests in Chromium"
   go build -o bin/cascade ./cmd/cascade
-  go build -o bin/accel-sim.out ./internal/fakesim/cmd/fakesim
+  go build -o bin/accel-sim.out ./testkit/fakesim/cmd/fakesim
   (cd frontend && CASCADE_BIN="$PWD/../bin/cascade" CASCADE_SIM_CMD="$PWD/../bin/accel-sim.out" npm run e2e)
 fi

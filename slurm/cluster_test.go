@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
-	"github.com/cascade-sim/cascade/internal/testutil/slurmtest"
 	"github.com/cascade-sim/cascade/slurm"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/slurmtest"
 )
 
 func TestMain(m *testing.M) { slurmtest.Main(m) }
@@ -189,8 +189,8 @@ func TestControllerRestart(t *testing.T) {
 func TestSubmitCompleted(t *testing.T) {
 	t.Parallel()
 	c, _ := client(t)
-	sim := testutil.Program(t, "./internal/fakesim/cmd/fakesim")
-	root := testutil.ModuleRoot()
+	sim := testkit.Program(t, "./internal/fakesim/cmd/fakesim")
+	root := testkit.ModuleRoot()
 	cfg := filepath.Join(root, "samples", "sim-configs", "SM90_H100")
 	j := job(t, "cascade-run-1", sim,
 		"-trace", filepath.Join(root, "samples", "quickstart", "traces", "kernelslist.g"),
@@ -379,7 +379,7 @@ func TestForgottenJob(t *testing.T) {
 	c, cs := client(t)
 	id := submit(t, c, job(t, "forgotten", "sh", "-c", "exit 4"))
 	awaitState(t, c, id, time.Minute, slurm.Failed)
-	testutil.Eventually(t, 3*time.Minute, "squeue forgets the job", func() bool {
+	testkit.Eventually(t, 3*time.Minute, "squeue forgets the job", func() bool {
 		all, err := c.Queue(context.Background())
 		if err != nil {
 			return false
@@ -437,7 +437,7 @@ func TestAccountedByName(t *testing.T) {
 		return sts[a].State.Done() && sts[b].State.Done()
 	})
 	var sts []slurm.Status
-	testutil.Eventually(t, time.Minute, "sacct knows job a ended", func() bool {
+	testkit.Eventually(t, time.Minute, "sacct knows job a ended", func() bool {
 		var err error
 		sts, err = c.AccountedByName(context.Background(), []string{"cascade-byname-a", "cascade-byname-none"})
 		if err != nil {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
-	"github.com/cascade-sim/cascade/kernelname"
+	"github.com/cascade-sim/cascade/internal/kernelname"
 )
 
 // TracesDir is the folder of a trace that holds the tracer's output.

@@ -15,7 +15,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // marker is written into a trace file; corruptingProxy changes its last
@@ -108,7 +109,7 @@ func flipMarker(dst io.Writer, src io.Reader) {
 // CRC64NVME each one carries is what the gateway must check: the upload fails
 // and the changed file does not appear.
 func TestEndpointUploadRefusesCorruption(t *testing.T) {
-	s := testutil.Server(t, testutil.WithS3)
+	s := servertest.Server(t, servertest.WithS3)
 	proxy := "http://" + corruptingProxy(t, strings.TrimPrefix(s.S3.URL, "http://"))
 	for _, tc := range []struct {
 		name string
@@ -120,7 +121,7 @@ func TestEndpointUploadRefusesCorruption(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := filepath.Join(t.TempDir(), "my-trace")
-			if err := os.CopyFS(src, os.DirFS(filepath.Join(testutil.ModuleRoot(), "samples", "quickstart"))); err != nil {
+			if err := os.CopyFS(src, os.DirFS(filepath.Join(testkit.ModuleRoot(), "samples", "quickstart"))); err != nil {
 				t.Fatal(err)
 			}
 			data := make([]byte, tc.size)
@@ -136,7 +137,7 @@ func TestEndpointUploadRefusesCorruption(t *testing.T) {
 			run := "corrupt-" + tc.name
 			_, err := Upload(context.Background(), Options{
 				Source: src, RunName: run, Endpoint: proxy, Bucket: "cascade", Prefix: "traces",
-				Keys: Keys(testutil.S3Keys), PartSize: 5 << 20, Parallel: 2,
+				Keys: Keys(servertest.S3Keys), PartSize: 5 << 20, Parallel: 2,
 			})
 			if err == nil || !strings.Contains(err.Error(), "BadDigest") {
 				t.Fatalf("upload of a file changed on the way: %v, want the gateway's BadDigest", err)

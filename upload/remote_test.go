@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // TestEndpointUploadResumes uploads a trace with a 40 MiB kernel to a real
@@ -22,9 +23,9 @@ import (
 // runs it again: the parts already there are not sent again, the kernel
 // lands whole, and the trace goes UPLOADING → READY.
 func TestEndpointUploadResumes(t *testing.T) {
-	s := testutil.Server(t, testutil.WithS3)
+	s := servertest.Server(t, servertest.WithS3)
 	src := filepath.Join(t.TempDir(), "my-trace")
-	if err := os.CopyFS(src, os.DirFS(filepath.Join(testutil.ModuleRoot(), "samples", "quickstart"))); err != nil {
+	if err := os.CopyFS(src, os.DirFS(filepath.Join(testkit.ModuleRoot(), "samples", "quickstart"))); err != nil {
 		t.Fatal(err)
 	}
 	big := make([]byte, 40<<20)
@@ -42,7 +43,7 @@ func TestEndpointUploadResumes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := Options{
 		Source: src, RunName: "resumed", Endpoint: s.S3.URL, Bucket: "cascade", Prefix: "traces",
-		Keys: Keys(testutil.S3Keys), PartSize: 5 << 20, Parallel: 2,
+		Keys: Keys(servertest.S3Keys), PartSize: 5 << 20, Parallel: 2,
 		partSent: func(key string, part int32) {
 			mu.Lock()
 			defer mu.Unlock()

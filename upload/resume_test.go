@@ -20,7 +20,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // TestPartMatches: a part is kept on resume only when every checksum the
@@ -73,9 +74,9 @@ func TestPartMatches(t *testing.T) {
 // checksums, not MD5s, and the changed part is sent again while the
 // others are kept; the object is the new content.
 func TestEndpointUploadResendsChangedPart(t *testing.T) {
-	s := testutil.Server(t, testutil.WithS3)
+	s := servertest.Server(t, servertest.WithS3)
 	src := filepath.Join(t.TempDir(), "my-trace")
-	if err := os.CopyFS(src, os.DirFS(filepath.Join(testutil.ModuleRoot(), "samples", "quickstart"))); err != nil {
+	if err := os.CopyFS(src, os.DirFS(filepath.Join(testkit.ModuleRoot(), "samples", "quickstart"))); err != nil {
 		t.Fatal(err)
 	}
 	const partSize = 5 << 20
@@ -103,7 +104,7 @@ func TestEndpointUploadResendsChangedPart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := Options{
 		Source: src, RunName: "changed", Endpoint: s.S3.URL, Bucket: "cascade", Prefix: "traces",
-		Keys: Keys(testutil.S3Keys), PartSize: partSize, Parallel: 2, partSent: record(cancel),
+		Keys: Keys(servertest.S3Keys), PartSize: partSize, Parallel: 2, partSent: record(cancel),
 	}
 	if _, err := Upload(ctx, opts); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted upload: %v, want context.Canceled", err)

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 	"github.com/cascade-sim/cascade/upload"
 )
 
@@ -17,7 +18,7 @@ import (
 // while uploading and becomes ready once metadata.json with its files
 // list lands.
 func TestServerFollowsAnUpload(t *testing.T) {
-	s := testutil.Server(t)
+	s := servertest.Server(t)
 	sub := s.Subscribe(t, "graphql-transport-ws",
 		`subscription { traceUpdated { id state kernelCount bytes hasRealTiming hasStepTimeline } }`, nil)
 	// The server registers a subscription after the subscribe message, with
@@ -34,7 +35,7 @@ func TestServerFollowsAnUpload(t *testing.T) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
+	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
 	code := upload.Main(context.Background(), []string{src, "--run-name", "qs-upload", "--data-dir", s.DataDir}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("upload exited %d: %s", code, stderr.String())

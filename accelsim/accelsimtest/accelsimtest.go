@@ -13,7 +13,7 @@ import (
 
 	"github.com/cascade-sim/cascade/accelsim"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/fakesim"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
 )
 
 // LibDir is where [Write] puts libcudart.so, relative to the checkout, as

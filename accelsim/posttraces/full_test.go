@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/tracegen"
 )
 
@@ -29,7 +29,7 @@ func TestDiskFull(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
 			small := filepath.Join(root, "small")
-			testutil.SmallDisk(t, small, "16m")
+			testkit.SmallDisk(t, small, "16m")
 			dir, work := filepath.Join(small, "trace", "traces"), filepath.Join(root, "work")
 			if c.fullSpill {
 				dir, work = filepath.Join(root, "trace", "traces"), filepath.Join(small, "work")

@@ -20,7 +20,7 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/kernellist/kernellisttest"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/fakesim"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
 )
 
 // The logs in testdata are cut from real Accel-Sim output (with

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/cascade-sim/cascade/accelsim"
-	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/app"
 )
 
 // simSetup is what serve was told about the simulator and the trace format.

@@ -14,17 +14,17 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/accelsim/accelsimtest"
-	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
 	"github.com/cascade-sim/cascade/upload"
 )
 
 // checkoutServer runs `cascade serve` as its own process with the
 // environment given (CASCADE_SIM_CMD and CASCADE_SIM_CONFIGS_DIR unset, as
 // a user who only names the checkout) and returns its address and output.
-func checkoutServer(t *testing.T, dataDir string, env ...string) (string, *testutil.SyncBuffer, *exec.Cmd) {
+func checkoutServer(t *testing.T, dataDir string, env ...string) (string, *testkit.SyncBuffer, *exec.Cmd) {
 	t.Helper()
-	addr, cmd, out := testutil.ServeProcess(t, dataDir, env...)
+	addr, cmd, out := testkit.ServeProcess(t, dataDir, env...)
 	return addr, out, cmd
 }
 
@@ -60,7 +60,7 @@ func gqlVars(t *testing.T, addr, query string, vars map[string]any, out any) []s
 func uploadRawTrace(t *testing.T, dataDir, id string) {
 	t.Helper()
 	src := t.TempDir()
-	gen := exec.Command(testutil.Program(t, "./cmd/cascade"), "gentrace", "-kernels", "2", filepath.Join(src, "traces"))
+	gen := exec.Command(testkit.Program(t, "./cmd/cascade"), "gentrace", "-kernels", "2", filepath.Join(src, "traces"))
 	if out, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("gentrace: %v\n%s", err, out)
 	}
@@ -82,7 +82,7 @@ type checkoutRun struct {
 
 func waitTrace(t *testing.T, addr, id string, state string) {
 	t.Helper()
-	testutil.Eventually(t, 30*time.Second, "trace "+id+" "+state, func() bool {
+	testkit.Eventually(t, 30*time.Second, "trace "+id+" "+state, func() bool {
 		var r struct{ Trace *struct{ State string } }
 		gqlVars(t, addr, `query($id: ID!) { trace(id: $id) { state } }`, map[string]any{"id": id}, &r)
 		return r.Trace != nil && r.Trace.State == state
@@ -97,7 +97,7 @@ func launchAndWait(t *testing.T, addr, trace, config string) checkoutRun {
 		t.Fatalf("launch on %s: %v", config, errs)
 	}
 	var r struct{ Run checkoutRun }
-	testutil.Eventually(t, 30*time.Second, "run on "+config+" over", func() bool {
+	testkit.Eventually(t, 30*time.Second, "run on "+config+" over", func() bool {
 		gqlVars(t, addr, `query($id: ID!) { run(id: $id) { id state error crossArchitecture } }`, map[string]any{"id": l.LaunchRun.ID}, &r)
 		return r.Run.State == "SUCCEEDED" || r.Run.State == "FAILED"
 	})
@@ -115,7 +115,7 @@ func TestAccelSimCheckout(t *testing.T) {
 	data := t.TempDir()
 	addr, out, _ := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout)
 	// The report is printed once the server listens: it may follow /healthz's first answer.
-	testutil.Eventually(t, 10*time.Second, "start-up report", func() bool { return strings.Contains(out.String(), "cascade: S3 endpoint") })
+	testkit.Eventually(t, 10*time.Second, "start-up report", func() bool { return strings.Contains(out.String(), "cascade: S3 endpoint") })
 	for _, want := range []string{
 		"Accel-Sim checkout " + checkout + ": simulator " + filepath.Join(checkout, "gpu-simulator/bin/release/accel-sim.out"),
 		"Accel-Sim checkout " + checkout + ": 5 tested configs",
@@ -162,7 +162,7 @@ func TestRejectedTraceFormatThenRetry(t *testing.T) {
 	addr, out, cmd := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout, "CASCADE_TRACE_FORMAT=tracez")
 	// The report is printed once the server listens: it may follow /healthz's first answer.
 	want := "warning: CASCADE_TRACE_FORMAT=tracez, but " + "gpu-simulator/trace-parser reads .traceg and .traceg.xz only"
-	testutil.Eventually(t, 10*time.Second, "start-up report says "+want, func() bool { return strings.Contains(out.String(), want) })
+	testkit.Eventually(t, 10*time.Second, "start-up report says "+want, func() bool { return strings.Contains(out.String(), want) })
 	uploadRawTrace(t, data, "vecadd")
 	waitTrace(t, addr, "vecadd", "READY")
 	r := launchAndWait(t, addr, "vecadd", "SM6_TITANX")

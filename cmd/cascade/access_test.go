@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 func TestServeAccessConfig(t *testing.T) {
@@ -47,7 +47,7 @@ func TestServeAccessConfig(t *testing.T) {
 // when it stops at start.
 func serveOutput(t *testing.T, env ...string) (out, url string, err error) {
 	t.Helper()
-	cmd := exec.Command(testutil.Program(t, "./cmd/cascade"), "serve")
+	cmd := exec.Command(testkit.Program(t, "./cmd/cascade"), "serve")
 	cmd.Env = append(os.Environ(), append([]string{"CASCADE_DATA_DIR=" + t.TempDir(), "CASCADE_S3_ADDR=off",
 		"CASCADE_TOKEN=", "CASCADE_READONLY_TOKEN=", "CASCADE_ALLOW_REMOTE="}, env...)...)
 	var stderr bytes.Buffer

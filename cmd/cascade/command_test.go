@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
 	"github.com/cascade-sim/cascade/upload"
 )
 
@@ -92,11 +92,11 @@ func writeRaw(t *testing.T, prefix, id string) {
 	}
 	var list []map[string]any
 	for p, d := range files {
-		testutil.WriteFileAtomic(t, filepath.Join(prefix, id, p), []byte(d))
+		testkit.WriteFileAtomic(t, filepath.Join(prefix, id, p), []byte(d))
 		list = append(list, map[string]any{"path": p, "size": len(d)})
 	}
 	meta, _ := json.Marshal(map[string]any{"files": list})
-	testutil.WriteFileAtomic(t, filepath.Join(prefix, id, "metadata.json"), meta)
+	testkit.WriteFileAtomic(t, filepath.Join(prefix, id, "metadata.json"), meta)
 }
 
 // TestPostprocessorGetsItsShareOfCPUs runs `cascade serve` as users do,
@@ -108,7 +108,7 @@ func writeRaw(t *testing.T, prefix, id string) {
 // CASCADE_POSTPROCESS_JOBS when set.
 func TestPostprocessorGetsItsShareOfCPUs(t *testing.T) {
 	t.Parallel()
-	fakepp := testutil.Program(t, "./internal/testutil/fakepp")
+	fakepp := testkit.Program(t, "./internal/testutil/fakepp")
 	one := max(1, runtime.NumCPU()-1) // fewer than NumCPU when there are 2 or more
 	cases := []struct {
 		name   string
@@ -134,7 +134,7 @@ func TestPostprocessorGetsItsShareOfCPUs(t *testing.T) {
 				writeRaw(t, prefix, fmt.Sprintf("trace %d", i))
 			}
 			var runs [][]string
-			testutil.Eventually(t, 20*time.Second, fmt.Sprintf("%d post-processors started", c.traces), func() bool {
+			testkit.Eventually(t, 20*time.Second, fmt.Sprintf("%d post-processors started", c.traces), func() bool {
 				b, _ := os.ReadFile(record)
 				runs = nil
 				for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
@@ -170,12 +170,12 @@ func TestSimulatorPathWithASpace(t *testing.T) {
 	addr, _ := serveProcess(t, dir,
 		"CASCADE_SIM_CMD="+quoted,
 		"CASCADE_SIM_CONFIGS_DIR="+simconfigtest.Write(t, t.TempDir()))
-	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
+	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
 	prefix := filepath.Join(dir, "s3", "cascade", "traces")
 	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: prefix, RunName: "qs"}); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 10*time.Second, "trace ready", func() bool {
+	testkit.Eventually(t, 10*time.Second, "trace ready", func() bool {
 		var r struct{ Trace *struct{ State string } }
 		gql(t, addr, `{ trace(id: "qs") { state } }`, &r)
 		return r.Trace != nil && r.Trace.State == "READY"
@@ -188,7 +188,7 @@ func TestSimulatorPathWithASpace(t *testing.T) {
 			Error *string
 		}
 	}
-	testutil.Eventually(t, 20*time.Second, "run over", func() bool {
+	testkit.Eventually(t, 20*time.Second, "run over", func() bool {
 		gql(t, addr, `{ run(id: "`+l.LaunchRun.ID+`") { state error } }`, &r)
 		return r.Run.State == "SUCCEEDED" || r.Run.State == "FAILED"
 	})

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cascade-sim/cascade/internal/testutil/slurmtest"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/testkit/slurmtest"
 )
 
 func TestMain(m *testing.M) { slurmtest.Main(m) }

@@ -24,9 +24,10 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/internal/testutil"
-	"github.com/cascade-sim/cascade/internal/testutil/slurmtest"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
+	"github.com/cascade-sim/cascade/testkit/slurmtest"
 	"github.com/cascade-sim/cascade/upload"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -58,7 +59,7 @@ func TestCrashRecovery(t *testing.T) {
 func crashTest(t *testing.T, trialsEnv string, def int, cluster *slurmtest.Cluster) {
 	trials := crashTrials(t, trialsEnv, def)
 	seed := crashSeed(t)
-	for name, url := range testutil.DatabaseURLs(t) {
+	for name, url := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Logf("CASCADE_CRASH_SEED=%d %s=%d", seed, trialsEnv, trials)
 			c := newCrashRig(t, url, seed, cluster)
@@ -218,7 +219,7 @@ func newCrashRig(t *testing.T, dbURL string, seed uint64, cluster *slurmtest.Clu
 // launched").
 func (c *crashRig) firstReadyTrace() {
 	c.diskUpload("first")
-	testutil.Eventually(c.t, 120*time.Second, "the first trace READY", func() bool {
+	testkit.Eventually(c.t, 120*time.Second, "the first trace READY", func() bool {
 		c.refreshReady()
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -291,7 +292,7 @@ func (c *crashRig) s3Upload(ctx context.Context, id string) {
 }
 
 func (c *crashRig) s3Run(ctx context.Context, id, src string) error {
-	cmd := exec.CommandContext(ctx, testutil.Program(c.t, "./cmd/cascade"), "upload", "--endpoint", "http://"+c.s3Addr, "--run-name", id, src)
+	cmd := exec.CommandContext(ctx, testkit.Program(c.t, "./cmd/cascade"), "upload", "--endpoint", "http://"+c.s3Addr, "--run-name", id, src)
 	cmd.Env = append(os.Environ(), c.keys...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -311,7 +312,7 @@ func (c *crashRig) rawTrace() string {
 	if size != "" {
 		args = append(args, "-size", size)
 	}
-	gen := exec.Command(testutil.Program(c.t, "./cmd/cascade"), append(args, filepath.Join(src, "traces"))...)
+	gen := exec.Command(testkit.Program(c.t, "./cmd/cascade"), append(args, filepath.Join(src, "traces"))...)
 	if out, err := gen.CombinedOutput(); err != nil {
 		c.t.Fatalf("gentrace: %v\n%s", err, out)
 	}
@@ -519,7 +520,7 @@ func (c *crashRig) apiTraces() map[string]string {
 func (c *crashRig) everyTraceOnDiskListed(when string) {
 	c.t.Helper()
 	var missing []string
-	testutil.Eventually(c.t, 20*time.Second, when+": every trace on disk in the API", func() bool {
+	testkit.Eventually(c.t, 20*time.Second, when+": every trace on disk in the API", func() bool {
 		listed := c.apiTraces()
 		missing = missing[:0]
 		for _, id := range c.traceIDs() {
@@ -551,7 +552,7 @@ func (c *crashRig) settle() {
 	}
 	c.everyTraceOnDiskListed("at the end")
 	var states map[string]string
-	testutil.Eventually(t, 120*time.Second, "every trace READY", func() bool {
+	testkit.Eventually(t, 120*time.Second, "every trace READY", func() bool {
 		states = c.apiTraces()
 		for _, id := range c.traceIDs() {
 			if states[id] != "READY" {
@@ -562,7 +563,7 @@ func (c *crashRig) settle() {
 	})
 
 	var runs []crashRun
-	testutil.Eventually(t, 180*time.Second, "every run over", func() bool {
+	testkit.Eventually(t, 180*time.Second, "every run over", func() bool {
 		var r struct {
 			Runs struct{ Nodes []crashRun }
 		}

@@ -28,9 +28,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cascade-sim/cascade/accelsim/posttraces"
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
-	"github.com/cascade-sim/cascade/internal/app"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
 	"github.com/cascade-sim/cascade/tracegen"
 	"github.com/cascade-sim/cascade/upload"

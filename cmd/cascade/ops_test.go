@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 // openPTY opens a pseudo-terminal: what the server writes to tty, the
@@ -65,7 +65,7 @@ func TestLogFormat(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command(testutil.Program(t, "./cmd/cascade"), "serve")
+			cmd := exec.Command(testkit.Program(t, "./cmd/cascade"), "serve")
 			cmd.Env = append(os.Environ(), "CASCADE_DATA_DIR="+t.TempDir(), "CASCADE_ADDR=127.0.0.1:0", "CASCADE_S3_ADDR=off", "CASCADE_LOG_FORMAT="+c.format)
 			stdout, err := cmd.StdoutPipe()
 			if err != nil {

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 var fence = regexp.MustCompile("(?ms)^```sh (quickstart(?:-server)?)\n(.*?)^```")
@@ -33,7 +33,7 @@ func TestReadmeQuickstart(t *testing.T) {
 		t.Skip("copies the repository, builds the UI and binaries, runs the whole quickstart")
 	}
 	t.Parallel()
-	clone := freshClone(t, testutil.ModuleRoot())
+	clone := freshClone(t, testkit.ModuleRoot())
 	readme, err := os.ReadFile(filepath.Join(clone, "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func startServer(t *testing.T, dir string, env []string, script string) (addr st
 			t.Logf("server output:\n%s", out)
 		}
 	})
-	testutil.Eventually(t, 10*time.Minute, "server up", func() bool {
+	testkit.Eventually(t, 10*time.Minute, "server up", func() bool {
 		select {
 		case err := <-exited:
 			exited <- err

@@ -17,8 +17,9 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
 	"github.com/cascade-sim/cascade/tracegen"
 	"github.com/cascade-sim/cascade/upload"
 )
@@ -26,7 +27,7 @@ import (
 // serveProcess starts `cascade serve` as its own process.
 func serveProcess(t *testing.T, dataDir string, env ...string) (addr string, cmd *exec.Cmd) {
 	t.Helper()
-	addr, cmd, _ = testutil.ServeProcess(t, dataDir, env...)
+	addr, cmd, _ = testkit.ServeProcess(t, dataDir, env...)
 	return addr, cmd
 }
 
@@ -62,12 +63,12 @@ func TestSimulatorDiesWithAKilledServer(t *testing.T) {
 		"CASCADE_SIM_CONFIGS_DIR=" + simconfigtest.Write(t, t.TempDir()),
 	}
 	addr, server := serveProcess(t, dir, env...)
-	src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
+	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
 	prefix := filepath.Join(dir, "s3", "cascade", "traces")
 	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: prefix, RunName: "qs"}); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 10*time.Second, "trace ready", func() bool {
+	testkit.Eventually(t, 10*time.Second, "trace ready", func() bool {
 		var r struct{ Trace *struct{ State string } }
 		gql(t, addr, `{ trace(id: "qs") { state } }`, &r)
 		return r.Trace != nil && r.Trace.State == "READY"
@@ -78,12 +79,12 @@ func TestSimulatorDiesWithAKilledServer(t *testing.T) {
 		out, _ := exec.Command("pgrep", "-f", "accel-sim.out -trace "+prefix).Output()
 		return len(bytes.TrimSpace(out)) > 0
 	}
-	testutil.Eventually(t, 10*time.Second, "simulator started", running)
+	testkit.Eventually(t, 10*time.Second, "simulator started", running)
 	if err := server.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	server.Wait()
-	testutil.Eventually(t, 5*time.Second, "simulator gone with its server", func() bool { return !running() })
+	testkit.Eventually(t, 5*time.Second, "simulator gone with its server", func() bool { return !running() })
 
 	// The next server runs it again from the start, once.
 	addr, _ = serveProcess(t, dir, env...)
@@ -95,7 +96,7 @@ func TestSimulatorDiesWithAKilledServer(t *testing.T) {
 	}
 	// Until the new server has requeued it, the row still says RUNNING
 	// from before the kill: wait for the requeue's note too.
-	testutil.Eventually(t, 10*time.Second, "run requeued and running", func() bool {
+	testkit.Eventually(t, 10*time.Second, "run requeued and running", func() bool {
 		gql(t, addr, `{ run(id: "`+l.LaunchRun.ID+`") { state history } }`, &r)
 		return r.Run.State == "RUNNING" && len(r.Run.History) > 0
 	})
@@ -103,7 +104,7 @@ func TestSimulatorDiesWithAKilledServer(t *testing.T) {
 		t.Fatalf("history %q", r.Run.History)
 	}
 	// RUNNING is committed before the simulator starts.
-	testutil.Eventually(t, 10*time.Second, "simulator started again", running)
+	testkit.Eventually(t, 10*time.Second, "simulator started again", running)
 	out, _ := exec.Command("pgrep", "-fc", "accel-sim.out -trace "+prefix).Output()
 	if n := strings.TrimSpace(string(out)); n != "1" {
 		t.Fatalf("%s simulators of one run", n)
@@ -150,7 +151,7 @@ func TestServeRelativePaths(t *testing.T) {
 	} {
 		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
-			for dbName, dbURL := range testutil.DatabaseURLs(t) { // a fresh schema per setup
+			for dbName, dbURL := range dbtest.DatabaseURLs(t) { // a fresh schema per setup
 				t.Run(dbName, func(t *testing.T) {
 					t.Parallel()
 					v.check(t, dbURL)
@@ -174,7 +175,7 @@ func (v relativeSetup) check(t *testing.T, dbURL string) {
 	if err := os.Mkdir(filepath.Join(wd, "bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for link, target := range map[string]string{"bin/cascade": testutil.Program(t, "./cmd/cascade"), "bin/accel-sim.out": fakesim.Build(t)} {
+	for link, target := range map[string]string{"bin/cascade": testkit.Program(t, "./cmd/cascade"), "bin/accel-sim.out": fakesim.Build(t)} {
 		if err := os.Symlink(target, filepath.Join(wd, link)); err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +185,7 @@ func (v relativeSetup) check(t *testing.T, dbURL string) {
 	if _, err := tracegen.Generate(context.Background(), filepath.Join(src, "traces"), tracegen.Config{Kernels: 2, Contexts: 1}); err != nil {
 		t.Fatal(err)
 	}
-	testutil.WriteFileAtomic(t, filepath.Join(src, "metadata.json"), []byte(`{"model": "relative/Model", "trace_gpu_arch": "sm_90"}`))
+	testkit.WriteFileAtomic(t, filepath.Join(src, "metadata.json"), []byte(`{"model": "relative/Model", "trace_gpu_arch": "sm_90"}`))
 
 	env := userEnv(append(v.env, "CASCADE_SCAN_INTERVAL=200ms")...)
 	if dbURL != "" {
@@ -205,7 +206,7 @@ func (v relativeSetup) check(t *testing.T, dbURL string) {
 			t.Logf("server output:\n%s", out.String())
 		}
 	})
-	testutil.Eventually(t, 20*time.Second, "server up", func() bool {
+	testkit.Eventually(t, 20*time.Second, "server up", func() bool {
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err == nil {
 			resp.Body.Close()
@@ -218,7 +219,7 @@ func (v relativeSetup) check(t *testing.T, dbURL string) {
 		t.Fatalf("cascade upload: %v\n%s", err, msg)
 	}
 	var r struct{ Trace struct{ State, Error string } }
-	testutil.Eventually(t, 30*time.Second, "raw trace post-processed", func() bool {
+	testkit.Eventually(t, 30*time.Second, "raw trace post-processed", func() bool {
 		gql(t, addr, `{ trace(id: "raw") { state error } }`, &r)
 		if r.Trace.State == "FAILED" {
 			t.Fatalf("trace failed: %s", r.Trace.Error)
@@ -228,7 +229,7 @@ func (v relativeSetup) check(t *testing.T, dbURL string) {
 	var launched struct{ LaunchRun struct{ ID string } }
 	gql(t, addr, `mutation { launchRun(input: {traceId: "raw", simConfig: "SM90_H100"}) { id } }`, &launched)
 	var run struct{ Run struct{ State, Error string } }
-	testutil.Eventually(t, 30*time.Second, "run finished", func() bool {
+	testkit.Eventually(t, 30*time.Second, "run finished", func() bool {
 		gql(t, addr, `{ run(id: "`+launched.LaunchRun.ID+`") { state error } }`, &run)
 		return run.Run.State == "SUCCEEDED" || run.Run.State == "FAILED"
 	})
@@ -279,7 +280,7 @@ func TestServePrintsTheS3Endpoint(t *testing.T) {
 	dataDir := t.TempDir()
 	var printed []string
 	for i := range 2 {
-		cmd := exec.Command(testutil.Program(t, "./cmd/cascade"), "serve")
+		cmd := exec.Command(testkit.Program(t, "./cmd/cascade"), "serve")
 		cmd.Env = append(os.Environ(), "CASCADE_DATA_DIR="+dataDir, "CASCADE_ADDR=127.0.0.1:0", "CASCADE_S3_ADDR=127.0.0.1:0",
 			"CASCADE_S3_ACCESS_KEY=", "CASCADE_S3_SECRET_KEY=")
 		stdout, _ := cmd.StdoutPipe()

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/runs"
 )
 

@@ -1,7 +1,7 @@
 // End-to-end for runs: New run, the run page live, cancel, and the sample trace refusing to run.
 //   CASCADE_BIN=/path/to/cascade CASCADE_SIM_CMD=/path/to/fakesim npm run e2e
 // CASCADE_SIM_CMD is the simulator: Accel-Sim's accel-sim.out, or the repository's stand-in
-// (go build -o /tmp/fakesim ./internal/fakesim/cmd/fakesim). Without it these tests are skipped.
+// (go build -o /tmp/fakesim ./testkit/fakesim/cmd/fakesim). Without it these tests are skipped.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";

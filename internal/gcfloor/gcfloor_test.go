@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/internal/gcfloor"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 // TestPercent: the goal is the floor while the live heap is small, and
@@ -45,22 +45,22 @@ func read(name string) uint64 {
 func TestFloorFollowsTheLiveHeap(t *testing.T) {
 	const floor = 48 << 20
 	gcfloor.Set(floor)
-	testutil.Eventually(t, 30*time.Second, "the heap goal at the floor", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the heap goal at the floor", func() bool {
 		runtime.GC()
 		return read("/gc/heap/goal:bytes") >= floor*9/10 && read("/gc/gogc:percent") > 100
 	})
 	big := make([]byte, 2*floor)
-	testutil.Eventually(t, 30*time.Second, "GOGC's percentage with a live heap above the floor", func() bool {
+	testkit.Eventually(t, 30*time.Second, "GOGC's percentage with a live heap above the floor", func() bool {
 		runtime.GC()
 		return read("/gc/gogc:percent") == 100
 	})
 	runtime.KeepAlive(big)
-	testutil.Eventually(t, 30*time.Second, "the floor again once the heap is small", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the floor again once the heap is small", func() bool {
 		runtime.GC()
 		return read("/gc/gogc:percent") > 100
 	})
 	gcfloor.Set(0)
-	testutil.Eventually(t, 30*time.Second, "GOGC's percentage without a floor", func() bool {
+	testkit.Eventually(t, 30*time.Second, "GOGC's percentage without a floor", func() bool {
 		runtime.GC()
 		return read("/gc/gogc:percent") == 100
 	})

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/internal/proc"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 // sh is a command running script with /bin/sh, logging to a file in dir.
@@ -108,7 +108,7 @@ func gone(pid int) bool {
 
 func assertGone(t *testing.T, pid int) {
 	t.Helper()
-	testutil.Eventually(t, 10*time.Second, fmt.Sprintf("process %d still alive", pid), func() bool { return gone(pid) })
+	testkit.Eventually(t, 10*time.Second, fmt.Sprintf("process %d still alive", pid), func() bool { return gone(pid) })
 }
 
 func TestRunExitStatus(t *testing.T) {
@@ -302,7 +302,7 @@ func TestExitTakesGroupAlong(t *testing.T) {
 func TestLogOnFullDisk(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "small")
-	testutil.SmallDisk(t, dir, "1m")
+	testkit.SmallDisk(t, dir, "1m")
 	// 4 MiB of output, then a file (elsewhere) the test looks for: the
 	// program went on.
 	ranOn := filepath.Join(root, "ran-on")
@@ -360,7 +360,7 @@ func TestChildDiesWithTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	pidFile := filepath.Join(dir, "child.pid")
-	testutil.Eventually(t, 10*time.Second, "the child started", func() bool { _, err := os.Stat(pidFile); return err == nil })
+	testkit.Eventually(t, 10*time.Second, "the child started", func() bool { _, err := os.Stat(pidFile); return err == nil })
 	child := readPID(t, pidFile)
 	if gone(child) {
 		t.Fatalf("child %d is not running", child)

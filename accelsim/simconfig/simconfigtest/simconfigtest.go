@@ -6,11 +6,12 @@
 package simconfigtest
 
 import (
-	"github.com/cascade-sim/cascade/samples"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cascade-sim/cascade/samples"
 )
 
 // The tested configs this package can write, with what [simconfig.Load]

@@ -3,7 +3,7 @@ package kernelname_test
 import (
 	"testing"
 
-	"github.com/cascade-sim/cascade/kernelname"
+	"github.com/cascade-sim/cascade/internal/kernelname"
 )
 
 func TestNames(t *testing.T) {

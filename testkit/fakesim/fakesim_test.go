@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/fakesim"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
 )
 
 // TestFailures checks the ways the program fails before simulating, each

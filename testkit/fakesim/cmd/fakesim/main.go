@@ -1,5 +1,5 @@
 // Command fakesim stands in for Accel-Sim's accel-sim.out in tests; see
-// package github.com/cascade-sim/cascade/internal/fakesim for what it prints
+// package github.com/cascade-sim/cascade/testkit/fakesim for what it prints
 // and how FAKESIM_MODE makes it fail.
 package main
 
@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/fakesim"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
 )
 
 func main() {

@@ -17,9 +17,11 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 	"github.com/cascade-sim/cascade/tracegen"
 	"github.com/cascade-sim/cascade/upload"
 )
@@ -30,12 +32,12 @@ import (
 
 // onSmallDisk runs fn on a server whose data directory is a tmpfs of the
 // given size, on SQLite and, when configured, PostgreSQL.
-func onSmallDisk(t *testing.T, size string, fn func(t *testing.T, s *testutil.TestServer), configure ...func(*app.Config)) {
-	for name, dbURL := range testutil.DatabaseURLs(t) {
+func onSmallDisk(t *testing.T, size string, fn func(t *testing.T, s *servertest.TestServer), configure ...func(*app.Config)) {
+	for name, dbURL := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "data")
-			testutil.SmallDisk(t, data, size)
-			s := testutil.Server(t, append([]func(*app.Config){func(c *app.Config) { c.DataDir, c.DatabaseURL = data, dbURL }}, configure...)...)
+			testkit.SmallDisk(t, data, size)
+			s := servertest.Server(t, append([]func(*app.Config){func(c *app.Config) { c.DataDir, c.DatabaseURL = data, dbURL }}, configure...)...)
 			fn(t, s)
 		})
 	}
@@ -47,7 +49,7 @@ type traceState struct {
 	KernelCount int
 }
 
-func traceNow(t *testing.T, s *testutil.TestServer, id string) traceState {
+func traceNow(t *testing.T, s *servertest.TestServer, id string) traceState {
 	t.Helper()
 	var r struct{ Trace *traceState }
 	s.MustDo(t, `query($id: ID!) { trace(id: $id) { state error kernelCount } }`, map[string]any{"id": id}, &r)
@@ -105,8 +107,8 @@ func rawTrace(t *testing.T, kernels int, size int64) string {
 // temporary file is left, so the room is back; with room made, a retry
 // processes it.
 func TestPostprocessingOnAFullDisk(t *testing.T) {
-	cascadeBin := testutil.Program(t, "./cmd/cascade")
-	onSmallDisk(t, "64m", func(t *testing.T, s *testutil.TestServer) {
+	cascadeBin := testkit.Program(t, "./cmd/cascade")
+	onSmallDisk(t, "64m", func(t *testing.T, s *servertest.TestServer) {
 		data := s.Config.DataDir
 		if _, err := upload.Upload(context.Background(), upload.Options{Source: rawTrace(t, 1, 0), PrefixDir: s.Config.BucketDir(), RunName: "good"}); err != nil {
 			t.Fatal(err)
@@ -167,8 +169,8 @@ func TestPostprocessingOnAFullDisk(t *testing.T) {
 func TestRunOnAFullDisk(t *testing.T) {
 	sim := fakesim.Build(t)
 	cfgDir := simconfigtest.Write(t, t.TempDir())
-	onSmallDisk(t, "16m", func(t *testing.T, s *testutil.TestServer) {
-		src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
+	onSmallDisk(t, "16m", func(t *testing.T, s *servertest.TestServer) {
+		src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
 		if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: "qs"}); err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +185,7 @@ func TestRunOnAFullDisk(t *testing.T) {
 				Error *string
 			}
 		}
-		testutil.Eventually(t, 60*time.Second, "run failed", func() bool {
+		testkit.Eventually(t, 60*time.Second, "run failed", func() bool {
 			s.MustDo(t, `query($id: ID!) { run(id: $id) { state error } }`, map[string]any{"id": id}, &r)
 			return r.Run.State == "FAILED"
 		})
@@ -216,8 +218,8 @@ func TestRunOnAFullDisk(t *testing.T) {
 // the database are untouched, and the next upload that fits goes through
 // to the Traces list.
 func TestS3UploadOnAFullDisk(t *testing.T) {
-	onSmallDisk(t, "24m", func(t *testing.T, s *testutil.TestServer) {
-		src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
+	onSmallDisk(t, "24m", func(t *testing.T, s *servertest.TestServer) {
+		src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
 		if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: "qs"}); err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +230,7 @@ func TestS3UploadOnAFullDisk(t *testing.T) {
 
 		c := s3.New(s3.Options{
 			BaseEndpoint: aws.String(s.S3.URL), Region: "us-east-1", UsePathStyle: true,
-			Credentials: credentials.NewStaticCredentialsProvider(testutil.S3Keys.AccessKey, testutil.S3Keys.SecretKey, ""),
+			Credentials: credentials.NewStaticCredentialsProvider(servertest.S3Keys.AccessKey, servertest.S3Keys.SecretKey, ""),
 		})
 		ctx := context.Background()
 		_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String("traces/huge/traces/kernel-1.trace"), Body: bytes.NewReader(make([]byte, 32<<20))})
@@ -252,7 +254,7 @@ func TestS3UploadOnAFullDisk(t *testing.T) {
 			t.Fatalf("1 MiB after the failed PUT: %v", err)
 		}
 		waitTrace(t, s, "next", "UPLOADING")
-	}, testutil.WithS3)
+	}, servertest.WithS3)
 }
 
 // dirBytes is the size of the files under dir.

@@ -1,4 +1,4 @@
-package testutil
+package servertest
 
 import (
 	"bytes"
@@ -8,13 +8,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/s3gw"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 // TestServer is a real Cascade server on a free loopback port.
@@ -76,22 +77,7 @@ func (s *TestServer) TraceDir(id string) string { return filepath.Join(s.Config.
 // name first, renamed when complete.
 func (s *TestServer) WriteFile(t testing.TB, id, rel string, data []byte) {
 	t.Helper()
-	WriteFileAtomic(t, filepath.Join(s.TraceDir(id), filepath.FromSlash(rel)), data)
-}
-
-// WriteFileAtomic writes data to path through a dotfile temporary name.
-func WriteFileAtomic(t testing.TB, path string, data []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp := filepath.Join(filepath.Dir(path), ".rclone_temp_put_"+filepath.Base(path))
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFileAtomic(t, filepath.Join(s.TraceDir(id), filepath.FromSlash(rel)), data)
 }
 
 // GraphQLError is one error of a GraphQL response.
@@ -172,7 +158,7 @@ var ErrTimeout = fmt.Errorf("no message in time")
 // when PostgresEnv is set, on a fresh PostgreSQL schema.
 func ForEachServer(t *testing.T, fn func(t *testing.T, s *TestServer), configure ...func(*app.Config)) {
 	t.Helper()
-	for name, u := range DatabaseURLs(t) {
+	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			fn(t, Server(t, append([]func(*app.Config){func(c *app.Config) { c.DatabaseURL = u }}, configure...)...))
 		})

@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/app"
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/internal/auth"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // nonLoopbackIP is an address of this machine other machines could reach,
@@ -159,7 +159,7 @@ func TestTLS(t *testing.T) {
 	t.Parallel()
 	certFile, keyFile, clientTLS := selfSigned(t)
 	const token = "tls-test-token-0123456789"
-	s := testutil.Server(t, func(c *app.Config) {
+	s := servertest.Server(t, func(c *app.Config) {
 		c.TLSCert, c.TLSKey = certFile, keyFile
 		c.Tokens = auth.Tokens{ReadWrite: token}
 	})
@@ -209,7 +209,7 @@ func TestTLS(t *testing.T) {
 func TestPprofNeedsAToken(t *testing.T) {
 	t.Parallel()
 	tokens := auth.Tokens{ReadWrite: "pprof-rw-token-0123456789", ReadOnly: "pprof-ro-token-0123456789"}
-	s := testutil.Server(t, func(c *app.Config) { c.Pprof, c.Tokens = true, tokens })
+	s := servertest.Server(t, func(c *app.Config) { c.Pprof, c.Tokens = true, tokens })
 	for token, want := range map[string]int{"": 401, "wrong-token-0123456789": 401, tokens.ReadOnly: 403, tokens.ReadWrite: 200} {
 		req, _ := http.NewRequest("GET", s.URL+"/debug/pprof/goroutine?debug=1", nil)
 		if token != "" {

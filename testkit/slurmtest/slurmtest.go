@@ -18,7 +18,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 // exitCannotInstall is scripts/slurm.sh's exit status when the packages
@@ -60,7 +60,7 @@ func Main(m *testing.M) {
 }
 
 // Script is scripts/slurm.sh.
-func Script() string { return filepath.Join(testutil.ModuleRoot(), "scripts", "slurm.sh") }
+func Script() string { return filepath.Join(testkit.ModuleRoot(), "scripts", "slurm.sh") }
 
 // Start starts the cluster once; every test that needs it calls it.
 // CASCADE_TEST_SLURM_FLAGS ("--no-accounting --no-cgroups") is passed to

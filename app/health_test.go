@@ -20,8 +20,10 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // health GETs /healthz and decodes its body.
@@ -45,7 +47,7 @@ func health(t *testing.T, base string) (int, app.Health) {
 // TestHealthzBucket: a server with its database and bucket answers 200;
 // a bucket directory that is gone makes it 503, saying so, until it is back.
 func TestHealthzBucket(t *testing.T) {
-	testutil.ForEachServer(t, func(t *testing.T, s *testutil.TestServer) {
+	servertest.ForEachServer(t, func(t *testing.T, s *servertest.TestServer) {
 		if code, h := health(t, s.URL); code != http.StatusOK || h != (app.Health{Status: "ok", Database: "ok", Bucket: "ok"}) {
 			t.Fatalf("healthy server: %d %+v", code, h)
 		}
@@ -90,17 +92,17 @@ func TestHealthzDatabase(t *testing.T) {
 		}
 	})
 	t.Run("postgres", func(t *testing.T) {
-		dsn := os.Getenv(testutil.PostgresEnv)
+		dsn := os.Getenv(dbtest.PostgresEnv)
 		if dsn == "" {
-			t.Skip(testutil.PostgresEnv + " not set")
+			t.Skip(dbtest.PostgresEnv + " not set")
 		}
-		u, err := url.Parse(testutil.PostgresSchema(t, dsn))
+		u, err := url.Parse(dbtest.PostgresSchema(t, dsn))
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := startProxy(t, u.Host)
 		u.Host = p.addr
-		s := testutil.Server(t, func(c *app.Config) { c.DatabaseURL = u.String() })
+		s := servertest.Server(t, func(c *app.Config) { c.DatabaseURL = u.String() })
 		if code, h := health(t, s.URL); code != http.StatusOK {
 			t.Fatalf("before: %d %+v", code, h)
 		}
@@ -111,7 +113,7 @@ func TestHealthzDatabase(t *testing.T) {
 		}
 		t.Logf("database cut off: %+v", h)
 		p.restore(t)
-		testutil.Eventually(t, 10*time.Second, "healthy once the database is back", func() bool {
+		testkit.Eventually(t, 10*time.Second, "healthy once the database is back", func() bool {
 			code, _ := health(t, s.URL)
 			return code == http.StatusOK
 		})
@@ -187,7 +189,7 @@ func (p *proxy) restore(t *testing.T) {
 // connection holds, /healthz is 503 "migrating" and the API 503; once the
 // lock goes, the start finishes and /healthz is 200.
 func TestHealthzWhileMigrating(t *testing.T) {
-	for name, dbURL := range testutil.DatabaseURLs(t) {
+	for name, dbURL := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			cfg := app.Config{DataDir: t.TempDir(), Bucket: "cascade", Prefix: "traces", Addr: "127.0.0.1:0", DatabaseURL: dbURL, ScanInterval: time.Hour}
 			first, err := app.Run(context.Background(), cfg)

@@ -1,4 +1,4 @@
-package testutil
+package servertest
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade/testkit"
 	"github.com/gorilla/websocket"
 )
 
@@ -36,7 +37,7 @@ func (s *TestServer) Subscribe(t testing.TB, protocol, query string, vars map[st
 	sub := s.SubscribeNow(t, protocol, query, vars)
 	// The protocol acknowledges no subscription: wait until the server's
 	// broker holds it.
-	Eventually(t, 5*time.Second, "subscription is live", func() bool { return s.Subscribers() > before })
+	testkit.Eventually(t, 5*time.Second, "subscription is live", func() bool { return s.Subscribers() > before })
 	return sub
 }
 

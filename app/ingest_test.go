@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // TestBigIngestHoldsNoOneBack: while a trace's kernels are being ingested,
@@ -23,9 +25,9 @@ import (
 // the default, which the big ingest gives up: holding it, as it once did,
 // keeps the other trace waiting too.
 func TestBigIngestHoldsNoOneBack(t *testing.T) {
-	for name, u := range testutil.DatabaseURLs(t) {
+	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
-			s := testutil.Server(t, func(c *app.Config) { c.DatabaseURL, c.PostprocessConcurrency = u, 1 })
+			s := servertest.Server(t, func(c *app.Config) { c.DatabaseURL, c.PostprocessConcurrency = u, 1 })
 			states := watchStates(t, s)
 			dir := s.TraceDir("big")
 			if err := os.MkdirAll(filepath.Join(dir, "traces"), 0o755); err != nil {
@@ -56,7 +58,7 @@ func TestBigIngestHoldsNoOneBack(t *testing.T) {
 
 			// A FIFO opens for writing once its reader, the ingest, has it open.
 			var f *os.File
-			testutil.Eventually(t, time.Minute, "the ingest opens the stats file", func() bool {
+			testkit.Eventually(t, time.Minute, "the ingest opens the stats file", func() bool {
 				var err error
 				f, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 				return err == nil

@@ -11,15 +11,16 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/fakesim"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 	"github.com/cascade-sim/cascade/upload"
 )
 
 // uploadRaw writes a raw two-kernel upload (no kernelslist.g, so it is
 // post-processed) with a files list, metadata.json last.
-func uploadRaw(t *testing.T, s *testutil.TestServer, id string) {
+func uploadRaw(t *testing.T, s *servertest.TestServer, id string) {
 	t.Helper()
 	files := map[string]string{
 		"traces/kernel-1.trace": "-kernel name = k\n",
@@ -36,9 +37,9 @@ func uploadRaw(t *testing.T, s *testutil.TestServer, id string) {
 	s.WriteFile(t, id, "metadata.json", meta)
 }
 
-func waitTrace(t *testing.T, s *testutil.TestServer, id, state string) {
+func waitTrace(t *testing.T, s *servertest.TestServer, id, state string) {
 	t.Helper()
-	testutil.Eventually(t, 20*time.Second, "trace "+id+" "+state, func() bool {
+	testkit.Eventually(t, 20*time.Second, "trace "+id+" "+state, func() bool {
 		var r struct{ Trace *struct{ State string } }
 		s.MustDo(t, `query($id: ID!) { trace(id: $id) { state } }`, map[string]any{"id": id}, &r)
 		return r.Trace != nil && r.Trace.State == state
@@ -52,8 +53,8 @@ func waitTrace(t *testing.T, s *testutil.TestServer, id, state string) {
 func TestMetricsFollowTheServer(t *testing.T) {
 	sim := fakesim.Build(t)
 	cfgDir := simconfigtest.Write(t, t.TempDir())
-	testutil.ForEachServer(t, func(t *testing.T, s *testutil.TestServer) {
-		scrape := func() map[string]float64 { return testutil.Scrape(t, s.URL+"/metrics") }
+	servertest.ForEachServer(t, func(t *testing.T, s *servertest.TestServer) {
+		scrape := func() map[string]float64 { return testkit.Scrape(t, s.URL+"/metrics") }
 		m := scrape()
 		for k, v := range map[string]float64{
 			`cascade_traces{state="ready"}`:                            1, // the sample
@@ -85,14 +86,14 @@ func TestMetricsFollowTheServer(t *testing.T) {
 			t.Errorf("post-processors timed after one: %v", n)
 		}
 
-		src := filepath.Join(testutil.ModuleRoot(), "samples", "quickstart")
+		src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
 		if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: "qs"}); err != nil {
 			t.Fatal(err)
 		}
 		waitTrace(t, s, "qs", "READY")
 		var l struct{ LaunchRun struct{ ID string } }
 		s.MustDo(t, `mutation { launchRun(input: {traceId: "qs", simConfig: "SM90_H100"}) { id } }`, nil, &l)
-		testutil.Eventually(t, 30*time.Second, "run succeeded", func() bool {
+		testkit.Eventually(t, 30*time.Second, "run succeeded", func() bool {
 			var r struct{ Run struct{ State string } }
 			s.MustDo(t, `query($id: ID!) { run(id: $id) { state } }`, map[string]any{"id": l.LaunchRun.ID}, &r)
 			return r.Run.State == "SUCCEEDED"
@@ -112,9 +113,9 @@ func TestMetricsFollowTheServer(t *testing.T) {
 			t.Errorf("no periodic scan timed: %v", m["cascade_scan_duration_seconds_count"])
 		}
 		sub.Conn.Close()
-		testutil.Eventually(t, 5*time.Second, "no subscriber once it left", func() bool { return scrape()["cascade_subscribers"] == 0 })
+		testkit.Eventually(t, 5*time.Second, "no subscriber once it left", func() bool { return scrape()["cascade_subscribers"] == 0 })
 	}, func(c *app.Config) {
-		c.PostprocessCmd = testutil.FakePostprocessor(t, "ok")
+		c.PostprocessCmd = testkit.FakePostprocessor(t, "ok")
 		c.SimCmd = []string{sim}
 		c.SimConfigsDir = cfgDir
 	})
@@ -123,12 +124,12 @@ func TestMetricsFollowTheServer(t *testing.T) {
 // TestMetricsPostprocessQueue: with one post-processor at once, a second
 // trace waits in the queue /metrics shows.
 func TestMetricsPostprocessQueue(t *testing.T) {
-	s := testutil.Server(t, func(c *app.Config) { c.PostprocessCmd = testutil.FakePostprocessor(t, "slow") })
+	s := servertest.Server(t, func(c *app.Config) { c.PostprocessCmd = testkit.FakePostprocessor(t, "slow") })
 	for _, id := range []string{"first", "second"} {
 		uploadRaw(t, s, id)
 	}
-	testutil.Eventually(t, 20*time.Second, "one post-processing, one queued", func() bool {
-		m := testutil.Scrape(t, s.URL+"/metrics")
+	testkit.Eventually(t, 20*time.Second, "one post-processing, one queued", func() bool {
+		m := testkit.Scrape(t, s.URL+"/metrics")
 		return m["cascade_postprocess_running"] == 1 && m["cascade_postprocess_queue_length"] == 1 && m[`cascade_traces{state="processing"}`] == 2
 	})
 	for _, id := range []string{"first", "second"} {
@@ -136,8 +137,8 @@ func TestMetricsPostprocessQueue(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	testutil.Eventually(t, 20*time.Second, "nothing queued or running once the traces are gone", func() bool {
-		m := testutil.Scrape(t, s.URL+"/metrics")
+	testkit.Eventually(t, 20*time.Second, "nothing queued or running once the traces are gone", func() bool {
+		m := testkit.Scrape(t, s.URL+"/metrics")
 		return m["cascade_postprocess_running"] == 0 && m["cascade_postprocess_queue_length"] == 0
 	})
 }
@@ -146,14 +147,14 @@ func TestMetricsPostprocessQueue(t *testing.T) {
 // falling behind is counted.
 func TestMetricsDroppedSubscribers(t *testing.T) {
 	zero := 0
-	s := testutil.Server(t, func(c *app.Config) { c.SubscriberQueue = &zero })
+	s := servertest.Server(t, func(c *app.Config) { c.SubscriberQueue = &zero })
 	sub := s.Subscribe(t, "graphql-transport-ws", `subscription { traceUpdated { id state } }`, nil)
 	s.WriteFile(t, "new", "traces/kernel-1.trace", []byte("x"))
 	var msg any
-	if err := sub.Next(10*time.Second, &msg); !errors.Is(err, testutil.ErrCompleted) {
+	if err := sub.Next(10*time.Second, &msg); !errors.Is(err, servertest.ErrCompleted) {
 		t.Fatalf("subscription with a zero queue: %v, %v; want it completed", msg, err)
 	}
-	m := testutil.Scrape(t, s.URL+"/metrics")
+	m := testkit.Scrape(t, s.URL+"/metrics")
 	if got := m["cascade_subscribers_dropped_total"]; got != 1 {
 		t.Fatalf("dropped subscribers %v, want 1 (%s)", got, fmt.Sprint(m["cascade_subscribers"]))
 	}

@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/internal/app"
-	"github.com/cascade-sim/cascade/internal/testutil"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
 // statsHeader is the tracer's stats file header.
@@ -88,7 +90,7 @@ type stateLog struct {
 	cond *sync.Cond
 }
 
-func watchStates(tb testing.TB, s *testutil.TestServer) *stateLog {
+func watchStates(tb testing.TB, s *servertest.TestServer) *stateLog {
 	l := &stateLog{seen: map[string]time.Time{}}
 	l.cond = sync.NewCond(&l.mu)
 	sub := s.Subscribe(tb, "graphql-transport-ws", `subscription { traceUpdated { id state } }`, nil)
@@ -138,7 +140,7 @@ func (l *stateLog) at(id, state string) (time.Time, bool) {
 
 // uploadSmall writes a complete two-kernel trace, metadata.json last, and
 // returns when metadata.json landed.
-func uploadSmall(tb testing.TB, s *testutil.TestServer, id string) time.Time {
+func uploadSmall(tb testing.TB, s *servertest.TestServer, id string) time.Time {
 	tb.Helper()
 	files := writeStats(tb, s.TraceDir(id), 2)
 	meta := metadataFor(files)
@@ -159,9 +161,9 @@ func uploadSmall(tb testing.TB, s *testutil.TestServer, id string) time.Time {
 //	go test ./internal/app -run '^$' -bench Ingest1M -benchtime 1x -timeout 30m
 func BenchmarkIngest1M(b *testing.B) {
 	const n = 1_000_000
-	for name, u := range testutil.DatabaseURLs(b) {
+	for name, u := range dbtest.DatabaseURLs(b) {
 		b.Run(name, func(b *testing.B) {
-			s := testutil.Server(b, func(c *app.Config) {
+			s := servertest.Server(b, func(c *app.Config) {
 				c.DatabaseURL, c.Logger = u, nil // the default: one post-processor at a time
 			})
 			ctx := context.Background()
@@ -180,9 +182,9 @@ func BenchmarkIngest1M(b *testing.B) {
 			files := writeStats(b, s.TraceDir(big), n)
 			states.wait(b, big, "UPLOADING")
 			for b.Loop() {
-				start, cpu0 := time.Now(), testutil.CPUTime()
+				start, cpu0 := time.Now(), testkit.CPUTime()
 				s.WriteFile(b, big, "metadata.json", metadataFor(files))
-				stop := testutil.Probe(20*time.Millisecond, func() error {
+				stop := testkit.Probe(20*time.Millisecond, func() error {
 					_, _, err := s.DB.UpdateTrace(ctx, other.ID, func(t *cascade.Trace, found bool) error {
 						t.Bytes++
 						return nil
@@ -201,7 +203,7 @@ func BenchmarkIngest1M(b *testing.B) {
 					others++
 				}
 				ready := states.wait(b, big, "READY")
-				cpu := testutil.CPUTime() - cpu0
+				cpu := testkit.CPUTime() - cpu0
 				waits := stop()
 				b.ReportMetric(ready.Sub(start).Seconds(), "s-ingest")
 				b.ReportMetric(cpu.Seconds(), "s-cpu")
@@ -256,7 +258,7 @@ func BenchmarkStart(b *testing.B) {
 	const traces, files = 1000, 200
 	bucket := filepath.Join(b.TempDir(), "bucket")
 	writeBucket(b, bucket, traces, files)
-	for name, u := range testutil.DatabaseURLs(b) {
+	for name, u := range dbtest.DatabaseURLs(b) {
 		b.Run(name, func(b *testing.B) {
 			cfg := app.Config{
 				DataDir:        b.TempDir(),
@@ -275,8 +277,8 @@ func BenchmarkStart(b *testing.B) {
 			}
 			defer os.Rename(cfg.BucketDir(), bucket) // for the next database
 			start := func() time.Duration {
-				t0, cpu0 := time.Now(), testutil.CPUTime()
-				defer func() { b.Logf("%s start: %v CPU", name, (testutil.CPUTime() - cpu0).Round(time.Millisecond)) }()
+				t0, cpu0 := time.Now(), testkit.CPUTime()
+				defer func() { b.Logf("%s start: %v CPU", name, (testkit.CPUTime() - cpu0).Round(time.Millisecond)) }()
 				m, err := app.Run(context.Background(), cfg)
 				if err != nil {
 					b.Fatal(err)
