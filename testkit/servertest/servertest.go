@@ -18,6 +18,10 @@ import (
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
+// SkipShort is the skip message of tests that start the server, under go
+// test -short; tests that start it by other means (app.Run) use it too.
+const SkipShort = "full suite: starts the server"
+
 // TestServer is a real Cascade server on a free loopback port.
 type TestServer struct {
 	*app.Main
@@ -33,8 +37,14 @@ type TestServer struct {
 // Server starts the real server with a fresh data directory, a fast scan
 // interval and, on PostgreSQL runs, the database URL given; configure may
 // change the Config first. The server is closed when the test ends.
+//
+// The server belongs to the full suite: under go test -short the test is
+// skipped here.
 func Server(t testing.TB, configure ...func(*app.Config)) *TestServer {
 	t.Helper()
+	if testing.Short() {
+		t.Skip(SkipShort)
+	}
 	dir := t.TempDir()
 	cfg := app.Config{
 		DataDir:        dir,
@@ -155,9 +165,13 @@ func (s *TestServer) MustDo(t testing.TB, query string, vars map[string]any, out
 var ErrTimeout = fmt.Errorf("no message in time")
 
 // ForEachServer runs fn as a subtest against a fresh server on SQLite and,
-// when PostgresEnv is set, on a fresh PostgreSQL schema.
+// when PostgresEnv is set, on a fresh PostgreSQL schema. Under go test
+// -short it skips the test.
 func ForEachServer(t *testing.T, fn func(t *testing.T, s *TestServer), configure ...func(*app.Config)) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip(SkipShort)
+	}
 	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			fn(t, Server(t, append([]func(*app.Config){func(c *app.Config) { c.DatabaseURL = u }}, configure...)...))
