@@ -27,9 +27,7 @@ func ModuleRoot() string {
 // the full suite, and under go test -short it is skipped here.
 func Program(tb testing.TB, pkg string) string {
 	tb.Helper()
-	if testing.Short() {
-		tb.Skipf("full suite: builds and runs %s", pkg)
-	}
+	SkipShort(tb, "builds and runs "+pkg)
 	programs.mu.Lock()
 	defer programs.mu.Unlock()
 	if p, ok := programs.built[pkg]; ok {

@@ -40,9 +40,7 @@ func (s *SyncBuffer) String() string {
 // the test failed. Under go test -short the test is skipped.
 func ServeProcess(t testing.TB, dataDir string, env ...string) (addr string, cmd *exec.Cmd, out *SyncBuffer) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("full suite: starts cascade serve as a process")
-	}
+	SkipShort(t, "starts cascade serve as a process")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

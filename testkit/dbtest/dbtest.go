@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/cascade-sim/cascade/db"
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 // PostgresEnv names the variable holding a PostgreSQL URL; when it is set,
@@ -32,9 +33,9 @@ func DB(t testing.TB) *db.DB {
 	return d
 }
 
-// skipPostgres is the skip message of PostgreSQL variants under go test
-// -short: they need an external service, so they belong to the full suite.
-const skipPostgres = "full suite: needs PostgreSQL (" + PostgresEnv + ")"
+// needsPostgres is why PostgreSQL variants belong to the full suite: they
+// need an external service (testkit.SkipShort).
+const needsPostgres = "needs PostgreSQL (" + PostgresEnv + ")"
 
 // DatabaseURLs returns the database URLs a test should run against: ""
 // (SQLite in the data directory) always, and a URL of a fresh PostgreSQL
@@ -46,7 +47,7 @@ func DatabaseURLs(t testing.TB) map[string]string {
 	urls := map[string]string{"sqlite": ""}
 	if dsn := os.Getenv(PostgresEnv); dsn != "" {
 		if testing.Short() {
-			t.Log(skipPostgres + ": only SQLite under -short")
+			t.Log("full suite: " + needsPostgres + "; only SQLite under -short")
 		} else {
 			urls["postgres"] = PostgresSchema(t, dsn)
 		}
@@ -60,7 +61,7 @@ func DatabaseURLs(t testing.TB) map[string]string {
 func ForEachDB(t *testing.T, fn func(t *testing.T, d *db.DB)) {
 	t.Helper()
 	if testing.Short() && os.Getenv(PostgresEnv) != "" {
-		t.Run("postgres", func(t *testing.T) { t.Skip(skipPostgres) })
+		t.Run("postgres", func(t *testing.T) { testkit.SkipShort(t, needsPostgres) })
 	}
 	for name, u := range DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
@@ -79,9 +80,7 @@ func ForEachDB(t *testing.T, fn func(t *testing.T, d *db.DB)) {
 // Under go test -short it skips the test.
 func PostgresSchema(t testing.TB, dsn string) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip(skipPostgres)
-	}
+	testkit.SkipShort(t, needsPostgres)
 	b := make([]byte, 6)
 	rand.Read(b)
 	schema := "cascade_test_" + hex.EncodeToString(b)

@@ -18,10 +18,6 @@ import (
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
-// SkipShort is the skip message of tests that start the server, under go
-// test -short; tests that start it by other means (app.Run) use it too.
-const SkipShort = "full suite: starts the server"
-
 // TestServer is a real Cascade server on a free loopback port.
 type TestServer struct {
 	*app.Main
@@ -42,9 +38,7 @@ type TestServer struct {
 // skipped here.
 func Server(t testing.TB, configure ...func(*app.Config)) *TestServer {
 	t.Helper()
-	if testing.Short() {
-		t.Skip(SkipShort)
-	}
+	testkit.SkipShort(t, "starts the server")
 	dir := t.TempDir()
 	cfg := app.Config{
 		DataDir:        dir,
@@ -169,9 +163,7 @@ var ErrTimeout = fmt.Errorf("no message in time")
 // -short it skips the test.
 func ForEachServer(t *testing.T, fn func(t *testing.T, s *TestServer), configure ...func(*app.Config)) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip(SkipShort)
-	}
+	testkit.SkipShort(t, "starts the server")
 	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			fn(t, Server(t, append([]func(*app.Config){func(c *app.Config) { c.DatabaseURL = u }}, configure...)...))
