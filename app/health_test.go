@@ -76,6 +76,7 @@ func TestHealthzBucket(t *testing.T) {
 // 200 again once the database can be reached; on SQLite the server's
 // handle is closed.
 func TestHealthzDatabase(t *testing.T) {
+	testkit.SkipShort(t, "starts the server")
 	t.Run("sqlite", func(t *testing.T) {
 		m, err := app.Run(context.Background(), app.Config{DataDir: t.TempDir(), Bucket: "cascade", Prefix: "traces", Addr: "127.0.0.1:0", ScanInterval: time.Hour})
 		if err != nil {
@@ -189,6 +190,7 @@ func (p *proxy) restore(t *testing.T) {
 // connection holds, /healthz is 503 "migrating" and the API 503; once the
 // lock goes, the start finishes and /healthz is 200.
 func TestHealthzWhileMigrating(t *testing.T) {
+	testkit.SkipShort(t, "starts the server")
 	for name, dbURL := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			cfg := app.Config{DataDir: t.TempDir(), Bucket: "cascade", Prefix: "traces", Addr: "127.0.0.1:0", DatabaseURL: dbURL, ScanInterval: time.Hour}
