@@ -27,7 +27,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/cascade-sim/cascade/accelsim/posttraces"
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
@@ -63,7 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "upload":
 		return upload.Main(ctx, args[1:], stdout, stderr)
 	case "postprocess":
-		return posttraces.Main(ctx, args[1:], stdout, stderr)
+		return postprocess(ctx, args[1:], stdout, stderr)
 	case "gentrace":
 		return tracegen.Main(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
