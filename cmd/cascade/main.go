@@ -32,7 +32,6 @@ import (
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
 	"github.com/cascade-sim/cascade/tracegen"
-	"github.com/cascade-sim/cascade/upload"
 )
 
 const usage = `usage: cascade <command> [arguments]
@@ -60,7 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(ctx, args[1:], stdout, stderr)
 	case "upload":
-		return upload.Main(ctx, args[1:], stdout, stderr)
+		return uploadCmd(ctx, args[1:], stdout, stderr)
 	case "postprocess":
 		return postprocess(ctx, args[1:], stdout, stderr)
 	case "gentrace":
