@@ -31,7 +31,6 @@ import (
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
-	"github.com/cascade-sim/cascade/tracegen"
 )
 
 const usage = `usage: cascade <command> [arguments]
@@ -63,7 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "postprocess":
 		return postprocess(ctx, args[1:], stdout, stderr)
 	case "gentrace":
-		return tracegen.Main(ctx, args[1:], stdout, stderr)
+		return gentrace(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
