@@ -1,6 +1,3 @@
-// Package app wires Cascade's packages into a running server: database,
-// event broker, scanner, post-processor, sample trace and the HTTP API. It
-// takes a finished Config; flags and environment belong to cmd/cascade.
 package app
 
 import (
@@ -44,7 +41,7 @@ type Config struct {
 	Addr        string // CASCADE_ADDR; port 0 picks a free one
 	DatabaseURL string // CASCADE_DATABASE_URL; empty for SQLite in DataDir
 
-	PostprocessCmd         []string // CASCADE_POSTPROCESS_CMD
+	PostprocessCmd         []string // CASCADE_POSTPROCESS_CMD, or postproc.BuiltinCommand
 	PostprocessConcurrency int      // CASCADE_POSTPROCESS_CONCURRENCY
 	PostprocessJobs        int      // CASCADE_POSTPROCESS_JOBS; 0 shares this process's CPUs
 	ScanInterval           time.Duration
@@ -70,8 +67,9 @@ type Config struct {
 	SimTraceConfigsDir string
 	// SimEnv is added to the simulator's environment (LD_LIBRARY_PATH).
 	SimEnv []string
-	// TraceFormat is what PostprocessCmd writes, "tracez" or "traceg", when
-	// it is the built-in post-processor; "" for another command.
+	// TraceFormat is what PostprocessCmd writes, "tracez" or "traceg"
+	// (postproc.ChooseFormat), when it is the built-in post-processor; ""
+	// for another command.
 	TraceFormat string
 	// Report says what the configuration found (an Accel-Sim checkout, the
 	// trace format picked); the command prints it at start.

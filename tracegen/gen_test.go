@@ -118,29 +118,3 @@ func TestSizeAndDeterminism(t *testing.T) {
 		t.Errorf("asked for 2 MiB, got %d bytes", ka.Bytes)
 	}
 }
-
-func TestMainCommand(t *testing.T) {
-	cases := []struct {
-		name string
-		args []string
-		code int
-	}{
-		{name: "OK", args: []string{"-kernels", "2", "-grid", "2,2", "-block", "64", "-size", "64K", "-layout", "11", "-ldgsts", "-xz"}, code: 0},
-		{name: "ErrNoDir", args: []string{"-kernels", "2"}, code: 2},
-		{name: "ErrGrid", args: []string{"-grid", "a,b"}, code: 2},
-		{name: "ErrLayout", args: []string{"-layout", "5"}, code: 1},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			var out, errb bytes.Buffer
-			args := tc.args
-			if tc.name != "ErrNoDir" {
-				args = append(args, dir)
-			}
-			if code := Main(context.Background(), args, &out, &errb); code != tc.code {
-				t.Fatalf("code %d, want %d: %s", code, tc.code, errb.String())
-			}
-		})
-	}
-}

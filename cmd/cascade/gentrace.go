@@ -1,4 +1,4 @@
-package tracegen
+package main
 
 import (
 	"context"
@@ -7,16 +7,26 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/cascade-sim/cascade/tracegen"
 )
 
-// Main implements `cascade gentrace [flags] <out traces dir>`; args
+const gentraceUsage = `usage: cascade gentrace [flags] <out traces dir>
+
+Writes synthetic raw NVBit traces, as the tracer does, for tests,
+benchmarks and demos: kernel traces, kernel lists with MemcpyHtoD lines and
+stats files. The output depends only on the flags.
+
+`
+
+// gentrace runs `cascade gentrace [flags] <out traces dir>`; args
 // exclude the word "gentrace". It returns 0 on success, 2 on a usage error
 // and 1 on any other error.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func gentrace(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gentrace", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		cfg               Config
+		cfg               tracegen.Config
 		grid, block, size string
 		verbose           bool
 	)
@@ -37,7 +47,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed")
 	fs.BoolVar(&verbose, "v", false, "print each kernel written")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cascade gentrace [flags] <out traces dir>")
+		fmt.Fprint(stderr, gentraceUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -68,7 +78,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if verbose {
 		cfg.Progress = stdout
 	}
-	res, err := Generate(ctx, fs.Arg(0), cfg)
+	res, err := tracegen.Generate(ctx, fs.Arg(0), cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "gentrace: %v\n", err)
 		return 1
@@ -83,6 +93,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// parseDim reads a grid or block dimension, "x[,y[,z]]".
 func parseDim(s string) ([3]int, error) {
 	var d [3]int
 	parts := strings.Split(s, ",")
@@ -100,6 +111,7 @@ func parseDim(s string) ([3]int, error) {
 	return d, nil
 }
 
+// parseSize reads a size in bytes with an optional K, M or G suffix.
 func parseSize(s string) (int64, error) {
 	mult := int64(1)
 	switch t := strings.ToUpper(s); {
