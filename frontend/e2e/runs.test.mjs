@@ -163,7 +163,24 @@ describe("runs against a real server", { skip }, () => {
     const id = page.url().split("/").pop();
     // Held before its first kernel's statistics, it runs until cancelled.
     await page.locator('.run-page .toolbar [data-state="RUNNING"]').waitFor({ timeout: 30_000 });
-    await page.getByRole("button", { name: "Cancel run" }).click();
+    // One click asks first; "Keep running" leaves the run alone.
+    const cancel = page.getByRole("button", { name: "Cancel run", exact: true });
+    await cancel.click();
+    const confirm = page.getByRole("group", { name: "Cancel this run?" });
+    await confirm.waitFor({ timeout: 5_000 });
+    const keep = confirm.getByRole("button", { name: "Keep running" });
+    assert.equal(await keep.evaluate((b) => b === document.activeElement), true, "the harmless choice has the focus");
+    await screenshot(page, "30-run-cancel-confirm");
+    await keep.click();
+    await confirm.waitFor({ state: "detached" });
+    // Escape leaves it too.
+    await cancel.click();
+    await confirm.waitFor();
+    await page.keyboard.press("Escape");
+    await confirm.waitFor({ state: "detached" });
+    assert.equal(await page.locator('.run-page .toolbar [data-state="RUNNING"]').count(), 1, "still running");
+    await cancel.click();
+    await confirm.getByRole("button", { name: "Yes, cancel run" }).click();
     await page.locator('.run-page .toolbar [data-state="CANCELLED"]').waitFor({ timeout: 30_000 });
     assert.equal(await page.getByRole("button", { name: "Cancel run" }).count(), 0);
     await screenshot(page, "23-run-cancelled");

@@ -128,7 +128,17 @@ describe("sweeps against a real server", { skip }, () => {
     const progress = page.getByTestId("sweep-progress-text");
     // Held before its first kernel's statistics, the first run runs until cancelled.
     await progress.getByText(/1 running/).waitFor({ timeout: 30_000 });
-    await page.getByRole("button", { name: "Cancel sweep" }).click();
+    // One click asks first; "Keep" leaves the sweep as it was.
+    const cancel = page.getByRole("button", { name: "Cancel sweep", exact: true });
+    await cancel.click();
+    const confirm = page.getByRole("group", { name: "Cancel this sweep?" });
+    await confirm.getByText(/Its 2 runs not over stop/).waitFor();
+    await screenshot(page, "65-sweep-cancel-confirm");
+    await confirm.getByRole("button", { name: "Keep the sweep" }).click();
+    await confirm.waitFor({ state: "detached" });
+    assert.match(await progress.innerText(), /1 running/);
+    await cancel.click();
+    await confirm.getByRole("button", { name: "Yes, cancel sweep" }).click();
     await progress.getByText(/^2 of 2 done · 2 cancelled$/).waitFor({ timeout: 30_000 });
     // Each sweepUpdated brings one run and the sweep's progress as it is when sent: the
     // line can count a cancellation whose run's own event comes a moment later.

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { useMutation } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
+import { ConfirmButton } from "../components/ConfirmButton";
 import { StateBadge } from "../components/StateBadge";
 import { formatCount, formatDurationMs, formatNs, formatTime } from "../format";
 import type { RunDetailFragment } from "../gql/graphql";
@@ -242,9 +243,16 @@ function CancelButton({ id }: { id: string }) {
   const [{ fetching, error }, cancel] = useMutation(CancelRunMutation);
   return (
     <>
-      <button type="button" disabled={fetching} onClick={() => cancel({ id })}>
-        {fetching ? "Cancelling…" : "Cancel run"}
-      </button>
+      <ConfirmButton
+        label="Cancel run"
+        busyLabel="Cancelling…"
+        busy={fetching}
+        question="Cancel this run?"
+        detail="Its simulation stops where it is and cannot be resumed; only a new run starts it again."
+        confirmLabel="Yes, cancel run"
+        keepLabel="Keep running"
+        onConfirm={() => void cancel({ id })}
+      />
       {error && <span role="alert" className="error">Cancel failed: {error.graphQLErrors[0]?.message ?? error.message}</span>}
     </>
   );

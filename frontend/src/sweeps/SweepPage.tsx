@@ -9,6 +9,7 @@ import { newest } from "../time";
 import { Link, useTitle } from "../router";
 import { formatCorrelation, formatPct, runListReducer, type RunListAction } from "../runs/compare";
 import { RunTable } from "../runs/RunTable";
+import { ConfirmButton } from "../components/ConfirmButton";
 import { CancelSweepMutation, SweepQuery, SweepUpdatedSubscription } from "./documents";
 import { sweepActive, type SweepProgress } from "./progress";
 import { SweepProgressBar } from "./SweepsList";
@@ -67,7 +68,7 @@ export function SweepPage({ id }: { id: string }) {
       </nav>
       <div className="toolbar">
         <h1 id="sweep-title" className="mono">{sweep.label || sweep.id}</h1>
-        {sweepActive(p) && <CancelSweepButton id={sweep.id} />}
+        {sweepActive(p) && <CancelSweepButton id={sweep.id} notOver={p.queued + p.running} />}
       </div>
       <dl className="facts">
         <dt>Runs</dt>
@@ -128,13 +129,21 @@ function ComparisonTable({ rows }: { rows: Comparison }) {
   );
 }
 
-function CancelSweepButton({ id }: { id: string }) {
+function CancelSweepButton({ id, notOver }: { id: string; notOver: number }) {
   const [{ fetching, error }, cancel] = useMutation(CancelSweepMutation);
+  const runs = notOver === 1 ? "run not over stops" : `runs not over stop`;
   return (
     <>
-      <button type="button" disabled={fetching} onClick={() => cancel({ id })}>
-        {fetching ? "Cancelling…" : "Cancel sweep"}
-      </button>
+      <ConfirmButton
+        label="Cancel sweep"
+        busyLabel="Cancelling…"
+        busy={fetching}
+        question="Cancel this sweep?"
+        detail={`Its ${notOver} ${runs} (queued ones never start) and cannot be resumed; finished runs keep their results.`}
+        confirmLabel="Yes, cancel sweep"
+        keepLabel="Keep the sweep"
+        onConfirm={() => void cancel({ id })}
+      />
       {error && <span role="alert" className="error">Cancel failed: {error.graphQLErrors[0]?.message ?? error.message}</span>}
     </>
   );
