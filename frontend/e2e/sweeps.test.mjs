@@ -124,6 +124,17 @@ describe("sweeps against a real server", { skip }, () => {
     await screenshot(page, "62-sweep-done");
     await screenshot(list, "63-runs-with-sweep");
 
+    // The Runs screen tells the sweep's runs apart: each is named by the label, its trace and
+    // its config, not the sweep's label alone.
+    const names = await list
+      .getByRole("table", { name: "Runs" })
+      .locator("tbody tr[data-run-id]")
+      .filter({ has: list.getByRole("link", { name: "e2e sweep", exact: true }) })
+      .evaluateAll((trs) => trs.map((tr) => tr.cells[1].querySelector("a").textContent));
+    assert.equal(names.length, 4, names.join(" | "));
+    assert.equal(new Set(names).size, 4, `the sweep's runs share a name: ${names.join(" | ")}`);
+    for (const n of names) assert.match(n, /^e2e sweep · sw-[ab] · (SM90_H100|SM86_RTX3070)$/);
+
     // A run of the sweep names it, and links back.
     await runs.getByRole("link").first().click();
     await page.waitForURL(/\/runs\/[^/]+$/);
