@@ -131,8 +131,18 @@ describe("runs against a real server", { skip }, () => {
     const mangled = "_ZN4vllm15rms_norm_kernelIN3c108BFloat16EEEvPT_PKS3_S6_fii";
     assert.match(await rms.getAttribute("title"), new RegExp(`^${mangled}\n`));
     assert.equal(await table.getByText(mangled, { exact: true }).count(), 0, "the mangled name is not what the table shows");
-    await table.getByRole("button", { name: `Copy mangled name ${mangled}` }).click();
+    // The copy button shows an icon whatever fonts the machine has (no glyph to miss).
+    const copy = table.getByRole("button", { name: `Copy mangled name ${mangled}` });
+    const visible = async (what) => {
+      const b = await copy.locator("svg:visible path").first().boundingBox({ timeout: 5_000 });
+      assert.ok(b && b.width > 2 && b.height > 2, `the copy button's ${what} icon is drawn: ${JSON.stringify(b)}`);
+    };
+    await visible("copy");
+    await copy.click();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), mangled);
+    // It says "copied" for a moment, then shows its icon again.
+    await copy.locator('[data-icon="copy"]').waitFor();
+    await visible("copy");
 
     const search = page.getByLabel("Search kernels by name, mangled or demangled");
     const rows = table.getByRole("rowgroup", { name: "Kernel rows, scrollable" }).getByRole("row");
