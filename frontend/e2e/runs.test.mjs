@@ -82,6 +82,11 @@ describe("runs against a real server", { skip }, () => {
     await page.getByRole("table", { name: "Run kernels" }).getByText(/rms_norm/).first().waitFor();
     await page.getByRole("table", { name: "Projected step times" }).waitFor();
     assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
+    // The simulator counts thread instructions (gpu_sim_insn), the trace warp instructions: the
+    // columns say which.
+    const runKernels = page.getByRole("table", { name: "Run kernels" });
+    await runKernels.getByRole("columnheader", { name: "Instructions (thread)" }).waitFor();
+    await runKernels.getByRole("columnheader", { name: "IPC (thread)" }).waitFor();
 
     // Hovering a point names its kernel.
     const box = await page.locator(".chart .u-over").boundingBox();
@@ -95,6 +100,7 @@ describe("runs against a real server", { skip }, () => {
     // The trace page lists the run.
     await page.goto(`${server.url}/traces/${QS}`);
     await page.getByRole("table", { name: "Runs" }).getByText("e2e quickstart").waitFor();
+    await page.getByRole("table", { name: "Kernels" }).getByRole("columnheader", { name: "Instructions (warp)" }).waitFor();
     assert.deepEqual(errors, []);
     await page.close();
   });
