@@ -95,6 +95,8 @@ describe("runs against a real server", { skip }, () => {
       if (await page.getByRole("tooltip").count()) break;
     }
     await page.getByRole("tooltip").waitFor();
+    // It names the kernel as the tables do, not by its mangled name.
+    assert.doesNotMatch(await page.getByRole("tooltip").innerText(), /_Z\w+/);
     await screenshot(page, "22-run-succeeded");
 
     // The trace page lists the run.
