@@ -242,6 +242,14 @@ describe("Cascade UI against a real server", () => {
     }
     await seen;
     await screenshot(page, "05-playground-subscription");
+
+    // The playground leads back to the app, and the app to the playground.
+    await page.getByRole("link", { name: "Cascade", exact: true }).click();
+    await page.waitForURL(`${server.url}/`);
+    await page.getByRole("heading", { name: "Traces" }).waitFor();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Playground" }).click();
+    await page.waitForURL(`${server.url}/playground`);
+    await page.getByRole("link", { name: "Cascade", exact: true }).waitFor();
     await page.close();
   });
 
