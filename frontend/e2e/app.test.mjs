@@ -29,6 +29,32 @@ describe("Cascade UI against a real server", () => {
     }
   });
 
+  test("the browser gets the UI's scripts and styles gzip-compressed, and runs them", async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    const assets = [];
+    page.on("response", (r) => {
+      if (new URL(r.url()).pathname.startsWith("/assets/")) assets.push(r);
+    });
+    await page.goto(server.url + "/");
+    await page.getByRole("heading", { name: "Traces" }).waitFor();
+    await page.locator('[data-connection="connected"]').waitFor();
+    const js = assets.filter((r) => /\.(js|css)$/.test(new URL(r.url()).pathname));
+    assert.ok(js.length >= 2, `the first screen loads its script and style: ${assets.map((r) => r.url()).join(", ")}`);
+    for (const r of js) {
+      const h = await r.allHeaders();
+      assert.equal(h["content-encoding"], "gzip", `${r.url()} is not compressed: ${JSON.stringify(h)}`);
+      assert.match(h["vary"] ?? "", /Accept-Encoding/i, r.url());
+      assert.equal(h["cache-control"], "public, max-age=31536000, immutable", r.url());
+      // What the browser decoded is the script itself, as served without compression.
+      const plain = await fetch(r.url(), { headers: { "Accept-Encoding": "identity" } });
+      assert.equal(plain.headers.get("content-encoding"), null);
+      assert.equal((await r.body()).equals(Buffer.from(await plain.arrayBuffer())), true, r.url());
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test("a trace appears on the open Traces screen and walks UPLOADING → READY without reload", async () => {
     const page = await browser.context.newPage();
     const errors = watchErrors(page);
