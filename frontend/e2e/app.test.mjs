@@ -245,8 +245,11 @@ describe("Cascade UI against a real server", () => {
     const q = `{ trace(id: "${ID}") { id state kernelCount } }`;
     await page.goto(`${server.url}/playground?query=${encodeURIComponent(q)}`);
     const run = page.locator(".graphiql-execute-button");
+    // The editor holds the query (Monaco draws spaces as no-break ones): run it.
+    const editorHas = (text) =>
+      page.waitForFunction((t) => document.querySelector(".graphiql-query-editor")?.textContent?.includes(t), text);
     await run.waitFor();
-    await page.waitForTimeout(500); // the editors mount
+    await editorHas("kernelCount");
     await run.click();
     const responseHas = (text) =>
       page.waitForFunction((t) => document.querySelector(".graphiql-response")?.textContent?.includes(t), text);
@@ -257,7 +260,7 @@ describe("Cascade UI against a real server", () => {
     const sub = "subscription { traceUpdated(id: null) { id state kernelCount } }";
     await page.goto(`${server.url}/playground?query=${encodeURIComponent(sub)}`);
     await run.waitFor();
-    await page.waitForTimeout(500);
+    await editorHas("traceUpdated");
     await run.click();
     // Files keep landing until the subscription has reported one (it may still be starting).
     const other = `${ID}-sub`;
