@@ -152,7 +152,7 @@ describe("sweeps against a real server", { skip }, () => {
     await page.goto(`${server.url}/sweeps/new`);
     await page.getByRole("checkbox", { name: "All ready traces" }).check();
     await page.getByRole("checkbox", { name: /SM7_QV100/ }).check();
-    await page.getByTestId("sweep-size").getByText("2 traces × 1 configs = 2 runs").waitFor();
+    await page.getByTestId("sweep-size").getByText("2 traces × 1 config = 2 runs").waitFor();
     await page.getByRole("button", { name: "Launch sweep" }).click();
     await page.waitForURL(/\/sweeps\/(?!new$)[^/]+$/);
     const progress = page.getByTestId("sweep-progress-text");

@@ -3,7 +3,7 @@ import { useMutation } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
 import { useReplayReducer } from "../api/replay";
-import { formatTime } from "../format";
+import { countOf, formatTime } from "../format";
 import type { RunSummaryFragment, SweepQuery as SweepData } from "../gql/graphql";
 import { newest } from "../time";
 import { Link, useTitle } from "../router";
@@ -77,7 +77,7 @@ export function SweepPage({ id }: { id: string }) {
       <dl className="facts">
         <dt>Runs</dt>
         <dd>
-          {sweep.runCount}: {sweep.traceIds.length} traces × {sweep.simConfigs.length} configs
+          {sweep.runCount}: {countOf(sweep.traceIds.length, "trace")} × {countOf(sweep.simConfigs.length, "config")}
         </dd>
         <dt>Configs</dt>
         <dd className="mono">{sweep.simConfigs.join(", ")}</dd>
