@@ -41,6 +41,7 @@ type ResolverRoot interface {
 	SlurmJob() SlurmJobResolver
 	Subscription() SubscriptionResolver
 	Sweep() SweepResolver
+	SweepUpdate() SweepUpdateResolver
 	Trace() TraceResolver
 }
 
@@ -282,8 +283,9 @@ type ComplexityRoot struct {
 	}
 
 	SweepUpdate struct {
-		Run   func(childComplexity int) int
-		Sweep func(childComplexity int) int
+		Comparison func(childComplexity int) int
+		Run        func(childComplexity int) int
+		Sweep      func(childComplexity int) int
 	}
 
 	Trace struct {
@@ -400,6 +402,9 @@ type SweepResolver interface {
 	Progress(ctx context.Context, obj *cascade.Sweep) (*cascade.SweepProgress, error)
 	Runs(ctx context.Context, obj *cascade.Sweep, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Comparison(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepConfigComparison, error)
+}
+type SweepUpdateResolver interface {
+	Comparison(ctx context.Context, obj *model.SweepUpdate) ([]cascade.SweepConfigComparison, error)
 }
 type TraceResolver interface {
 	Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error)
@@ -1480,6 +1485,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SweepProgress.UpdatedAt(childComplexity), true
 
+	case "SweepUpdate.comparison":
+		if e.ComplexityRoot.SweepUpdate.Comparison == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepUpdate.Comparison(childComplexity), true
 	case "SweepUpdate.run":
 		if e.ComplexityRoot.SweepUpdate.Run == nil {
 			break
@@ -2217,6 +2228,8 @@ func (ec *executionContext) childFields_SweepUpdate(ctx context.Context, field g
 		return ec.fieldContext_SweepUpdate_sweep(ctx, field)
 	case "run":
 		return ec.fieldContext_SweepUpdate_run(ctx, field)
+	case "comparison":
+		return ec.fieldContext_SweepUpdate_comparison(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SweepUpdate", field.Name)
 }
@@ -7284,6 +7297,38 @@ func (ec *executionContext) fieldContext_SweepUpdate_run(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _SweepUpdate_comparison(ctx context.Context, field graphql.CollectedField, obj *model.SweepUpdate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepUpdate_comparison(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SweepUpdate().Comparison(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SweepConfigComparison) graphql.Marshaler {
+			return ec.marshalOSweepConfigComparison2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepConfigComparisonᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SweepUpdate_comparison(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepUpdate",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SweepConfigComparison(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Trace_id(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10804,13 +10849,19 @@ func (ec *executionContext) _SweepUpdate(ctx context.Context, sel ast.SelectionS
 		case "sweep":
 			out.Values[i] = ec._SweepUpdate_sweep(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "run":
 			out.Values[i] = ec._SweepUpdate_run(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "comparison":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SweepUpdate_comparison(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12365,6 +12416,25 @@ func (ec *executionContext) marshalOSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcasc
 		return graphql.Null
 	}
 	return ec._Sweep(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSweepConfigComparison2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepConfigComparisonᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.SweepConfigComparison) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSweepConfigComparison2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepConfigComparison(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {

@@ -90,6 +90,11 @@ type SweepUpdate struct {
 	Sweep *cascade.Sweep `json:"sweep"`
 	// The run whose change this is; null in the first message, the sweep as it is.
 	Run *cascade.Run `json:"run,omitempty"`
+	// The sweep's comparison per config (as Sweep.comparison) now, in the first message and
+	// when run has succeeded, the one change of a run that alters it; null in the others (it
+	// is as the last one sent). Read when the message is sent, as progress is: of two copies
+	// (a query's answer, a message) the one with the later progress.updatedAt is the newer.
+	Comparison []cascade.SweepConfigComparison `json:"comparison,omitempty"`
 }
 
 type TraceConnection struct {
