@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/accelsim/simstats"
 )
 
 // Lines of the Accel-Sim log that the parser acts on (formats.md §6, checked
@@ -110,6 +112,9 @@ type Parser struct {
 	unsupported  string // the unsupported binary version line
 	errLine      string // the decisive error line: the first of the highest rank
 	errRank      int
+
+	stats *simstats.Reader // nil unless ReadStats was called
+	build []string         // the simulator's build lines, as printed
 }
 
 // statsBlock collects one kernel's statistics, kernel_name to
@@ -132,6 +137,40 @@ const (
 // NewParser returns a parser for a run of expected kernels.
 func NewParser(expected int) *Parser {
 	return &Parser{expected: expected, names: map[int]string{}, byUID: map[int]int{}}
+}
+
+// ReadStats makes p read every kernel's statistics, the counters of t, into
+// its results' Stats (encoded by [simstats.Encode]), and returns p. A
+// kernel's statistics are complete once the next kernel's block starts or
+// the log ends ([Parser.Outcome]). Call it before the first line.
+func (p *Parser) ReadStats(t *simstats.Table) *Parser {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stats = simstats.NewReader(t)
+	return p
+}
+
+// takeStats gives each kernel whose statistics block is complete its
+// values: by launch uid, or, for a block without one, the earliest result
+// without statistics.
+func (p *Parser) takeStats() {
+	for _, k := range p.stats.Take() {
+		i, ok := p.byUID[k.UID]
+		if !ok {
+			i = slices.IndexFunc(p.results, func(r cascade.RunKernel) bool { return r.Stats == nil })
+		}
+		if i >= 0 && i < len(p.results) {
+			p.results[i].Stats = simstats.Encode(nil, k.Values)
+		}
+	}
+}
+
+// Build returns the simulator's build lines ("Accel-Sim [build ...]",
+// "GPGPU-Sim ... [build ...]"), trimmed, in the order printed.
+func (p *Parser) Build() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.build...)
 }
 
 // maxLogLine bounds the unterminated line [Parser.Write] holds back, so
@@ -180,7 +219,16 @@ func (p *Parser) Line(line string) {
 
 func (p *Parser) line(line string) {
 	line = strings.TrimRight(line, "\r\n \t")
+	if p.stats != nil {
+		p.stats.Line(line)
+		if strings.HasPrefix(line, "kernel_name") {
+			p.takeStats()
+		}
+	}
 	trimmed := strings.TrimSpace(line)
+	if len(p.build) < 2 && strings.Contains(trimmed, "[build ") {
+		p.build = append(p.build, strings.Trim(trimmed, "* "))
+	}
 	switch {
 	case strings.HasPrefix(trimmed, logProcessing):
 		p.processed = append(p.processed, strings.TrimSpace(strings.TrimPrefix(trimmed, logProcessing)))
@@ -423,6 +471,10 @@ func (p *Parser) Outcome(exit Exit) Outcome {
 		p.partial = nil
 	}
 	p.commit()
+	if p.stats != nil {
+		p.stats.Finish()
+		p.takeStats()
+	}
 
 	done := p.done()
 	after := fmt.Sprintf("after %d of %d kernels", done, p.expected)
