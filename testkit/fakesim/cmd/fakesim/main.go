@@ -389,10 +389,10 @@ func printStats(say func(string, ...any), k *kernel, cycles, insn, totCycles, to
 // insn/44 lines from L2, finding i-1 in 3 of them there; its L1D (as on
 // Volta) hits a quarter.
 type totals struct {
-	warpInsts, l2ReadHits, l2ReadAcc, l2WriteHits, l2WriteAcc int64
-	l1ReadHits, l1ReadMSHR, l1ReadAcc, l1WriteHits, l1WriteAcc  int64
-	dramReads, dramWrites, l1Conflicts, stallDram, stallShd     int64
-	stallCoal, warpStall, warpIdle, warpScoreboard, warpFull    int64
+	warpInsts, l2ReadHits, l2ReadAcc, l2WriteHits, l2WriteAcc  int64
+	l1ReadHits, l1ReadMSHR, l1ReadAcc, l1WriteHits, l1WriteAcc int64
+	dramReads, dramWrites, l1Conflicts, stallDram, stallShd    int64
+	stallCoal, warpStall, warpIdle, warpScoreboard, warpFull   int64
 }
 
 func (t *totals) add(i int, insn int64) {
