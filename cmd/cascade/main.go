@@ -7,7 +7,7 @@
 //	cascade gentrace [flags] DIR  write synthetic raw traces
 //
 // Configuration comes from CASCADE_* environment variables, each also a
-// flag of serve; see README.md.
+// flag of serve; see docs/configuration.md.
 package main
 
 import (
