@@ -8,7 +8,7 @@
 // never out of step with their owner and cost nothing between scrapes.
 // Events — a scan's duration, a finished post-processor or run, a failed
 // Slurm poll — are pushed by the package where they happen through a
-// plain func hook in its Config, which the wiring (internal/app) points at
+// plain func hook in its Config, which the wiring (app) points at
 // a method of [Registry]. A package that is not wired keeps working; its
 // metric stays at zero.
 package metrics

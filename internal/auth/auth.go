@@ -1,6 +1,6 @@
 // Package auth checks the API's tokens. With none configured everyone may
 // do everything (the server then listens on loopback only, see
-// internal/app). With CASCADE_TOKEN set, every request must present it, or
+// app). With CASCADE_TOKEN set, every request must present it, or
 // CASCADE_READONLY_TOKEN, which may read and subscribe but not change
 // anything. A token is presented as "Authorization: Bearer <token>" over
 // HTTP, or in a websocket's connection_init payload (graph does that part).
