@@ -75,6 +75,9 @@ var migrations = []migration{
 		}
 		return addColumns(tx, &runKernelV8{}, "Stats")
 	}},
+	{9, "traces: where the architecture came from", func(tx *gorm.DB) error {
+		return addColumns(tx, &traceV9{}, "TraceGPUArchFrom")
+	}},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a
@@ -448,3 +451,11 @@ type runKernelV8 struct {
 }
 
 func (runKernelV8) TableName() string { return "run_kernels" }
+
+// traceV9: where a trace's architecture came from.
+type traceV9 struct {
+	ID               string `gorm:"primaryKey"`
+	TraceGPUArchFrom string `gorm:"column:trace_gpu_arch_from;not null;default:''"`
+}
+
+func (traceV9) TableName() string { return "traces" }
