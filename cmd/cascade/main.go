@@ -31,6 +31,7 @@ import (
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
+	"github.com/cascade-sim/cascade/internal/buildinfo"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
 	"github.com/cascade-sim/cascade/tracegen"
 	"github.com/cascade-sim/cascade/upload"
@@ -43,6 +44,7 @@ commands:
   upload        copy a trace directory into the bucket (cascade upload -h)
   postprocess   turn raw traces into Accel-Sim input (cascade postprocess -h)
   gentrace      write synthetic raw traces for tests and benchmarks
+  version       print the build's version, commit and date (also --version)
 `
 
 func main() {
@@ -66,6 +68,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return posttraces.Main(ctx, args[1:], stdout, stderr)
 	case "gentrace":
 		return tracegen.Main(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, buildinfo.Get())
+		return 0
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
