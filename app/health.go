@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/cascade-sim/cascade/internal/buildinfo"
 )
 
 // healthTimeout bounds each check of /healthz: a database that does not
@@ -72,6 +74,9 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rd.mux.ServeHTTP(w, r)
 }
 
+// build is read once: it never changes while the binary runs.
+var build = buildinfo.Get()
+
 // Health is the body of /healthz: Status is "ok" (200), or "migrating",
 // "starting" or "unavailable" (503); Database and Bucket are "ok" or say
 // what is wrong.
@@ -79,11 +84,13 @@ type Health struct {
 	Status   string `json:"status"`
 	Database string `json:"database"`
 	Bucket   string `json:"bucket"`
+	// Build is the running build's version, commit and date.
+	Build buildinfo.Info `json:"build"`
 }
 
 func (f *front) health(w http.ResponseWriter, r *http.Request) {
 	phase := f.phase.Load().(string)
-	h := Health{Status: phase, Database: "ok"}
+	h := Health{Status: phase, Database: "ok", Build: build}
 	if phase == phaseMigrating {
 		h.Database = phaseMigrating
 	}

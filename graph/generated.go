@@ -309,6 +309,7 @@ type ComplexityRoot struct {
 		State                func(childComplexity int) int
 		SuggestedSimConfig   func(childComplexity int) int
 		TraceGPUArch         func(childComplexity int) int
+		TraceGPUArchFrom     func(childComplexity int) int
 		UpdatedAt            func(childComplexity int) int
 		Warnings             func(childComplexity int) int
 	}
@@ -1639,6 +1640,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.TraceGPUArch(childComplexity), true
+	case "Trace.traceGpuArchFrom":
+		if e.ComplexityRoot.Trace.TraceGPUArchFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.TraceGPUArchFrom(childComplexity), true
 	case "Trace.updatedAt":
 		if e.ComplexityRoot.Trace.UpdatedAt == nil {
 			break
@@ -2252,6 +2259,8 @@ func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql
 		return ec.fieldContext_Trace_sourceGpu(ctx, field)
 	case "traceGpuArch":
 		return ec.fieldContext_Trace_traceGpuArch(ctx, field)
+	case "traceGpuArchFrom":
+		return ec.fieldContext_Trace_traceGpuArchFrom(ctx, field)
 	case "suggestedSimConfig":
 		return ec.fieldContext_Trace_suggestedSimConfig(ctx, field)
 	case "kernelCount":
@@ -7513,6 +7522,29 @@ func (ec *executionContext) fieldContext_Trace_traceGpuArch(_ context.Context, f
 	return graphql.NewScalarFieldContext("Trace", field, false, false, "String")
 }
 
+func (ec *executionContext) _Trace_traceGpuArchFrom(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_traceGpuArchFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TraceGPUArchFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_traceGpuArchFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Trace", field, false, false, "String")
+}
+
 func (ec *executionContext) _Trace_suggestedSimConfig(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10927,6 +10959,11 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "traceGpuArch":
 			out.Values[i] = ec._Trace_traceGpuArch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "traceGpuArchFrom":
+			out.Values[i] = ec._Trace_traceGpuArchFrom(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

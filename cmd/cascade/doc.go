@@ -7,6 +7,7 @@
 //	cascade postprocess DIR [-j N] [--text]
 //	                              turn raw traces into Accel-Sim's input
 //	cascade gentrace [flags] DIR  write synthetic raw traces
+//	cascade version               the build's version, commit and date
 //
 // `cascade <command> -h` says more. Every command line is parsed here, one
 // file per command (serve.go with accelsim.go and slurm.go, upload.go,

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/cascade-sim/cascade/internal/buildinfo"
 )
 
 const usage = `usage: cascade <command> [arguments]
@@ -16,6 +18,7 @@ commands:
   upload        copy a trace directory into the bucket (cascade upload -h)
   postprocess   turn raw traces into Accel-Sim input (cascade postprocess -h)
   gentrace      write synthetic raw traces for tests and benchmarks
+  version       print the build's version, commit and date (also --version)
 `
 
 func main() {
@@ -39,6 +42,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return postprocess(ctx, args[1:], stdout, stderr)
 	case "gentrace":
 		return gentrace(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, buildinfo.Get())
+		return 0
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -186,6 +186,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	m, err := app.Run(ctx, cfg)
 	if err != nil {
 		log.Error("cannot start", "err", err)
+		// The log line is for machines; say it to the person too.
+		fmt.Fprintf(stderr, "cascade serve: cannot start: %v\n", err)
 		return 1
 	}
 	// m.Config has the paths made absolute: say where things really are.

@@ -133,7 +133,12 @@ function TraceFacts({ trace }: { trace: TraceDetailFragment }) {
       <Fact label="Model">{trace.model}</Fact>
       <Fact label="Layers">{trace.layers}</Fact>
       <Fact label="Source GPU">{trace.sourceGpu}</Fact>
-      <Fact label="Trace GPU arch">{trace.traceGpuArch}</Fact>
+      <Fact label="Trace GPU arch">
+        {trace.traceGpuArch}{" "}
+        <span className={trace.traceGpuArchFrom.startsWith("assumed") ? "warn" : "muted"} data-testid="arch-from">
+          ({trace.traceGpuArchFrom.startsWith("assumed") ? "assumed: neither metadata.json nor the kernel traces say" : "from " + trace.traceGpuArchFrom})
+        </span>
+      </Fact>
       <Fact label="Suggested config">
         {trace.suggestedSimConfig ?? <span className="muted">none (New run preselects the first compatible config)</span>}
       </Fact>

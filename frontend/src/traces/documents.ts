@@ -43,6 +43,7 @@ export const TraceDetailFragment = graphql(`
     layers
     prompts
     traceGpuArch
+    traceGpuArchFrom
     suggestedSimConfig
     hasRealTiming
     hasStepTimeline
