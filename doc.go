@@ -1,9 +1,9 @@
 // Package cascade holds the domain types every other package shares:
 // traces and their kernels, runs and their kernel results, a run's
 // comparison with measured timing and its step projections, tested sim
-// configs, disk usage, their states, and the typed errors the API reports.
-// Each is one type, from the package that produces it to the GraphQL API
-// that binds it.
+// configs, disk usage, their states, the typed errors the API reports, and
+// the API's tokens and the roles they grant. Each is one type, from the
+// package that produces it to the GraphQL API that binds it.
 //
 // It imports only the standard library. Storage lives in package db, the
 // bucket watcher in package scanner, post-processing in package postproc,

@@ -24,7 +24,6 @@ import (
 	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
-	"github.com/cascade-sim/cascade/internal/auth"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
 	"github.com/cascade-sim/cascade/metrics"
 	"github.com/cascade-sim/cascade/postproc"
@@ -114,7 +113,7 @@ type Config struct {
 	// Tokens guard the API (CASCADE_TOKEN, CASCADE_READONLY_TOKEN). Without
 	// them the server listens on loopback only, unless AllowRemote
 	// (CASCADE_ALLOW_REMOTE) says to serve other machines anyway.
-	Tokens      auth.Tokens
+	Tokens      cascade.Tokens
 	AllowRemote bool
 	// TLSCert and TLSKey, PEM files, serve HTTPS and WSS (CASCADE_TLS_CERT,
 	// CASCADE_TLS_KEY).
@@ -388,7 +387,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", m.graph)
 	if cfg.Pprof {
-		mux.Handle("/debug/pprof/", cfg.Tokens.Require(auth.ReadWrite, pprofHandler()))
+		mux.Handle("/debug/pprof/", requireRole(cfg.Tokens, cascade.RoleReadWrite, pprofHandler()))
 	}
 	if cfg.UI != nil {
 		mux.Handle("/", cfg.UI)

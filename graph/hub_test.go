@@ -13,7 +13,6 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
-	"github.com/cascade-sim/cascade/internal/auth"
 	"github.com/cascade-sim/cascade/resolvers"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
@@ -27,7 +26,7 @@ type hubServer struct {
 	res    *resolvers.Resolver
 }
 
-func newHubServer(t *testing.T, tokens auth.Tokens) *hubServer {
+func newHubServer(t *testing.T, tokens cascade.Tokens) *hubServer {
 	broker := &events.Broker{}
 	res := &resolvers.Resolver{DB: dbtest.DB(t), Events: broker}
 	srv := graph.NewServer(res, graph.Options{Tokens: tokens})
@@ -116,7 +115,7 @@ func publish(b *events.Broker, id string, kernels int) {
 // event under its own id; other variables or another role run their own.
 func TestIdenticalSubscriptionsShareOneExecution(t *testing.T) {
 	t.Parallel()
-	s := newHubServer(t, auth.Tokens{ReadWrite: strings.Repeat("w", 32), ReadOnly: strings.Repeat("r", 32)})
+	s := newHubServer(t, cascade.Tokens{ReadWrite: strings.Repeat("w", 32), ReadOnly: strings.Repeat("r", 32)})
 	const query = `subscription($id: ID) { traceUpdated(id: $id) { id kernelCount } }`
 	var shared []*hubClient
 	for i, id := range []string{"1", "2", `a "quoted" id\`, "é", "5"} {
@@ -161,7 +160,7 @@ func TestIdenticalSubscriptionsShareOneExecution(t *testing.T) {
 // subscription to every trace starts with nothing.
 func TestLateSubscriberStartsWithTheLatestState(t *testing.T) {
 	t.Parallel()
-	s := newHubServer(t, auth.Tokens{})
+	s := newHubServer(t, cascade.Tokens{})
 	tr := cascade.Trace{ID: "t-1", State: cascade.TraceUploading, TraceGPUArch: cascade.DefaultTraceGPUArch, Prompts: []string{}}
 	if err := s.res.DB.SaveTrace(t.Context(), &tr); err != nil {
 		t.Fatal(err)

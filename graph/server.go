@@ -24,7 +24,6 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/internal/auth"
 )
 
 // Options configures the GraphQL server.
@@ -38,8 +37,8 @@ type Options struct {
 	// WriteWait overrides how long a websocket client may take nothing
 	// before it is dropped (tests).
 	WriteWait time.Duration
-	// Tokens, when set, are needed for every operation (see package auth).
-	Tokens auth.Tokens
+	// Tokens, when set, are needed for every operation (see cascade.Tokens).
+	Tokens cascade.Tokens
 	Limits Limits
 }
 
@@ -133,13 +132,13 @@ func NewServer(resolvers ResolverRoot, opts Options) *Server {
 		// A request's role comes from its Authorization header. A websocket
 		// may present its token in connection_init instead (browsers cannot
 		// set headers on one), so only an invalid header refuses it here.
-		role := opts.Tokens.RequestRole(r)
+		role := opts.Tokens.AuthorizationRole(r.Header.Get("Authorization"))
 		upgrade := websocket.IsWebSocketUpgrade(r)
-		if role == auth.None && r.Method != http.MethodOptions && (!upgrade || r.Header.Get("Authorization") != "") {
+		if role == cascade.RoleNone && r.Method != http.MethodOptions && (!upgrade || r.Header.Get("Authorization") != "") {
 			refuseUnauthenticated(w, r)
 			return
 		}
-		ctx := auth.NewContext(r.Context(), role)
+		ctx := cascade.ContextWithRole(r.Context(), role)
 		if upgrade {
 			if limits.MaxConnsPerClient > 0 {
 				addr := clientAddr(r)
