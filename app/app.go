@@ -24,6 +24,7 @@ import (
 	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
+	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
 	"github.com/cascade-sim/cascade/metrics"
 	"github.com/cascade-sim/cascade/postproc"
@@ -119,7 +120,7 @@ type Config struct {
 	// CASCADE_TLS_KEY).
 	TLSCert, TLSKey string
 	// Limits bound what one client may ask of the API.
-	Limits graph.Limits
+	Limits transport.Limits
 	// S3ReadOnlyKeys, when set, is a second S3 key pair that may read and
 	// list but not write (CASCADE_S3_READONLY_ACCESS_KEY/SECRET_KEY).
 	S3ReadOnlyKeys s3gw.Keys
@@ -195,7 +196,7 @@ type Main struct {
 	events *events.Broker
 	front  *front
 	http   *http.Server
-	graph  *graph.Server
+	graph  *transport.Server
 	s3     *s3gw.Gateway
 	// s3Closing is closed when Close stops the gateway, which is then no error.
 	s3Closing chan struct{}
@@ -362,7 +363,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm, S3: m.S3,
 		Disk: disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB}},
-		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
+		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
 			Tokens: cfg.Tokens, Limits: cfg.Limits})
 	src := metrics.Sources{
 		TraceStates:        m.DB.TraceCounts,
@@ -426,7 +427,7 @@ func (m *Main) goRun(name string, fn func() error) {
 }
 
 // Subscribers is how many event subscriptions are open, counting each of
-// identical GraphQL subscriptions that share one (see graph.Server): tests
+// identical GraphQL subscriptions that share one (see transport.Server): tests
 // wait on it to know a subscription they started is live.
 func (m *Main) Subscribers() int { return m.events.Subscribers() + m.graph.SharedSubscriptions() }
 

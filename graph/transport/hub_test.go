@@ -1,4 +1,4 @@
-package graph_test
+package transport_test
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
+	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/resolvers"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
@@ -20,7 +21,7 @@ import (
 
 // hubServer is a GraphQL server over a broker the test publishes to.
 type hubServer struct {
-	*graph.Server
+	*transport.Server
 	broker *events.Broker
 	url    string
 	res    *resolvers.Resolver
@@ -29,7 +30,7 @@ type hubServer struct {
 func newHubServer(t *testing.T, tokens cascade.Tokens) *hubServer {
 	broker := &events.Broker{}
 	res := &resolvers.Resolver{DB: dbtest.DB(t), Events: broker}
-	srv := graph.NewServer(res, graph.Options{Tokens: tokens})
+	srv := graph.NewServer(res, transport.Options{Tokens: tokens})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	return &hubServer{Server: srv, broker: broker, url: strings.Replace(hs.URL, "http", "ws", 1), res: res}
