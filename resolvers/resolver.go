@@ -11,35 +11,23 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/internal/proc"
-	"github.com/cascade-sim/cascade/runs"
 )
 
 // Resolver is the root resolver; its fields are the packages the API
-// calls into.
+// calls into, each behind an interface of what the API asks of it (see
+// services.go).
 type Resolver struct {
-	DB         *db.DB
+	DB         Store
 	Events     *events.Broker
 	Traces     TraceService
 	Postproc   LogSource
-	RunManager *runs.Manager
-	Disk       disk.Meter
+	RunManager RunManager
+	Disk       DiskMeter
 	// S3 is the S3 endpoint; nil when the server runs without one.
 	S3 *cascade.S3Endpoint
-}
-
-// TraceService is what the API asks of the scanner.
-type TraceService interface {
-	Retry(ctx context.Context, id string) (cascade.Trace, error)
-}
-
-// LogSource says where a trace's post-processing log is.
-type LogSource interface {
-	LogPath(traceID string) string
 }
 
 // page is the page a connection field asks for. It asks for a count only

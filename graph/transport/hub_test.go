@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/transport"
@@ -24,16 +25,16 @@ type hubServer struct {
 	*transport.Server
 	broker *events.Broker
 	url    string
-	res    *resolvers.Resolver
+	db     *db.DB
 }
 
 func newHubServer(t *testing.T, tokens cascade.Tokens) *hubServer {
 	broker := &events.Broker{}
-	res := &resolvers.Resolver{DB: dbtest.DB(t), Events: broker}
-	srv := graph.NewServer(res, transport.Options{Tokens: tokens})
+	d := dbtest.DB(t)
+	srv := graph.NewServer(&resolvers.Resolver{DB: d, Events: broker}, transport.Options{Tokens: tokens})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return &hubServer{Server: srv, broker: broker, url: strings.Replace(hs.URL, "http", "ws", 1), res: res}
+	return &hubServer{Server: srv, broker: broker, url: strings.Replace(hs.URL, "http", "ws", 1), db: d}
 }
 
 // live is how many subscriptions are being served.
@@ -163,7 +164,7 @@ func TestLateSubscriberStartsWithTheLatestState(t *testing.T) {
 	t.Parallel()
 	s := newHubServer(t, cascade.Tokens{})
 	tr := cascade.Trace{ID: "t-1", State: cascade.TraceUploading, TraceGPUArch: cascade.DefaultTraceGPUArch, Prompts: []string{}}
-	if err := s.res.DB.SaveTrace(t.Context(), &tr); err != nil {
+	if err := s.db.SaveTrace(t.Context(), &tr); err != nil {
 		t.Fatal(err)
 	}
 	const one = `subscription { traceUpdated(id: "t-1") { id kernelCount } }`
