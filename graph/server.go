@@ -18,10 +18,20 @@ import (
 	"github.com/cascade-sim/cascade/graph/transport"
 )
 
+// Loaders is implemented by a ResolverRoot whose resolvers batch their
+// loads (package resolvers does): NewServer runs each response, a query's,
+// a mutation's or one event's of a subscription, in the context
+// WithLoaders returns, so the loads of one response are batched together
+// and nothing loaded outlives it.
+type Loaders interface {
+	WithLoaders(ctx context.Context) context.Context
+}
+
 // NewServer builds the GraphQL endpoint around the resolvers: the
 // executable schema, priced by complexity, with its caches, introspection,
-// persisted queries, the one error presenter and the panic handler, served
-// by package transport with opts.
+// persisted queries, the one error presenter, the panic handler and the
+// resolvers' loaders (see Loaders), served by package transport with
+// opts.
 func NewServer(resolvers ResolverRoot, opts transport.Options) *transport.Server {
 	log := opts.Logger
 	if log == nil {
@@ -38,6 +48,11 @@ func NewServer(resolvers ResolverRoot, opts transport.Options) *transport.Server
 		log.Error("panic in resolver", "path", graphql.GetPath(ctx).String(), "panic", p, "stack", string(debug.Stack()))
 		return errors.New("panic") // presented as INTERNAL
 	})
+	if l, ok := resolvers.(Loaders); ok {
+		h.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+			return next(l.WithLoaders(ctx))
+		})
+	}
 	return transport.New(h, opts)
 }
 

@@ -127,6 +127,13 @@ func (r *Resolver) runPage(ctx context.Context, f cascade.RunFilter, first *int,
 	if err != nil {
 		return nil, err
 	}
+	if l := tracesLoader(ctx); l != nil && len(p.Items) > 0 && selectsRunTrace(ctx) {
+		ids := make([]string, len(p.Items))
+		for i := range p.Items {
+			ids[i] = p.Items[i].TraceID
+		}
+		l.prime(ids)
+	}
 	c := &model.RunConnection{Nodes: p.Items, TotalCount: int(p.Total), PageInfo: &model.PageInfo{HasNextPage: p.HasNext}, Edges: []model.RunEdge{}}
 	for i := range p.Items {
 		c.Edges = append(c.Edges, model.RunEdge{Cursor: cascade.Cursor(p.Items[i].Seq), Node: &p.Items[i]})
