@@ -1,5 +1,8 @@
 // Package resolvers implements the GraphQL schema. Resolvers own nothing:
-// each field is a call into the package that owns its data.
+// each field is a call into the package that owns its data, through the
+// interfaces of services.go (so a test can serve the schema on fakes), and
+// a run's trace through the response's loader (loader.go), a page's
+// traces in one call.
 package resolvers
 
 import (
