@@ -4,8 +4,9 @@
 // projections (run.go, results.go), sweeps (sweep.go), tested sim configs
 // (simconfig.go), disk usage (disk.go), pages and filters of lists
 // (page.go), the events the server publishes and the one Publisher
-// interface (event.go), the S3 endpoint and its key pair (s3.go), and the
-// typed errors the API reports (error.go). Each is one type, from the
+// interface (event.go), the S3 endpoint and its key pair (s3.go), the
+// API's tokens and the roles they grant (auth.go), and the typed errors
+// the API reports (error.go). Each is one type, from the
 // package that produces it to the GraphQL API that binds it. It imports
 // only the standard library.
 //
@@ -29,7 +30,8 @@
 //     meter, the sample traces and configs, synthetic raw traces.
 //   - internal/: leaf utilities with no domain of their own: proc (child
 //     processes), workqueue (the one work queue), gcfloor (the garbage
-//     collector's floor), auth (access tokens), kernelname (demangling).
+//     collector's floor), buildinfo (the build's version), kernelname
+//     (demangling).
 //   - testkit/: the test harnesses (testkit itself for leaf helpers,
 //     dbtest, servertest, slurmtest) and the stand-ins of the
 //     post-processor (fakepp) and the simulator (fakesim).

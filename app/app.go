@@ -21,7 +21,7 @@ import (
 	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
-	"github.com/cascade-sim/cascade/internal/auth"
+	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
 	"github.com/cascade-sim/cascade/metrics"
 	"github.com/cascade-sim/cascade/postproc"
@@ -112,13 +112,13 @@ type Config struct {
 	// Tokens guard the API (CASCADE_TOKEN, CASCADE_READONLY_TOKEN). Without
 	// them the server listens on loopback only, unless AllowRemote
 	// (CASCADE_ALLOW_REMOTE) says to serve other machines anyway.
-	Tokens      auth.Tokens
+	Tokens      cascade.Tokens
 	AllowRemote bool
 	// TLSCert and TLSKey, PEM files, serve HTTPS and WSS (CASCADE_TLS_CERT,
 	// CASCADE_TLS_KEY).
 	TLSCert, TLSKey string
 	// Limits bound what one client may ask of the API.
-	Limits graph.Limits
+	Limits transport.Limits
 	// S3ReadOnlyKeys, when set, is a second S3 key pair that may read and
 	// list but not write (CASCADE_S3_READONLY_ACCESS_KEY/SECRET_KEY).
 	S3ReadOnlyKeys s3gw.Keys
@@ -194,7 +194,7 @@ type Main struct {
 	events *events.Broker
 	front  *front
 	http   *http.Server
-	graph  *graph.Server
+	graph  *transport.Server
 	s3     *s3gw.Gateway
 	// s3Closing is closed when Close stops the gateway, which is then no error.
 	s3Closing chan struct{}
@@ -361,7 +361,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm, S3: m.S3,
 		Disk: disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB}},
-		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
+		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
 			Tokens: cfg.Tokens, Limits: cfg.Limits})
 	src := metrics.Sources{
 		TraceStates:        m.DB.TraceCounts,
@@ -386,7 +386,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", m.graph)
 	if cfg.Pprof {
-		mux.Handle("/debug/pprof/", cfg.Tokens.Require(auth.ReadWrite, pprofHandler()))
+		mux.Handle("/debug/pprof/", requireRole(cfg.Tokens, cascade.RoleReadWrite, pprofHandler()))
 	}
 	if cfg.UI != nil {
 		mux.Handle("/", cfg.UI)
@@ -425,7 +425,7 @@ func (m *Main) goRun(name string, fn func() error) {
 }
 
 // Subscribers is how many event subscriptions are open, counting each of
-// identical GraphQL subscriptions that share one (see graph.Server): tests
+// identical GraphQL subscriptions that share one (see transport.Server): tests
 // wait on it to know a subscription they started is live.
 func (m *Main) Subscribers() int { return m.events.Subscribers() + m.graph.SharedSubscriptions() }
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/events"
-	"github.com/cascade-sim/cascade/graph"
+	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
 )
 
@@ -61,10 +61,10 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.StringVar(&cfg.TLSKey, "tls-key", env("CASCADE_TLS_KEY", ""), "PEM private key of --tls-cert (CASCADE_TLS_KEY)")
 	fs.StringVar(&cfg.S3ReadOnlyKeys.AccessKey, "s3-readonly-access-key", env("CASCADE_S3_READONLY_ACCESS_KEY", ""), "a second S3 key pair that may get and list but not write (CASCADE_S3_READONLY_ACCESS_KEY)")
 	fs.StringVar(&cfg.S3ReadOnlyKeys.SecretKey, "s3-readonly-secret-key", env("CASCADE_S3_READONLY_SECRET_KEY", ""), "secret of the read-only S3 key pair (CASCADE_S3_READONLY_SECRET_KEY)")
-	fs.IntVar(&cfg.Limits.MaxDepth, "max-query-depth", envInt("CASCADE_MAX_QUERY_DEPTH", graph.DefaultMaxDepth), "deepest nesting of fields an operation may have; -1 for no limit (CASCADE_MAX_QUERY_DEPTH)")
-	fs.IntVar(&cfg.Limits.MaxComplexity, "max-query-complexity", envInt("CASCADE_MAX_QUERY_COMPLEXITY", graph.DefaultMaxComplexity), "highest cost of an operation, pages counted by their size; -1 for no limit (CASCADE_MAX_QUERY_COMPLEXITY)")
-	fs.IntVar(&cfg.Limits.MaxSubscriptionsPerConn, "max-subscriptions-per-conn", envInt("CASCADE_MAX_SUBSCRIPTIONS_PER_CONN", graph.DefaultMaxSubscriptionsPerConn), "subscriptions one websocket may hold at once; -1 for no limit (CASCADE_MAX_SUBSCRIPTIONS_PER_CONN)")
-	fs.IntVar(&cfg.Limits.MaxConnsPerClient, "max-conns-per-client", envInt("CASCADE_MAX_CONNS_PER_CLIENT", graph.DefaultMaxConnsPerClient), "websockets one client address may hold open; behind a proxy all share its address; -1 for no limit (CASCADE_MAX_CONNS_PER_CLIENT)")
+	fs.IntVar(&cfg.Limits.MaxDepth, "max-query-depth", envInt("CASCADE_MAX_QUERY_DEPTH", transport.DefaultMaxDepth), "deepest nesting of fields an operation may have; -1 for no limit (CASCADE_MAX_QUERY_DEPTH)")
+	fs.IntVar(&cfg.Limits.MaxComplexity, "max-query-complexity", envInt("CASCADE_MAX_QUERY_COMPLEXITY", transport.DefaultMaxComplexity), "highest cost of an operation, pages counted by their size; -1 for no limit (CASCADE_MAX_QUERY_COMPLEXITY)")
+	fs.IntVar(&cfg.Limits.MaxSubscriptionsPerConn, "max-subscriptions-per-conn", envInt("CASCADE_MAX_SUBSCRIPTIONS_PER_CONN", transport.DefaultMaxSubscriptionsPerConn), "subscriptions one websocket may hold at once; -1 for no limit (CASCADE_MAX_SUBSCRIPTIONS_PER_CONN)")
+	fs.IntVar(&cfg.Limits.MaxConnsPerClient, "max-conns-per-client", envInt("CASCADE_MAX_CONNS_PER_CLIENT", transport.DefaultMaxConnsPerClient), "websockets one client address may hold open; behind a proxy all share its address; -1 for no limit (CASCADE_MAX_CONNS_PER_CLIENT)")
 	fs.StringVar(&level, "log-level", env("CASCADE_LOG_LEVEL", "info"), "debug, info, warn or error (CASCADE_LOG_LEVEL)")
 	fs.StringVar(&format, "log-format", env("CASCADE_LOG_FORMAT", "auto"), "text, json, or auto: text when stderr is a terminal, else json (CASCADE_LOG_FORMAT)")
 	fs.IntVar(&floorMiB, "gc-heap-floor-mib", envInt("CASCADE_GC_HEAP_FLOOR_MIB", gcfloor.Default>>20), "least heap the garbage collector lets grow before it runs, in MiB; GOGC's goal above it; 0 for GOGC's alone (CASCADE_GC_HEAP_FLOOR_MIB)")

@@ -1,4 +1,4 @@
-package graph_test
+package transport_test
 
 import (
 	"encoding/json"
@@ -11,9 +11,10 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
-	"github.com/cascade-sim/cascade/internal/auth"
+	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/resolvers"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
@@ -21,19 +22,19 @@ import (
 
 // hubServer is a GraphQL server over a broker the test publishes to.
 type hubServer struct {
-	*graph.Server
+	*transport.Server
 	broker *events.Broker
 	url    string
-	res    *resolvers.Resolver
+	db     *db.DB
 }
 
-func newHubServer(t *testing.T, tokens auth.Tokens) *hubServer {
+func newHubServer(t *testing.T, tokens cascade.Tokens) *hubServer {
 	broker := &events.Broker{}
-	res := &resolvers.Resolver{DB: dbtest.DB(t), Events: broker}
-	srv := graph.NewServer(res, graph.Options{Tokens: tokens})
+	d := dbtest.DB(t)
+	srv := graph.NewServer(&resolvers.Resolver{DB: d, Events: broker}, transport.Options{Tokens: tokens})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return &hubServer{Server: srv, broker: broker, url: strings.Replace(hs.URL, "http", "ws", 1), res: res}
+	return &hubServer{Server: srv, broker: broker, url: strings.Replace(hs.URL, "http", "ws", 1), db: d}
 }
 
 // live is how many subscriptions are being served.
@@ -116,7 +117,7 @@ func publish(b *events.Broker, id string, kernels int) {
 // event under its own id; other variables or another role run their own.
 func TestIdenticalSubscriptionsShareOneExecution(t *testing.T) {
 	t.Parallel()
-	s := newHubServer(t, auth.Tokens{ReadWrite: strings.Repeat("w", 32), ReadOnly: strings.Repeat("r", 32)})
+	s := newHubServer(t, cascade.Tokens{ReadWrite: strings.Repeat("w", 32), ReadOnly: strings.Repeat("r", 32)})
 	const query = `subscription($id: ID) { traceUpdated(id: $id) { id kernelCount } }`
 	var shared []*hubClient
 	for i, id := range []string{"1", "2", `a "quoted" id\`, "é", "5"} {
@@ -161,9 +162,9 @@ func TestIdenticalSubscriptionsShareOneExecution(t *testing.T) {
 // subscription to every trace starts with nothing.
 func TestLateSubscriberStartsWithTheLatestState(t *testing.T) {
 	t.Parallel()
-	s := newHubServer(t, auth.Tokens{})
+	s := newHubServer(t, cascade.Tokens{})
 	tr := cascade.Trace{ID: "t-1", State: cascade.TraceUploading, TraceGPUArch: cascade.DefaultTraceGPUArch, Prompts: []string{}}
-	if err := s.res.DB.SaveTrace(t.Context(), &tr); err != nil {
+	if err := s.db.SaveTrace(t.Context(), &tr); err != nil {
 		t.Fatal(err)
 	}
 	const one = `subscription { traceUpdated(id: "t-1") { id kernelCount } }`

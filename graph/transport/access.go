@@ -1,4 +1,4 @@
-package graph
+package transport
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/internal/auth"
 )
 
 // closeUnauthorized is the websocket close code of a connection_init
@@ -53,9 +52,9 @@ func refuseUnauthenticated(w http.ResponseWriter, r *http.Request) {
 // {"token": "<t>"}, decides; without one, the upgrade request's
 // Authorization header does (the role the handler put in ctx). A
 // connection without a valid token is closed with 4401 and a reason.
-func initFunc(tokens auth.Tokens) transport.WebsocketInitFunc {
+func initFunc(tokens cascade.Tokens) transport.WebsocketInitFunc {
 	return func(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
-		role := auth.FromContext(ctx)
+		role := cascade.RoleFromContext(ctx)
 		reason := msgWSNoToken
 		switch {
 		case !tokens.Enabled():
@@ -63,20 +62,20 @@ func initFunc(tokens auth.Tokens) transport.WebsocketInitFunc {
 		case payload.Authorization() != "":
 			a := payload.Authorization()
 			reason = msgWSBadToken
-			role = auth.None
-			if t, ok := auth.BearerToken(a); ok {
+			role = cascade.RoleNone
+			if t, ok := cascade.BearerToken(a); ok {
 				role = tokens.Role(t)
 			}
 		case payload.GetString("token") != "":
 			reason = msgWSBadToken
 			role = tokens.Role(payload.GetString("token"))
 		}
-		if role == auth.None {
+		if role == cascade.RoleNone {
 			ctx = transport.WithWebsocketCloseCode(ctx, closeUnauthorized)
 			ctx = transport.AppendCloseReason(ctx, reason)
 			return ctx, nil, errors.New(reason)
 		}
-		ctx = auth.NewContext(ctx, role)
+		ctx = cascade.ContextWithRole(ctx, role)
 		ctx = context.WithValue(ctx, connStateKey{}, &connState{})
 		return ctx, nil, nil
 	}
@@ -96,12 +95,12 @@ func (accessCheck) ExtensionName() string                   { return "AccessChec
 func (accessCheck) Validate(graphql.ExecutableSchema) error { return nil }
 
 func (accessCheck) MutateOperationContext(ctx context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
-	switch role := auth.FromContext(ctx); {
-	case role == auth.None:
+	switch role := cascade.RoleFromContext(ctx); {
+	case role == cascade.RoleNone:
 		err := gqlerror.Errorf(msgNoToken)
 		setCode(err, cascade.EUNAUTHORIZED)
 		return err
-	case role < auth.ReadWrite && opCtx.Operation.Operation == ast.Mutation:
+	case role < cascade.RoleReadWrite && opCtx.Operation.Operation == ast.Mutation:
 		what := "a mutation"
 		if f, ok := firstField(opCtx.Operation.SelectionSet); ok {
 			what = f

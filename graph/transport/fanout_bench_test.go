@@ -1,4 +1,4 @@
-package graph_test
+package transport_test
 
 import (
 	"bufio"
@@ -21,6 +21,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
+	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/resolvers"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
@@ -46,7 +47,7 @@ func BenchmarkFanout(b *testing.B) {
 func benchFanout(b *testing.B, subscribers, rate int) {
 	const traces = 10
 	broker := &events.Broker{}
-	srv := graph.NewServer(&resolvers.Resolver{DB: dbtest.DB(b), Events: broker}, graph.Options{Limits: graph.Limits{MaxConnsPerClient: -1}})
+	srv := graph.NewServer(&resolvers.Resolver{DB: dbtest.DB(b), Events: broker}, transport.Options{Limits: transport.Limits{MaxConnsPerClient: -1}})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	results := filepath.Join(b.TempDir(), "results.json")
@@ -124,7 +125,7 @@ func benchFanout(b *testing.B, subscribers, rate int) {
 	for i, l := range r.Latencies {
 		lat[i] = time.Duration(l)
 	}
-	reportLatencies(b, lat)
+	testkit.ReportLatencies(b, lat)
 }
 
 // fanoutResults is what TestFanoutClients reports to BenchmarkFanout.

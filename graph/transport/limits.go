@@ -1,9 +1,8 @@
-package graph
+package transport
 
 import (
 	"context"
 	"fmt"
-	"math"
 	"net"
 	"net/http"
 	"slices"
@@ -15,8 +14,6 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
-
-	"github.com/cascade-sim/cascade"
 )
 
 // Limits bound what one client can ask of the server. A zero field takes
@@ -28,7 +25,8 @@ type Limits struct {
 	// MaxComplexity bounds an operation's cost: each field costs 1 plus
 	// what it selects, and a page (traces, runs, sweeps, a trace's kernels
 	// or runs, a sweep's runs) costs its selection times the page size asked
-	// for (first, else cascade.DefaultPageSize).
+	// for (first, else cascade.DefaultPageSize), as package graph prices
+	// them.
 	MaxComplexity int
 	// MaxTokens bounds the GraphQL document's size in lexical tokens, before
 	// it is validated at all.
@@ -120,36 +118,6 @@ func selectionDepth(set ast.SelectionSet, memo map[string]int) int {
 		deepest = max(deepest, n)
 	}
 	return deepest
-}
-
-// complexity prices the fields that return a page by its size; every
-// other field costs 1 plus what it selects (gqlgen's default).
-func complexity() ComplexityRoot {
-	var c ComplexityRoot
-	c.Query.Traces = func(child int, _ *cascade.TraceState, _ *string, first *int, _ *string) int {
-		return pageCost(child, first)
-	}
-	c.Query.Runs = func(child int, _ *string, _ *cascade.RunState, first *int, _ *string) int {
-		return pageCost(child, first)
-	}
-	c.Trace.Kernels = func(child int, _ *string, first *int, _ *string) int { return pageCost(child, first) }
-	c.Trace.Runs = func(child int, first *int, _ *string) int { return pageCost(child, first) }
-	c.Query.Sweeps = func(child int, first *int, _ *string) int { return pageCost(child, first) }
-	c.Sweep.Runs = func(child int, _ *cascade.RunState, first *int, _ *string) int { return pageCost(child, first) }
-	return c
-}
-
-// pageCost is a page's cost: what one item selects times the items asked
-// for, saturating rather than overflowing.
-func pageCost(child int, first *int) int {
-	n := cascade.DefaultPageSize
-	if first != nil {
-		n = min(max(*first, 1), cascade.MaxPageSize)
-	}
-	if child > 0 && n > (math.MaxInt-1)/child {
-		return math.MaxInt
-	}
-	return 1 + n*child
 }
 
 // connState is what a websocket connection keeps beside gqlgen's own: the

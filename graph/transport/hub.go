@@ -1,4 +1,4 @@
-package graph
+package transport
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/cascade-sim/cascade/internal/auth"
+	"github.com/cascade-sim/cascade"
 )
 
 // hub shares identical subscriptions. Subscriptions over websockets with
@@ -135,7 +135,7 @@ func (h *hub) InterceptOperation(ctx context.Context, next graphql.OperationHand
 	if err != nil {
 		return next(ctx)
 	}
-	key := strconv.Itoa(int(auth.FromContext(ctx))) + "\x00" + opCtx.OperationName + "\x00" + opCtx.RawQuery + "\x00" + string(vars)
+	key := strconv.Itoa(int(cascade.RoleFromContext(ctx))) + "\x00" + opCtx.OperationName + "\x00" + opCtx.RawQuery + "\x00" + string(vars)
 	m := &member{conn: slot.conn, id: strconv.AppendQuote(nil, id), ended: make(chan struct{})}
 	if !json.Valid(m.id) {
 		return next(ctx) // strconv quoted it in a way JSON does not read

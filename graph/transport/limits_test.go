@@ -1,4 +1,4 @@
-package graph_test
+package transport_test
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/cascade-sim/cascade/app"
-	"github.com/cascade-sim/cascade/graph"
+	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
@@ -32,8 +32,8 @@ func TestQueryLimits(t *testing.T) {
 	cases := []struct {
 		name, query, code, says string
 	}{
-		{"introspection at the depth limit", nestedOfType(graph.DefaultMaxDepth), "", ""},
-		{"introspection deeper", nestedOfType(graph.DefaultMaxDepth + 1), "DEPTH_LIMIT_EXCEEDED", fmt.Sprintf("%d fields deep", graph.DefaultMaxDepth+1)},
+		{"introspection at the depth limit", nestedOfType(transport.DefaultMaxDepth), "", ""},
+		{"introspection deeper", nestedOfType(transport.DefaultMaxDepth + 1), "DEPTH_LIMIT_EXCEEDED", fmt.Sprintf("%d fields deep", transport.DefaultMaxDepth+1)},
 		{"depth through fragments", `query { ...A } fragment A on Query { __schema { types { ...B } } } fragment B on __Type { fields { type ` +
 			strings.Repeat("{ ofType ", 17) + "{ name }" + strings.Repeat(" }", 17) + ` } }`, "DEPTH_LIMIT_EXCEEDED", "limit of 20"},
 		{"types referring back", "{ runs " + strings.Repeat("{ nodes { trace { runs ", 7) + "{ totalCount }" + strings.Repeat(" } } }", 7) + " }",
@@ -46,7 +46,7 @@ func TestQueryLimits(t *testing.T) {
 			nodes { kernelId context name demangledName displayName traceFile grid { x y z } block { x y z } instructions } } } }`, "", ""},
 		{"pages of pages", `{ traces(first: 5000) { nodes { kernels(first: 5000) { nodes { name } } } } }`, "COMPLEXITY_LIMIT_EXCEEDED", "exceeds the limit"},
 		{"many aliases", "{ " + strings.Repeat("a: traces(first: 1000) { nodes { id model } } ", 100) + "}", "COMPLEXITY_LIMIT_EXCEEDED", "exceeds the limit"},
-		{"too many tokens", "{ " + strings.Repeat("__typename ", graph.DefaultMaxTokens) + "}", "GRAPHQL_PARSE_FAILED", "token limit"},
+		{"too many tokens", "{ " + strings.Repeat("__typename ", transport.DefaultMaxTokens) + "}", "GRAPHQL_PARSE_FAILED", "token limit"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

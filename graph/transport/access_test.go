@@ -1,4 +1,4 @@
-package graph_test
+package transport_test
 
 import (
 	"errors"
@@ -10,8 +10,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/app"
-	"github.com/cascade-sim/cascade/internal/auth"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
@@ -22,7 +22,7 @@ const (
 )
 
 func withTokens(c *app.Config) {
-	c.Tokens = auth.Tokens{ReadWrite: rwToken, ReadOnly: roToken}
+	c.Tokens = cascade.Tokens{ReadWrite: rwToken, ReadOnly: roToken}
 }
 
 // TestTokensOverHTTP: with tokens on, a request without one or with a
