@@ -272,6 +272,9 @@ func readSource(opts Options) (*source, *metadata, string, error) {
 	if err := ValidRunName(runName); err != nil {
 		return nil, nil, "", fmt.Errorf("upload: %w", err)
 	}
+	if err := checkSource(src, meta); err != nil {
+		return nil, nil, "", err
+	}
 	if src.metadata == "" {
 		meta.set("run_name", jsonString(runName))
 	}
