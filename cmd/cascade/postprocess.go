@@ -16,15 +16,20 @@ const postprocessUsage = `usage: cascade postprocess <traces dir | kernelslist f
 
 The built-in post-processor: turns raw NVBit traces into Accel-Sim's input.
 Each kernel trace a kernel list names, kernel-N.trace or kernel-N.trace.xz,
-becomes kernel-N.tracez (Accel-Sim 2.0's format), or with --text
-kernel-N.traceg (kernel-N.traceg.xz from .xz input: what Accel-Sim 1.x
-reads); the kernel lists become kernelslist.g, written last. Given a
-directory it reads every kernelslist and kernelslist_ctx_0x<hex> in it;
-given one list file, it writes <file>.g. On an error it removes what it
-wrote and prints one line saying why, naming the file and line where one
-is at fault. cascade serve runs it
-for every uploaded trace unless CASCADE_POSTPROCESS_CMD names another
-post-processor.
+becomes kernel-N.tracez, or with --text kernel-N.traceg (kernel-N.traceg.xz
+from .xz input); the kernel lists become kernelslist.g, written last.
+
+Which format: .tracez, the default, is read only by Accel-Sim 2.0.
+Accel-Sim's public dev branch (1.x, what most users build) reads .traceg
+and .traceg.xz only, and aborts with "Unsupported file type!" on .tracez:
+for it, give --text. cascade serve picks the format from
+CASCADE_ACCELSIM_DIR's trace parser, or CASCADE_TRACE_FORMAT=traceg|tracez.
+
+Given a directory it reads every kernelslist and kernelslist_ctx_0x<hex> in
+it; given one list file, it writes <file>.g. On an error it removes what it
+wrote and prints one line saying why, naming the file and line where one is
+at fault. cascade serve runs it for every uploaded trace unless
+CASCADE_POSTPROCESS_CMD names another post-processor.
 
 flags:
   -j N     kernels processed at once (default: the CPUs this process may use)

@@ -87,7 +87,8 @@ func TestPostprocessHelp(t *testing.T) {
 	if code := run(context.Background(), []string{"postprocess", "-h"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	for _, want := range []string{"usage: cascade postprocess <traces dir | kernelslist file> [-j N] [--text]", "-j N", "--text", "CASCADE_WORK_DIR", "TRACEZ_SUBCHUNK_INSTS"} {
+	for _, want := range []string{"usage: cascade postprocess <traces dir | kernelslist file> [-j N] [--text]", "-j N", "--text", "CASCADE_WORK_DIR", "TRACEZ_SUBCHUNK_INSTS",
+		".tracez, the default, is read only by Accel-Sim 2.0", "reads .traceg\nand .traceg.xz only", "give --text"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("-h does not mention %q:\n%s", want, stdout.String())
 		}
