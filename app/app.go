@@ -290,6 +290,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Finished:    reg.Postprocessed,
 		Command:     cfg.PostprocessCmd,
 		Root:        cfg.BucketDir(),
+		Objects:     "s3://" + cfg.Bucket + "/" + cfg.Prefix,
 		WorkDir:     filepath.Join(cfg.DataDir, "work"),
 		Concurrency: cfg.PostprocessConcurrency,
 		Jobs:        cfg.PostprocessJobs,

@@ -34,8 +34,12 @@ type Store interface {
 type Config struct {
 	// Command is the post-processor and any leading arguments; the trace's
 	// traces directory, -j and the CPU count are appended.
-	Command     []string
-	Root        string // the bucket prefix directory holding the traces
+	Command []string
+	Root    string // the bucket prefix directory holding the traces
+	// Objects is how users name what Root holds, "s3://cascade/traces":
+	// failures name a trace's files so, not by the server's paths. ""
+	// keeps the paths.
+	Objects     string
 	WorkDir     string // $CASCADE_DATA_DIR/work
 	Concurrency int    // post-processors at once; 1 when 0
 	// CPUs is what the post-processors share; runtime.GOMAXPROCS(0) when
@@ -324,6 +328,7 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 	if msg != "" && logErr != nil {
 		msg += fmt.Sprintf(" (its log is incomplete: %v)", logErr.Err)
 	}
+	msg = p.forUser(id, msg)
 	if p.cfg.Finished != nil {
 		p.cfg.Finished(time.Since(start), msg == "")
 	}
