@@ -1,6 +1,9 @@
 package cascade
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // TraceState is where a trace is on its way from first file to ready.
 type TraceState string
@@ -60,6 +63,15 @@ type Trace struct {
 	MetadataSum string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+}
+
+// Retryable reports whether a retry can change the trace's fate: not when
+// its own metadata.json failed it (a status "failed", JSON that does not
+// parse, a files list that leaves the trace). Every such error starts
+// with "metadata.json" (package scanner's and tracedir's messages); the
+// trace starts over by itself once a new metadata.json is uploaded.
+func (t Trace) Retryable() bool {
+	return !(t.State == TraceFailed && t.Error != nil && strings.HasPrefix(*t.Error, "metadata.json"))
 }
 
 // Kernel is one traced kernel of a trace, from the tracer's stats file.

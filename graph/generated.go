@@ -303,6 +303,7 @@ type ComplexityRoot struct {
 		Model                func(childComplexity int) int
 		PostprocessLogTail   func(childComplexity int, lines *int) int
 		Prompts              func(childComplexity int) int
+		Retryable            func(childComplexity int) int
 		Runs                 func(childComplexity int, first *int, after *string) int
 		Sample               func(childComplexity int) int
 		SourceGPU            func(childComplexity int) int
@@ -1599,6 +1600,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.Prompts(childComplexity), true
+	case "Trace.retryable":
+		if e.ComplexityRoot.Trace.Retryable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.Retryable(childComplexity), true
 	case "Trace.runs":
 		if e.ComplexityRoot.Trace.Runs == nil {
 			break
@@ -2261,6 +2268,8 @@ func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql
 		return ec.fieldContext_Trace_traceGpuArch(ctx, field)
 	case "traceGpuArchFrom":
 		return ec.fieldContext_Trace_traceGpuArchFrom(ctx, field)
+	case "retryable":
+		return ec.fieldContext_Trace_retryable(ctx, field)
 	case "suggestedSimConfig":
 		return ec.fieldContext_Trace_suggestedSimConfig(ctx, field)
 	case "kernelCount":
@@ -7545,6 +7554,29 @@ func (ec *executionContext) fieldContext_Trace_traceGpuArchFrom(_ context.Contex
 	return graphql.NewScalarFieldContext("Trace", field, false, false, "String")
 }
 
+func (ec *executionContext) _Trace_retryable(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_retryable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Retryable(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_retryable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Trace", field, true, false, "Boolean")
+}
+
 func (ec *executionContext) _Trace_suggestedSimConfig(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10964,6 +10996,11 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "traceGpuArchFrom":
 			out.Values[i] = ec._Trace_traceGpuArchFrom(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "retryable":
+			out.Values[i] = ec._Trace_retryable(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

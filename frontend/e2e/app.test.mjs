@@ -183,6 +183,22 @@ describe("Cascade UI against a real server", () => {
     await page.close();
   });
 
+  test("a trace its own metadata.json failed offers no Retry, but says to upload a corrected one", async () => {
+    const bad = `${ID}-badmeta`;
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await writeTraceFile(server.bucket, bad, "traces/kernelslist.g", "kernel-1.traceg\n");
+    await writeTraceFile(server.bucket, bad, "metadata.json", '{"model": "broken",\n  "layers": [0,]\n}\n');
+    await page.goto(`${server.url}/traces/${bad}`);
+    await page.locator('.trace-page .toolbar [data-state="FAILED"]').waitFor({ timeout: 20000 });
+    await page.getByRole("alert").filter({ hasText: "metadata.json: line 2" }).waitFor();
+    await page.getByTestId("fix-metadata").getByText("Upload a corrected metadata.json").waitFor();
+    assert.equal(await page.getByRole("button", { name: "Retry" }).count(), 0, "Retry is offered for a trace it cannot help");
+    await screenshot(page, "11b-trace-bad-metadata");
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test("100,000 kernels load in chunks and scroll", async () => {
     const big = `${ID}-100k`;
     for (const f of bigTraceFiles(100_000)) await writeTraceFile(server.bucket, big, ...f);

@@ -54,7 +54,12 @@ export function TracePage({ id }: { id: string }) {
         <h1 id="trace-title" className="mono">{trace.id}</h1>
         <StateBadge state={trace.state} />
         {trace.sample && <span className="tag">sample</span>}
-        {trace.state === "FAILED" && <RetryButton id={trace.id} />}
+        {trace.state === "FAILED" && trace.retryable && <RetryButton id={trace.id} />}
+        {trace.state === "FAILED" && !trace.retryable && (
+          <span className="muted" data-testid="fix-metadata">
+            Upload a corrected metadata.json: the trace starts over by itself.
+          </span>
+        )}
       </div>
       {removed && (
         <p className="error-box" role="alert">

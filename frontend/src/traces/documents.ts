@@ -44,6 +44,7 @@ export const TraceDetailFragment = graphql(`
     prompts
     traceGpuArch
     traceGpuArchFrom
+    retryable
     suggestedSimConfig
     hasRealTiming
     hasStepTimeline
