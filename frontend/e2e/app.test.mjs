@@ -55,6 +55,18 @@ describe("Cascade UI against a real server", () => {
     await page.close();
   });
 
+  test("the footer names the server's build, as /healthz does", async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(server.url + "/");
+    const health = await (await fetch(server.url + "/healthz")).json();
+    const footer = page.getByTestId("build");
+    await footer.getByText(`Cascade ${health.build.version}`).waitFor();
+    if (health.build.commit) await footer.getByText(`commit ${health.build.commit.slice(0, 12)}`).waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test("a trace appears on the open Traces screen and walks UPLOADING → READY without reload", async () => {
     const page = await browser.context.newPage();
     const errors = watchErrors(page);

@@ -3,8 +3,22 @@
 package model
 
 import (
+	"time"
+
 	"github.com/cascade-sim/cascade"
 )
+
+// Which build of Cascade answers: as cascade --version and /healthz say.
+type Build struct {
+	// e.g. "v0.0.0-20261204172337-424f8156fbdc" for a build of a checkout
+	Version string `json:"version"`
+	// The git commit built from; null when the build did not record it.
+	Commit *string `json:"commit,omitempty"`
+	// The commit's time; null when not recorded.
+	Date *time.Time `json:"date,omitempty"`
+	// Built from a checkout with uncommitted changes.
+	Modified bool `json:"modified"`
+}
 
 type KernelConnection struct {
 	Edges      []KernelEdge     `json:"edges"`
