@@ -1,13 +1,38 @@
-// Package cascade holds the domain types every other package shares:
-// traces and their kernels, runs and their kernel results, a run's
-// comparison with measured timing and its step projections, tested sim
-// configs, disk usage, their states, and the typed errors the API reports.
-// Each is one type, from the package that produces it to the GraphQL API
-// that binds it.
+// Package cascade is Cascade's vocabulary: the domain types every other
+// package shares. Traces and their kernels (trace.go), runs and their
+// kernel results, a run's comparison with measured timing and its step
+// projections (run.go, results.go), sweeps (sweep.go), tested sim configs
+// (simconfig.go), disk usage (disk.go), pages and filters of lists
+// (page.go), the events the server publishes and the one Publisher
+// interface (event.go), the S3 endpoint and its key pair (s3.go), the
+// API's tokens and the roles they grant (auth.go), and the typed errors
+// the API reports (error.go). Each is one type, from the
+// package that produces it to the GraphQL API that binds it. It imports
+// only the standard library.
 //
-// It imports only the standard library. Storage lives in package db, the
-// bucket watcher in package scanner, post-processing in package postproc,
-// simulation in package runs, Accel-Sim's formats under accelsim/, and
-// the GraphQL API in packages graph and resolvers; each of those speaks in
-// the types defined here.
+// Where the rest lives, each package speaking in these types:
+//
+//   - cmd/cascade: the cascade command; every subcommand's command line
+//     is parsed there into the options of a library call.
+//   - app: the wiring; it starts a server from a finished app.Config.
+//   - db: storage (SQLite or PostgreSQL through GORM).
+//   - scanner: the bucket watcher; tracedir reads a trace directory's
+//     files; upload puts a trace directory into a bucket or an S3
+//     endpoint; s3gw is the server's S3 endpoint over the bucket.
+//   - postproc: post-processing, with the built-in post-processor or an
+//     external one; Accel-Sim's formats are under accelsim/ (posttraces,
+//     tracez, kernellist, simconfig, simlog).
+//   - runs: simulation runs and sweeps, on this machine or through Slurm
+//     (slurm).
+//   - graph and resolvers: the GraphQL API; events: the broker of its
+//     subscriptions; frontend: the embedded web UI.
+//   - metrics, disk, samples, tracegen: the Prometheus registry, the disk
+//     meter, the sample traces and configs, synthetic raw traces.
+//   - internal/: leaf utilities with no domain of their own: proc (child
+//     processes), workqueue (the one work queue), gcfloor (the garbage
+//     collector's floor), buildinfo (the build's version), kernelname
+//     (demangling).
+//   - testkit/: the test harnesses (testkit itself for leaf helpers,
+//     dbtest, servertest, slurmtest) and the stand-ins of the
+//     post-processor (fakepp) and the simulator (fakesim).
 package cascade

@@ -46,6 +46,72 @@ type Run struct {
 	// SweepID is the sweep that launched the run; nil for a run launched
 	// on its own.
 	SweepID *string `gorm:"index"`
+	// StatCounters are the simulator statistics each of its kernels
+	// carries, in the order of RunKernel.Stats; recorded when the run
+	// starts, so later changes to the counters table leave it as it was.
+	StatCounters []StatCounter `gorm:"serializer:json"`
+
+	// FailureClass says how a FAILED run failed; "" otherwise.
+	FailureClass FailureClass `gorm:"not null;default:''"`
+	// Figures is what produced the run and what it cost, recorded as it
+	// ran and when it ended, so that its results never change after the
+	// fact (a config edited or removed, another simulator installed).
+	Figures RunFigures `gorm:"embedded"`
+}
+
+// RunFigures are a run's own figures: what produced it and what it cost.
+// Zero values are unknown (not recorded, or a run from before they were).
+type RunFigures struct {
+	// CoreClockMHz is the config's core clock when the run started: its
+	// simulated times are its cycles at this clock.
+	CoreClockMHz float64 `gorm:"column:core_clock_mhz;not null;default:0"`
+	// WallSeconds is the simulator process's wall time.
+	WallSeconds float64 `gorm:"not null;default:0"`
+	// PeakRSSBytes is the simulator's peak resident memory: the process's
+	// rusage locally, sacct's MaxRSS on Slurm.
+	PeakRSSBytes int64 `gorm:"column:peak_rss_bytes;not null;default:0"`
+	// SimulatorBuild is the build lines the simulator printed
+	// ("Accel-Sim [build ...]; GPGPU-Sim ... [build ...]").
+	SimulatorBuild string `gorm:"not null;default:''"`
+	// SimulatorSum, ConfigSum and TraceSum are SHA-256 content hashes of
+	// the simulator binary, of the config files used, and of the trace's
+	// simulated input (its kernelslist.g and the kernel files it names):
+	// runs with the same three sums and kernel set give the same result.
+	SimulatorSum string `gorm:"not null;default:''"`
+	ConfigSum    string `gorm:"not null;default:''"`
+	TraceSum     string `gorm:"not null;default:''"`
+}
+
+// FailureClass is how a simulation failed, as Accel-Sim's job_status.py
+// classes failed jobs.
+type FailureClass string
+
+// The classes of failure.
+const (
+	FailureDeadlock          FailureClass = "DEADLOCK"
+	FailureOutOfMemory       FailureClass = "OUT_OF_MEMORY"
+	FailureSegfault          FailureClass = "SEGFAULT"
+	FailureAssertion         FailureClass = "ASSERTION"
+	FailureTimeLimit         FailureClass = "TIME_LIMIT"
+	FailureCycleLimit        FailureClass = "CYCLE_LIMIT"
+	FailureUnsupportedBinary FailureClass = "UNSUPPORTED_BINARY_VERSION"
+	FailureUnsupportedTrace  FailureClass = "UNSUPPORTED_TRACE_TYPE"
+	FailureBadConfig         FailureClass = "BAD_CONFIG_OPTION"
+	FailureMissingTrace      FailureClass = "MISSING_TRACE_FILE"
+	FailureCancelled         FailureClass = "CANCELLED"
+	// FailureOther is every failure none of the above describes: a crash
+	// by another signal, a log that ends early, an executor that could
+	// not start the simulator.
+	FailureOther FailureClass = "OTHER"
+)
+
+// StatCounter describes one simulator statistic: its name
+// ("l2_read_hits"), its kind ("aggregate", "kernel" or "rate", as package
+// accelsim/simstats reads them) and unit.
+type StatCounter struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	Unit string `json:"unit"`
 }
 
 // SlurmJob is what Cascade knows of a run's Slurm batch job, as of its
@@ -90,6 +156,10 @@ type RunKernel struct {
 	// Truncated is set when the simulator's cycle limit cut the kernel
 	// short: its numbers cover only part of it.
 	Truncated bool `gorm:"not null"`
+	// Stats are the kernel's statistics, in the order of its run's
+	// StatCounters, encoded by accelsim/simstats (a few bytes a counter);
+	// nil when the log gave none.
+	Stats []byte
 
 	// SimTimeNs, MeasuredNs and ErrorPct are derived, never stored: nil
 	// without a core clock, or without a measured time for the kernel.

@@ -1,6 +1,9 @@
 package cascade
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // TraceState is where a trace is on its way from first file to ready.
 type TraceState string
@@ -17,22 +20,33 @@ const (
 // ready or failed.
 func (s TraceState) Finished() bool { return s == TraceReady || s == TraceFailed }
 
-// DefaultTraceGPUArch is the architecture assumed when metadata.json has no
-// trace_gpu_arch.
+// DefaultTraceGPUArch is the architecture assumed, as the Traces guide
+// says, when metadata.json has no trace_gpu_arch and no kernel trace's
+// header gives its binary version.
 const DefaultTraceGPUArch = "sm_90"
+
+// Where a trace's architecture came from (Trace.TraceGPUArchFrom), besides
+// a kernel trace's header ("traces/kernel-1.trace: -binary version = 61").
+const (
+	ArchFromMetadata = "metadata.json"
+	ArchAssumed      = "assumed: metadata.json has no trace_gpu_arch and no kernel trace's header gives its binary version"
+)
 
 // Trace is one trace directory in the bucket and everything Cascade knows of
 // it. Nullable text fields are pointers so that "absent" and "empty" differ.
 type Trace struct {
-	ID                 string     `gorm:"primaryKey"`
-	Seq                int64      `gorm:"not null;uniqueIndex"` // insertion order; newest first in listings
-	State              TraceState `gorm:"not null;index"`
-	Error              *string
-	Model              *string
-	Layers             *string
-	Prompts            []string `gorm:"serializer:json"`
-	SourceGPU          *string
-	TraceGPUArch       string `gorm:"not null"`
+	ID           string     `gorm:"primaryKey"`
+	Seq          int64      `gorm:"not null;uniqueIndex"` // insertion order; newest first in listings
+	State        TraceState `gorm:"not null;index"`
+	Error        *string
+	Model        *string
+	Layers       *string
+	Prompts      []string `gorm:"serializer:json"`
+	SourceGPU    *string
+	TraceGPUArch string `gorm:"not null"`
+	// TraceGPUArchFrom says where TraceGPUArch came from: ArchFromMetadata,
+	// a kernel trace's header, or ArchAssumed.
+	TraceGPUArchFrom   string `gorm:"column:trace_gpu_arch_from;not null;default:''"`
 	SuggestedSimConfig *string
 	KernelCount        int   `gorm:"not null"`
 	Bytes              int64 `gorm:"not null"`
@@ -49,6 +63,15 @@ type Trace struct {
 	MetadataSum string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+}
+
+// Retryable reports whether a retry can change the trace's fate: not when
+// its own metadata.json failed it (a status "failed", JSON that does not
+// parse, a files list that leaves the trace). Every such error starts
+// with "metadata.json" (package scanner's and tracedir's messages); the
+// trace starts over by itself once a new metadata.json is uploaded.
+func (t Trace) Retryable() bool {
+	return !(t.State == TraceFailed && t.Error != nil && strings.HasPrefix(*t.Error, "metadata.json"))
 }
 
 // Kernel is one traced kernel of a trace, from the tracer's stats file.

@@ -1,7 +1,3 @@
-// Package accelsim finds what Cascade needs in an Accel-Sim checkout
-// (CASCADE_ACCELSIM_DIR): the simulator binary, the two halves of each
-// tested config, the directory of GPGPU-Sim's libcudart.so, and the trace
-// format the checkout's simulator reads. It only reads the checkout.
 package accelsim
 
 import (
@@ -27,7 +23,9 @@ const (
 	TraceParserPath = "gpu-simulator/trace-parser"
 )
 
-// Trace formats, as CASCADE_TRACE_FORMAT names them.
+// Trace formats, as Checkout.Format names what a simulator reads; the
+// built-in post-processor writes them under the same names
+// (postproc.FormatTracez, CASCADE_TRACE_FORMAT).
 const (
 	FormatTracez = "tracez"
 	FormatTraceg = "traceg"

@@ -1,6 +1,3 @@
-// Package app wires Cascade's packages into a running server: database,
-// event broker, scanner, post-processor, sample trace and the HTTP API. It
-// takes a finished Config; flags and environment belong to cmd/cascade.
 package app
 
 import (
@@ -24,7 +21,7 @@ import (
 	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
-	"github.com/cascade-sim/cascade/internal/auth"
+	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
 	"github.com/cascade-sim/cascade/metrics"
 	"github.com/cascade-sim/cascade/postproc"
@@ -44,7 +41,7 @@ type Config struct {
 	Addr        string // CASCADE_ADDR; port 0 picks a free one
 	DatabaseURL string // CASCADE_DATABASE_URL; empty for SQLite in DataDir
 
-	PostprocessCmd         []string // CASCADE_POSTPROCESS_CMD
+	PostprocessCmd         []string // CASCADE_POSTPROCESS_CMD, or postproc.BuiltinCommand
 	PostprocessConcurrency int      // CASCADE_POSTPROCESS_CONCURRENCY
 	PostprocessJobs        int      // CASCADE_POSTPROCESS_JOBS; 0 shares this process's CPUs
 	ScanInterval           time.Duration
@@ -70,8 +67,9 @@ type Config struct {
 	SimTraceConfigsDir string
 	// SimEnv is added to the simulator's environment (LD_LIBRARY_PATH).
 	SimEnv []string
-	// TraceFormat is what PostprocessCmd writes, "tracez" or "traceg", when
-	// it is the built-in post-processor; "" for another command.
+	// TraceFormat is what PostprocessCmd writes, "tracez" or "traceg"
+	// (postproc.ChooseFormat), when it is the built-in post-processor; ""
+	// for another command.
 	TraceFormat string
 	// Report says what the configuration found (an Accel-Sim checkout, the
 	// trace format picked); the command prints it at start.
@@ -114,13 +112,13 @@ type Config struct {
 	// Tokens guard the API (CASCADE_TOKEN, CASCADE_READONLY_TOKEN). Without
 	// them the server listens on loopback only, unless AllowRemote
 	// (CASCADE_ALLOW_REMOTE) says to serve other machines anyway.
-	Tokens      auth.Tokens
+	Tokens      cascade.Tokens
 	AllowRemote bool
 	// TLSCert and TLSKey, PEM files, serve HTTPS and WSS (CASCADE_TLS_CERT,
 	// CASCADE_TLS_KEY).
 	TLSCert, TLSKey string
 	// Limits bound what one client may ask of the API.
-	Limits graph.Limits
+	Limits transport.Limits
 	// S3ReadOnlyKeys, when set, is a second S3 key pair that may read and
 	// list but not write (CASCADE_S3_READONLY_ACCESS_KEY/SECRET_KEY).
 	S3ReadOnlyKeys s3gw.Keys
@@ -196,7 +194,7 @@ type Main struct {
 	events *events.Broker
 	front  *front
 	http   *http.Server
-	graph  *graph.Server
+	graph  *transport.Server
 	s3     *s3gw.Gateway
 	// s3Closing is closed when Close stops the gateway, which is then no error.
 	s3Closing chan struct{}
@@ -292,6 +290,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Finished:    reg.Postprocessed,
 		Command:     cfg.PostprocessCmd,
 		Root:        cfg.BucketDir(),
+		Objects:     "s3://" + cfg.Bucket + "/" + cfg.Prefix,
 		WorkDir:     filepath.Join(cfg.DataDir, "work"),
 		Concurrency: cfg.PostprocessConcurrency,
 		Jobs:        cfg.PostprocessJobs,
@@ -363,7 +362,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm, S3: m.S3,
 		Disk: disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB}},
-		graph.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
+		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
 			Tokens: cfg.Tokens, Limits: cfg.Limits})
 	src := metrics.Sources{
 		TraceStates:        m.DB.TraceCounts,
@@ -388,7 +387,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", m.graph)
 	if cfg.Pprof {
-		mux.Handle("/debug/pprof/", cfg.Tokens.Require(auth.ReadWrite, pprofHandler()))
+		mux.Handle("/debug/pprof/", requireRole(cfg.Tokens, cascade.RoleReadWrite, pprofHandler()))
 	}
 	if cfg.UI != nil {
 		mux.Handle("/", cfg.UI)
@@ -427,7 +426,7 @@ func (m *Main) goRun(name string, fn func() error) {
 }
 
 // Subscribers is how many event subscriptions are open, counting each of
-// identical GraphQL subscriptions that share one (see graph.Server): tests
+// identical GraphQL subscriptions that share one (see transport.Server): tests
 // wait on it to know a subscription they started is live.
 func (m *Main) Subscribers() int { return m.events.Subscribers() + m.graph.SharedSubscriptions() }
 

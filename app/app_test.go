@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/app"
-	"github.com/cascade-sim/cascade/internal/auth"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
@@ -66,7 +66,7 @@ func TestRemoteBindNeedsATokenOrConsent(t *testing.T) {
 	}
 	testkit.SkipShort(t, "starts the server") // the refusals above start none
 	for name, configure := range map[string]func(*app.Config){
-		"token":        func(c *app.Config) { c.Tokens = auth.Tokens{ReadWrite: "a-token-of-some-length"} },
+		"token":        func(c *app.Config) { c.Tokens = cascade.Tokens{ReadWrite: "a-token-of-some-length"} },
 		"allow-remote": func(c *app.Config) { c.AllowRemote = true },
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -100,7 +100,7 @@ func TestRemoteBindNeedsATokenOrConsent(t *testing.T) {
 
 func TestBadTokenConfig(t *testing.T) {
 	t.Parallel()
-	for _, tokens := range []auth.Tokens{
+	for _, tokens := range []cascade.Tokens{
 		{ReadOnly: "read-only-token-0123456789"},
 		{ReadWrite: "short"},
 		{ReadWrite: "same-token-0123456789", ReadOnly: "same-token-0123456789"},
@@ -163,7 +163,7 @@ func TestTLS(t *testing.T) {
 	const token = "tls-test-token-0123456789"
 	s := servertest.Server(t, func(c *app.Config) {
 		c.TLSCert, c.TLSKey = certFile, keyFile
-		c.Tokens = auth.Tokens{ReadWrite: token}
+		c.Tokens = cascade.Tokens{ReadWrite: token}
 	})
 	s.TLS = clientTLS
 	if !strings.HasPrefix(s.URL, "https://127.0.0.1:") {
@@ -210,7 +210,7 @@ func TestTLS(t *testing.T) {
 // open.
 func TestPprofNeedsAToken(t *testing.T) {
 	t.Parallel()
-	tokens := auth.Tokens{ReadWrite: "pprof-rw-token-0123456789", ReadOnly: "pprof-ro-token-0123456789"}
+	tokens := cascade.Tokens{ReadWrite: "pprof-rw-token-0123456789", ReadOnly: "pprof-ro-token-0123456789"}
 	s := servertest.Server(t, func(c *app.Config) { c.Pprof, c.Tokens = true, tokens })
 	for token, want := range map[string]int{"": 401, "wrong-token-0123456789": 401, tokens.ReadOnly: 403, tokens.ReadWrite: 200} {
 		req, _ := http.NewRequest("GET", s.URL+"/debug/pprof/goroutine?debug=1", nil)

@@ -10,6 +10,9 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/internal/buildinfo"
 )
 
 // healthTimeout bounds each check of /healthz: a database that does not
@@ -72,6 +75,9 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rd.mux.ServeHTTP(w, r)
 }
 
+// build is read once: it never changes while the binary runs.
+var build = buildinfo.Get()
+
 // Health is the body of /healthz: Status is "ok" (200), or "migrating",
 // "starting" or "unavailable" (503); Database and Bucket are "ok" or say
 // what is wrong.
@@ -79,11 +85,13 @@ type Health struct {
 	Status   string `json:"status"`
 	Database string `json:"database"`
 	Bucket   string `json:"bucket"`
+	// Build is the running build's version, commit and date.
+	Build buildinfo.Info `json:"build"`
 }
 
 func (f *front) health(w http.ResponseWriter, r *http.Request) {
 	phase := f.phase.Load().(string)
-	h := Health{Status: phase, Database: "ok"}
+	h := Health{Status: phase, Database: "ok", Build: build}
 	if phase == phaseMigrating {
 		h.Database = phaseMigrating
 	}
@@ -148,4 +156,23 @@ func pprofHandler() http.Handler {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return mux
+}
+
+// requireRole serves h to requests with a valid token of at least role
+// min (any role when no token is configured) and answers the others 401
+// (no or a wrong token) or 403 (a read-only token where min is
+// read-write). It is for endpoints besides /graphql, which answers in
+// GraphQL's own terms: /debug/pprof, say.
+func requireRole(tokens cascade.Tokens, min cascade.Role, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch role := tokens.AuthorizationRole(r.Header.Get("Authorization")); {
+		case role == cascade.RoleNone:
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cascade"`)
+			http.Error(w, "401 unauthorized: send Authorization: Bearer <CASCADE_TOKEN>", http.StatusUnauthorized)
+		case role < min:
+			http.Error(w, "403 forbidden: this needs the read-write token (CASCADE_TOKEN)", http.StatusForbidden)
+		default:
+			h.ServeHTTP(w, r.WithContext(cascade.ContextWithRole(r.Context(), role)))
+		}
+	})
 }

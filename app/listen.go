@@ -19,7 +19,7 @@ func (m *Main) listen() (net.Listener, error) {
 	cfg := m.Config
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+		return nil, inUse(fmt.Errorf("listen on %s: %w", cfg.Addr, err), "the API's address", cfg.Addr, "--addr", "CASCADE_ADDR")
 	}
 	addr := ln.Addr().(*net.TCPAddr)
 	if !cfg.Tokens.Enabled() && !cfg.AllowRemote && !addr.IP.IsLoopback() {

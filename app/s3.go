@@ -26,6 +26,9 @@ func (m *Main) startS3(ctx context.Context) error {
 			return fmt.Errorf("S3 keys: %w", err)
 		}
 	}
+	if err := checkFree("the S3 endpoint's address", cfg.S3Addr, "--s3-addr", "CASCADE_S3_ADDR"); err != nil {
+		return err
+	}
 	g, err := s3gw.Start(ctx, s3gw.Config{
 		Root:   filepath.Join(cfg.DataDir, "s3"),
 		Bucket: cfg.Bucket,

@@ -158,7 +158,7 @@ func uploadSmall(tb testing.TB, s *servertest.TestServer, id string) time.Time {
 // same on an idle server; ms-write-max is the longest a write of another
 // trace's row waited for the database meanwhile.
 //
-//	go test ./internal/app -run '^$' -bench Ingest1M -benchtime 1x -timeout 30m
+//	go test ./app -run '^$' -bench Ingest1M -benchtime 1x -timeout 30m
 func BenchmarkIngest1M(b *testing.B) {
 	const n = 1_000_000
 	for name, u := range dbtest.DatabaseURLs(b) {
@@ -253,7 +253,7 @@ func writeBucket(tb testing.TB, root string, traces, files int) {
 // from app.Run to every trace READY in the database (s-first), then
 // restarts it and reports the same (s-restart).
 //
-//	go test ./internal/app -run '^$' -bench Start -benchtime 1x -timeout 30m
+//	go test ./app -run '^$' -bench Start -benchtime 1x -timeout 30m
 func BenchmarkStart(b *testing.B) {
 	const traces, files = 1000, 200
 	bucket := filepath.Join(b.TempDir(), "bucket")

@@ -41,7 +41,7 @@ type DB struct {
 	ckpt       *sql.DB
 	ckptWorker *worker
 
-	// The collector of retired kernel sets (kernels.go).
+	// The collector of retired kernel sets (kernelsets.go).
 	collector *worker
 
 	writes atomic.Int64 // write transactions begun

@@ -102,3 +102,7 @@ func SetChunkRows(t testing.TB, n int) {
 func (d *DB) SetUpdatedAt(ctx context.Context, table, id string, at time.Time) error {
 	return d.w.WithContext(ctx).Table(table).Where("id = ?", id).Update("updated_at", at).Error
 }
+
+// LatestSchemaVersion is the version a database has once every migration
+// of this build ran.
+var LatestSchemaVersion = migrations[len(migrations)-1].version

@@ -44,7 +44,7 @@ func TestMigration7KeepsKernels(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer d.Close()
-			if v, err := d.SchemaVersion(ctx); err != nil || v != 7 {
+			if v, err := d.SchemaVersion(ctx); err != nil || v != db.LatestSchemaVersion {
 				t.Fatalf("schema version %d, %v", v, err)
 			}
 			for id, n := range want {

@@ -67,6 +67,31 @@ var migrations = []migration{
 		return tx.Migrator().CreateIndex(&runV6{}, "idx_runs_sweep_id")
 	}},
 	{7, "kernel sets", migrateKernelSets},
+	{8, "run statistics, failure classes and figures", func(tx *gorm.DB) error {
+		err := addColumns(tx, &runV8{}, "StatCounters", "FailureClass", "CoreClockMHz", "WallSeconds",
+			"PeakRSSBytes", "SimulatorBuild", "SimulatorSum", "ConfigSum", "TraceSum")
+		if err != nil {
+			return err
+		}
+		return addColumns(tx, &runKernelV8{}, "Stats")
+	}},
+	{9, "traces: where the architecture came from", func(tx *gorm.DB) error {
+		return addColumns(tx, &traceV9{}, "TraceGPUArchFrom")
+	}},
+}
+
+// addColumns adds the named fields of model's table that it lacks (a
+// database rolled back by a test may have them).
+func addColumns(tx *gorm.DB, model any, fields ...string) error {
+	for _, f := range fields {
+		if tx.Migrator().HasColumn(model, f) {
+			continue
+		}
+		if err := tx.Migrator().AddColumn(model, f); err != nil {
+			return fmt.Errorf("add %s: %w", f, err)
+		}
+	}
+	return nil
 }
 
 type schemaMigration struct {
@@ -401,3 +426,36 @@ func migrateKernelSets(tx *gorm.DB) error {
 	}
 	return nil
 }
+
+// runV8 and runKernelV8: a run's statistics counters, failure class and
+// own figures, and each kernel's encoded statistics.
+type runV8 struct {
+	ID             string `gorm:"primaryKey"`
+	StatCounters   string
+	FailureClass   string  `gorm:"not null;default:''"`
+	CoreClockMHz   float64 `gorm:"column:core_clock_mhz;not null;default:0"`
+	WallSeconds    float64 `gorm:"not null;default:0"`
+	PeakRSSBytes   int64   `gorm:"column:peak_rss_bytes;not null;default:0"`
+	SimulatorBuild string  `gorm:"not null;default:''"`
+	SimulatorSum   string  `gorm:"not null;default:''"`
+	ConfigSum      string  `gorm:"not null;default:''"`
+	TraceSum       string  `gorm:"not null;default:''"`
+}
+
+func (runV8) TableName() string { return "runs" }
+
+type runKernelV8 struct {
+	RunID string `gorm:"primaryKey"`
+	Seq   int    `gorm:"primaryKey;autoIncrement:false"`
+	Stats []byte
+}
+
+func (runKernelV8) TableName() string { return "run_kernels" }
+
+// traceV9: where a trace's architecture came from.
+type traceV9 struct {
+	ID               string `gorm:"primaryKey"`
+	TraceGPUArchFrom string `gorm:"column:trace_gpu_arch_from;not null;default:''"`
+}
+
+func (traceV9) TableName() string { return "traces" }

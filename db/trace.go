@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"gorm.io/gorm"
@@ -63,6 +64,22 @@ func (d *DB) Trace(ctx context.Context, id string) (cascade.Trace, error) {
 		return t, cascade.Errorf(cascade.ENOTFOUND, "trace %q not found", id)
 	}
 	return t, err
+}
+
+// TracesByID returns the traces with the given ids, in no particular
+// order: an id with no trace has none, and an id given twice is read once.
+// Up to cascade.MaxPageSize ids, a page's, take one query.
+func (d *DB) TracesByID(ctx context.Context, ids []string) ([]cascade.Trace, error) {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	var ts []cascade.Trace
+	for chunk := range slices.Chunk(ids, cascade.MaxPageSize) {
+		var part []cascade.Trace
+		if err := d.read(ctx).Where("id IN ?", chunk).Find(&part).Error; err != nil {
+			return nil, fmt.Errorf("load traces by id: %w", err)
+		}
+		ts = append(ts, part...)
+	}
+	return ts, nil
 }
 
 // Traces returns a page of the traces matching f, newest first.

@@ -3,7 +3,10 @@ package db_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cascade-sim/cascade"
@@ -204,6 +207,58 @@ func TestTraces(t *testing.T) {
 	})
 }
 
+// TestTracesByID: the traces of a list of ids, each once and without the
+// missing ones, in one query.
+func TestTracesByID(t *testing.T) {
+	ctx := context.Background()
+	for name, u := range dbtest.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			sql := &sqlCounter{}
+			d, err := db.Open(ctx, db.Config{URL: u, DataDir: t.TempDir(), Logger: slog.New(sql)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			for _, id := range []string{"by-id-a", "by-id-b", "by-id-c"} {
+				if err := d.SaveTrace(ctx, newTrace(id)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := sql.n.Load()
+			ts, err := d.TracesByID(ctx, []string{"by-id-c", "missing", "by-id-a", "by-id-c"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := sql.n.Load() - before; n != 1 {
+				t.Errorf("%d statements, want 1", n)
+			}
+			var got []string
+			for _, tr := range ts {
+				if tr.Seq == 0 || tr.State != cascade.TraceUploading {
+					t.Errorf("trace %s not read whole: %+v", tr.ID, tr)
+				}
+				got = append(got, tr.ID)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, []string{"by-id-a", "by-id-c"}) {
+				t.Fatalf("got %v, want by-id-a and by-id-c", got)
+			}
+			if ts, err := d.TracesByID(ctx, nil); err != nil || len(ts) != 0 {
+				t.Fatalf("no ids: %v, %v", ts, err)
+			}
+		})
+	}
+}
+
+// sqlCounter is a slog handler that counts the SQL statements the
+// database runs (db.LevelSQL records) and drops the rest.
+type sqlCounter struct{ n atomic.Int64 }
+
+func (c *sqlCounter) Enabled(_ context.Context, l slog.Level) bool { return l == db.LevelSQL }
+func (c *sqlCounter) WithAttrs([]slog.Attr) slog.Handler           { return c }
+func (c *sqlCounter) WithGroup(string) slog.Handler                { return c }
+func (c *sqlCounter) Handle(context.Context, slog.Record) error    { c.n.Add(1); return nil }
+
 func TestMigrationsIdempotent(t *testing.T) {
 	dir := t.TempDir()
 	for range 2 {
@@ -212,7 +267,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 		v, err := d.SchemaVersion(context.Background())
-		if err != nil || v != 7 {
+		if err != nil || v != db.LatestSchemaVersion {
 			t.Fatalf("version %d, %v", v, err)
 		}
 		d.Close()

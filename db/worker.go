@@ -4,7 +4,7 @@ import "context"
 
 // A worker is a goroutine that runs one job each time it is woken. The
 // database has two: the checkpointer (checkpoint.go) and the collector of
-// retired kernel sets (kernels.go). A wake never blocks its caller, and
+// retired kernel sets (kernelsets.go). A wake never blocks its caller, and
 // wakes that arrive while the job runs fold into one more run after it.
 // A nil worker ignores both calls, so a database without one (the
 // checkpointer on PostgreSQL) needs no checks at the call sites.

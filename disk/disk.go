@@ -1,7 +1,3 @@
-// Package disk answers how much room the data directory has for traces.
-// Processed files sit next to the raw ones, so a trace needs about
-// ProcessedFactor times its uploaded size; the deployment's budget is
-// --disk-gib (CASCADE_DISK_GIB).
 package disk
 
 import (
@@ -16,9 +12,11 @@ import (
 // the uploaded size.
 const ProcessedFactor = 2.2
 
-// Store is the storage Measure needs; *db.DB implements it.
+// Store is the storage Measure needs; *db.DB implements it. TraceBytes
+// sums the bytes of the traces still uploading or processing (pending)
+// and of the others (done), the sample trace excepted.
 type Store interface {
-	TraceBytes(ctx context.Context) (uploaded, processing int64, err error)
+	TraceBytes(ctx context.Context) (pending, done int64, err error)
 }
 
 // Meter measures one data directory against its budget.

@@ -49,7 +49,10 @@ func newHandler(fsys fs.FS) http.Handler {
 	return &spa{fsys: fsys}
 }
 
-type spa struct{ fsys fs.FS }
+type spa struct {
+	fsys fs.FS
+	gz   gzipCache
+}
 
 func (h *spa) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -92,6 +95,9 @@ func (h *spa) serveFile(w http.ResponseWriter, r *http.Request, name, cacheContr
 	st, err := f.Stat()
 	if err != nil || st.IsDir() {
 		return false
+	}
+	if h.serveGzip(w, r, name, cacheControl) {
+		return true
 	}
 	rs, ok := f.(io.ReadSeeker)
 	if !ok {

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -23,19 +22,6 @@ import (
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
-
-// reportLatencies reports the median and 99th percentile of ds.
-func reportLatencies(b *testing.B, ds []time.Duration) {
-	if len(ds) == 0 {
-		return
-	}
-	slices.Sort(ds)
-	ms := func(q float64) float64 {
-		return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))]) / float64(time.Millisecond)
-	}
-	b.ReportMetric(ms(0.50), "ms-p50")
-	b.ReportMetric(ms(0.99), "ms-p99")
-}
 
 // BenchmarkKernelsPage asks a real server over HTTP for the page of 100
 // kernels after row 900,000 of a trace with 1,000,000 kernels, as a script
@@ -170,7 +156,7 @@ func benchPages(b *testing.B, url string, body []byte, first, want int) {
 	for i, l := range r.Latencies {
 		lat[i] = time.Duration(l)
 	}
-	reportLatencies(b, lat)
+	testkit.ReportLatencies(b, lat)
 }
 
 // pageResults is what TestKernelsPageClient reports to benchPages.

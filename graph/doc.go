@@ -1,9 +1,16 @@
-// Package graph is Cascade's GraphQL API: the schema under schema/, the
-// code gqlgen generates from it (committed, never edited by hand), and
-// server.go, which builds the HTTP handler with its transports and the one
-// error presenter, access.go (tokens), limits.go (what one client may
-// ask), websocket.go and wire.go (each websocket's send queue and its
-// writer) and hub.go (identical subscriptions share one execution).
+// Package graph is Cascade's GraphQL schema and the handler built from it:
+// the schema under schema/, the code gqlgen generates from it (generated.go
+// and model/, committed, never edited by hand), and server.go, which builds
+// the endpoint: the executable schema around the resolvers (package
+// resolvers implements ResolverRoot), priced by complexity.go for the
+// complexity limit, with the query caches, introspection, persisted
+// queries, the one error presenter (a *cascade.Error keeps its code and
+// message, anything else is INTERNAL) and the panic handler, served by
+// package graph/transport, which owns HTTP and websockets, tokens, limits
+// and shared subscriptions.
+//
+// It imports of this module only package cascade and graph/...: the
+// domain types it binds and its own transport.
 package graph
 
 //go:generate sh -c "cd .. && go tool gqlgen generate"

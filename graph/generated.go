@@ -41,6 +41,7 @@ type ResolverRoot interface {
 	SlurmJob() SlurmJobResolver
 	Subscription() SubscriptionResolver
 	Sweep() SweepResolver
+	SweepUpdate() SweepUpdateResolver
 	Trace() TraceResolver
 }
 
@@ -48,6 +49,13 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Build struct {
+		Commit   func(childComplexity int) int
+		Date     func(childComplexity int) int
+		Modified func(childComplexity int) int
+		Version  func(childComplexity int) int
+	}
+
 	Dim3 struct {
 		X func(childComplexity int) int
 		Y func(childComplexity int) int
@@ -110,6 +118,7 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		Build      func(childComplexity int) int
 		DiskUsage  func(childComplexity int) int
 		Executor   func(childComplexity int) int
 		Run        func(childComplexity int, id string) int
@@ -282,8 +291,9 @@ type ComplexityRoot struct {
 	}
 
 	SweepUpdate struct {
-		Run   func(childComplexity int) int
-		Sweep func(childComplexity int) int
+		Comparison func(childComplexity int) int
+		Run        func(childComplexity int) int
+		Sweep      func(childComplexity int) int
 	}
 
 	Trace struct {
@@ -301,12 +311,14 @@ type ComplexityRoot struct {
 		Model                func(childComplexity int) int
 		PostprocessLogTail   func(childComplexity int, lines *int) int
 		Prompts              func(childComplexity int) int
+		Retryable            func(childComplexity int) int
 		Runs                 func(childComplexity int, first *int, after *string) int
 		Sample               func(childComplexity int) int
 		SourceGPU            func(childComplexity int) int
 		State                func(childComplexity int) int
 		SuggestedSimConfig   func(childComplexity int) int
 		TraceGPUArch         func(childComplexity int) int
+		TraceGPUArchFrom     func(childComplexity int) int
 		UpdatedAt            func(childComplexity int) int
 		Warnings             func(childComplexity int) int
 	}
@@ -351,6 +363,7 @@ type QueryResolver interface {
 	Runs(ctx context.Context, traceID *string, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Run(ctx context.Context, id string) (*cascade.Run, error)
 	S3Endpoint(ctx context.Context) (*cascade.S3Endpoint, error)
+	Build(ctx context.Context) (*model.Build, error)
 	Sweep(ctx context.Context, id string) (*cascade.Sweep, error)
 	Sweeps(ctx context.Context, first *int, after *string) (*model.SweepConnection, error)
 	Traces(ctx context.Context, state *cascade.TraceState, search *string, first *int, after *string) (*model.TraceConnection, error)
@@ -401,6 +414,9 @@ type SweepResolver interface {
 	Runs(ctx context.Context, obj *cascade.Sweep, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Comparison(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepConfigComparison, error)
 }
+type SweepUpdateResolver interface {
+	Comparison(ctx context.Context, obj *model.SweepUpdate) ([]cascade.SweepConfigComparison, error)
+}
 type TraceResolver interface {
 	Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error)
 
@@ -427,6 +443,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "Build.commit":
+		if e.ComplexityRoot.Build.Commit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.Commit(childComplexity), true
+	case "Build.date":
+		if e.ComplexityRoot.Build.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.Date(childComplexity), true
+	case "Build.modified":
+		if e.ComplexityRoot.Build.Modified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.Modified(childComplexity), true
+	case "Build.version":
+		if e.ComplexityRoot.Build.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Build.Version(childComplexity), true
 
 	case "Dim3.x":
 		if e.ComplexityRoot.Dim3.X == nil {
@@ -666,6 +707,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
 
+	case "Query.build":
+		if e.ComplexityRoot.Query.Build == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Build(childComplexity), true
 	case "Query.diskUsage":
 		if e.ComplexityRoot.Query.DiskUsage == nil {
 			break
@@ -1480,6 +1527,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SweepProgress.UpdatedAt(childComplexity), true
 
+	case "SweepUpdate.comparison":
+		if e.ComplexityRoot.SweepUpdate.Comparison == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepUpdate.Comparison(childComplexity), true
 	case "SweepUpdate.run":
 		if e.ComplexityRoot.SweepUpdate.Run == nil {
 			break
@@ -1587,6 +1640,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.Prompts(childComplexity), true
+	case "Trace.retryable":
+		if e.ComplexityRoot.Trace.Retryable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.Retryable(childComplexity), true
 	case "Trace.runs":
 		if e.ComplexityRoot.Trace.Runs == nil {
 			break
@@ -1628,6 +1687,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.TraceGPUArch(childComplexity), true
+	case "Trace.traceGpuArchFrom":
+		if e.ComplexityRoot.Trace.TraceGPUArchFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.TraceGPUArchFrom(childComplexity), true
 	case "Trace.updatedAt":
 		if e.ComplexityRoot.Trace.UpdatedAt == nil {
 			break
@@ -1782,7 +1847,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/scalars.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls"
+//go:embed "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -1800,6 +1865,7 @@ var sources = []*ast.Source{
 	{Name: "schema/run.graphqls", Input: sourceData("schema/run.graphqls"), BuiltIn: false},
 	{Name: "schema/s3.graphqls", Input: sourceData("schema/s3.graphqls"), BuiltIn: false},
 	{Name: "schema/scalars.graphqls", Input: sourceData("schema/scalars.graphqls"), BuiltIn: false},
+	{Name: "schema/server.graphqls", Input: sourceData("schema/server.graphqls"), BuiltIn: false},
 	{Name: "schema/sweep.graphqls", Input: sourceData("schema/sweep.graphqls"), BuiltIn: false},
 	{Name: "schema/trace.graphqls", Input: sourceData("schema/trace.graphqls"), BuiltIn: false},
 }
@@ -1808,6 +1874,20 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_Build(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_Build_version(ctx, field)
+	case "commit":
+		return ec.fieldContext_Build_commit(ctx, field)
+	case "date":
+		return ec.fieldContext_Build_date(ctx, field)
+	case "modified":
+		return ec.fieldContext_Build_modified(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Build", field.Name)
+}
 
 func (ec *executionContext) childFields_Dim3(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -2217,6 +2297,8 @@ func (ec *executionContext) childFields_SweepUpdate(ctx context.Context, field g
 		return ec.fieldContext_SweepUpdate_sweep(ctx, field)
 	case "run":
 		return ec.fieldContext_SweepUpdate_run(ctx, field)
+	case "comparison":
+		return ec.fieldContext_SweepUpdate_comparison(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SweepUpdate", field.Name)
 }
@@ -2239,6 +2321,10 @@ func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql
 		return ec.fieldContext_Trace_sourceGpu(ctx, field)
 	case "traceGpuArch":
 		return ec.fieldContext_Trace_traceGpuArch(ctx, field)
+	case "traceGpuArchFrom":
+		return ec.fieldContext_Trace_traceGpuArchFrom(ctx, field)
+	case "retryable":
+		return ec.fieldContext_Trace_retryable(ctx, field)
 	case "suggestedSimConfig":
 		return ec.fieldContext_Trace_suggestedSimConfig(ctx, field)
 	case "kernelCount":
@@ -2918,6 +3004,98 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _Build_version(ctx context.Context, field graphql.CollectedField, obj *model.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+}
+
+func (ec *executionContext) _Build_commit(ctx context.Context, field graphql.CollectedField, obj *model.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_commit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Commit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Build_commit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, false, false, "String")
+}
+
+func (ec *executionContext) _Build_date(ctx context.Context, field graphql.CollectedField, obj *model.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Build_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Build_modified(ctx context.Context, field graphql.CollectedField, obj *model.Build) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Build_modified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Modified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Build_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Build", field, false, false, "Boolean")
+}
 
 func (ec *executionContext) _Dim3_x(ctx context.Context, field graphql.CollectedField, obj *cascade.Dim3) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -4071,6 +4249,38 @@ func (ec *executionContext) fieldContext_Query_s3Endpoint(_ context.Context, fie
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_S3Endpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_build(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_build(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Build(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Build) graphql.Marshaler {
+			return ec.marshalNBuild2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐBuild(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_build(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Build(ctx, field)
 		},
 	}
 	return fc, nil
@@ -7284,6 +7494,38 @@ func (ec *executionContext) fieldContext_SweepUpdate_run(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _SweepUpdate_comparison(ctx context.Context, field graphql.CollectedField, obj *model.SweepUpdate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepUpdate_comparison(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SweepUpdate().Comparison(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SweepConfigComparison) graphql.Marshaler {
+			return ec.marshalOSweepConfigComparison2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepConfigComparisonᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SweepUpdate_comparison(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepUpdate",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SweepConfigComparison(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Trace_id(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7466,6 +7708,52 @@ func (ec *executionContext) _Trace_traceGpuArch(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_Trace_traceGpuArch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Trace", field, false, false, "String")
+}
+
+func (ec *executionContext) _Trace_traceGpuArchFrom(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_traceGpuArchFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TraceGPUArchFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_traceGpuArchFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Trace", field, false, false, "String")
+}
+
+func (ec *executionContext) _Trace_retryable(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_retryable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Retryable(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_retryable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Trace", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Trace_suggestedSimConfig(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
@@ -9245,6 +9533,54 @@ func UnmarshalLaunchSweepInput(ctx context.Context, raw any) (model.LaunchSweepI
 
 // region    **************************** object.gotpl ****************************
 
+var buildImplementors = []string{"Build"}
+
+func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, obj *model.Build) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, buildImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Build")
+		case "version":
+			out.Values[i] = ec._Build_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "commit":
+			out.Values[i] = ec._Build_commit(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "date":
+			out.Values[i] = ec._Build_date(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "modified":
+			out.Values[i] = ec._Build_modified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var dim3Implementors = []string{"Dim3"}
 
 func (ec *executionContext) _Dim3(ctx context.Context, sel ast.SelectionSet, obj *cascade.Dim3) graphql.Marshaler {
@@ -9743,6 +10079,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_s3Endpoint(ctx, field)
+				})
+		case "build":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_build(ctx, field)
 				})
 		case "sweep":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -10804,13 +11146,19 @@ func (ec *executionContext) _SweepUpdate(ctx context.Context, sel ast.SelectionS
 		case "sweep":
 			out.Values[i] = ec._SweepUpdate_sweep(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "run":
 			out.Values[i] = ec._SweepUpdate_run(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "comparison":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SweepUpdate_comparison(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -10876,6 +11224,16 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "traceGpuArch":
 			out.Values[i] = ec._Trace_traceGpuArch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "traceGpuArchFrom":
+			out.Values[i] = ec._Trace_traceGpuArchFrom(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "retryable":
+			out.Values[i] = ec._Trace_retryable(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -11431,6 +11789,14 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		graphql.AddInvalidNullFromMarshaler(ctx, "Boolean!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNBuild2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐBuild(ctx context.Context, sel ast.SelectionSet, v *model.Build) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Build!")
+		return graphql.Null
+	}
+	return ec._Build(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNDim32githubᚗcomᚋcascadeᚑsimᚋcascadeᚐDim3(ctx context.Context, sel ast.SelectionSet, v cascade.Dim3) graphql.Marshaler {
@@ -12365,6 +12731,25 @@ func (ec *executionContext) marshalOSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcasc
 		return graphql.Null
 	}
 	return ec._Sweep(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSweepConfigComparison2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepConfigComparisonᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.SweepConfigComparison) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSweepConfigComparison2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepConfigComparison(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {

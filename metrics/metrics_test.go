@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/metrics"
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 // TestRegistry serves levels read at scrape time and events pushed through

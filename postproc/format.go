@@ -9,12 +9,6 @@ import (
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
-// The formats the built-in post-processor writes (CASCADE_TRACE_FORMAT).
-const (
-	FormatTracez = "tracez" // Accel-Sim 2.0's binary format, the guide's default
-	FormatTraceg = "traceg" // text, .traceg (.traceg.xz from .xz input): what Accel-Sim 1.x reads
-)
-
 // inFormat reports whether a kernel trace file name is in the format.
 func inFormat(name, format string) bool {
 	switch format {

@@ -1,31 +1,3 @@
-// Package postproc runs the trace post-processor, which turns raw traces
-// into Accel-Sim's input, and owns the move from processing to ready or
-// failed.
-//
-// Per trace it runs `<command> <trace dir>/traces -j <cpus>` with its
-// output in $CASCADE_DATA_DIR/work/postprocess/<trace id>.log. The CPUs
-// are those this process may use (its affinity and cgroup quota, as
-// runtime.GOMAXPROCS sees them), shared among the post-processors that may
-// run at once: the shares differ by at most one and add up to the CPUs,
-// and one running alone gets the largest. A non-zero exit fails the trace
-// with the exit code and the log's last 5 lines; an exit 0 that left no
-// traces/kernelslist.g fails it too. An upload that already holds
-// kernelslist.g skips the command; with small stats files it is finished
-// with others, many in one transaction (batch.go). At most Concurrency
-// traces are handled at once (a trace whose kernel list is big gives its
-// place to the next while its kernels go into the database); the rest
-// wait in the order they were queued (Cascade's one work queue,
-// internal/workqueue), and a restart queues the traces still processing
-// in their stored order. One whose trace left processing
-// meanwhile (failed by its metadata.json: [Processor.Stop]; removed:
-// [Processor.Forget]) is stopped and changes nothing of the trace.
-//
-// A marker file (<trace id>.running, see marker.go) records which
-// kernelslist.g a post-processor left, so a server that stopped or died
-// mid-run, a retry after a failure, or a re-upload that left the old
-// output in place knows that the kernelslist.g it finds is not the
-// upload's, and runs the command again; a kernelslist.g that an upload
-// brought is never mistaken for one.
 package postproc
 
 import (
@@ -62,8 +34,12 @@ type Store interface {
 type Config struct {
 	// Command is the post-processor and any leading arguments; the trace's
 	// traces directory, -j and the CPU count are appended.
-	Command     []string
-	Root        string // the bucket prefix directory holding the traces
+	Command []string
+	Root    string // the bucket prefix directory holding the traces
+	// Objects is how users name what Root holds, "s3://cascade/traces":
+	// failures name a trace's files so, not by the server's paths. ""
+	// keeps the paths.
+	Objects     string
 	WorkDir     string // $CASCADE_DATA_DIR/work
 	Concurrency int    // post-processors at once; 1 when 0
 	// CPUs is what the post-processors share; runtime.GOMAXPROCS(0) when
@@ -352,6 +328,7 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 	if msg != "" && logErr != nil {
 		msg += fmt.Sprintf(" (its log is incomplete: %v)", logErr.Err)
 	}
+	msg = p.forUser(id, msg)
 	if p.cfg.Finished != nil {
 		p.cfg.Finished(time.Since(start), msg == "")
 	}
@@ -368,22 +345,18 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 
 // reason is why a post-processor failed: for the built-in one, its error
 // line ("postprocess: no space left on device writing
-// traces/kernel-3.tracez"), which names the file and line; else the log's
-// last lines.
+// traces/kernel-3.tracez", see ErrorPrefix), which names the file and
+// line; else the log's last lines.
 func (p *Processor) reason(logPath string) string {
 	if p.cfg.Format != "" {
 		if lines, err := proc.LastLines(logPath, 1); err == nil && len(lines) == 1 {
-			if r, ok := strings.CutPrefix(lines[0], builtinErrorPrefix); ok {
+			if r, ok := strings.CutPrefix(lines[0], ErrorPrefix); ok {
 				return r
 			}
 		}
 	}
 	return p.tail(logPath)
 }
-
-// builtinErrorPrefix starts the line the built-in post-processor
-// (`cascade postprocess`) prints for the error it exits 1 with.
-const builtinErrorPrefix = "postprocess: "
 
 func (p *Processor) tail(logPath string) string {
 	lines, err := proc.LastLines(logPath, 5)

@@ -1,5 +1,8 @@
 // Package resolvers implements the GraphQL schema. Resolvers own nothing:
-// each field is a call into the package that owns its data.
+// each field is a call into the package that owns its data, through the
+// interfaces of services.go (so a test can serve the schema on fakes), and
+// a run's trace through the response's loader (loader.go), a page's
+// traces in one call.
 package resolvers
 
 import (
@@ -11,35 +14,23 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/internal/proc"
-	"github.com/cascade-sim/cascade/runs"
 )
 
 // Resolver is the root resolver; its fields are the packages the API
-// calls into.
+// calls into, each behind an interface of what the API asks of it (see
+// services.go).
 type Resolver struct {
-	DB         *db.DB
+	DB         Store
 	Events     *events.Broker
 	Traces     TraceService
 	Postproc   LogSource
-	RunManager *runs.Manager
-	Disk       disk.Meter
+	RunManager RunManager
+	Disk       DiskMeter
 	// S3 is the S3 endpoint; nil when the server runs without one.
 	S3 *cascade.S3Endpoint
-}
-
-// TraceService is what the API asks of the scanner.
-type TraceService interface {
-	Retry(ctx context.Context, id string) (cascade.Trace, error)
-}
-
-// LogSource says where a trace's post-processing log is.
-type LogSource interface {
-	LogPath(traceID string) string
 }
 
 // page is the page a connection field asks for. It asks for a count only
@@ -138,6 +129,13 @@ func (r *Resolver) runPage(ctx context.Context, f cascade.RunFilter, first *int,
 	p, err := r.DB.Runs(ctx, f, page(ctx, first, after))
 	if err != nil {
 		return nil, err
+	}
+	if l := tracesLoader(ctx); l != nil && len(p.Items) > 0 && selectsRunTrace(ctx) {
+		ids := make([]string, len(p.Items))
+		for i := range p.Items {
+			ids[i] = p.Items[i].TraceID
+		}
+		l.prime(ids)
 	}
 	c := &model.RunConnection{Nodes: p.Items, TotalCount: int(p.Total), PageInfo: &model.PageInfo{HasNextPage: p.HasNext}, Edges: []model.RunEdge{}}
 	for i := range p.Items {

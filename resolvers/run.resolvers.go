@@ -61,7 +61,13 @@ func (r *queryResolver) Run(ctx context.Context, id string) (*cascade.Run, error
 
 // Trace is the resolver for the trace field.
 func (r *runResolver) Trace(ctx context.Context, obj *cascade.Run) (*cascade.Trace, error) {
-	t, err := r.DB.Trace(ctx, obj.TraceID)
+	var t cascade.Trace
+	var err error
+	if l := tracesLoader(ctx); l != nil {
+		t, err = l.load(ctx, obj.TraceID) // with the rest of its page
+	} else {
+		t, err = r.DB.Trace(ctx, obj.TraceID)
+	}
 	if err != nil {
 		return nil, err
 	}

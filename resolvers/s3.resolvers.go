@@ -9,12 +9,11 @@ import (
 	"context"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/internal/auth"
 )
 
 // S3Endpoint is the resolver for the s3Endpoint field.
 func (r *queryResolver) S3Endpoint(ctx context.Context) (*cascade.S3Endpoint, error) {
-	if r.S3 != nil && auth.FromContext(ctx) != auth.ReadWrite {
+	if r.S3 != nil && cascade.RoleFromContext(ctx) != cascade.RoleReadWrite {
 		// Its keys upload, so they are for those who may change things.
 		return nil, cascade.Errorf(cascade.EFORBIDDEN, "the S3 endpoint and its keys are shown to the read-write token (CASCADE_TOKEN) only")
 	}

@@ -43,7 +43,7 @@ func TestTraceUpdatedStartsWithTheTrace(t *testing.T) {
 	}
 }
 
-// TestSubscribeThenUploadAtOnce is the script of the README: subscribe to
+// TestSubscribeThenUploadAtOnce is the script of docs/api.md: subscribe to
 // a trace, start `cascade upload` at once without waiting for anything,
 // and follow the trace to READY. Whenever the server registers the
 // subscription, the script learns the state then and every later change.

@@ -106,7 +106,24 @@ func (r *sweepResolver) Comparison(ctx context.Context, obj *cascade.Sweep) ([]c
 	return r.RunManager.SweepComparison(ctx, obj.ID)
 }
 
+// Comparison is the resolver for the comparison field.
+func (r *sweepUpdateResolver) Comparison(ctx context.Context, obj *model.SweepUpdate) ([]cascade.SweepConfigComparison, error) {
+	// Only a run's success changes the pools (a run is counted by config from its launch, and
+	// one that succeeded stays so): the other messages, most of them (a run's progress
+	// kernel by kernel), do not pay for reading the sweep's runs.
+	if obj.Run != nil && obj.Run.State != cascade.RunSucceeded {
+		return nil, nil
+	}
+	return r.RunManager.SweepComparison(ctx, obj.Sweep.ID)
+}
+
 // Sweep returns graph.SweepResolver implementation.
 func (r *Resolver) Sweep() graph.SweepResolver { return &sweepResolver{r} }
 
-type sweepResolver struct{ *Resolver }
+// SweepUpdate returns graph.SweepUpdateResolver implementation.
+func (r *Resolver) SweepUpdate() graph.SweepUpdateResolver { return &sweepUpdateResolver{r} }
+
+type (
+	sweepResolver       struct{ *Resolver }
+	sweepUpdateResolver struct{ *Resolver }
+)

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/app"
-	"github.com/cascade-sim/cascade/internal/auth"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 	"github.com/cascade-sim/cascade/testkit/servertest"
@@ -410,7 +410,7 @@ func TestSweepMutationsNeedTheReadWriteToken(t *testing.T) {
 	t.Parallel()
 	const ro = "read-only-0123456789"
 	s := server(t, "ok", func(c *app.Config) {
-		c.Tokens = auth.Tokens{ReadWrite: "read-write-0123456789", ReadOnly: ro}
+		c.Tokens = cascade.Tokens{ReadWrite: "read-write-0123456789", ReadOnly: ro}
 	})
 	in := map[string]any{"in": map[string]any{"traceIds": []string{quickstartID}, "simConfigs": []string{simconfigtest.H100}}}
 	r := s.Post(t, ro, `mutation($in: LaunchSweepInput!) { launchSweep(input: $in) { id } }`, in)

@@ -20,7 +20,13 @@
 // holds a control character), creates the configured bucket at start, and
 // holds the access key pair requests are signed with (AWS Signature V4), and
 // optionally a read-only pair that may get, head and list but gets
-// AccessDenied for every write (see readonly.go).
+// AccessDenied for every write (see readonly.go). It also reads or makes
+// the file that keeps the key pair ([LoadOrCreateKeys]), says the URL
+// clients reach the endpoint at ([PublicURL]), computes the CRC64NVME
+// every object and part is stored with (its ETag) faster than the backend
+// would, checking a body against the checksum it came with (crc64.go),
+// and counts the writes under way for /metrics
+// ([Gateway.UploadsInFlight]).
 //
 // The posix backend resolves paths against the process's working
 // directory: Start changes it to the storage root and Close changes it

@@ -1,8 +1,3 @@
-// Package samples holds the sample trace the server seeds on every start
-// (sample/: one layer of Llama 3.1 8B traced on an H100, its metadata,
-// stats and kernel lists but no instruction traces, so it can never start
-// a run) and, in quickstart/, the stand-in trace the README's quickstart
-// uploads, and in sim-configs/ Accel-Sim config excerpts for dry runs.
 package samples
 
 import (

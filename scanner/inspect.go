@@ -26,6 +26,10 @@ type sight struct {
 	// parsed is meta parsed, when see read it: inspect parses it only
 	// when not.
 	parsed *parsedMeta
+	// binVersion is the binary version a kernel trace's header gives, read
+	// only when metadata.json does not name the architecture.
+	binVersion    tracedir.BinaryVersion
+	hasBinVersion bool
 }
 
 type parsedMeta struct {
@@ -46,6 +50,9 @@ func see(tree *tracedir.Tree) sight {
 		}
 	}
 	s.realTiming = tree.HasRealTiming(meta)
+	if s.parsed == nil || s.parsed.err != nil || meta.TraceGPUArch == nil || *meta.TraceGPUArch == "" {
+		s.binVersion, s.hasBinVersion = tree.BinaryVersion()
+	}
 	return s
 }
 
@@ -75,8 +82,11 @@ type look struct {
 	hasStepTimeline bool
 	meta            *tracedir.Metadata // nil when missing or broken
 
-	hasMeta         bool
-	metaSum         string // SHA-256 of metadata.json; "" when missing
+	hasMeta bool
+	metaSum string // SHA-256 of metadata.json; "" when missing
+	// arch and archFrom are the trace's architecture and where it came
+	// from, when metadata.json does not name it (see archOf).
+	arch, archFrom  string
 	hasKernelsListG bool
 	// metaFailed is the error of a metadata.json with status "failed",
 	// whatever the trace's state; "" otherwise.
@@ -114,6 +124,7 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 		hasKernelsListG: tree.Has(tracedir.KernelsListG),
 		hasMeta:         saw.meta != nil,
 	}
+	l.arch, l.archFrom = archOf(saw)
 	var meta tracedir.Metadata
 	var metaErr error
 	if l.hasMeta {
@@ -156,6 +167,18 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 		}
 	}
 	return l, h
+}
+
+// archOf is a trace's architecture when metadata.json does not name it:
+// the binary version its kernel traces' headers give (the architecture the
+// trace was taken on, which the simulator decodes it by), or, without one,
+// the Traces guide's default, said to be assumed.
+func archOf(saw sight) (arch, from string) {
+	if saw.hasBinVersion {
+		v := saw.binVersion
+		return v.Arch(), fmt.Sprintf("%s: -binary version = %d", v.File, v.Version)
+	}
+	return cascade.DefaultTraceGPUArch, cascade.ArchAssumed
 }
 
 // quiet reports whether something first seen at since has stayed the same
@@ -273,8 +296,8 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 	if t.State == cascade.TraceUploading || t.State == cascade.TraceProcessing {
 		t.KernelCount = l.rawKernels
 	}
-	if t.TraceGPUArch == "" {
-		t.TraceGPUArch = cascade.DefaultTraceGPUArch
+	if t.TraceGPUArch == "" || t.TraceGPUArchFrom != cascade.ArchFromMetadata {
+		t.TraceGPUArch, t.TraceGPUArchFrom = l.arch, l.archFrom
 	}
 	if t.Prompts == nil {
 		t.Prompts = []string{}
@@ -285,9 +308,9 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 		if t.Prompts == nil {
 			t.Prompts = []string{}
 		}
-		t.TraceGPUArch = cascade.DefaultTraceGPUArch
+		t.TraceGPUArch, t.TraceGPUArchFrom = l.arch, l.archFrom
 		if m.TraceGPUArch != nil && *m.TraceGPUArch != "" {
-			t.TraceGPUArch = *m.TraceGPUArch
+			t.TraceGPUArch, t.TraceGPUArchFrom = *m.TraceGPUArch, cascade.ArchFromMetadata
 		}
 	}
 	return c, why

@@ -12,7 +12,8 @@ import (
 // whose simulator needs the other trace format (the post-processor redoes
 // a ready trace whose processed files are not in its format). It returns
 // NOT_FOUND for an unknown trace and CONFLICT for one still uploading or
-// processing, and for the sample trace.
+// processing, for the sample trace, and for a trace its own
+// metadata.json failed (see [cascade.Trace.Retryable]).
 func (s *Scanner) Retry(ctx context.Context, id string) (cascade.Trace, error) {
 	t, _, err := s.cfg.Store.UpdateTrace(ctx, id, func(t *cascade.Trace, found bool) error {
 		switch {
@@ -22,6 +23,8 @@ func (s *Scanner) Retry(ctx context.Context, id string) (cascade.Trace, error) {
 			return cascade.Errorf(cascade.ECONFLICT, "trace %q is the sample trace; it cannot be retried", id)
 		case !t.State.Finished():
 			return cascade.Errorf(cascade.ECONFLICT, "trace %q is %s; only a failed or ready trace can be retried", id, strings.ToLower(string(t.State)))
+		case !t.Retryable():
+			return cascade.Errorf(cascade.ECONFLICT, "trace %q failed on its metadata.json (%s): a retry would read the same file again; upload a corrected metadata.json and the trace starts over by itself", id, cascade.Deref(t.Error))
 		}
 		t.State, t.Error = cascade.TraceUploading, nil
 		return nil

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks uploads to the S3 endpoint of `cascade serve` over loopback: a
-# 2 GiB file with the AWS CLI (as installed, and with the settings the
-# README suggests) and with `cascade upload --endpoint`, beside
+# 2 GiB file with the AWS CLI (as installed, and with the settings
+# docs/s3.md suggests) and with `cascade upload --endpoint`, beside
 # `cp` of the same file on the same disk, with the server's peak RSS during
 # each upload, and the ceiling of any upload over a socket here: the same
 # bytes sent over loopback TCP from memory to nothing. Everything stays on
@@ -108,7 +108,7 @@ upload aws "$work/data/s3/cascade/bench/aws.trace" \
   aws --only-show-errors --endpoint-url "http://$s3" s3 cp "$work/src/traces/kernel-1.trace" s3://cascade/bench/aws.trace
 rm "$work/data/s3/cascade/bench/aws.trace"
 
-# The same with the settings the README suggests for the CLI.
+# The same with the settings docs/s3.md suggests for the CLI.
 printf '[default]\nrequest_checksum_calculation = when_required\ns3 =\n  multipart_chunksize = 64MB\n  max_concurrent_requests = 4\n' >"$work/aws-config"
 upload awsset "$work/data/s3/cascade/bench/aws-set.trace" \
   env AWS_CONFIG_FILE="$work/aws-config" aws --only-show-errors --endpoint-url "http://$s3" s3 cp "$work/src/traces/kernel-1.trace" s3://cascade/bench/aws-set.trace
@@ -132,7 +132,7 @@ row() { # label wall disk client-cpu server-cpu rss
 }
 row "cp on the same disk" "$t_cp" "$d_cp" "$cpu_cp" - -
 row "aws s3 cp" "$t_aws" "$d_aws" "$cpu_aws" "$(printf %.1fs "$srv_aws")" "$rss_aws MiB"
-row "aws s3 cp, README settings" "$t_awsset" "$d_awsset" "$cpu_awsset" "$(printf %.1fs "$srv_awsset")" "$rss_awsset MiB"
+row "aws s3 cp, suggested settings" "$t_awsset" "$d_awsset" "$cpu_awsset" "$(printf %.1fs "$srv_awsset")" "$rss_awsset MiB"
 row "cascade upload --endpoint" "$t_cascade" "$d_cascade" "$cpu_cascade" "$(printf %.1fs "$srv_cascade")" "$rss_cascade MiB"
 printf '  %-26s %5.1fs %9s\n' "loopback TCP, no files" "$t_tcp" "$(rate "$t_tcp")"
 ratio() { echo "scale=2; $1 / $2" | bc; }

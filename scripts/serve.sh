@@ -24,6 +24,6 @@ export GOFLAGS="${GOFLAGS:--mod=readonly}"
     fi
   fi
   mkdir -p bin
-  go build -o bin/cascade ./cmd/cascade
+  go build -buildvcs=auto -o bin/cascade ./cmd/cascade
 )
 exec "$root/bin/cascade" serve "$@"

@@ -49,12 +49,12 @@ step "fuzz targets, 5 s each (make fuzz runs a longer campaign)"
 FUZZTIME=5s scripts/fuzz.sh
 
 step "GraphQL over HTTP: graphql-http's server audits against cascade serve"
-go build -o bin/cascade ./cmd/cascade
+go build -buildvcs=auto -o bin/cascade ./cmd/cascade
 (cd frontend && CASCADE_BIN="$PWD/../bin/cascade" npm run graphql-audit)
 
 if [ -d frontend ] && [ -f frontend/package.json ] && grep -q '"e2e"' frontend/package.json; then
   step "web UI: end-to-end tests in Chromium"
-  go build -o bin/cascade ./cmd/cascade
+  go build -buildvcs=auto -o bin/cascade ./cmd/cascade
   go build -o bin/accel-sim.out ./testkit/fakesim/cmd/fakesim
   (cd frontend && CASCADE_BIN="$PWD/../bin/cascade" CASCADE_SIM_CMD="$PWD/../bin/accel-sim.out" npm run e2e)
 fi

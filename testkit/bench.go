@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -46,4 +47,18 @@ func Probe(interval time.Duration, write func() error, fail func(...any)) (stop 
 		slices.Sort(waits)
 		return waits
 	}
+}
+
+// ReportLatencies reports the median and 99th percentile of ds as b's
+// metrics ms-p50 and ms-p99.
+func ReportLatencies(b *testing.B, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	ms := func(q float64) float64 {
+		return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(ms(0.50), "ms-p50")
+	b.ReportMetric(ms(0.99), "ms-p99")
 }

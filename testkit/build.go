@@ -38,7 +38,9 @@ func Program(tb testing.TB, pkg string) string {
 		tb.Fatal(err)
 	}
 	out := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", out, pkg)
+	// -buildvcs=auto records the commit (cascade --version) even where
+	// GOFLAGS says -buildvcs=false, as this machine's go env does.
+	cmd := exec.Command("go", "build", "-buildvcs=auto", "-o", out, pkg)
 	cmd.Dir = ModuleRoot()
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("build %s: %v\n%s", pkg, err, msg)

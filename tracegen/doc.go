@@ -8,4 +8,5 @@
 // output does. Memory instructions use all three address modes, LDGSTS
 // instructions come in (shared, global) pairs, and a fraction of warps can
 // stay idle and of blocks empty. Output depends only on the [Config].
+// `cascade gentrace` (cmd/cascade) parses its command line into one.
 package tracegen

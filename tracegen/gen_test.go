@@ -6,11 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/cascade-sim/cascade/testkit"
 	"github.com/ulikunitz/xz"
 )
 
@@ -118,40 +116,5 @@ func TestSizeAndDeterminism(t *testing.T) {
 	}
 	if ka.Bytes < 1<<20 || ka.Bytes > 3<<20 {
 		t.Errorf("asked for 2 MiB, got %d bytes", ka.Bytes)
-	}
-}
-
-func TestMainCommand(t *testing.T) {
-	cases := []struct {
-		name string
-		args []string
-		code int
-	}{
-		{name: "OK", args: []string{"-kernels", "2", "-grid", "2,2", "-block", "64", "-size", "64K", "-layout", "11", "-ldgsts", "-xz"}, code: 0},
-		{name: "OK without xz", args: []string{"-kernels", "2", "-grid", "2,2", "-block", "64", "-size", "64K", "-layout", "11", "-ldgsts"}, code: 0},
-		{name: "ErrNoDir", args: []string{"-kernels", "2"}, code: 2},
-		{name: "ErrGrid", args: []string{"-grid", "a,b"}, code: 2},
-		{name: "ErrLayout", args: []string{"-layout", "5"}, code: 1},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if slices.Contains(tc.args, "-xz") {
-				testkit.SkipShort(t, "runs xz")
-			}
-			dir := t.TempDir()
-			var out, errb bytes.Buffer
-			args := tc.args
-			if tc.name != "ErrNoDir" {
-				args = append(args, dir)
-			}
-			if code := Main(context.Background(), args, &out, &errb); code != tc.code {
-				t.Fatalf("code %d, want %d: %s", code, tc.code, errb.String())
-			}
-			if tc.code == 0 {
-				if _, err := os.Stat(filepath.Join(dir, "kernelslist")); err != nil {
-					t.Errorf("no kernel list written: %v", err)
-				}
-			}
-		})
 	}
 }

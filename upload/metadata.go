@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 // File is one entry of metadata.json's files list: a path relative to the
@@ -78,11 +79,11 @@ func jsonError(data []byte, dec *json.Decoder, err error) error {
 	return fmt.Errorf("%s: %w", lineCol(data, dec.InputOffset()), err)
 }
 
+// lineCol names the place of byte offset off as the server does when it
+// reads the same file (tracedir.LineCol): one place, one answer.
 func lineCol(data []byte, off int64) string {
-	off = min(max(off, 0), int64(len(data)))
-	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	col := off - int64(bytes.LastIndexByte(data[:off], '\n'))
-	return "line " + strconv.Itoa(line) + " column " + strconv.FormatInt(col, 10)
+	line, col := tracedir.LineCol(data, max(off, 0))
+	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
 // get returns the raw value of key, or nil.

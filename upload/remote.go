@@ -32,8 +32,11 @@ import (
 // Keys is the access key pair requests to an Endpoint are signed with.
 type Keys = cascade.S3Keys
 
+// DefaultParallel is how many parts of a large file go to an Endpoint at
+// once when Options.Parallel is 0.
+const DefaultParallel = 4
+
 const (
-	defaultParallel = 4
 	// defaultPartSize keeps a part's retry cheap and the progress bar
 	// moving, while a 2 GB kernel is still only 128 requests.
 	defaultPartSize = 16 << 20
@@ -66,7 +69,7 @@ func newClient(opts Options) *s3.Client {
 		Credentials:  credentials.NewStaticCredentialsProvider(opts.Keys.AccessKey, opts.Keys.SecretKey, ""),
 		HTTPClient: &http.Client{Transport: &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
-			MaxIdleConnsPerHost: 2 * max(opts.Parallel, defaultParallel),
+			MaxIdleConnsPerHost: 2 * max(opts.Parallel, DefaultParallel),
 			IdleConnTimeout:     90 * time.Second,
 		}},
 		// The payload is not signed (no SHA-256 of the body, on either side):
@@ -83,7 +86,7 @@ func uploadRemote(ctx context.Context, opts Options, src *source, meta *metadata
 		opts.Bucket = "cascade"
 	}
 	if opts.Parallel <= 0 {
-		opts.Parallel = defaultParallel
+		opts.Parallel = DefaultParallel
 	}
 	r := &remote{
 		client: newClient(opts),

@@ -46,8 +46,9 @@ type Options struct {
 	Prefix   string
 	Keys     Keys
 	// Parallel is how many parts of a large file are sent at once; 0
-	// means 4. PartSize is the size of a multipart upload's parts; 0 means
-	// 16 MiB, or larger for a file of more than 10,000 of them.
+	// means DefaultParallel. PartSize is the size of a multipart
+	// upload's parts; 0 means 16 MiB, or larger for a file of more than
+	// 10,000 of them.
 	Parallel int
 	PartSize int64
 	// RunName names the run. Empty means metadata.json's run_name, else the
@@ -89,6 +90,23 @@ type Result struct {
 	// PartsSent and PartsSkipped count the parts of multipart uploads to
 	// an Endpoint sent now and found already there (a resumed upload).
 	PartsSent, PartsSkipped int
+}
+
+// String is the upload's summary for a person: "uploaded run to dest: 12
+// files, 1.5 GiB copied, 3 already there".
+func (r Result) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "uploaded %s to %s: %d files, %s copied", r.RunName, r.Dest, len(r.Files), formatBytes(r.CopiedBytes))
+	if r.Skipped > 0 {
+		fmt.Fprintf(&b, ", %d already there", r.Skipped)
+	}
+	if r.PartsSkipped > 0 {
+		fmt.Fprintf(&b, ", %d parts already there", r.PartsSkipped)
+	}
+	if r.Removed > 0 {
+		fmt.Fprintf(&b, ", %d old files removed", r.Removed)
+	}
+	return b.String()
 }
 
 // Upload copies the trace directory opts.Source to its destination. It is
@@ -253,6 +271,9 @@ func readSource(opts Options) (*source, *metadata, string, error) {
 	}
 	if err := ValidRunName(runName); err != nil {
 		return nil, nil, "", fmt.Errorf("upload: %w", err)
+	}
+	if err := checkSource(src, meta); err != nil {
+		return nil, nil, "", err
 	}
 	if src.metadata == "" {
 		meta.set("run_name", jsonString(runName))

@@ -2,11 +2,11 @@ package posttraces
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -15,7 +15,7 @@ import (
 )
 
 // BenchmarkPostprocess post-processes one generated ~200 MB raw kernel
-// (plain and xz, .tracez and --text) in a child process — the test binary
+// (plain and xz, .tracez and text) in a child process — the test binary
 // re-executed through TestMain — and reports throughput over the raw bytes
 // and the child's peak RSS. CASCADE_BENCH_LARGE=1 adds a ~2 GB kernel.
 //
@@ -41,10 +41,7 @@ func BenchmarkPostprocess(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.SetBytes(res.Kernels[0].Bytes)
-				args := []string{dir, "-j", "2"}
-				if v.text {
-					args = append(args, "--text")
-				}
+				child := childRun{Target: dir, Jobs: 2, Text: v.text}
 				var (
 					peak int64
 					cpu  time.Duration
@@ -55,7 +52,7 @@ func BenchmarkPostprocess(b *testing.B) {
 					b.StopTimer()
 					removeOutputs(b, dir)
 					b.StartTimer()
-					rss, c := runChild(b, args)
+					rss, c := runChild(b, child)
 					peak, cpu, runs = max(peak, rss), cpu+c, runs+1
 				}
 				b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
@@ -67,11 +64,24 @@ func BenchmarkPostprocess(b *testing.B) {
 	}
 }
 
-// runChild runs Main with args in a re-executed test binary and returns
+// childRun is the run a re-executed test binary makes (TestMain).
+type childRun struct {
+	Target  string
+	Jobs    int
+	Text    bool
+	WorkDir string
+}
+
+// runChild runs Run as c says in a re-executed test binary and returns
 // its peak RSS in KiB and its CPU time.
-func runChild(b *testing.B, args []string) (int64, time.Duration) {
+func runChild(b *testing.B, c childRun) (int64, time.Duration) {
+	c.WorkDir = b.TempDir()
+	arg, err := json.Marshal(c)
+	if err != nil {
+		b.Fatal(err)
+	}
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "CASCADE_TRACEPROC_CHILD="+strings.Join(args, "\x1f"), "CASCADE_WORK_DIR="+b.TempDir())
+	cmd.Env = append(os.Environ(), "CASCADE_TRACEPROC_CHILD="+string(arg))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("child: %v\n%s", err, out)
 	}

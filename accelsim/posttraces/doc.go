@@ -1,12 +1,17 @@
-// Package posttraces is Cascade's built-in post-processor: a streaming
-// replacement of Accel-Sim 2.0's post-traces-processing. It turns raw NVBit
-// kernel traces (formats.md §3) into per-thread-block traces the simulator
-// reads (§4), and the kernel lists into kernelslist.g (§5).
+// Package posttraces is Accel-Sim's trace format conversion, the work of
+// Cascade's built-in post-processor (postproc.Postprocess, which the
+// server runs as `cascade postprocess`): a streaming replacement of
+// Accel-Sim 2.0's post-traces-processing. [Run] turns raw NVBit kernel
+// traces (formats.md §3) into per-thread-block traces the simulator reads
+// (§4), .tracez through package tracez or text .traceg, and the kernel
+// lists into kernelslist.g (§5). It parses no command line and reads no
+// setting from the environment: its caller decides, in [Options], the
+// format, the jobs, the .tracez frame size and where spill files go.
 //
 // # What it writes
 //
 // For each kernel trace named by a kernel list, kernel-N[-ctx_0x…].trace
-// or .trace.xz, it writes kernel-N[-ctx_0x…].tracez, or with --text
+// or .trace.xz, it writes kernel-N[-ctx_0x…].tracez, or with Options.Text
 // kernel-N….traceg (kernel-N….traceg.xz for .xz input). Semantics follow
 // Accel-Sim: instruction lines are grouped by thread block (linear id
 // z*gy*gx + y*gx + x) and warp, in trace order; within a warp the 1st, 3rd,
@@ -60,6 +65,6 @@
 // bounded buffers; partitions are then assembled in order, in parallel, each
 // in memory when small (≤ 12 MB) and split again when not; a single warp
 // too large for memory is streamed from its spill file. Spill files live
-// in a fresh directory under $CASCADE_WORK_DIR (else os.TempDir()) and are
+// in a fresh directory under Options.WorkDir (else os.TempDir()) and are
 // removed when the kernel is done, fails or is cancelled.
 package posttraces

@@ -1,9 +1,10 @@
 package posttraces
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,80 +247,39 @@ func TestCancel(t *testing.T) {
 }
 
 // TestMain runs the package's tests, or, when re-executed by a benchmark
-// with CASCADE_TRACEPROC_CHILD set, the post-processor itself.
+// with CASCADE_TRACEPROC_CHILD set, the post-processor itself ([Run] with
+// the benchmark's childRun).
 func TestMain(m *testing.M) {
-	if args := os.Getenv("CASCADE_TRACEPROC_CHILD"); args != "" {
-		os.Exit(Main(context.Background(), strings.Split(args, "\x1f"), os.Stdout, os.Stderr))
+	if arg := os.Getenv("CASCADE_TRACEPROC_CHILD"); arg != "" {
+		var c childRun
+		if err := json.Unmarshal([]byte(arg), &c); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		if err := Run(context.Background(), c.Target, Options{Jobs: c.Jobs, Text: c.Text, WorkDir: c.WorkDir}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
 
-func TestMainCommand(t *testing.T) {
+// TestSubchunkInsts: Options.SubchunkInsts sets the .tracez frame size,
+// 2048 instructions when 0. (cmd/cascade's TestPostprocessSubchunkEnv
+// checks TRACEZ_SUBCHUNK_INSTS, which sets it for cascade postprocess.)
+func TestSubchunkInsts(t *testing.T) {
 	classic, _ := os.ReadFile("testdata/golden/classic/in/kernel-1.trace")
-	cases := []struct {
-		name     string
-		args     func(dir string) []string
-		code     int
-		stderr   string
-		makeList bool
-	}{
-		{name: "OK", args: func(d string) []string { return []string{d, "-j", "2"} }, code: 0},
-		{name: "OK text jN", args: func(d string) []string { return []string{"--text", "-j2", d} }, code: 0},
-		{name: "OK list file", args: func(d string) []string { return []string{filepath.Join(d, "kernelslist"), "-j=1"} }, code: 0},
-		{name: "ErrNoTarget", args: func(string) []string { return []string{"-j", "2"} }, code: 2, stderr: "missing"},
-		{name: "ErrBadJobs", args: func(d string) []string { return []string{d, "-j", "zero"} }, code: 2, stderr: "-j"},
-		{name: "ErrUnknownFlag", args: func(d string) []string { return []string{d, "--fast"} }, code: 2, stderr: "unknown flag"},
-		{name: "ErrMissingDir", args: func(d string) []string { return []string{filepath.Join(d, "nope")} }, code: 1, stderr: "nope"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			dir, work := t.TempDir(), filepath.Join(t.TempDir(), "work")
-			t.Setenv("CASCADE_WORK_DIR", work) // created on demand
-			writeFile(t, dir, "kernel-1.trace", string(classic))
-			writeFile(t, dir, "kernelslist", "kernel-1.trace\n")
-			var stdout, stderr bytes.Buffer
-			if code := Main(context.Background(), tc.args(dir), &stdout, &stderr); code != tc.code {
-				t.Fatalf("code = %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
-			}
-			if !strings.Contains(stderr.String(), tc.stderr) {
-				t.Errorf("stderr %q does not contain %q", stderr.String(), tc.stderr)
-			}
-			if tc.code == 0 {
-				if _, err := os.Stat(filepath.Join(dir, "kernelslist.g")); err != nil {
-					t.Error(err)
-				}
-				assertEmptyDir(t, work)
-			}
-		})
-	}
-}
-
-func TestSubchunkEnv(t *testing.T) {
-	classic, _ := os.ReadFile("testdata/golden/classic/in/kernel-1.trace")
-	cases := []struct {
-		name, env string
-		want      uint32
-		err       bool
-	}{
-		{name: "default", want: 2048},
-		{name: "set", env: "3", want: 3},
-		{name: "ErrNotANumber", env: "many", err: true},
-		{name: "ErrZero", env: "0", err: true},
-	}
-	for _, tc := range cases {
+	for _, tc := range []struct {
+		name string
+		sub  int
+		want uint32
+	}{{"default", 0, 2048}, {"set", 3, 3}} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, dir, "kernel-1.trace", string(classic))
 			writeFile(t, dir, "kernelslist", "kernel-1.trace\n")
-			t.Setenv("TRACEZ_SUBCHUNK_INSTS", tc.env)
-			err := Run(context.Background(), dir, Options{WorkDir: t.TempDir()})
-			if tc.err {
-				if err == nil || !strings.Contains(err.Error(), "TRACEZ_SUBCHUNK_INSTS") {
-					t.Fatalf("err = %v, want a TRACEZ_SUBCHUNK_INSTS error", err)
-				}
-				return
-			}
-			if err != nil {
+			if err := Run(context.Background(), dir, Options{WorkDir: t.TempDir(), SubchunkInsts: tc.sub}); err != nil {
 				t.Fatal(err)
 			}
 			r, err := tracez.Open(filepath.Join(dir, "kernel-1.tracez"))

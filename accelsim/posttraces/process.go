@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -32,9 +31,10 @@ type Options struct {
 	Jobs int
 	// Text writes .traceg (.traceg.xz for .xz input) instead of .tracez.
 	Text bool
-	// WorkDir holds the spill files; "" means $CASCADE_WORK_DIR, else os.TempDir().
+	// WorkDir holds the spill files; "" means os.TempDir().
 	WorkDir string
-	// SubchunkInsts is the .tracez frame size; 0 means $TRACEZ_SUBCHUNK_INSTS, else 2048.
+	// SubchunkInsts is the .tracez frame size; 0 means
+	// tracez.DefaultSubchunkInsts (2048).
 	SubchunkInsts int
 	// XZ is the xz binary; "" looks up xz on PATH, "-" forces the pure-Go codec.
 	XZ string
@@ -75,24 +75,17 @@ func newProcessor(opts Options) (*processor, error) {
 	p.targetPart = min(p.targetPart, p.maxPartMem/2+1)
 	p.cpu = make(chan struct{}, p.jobs)
 	sub := opts.SubchunkInsts
+	if sub < 0 {
+		return nil, fmt.Errorf("subchunk size %d: want a positive number of instructions", sub)
+	}
 	if sub == 0 {
 		sub = tracez.DefaultSubchunkInsts
-		if v := os.Getenv("TRACEZ_SUBCHUNK_INSTS"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return nil, fmt.Errorf("TRACEZ_SUBCHUNK_INSTS=%q: not a positive integer", v)
-			}
-			sub = n
-		}
 	}
 	var err error
 	if p.enc, err = tracez.NewEncoder(sub, p.jobs); err != nil {
 		return nil, err
 	}
 	root := opts.WorkDir
-	if root == "" {
-		root = os.Getenv("CASCADE_WORK_DIR")
-	}
 	if root == "" {
 		root = os.TempDir()
 	}

@@ -1,6 +1,3 @@
-// Package simlog reads what Accel-Sim's accel-sim.out prints (formats.md §6)
-// as it prints it: per-kernel results, progress, and the outcome of the run,
-// with the simulator's decisive error line when it failed.
 package simlog
 
 import (
@@ -11,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/accelsim/simstats"
 )
 
 // Lines of the Accel-Sim log that the parser acts on (formats.md §6, checked
@@ -59,12 +58,24 @@ type Outcome struct {
 	Succeeded bool
 	Failure   Failure // "" when Succeeded
 	Reason    string  // a sentence for Run.error; "" when Succeeded
+	// Class is the failure's class, as Accel-Sim's job_status.py classes
+	// failed jobs; "" when Succeeded.
+	Class cascade.FailureClass
+	// Line is the log's decisive line ("deadlock detected ...", the
+	// assertion, "Unknown Option: ..."); "" when the log has none.
+	Line string
 }
 
 // Exit is how the simulator process ended, as its executor saw it.
 type Exit struct {
 	Code   int    // exit status; -1 when killed by a signal
 	Signal string // "killed", "aborted (core dumped)", ...; "" for a normal exit
+	// OOM is set by an executor that knows the process was killed for
+	// memory: the kernel's OOM killer, or Slurm's OUT_OF_MEMORY.
+	OOM bool
+	// TimeLimit is set by an executor whose time limit ended the process
+	// (Slurm's TIMEOUT).
+	TimeLimit bool
 }
 
 // ExitFromProcessState reads an [Exit] from a finished process; nil (a
@@ -84,10 +95,17 @@ func ExitFromProcessState(ps *os.ProcessState) Exit {
 func (e Exit) OK() bool { return e.Code == 0 && e.Signal == "" }
 
 func (e Exit) String() string {
+	s := "exit " + strconv.Itoa(e.Code)
 	if e.Signal != "" {
-		return "signal: " + e.Signal
+		s = "signal: " + e.Signal
 	}
-	return "exit " + strconv.Itoa(e.Code)
+	switch {
+	case e.OOM:
+		s += " (out of memory)"
+	case e.TimeLimit:
+		s += " (time limit)"
+	}
+	return s
 }
 
 // Parser reads an Accel-Sim log line by line as it grows. It is safe for
@@ -110,6 +128,9 @@ type Parser struct {
 	unsupported  string // the unsupported binary version line
 	errLine      string // the decisive error line: the first of the highest rank
 	errRank      int
+
+	stats *simstats.Reader // nil unless ReadStats was called
+	build []string         // the simulator's build lines, as printed
 }
 
 // statsBlock collects one kernel's statistics, kernel_name to
@@ -132,6 +153,40 @@ const (
 // NewParser returns a parser for a run of expected kernels.
 func NewParser(expected int) *Parser {
 	return &Parser{expected: expected, names: map[int]string{}, byUID: map[int]int{}}
+}
+
+// ReadStats makes p read every kernel's statistics, the counters of t, into
+// its results' Stats (encoded by [simstats.Encode]), and returns p. A
+// kernel's statistics are complete once the next kernel's block starts or
+// the log ends ([Parser.Outcome]). Call it before the first line.
+func (p *Parser) ReadStats(t *simstats.Table) *Parser {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stats = simstats.NewReader(t)
+	return p
+}
+
+// takeStats gives each kernel whose statistics block is complete its
+// values: by launch uid, or, for a block without one, the earliest result
+// without statistics.
+func (p *Parser) takeStats() {
+	for _, k := range p.stats.Take() {
+		i, ok := p.byUID[k.UID]
+		if !ok {
+			i = slices.IndexFunc(p.results, func(r cascade.RunKernel) bool { return r.Stats == nil })
+		}
+		if i >= 0 && i < len(p.results) {
+			p.results[i].Stats = simstats.Encode(nil, k.Values)
+		}
+	}
+}
+
+// Build returns the simulator's build lines ("Accel-Sim [build ...]",
+// "GPGPU-Sim ... [build ...]"), trimmed, in the order printed.
+func (p *Parser) Build() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.build...)
 }
 
 // maxLogLine bounds the unterminated line [Parser.Write] holds back, so
@@ -180,7 +235,16 @@ func (p *Parser) Line(line string) {
 
 func (p *Parser) line(line string) {
 	line = strings.TrimRight(line, "\r\n \t")
+	if p.stats != nil {
+		p.stats.Line(line)
+		if strings.HasPrefix(line, "kernel_name") {
+			p.takeStats()
+		}
+	}
 	trimmed := strings.TrimSpace(line)
+	if len(p.build) < 2 && strings.Contains(trimmed, "[build ") {
+		p.build = append(p.build, strings.Trim(trimmed, "* "))
+	}
 	switch {
 	case strings.HasPrefix(trimmed, logProcessing):
 		p.processed = append(p.processed, strings.TrimSpace(strings.TrimPrefix(trimmed, logProcessing)))
@@ -423,15 +487,27 @@ func (p *Parser) Outcome(exit Exit) Outcome {
 		p.partial = nil
 	}
 	p.commit()
+	if p.stats != nil {
+		p.stats.Finish()
+		p.takeStats()
+	}
 
 	done := p.done()
 	after := fmt.Sprintf("after %d of %d kernels", done, p.expected)
 	fail := func(f Failure, format string, args ...any) Outcome {
-		return Outcome{Failure: f, Reason: fmt.Sprintf(format, args...)}
+		o := Outcome{Failure: f, Reason: fmt.Sprintf(format, args...)}
+		o.Class, o.Line = p.classify(f, exit)
+		return o
 	}
 	switch {
 	case p.deadlock != "":
 		return fail(FailureDeadlock, "deadlock %s%s: %s", p.running(), after, p.deadlock)
+	case exit.OOM || exit.TimeLimit:
+		reason := fmt.Sprintf("simulator %s %s%s", exit, p.running(), after)
+		if p.errLine != "" {
+			reason += ": " + p.errLine
+		}
+		return fail(FailureCrash, "%s", reason)
 	case p.unsupported != "":
 		reason := fmt.Sprintf("%s%s (the simulator exits 0 after it), %s", p.unsupported, p.processing(), after)
 		if strings.HasSuffix(p.unsupported, ": 0") {
@@ -457,6 +533,45 @@ func (p *Parser) Outcome(exit Exit) Outcome {
 		return fail(FailureMissingKernels, "simulator finished but reported %d of %d kernels%s", done, p.expected, p.missing())
 	}
 	return Outcome{Succeeded: true}
+}
+
+// classify gives a failure its class and decisive line: from what the
+// log says when it says why, else from how the process ended.
+func (p *Parser) classify(f Failure, exit Exit) (cascade.FailureClass, string) {
+	line := p.errLine
+	has := func(subs ...string) bool {
+		for _, s := range subs {
+			if strings.Contains(line, s) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case f == FailureDeadlock:
+		return cascade.FailureDeadlock, p.deadlock
+	case exit.OOM:
+		return cascade.FailureOutOfMemory, line
+	case exit.TimeLimit:
+		return cascade.FailureTimeLimit, line
+	case f == FailureUnsupportedBinary && strings.HasSuffix(p.unsupported, ": 0") && has("No such file or directory"):
+		return cascade.FailureMissingTrace, line
+	case f == FailureUnsupportedBinary:
+		return cascade.FailureUnsupportedBinary, p.unsupported
+	case f == FailureLimit:
+		return cascade.FailureCycleLimit, logLimit
+	case f == FailureTraceFormat:
+		return cascade.FailureUnsupportedTrace, line
+	case has("Unknown Option"):
+		return cascade.FailureBadConfig, line
+	case has("std::bad_alloc", "Cannot allocate memory", "out of memory"):
+		return cascade.FailureOutOfMemory, line
+	case has("Assertion"):
+		return cascade.FailureAssertion, line
+	case strings.HasPrefix(exit.Signal, "segmentation fault") || has("Segmentation fault"):
+		return cascade.FailureSegfault, line
+	}
+	return cascade.FailureOther, line
 }
 
 // running names the kernel that was running: the last launched one without a

@@ -13,7 +13,8 @@ import (
 )
 
 // DefaultSubchunkInsts is the number of instructions per zstd frame when
-// TRACEZ_SUBCHUNK_INSTS is not set.
+// the writer is not told another (cascade postprocess reads it from
+// TRACEZ_SUBCHUNK_INSTS).
 const DefaultSubchunkInsts = 2048
 
 // footerMemLimit is how much footer the [Writer] keeps in memory before it

@@ -8,29 +8,31 @@ import (
 
 	"github.com/cascade-sim/cascade/accelsim"
 	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/postproc"
 )
 
 // simSetup is what serve was told about the simulator and the trace format.
 type simSetup struct {
-	accelSimDir   string // CASCADE_ACCELSIM_DIR
-	traceFormat   string // CASCADE_TRACE_FORMAT; "" to pick
-	simCmdSet     bool   // CASCADE_SIM_CMD or --sim-cmd given
-	configsSet    bool   // CASCADE_SIM_CONFIGS_DIR or --sim-configs-dir given
-	builtInPP     bool   // the post-processor is `cascade postprocess`
-	postprocessor []string
+	accelSimDir   string   // CASCADE_ACCELSIM_DIR
+	traceFormat   string   // CASCADE_TRACE_FORMAT; "" to pick
+	simCmdSet     bool     // CASCADE_SIM_CMD or --sim-cmd given
+	configsSet    bool     // CASCADE_SIM_CONFIGS_DIR or --sim-configs-dir given
+	builtInPP     bool     // the post-processor is `cascade postprocess`
+	postprocessor []string // CASCADE_POSTPROCESS_CMD, or the cascade binary and "postprocess"
 }
 
 // applySimSetup fills in the simulator, its configs and library path from
 // an Accel-Sim checkout (CASCADE_SIM_CMD and CASCADE_SIM_CONFIGS_DIR win
-// over it), picks the trace format the built-in post-processor writes, and
-// says in cfg.Report what it found, or exactly what is missing.
+// over it), has postproc pick the trace format the built-in
+// post-processor writes and its command line, and says in cfg.Report what
+// it found, or exactly what is missing.
 func applySimSetup(cfg *app.Config, s simSetup) error {
-	switch s.traceFormat {
-	case "", accelsim.FormatTracez, accelsim.FormatTraceg:
-	default:
-		return fmt.Errorf("trace format: want %s or %s, got %q (CASCADE_TRACE_FORMAT)", accelsim.FormatTracez, accelsim.FormatTraceg, s.traceFormat)
+	if s.traceFormat != "" {
+		if _, err := postproc.ParseFormat(s.traceFormat); err != nil {
+			return fmt.Errorf("%w (CASCADE_TRACE_FORMAT)", err)
+		}
 	}
-	format, why := s.traceFormat, "CASCADE_TRACE_FORMAT"
+	var reads, readsWhy string // what the checkout's simulator reads
 	if s.accelSimDir != "" {
 		dir, err := filepath.Abs(s.accelSimDir)
 		if err != nil {
@@ -58,20 +60,14 @@ func applySimSetup(cfg *app.Config, s simSetup) error {
 			}
 			cfg.SimEnv = append(cfg.SimEnv, "LD_LIBRARY_PATH="+path)
 		}
-		switch {
-		case c.Format == "":
-		case format == "":
-			format, why = c.Format, "picked: the checkout's simulator "+strings.TrimPrefix(c.FormatWhy, accelsim.TraceParserPath+" ")
-		case format != c.Format:
-			report = append(report, fmt.Sprintf("warning: CASCADE_TRACE_FORMAT=%s, but %s: runs will fail with \"Unsupported file type!\"", format, c.FormatWhy))
+		reads, readsWhy = c.Format, "the checkout's simulator "+strings.TrimPrefix(c.FormatWhy, accelsim.TraceParserPath+" ")
+		if s.traceFormat != "" && c.Format != "" && s.traceFormat != c.Format {
+			report = append(report, fmt.Sprintf("warning: CASCADE_TRACE_FORMAT=%s, but %s: runs will fail with \"Unsupported file type!\"", s.traceFormat, c.FormatWhy))
 		}
 		for i, l := range report {
 			report[i] = "Accel-Sim checkout " + dir + ": " + l
 		}
 		cfg.Report = append(cfg.Report, report...)
-	}
-	if format == "" {
-		format, why = accelsim.FormatTracez, "the default (Accel-Sim 2.0's)"
 	}
 	if !s.builtInPP {
 		if s.traceFormat != "" {
@@ -80,10 +76,11 @@ func applySimSetup(cfg *app.Config, s simSetup) error {
 		cfg.PostprocessCmd = s.postprocessor
 		return nil
 	}
-	cfg.PostprocessCmd, cfg.TraceFormat = s.postprocessor, format
-	if format == accelsim.FormatTraceg {
-		cfg.PostprocessCmd = append(cfg.PostprocessCmd, "--text")
+	format, why, err := postproc.ChooseFormat(s.traceFormat, reads, readsWhy)
+	if err != nil {
+		return err
 	}
+	cfg.PostprocessCmd, cfg.TraceFormat = postproc.BuiltinCommand(s.postprocessor, format), format
 	cfg.Report = append(cfg.Report, fmt.Sprintf("the built-in post-processor writes %s (%s)", format, why))
 	return nil
 }

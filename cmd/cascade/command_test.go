@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -194,5 +196,42 @@ func TestSimulatorPathWithASpace(t *testing.T) {
 	})
 	if r.Run.State != "SUCCEEDED" {
 		t.Fatalf("%s: %v", r.Run.State, *r.Run.Error)
+	}
+}
+
+// TestVersion: cascade --version names the build's commit, as /healthz
+// does: a binary built in a git checkout records it.
+func TestVersion(t *testing.T) {
+	bin := testkit.Program(t, "./cmd/cascade")
+	for _, arg := range []string{"--version", "version"} {
+		out, err := exec.Command(bin, arg).Output()
+		if err != nil {
+			t.Fatalf("cascade %s: %v", arg, err)
+		}
+		head, err := exec.Command("git", "-C", testkit.ModuleRoot(), "rev-parse", "HEAD").Output()
+		if err != nil {
+			t.Skipf("not a git checkout: %v", err)
+		}
+		// The go command records no commit in a binary built in a linked
+		// worktree (git worktree add): its .git is a file.
+		if fi, err := os.Stat(filepath.Join(testkit.ModuleRoot(), ".git")); err == nil && !fi.IsDir() {
+			t.Skip("a linked git worktree: go build records no commit there")
+		}
+		want := " (commit " + strings.TrimSpace(string(head))[:12] + ", "
+		if !strings.HasPrefix(string(out), "cascade v") || !strings.Contains(string(out), want) {
+			t.Errorf("cascade %s: %q, want a version and %q", arg, out, want)
+		}
+	}
+	addr, _, _ := testkit.ServeProcess(t, t.TempDir(), "CASCADE_S3_ADDR=off")
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var h struct {
+		Build struct{ Version, Commit, Date string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || h.Build.Version == "" || len(h.Build.Commit) != 40 || h.Build.Date == "" {
+		t.Errorf("/healthz build %+v, %v", h.Build, err)
 	}
 }

@@ -27,7 +27,7 @@ var slurmOptions = []struct{ option, env, flag, help string }{
 }
 
 func (f *slurmFlags) define(fs *flag.FlagSet, cfg *app.Config) {
-	fs.StringVar(&cfg.Executor, "executor", env("CASCADE_EXECUTOR", "local"), "where runs execute: local (this machine) or slurm (a batch job each; see README) (CASCADE_EXECUTOR)")
+	fs.StringVar(&cfg.Executor, "executor", env("CASCADE_EXECUTOR", "local"), "where runs execute: local (this machine) or slurm (a batch job each; see docs/slurm.md) (CASCADE_EXECUTOR)")
 	fs.StringVar(&cfg.Slurm.Bin, "slurm-bin", env("CASCADE_SLURM_BIN", ""), "directory of Slurm's commands (sbatch, squeue, ...); PATH when empty (CASCADE_SLURM_BIN)")
 	fs.DurationVar(&cfg.Slurm.PollInterval, "slurm-poll-interval", envDuration("CASCADE_SLURM_POLL_INTERVAL", runs.DefaultSlurmPollInterval), "how often every job is polled, with one squeue call (CASCADE_SLURM_POLL_INTERVAL)")
 	fs.DurationVar(&cfg.Slurm.Timeout, "slurm-timeout", envDuration("CASCADE_SLURM_TIMEOUT", 30*time.Second), "time a Slurm command may take before Slurm counts as unavailable (CASCADE_SLURM_TIMEOUT)")

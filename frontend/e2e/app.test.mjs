@@ -29,6 +29,44 @@ describe("Cascade UI against a real server", () => {
     }
   });
 
+  test("the browser gets the UI's scripts and styles gzip-compressed, and runs them", async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    const assets = [];
+    page.on("response", (r) => {
+      if (new URL(r.url()).pathname.startsWith("/assets/")) assets.push(r);
+    });
+    await page.goto(server.url + "/");
+    await page.getByRole("heading", { name: "Traces" }).waitFor();
+    await page.locator('[data-connection="connected"]').waitFor();
+    const js = assets.filter((r) => /\.(js|css)$/.test(new URL(r.url()).pathname));
+    assert.ok(js.length >= 2, `the first screen loads its script and style: ${assets.map((r) => r.url()).join(", ")}`);
+    for (const r of js) {
+      const h = await r.allHeaders();
+      assert.equal(h["content-encoding"], "gzip", `${r.url()} is not compressed: ${JSON.stringify(h)}`);
+      assert.match(h["vary"] ?? "", /Accept-Encoding/i, r.url());
+      assert.equal(h["cache-control"], "public, max-age=31536000, immutable", r.url());
+      // What the browser decoded is the script itself, as served without compression.
+      const plain = await fetch(r.url(), { headers: { "Accept-Encoding": "identity" } });
+      assert.equal(plain.headers.get("content-encoding"), null);
+      assert.equal((await r.body()).equals(Buffer.from(await plain.arrayBuffer())), true, r.url());
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("the footer names the server's build, as /healthz does", async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(server.url + "/");
+    const health = await (await fetch(server.url + "/healthz")).json();
+    const footer = page.getByTestId("build");
+    await footer.getByText(`Cascade ${health.build.version}`).waitFor();
+    if (health.build.commit) await footer.getByText(`commit ${health.build.commit.slice(0, 12)}`).waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test("a trace appears on the open Traces screen and walks UPLOADING → READY without reload", async () => {
     const page = await browser.context.newPage();
     const errors = watchErrors(page);
@@ -157,6 +195,22 @@ describe("Cascade UI against a real server", () => {
     await page.close();
   });
 
+  test("a trace its own metadata.json failed offers no Retry, but says to upload a corrected one", async () => {
+    const bad = `${ID}-badmeta`;
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await writeTraceFile(server.bucket, bad, "traces/kernelslist.g", "kernel-1.traceg\n");
+    await writeTraceFile(server.bucket, bad, "metadata.json", '{"model": "broken",\n  "layers": [0,]\n}\n');
+    await page.goto(`${server.url}/traces/${bad}`);
+    await page.locator('.trace-page .toolbar [data-state="FAILED"]').waitFor({ timeout: 20000 });
+    await page.getByRole("alert").filter({ hasText: "metadata.json: line 2" }).waitFor();
+    await page.getByTestId("fix-metadata").getByText("Upload a corrected metadata.json").waitFor();
+    assert.equal(await page.getByRole("button", { name: "Retry" }).count(), 0, "Retry is offered for a trace it cannot help");
+    await screenshot(page, "11b-trace-bad-metadata");
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test("100,000 kernels load in chunks and scroll", async () => {
     const big = `${ID}-100k`;
     for (const f of bigTraceFiles(100_000)) await writeTraceFile(server.bucket, big, ...f);
@@ -219,8 +273,11 @@ describe("Cascade UI against a real server", () => {
     const q = `{ trace(id: "${ID}") { id state kernelCount } }`;
     await page.goto(`${server.url}/playground?query=${encodeURIComponent(q)}`);
     const run = page.locator(".graphiql-execute-button");
+    // The editor holds the query (Monaco draws spaces as no-break ones): run it.
+    const editorHas = (text) =>
+      page.waitForFunction((t) => document.querySelector(".graphiql-query-editor")?.textContent?.includes(t), text);
     await run.waitFor();
-    await page.waitForTimeout(500); // the editors mount
+    await editorHas("kernelCount");
     await run.click();
     const responseHas = (text) =>
       page.waitForFunction((t) => document.querySelector(".graphiql-response")?.textContent?.includes(t), text);
@@ -231,7 +288,7 @@ describe("Cascade UI against a real server", () => {
     const sub = "subscription { traceUpdated(id: null) { id state kernelCount } }";
     await page.goto(`${server.url}/playground?query=${encodeURIComponent(sub)}`);
     await run.waitFor();
-    await page.waitForTimeout(500);
+    await editorHas("traceUpdated");
     await run.click();
     // Files keep landing until the subscription has reported one (it may still be starting).
     const other = `${ID}-sub`;
@@ -242,6 +299,14 @@ describe("Cascade UI against a real server", () => {
     }
     await seen;
     await screenshot(page, "05-playground-subscription");
+
+    // The playground leads back to the app, and the app to the playground.
+    await page.getByRole("link", { name: "Cascade", exact: true }).click();
+    await page.waitForURL(`${server.url}/`);
+    await page.getByRole("heading", { name: "Traces" }).waitFor();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Playground" }).click();
+    await page.waitForURL(`${server.url}/playground`);
+    await page.getByRole("link", { name: "Cascade", exact: true }).waitFor();
     await page.close();
   });
 

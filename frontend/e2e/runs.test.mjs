@@ -82,6 +82,11 @@ describe("runs against a real server", { skip }, () => {
     await page.getByRole("table", { name: "Run kernels" }).getByText(/rms_norm/).first().waitFor();
     await page.getByRole("table", { name: "Projected step times" }).waitFor();
     assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
+    // The simulator counts thread instructions (gpu_sim_insn), the trace warp instructions: the
+    // columns say which.
+    const runKernels = page.getByRole("table", { name: "Run kernels" });
+    await runKernels.getByRole("columnheader", { name: "Instructions (thread)" }).waitFor();
+    await runKernels.getByRole("columnheader", { name: "IPC (thread)" }).waitFor();
 
     // Hovering a point names its kernel.
     const box = await page.locator(".chart .u-over").boundingBox();
@@ -90,11 +95,14 @@ describe("runs against a real server", { skip }, () => {
       if (await page.getByRole("tooltip").count()) break;
     }
     await page.getByRole("tooltip").waitFor();
+    // It names the kernel as the tables do, not by its mangled name.
+    assert.doesNotMatch(await page.getByRole("tooltip").innerText(), /_Z\w+/);
     await screenshot(page, "22-run-succeeded");
 
     // The trace page lists the run.
     await page.goto(`${server.url}/traces/${QS}`);
     await page.getByRole("table", { name: "Runs" }).getByText("e2e quickstart").waitFor();
+    await page.getByRole("table", { name: "Kernels" }).getByRole("columnheader", { name: "Instructions (warp)" }).waitFor();
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -131,8 +139,18 @@ describe("runs against a real server", { skip }, () => {
     const mangled = "_ZN4vllm15rms_norm_kernelIN3c108BFloat16EEEvPT_PKS3_S6_fii";
     assert.match(await rms.getAttribute("title"), new RegExp(`^${mangled}\n`));
     assert.equal(await table.getByText(mangled, { exact: true }).count(), 0, "the mangled name is not what the table shows");
-    await table.getByRole("button", { name: `Copy mangled name ${mangled}` }).click();
+    // The copy button shows an icon whatever fonts the machine has (no glyph to miss).
+    const copy = table.getByRole("button", { name: `Copy mangled name ${mangled}` });
+    const visible = async (what) => {
+      const b = await copy.locator("svg:visible path").first().boundingBox({ timeout: 5_000 });
+      assert.ok(b && b.width > 2 && b.height > 2, `the copy button's ${what} icon is drawn: ${JSON.stringify(b)}`);
+    };
+    await visible("copy");
+    await copy.click();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), mangled);
+    // It says "copied" for a moment, then shows its icon again.
+    await copy.locator('[data-icon="copy"]').waitFor();
+    await visible("copy");
 
     const search = page.getByLabel("Search kernels by name, mangled or demangled");
     const rows = table.getByRole("rowgroup", { name: "Kernel rows, scrollable" }).getByRole("row");
@@ -163,7 +181,24 @@ describe("runs against a real server", { skip }, () => {
     const id = page.url().split("/").pop();
     // Held before its first kernel's statistics, it runs until cancelled.
     await page.locator('.run-page .toolbar [data-state="RUNNING"]').waitFor({ timeout: 30_000 });
-    await page.getByRole("button", { name: "Cancel run" }).click();
+    // One click asks first; "Keep running" leaves the run alone.
+    const cancel = page.getByRole("button", { name: "Cancel run", exact: true });
+    await cancel.click();
+    const confirm = page.getByRole("group", { name: "Cancel this run?" });
+    await confirm.waitFor({ timeout: 5_000 });
+    const keep = confirm.getByRole("button", { name: "Keep running" });
+    assert.equal(await keep.evaluate((b) => b === document.activeElement), true, "the harmless choice has the focus");
+    await screenshot(page, "30-run-cancel-confirm");
+    await keep.click();
+    await confirm.waitFor({ state: "detached" });
+    // Escape leaves it too.
+    await cancel.click();
+    await confirm.waitFor();
+    await page.keyboard.press("Escape");
+    await confirm.waitFor({ state: "detached" });
+    assert.equal(await page.locator('.run-page .toolbar [data-state="RUNNING"]').count(), 1, "still running");
+    await cancel.click();
+    await confirm.getByRole("button", { name: "Yes, cancel run" }).click();
     await page.locator('.run-page .toolbar [data-state="CANCELLED"]').waitFor({ timeout: 30_000 });
     assert.equal(await page.getByRole("button", { name: "Cancel run" }).count(), 0);
     await screenshot(page, "23-run-cancelled");

@@ -17,6 +17,24 @@ const skip = !process.env.CASCADE_SIM_CMD
     ? `no sim configs at ${configs}`
     : false;
 
+/**
+ * What the sweep page shows in the first frame whose progress line matches re: that line and
+ * each config's Succeeded cell of the comparison (none while it says no run has succeeded).
+ */
+async function whenProgress(page, re) {
+  const shown = await page.waitForFunction(
+    (source) => {
+      const progress = document.querySelector('[data-testid="sweep-progress-text"]')?.textContent ?? "";
+      if (!new RegExp(source).test(progress)) return null;
+      const rows = document.querySelectorAll('table[aria-label="Sweep comparison"] tr[data-config]');
+      return { progress, succeeded: Object.fromEntries([...rows].map((tr) => [tr.dataset.config, tr.cells[1].textContent])) };
+    },
+    re.source,
+    { timeout: 30_000 },
+  );
+  return shown.jsonValue();
+}
+
 // One simulation at a time, each held before every kernel's statistics until the test lets
 // it on (FAKESIM_STEP): what the pages show never depends on the machine's speed. A run's
 // steps are given once the run before it is over, since a line written to the pipe while a
@@ -66,15 +84,15 @@ describe("sweeps against a real server", { skip }, () => {
     assert.equal(await runs.locator("tbody tr").count(), 4);
     await page.getByText("No run has succeeded yet.").waitFor();
 
-    // The first run's four kernels: one run over, its config's comparison shows.
+    // The first run's four kernels: one run over, its config's comparison shows, in the same
+    // frame as the progress that counts it (both come with the run's event).
     for (let k = 0; k < 4; k++) await sim.step();
-    await progress.getByText(/^1 of 4 done/).waitFor({ timeout: 30_000 });
+    const first = await whenProgress(page, /^1 of 4 done/);
+    assert.deepEqual(Object.values(first.succeeded).sort(), ["0 of 2", "1 of 2"], `shown with "${first.progress}"`);
     await runs.locator('tr[data-state="SUCCEEDED"]').first().waitFor();
     // The first run's config (the lists' order decides which) has a MAPE; the other none yet.
     const comparison = page.getByRole("table", { name: "Sweep comparison" });
-    await comparison.getByText(/^\d+(\.\d)? %$/).first().waitFor({ timeout: 30_000 });
-    await comparison.getByText("1 of 2").waitFor();
-    await comparison.getByText("0 of 2").waitFor();
+    await comparison.getByText(/^\d+(\.\d)? %$/).first().waitFor();
     await screenshot(page, "61-sweep-running");
 
     // The Runs screen, open beside it, shows the sweep's progress as it goes.
@@ -91,11 +109,12 @@ describe("sweeps against a real server", { skip }, () => {
       for (let k = 0; k < 4; k++) await sim.step();
       await progress.getByText(new RegExp(`^${done} of 4 done`)).waitFor({ timeout: 30_000 });
     }
+    // The comparison says every run succeeded as soon as the progress does, not a refetch later.
+    const last = await whenProgress(page, /^4 of 4 done$/);
+    assert.deepEqual(last.succeeded, { SM90_H100: "2 of 2", SM86_RTX3070: "2 of 2" }, `shown with "${last.progress}"`);
     await row.getByText(/^4 of 4 done$/).waitFor({ timeout: 30_000 });
     assert.equal(await row.getAttribute("data-done"), "yes");
     for (const c of ["SM90_H100", "SM86_RTX3070"]) {
-      const tr = page.getByRole("table", { name: "Sweep comparison" }).locator(`tr[data-config="${c}"]`);
-      await tr.getByText("2 of 2").waitFor({ timeout: 30_000 });
       await page.getByTestId(`mape-${c}`).getByText(/^\d+(\.\d)? %$/).waitFor();
       await page.getByTestId(`correlation-${c}`).getByText(/^-?[01]\.\d{3}$/).waitFor();
     }
@@ -104,6 +123,17 @@ describe("sweeps against a real server", { skip }, () => {
     assert.equal(await list.evaluate(() => window.__sameDocument), true, "the Runs screen reloaded");
     await screenshot(page, "62-sweep-done");
     await screenshot(list, "63-runs-with-sweep");
+
+    // The Runs screen tells the sweep's runs apart: each is named by the label, its trace and
+    // its config, not the sweep's label alone.
+    const names = await list
+      .getByRole("table", { name: "Runs" })
+      .locator("tbody tr[data-run-id]")
+      .filter({ has: list.getByRole("link", { name: "e2e sweep", exact: true }) })
+      .evaluateAll((trs) => trs.map((tr) => tr.cells[1].querySelector("a").textContent));
+    assert.equal(names.length, 4, names.join(" | "));
+    assert.equal(new Set(names).size, 4, `the sweep's runs share a name: ${names.join(" | ")}`);
+    for (const n of names) assert.match(n, /^e2e sweep · sw-[ab] · (SM90_H100|SM86_RTX3070)$/);
 
     // A run of the sweep names it, and links back.
     await runs.getByRole("link").first().click();
@@ -122,13 +152,23 @@ describe("sweeps against a real server", { skip }, () => {
     await page.goto(`${server.url}/sweeps/new`);
     await page.getByRole("checkbox", { name: "All ready traces" }).check();
     await page.getByRole("checkbox", { name: /SM7_QV100/ }).check();
-    await page.getByTestId("sweep-size").getByText("2 traces × 1 configs = 2 runs").waitFor();
+    await page.getByTestId("sweep-size").getByText("2 traces × 1 config = 2 runs").waitFor();
     await page.getByRole("button", { name: "Launch sweep" }).click();
     await page.waitForURL(/\/sweeps\/(?!new$)[^/]+$/);
     const progress = page.getByTestId("sweep-progress-text");
     // Held before its first kernel's statistics, the first run runs until cancelled.
     await progress.getByText(/1 running/).waitFor({ timeout: 30_000 });
-    await page.getByRole("button", { name: "Cancel sweep" }).click();
+    // One click asks first; "Keep" leaves the sweep as it was.
+    const cancel = page.getByRole("button", { name: "Cancel sweep", exact: true });
+    await cancel.click();
+    const confirm = page.getByRole("group", { name: "Cancel this sweep?" });
+    await confirm.getByText(/Its 2 runs not over stop/).waitFor();
+    await screenshot(page, "65-sweep-cancel-confirm");
+    await confirm.getByRole("button", { name: "Keep the sweep" }).click();
+    await confirm.waitFor({ state: "detached" });
+    assert.match(await progress.innerText(), /1 running/);
+    await cancel.click();
+    await confirm.getByRole("button", { name: "Yes, cancel sweep" }).click();
     await progress.getByText(/^2 of 2 done · 2 cancelled$/).waitFor({ timeout: 30_000 });
     // Each sweepUpdated brings one run and the sweep's progress as it is when sent: the
     // line can count a cancellation whose run's own event comes a moment later.

@@ -1,3 +1,4 @@
+import { BuildFooter } from "./components/BuildFooter";
 import { ConnectionBanner } from "./components/ConnectionBanner";
 import { ExecutorBanner } from "./components/ExecutorBanner";
 import { Link, matchRoute, useLocation } from "./router";
@@ -46,6 +47,7 @@ export function App() {
           </section>
         )}
       </main>
+      <BuildFooter />
     </>
   );
 }

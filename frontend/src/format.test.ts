@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, formatCount, formatDim3, formatDurationMs, formatNs } from "./format";
+import { countOf, formatBytes, formatCount, formatDim3, formatDurationMs, formatNs } from "./format";
 
 describe("formatBytes", () => {
   it.each([
@@ -43,4 +43,9 @@ describe("formatDurationMs", () => {
 describe("counts and dims", () => {
   it("groups thousands", () => expect(formatCount(100000)).toBe("100,000"));
   it("writes dims x×y×z", () => expect(formatDim3({ x: 128, y: 1, z: 1 })).toBe("128×1×1"));
+  it("names one in the singular", () => {
+    expect(countOf(1, "config")).toBe("1 config");
+    expect(countOf(0, "config")).toBe("0 configs");
+    expect(countOf(1200, "run")).toBe("1,200 runs");
+  });
 });

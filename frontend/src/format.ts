@@ -58,3 +58,8 @@ export function formatTime(iso: string | null | undefined): string {
     hour: "2-digit", minute: "2-digit", second: "2-digit",
   });
 }
+
+/** 1 → "1 config", 3 → "3 configs", 1200 → "1,200 runs": a count and its noun, singular for one. */
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${formatCount(n)} ${n === 1 ? noun : plural}`;
+}

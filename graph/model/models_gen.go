@@ -3,8 +3,22 @@
 package model
 
 import (
+	"time"
+
 	"github.com/cascade-sim/cascade"
 )
+
+// Which build of Cascade answers: as cascade --version and /healthz say.
+type Build struct {
+	// e.g. "v0.0.0-20261204172337-424f8156fbdc" for a build of a checkout
+	Version string `json:"version"`
+	// The git commit built from; null when the build did not record it.
+	Commit *string `json:"commit,omitempty"`
+	// The commit's time; null when not recorded.
+	Date *time.Time `json:"date,omitempty"`
+	// Built from a checkout with uncommitted changes.
+	Modified bool `json:"modified"`
+}
 
 type KernelConnection struct {
 	Edges      []KernelEdge     `json:"edges"`
@@ -90,6 +104,11 @@ type SweepUpdate struct {
 	Sweep *cascade.Sweep `json:"sweep"`
 	// The run whose change this is; null in the first message, the sweep as it is.
 	Run *cascade.Run `json:"run,omitempty"`
+	// The sweep's comparison per config (as Sweep.comparison) now, in the first message and
+	// when run has succeeded, the one change of a run that alters it; null in the others (it
+	// is as the last one sent). Read when the message is sent, as progress is: of two copies
+	// (a query's answer, a message) the one with the later progress.updatedAt is the newer.
+	Comparison []cascade.SweepConfigComparison `json:"comparison,omitempty"`
 }
 
 type TraceConnection struct {

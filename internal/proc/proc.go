@@ -1,7 +1,3 @@
-// Package proc is the one place Cascade starts child processes: each runs
-// in its own process group, dies with the server (Linux's parent-death
-// signal), writes its output to a log file while nudging the caller, and is
-// stopped as a group — SIGTERM, then SIGKILL after a grace period.
 package proc
 
 import (

@@ -10,8 +10,11 @@
 // "launching memcpy command", "Processing kernel <path>", "Header info
 // loaded", "launching kernel name: <name> uid: <i> cuda_stream_id: <s>", a
 // statistics block per kernel (kernel_name, kernel_launch_uid,
-// gpu_sim_cycle, gpu_sim_insn, gpu_ipc, gpu_tot_sim_cycle, ...),
-// gpgpu_simulation_time, and at the end "GPGPU-Sim: *** exit detected ***".
+// gpu_sim_cycle, gpu_sim_insn, gpu_ipc, gpu_tot_sim_cycle, and every
+// counter of accelsim/simstats's table, each line in the shape the real
+// simulator prints it: TestFormatMatchesTheRealLog holds them against logs
+// of the real accel-sim.out), gpgpu_simulation_time and the rates, and at
+// the end "GPGPU-Sim: *** exit detected ***".
 //
 // Numbers are deterministic: the i-th kernel line of the list (1-based) whose
 // trace file is size bytes runs [Cycles](i, size) = 1000*i + size cycles and

@@ -60,7 +60,14 @@ function Playground() {
         defaultQuery={defaultQuery}
         initialQuery={params.get("query") ?? undefined}
         initialVariables={params.get("variables") ?? undefined}
-      />
+      >
+        {/* In the logo's place, top right: the way back to the app. */}
+        <GraphiQL.Logo>
+          <a className="graphiql-logo-link" href="/" title="Back to Cascade's web UI">
+            <span aria-hidden="true">← </span>Cascade
+          </a>
+        </GraphiQL.Logo>
+      </GraphiQL>
     </>
   );
 }

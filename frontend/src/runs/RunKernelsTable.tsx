@@ -4,6 +4,7 @@ import { formatCount, formatNs } from "../format";
 import type { RunDetailFragment } from "../gql/graphql";
 import { formatPct } from "./compare";
 import { KernelName, kernelMatches } from "../components/KernelName";
+import { THREAD_INSTRUCTIONS } from "../units";
 
 const ROW = 30;
 
@@ -33,8 +34,12 @@ export function RunKernelsTable({ kernels: all }: { kernels: RunDetailFragment["
           <span role="columnheader">Name</span>
           <span role="columnheader" className="num">Launch</span>
           <span role="columnheader" className="num">Cycles</span>
-          <span role="columnheader" className="num">Insts</span>
-          <span role="columnheader" className="num">IPC</span>
+          <span role="columnheader" className="num" title={THREAD_INSTRUCTIONS}>
+            Instructions <span className="unit">(thread)</span>
+          </span>
+          <span role="columnheader" className="num" title="Thread instructions per simulated cycle">
+            IPC <span className="unit">(thread)</span>
+          </span>
           <span role="columnheader" className="num">Simulated</span>
           <span role="columnheader" className="num">Measured</span>
           <span role="columnheader" className="num">Error</span>

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { useMutation } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
+import { ConfirmButton } from "../components/ConfirmButton";
 import { StateBadge } from "../components/StateBadge";
 import { formatCount, formatDurationMs, formatNs, formatTime } from "../format";
 import type { RunDetailFragment } from "../gql/graphql";
@@ -12,16 +13,17 @@ import { appendLines } from "../traces/PostprocessLog";
 import { formatCorrelation, formatPct, isActive, progressFraction } from "./compare";
 import { CancelRunMutation, RunDetailUpdatedSubscription, RunLogSubscription, RunQuery, RunRemovedSubscription } from "./documents";
 import { RunKernelsTable } from "./RunKernelsTable";
+import { runName } from "./runName";
 import { ScatterChart } from "./ScatterChart";
 
 export function RunPage({ id }: { id: string }) {
-  useTitle(`Run ${id}`);
   const [{ data, error }, refetch] = useLiveQuery({ query: RunQuery, variables: { id } });
   // The newer of the query's answer and the last runUpdated event, by updatedAt: an answer
   // (a refetch after a reconnect) can come after a newer event.
   const [live, setLive] = useState<RunDetailFragment | null>(null);
   useEvents(RunDetailUpdatedSubscription, { id }, (d) => setLive(d.runUpdated));
   const run = newest<RunDetailFragment>(data?.run, live);
+  useTitle(`Run ${run ? runName(run) : id}`);
   const [removed, setRemoved] = useState(false);
   useEvents(RunRemovedSubscription, { id }, () => setRemoved(true));
   const finished = run && !isActive(run.state);
@@ -54,7 +56,7 @@ export function RunPage({ id }: { id: string }) {
         <Link href="/runs">Runs</Link> / <span>{run.id}</span>
       </nav>
       <div className="toolbar">
-        <h1 id="run-title" className="mono">{run.label || run.id}</h1>
+        <h1 id="run-title" className="mono">{runName(run)}</h1>
         <StateBadge state={run.state} kind="run" />
         {isActive(run.state) && <CancelButton id={run.id} />}
       </div>
@@ -242,9 +244,16 @@ function CancelButton({ id }: { id: string }) {
   const [{ fetching, error }, cancel] = useMutation(CancelRunMutation);
   return (
     <>
-      <button type="button" disabled={fetching} onClick={() => cancel({ id })}>
-        {fetching ? "Cancelling…" : "Cancel run"}
-      </button>
+      <ConfirmButton
+        label="Cancel run"
+        busyLabel="Cancelling…"
+        busy={fetching}
+        question="Cancel this run?"
+        detail="Its simulation stops where it is and cannot be resumed; only a new run starts it again."
+        confirmLabel="Yes, cancel run"
+        keepLabel="Keep running"
+        onConfirm={() => void cancel({ id })}
+      />
       {error && <span role="alert" className="error">Cancel failed: {error.graphQLErrors[0]?.message ?? error.message}</span>}
     </>
   );

@@ -37,6 +37,13 @@ describe("RunTable", () => {
     expect(screen.queryByRole("button", { name: "Show more runs" })).toBeNull();
   });
 
+  it("tells the runs of a sweep apart, which carry its label, by trace and config", () => {
+    const sibling = { ...run, id: "r2", label: "my sweep", simConfig: { name: "SM86_RTX3070" } };
+    render(<RunTable of="all" rows={[{ ...run, label: "my sweep" }, sibling]} />);
+    const names = screen.getAllByRole("row").slice(1).map((tr) => tr.querySelectorAll("td")[1].textContent);
+    expect(names).toEqual(["my sweep · t1 · SM90_H100", "my sweep · t1 · SM86_RTX3070"]);
+  });
+
   it("leaves out the trace column for a trace's runs", () => {
     render(<RunTable of="trace" rows={[run]} />);
     expect(headers("Runs")).toEqual(["State", "Run", "Config", "Sweep", "Progress", "Created"]);

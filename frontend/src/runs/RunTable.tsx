@@ -4,6 +4,7 @@ import type { RunSummaryFragment } from "../gql/graphql";
 import { Link, tracePath } from "../router";
 import { sweepPath } from "../sweeps/progress";
 import { progressFraction } from "./compare";
+import { runName } from "./runName";
 
 export function runPath(id: string): string {
   return `/runs/${encodeURIComponent(id)}`;
@@ -12,8 +13,9 @@ export function runPath(id: string): string {
 /**
  * A table of runs, one row each (data-run-id, data-state), and Show more runs when there are
  * more. What it lists decides its columns: every run ("all"), one trace's ("trace": no trace
- * column), or one sweep's ("sweep": runs named by id, as they share the sweep's label, their
- * kernel counts plain, no sweep or created column).
+ * column), or one sweep's ("sweep": runs named by id, their label being the sweep's and their
+ * trace and config in columns of their own, kernel counts plain, no sweep or created column).
+ * Elsewhere a run of a sweep is named by label, trace and config (runName).
  */
 export function RunTable({
   of,
@@ -47,7 +49,7 @@ export function RunTable({
               </td>
               <td>
                 <Link href={runPath(r.id)} className="trace-id">
-                  {inSweep ? r.id : r.label || r.id}
+                  {inSweep ? r.id : runName(r)}
                 </Link>
                 {r.error && <div className="error-text" title={r.error}>{r.error}</div>}
               </td>

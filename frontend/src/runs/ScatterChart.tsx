@@ -72,7 +72,7 @@ export function ScatterChart({ kernels, width = 640, height = 420 }: { kernels: 
       <div ref={el} />
       {tip && (
         <div className="chart-tip" role="tooltip" style={{ left: tip.left + 60, top: tip.top }}>
-          <div className="mono">#{tip.kernel.kernelId} {tip.kernel.name}</div>
+          <div className="mono">#{tip.kernel.kernelId} {tip.kernel.displayName ?? tip.kernel.name}</div>
           <div>
             simulated {formatNs(tip.kernel.simTimeNs)} · measured {formatNs(tip.kernel.measuredNs)} ·{" "}
             {formatPct(tip.kernel.errorPct)}

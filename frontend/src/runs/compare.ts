@@ -3,7 +3,10 @@ import { compareTime } from "../time";
 
 export interface MeasuredKernel {
   kernelId: number;
+  /** The mangled name. */
   name: string;
+  /** The name to show (demangled, without parameters), as the tables show it. */
+  displayName?: string;
   simTimeNs?: number | null;
   measuredNs?: number | null;
   errorPct?: number | null;

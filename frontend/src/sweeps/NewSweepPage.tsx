@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { useMutation } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
-import { formatCount } from "../format";
+import { countOf, formatCount } from "../format";
 import { Link, navigate, useTitle } from "../router";
 import { LaunchSweepMutation, NewSweepQuery } from "./documents";
 import { sweepPath } from "./progress";
@@ -105,7 +105,7 @@ export function NewSweepPage() {
           <input id="sweep-label" value={label} onChange={(e) => setLabel(e.target.value)} />
         </div>
         <p data-testid="sweep-size">
-          {traces.size} traces × {configs.size} configs = {formatCount(n)} runs
+          {countOf(traces.size, "trace")} × {countOf(configs.size, "config")} = {countOf(n, "run")}
         </p>
         <button type="submit" className="primary" disabled={n === 0 || fetching}>
           {fetching ? "Launching…" : "Launch sweep"}

@@ -1,15 +1,16 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { useMutation } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
 import { useReplayReducer } from "../api/replay";
-import { formatTime } from "../format";
+import { countOf, formatTime } from "../format";
 import type { RunSummaryFragment, SweepQuery as SweepData } from "../gql/graphql";
 import { newest } from "../time";
 import { Link, useTitle } from "../router";
 import { formatCorrelation, formatPct, runListReducer, type RunListAction } from "../runs/compare";
 import { RunTable } from "../runs/RunTable";
-import { CancelSweepMutation, SweepQuery, SweepUpdatedSubscription } from "./documents";
+import { ConfirmButton } from "../components/ConfirmButton";
+import { CancelSweepMutation, SweepPageUpdatedSubscription, SweepQuery } from "./documents";
 import { sweepActive, type SweepProgress } from "./progress";
 import { SweepProgressBar } from "./SweepsList";
 
@@ -17,10 +18,24 @@ const PAGE = 200;
 
 type Comparison = NonNullable<SweepData["sweep"]>["comparison"];
 
-/** A sweep live: its progress, its runs, and the comparison per config. */
+/**
+ * A copy of a sweep's comparison, with the updatedAt of the progress it came with (in a query's
+ * answer or a sweepUpdated message, both read together): of two copies, newest() keeps the one
+ * read later, as for the progress.
+ */
+interface ComparisonCopy {
+  rows: Comparison;
+  updatedAt?: string | null;
+}
+
+/**
+ * A sweep live: its progress, its runs, and the comparison per config, each from the query's
+ * answer and the sweepUpdated events, so the comparison counts a run that succeeded as soon as
+ * the progress does (its message brings both).
+ */
 export function SweepPage({ id }: { id: string }) {
   const [first, setFirst] = useState(PAGE);
-  const [{ data, error, fetching }, refetch] = useLiveQuery({ query: SweepQuery, variables: { id, first } });
+  const [{ data, error, fetching }] = useLiveQuery({ query: SweepQuery, variables: { id, first } });
   const [progress, setProgress] = useState<SweepProgress | null>(null);
   // An answer can be older than the events already shown: see useReplayReducer.
   const [rows, dispatch] = useReplayReducer<RunSummaryFragment[], RunListAction<RunSummaryFragment>>(
@@ -28,32 +43,22 @@ export function SweepPage({ id }: { id: string }) {
     [],
     (a) => a.type === "loaded",
   );
-  const [comparison, setComparison] = useState<Comparison>([]);
-  const pending = useRef<number | null>(null);
+  const [comparison, setComparison] = useState<ComparisonCopy | null>(null);
   useTitle(data?.sweep ? `Sweep ${data.sweep.label || data.sweep.id}` : "Sweep");
   useEffect(() => {
     if (!data?.sweep) return;
     const answered = data.sweep.progress;
     setProgress((p) => newest(p, answered));
     dispatch({ type: "loaded", rows: data.sweep.runs.nodes });
-    setComparison(data.sweep.comparison);
+    const copy = { rows: data.sweep.comparison, updatedAt: answered.updatedAt };
+    setComparison((c) => newest(c, copy));
   }, [data, dispatch]);
-  useEffect(() => () => {
-    if (pending.current != null) window.clearTimeout(pending.current);
-  }, []);
-  useEvents(SweepUpdatedSubscription, { id }, (d) => {
-    setProgress((p) => newest(p, d.sweepUpdated.sweep.progress));
-    const run = d.sweepUpdated.run;
-    if (!run) return;
-    dispatch({ type: "updated", run, limit: first });
-    // A run that succeeded changes the comparison: fetch the sweep again, at most every 2 s
-    // (many of a sweep's runs can succeed in a second, and each fetch brings its runs' page).
-    if (run.state === "SUCCEEDED" && pending.current == null) {
-      pending.current = window.setTimeout(() => {
-        pending.current = null;
-        refetch({ requestPolicy: "network-only" });
-      }, 2000);
-    }
+  useEvents(SweepPageUpdatedSubscription, { id }, (d) => {
+    const { sweep, run, comparison: rows } = d.sweepUpdated;
+    setProgress((p) => newest(p, sweep.progress));
+    // Only the first message and a run's success bring one: the others leave it as it is.
+    if (rows) setComparison((c) => newest(c, { rows, updatedAt: sweep.progress.updatedAt }));
+    if (run) dispatch({ type: "updated", run, limit: first });
   });
   if (error && !data) return <p role="alert" className="error">Could not load sweep {id}: {error.message}</p>;
   if (!data) return <p aria-busy="true">Loading sweep…</p>;
@@ -67,12 +72,12 @@ export function SweepPage({ id }: { id: string }) {
       </nav>
       <div className="toolbar">
         <h1 id="sweep-title" className="mono">{sweep.label || sweep.id}</h1>
-        {sweepActive(p) && <CancelSweepButton id={sweep.id} />}
+        {sweepActive(p) && <CancelSweepButton id={sweep.id} notOver={p.queued + p.running} />}
       </div>
       <dl className="facts">
         <dt>Runs</dt>
         <dd>
-          {sweep.runCount}: {sweep.traceIds.length} traces × {sweep.simConfigs.length} configs
+          {sweep.runCount}: {countOf(sweep.traceIds.length, "trace")} × {countOf(sweep.simConfigs.length, "config")}
         </dd>
         <dt>Configs</dt>
         <dd className="mono">{sweep.simConfigs.join(", ")}</dd>
@@ -83,7 +88,7 @@ export function SweepPage({ id }: { id: string }) {
       </dl>
       <SweepProgressBar progress={p} />
       <h2>Comparison per config</h2>
-      <ComparisonTable rows={comparison} />
+      <ComparisonTable rows={comparison?.rows ?? sweep.comparison} />
       <h2>Runs</h2>
       <RunTable
         of="sweep"
@@ -128,13 +133,21 @@ function ComparisonTable({ rows }: { rows: Comparison }) {
   );
 }
 
-function CancelSweepButton({ id }: { id: string }) {
+function CancelSweepButton({ id, notOver }: { id: string; notOver: number }) {
   const [{ fetching, error }, cancel] = useMutation(CancelSweepMutation);
+  const runs = notOver === 1 ? "run not over stops" : `runs not over stop`;
   return (
     <>
-      <button type="button" disabled={fetching} onClick={() => cancel({ id })}>
-        {fetching ? "Cancelling…" : "Cancel sweep"}
-      </button>
+      <ConfirmButton
+        label="Cancel sweep"
+        busyLabel="Cancelling…"
+        busy={fetching}
+        question="Cancel this sweep?"
+        detail={`Its ${notOver} ${runs} (queued ones never start) and cannot be resumed; finished runs keep their results.`}
+        confirmLabel="Yes, cancel sweep"
+        keepLabel="Keep the sweep"
+        onConfirm={() => void cancel({ id })}
+      />
       {error && <span role="alert" className="error">Cancel failed: {error.graphQLErrors[0]?.message ?? error.message}</span>}
     </>
   );

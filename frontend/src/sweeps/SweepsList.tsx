@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
-import { formatTime } from "../format";
+import { countOf, formatTime } from "../format";
 import type { SweepSummaryFragment } from "../gql/graphql";
 import { newest } from "../time";
 import { Link } from "../router";
@@ -66,7 +66,7 @@ function SweepRow({ sweep }: { sweep: SweepSummaryFragment }) {
         </Link>
       </td>
       <td>
-        {sweep.traceIds.length} traces × {sweep.simConfigs.length} configs
+        {countOf(sweep.traceIds.length, "trace")} × {countOf(sweep.simConfigs.length, "config")}
       </td>
       <td>
         <SweepProgressBar progress={progress} />

@@ -22,11 +22,25 @@ export const SweepsQuery = graphql(`
   }
 `);
 
+export const ConfigComparisonFragment = graphql(`
+  fragment ConfigComparison on SweepConfigComparison {
+    simConfig
+    runs
+    succeeded
+    compared
+    kernelsCompared
+    mape
+    correlation
+    stepsCompared
+    stepMape
+  }
+`);
+
 export const SweepQuery = graphql(`
   query Sweep($id: ID!, $first: Int) {
     sweep(id: $id) {
       ...SweepSummary
-      comparison { simConfig runs succeeded compared kernelsCompared mape correlation stepsCompared stepMape }
+      comparison { ...ConfigComparison }
       runs(first: $first) {
         totalCount
         pageInfo { hasNextPage }
@@ -41,6 +55,20 @@ export const SweepUpdatedSubscription = graphql(`
     sweepUpdated(id: $id) {
       sweep { id progress { total done queued running succeeded failed cancelled updatedAt } }
       run { ...RunSummary }
+    }
+  }
+`);
+
+/**
+ * sweepUpdated for a sweep's page: with the comparison per config, which comes with each run
+ * that succeeded (the Sweeps list, which shows none, leaves it out).
+ */
+export const SweepPageUpdatedSubscription = graphql(`
+  subscription SweepPageUpdated($id: ID!) {
+    sweepUpdated(id: $id) {
+      sweep { id progress { total done queued running succeeded failed cancelled updatedAt } }
+      run { ...RunSummary }
+      comparison { ...ConfigComparison }
     }
   }
 `);

@@ -5,6 +5,7 @@ import { formatCount, formatDim3 } from "../format";
 import { useKernelChunks } from "./useKernelChunks";
 import { KernelCountQuery } from "./documents";
 import { KernelName } from "../components/KernelName";
+import { WARP_INSTRUCTIONS } from "../units";
 
 const ROW_HEIGHT = 30;
 
@@ -76,7 +77,9 @@ export function KernelTable({ traceId, total, search = "" }: { traceId: string; 
             <span role="columnheader">Name</span>
             <span role="columnheader">Grid</span>
             <span role="columnheader">Block</span>
-            <span role="columnheader" className="num">Instructions</span>
+            <span role="columnheader" className="num" title={WARP_INSTRUCTIONS}>
+              Instructions <span className="unit">(warp)</span>
+            </span>
           </div>
         </div>
         <div ref={scroller} className="kscroll" role="rowgroup" tabIndex={0} aria-label="Kernel rows, scrollable">

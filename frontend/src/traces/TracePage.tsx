@@ -54,7 +54,12 @@ export function TracePage({ id }: { id: string }) {
         <h1 id="trace-title" className="mono">{trace.id}</h1>
         <StateBadge state={trace.state} />
         {trace.sample && <span className="tag">sample</span>}
-        {trace.state === "FAILED" && <RetryButton id={trace.id} />}
+        {trace.state === "FAILED" && trace.retryable && <RetryButton id={trace.id} />}
+        {trace.state === "FAILED" && !trace.retryable && (
+          <span className="muted" data-testid="fix-metadata">
+            Upload a corrected metadata.json: the trace starts over by itself.
+          </span>
+        )}
       </div>
       {removed && (
         <p className="error-box" role="alert">
@@ -133,7 +138,12 @@ function TraceFacts({ trace }: { trace: TraceDetailFragment }) {
       <Fact label="Model">{trace.model}</Fact>
       <Fact label="Layers">{trace.layers}</Fact>
       <Fact label="Source GPU">{trace.sourceGpu}</Fact>
-      <Fact label="Trace GPU arch">{trace.traceGpuArch}</Fact>
+      <Fact label="Trace GPU arch">
+        {trace.traceGpuArch}{" "}
+        <span className={trace.traceGpuArchFrom.startsWith("assumed") ? "warn" : "muted"} data-testid="arch-from">
+          ({trace.traceGpuArchFrom.startsWith("assumed") ? "assumed: neither metadata.json nor the kernel traces say" : "from " + trace.traceGpuArchFrom})
+        </span>
+      </Fact>
       <Fact label="Suggested config">
         {trace.suggestedSimConfig ?? <span className="muted">none (New run preselects the first compatible config)</span>}
       </Fact>

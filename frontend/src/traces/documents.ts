@@ -43,6 +43,8 @@ export const TraceDetailFragment = graphql(`
     layers
     prompts
     traceGpuArch
+    traceGpuArchFrom
+    retryable
     suggestedSimConfig
     hasRealTiming
     hasStepTimeline

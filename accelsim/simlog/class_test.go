@@ -1,0 +1,80 @@
+package simlog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// TestFailureClasses: every failed run gets a class and its decisive line.
+// The real-*.log files are what the real accel-sim.out (Accel-Sim dev
+// 73f9fac) printed here: SM3_KEPLER_TITAN's shipped config, a vecAdd trace
+// whose header says binary version 90, a raw .trace in kernelslist.g, a
+// .traceg cut short, and a kernelslist.g naming a file that is not there.
+func TestFailureClasses(t *testing.T) {
+	tests := []struct {
+		log      string
+		expected int
+		exit     Exit
+		class    cascade.FailureClass
+		line     string // a part of the decisive line
+	}{
+		{"real-bad-option.log", 1, Exit{Code: 1}, cascade.FailureBadConfig, "Unknown Option: '-smem_latency'"},
+		{"real-binary-90.log", 1, Exit{}, cascade.FailureUnsupportedBinary, "unsupported binary version: 90"},
+		{"real-raw-trace.log", 1, Exit{Code: 134}, cascade.FailureUnsupportedTrace, "Unsupported file type!"},
+		{"real-truncated.log", 1, Exit{Code: 134}, cascade.FailureAssertion, "PipeReader::readLine(std::string&): Assertion `line.back() == '\\n'' failed."},
+		{"real-missing-kernel.log", 2, Exit{}, cascade.FailureMissingTrace, "cat: ../tmiss/traces/kernel-2.traceg: No such file or directory"},
+		{"deadlock.log", 2, Exit{Code: 134}, cascade.FailureDeadlock, "deadlock detected"},
+		{"maxcycles.log", 2, Exit{}, cascade.FailureCycleLimit, "maximum cycles"},
+		{"cut.log", 2, Exit{Code: -1, Signal: "killed", OOM: true}, cascade.FailureOutOfMemory, ""},
+		{"cut.log", 2, Exit{Code: -1, Signal: "killed", TimeLimit: true}, cascade.FailureTimeLimit, ""},
+		{"cut.log", 2, Exit{Code: -1, Signal: "killed"}, cascade.FailureOther, ""},
+		{"cut.log", 2, Exit{Code: -1, Signal: "segmentation fault (core dumped)"}, cascade.FailureSegfault, ""},
+		{"side_file_missing.log", 2, Exit{Code: 255}, cascade.FailureOther, "Could not open configuration file"},
+		{"noexit.log", 2, Exit{}, cascade.FailureOther, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.log+"/"+string(tt.class), func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", tt.log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			p, err := Parse(f, tt.expected)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := p.Outcome(tt.exit)
+			if o.Succeeded || o.Class != tt.class || !strings.Contains(o.Line, tt.line) {
+				t.Errorf("outcome %+v, want class %s and a line with %q", o, tt.class, tt.line)
+			}
+			if tt.exit.OOM && !strings.Contains(o.Reason, "out of memory") {
+				t.Errorf("reason %q does not say out of memory", o.Reason)
+			}
+		})
+	}
+	ok, _ := os.Open(filepath.Join("testdata", "ok.log"))
+	defer ok.Close()
+	p, _ := Parse(ok, 2)
+	if o := p.Outcome(Exit{}); !o.Succeeded || o.Class != "" {
+		t.Errorf("a success has class %q", o.Class)
+	}
+}
+
+// TestBuildLines: the real log's first lines name the simulator's build.
+func TestBuildLines(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "real-binary-90.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, _ := Parse(f, 1)
+	b := p.Build()
+	if len(b) != 2 || b[0] != "Accel-Sim [build accelsim-commit-73f9fac_modified_0.0_26-12-04-15-26-53]" ||
+		b[1] != "GPGPU-Sim Simulator Version 4.2.0  [build gpgpu-sim_git-commit-667834cf_modified_0.0]" {
+		t.Errorf("build lines %q", b)
+	}
+}

@@ -1,0 +1,83 @@
+package simstats
+
+// Ratio is a statistic derived from two counters: hits over accesses.
+// Ratios are computed here and nowhere else, from the kernel's or the
+// run's summed counters (never by averaging kernels' ratios).
+type Ratio struct {
+	Name, Num, Den string
+}
+
+// Ratios are the derived hit rates, each a fraction from 0 to 1.
+var Ratios = []Ratio{
+	{"l2_read_hit_rate", "l2_read_hits", "l2_read_accesses"},
+	{"l2_write_hit_rate", "l2_write_hits", "l2_write_accesses"},
+	{"l1d_read_hit_rate", "l1d_read_hits", "l1d_read_accesses"},
+	{"l1d_write_hit_rate", "l1d_write_hits", "l1d_write_accesses"},
+}
+
+// Derive returns each of [Ratios] for v, read with t: absent when either
+// counter is, or when there were no accesses.
+func Derive(t *Table, v Values) []float64 {
+	out := make([]float64, len(Ratios))
+	for i, r := range Ratios {
+		out[i] = Absent
+		n, d := t.Index(r.Num), t.Index(r.Den)
+		if n < 0 || d < 0 || n >= len(v) || d >= len(v) {
+			continue
+		}
+		if Present(v[n]) && Present(v[d]) && v[d] > 0 {
+			out[i] = v[n] / v[d]
+		}
+	}
+	return out
+}
+
+// Summary is one counter over a whole run.
+type Summary struct {
+	Counter Counter
+	// Value is the sum over kernels of an aggregate counter, the mean of
+	// a per-kernel one, and the last kernel's value of a rate.
+	Value float64
+	// Kernels is how many kernels had a value.
+	Kernels int
+}
+
+// Summarize sums, averages or takes the last of each counter over
+// kernels, as its kind makes sense of: absent where no kernel had a value.
+func Summarize(t *Table, kernels []Values) []Summary {
+	out := make([]Summary, len(t.Counters))
+	for i, c := range t.Counters {
+		s := Summary{Counter: c, Value: Absent}
+		var sum float64
+		for _, v := range kernels {
+			if i >= len(v) || !Present(v[i]) {
+				continue
+			}
+			s.Kernels++
+			sum += v[i]
+			if c.Kind == Rate {
+				s.Value = v[i]
+			}
+		}
+		switch {
+		case s.Kernels == 0:
+		case c.Kind == Aggregate:
+			s.Value = sum
+		case c.Kind == PerKernel:
+			s.Value = sum / float64(s.Kernels)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// Totals returns the run's value of each counter as [Summarize] does, as
+// Values, so that [Derive] gives the run's hit rates from summed counters.
+func Totals(t *Table, kernels []Values) Values {
+	s := Summarize(t, kernels)
+	v := make(Values, len(s))
+	for i := range s {
+		v[i] = s[i].Value
+	}
+	return v
+}

@@ -1,0 +1,17 @@
+// Package app is Cascade's wiring: [Run] takes a finished [Config] and
+// starts a server from the other packages — the database (db), the event
+// broker (events), the sample trace (samples), the post-processor
+// (postproc), the run manager with its local or Slurm executor (runs,
+// slurm), the bucket scanner (scanner), the S3 endpoint (s3gw), the disk
+// meter (disk), the metrics registry (metrics) and one HTTP server for the
+// GraphQL API (graph, resolvers), the web UI, /metrics, the health checks
+// and, when asked, Go's profiles. [Main.Close] stops them.
+//
+// Beyond the order things start and stop in, it keeps only the server's
+// edges: the listener, which without an access token binds loopback
+// addresses only unless Config.AllowRemote (listen.go), TLS, and the
+// front handler that answers /healthz and /metrics from the moment it
+// listens and 503 elsewhere until the server is ready (health.go). It
+// reads no flag or environment variable: cmd/cascade parses those into
+// the Config, and tests (testkit/servertest) build one directly.
+package app

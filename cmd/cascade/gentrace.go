@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/cascade-sim/cascade/tracegen"
+)
+
+const gentraceUsage = `usage: cascade gentrace [flags] <out traces dir>
+
+Writes synthetic raw NVBit traces, as the tracer does, for tests,
+benchmarks and demos: kernel traces, kernel lists with MemcpyHtoD lines and
+stats files. The output depends only on the flags.
+
+`
+
+// gentrace runs `cascade gentrace [flags] <out traces dir>`; args
+// exclude the word "gentrace". It returns 0 on success, 2 on a usage error
+// and 1 on any other error.
+func gentrace(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("gentrace", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		cfg               tracegen.Config
+		grid, block, size string
+		verbose           bool
+	)
+	fs.IntVar(&cfg.Kernels, "kernels", 1, "kernels per context")
+	fs.IntVar(&cfg.Contexts, "contexts", 0, "0: single-context naming (kernel-N.trace, kernelslist); N: per-context naming with N contexts")
+	fs.StringVar(&grid, "grid", "4,1,1", "grid dim x,y,z")
+	fs.StringVar(&block, "block", "128,1,1", "block dim x,y,z")
+	fs.IntVar(&cfg.Insts, "insts", 64, "instructions per active warp (ignored with -size)")
+	fs.StringVar(&size, "size", "", "approximate raw bytes per kernel, e.g. 200M, 2G (overrides -insts)")
+	fs.IntVar(&cfg.Layout, "layout", 4, "leading ids per instruction line: 4 or 11")
+	fs.IntVar(&cfg.Version, "version", 5, "accelsim tracer version: 3 (no immediate) or 5")
+	fs.BoolVar(&cfg.XZ, "xz", false, "write kernel traces as .trace.xz")
+	fs.BoolVar(&cfg.Mem, "mem", true, "memory instructions with all three address modes")
+	fs.BoolVar(&cfg.LDGSTS, "ldgsts", false, "LDGSTS instruction pairs")
+	fs.Float64Var(&cfg.Idle, "idle", 0, "fraction of warps (other than warp 0) that execute nothing")
+	fs.Float64Var(&cfg.Empty, "empty", 0, "fraction of blocks that execute nothing")
+	fs.IntVar(&cfg.Resident, "resident", 4, "blocks whose warps interleave in the trace")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed")
+	fs.BoolVar(&verbose, "v", false, "print each kernel written")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, gentraceUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	var err error
+	if cfg.Grid, err = parseDim(grid); err != nil {
+		fmt.Fprintf(stderr, "gentrace: -grid: %v\n", err)
+		return 2
+	}
+	if cfg.Block, err = parseDim(block); err != nil {
+		fmt.Fprintf(stderr, "gentrace: -block: %v\n", err)
+		return 2
+	}
+	if size != "" {
+		if cfg.Bytes, err = parseSize(size); err != nil {
+			fmt.Fprintf(stderr, "gentrace: -size: %v\n", err)
+			return 2
+		}
+	}
+	if verbose {
+		cfg.Progress = stdout
+	}
+	res, err := tracegen.Generate(ctx, fs.Arg(0), cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "gentrace: %v\n", err)
+		return 1
+	}
+	var lines uint64
+	var bytes int64
+	for _, k := range res.Kernels {
+		lines += k.Lines
+		bytes += k.Bytes
+	}
+	fmt.Fprintf(stdout, "wrote %d kernels (%d instruction lines, %d raw bytes) to %s\n", len(res.Kernels), lines, bytes, fs.Arg(0))
+	return 0
+}
+
+// parseDim reads a grid or block dimension, "x[,y[,z]]".
+func parseDim(s string) ([3]int, error) {
+	var d [3]int
+	parts := strings.Split(s, ",")
+	if len(parts) > 3 {
+		return d, fmt.Errorf("%q: want x[,y[,z]]", s)
+	}
+	d = [3]int{1, 1, 1}
+	for i, p := range parts {
+		v, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || v < 1 {
+			return d, fmt.Errorf("%q: want positive integers x[,y[,z]]", s)
+		}
+		d[i] = v
+	}
+	return d, nil
+}
+
+// parseSize reads a size in bytes with an optional K, M or G suffix.
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	switch t := strings.ToUpper(s); {
+	case strings.HasSuffix(t, "K"):
+		mult, s = 1<<10, s[:len(s)-1]
+	case strings.HasSuffix(t, "M"):
+		mult, s = 1<<20, s[:len(s)-1]
+	case strings.HasSuffix(t, "G"):
+		mult, s = 1<<30, s[:len(s)-1]
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("%q: want a positive size such as 200M", s)
+	}
+	return v * mult, nil
+}

@@ -1,0 +1,92 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/runs"
+)
+
+// The interfaces below are what the resolvers ask of the packages that own
+// the data; app wires in *db.DB, *runs.Manager, *scanner.Scanner,
+// *postproc.Processor and disk.Meter, and a test may wire in fakes.
+
+// TraceStore reads traces and their kernels.
+type TraceStore interface {
+	// Trace returns the trace with the given id, or a NOT_FOUND error.
+	Trace(ctx context.Context, id string) (cascade.Trace, error)
+	Traces(ctx context.Context, f cascade.TraceFilter, p cascade.Page) (cascade.PageOf[cascade.Trace], error)
+	// TracesByID returns the traces of ids there are, in any order, a
+	// page's in one query.
+	TracesByID(ctx context.Context, ids []string) ([]cascade.Trace, error)
+	Kernels(ctx context.Context, traceID, search string, p cascade.Page) (cascade.PageOf[cascade.Kernel], error)
+}
+
+// RunStore reads runs.
+type RunStore interface {
+	// Run returns the run with the given id, or a NOT_FOUND error.
+	Run(ctx context.Context, id string) (cascade.Run, error)
+	Runs(ctx context.Context, f cascade.RunFilter, p cascade.Page) (cascade.PageOf[cascade.Run], error)
+}
+
+// Store is what the API reads of the database.
+type Store interface {
+	TraceStore
+	RunStore
+}
+
+// RunService launches and cancels runs and reads what they made.
+type RunService interface {
+	Launch(ctx context.Context, in runs.LaunchInput) (cascade.Run, error)
+	Cancel(ctx context.Context, id string) (cascade.Run, error)
+	Results(ctx context.Context, r cascade.Run) (runs.Results, error)
+	RunSimConfig(r cascade.Run) (cascade.SimConfig, error)
+	CrossArchitecture(ctx context.Context, r cascade.Run) (bool, error)
+	// LogPath is where the run's simulator log is.
+	LogPath(id string) string
+}
+
+// SimConfigService lists the sim configs, and those a trace can run on.
+type SimConfigService interface {
+	SimConfigs() ([]cascade.SimConfig, error)
+	CompatibleSimConfigs(t cascade.Trace) ([]cascade.SimConfig, error)
+	DefaultSimConfig(t cascade.Trace) (cascade.SimConfig, bool, error)
+}
+
+// SweepService launches, cancels and reads sweeps.
+type SweepService interface {
+	LaunchSweep(ctx context.Context, in runs.SweepInput) (cascade.Sweep, error)
+	CancelSweep(ctx context.Context, id string) (cascade.Sweep, error)
+	Sweep(ctx context.Context, id string) (cascade.Sweep, error)
+	Sweeps(ctx context.Context, p cascade.Page) (cascade.PageOf[cascade.Sweep], error)
+	SweepProgress(ctx context.Context, id string) (cascade.SweepProgress, error)
+	SweepComparison(ctx context.Context, id string) ([]cascade.SweepConfigComparison, error)
+}
+
+// ExecutorService reports the executor's status.
+type ExecutorService interface {
+	ExecutorStatus() cascade.ExecutorStatus
+}
+
+// RunManager is what the API asks of the simulations.
+type RunManager interface {
+	RunService
+	SimConfigService
+	SweepService
+	ExecutorService
+}
+
+// TraceService is what the API asks of the scanner.
+type TraceService interface {
+	Retry(ctx context.Context, id string) (cascade.Trace, error)
+}
+
+// LogSource says where a trace's post-processing log is.
+type LogSource interface {
+	LogPath(traceID string) string
+}
+
+// DiskMeter measures the data directory against its budget.
+type DiskMeter interface {
+	Measure(ctx context.Context) (cascade.DiskUsage, error)
+}

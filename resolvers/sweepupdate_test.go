@@ -1,0 +1,99 @@
+package resolvers_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
+	"github.com/cascade-sim/cascade/testkit/servertest"
+	"github.com/cascade-sim/cascade/upload"
+)
+
+type configComparison struct {
+	SimConfig                 string
+	Runs, Succeeded, Compared int
+	KernelsCompared           int
+}
+
+// TestSweepUpdatedCarriesTheComparison: sweepUpdated brings the sweep's
+// comparison per config in its first message and with each run that
+// succeeded, holding that run (so a page shows it with the progress that
+// counts it, without fetching the sweep again), and none with the other
+// changes of a run (its start, its kernels one by one).
+func TestSweepUpdatedCarriesTheComparison(t *testing.T) {
+	t.Parallel()
+	sim := fakesim.Build(t)
+	cfgDir := simconfigtest.Write(t, t.TempDir())
+	s := servertest.Server(t, func(c *app.Config) {
+		c.SimCmd = []string{"env", "FAKESIM_MODE=ok", "FAKESIM_DELAY=100ms", sim}
+		c.SimConfigsDir = cfgDir
+		c.RunConcurrency = 1
+	})
+	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
+	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: "qs"}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 30*time.Second, "quickstart ready", func() bool {
+		var r struct{ Trace *struct{ State string } }
+		s.MustDo(t, `{ trace(id: "qs") { state } }`, nil, &r)
+		return r.Trace != nil && r.Trace.State == "READY"
+	})
+	configs := []string{simconfigtest.H100, simconfigtest.RTX3070}
+	var l struct{ LaunchSweep struct{ ID string } }
+	s.MustDo(t, `mutation($in: LaunchSweepInput!) { launchSweep(input: $in) { id } }`,
+		map[string]any{"in": map[string]any{"traceIds": []string{"qs"}, "simConfigs": configs}}, &l)
+	sub := s.SubscribeNow(t, "graphql-transport-ws", `subscription($id: ID!) { sweepUpdated(id: $id) {
+		sweep { progress { total done } } run { id state simConfig { name } }
+		comparison { simConfig runs succeeded compared kernelsCompared } } }`, map[string]any{"id": l.LaunchSweep.ID})
+
+	succeeded := map[string]bool{} // config: its run succeeded
+	others := 0
+	for first := true; ; first = false {
+		var m struct {
+			SweepUpdated struct {
+				Sweep struct{ Progress struct{ Total, Done int } }
+				Run   *struct {
+					ID, State string
+					SimConfig struct{ Name string }
+				}
+				Comparison []configComparison
+			}
+		}
+		if err := sub.Next(time.Minute, &m); err != nil {
+			t.Fatalf("sweepUpdated: %v", err)
+		}
+		u := m.SweepUpdated
+		switch {
+		case first:
+			if u.Run != nil || len(u.Comparison) != 2 || u.Comparison[0].SimConfig != configs[0] || u.Comparison[1].Runs != 1 {
+				t.Fatalf("first message: run %+v, comparison %+v; want no run and both configs", u.Run, u.Comparison)
+			}
+		case u.Run.State == "SUCCEEDED":
+			succeeded[u.Run.SimConfig.Name] = true
+			if len(u.Comparison) != 2 {
+				t.Fatalf("run %s succeeded: comparison %+v", u.Run.ID, u.Comparison)
+			}
+			for _, c := range u.Comparison {
+				if want := succeeded[c.SimConfig]; (c.Succeeded == 1) != want || want && (c.Compared != 1 || c.KernelsCompared == 0) {
+					t.Fatalf("after the run of %v succeeded: %+v", succeeded, c)
+				}
+			}
+		default:
+			others++
+			if u.Comparison != nil {
+				t.Fatalf("run %s %s: comparison %+v, want none", u.Run.ID, u.Run.State, u.Comparison)
+			}
+		}
+		if p := u.Sweep.Progress; p.Total == 2 && p.Done == 2 && len(succeeded) == 2 {
+			break
+		}
+	}
+	if others == 0 {
+		t.Error("no message of a run's other changes")
+	}
+}

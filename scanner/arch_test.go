@@ -1,0 +1,57 @@
+package scanner
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/tracedir"
+)
+
+// TestArchitectureFromTheTrace: metadata.json's trace_gpu_arch wins; without
+// it the trace's kernel headers say (-binary version = 61 is sm_61, never
+// the guide's sm_90 guessed); with neither, sm_90 is assumed and the trace
+// says it was. A broken metadata.json is the same as one without the field.
+func TestArchitectureFromTheTrace(t *testing.T) {
+	const kernel = "-kernel name = _Z6vecAddPdS_S_i\n-binary version = 61\n-cuda stream id = 0\n\n#traces format = ...\n"
+	cases := []struct {
+		name          string
+		meta, kernel  string
+		arch, archFrm string
+	}{
+		{"metadata names it", `{"trace_gpu_arch": "sm_86"}`, kernel, "sm_86", cascade.ArchFromMetadata},
+		{"from the kernel header", `{"model": "vecAdd"}`, kernel, "sm_61", "traces/kernel-1.trace: -binary version = 61"},
+		{"empty field", `{"trace_gpu_arch": ""}`, kernel, "sm_61", "traces/kernel-1.trace: -binary version = 61"},
+		{"broken metadata.json", `{"model": `, kernel, "sm_61", "traces/kernel-1.trace: -binary version = 61"},
+		{"nothing says", `{"model": "vecAdd"}`, "", cascade.DefaultTraceGPUArch, cascade.ArchAssumed},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"metadata.json": c.meta, "traces/kernelslist": "kernel-1.trace\n"}
+			if c.kernel != "" {
+				files["traces/kernel-1.trace"] = c.kernel
+			}
+			for p, text := range files {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, p), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tree, err := tracedir.Walk(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, _ := inspect(see(tree), history{}, time.Now(), testInterval)
+			tr := cascade.Trace{ID: "t", State: cascade.TraceUploading}
+			l.apply(&tr)
+			if tr.TraceGPUArch != c.arch || tr.TraceGPUArchFrom != c.archFrm {
+				t.Errorf("arch %q from %q, want %q from %q", tr.TraceGPUArch, tr.TraceGPUArchFrom, c.arch, c.archFrm)
+			}
+		})
+	}
+}
