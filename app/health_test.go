@@ -48,7 +48,7 @@ func health(t *testing.T, base string) (int, app.Health) {
 // a bucket directory that is gone makes it 503, saying so, until it is back.
 func TestHealthzBucket(t *testing.T) {
 	servertest.ForEachServer(t, func(t *testing.T, s *servertest.TestServer) {
-		if code, h := health(t, s.URL); code != http.StatusOK || h != (app.Health{Status: "ok", Database: "ok", Bucket: "ok"}) {
+		if code, h := health(t, s.URL); code != http.StatusOK || h != (app.Health{Status: "ok", Database: "ok", Bucket: "ok", Build: h.Build}) || h.Build.Version == "" {
 			t.Fatalf("healthy server: %d %+v", code, h)
 		}
 		bucket := s.Config.BucketDir()
