@@ -70,7 +70,7 @@ export function RunKernelsTable({
           <span role="columnheader" className="num">Measured</span>
           <span role="columnheader" className="num">Error</span>
           {columns.map(({ counter }) => (
-            <span key={counter.name} role="columnheader" className="num" title={`${counter.name}: ${counter.kind.toLowerCase()}, in ${counter.unit}`}>
+            <span key={counter.name} role="columnheader" className="num stathead" title={`${counter.name}: ${counter.kind.toLowerCase()}, in ${counter.unit}`}>
               {counter.name} <span className="unit">({headerUnit(counter.unit)})</span>
             </span>
           ))}

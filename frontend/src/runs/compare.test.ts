@@ -55,7 +55,7 @@ describe("run helpers", () => {
     expect(mergeRun([a], b, "RUNNING")).toEqual([a]);
   });
   it("mergeRun honours the failure class filter: a run joins once it fails so", () => {
-    const a = { id: "a", state: "RUNNING", failureClass: null, createdAt: "2026-12-02T10:00:00Z", updatedAt: "2026-12-02T10:00:01Z" };
+    const a = { id: "a", state: "RUNNING", failureClass: null as string | null, createdAt: "2026-12-02T10:00:00Z", updatedAt: "2026-12-02T10:00:01Z" };
     const failed = { ...a, state: "FAILED", failureClass: "DEADLOCK", updatedAt: "2026-12-02T10:00:02Z" };
     expect(mergeRun([], a, null, "DEADLOCK")).toEqual([]);
     expect(mergeRun([], failed, null, "DEADLOCK")).toEqual([failed]);
