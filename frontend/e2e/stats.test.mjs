@@ -7,6 +7,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launchBrowser, screenshot, startServer, upload, watchErrors } from "./harness.mjs";
@@ -87,6 +88,13 @@ describe("a run's statistics against a real server", { skip }, () => {
     assert.ok((await chart.locator("rect.seg").count()) >= 5);
     await chart.getByRole("radio", { name: "Warp states" }).check();
     await chart.locator('g[data-row="Run"] rect.seg').first().waitFor();
+
+    // The kernels as CSV: a header, then a row per kernel with a column per statistic.
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download CSV" }).click()]);
+    assert.match(download.suggestedFilename(), /^run-[^/]+-kernels\.csv$/);
+    const csv = (await readFile(await download.path(), "utf8")).trimEnd().split("\n");
+    assert.equal(csv.length, 5, "a header and 4 kernels");
+    assert.match(csv[0], /^seq,kernel_id,context,name,launch_uid,sim_cycles,.*,dram_reads,.*,l2_read_hit_rate,/);
 
     // The run's own figures: the stand-in's build and its simulation rate.
     assert.match(await page.getByTestId("sim-build").innerText(), /Accel-Sim \[build fakesim\]/);

@@ -16,7 +16,7 @@ import { RunKernelsTable } from "./RunKernelsTable";
 import { runName } from "./runName";
 import { ScatterChart } from "./ScatterChart";
 import { CyclesChart } from "./CyclesChart";
-import { FailureDetails, RunFiguresList, StatColumnPicker, usePickedColumns } from "./RunStats";
+import { DownloadKernelsCsv, FailureDetails, RunFiguresList, StatColumnPicker, usePickedColumns } from "./RunStats";
 import { pickedColumns } from "./stats";
 
 export function RunPage({ id }: { id: string }) {
@@ -154,7 +154,10 @@ export function RunPage({ id }: { id: string }) {
       <Comparison run={run} />
       <section aria-labelledby="rk-title">
         <h2 id="rk-title">Kernels</h2>
-        <StatColumnPicker counters={run.statCounters} picked={picked} onChange={setPicked} />
+        <div className="toolbar">
+          <StatColumnPicker counters={run.statCounters} picked={picked} onChange={setPicked} />
+          {run.kernels.length > 0 && <DownloadKernelsCsv id={run.id} />}
+        </div>
         <RunKernelsTable kernels={run.kernels} columns={pickedColumns(run.statCounters, picked)} totals={totals} />
       </section>
       {run.statCounters.length > 0 && (
