@@ -40,6 +40,11 @@ type RunService interface {
 	Launch(ctx context.Context, in runs.LaunchInput) (cascade.Run, error)
 	Cancel(ctx context.Context, id string) (cascade.Run, error)
 	Results(ctx context.Context, r cascade.Run) (runs.Results, error)
+	// KernelPage is a page of the run's kernels, joined with timing as
+	// Results' are.
+	KernelPage(ctx context.Context, r cascade.Run, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error)
+	// StatTotals is the run's value of each of its statistics.
+	StatTotals(ctx context.Context, r cascade.Run) (runs.StatTotals, error)
 	RunSimConfig(r cascade.Run) (cascade.SimConfig, error)
 	CrossArchitecture(ctx context.Context, r cascade.Run) (bool, error)
 	// LogPath is where the run's simulator log is.
