@@ -181,7 +181,7 @@ func (r *runResolver) TimingProblems(ctx context.Context, obj *cascade.Run) ([]s
 
 // LogTail is the resolver for the logTail field.
 func (r *runResolver) LogTail(ctx context.Context, obj *cascade.Run, lines *int) ([]string, error) {
-	return logTail(r.RunManager.LogPath(obj.ID), lines)
+	return logTail(r.RunManager, obj.ID, lines)
 }
 
 // DemangledName is the resolver for the demangledName field.
@@ -254,7 +254,7 @@ func (r *subscriptionResolver) RunLog(ctx context.Context, id string) (<-chan *m
 	if _, err := r.DB.Run(ctx, id); err != nil {
 		return nil, err
 	}
-	return tailLog(ctx, r.Events, "run", id, r.RunManager.LogPath(id)), nil
+	return tailLog(ctx, r.Events, "run", id, r.RunManager.TailLog(id)), nil
 }
 
 // RunRemoved is the resolver for the runRemoved field.

@@ -47,8 +47,9 @@ type RunService interface {
 	StatTotals(ctx context.Context, r cascade.Run) (runs.StatTotals, error)
 	RunSimConfig(r cascade.Run) (cascade.SimConfig, error)
 	CrossArchitecture(ctx context.Context, r cascade.Run) (bool, error)
-	// LogPath is where the run's simulator log is.
-	LogPath(id string) string
+	// LogLines and TailLog read the run's simulator log.
+	LogLines(id string, n int) ([]string, error)
+	TailLog(id string) cascade.LogTail
 }
 
 // SimConfigService lists the sim configs, and those a trace can run on.
@@ -86,9 +87,10 @@ type TraceService interface {
 	Retry(ctx context.Context, id string) (cascade.Trace, error)
 }
 
-// LogSource says where a trace's post-processing log is.
+// LogSource reads a trace's post-processing log.
 type LogSource interface {
-	LogPath(traceID string) string
+	LogLines(traceID string, n int) ([]string, error)
+	TailLog(traceID string) cascade.LogTail
 }
 
 // DiskMeter measures the data directory against its budget.
