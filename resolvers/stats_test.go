@@ -23,7 +23,6 @@ type kernelStore struct {
 	runs.Store // what the tests do not call panics
 	*fakeStore
 	kernels map[string][]cascade.RunKernel
-	pages   int // RunKernelPage calls
 }
 
 func (s *kernelStore) Trace(ctx context.Context, id string) (cascade.Trace, error) {
@@ -39,7 +38,6 @@ func (s *kernelStore) RunKernels(_ context.Context, id string) ([]cascade.RunKer
 }
 
 func (s *kernelStore) RunKernelPage(_ context.Context, id string, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error) {
-	s.pages++
 	var out cascade.PageOf[cascade.RunKernel]
 	limit, err := p.Limit()
 	if err != nil {
