@@ -51,9 +51,10 @@ type Config struct {
 	AllowedOrigins         []string
 
 	// Executor is where runs execute: "local" (the default, "" too) or
-	// "slurm" (CASCADE_EXECUTOR); Slurm configures the latter.
+	// "slurm" (CASCADE_EXECUTOR); Slurm configures the latter
+	// (CASCADE_SLURM_*), and goes to it as it is.
 	Executor string
-	Slurm    SlurmConfig
+	Slurm    slurm.Config
 
 	SimCmd         []string // CASCADE_SIM_CMD
 	SimConfigsDir  string   // CASCADE_SIM_CONFIGS_DIR
@@ -126,24 +127,6 @@ type Config struct {
 	S3ReadOnlyKeys s3gw.Keys
 
 	Logger *slog.Logger
-}
-
-// SlurmConfig configures the Slurm executor (CASCADE_SLURM_*).
-type SlurmConfig struct {
-	// Bin is the directory of Slurm's commands; PATH's when empty.
-	Bin string
-	// Env is added to the commands' environment ("SLURM_CONF=...").
-	Env []string
-	// Options are every run's job options; a config folder's
-	// cascade-slurm.conf overrides them.
-	Options runs.SlurmOptions
-	// PollInterval is how often every job is polled, one squeue call.
-	PollInterval time.Duration
-	// Timeout bounds one Slurm command; slurm.DefaultTimeout when 0.
-	Timeout time.Duration
-	// Accounting is "auto" (ask the cluster; "" too), "on" or "off":
-	// whether sacct is asked about jobs squeue has forgotten.
-	Accounting string
 }
 
 // BucketDir is where the scanner looks for traces.
@@ -308,17 +291,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	switch cfg.Executor {
 	case "", "local":
 	case "slurm":
-		c := &slurm.Client{Bin: cfg.Slurm.Bin, Env: cfg.Slurm.Env, Timeout: cfg.Slurm.Timeout, PollFailed: reg.SlurmPollFailed}
-		switch cfg.Slurm.Accounting {
-		case "", "auto":
-		case "on":
-			c.Accounting = slurm.AccountingOn
-		case "off":
-			c.Accounting = slurm.AccountingOff
-		default:
-			return nil, fmt.Errorf("slurm accounting: want auto, on or off, got %q", cfg.Slurm.Accounting)
-		}
-		executor = &runs.Slurm{Command: simCmd, Env: cfg.SimEnv, Client: c, Options: cfg.Slurm.Options, PollInterval: cfg.Slurm.PollInterval}
+		executor = &runs.Slurm{Command: simCmd, Env: cfg.SimEnv, Slurm: cfg.Slurm, PollFailed: reg.SlurmPollFailed}
 	default:
 		return nil, fmt.Errorf("executor: want local or slurm, got %q", cfg.Executor)
 	}

@@ -33,21 +33,13 @@ type Slurm struct {
 	// Env is exported to the job (LD_LIBRARY_PATH); the job also inherits
 	// the server's environment, sbatch's default.
 	Env []string
-	// Client runs Slurm's commands.
-	Client *slurm.Client
-	// Options are every run's job options; a config's SlurmOptionsFile
-	// overrides them.
-	Options SlurmOptions
-	// PollInterval is how often every unfinished job is polled, with one
-	// squeue call; DefaultSlurmPollInterval when 0.
-	PollInterval time.Duration
-	// Submitters is how many sbatch calls run at once; 4 when 0.
-	Submitters int
+	// Slurm is the Slurm settings: the executor's Client runs the
+	// commands as they say, and every job gets its Options (a config's
+	// SlurmOptionsFile overrides them).
+	Slurm slurm.Config
+	// PollFailed, if set, is told about each failed poll (for /metrics).
+	PollFailed func(error)
 }
-
-// DefaultSlurmPollInterval is how often the Slurm executor polls when
-// Slurm.PollInterval is 0: 6 squeue calls a minute, however many runs.
-const DefaultSlurmPollInterval = 10 * time.Second
 
 var _ Executor = (*Slurm)(nil)
 
@@ -97,13 +89,10 @@ type slurmJob struct {
 }
 
 func newSlurmExec(m *Manager, cfg *Slurm) *slurmExec {
-	c := cfg.Client
-	if c == nil {
-		c = &slurm.Client{}
-	}
-	interval := cfg.PollInterval
+	c := &slurm.Client{Config: cfg.Slurm, PollFailed: cfg.PollFailed}
+	interval := cfg.Slurm.PollInterval
 	if interval <= 0 {
-		interval = DefaultSlurmPollInterval
+		interval = slurm.DefaultPollInterval
 	}
 	return &slurmExec{
 		m: m, cfg: cfg, c: c, interval: interval,
@@ -114,10 +103,10 @@ func newSlurmExec(m *Manager, cfg *Slurm) *slurmExec {
 }
 
 func (s *slurmExec) submitters() int {
-	if s.cfg.Submitters > 0 {
-		return s.cfg.Submitters
+	if s.cfg.Slurm.Submitters > 0 {
+		return s.cfg.Slurm.Submitters
 	}
-	return 4
+	return slurm.DefaultSubmitters
 }
 
 // run reattaches to the jobs of runs a previous server submitted, queues
@@ -214,13 +203,9 @@ func (s *slurmExec) submit(_ context.Context, id string) {
 		m.finish(ctx, id, nil, cascade.RunFailed, "Slurm job options: "+err.Error())
 		return
 	}
-	opts = s.cfg.Options.Merge(opts)
+	opts = s.cfg.Slurm.Options.Merge(opts)
 	args := append(append(slices.Clone(s.cfg.Command), "-trace", job.KernelList), simconfig.SimulatorArgs(job.Config)...)
-	sj := slurm.Job{
-		Name: JobName(id), Dir: job.Dir, Log: job.Log, Command: args, Env: s.cfg.Env,
-		Partition: opts.Partition, Account: opts.Account, QOS: opts.QOS,
-		TimeLimit: opts.TimeLimit, MemoryMB: opts.MemoryMB, CPUs: opts.CPUs,
-	}
+	sj := slurm.Job{Name: JobName(id), Dir: job.Dir, Log: job.Log, Command: args, Env: s.cfg.Env, Options: opts}
 	jid, err := s.c.Submit(ctx, sj)
 	switch {
 	case ctx.Err() != nil:

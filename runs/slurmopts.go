@@ -1,251 +1,33 @@
 package runs
 
 import (
-	"bufio"
 	"errors"
-	"fmt"
 	"io/fs"
-	"math"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"time"
-	"unicode"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/slurm"
 )
 
 // SlurmOptionsFile is the file in a tested-config folder (next to its
 // gpgpusim.config, as CASCADE_SIM_CONFIGS_DIR shows it) that sets the Slurm
-// job options of that config's runs, over the global ones. It holds one
-// sbatch long option a line, without its dashes, and # comments:
+// job options of that config's runs, over the global ones, in the format
+// [slurm.ReadOptions] reads:
 //
 //	# SM90_H100 simulates for hours and needs more memory
 //	partition=long
 //	time=12:00:00
 //	mem=16G
-//	cpus-per-task=1
-//	account=arch
-//	qos=normal
 const SlurmOptionsFile = "cascade-slurm.conf"
-
-// SlurmOptions are a run's Slurm job resources and placement; a zero field
-// leaves the cluster's default.
-type SlurmOptions struct {
-	Partition string        // --partition
-	Account   string        // --account
-	QOS       string        // --qos
-	TimeLimit time.Duration // --time, whole minutes
-	MemoryMB  int64         // --mem, per node
-	CPUs      int           // --cpus-per-task
-}
-
-// Merge returns o with each field over sets replacing o's.
-func (o SlurmOptions) Merge(over SlurmOptions) SlurmOptions {
-	if over.Partition != "" {
-		o.Partition = over.Partition
-	}
-	if over.Account != "" {
-		o.Account = over.Account
-	}
-	if over.QOS != "" {
-		o.QOS = over.QOS
-	}
-	if over.TimeLimit != 0 {
-		o.TimeLimit = over.TimeLimit
-	}
-	if over.MemoryMB != 0 {
-		o.MemoryMB = over.MemoryMB
-	}
-	if over.CPUs != 0 {
-		o.CPUs = over.CPUs
-	}
-	return o
-}
 
 // ConfigSlurmOptions reads the SlurmOptionsFile of a config's folder;
 // a folder without one sets nothing.
-func ConfigSlurmOptions(cfg cascade.SimConfig) (SlurmOptions, error) {
+func ConfigSlurmOptions(cfg cascade.SimConfig) (slurm.Options, error) {
 	path := filepath.Join(filepath.Dir(simconfig.GPGPUSimPath(cfg)), SlurmOptionsFile)
-	o, err := ReadSlurmOptions(path)
+	o, err := slurm.ReadOptions(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return SlurmOptions{}, nil
+		return slurm.Options{}, nil
 	}
 	return o, err
-}
-
-// ReadSlurmOptions reads a SlurmOptionsFile. Errors name the file, line
-// and option.
-func ReadSlurmOptions(path string) (SlurmOptions, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return SlurmOptions{}, err
-	}
-	defer f.Close()
-	var o SlurmOptions
-	sc := bufio.NewScanner(f)
-	n := 1
-	for ; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || v == "" {
-			return o, fmt.Errorf("%s:%d: %q is not option=value", path, n, line)
-		}
-		if err := o.Set(k, v); err != nil {
-			return o, fmt.Errorf("%s:%d: %w", path, n, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		// n is the line the scanner stopped in (one over 64 KiB).
-		return o, fmt.Errorf("%s:%d: %w", path, n, err)
-	}
-	return o, nil
-}
-
-// Set sets the option named as sbatch's long option (partition, account,
-// qos, time, mem, cpus-per-task) from its value as sbatch takes it.
-func (o *SlurmOptions) Set(name, value string) error {
-	var err error
-	switch strings.TrimPrefix(name, "--") {
-	case "partition":
-		o.Partition, err = slurmName(name, value)
-	case "account":
-		o.Account, err = slurmName(name, value)
-	case "qos":
-		o.QOS, err = slurmName(name, value)
-	case "time":
-		o.TimeLimit, err = ParseSlurmTime(value)
-	case "mem":
-		o.MemoryMB, err = ParseSlurmMemory(value)
-	case "cpus-per-task":
-		o.CPUs, err = strconv.Atoi(value)
-		if err != nil || o.CPUs <= 0 {
-			err = fmt.Errorf("want a number of CPUs above 0")
-		}
-	default:
-		return fmt.Errorf("unknown option %q (want partition, account, qos, time, mem or cpus-per-task)", name)
-	}
-	if err != nil {
-		return fmt.Errorf("%s=%s: %w", name, value, err)
-	}
-	return nil
-}
-
-// slurmName checks a partition, account or QOS name: it goes on an
-// #SBATCH line as it is, so it holds no blank, quote, backslash or
-// control character (a carriage return amid a line, say).
-func slurmName(name, v string) (string, error) {
-	if strings.ContainsAny(v, " \t\"'\\") || strings.ContainsFunc(v, unicode.IsControl) {
-		return "", fmt.Errorf("not a Slurm %s name", name)
-	}
-	return v, nil
-}
-
-// MaxSlurmTime is the longest time limit a cascade-slurm.conf may set: far
-// beyond any cluster's, and far from time.Duration's overflow.
-const MaxSlurmTime = 100 * 365 * 24 * time.Hour
-
-// ParseSlurmTime reads a time limit as sbatch's --time takes it (minutes,
-// MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS) or as a Go duration ("90m",
-// "2h30m"). Slurm counts whole minutes; the job script rounds up.
-func ParseSlurmTime(s string) (time.Duration, error) {
-	if d, err := time.ParseDuration(s); err == nil && strings.ContainsAny(s, "hms") {
-		if d <= 0 {
-			return 0, fmt.Errorf("want a time limit above 0")
-		}
-		if d > MaxSlurmTime {
-			return 0, errTimeTooLong
-		}
-		return d, nil
-	}
-	bad := fmt.Errorf("want minutes, [D-]HH:MM:SS or a duration like 90m")
-	days := 0
-	rest := s
-	if d, r, ok := strings.Cut(s, "-"); ok {
-		n, err := strconv.Atoi(d)
-		if err != nil || n < 0 {
-			return 0, bad
-		}
-		days, rest = n, r
-	}
-	parts := strings.Split(rest, ":")
-	nums := make([]int, len(parts))
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 {
-			return 0, bad
-		}
-		nums[i] = n
-	}
-	var units []time.Duration
-	switch {
-	case days > 0 || strings.Contains(s, "-"): // D-HH, D-HH:MM, D-HH:MM:SS
-		if len(nums) > 3 {
-			return 0, bad
-		}
-		units = []time.Duration{time.Hour, time.Minute, time.Second}[:len(nums)]
-		nums, units = append(nums, days), append(units, 24*time.Hour)
-	case len(nums) == 1: // minutes
-		units = []time.Duration{time.Minute}
-	case len(nums) == 2: // MM:SS
-		units = []time.Duration{time.Minute, time.Second}
-	case len(nums) == 3: // HH:MM:SS
-		units = []time.Duration{time.Hour, time.Minute, time.Second}
-	default:
-		return 0, bad
-	}
-	// Each term and the sum so far at most MaxSlurmTime: no overflow.
-	var d time.Duration
-	for i, n := range nums {
-		if n > int(MaxSlurmTime/units[i]) {
-			return 0, errTimeTooLong
-		}
-		if d += time.Duration(n) * units[i]; d > MaxSlurmTime {
-			return 0, errTimeTooLong
-		}
-	}
-	if d <= 0 {
-		return 0, fmt.Errorf("want a time limit above 0")
-	}
-	if d > MaxSlurmTime {
-		return 0, errTimeTooLong
-	}
-	return d, nil
-}
-
-var errTimeTooLong = fmt.Errorf("want a time limit of at most %d days", MaxSlurmTime/(24*time.Hour))
-
-// ParseSlurmMemory reads a memory size as sbatch's --mem takes it: megabytes,
-// or a number with a K, M, G or T suffix (binary units, as Slurm's).
-func ParseSlurmMemory(s string) (int64, error) {
-	num, unit := s, int64(1)
-	if n := len(s); n > 0 {
-		switch strings.ToUpper(s[n-1:]) {
-		case "K":
-			num, unit = s[:n-1], -1024
-		case "M":
-			num = s[:n-1]
-		case "G":
-			num, unit = s[:n-1], 1024
-		case "T":
-			num, unit = s[:n-1], 1024*1024
-		}
-	}
-	v, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || v <= 0 {
-		return 0, fmt.Errorf("want megabytes, or a size like 512M or 4G")
-	}
-	if unit < 0 {
-		return v/1024 + min(v%1024, 1), nil // KiB, rounded up to whole MB
-	}
-	if v > math.MaxInt64/unit {
-		return 0, fmt.Errorf("want a size below 8 EiB")
-	}
-	return v * unit, nil
 }
