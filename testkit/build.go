@@ -18,7 +18,7 @@ var programs struct {
 // ModuleRoot is the directory of Cascade's go.mod.
 func ModuleRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	return filepath.Join(filepath.Dir(file), "..")
 }
 
 // Program builds the main package pkg (a path relative to the module
