@@ -30,6 +30,8 @@ import (
 	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/resolvers"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/runs/local"
+	"github.com/cascade-sim/cascade/runs/slurmexec"
 	"github.com/cascade-sim/cascade/s3gw"
 	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/scanner"
@@ -287,11 +289,16 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	if len(simCmd) == 0 {
 		simCmd = []string{"accel-sim.out"}
 	}
-	var executor runs.Executor = runs.Local{Command: simCmd, Env: cfg.SimEnv}
+	var newExecutor func(runs.Host) runs.Executor
 	switch cfg.Executor {
 	case "", "local":
+		newExecutor = func(h runs.Host) runs.Executor {
+			return local.New(h, local.Config{Command: simCmd, Env: cfg.SimEnv, Concurrency: cfg.RunConcurrency, DataDir: cfg.DataDir, Logger: log})
+		}
 	case "slurm":
-		executor = &runs.Slurm{Command: simCmd, Env: cfg.SimEnv, Slurm: cfg.Slurm, PollFailed: reg.SlurmPollFailed}
+		newExecutor = func(h runs.Host) runs.Executor {
+			return slurmexec.New(h, slurmexec.Config{Command: simCmd, Env: cfg.SimEnv, Slurm: cfg.Slurm, PollFailed: reg.SlurmPollFailed, Logger: log})
+		}
 	default:
 		return nil, fmt.Errorf("executor: want local or slurm, got %q", cfg.Executor)
 	}
@@ -299,8 +306,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		BucketDir:   cfg.BucketDir(),
 		WorkDir:     filepath.Join(cfg.DataDir, "work"),
 		ConfigsDir:  cfg.SimConfigsDir,
-		Executor:    executor,
-		Concurrency: cfg.RunConcurrency,
+		NewExecutor: newExecutor,
 		Store:       m.DB,
 		Events:      broker,
 		Logger:      log,

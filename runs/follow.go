@@ -9,9 +9,10 @@ import (
 	"github.com/cascade-sim/cascade/internal/proc"
 )
 
-// follower feeds a growing log to a parser and records progress as it
-// changes. grew may be called from several goroutines.
-type follower struct {
+// Follower feeds the growing log of a run's job to a parser and records
+// the progress and per-kernel results it shows as they change (see
+// [Host.Follow]). Its methods may be called from several goroutines.
+type Follower struct {
 	m      *Manager
 	ctx    context.Context
 	id     string
@@ -21,14 +22,14 @@ type follower struct {
 	last   simlog.Progress
 }
 
-func newFollower(m *Manager, ctx context.Context, id, log string, total int) *follower {
-	return &follower{m: m, ctx: ctx, id: id, tail: proc.Tail{Path: log, FromStart: true}, parser: simlog.NewParser(total), last: simlog.Progress{Total: total}}
+func newFollower(m *Manager, ctx context.Context, id, log string, total int) *Follower {
+	return &Follower{m: m, ctx: ctx, id: id, tail: proc.Tail{Path: log, FromStart: true}, parser: simlog.NewParser(total), last: simlog.Progress{Total: total}}
 }
 
 // read feeds the parser every line written since the last read: the
 // tail gives at most 1 MiB a call, and a batch job's log may have grown by
 // more (or be read for the first time after a restart).
-func (f *follower) read() bool {
+func (f *Follower) read() bool {
 	any := false
 	for {
 		lines, _ := f.tail.Next()
@@ -42,7 +43,9 @@ func (f *follower) read() bool {
 	}
 }
 
-func (f *follower) grew() {
+// Grew reads what was written to the log since the last read, publishes
+// that the log grew, and records the progress when it changed.
+func (f *Follower) Grew() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.read() {
@@ -55,8 +58,9 @@ func (f *follower) grew() {
 	}
 }
 
-// finish reads what is left of the log and returns the parser.
-func (f *follower) finish() *simlog.Parser {
+// Finish reads what is left of the log, a last line without its newline
+// too, and returns the parser: the job's results and outcome.
+func (f *Follower) Finish() *simlog.Parser {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.read()

@@ -20,7 +20,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/app"
-	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/runs/slurmexec"
 	"github.com/cascade-sim/cascade/slurm"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/fakesim"
@@ -83,7 +83,7 @@ func slurmServer(t *testing.T, mode string, configure ...func(*app.Config)) (*se
 // fresh configs directory, and serves that directory.
 func withSlurmFile(t *testing.T, config, text string) func(*app.Config) {
 	dir := simconfigtest.Write(t, t.TempDir())
-	if err := os.WriteFile(filepath.Join(dir, config, runs.SlurmOptionsFile), []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, config, slurmexec.OptionsFile), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return func(c *app.Config) { c.SimConfigsDir = dir }
@@ -105,11 +105,11 @@ func scontrolShowJob(t *testing.T, c *slurmtest.Cluster, id int64) map[string]st
 func jobsNamed(t *testing.T, c *slurmtest.Cluster, runID string) int {
 	t.Helper()
 	ids := map[string]bool{}
-	for _, l := range strings.Fields(c.Command(t, "squeue", "-h", "--states=all", "-n", runs.JobName(runID), "-o", "%i")) {
+	for _, l := range strings.Fields(c.Command(t, "squeue", "-h", "--states=all", "-n", slurmexec.JobName(runID), "-o", "%i")) {
 		ids[l] = true
 	}
 	if c.Accounting() {
-		for _, l := range strings.Fields(c.Command(t, "sacct", "-n", "-X", "-P", "--starttime=now-1hour", "--name="+runs.JobName(runID), "-o", "JobID")) {
+		for _, l := range strings.Fields(c.Command(t, "sacct", "-n", "-X", "-P", "--starttime=now-1hour", "--name="+slurmexec.JobName(runID), "-o", "JobID")) {
 			ids[l] = true
 		}
 	}
@@ -662,7 +662,7 @@ func TestSlurmBadOptionsFile(t *testing.T) {
 	t.Parallel()
 	s, _, calls := slurmServer(t, "ok", withSlurmFile(t, simconfigtest.TitanX, "partition=long\nmem=lots\n"))
 	errs := s.Do(t, `mutation { launchRun(input: {traceId: "qs", simConfig: "SM6_TITANX"}) { id } }`, nil, nil)
-	want := filepath.Join(simconfigtest.TitanX, runs.SlurmOptionsFile) + ":2: mem=lots: want megabytes"
+	want := filepath.Join(simconfigtest.TitanX, slurmexec.OptionsFile) + ":2: mem=lots: want megabytes"
 	if len(errs) != 1 || errs[0].Code() != "BAD_USER_INPUT" || !strings.Contains(errs[0].Message, want) {
 		t.Fatalf("errors %+v, want BAD_USER_INPUT with %q", errs, want)
 	}
