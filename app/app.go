@@ -1,6 +1,3 @@
-// Package app wires Cascade's packages into a running server: database,
-// event broker, scanner, post-processor, sample trace and the HTTP API. It
-// takes a finished Config; flags and environment belong to cmd/cascade.
 package app
 
 import (
