@@ -103,7 +103,7 @@ type Host interface {
 	// Grew reads what was written since and records the progress and
 	// per-kernel results it shows, while the run is running. total is how
 	// many kernels the job simulates.
-	Follow(ctx context.Context, id string, total int) *Follower
+	Follow(ctx context.Context, id string, total int) Follower
 	// KernelTotal is how many kernels a run simulates (its subset's, or
 	// its trace's); 0 when that cannot be read.
 	KernelTotal(ctx context.Context, id string) int

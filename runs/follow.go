@@ -9,10 +9,21 @@ import (
 	"github.com/cascade-sim/cascade/internal/proc"
 )
 
-// Follower feeds the growing log of a run's job to a parser and records
-// the progress and per-kernel results it shows as they change (see
-// [Host.Follow]). Its methods may be called from several goroutines.
-type Follower struct {
+// Follower follows the growing log of a run's job (see [Host.Follow]).
+// Its methods may be called from several goroutines.
+type Follower interface {
+	// Grew reads what was written to the log since the last read,
+	// publishes that the log grew, and records the progress and
+	// per-kernel results when they changed.
+	Grew()
+	// Finish reads what is left of the log, a last line without its
+	// newline too, and returns the parser: the job's results and outcome.
+	Finish() *simlog.Parser
+}
+
+// follower is the Manager's Follower: it feeds the log to a parser and
+// records progress as it changes.
+type follower struct {
 	m      *Manager
 	ctx    context.Context
 	id     string
@@ -22,14 +33,14 @@ type Follower struct {
 	last   simlog.Progress
 }
 
-func newFollower(m *Manager, ctx context.Context, id, log string, total int) *Follower {
-	return &Follower{m: m, ctx: ctx, id: id, tail: proc.Tail{Path: log, FromStart: true}, parser: simlog.NewParser(total), last: simlog.Progress{Total: total}}
+func newFollower(m *Manager, ctx context.Context, id, log string, total int) *follower {
+	return &follower{m: m, ctx: ctx, id: id, tail: proc.Tail{Path: log, FromStart: true}, parser: simlog.NewParser(total), last: simlog.Progress{Total: total}}
 }
 
 // read feeds the parser every line written since the last read: the
 // tail gives at most 1 MiB a call, and a batch job's log may have grown by
 // more (or be read for the first time after a restart).
-func (f *Follower) read() bool {
+func (f *follower) read() bool {
 	any := false
 	for {
 		lines, _ := f.tail.Next()
@@ -43,9 +54,8 @@ func (f *Follower) read() bool {
 	}
 }
 
-// Grew reads what was written to the log since the last read, publishes
-// that the log grew, and records the progress when it changed.
-func (f *Follower) Grew() {
+// Grew implements [Follower].
+func (f *follower) Grew() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.read() {
@@ -58,9 +68,8 @@ func (f *Follower) Grew() {
 	}
 }
 
-// Finish reads what is left of the log, a last line without its newline
-// too, and returns the parser: the job's results and outcome.
-func (f *Follower) Finish() *simlog.Parser {
+// Finish implements [Follower].
+func (f *follower) Finish() *simlog.Parser {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.read()

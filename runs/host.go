@@ -33,7 +33,7 @@ func (h host) UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.R
 	return saved, missing, err
 }
 
-func (h host) Follow(ctx context.Context, id string, total int) *Follower {
+func (h host) Follow(ctx context.Context, id string, total int) Follower {
 	return newFollower(h.m, ctx, id, h.m.LogPath(id), total)
 }
 

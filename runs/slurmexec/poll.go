@@ -265,7 +265,7 @@ func (e *Executor) tailLoop(ctx context.Context) {
 		case <-t.C:
 		}
 		e.mu.Lock()
-		var fs []*runs.Follower
+		var fs []runs.Follower
 		for _, j := range e.jobs {
 			if j.f != nil {
 				fs = append(fs, j.f)

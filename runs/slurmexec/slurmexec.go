@@ -67,10 +67,10 @@ type job struct {
 	runID     string
 	traceID   string
 	id        slurm.JobID
-	last      slurm.Status   // last applied; zero before the first poll
-	total     int            // kernels to simulate
-	f         *runs.Follower // from when the job started; under Executor.mu
-	cancelled bool           // Cascade asked Slurm to cancel it; under Executor.mu
+	last      slurm.Status  // last applied; zero before the first poll
+	total     int           // kernels to simulate
+	f         runs.Follower // from when the job started; under Executor.mu
+	cancelled bool          // Cascade asked Slurm to cancel it; under Executor.mu
 }
 
 var _ runs.Executor = (*Executor)(nil)
