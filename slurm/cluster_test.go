@@ -189,7 +189,7 @@ func TestControllerRestart(t *testing.T) {
 func TestSubmitCompleted(t *testing.T) {
 	t.Parallel()
 	c, _ := client(t)
-	sim := testkit.Program(t, "./internal/fakesim/cmd/fakesim")
+	sim := testkit.Program(t, "./testkit/fakesim/cmd/fakesim")
 	root := testkit.ModuleRoot()
 	cfg := filepath.Join(root, "samples", "sim-configs", "SM90_H100")
 	j := job(t, "cascade-run-1", sim,

@@ -48,8 +48,8 @@ func Program(tb testing.TB, pkg string) string {
 }
 
 // FakePostprocessor returns the command line of the stand-in
-// post-processor (internal/testutil/fakepp) in the given mode.
+// post-processor (testkit/fakepp) in the given mode.
 func FakePostprocessor(tb testing.TB, mode string, extra ...string) []string {
 	tb.Helper()
-	return append([]string{Program(tb, "./internal/testutil/fakepp"), fmt.Sprintf("--mode=%s", mode)}, extra...)
+	return append([]string{Program(tb, "./testkit/fakepp"), fmt.Sprintf("--mode=%s", mode)}, extra...)
 }

@@ -108,7 +108,7 @@ func writeRaw(t *testing.T, prefix, id string) {
 // CASCADE_POSTPROCESS_JOBS when set.
 func TestPostprocessorGetsItsShareOfCPUs(t *testing.T) {
 	t.Parallel()
-	fakepp := testkit.Program(t, "./internal/testutil/fakepp")
+	fakepp := testkit.Program(t, "./testkit/fakepp")
 	one := max(1, runtime.NumCPU()-1) // fewer than NumCPU when there are 2 or more
 	cases := []struct {
 		name   string
