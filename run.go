@@ -119,6 +119,11 @@ type StatCounter struct {
 	Unit string `json:"unit"`
 }
 
+// HasJob reports whether the run was given a batch job (Slurm.JobID),
+// which outlives the server that submitted it: such a run is started, even
+// while it is queued, and only its executor can end it.
+func (r Run) HasJob() bool { return r.Slurm.JobID != nil }
+
 // SlurmJob is what Cascade knows of a run's Slurm batch job, as of its
 // last poll.
 type SlurmJob struct {

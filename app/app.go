@@ -28,6 +28,8 @@ import (
 	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/resolvers"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/runs/local"
+	"github.com/cascade-sim/cascade/runs/slurmexec"
 	"github.com/cascade-sim/cascade/s3gw"
 	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/scanner"
@@ -49,9 +51,10 @@ type Config struct {
 	AllowedOrigins         []string
 
 	// Executor is where runs execute: "local" (the default, "" too) or
-	// "slurm" (CASCADE_EXECUTOR); Slurm configures the latter.
+	// "slurm" (CASCADE_EXECUTOR); Slurm configures the latter
+	// (CASCADE_SLURM_*), and goes to it as it is.
 	Executor string
-	Slurm    SlurmConfig
+	Slurm    slurm.Config
 
 	SimCmd []string // CASCADE_SIM_CMD
 	// SimStats is the simulator statistics runs read from their logs:
@@ -129,24 +132,6 @@ type Config struct {
 	S3ReadOnlyKeys s3gw.Keys
 
 	Logger *slog.Logger
-}
-
-// SlurmConfig configures the Slurm executor (CASCADE_SLURM_*).
-type SlurmConfig struct {
-	// Bin is the directory of Slurm's commands; PATH's when empty.
-	Bin string
-	// Env is added to the commands' environment ("SLURM_CONF=...").
-	Env []string
-	// Options are every run's job options; a config folder's
-	// cascade-slurm.conf overrides them.
-	Options runs.SlurmOptions
-	// PollInterval is how often every job is polled, one squeue call.
-	PollInterval time.Duration
-	// Timeout bounds one Slurm command; slurm.DefaultTimeout when 0.
-	Timeout time.Duration
-	// Accounting is "auto" (ask the cluster; "" too), "on" or "off":
-	// whether sacct is asked about jobs squeue has forgotten.
-	Accounting string
 }
 
 // BucketDir is where the scanner looks for traces.
@@ -308,21 +293,16 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	if len(simCmd) == 0 {
 		simCmd = []string{"accel-sim.out"}
 	}
-	var executor runs.Executor = runs.Local{Command: simCmd, Env: cfg.SimEnv}
+	var newExecutor func(runs.Host) runs.Executor
 	switch cfg.Executor {
 	case "", "local":
-	case "slurm":
-		c := &slurm.Client{Bin: cfg.Slurm.Bin, Env: cfg.Slurm.Env, Timeout: cfg.Slurm.Timeout, PollFailed: reg.SlurmPollFailed}
-		switch cfg.Slurm.Accounting {
-		case "", "auto":
-		case "on":
-			c.Accounting = slurm.AccountingOn
-		case "off":
-			c.Accounting = slurm.AccountingOff
-		default:
-			return nil, fmt.Errorf("slurm accounting: want auto, on or off, got %q", cfg.Slurm.Accounting)
+		newExecutor = func(h runs.Host) runs.Executor {
+			return local.New(h, local.Config{Command: simCmd, Env: cfg.SimEnv, Concurrency: cfg.RunConcurrency, DataDir: cfg.DataDir, Logger: log})
 		}
-		executor = &runs.Slurm{Command: simCmd, Env: cfg.SimEnv, Client: c, Options: cfg.Slurm.Options, PollInterval: cfg.Slurm.PollInterval}
+	case "slurm":
+		newExecutor = func(h runs.Host) runs.Executor {
+			return slurmexec.New(h, slurmexec.Config{Command: simCmd, Env: cfg.SimEnv, Slurm: cfg.Slurm, PollFailed: reg.SlurmPollFailed, Logger: log})
+		}
 	default:
 		return nil, fmt.Errorf("executor: want local or slurm, got %q", cfg.Executor)
 	}
@@ -330,8 +310,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		BucketDir:   cfg.BucketDir(),
 		WorkDir:     filepath.Join(cfg.DataDir, "work"),
 		ConfigsDir:  cfg.SimConfigsDir,
-		Executor:    executor,
-		Concurrency: cfg.RunConcurrency,
+		NewExecutor: newExecutor,
 		Store:       m.DB,
 		Events:      broker,
 		Logger:      log,

@@ -1,8 +1,9 @@
 // Package app is Cascade's wiring: [Run] takes a finished [Config] and
 // starts a server from the other packages — the database (db), the event
 // broker (events), the sample trace (samples), the post-processor
-// (postproc), the run manager with its local or Slurm executor (runs,
-// slurm), the bucket scanner (scanner), the S3 endpoint (s3gw), the disk
+// (postproc), the run manager with its executor, which this package alone
+// picks (runs/local, or runs/slurmexec given the Slurm settings,
+// slurm.Config, as they came), the bucket scanner (scanner), the S3 endpoint (s3gw), the disk
 // meter (disk), the metrics registry (metrics) and one HTTP server for the
 // GraphQL API (graph, resolvers), the web UI, /metrics, the health checks
 // and, when asked, Go's profiles. [Main.Close] stops them.

@@ -15,6 +15,7 @@ import (
 	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/resolvers"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/runs/local"
 )
 
 // kernelStore is the API's fake store and a runs.Store holding its runs'
@@ -92,7 +93,7 @@ func statsRun(t *testing.T) (*kernelStore, *client.Client, simstats.Values) {
 		{RunID: "r1", Seq: 1, Name: "k1", Stats: simstats.Encode(nil, v1)},
 		{RunID: "r1", Seq: 2, Name: "k2"},
 	}
-	m := runs.New(runs.Config{Store: store, Executor: runs.Local{}, BucketDir: t.TempDir(), WorkDir: t.TempDir()})
+	m := runs.New(runs.Config{Store: store, NewExecutor: func(h runs.Host) runs.Executor { return local.New(h, local.Config{Command: []string{"false"}}) }, BucketDir: t.TempDir(), WorkDir: t.TempDir()})
 	r := &resolvers.Resolver{DB: store, RunManager: m, Events: &events.Broker{}}
 	return store, client.New(graph.NewServer(r, transport.Options{})), v0
 }

@@ -2,73 +2,160 @@ package runs
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
-	"github.com/cascade-sim/cascade/internal/proc"
 )
 
-// Executor is where runs execute: [Local] runs the simulator as a child
-// of the server, [*Slurm] submits each run as a batch job to a Slurm
-// cluster. The Manager holds the one it was given; no other kinds exist.
+// Executor is where simulations execute. The Manager owns runs: it queues
+// them in launch order, prepares each one's [Job] (directory, kernel list,
+// config files) and hands it to Start, at most Slots at a time; what
+// becomes of a job after that is the executor's, which records it through
+// the [Host] it was made with (see Config.NewExecutor). The Manager
+// never asks which executor it has. runs/local runs the simulator as a
+// child of the server; runs/slurmexec submits a Slurm batch job each.
+//
+// A run is the executor's once Start has been called with its job: the
+// Manager itself cancels only queued runs that have no job
+// ([cascade.Run.HasJob]), and asks the executor to cancel the others.
 type Executor interface {
-	// Name is recorded with each run ("local", "slurm").
+	// Name is the executor's kind, recorded with each run and sweep
+	// ("local", "slurm") and reported as its status's Kind.
 	Name() string
-	executor()
+
+	// Slots is how many Start calls the Manager makes at once (the local
+	// executor: simulations at once; Slurm: sbatch calls at once); at
+	// least 1.
+	Slots() int
+
+	// Check checks, once at start, what the executor needs, and returns
+	// what it found, one line each, for the server to print. dirs are the
+	// directories jobs read and write. An error means the executor cannot
+	// work at all (a missing command); a cluster that does not answer is
+	// no error: Status says so until it does.
+	Check(ctx context.Context, dirs []Dir) ([]string, error)
+
+	// CheckConfig returns why no job could start under the config, or nil.
+	// A launch under such a config is refused with the error (the Slurm
+	// executor: the config folder's cascade-slurm.conf does not read).
+	CheckConfig(cfg cascade.SimConfig) error
+
+	// Reattach is given, once, before the first Start and before Run, the
+	// unfinished runs a previous server left that the Manager did not
+	// settle itself: the queued ones, in launch order, and the running
+	// ones with a job (a running run without one was the server's child
+	// and is queued again, running from the beginning). It returns the
+	// ids of the queued runs to start now, in order; the others it
+	// follows, or hands back later through [Host.Enqueue].
+	Reattach(ctx context.Context, left []cascade.Run) []string
+
+	// Run does the executor's own work (the Slurm executor polls its jobs)
+	// until ctx is done, and returns then.
+	Run(ctx context.Context)
+
+	// Start starts the prepared job of a queued run, and records through
+	// Host what becomes of it: the run running, its progress, its end.
+	// It returns when the executor is done starting it: the local
+	// executor once the simulator has exited and the run's end is
+	// recorded; the Slurm executor once sbatch has answered (the run
+	// stays queued with its job id; polling records the rest). A run that
+	// is no longer queued by the time the executor would start it (it
+	// was cancelled meanwhile) is not started, or its job is cancelled
+	// as soon as it has one. ctx ends with the server:
+	// a simulator the server runs itself is stopped then, its run left
+	// running for the next start to run again; a batch job outlives it.
+	Start(ctx context.Context, job Job)
+
+	// Cancel stops the jobs of runs rs, which the executor has started
+	// (running, or queued with a job); runs over by now are left as they
+	// are. It returns the runs it changed, as stored and published: a run
+	// whose job never ran is cancelled at once; one whose job is being
+	// stopped ends CANCELLED later, once its job is gone. A run it cannot
+	// cancel is a CONFLICT error, joined with any other.
+	Cancel(ctx context.Context, rs []cascade.Run) ([]cascade.Run, error)
+
+	// Remove stops the job of a run whose trace was removed, and forgets
+	// it without recording anything: its row is about to be deleted. r is
+	// the run as stored. It may return before the job is gone; the
+	// Manager waits for a Start call of the run to return.
+	Remove(ctx context.Context, r cascade.Run)
+
+	// Status is the executor's health: the Slurm executor is unhealthy
+	// while Slurm's commands fail or time out; the local one is always
+	// healthy. Every change is also told to [Host.StatusChanged].
+	Status() cascade.ExecutorStatus
 }
 
-// Job is one simulation for an Executor.
+// Host is what an [Executor] may ask of the Manager that made it. An
+// executor changes runs only through it, and never holds the Manager.
+// Every change is committed first and published after, as a copy of the
+// committed row. Its methods are safe for concurrent use.
+type Host interface {
+	// UpdateRun changes a stored run with fn and publishes it, as
+	// [Store.UpdateRun]: it returns the run as stored and whether fn
+	// changed it (fn returning cascade.ErrUnchanged leaves it), or
+	// NOT_FOUND.
+	UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) error) (cascade.Run, bool, error)
+	// UpdateRuns is UpdateRun for many runs in one transaction: it returns
+	// the runs fn changed and the ids that are not stored.
+	UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.Run) error) ([]cascade.Run, []string, error)
+	// Follow starts following the log of a run's job (its Job.Log): each
+	// Grew reads what was written since and records the progress and
+	// per-kernel results it shows, while the run is running. total is how
+	// many kernels the job simulates.
+	Follow(ctx context.Context, id string, total int) Follower
+	// KernelTotal is how many kernels a run simulates (its subset's, or
+	// its trace's); 0 when that cannot be read.
+	KernelTotal(ctx context.Context, id string) int
+	// Finish records a run's end with its log's results, and publishes
+	// it. A run that is over already stays as it was; one being removed
+	// with its trace is left alone.
+	Finish(ctx context.Context, id string, end End)
+	// Enqueue hands queued runs back to Start, in launch order whatever
+	// the order of ids (a run the executor could not submit yet); runs no
+	// longer queued are skipped when their turn comes.
+	Enqueue(ctx context.Context, ids []string) error
+	// StatusChanged publishes the executor's new health.
+	StatusChanged(st cascade.ExecutorStatus)
+}
+
+// Job is one simulation for an Executor: a queued run's, prepared.
 type Job struct {
 	Run        cascade.Run
 	Dir        string // the run's work directory, $CASCADE_DATA_DIR/work/runs/<id>
 	KernelList string // the kernelslist.g to simulate
 	Config     cascade.SimConfig
-	Log        string
-	Grew       func()
+	Log        string // the simulator's output goes here, in Dir
+	Total      int    // kernels to simulate
 }
 
-// ErrSimulatorNotFound is wrapped by Execute when the simulator program is
-// missing or not executable.
-var ErrSimulatorNotFound = errors.New("simulator not found")
-
-// Local runs the simulator as a child process of the server: in its own
-// process group, killed with it, stopped as a group.
-type Local struct {
-	// Command is the simulator and any leading arguments ("accel-sim.out").
-	Command []string
-	// Env is added to the server's environment for the simulator:
-	// LD_LIBRARY_PATH with GPGPU-Sim's libcudart.so, as Accel-Sim's
-	// setup_environment.sh sets it.
-	Env []string
+// End is how a run's job ended, for [Host.Finish].
+type End struct {
+	State cascade.RunState // SUCCEEDED, FAILED or CANCELLED
+	// Error says why it failed (or that a cancel came from outside); ""
+	// for none.
+	Error string
+	// Log is the job's log as read to its end, whose kernels are the
+	// run's results; nil when the job never ran.
+	Log *simlog.Parser
+	// Also, if set, makes more changes to the run in the same write.
+	Also func(r *cascade.Run)
 }
 
-var _ Executor = Local{}
+// Dir is a directory jobs read or write, named for messages ("traces").
+type Dir struct{ What, Path string }
 
-// Name implements [Executor].
-func (Local) Name() string { return "local" }
-
-func (Local) executor() {}
-
-// Execute runs the job and blocks until the simulator has exited or ctx
-// is done (then the simulator is stopped first). It writes the simulator's
-// output to job.Log and calls job.Grew as it grows. An error wrapping
-// ErrSimulatorNotFound means no simulator could start; one wrapping a
-// *proc.LogError that the log could not be written (a full disk), and the
-// simulator was stopped. It runs
-// `<command> -trace <kernelslist.g> -config <cfg>/gpgpusim.config -config <cfg>/trace.config`
-// in the job's directory, where the files of the config's folders are
-// linked.
-func (l Local) Execute(ctx context.Context, job Job) (simlog.Exit, error) {
-	args := append(append([]string(nil), l.Command...), "-trace", job.KernelList)
-	args = append(args, simconfig.SimulatorArgs(job.Config)...)
-	// The log is the run's result: a simulator whose output cannot be
-	// written (a full disk) is stopped, and the error is a *proc.LogError.
-	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: job.Dir, Env: l.Env, Log: job.Log, Grew: job.Grew, StopOnLogError: true})
-	if errors.Is(err, proc.ErrNotFound) {
-		return simlog.Exit{Code: -1}, fmt.Errorf("%w: %w", ErrSimulatorNotFound, err)
+// Judge is the end of a simulator that exited (or a batch job that
+// completed) by what its log says: SUCCEEDED, or FAILED with the reason,
+// and for a trace file type the simulator does not read, how to serve it
+// one it does.
+func Judge(log *simlog.Parser, exit simlog.Exit, traceID string) End {
+	o := log.Outcome(exit)
+	switch {
+	case o.Succeeded:
+		return End{State: cascade.RunSucceeded, Log: log}
+	case o.Failure == simlog.FailureTraceFormat:
+		return End{State: cascade.RunFailed, Error: o.Reason + ". " + traceFormatFix(traceID), Log: log}
 	}
-	return simlog.Exit{Code: res.ExitCode, Signal: res.Signal}, err
+	return End{State: cascade.RunFailed, Error: o.Reason, Log: log}
 }

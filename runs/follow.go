@@ -9,8 +9,20 @@ import (
 	"github.com/cascade-sim/cascade/internal/proc"
 )
 
-// follower feeds a growing log to a parser and records progress as it
-// changes. grew may be called from several goroutines.
+// Follower follows the growing log of a run's job (see [Host.Follow]).
+// Its methods may be called from several goroutines.
+type Follower interface {
+	// Grew reads what was written to the log since the last read,
+	// publishes that the log grew, and records the progress and
+	// per-kernel results when they changed.
+	Grew()
+	// Finish reads what is left of the log, a last line without its
+	// newline too, and returns the parser: the job's results and outcome.
+	Finish() *simlog.Parser
+}
+
+// follower is the Manager's Follower: it feeds the log to a parser and
+// records progress as it changes.
 type follower struct {
 	m      *Manager
 	ctx    context.Context
@@ -42,7 +54,8 @@ func (f *follower) read() bool {
 	}
 }
 
-func (f *follower) grew() {
+// Grew implements [Follower].
+func (f *follower) Grew() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.read() {
@@ -55,8 +68,8 @@ func (f *follower) grew() {
 	}
 }
 
-// finish reads what is left of the log and returns the parser.
-func (f *follower) finish() *simlog.Parser {
+// Finish implements [Follower].
+func (f *follower) Finish() *simlog.Parser {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.read()

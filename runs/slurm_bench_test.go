@@ -11,6 +11,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/slurm"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/fakesim"
 	"github.com/cascade-sim/cascade/testkit/servertest"
@@ -53,7 +54,7 @@ func BenchmarkSlurmPoll3600(b *testing.B) {
 		calls := slurmtest.CountingBin(b)
 		s := benchServer(b, dir, func(cfg *app.Config) {
 			cfg.Executor = "slurm"
-			cfg.Slurm = app.SlurmConfig{Bin: calls.Dir, Env: []string{"SLURM_CONF=" + c.Conf()}, PollInterval: interval, Timeout: time.Minute}
+			cfg.Slurm = slurm.Config{Bin: calls.Dir, Env: []string{"SLURM_CONF=" + c.Conf()}, PollInterval: interval, Timeout: time.Minute}
 			cfg.Slurm.Options.Partition = "long"
 		})
 		return s, func() int { return calls.Count("squeue") }

@@ -20,7 +20,8 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/app"
-	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/runs/slurmexec"
+	"github.com/cascade-sim/cascade/slurm"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/fakesim"
 	"github.com/cascade-sim/cascade/testkit/servertest"
@@ -70,7 +71,7 @@ func slurmServer(t *testing.T, mode string, configure ...func(*app.Config)) (*se
 	calls := slurmtest.CountingBin(t)
 	s := server(t, mode, append([]func(*app.Config){func(cfg *app.Config) {
 		cfg.Executor = "slurm"
-		cfg.Slurm = app.SlurmConfig{
+		cfg.Slurm = slurm.Config{
 			Bin: calls.Dir, Env: []string{"SLURM_CONF=" + c.Conf()},
 			PollInterval: 300 * time.Millisecond, Timeout: 5 * time.Second,
 		}
@@ -82,7 +83,7 @@ func slurmServer(t *testing.T, mode string, configure ...func(*app.Config)) (*se
 // fresh configs directory, and serves that directory.
 func withSlurmFile(t *testing.T, config, text string) func(*app.Config) {
 	dir := simconfigtest.Write(t, t.TempDir())
-	if err := os.WriteFile(filepath.Join(dir, config, runs.SlurmOptionsFile), []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, config, slurmexec.OptionsFile), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return func(c *app.Config) { c.SimConfigsDir = dir }
@@ -104,11 +105,11 @@ func scontrolShowJob(t *testing.T, c *slurmtest.Cluster, id int64) map[string]st
 func jobsNamed(t *testing.T, c *slurmtest.Cluster, runID string) int {
 	t.Helper()
 	ids := map[string]bool{}
-	for _, l := range strings.Fields(c.Command(t, "squeue", "-h", "--states=all", "-n", runs.JobName(runID), "-o", "%i")) {
+	for _, l := range strings.Fields(c.Command(t, "squeue", "-h", "--states=all", "-n", slurmexec.JobName(runID), "-o", "%i")) {
 		ids[l] = true
 	}
 	if c.Accounting() {
-		for _, l := range strings.Fields(c.Command(t, "sacct", "-n", "-X", "-P", "--starttime=now-1hour", "--name="+runs.JobName(runID), "-o", "JobID")) {
+		for _, l := range strings.Fields(c.Command(t, "sacct", "-n", "-X", "-P", "--starttime=now-1hour", "--name="+slurmexec.JobName(runID), "-o", "JobID")) {
 			ids[l] = true
 		}
 	}
@@ -633,7 +634,7 @@ func TestSlurmServerKilled(t *testing.T) {
 func TestSlurmJobLostWhileDown(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	off := func(cfg *app.Config) { cfg.DataDir, cfg.Slurm.Accounting = dir, "off" }
+	off := func(cfg *app.Config) { cfg.DataDir, cfg.Slurm.Accounting = dir, slurm.AccountingOff }
 	s, c, _ := slurmServer(t, "slow", hanging(t), off)
 	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 	got := waitSlurm(t, s, r.ID, 2*time.Minute, "RUNNING")
@@ -651,6 +652,26 @@ func TestSlurmJobLostWhileDown(t *testing.T) {
 	want := fmt.Sprintf("lost: Slurm no longer knows job %s (last seen RUNNING on %s;", job, c.Node())
 	if got.State != "FAILED" || !strings.HasPrefix(cascadeDeref(got.Error), want) || !strings.Contains(*got.Error, "0 of 4 kernels done") || got.Slurm.State != "LOST" {
 		t.Fatalf("%s: %v, job %+v; want FAILED with %q", got.State, cascadeDeref(got.Error), got.Slurm, want)
+	}
+}
+
+// TestSlurmBadOptionsFile: a config whose cascade-slurm.conf does not
+// read refuses launches, naming the file, line and option; the server
+// keeps serving the other configs.
+func TestSlurmBadOptionsFile(t *testing.T) {
+	t.Parallel()
+	s, _, calls := slurmServer(t, "ok", withSlurmFile(t, simconfigtest.TitanX, "partition=long\nmem=lots\n"))
+	errs := s.Do(t, `mutation { launchRun(input: {traceId: "qs", simConfig: "SM6_TITANX"}) { id } }`, nil, nil)
+	want := filepath.Join(simconfigtest.TitanX, slurmexec.OptionsFile) + ":2: mem=lots: want megabytes"
+	if len(errs) != 1 || errs[0].Code() != "BAD_USER_INPUT" || !strings.Contains(errs[0].Message, want) {
+		t.Fatalf("errors %+v, want BAD_USER_INPUT with %q", errs, want)
+	}
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	if got := waitSlurm(t, s, r.ID, 2*time.Minute, "SUCCEEDED", "FAILED"); got.State != "SUCCEEDED" {
+		t.Fatalf("%s: %v", got.State, cascadeDeref(got.Error))
+	}
+	if n := calls.Count("sbatch"); n != 1 {
+		t.Fatalf("%d sbatch calls", n)
 	}
 }
 

@@ -2,7 +2,6 @@ package runs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -25,12 +24,12 @@ type SweepInput struct {
 
 // LaunchSweep checks a sweep as a whole and, when nothing is wrong with
 // it, stores it and its runs (one per trace and config, trace by trace)
-// queued in one transaction, then hands them to the executor (the Slurm
+// queued in one transaction, then queues them for the executor (the Slurm
 // executor submits them after the transaction, a few at a time). When
 // anything is wrong nothing is stored, and the BAD_USER_INPUT error names
 // every refusal: an empty or too long list, an id or name given twice, a
 // trace that is not there, not ready or the sample, a config that is
-// unknown or unusable.
+// unknown or unusable, or one the executor cannot start jobs under.
 func (m *Manager) LaunchSweep(ctx context.Context, in SweepInput) (cascade.Sweep, error) {
 	m.launchMu.Lock()
 	s, rs, err := m.newSweep(ctx, in)
@@ -107,8 +106,8 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 			refuse("simConfigs[%d]: no config %q (have %s)", i, name, strings.Join(names, ", "))
 		case !c.Usable():
 			refuse("simConfigs[%d]: %s cannot be used: %s", i, name, c.Err)
-		case m.slurm != nil:
-			if _, err := ConfigSlurmOptions(c); err != nil {
+		default:
+			if err := m.exec.CheckConfig(c); err != nil {
 				refuse("simConfigs[%d]: %s: %v", i, name, err)
 			}
 		}
@@ -121,7 +120,7 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 		return cascade.Sweep{}, nil, cascade.Errorf(cascade.EINVALID, "sweep refused, nothing queued (%d %s): %s", len(refusals), noun, strings.Join(refusals, "; "))
 	}
 	s := cascade.Sweep{
-		ID: "s" + newRunID()[1:], TraceIDs: in.TraceIDs, SimConfigs: in.SimConfigs, Executor: m.cfg.Executor.Name(),
+		ID: "s" + newRunID()[1:], TraceIDs: in.TraceIDs, SimConfigs: in.SimConfigs, Executor: m.exec.Name(),
 	}
 	if in.Label != "" {
 		s.Label = &in.Label
@@ -136,54 +135,6 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 		}
 	}
 	return s, rs, nil
-}
-
-// CancelSweep cancels every run of a sweep that is not over: the queued
-// ones not yet given to Slurm in one transaction; under the Slurm
-// executor the others' jobs with one scancel call (a few for thousands of
-// jobs), else one by one as [Manager.Cancel] does (a running one ends
-// once its simulator or job is gone). It returns NOT_FOUND for an unknown sweep; a sweep whose runs are
-// all over is no error.
-func (m *Manager) CancelSweep(ctx context.Context, id string) (cascade.Sweep, error) {
-	s, err := m.cfg.Store.Sweep(ctx, id)
-	if err != nil {
-		return s, err
-	}
-	queued, err := m.cfg.Store.CancelQueuedSweepRuns(ctx, id, stamp("cancelled with its sweep before it started"))
-	if err != nil {
-		return s, err
-	}
-	for _, r := range queued {
-		m.queue.Cancel(r.ID)
-		if m.slurm != nil {
-			m.slurm.mu.Lock()
-			delete(m.slurm.held, r.ID)
-			delete(m.slurm.maybe, r.ID)
-			m.slurm.mu.Unlock()
-		}
-		m.publish(r)
-	}
-	rest, err := m.cfg.Store.SweepRuns(ctx, id, cascade.RunQueued, cascade.RunRunning)
-	if err != nil {
-		return s, err
-	}
-	if m.slurm != nil {
-		ids := make([]string, len(rest))
-		for i, r := range rest {
-			ids[i] = r.ID
-		}
-		err := m.slurm.cancelMany(ctx, ids)
-		m.log.Info("sweep cancelled", "sweep", id, "queued", len(queued), "jobs", len(rest))
-		return s, err
-	}
-	var errs []error
-	for _, r := range rest {
-		if _, err := m.Cancel(ctx, r.ID); err != nil && cascade.ErrorCode(err) != cascade.ECONFLICT && cascade.ErrorCode(err) != cascade.ENOTFOUND {
-			errs = append(errs, fmt.Errorf("cancel run %s: %w", r.ID, err))
-		}
-	}
-	m.log.Info("sweep cancelled", "sweep", id, "queued", len(queued), "others", len(rest))
-	return s, errors.Join(errs...)
 }
 
 // Sweep returns the sweep with the given id, or NOT_FOUND.

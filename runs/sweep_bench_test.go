@@ -13,6 +13,7 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/samples"
+	"github.com/cascade-sim/cascade/slurm"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 	"github.com/cascade-sim/cascade/testkit/fakesim"
@@ -95,7 +96,7 @@ func benchLaunchSweep(b *testing.B, dsn, executor string) {
 		configure = func(cfg *app.Config) {
 			local(cfg)
 			cfg.Executor = "slurm"
-			cfg.Slurm = app.SlurmConfig{Env: []string{"SLURM_CONF=" + c.Conf()}, Timeout: time.Minute}
+			cfg.Slurm = slurm.Config{Env: []string{"SLURM_CONF=" + c.Conf()}, Timeout: time.Minute}
 			cfg.Slurm.Options.Partition = "long"
 		}
 	}

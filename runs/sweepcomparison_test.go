@@ -14,6 +14,7 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/runs/local"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -77,7 +78,7 @@ func newComparisonRig(tb testing.TB, d *db.DB, traces []string) *comparisonRig {
 func (c *comparisonRig) manager(store runs.Store) *runs.Manager {
 	return runs.New(runs.Config{
 		BucketDir: c.bucket, WorkDir: c.tb.TempDir(), ConfigsDir: simconfigtest.Write(c.tb, c.tb.TempDir(), c.sweep.SimConfigs...),
-		Executor: runs.Local{Command: []string{"false"}}, Store: store,
+		NewExecutor: func(h runs.Host) runs.Executor { return local.New(h, local.Config{Command: []string{"false"}}) }, Store: store,
 	})
 }
 

@@ -43,19 +43,12 @@ const (
 const DefaultTimeout = 30 * time.Second
 
 // Client runs Slurm's client commands (sbatch, squeue, sacct, scancel,
-// scontrol). The zero value runs those on PATH against the cluster the
-// environment names. A Client is safe for concurrent use; its fields must
-// not change once it is in use.
+// scontrol) as its Config's Bin, Env, Timeout and Accounting say (the
+// rest of the Config is the executor's). The zero value runs those on
+// PATH against the cluster the environment names. A Client is safe for
+// concurrent use; its fields must not change once it is in use.
 type Client struct {
-	// Bin is the directory holding the commands ("/opt/slurm/bin"); PATH's
-	// when empty.
-	Bin string
-	// Env is added to the commands' environment, e.g. "SLURM_CONF=…" for
-	// another cluster.
-	Env []string
-	// Timeout bounds each command; DefaultTimeout when 0.
-	Timeout    time.Duration
-	Accounting Accounting
+	Config
 	// PollFailed, if set, is told about each failed Poll (for /metrics:
 	// metrics.Registry.SlurmPollFailed); it must be quick.
 	PollFailed func(error)

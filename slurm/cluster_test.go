@@ -40,7 +40,7 @@ func client(t testing.TB) (*slurm.Client, *slurmtest.Calls) {
 	t.Helper()
 	startCluster(t)
 	cs := slurmtest.CountingBin(t)
-	return &slurm.Client{Bin: cs.Dir, Env: []string{"SLURM_CONF=" + cluster.Conf()}}, cs
+	return &slurm.Client{Config: slurm.Config{Bin: cs.Dir, Env: []string{"SLURM_CONF=" + cluster.Conf()}}}, cs
 }
 
 // job returns a Job running command in a fresh directory whose name has a

@@ -3,8 +3,12 @@
 // squeue call per poll (and one sacct call for jobs squeue has forgotten,
 // where the cluster keeps accounting), and cancels with scancel.
 //
-// It owns nothing but the job scripts it writes; which job belongs to which
-// run, and what a run's state becomes, is the caller's (package runs). It
+// It owns the job scripts it writes and Cascade's Slurm settings, [Config]:
+// one value from the serve command's flags to the executor and its
+// [Client], with every job's sbatch [Options] (read from a config folder's
+// cascade-slurm.conf by [ReadOptions]). Which job belongs to which run,
+// and what a run's state becomes, is the caller's (runs/slurmexec); it
+// never touches the database, events or runs. It
 // talks to Slurm only through its commands, as a user at a login node would,
 // so it needs no library or REST daemon and works with any cluster whose
 // client commands are on PATH (SLURM_CONF chooses among clusters).
@@ -14,7 +18,7 @@
 // wrapping [ErrUnavailable] for it, and callers keep their jobs' last known
 // state and poll again. A job Slurm no longer knows is [Lost].
 //
-// How an executor uses it (package runs keeps the rows):
+// How an executor uses it (runs/slurmexec; package runs keeps the rows):
 //   - Submit a [Job] named for its run ("cascade-<run id>") and store the
 //     [JobID] on the run at once; the run stays queued.
 //   - Every interval, [Client.Poll] all unfinished runs' ids together and

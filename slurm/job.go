@@ -23,13 +23,10 @@ type Job struct {
 	// (sbatch's default, --export=ALL), as KEY=VALUE.
 	Env []string
 
-	// Resources and placement; zero values leave Slurm's defaults.
-	Partition string
-	Account   string
-	QOS       string
-	TimeLimit time.Duration // rounded up to whole minutes, Slurm's unit
-	MemoryMB  int64         // --mem, per node
-	CPUs      int           // --cpus-per-task
+	// Options are the job's resources and placement; zero values leave
+	// Slurm's defaults. The time limit is rounded up to whole minutes,
+	// Slurm's unit.
+	Options
 	// Hold submits the job held (sbatch --hold): it stays pending, reason
 	// JobHeldUser, until released or cancelled.
 	Hold bool

@@ -16,10 +16,10 @@ import (
 func TestScript(t *testing.T) {
 	j := slurm.Job{
 		Name: "cascade-run-7", Dir: "/shared/runs/7 a", Log: "/shared/runs/7 a/sim%.log",
-		Command:   []string{"/opt/accel-sim.out", "-trace", "it's here", "-config", "$HOME"},
-		Env:       []string{"FAKESIM_MODE=slow", "EMPTY="},
-		Partition: "gpu-sim", Account: "arch", QOS: "long", TimeLimit: 61 * time.Second,
-		MemoryMB: 4096, CPUs: 2,
+		Command: []string{"/opt/accel-sim.out", "-trace", "it's here", "-config", "$HOME"},
+		Env:     []string{"FAKESIM_MODE=slow", "EMPTY="},
+		Options: slurm.Options{Partition: "gpu-sim", Account: "arch", QOS: "long", TimeLimit: 61 * time.Second,
+			MemoryMB: 4096, CPUs: 2},
 	}
 	got, err := j.Script()
 	if err != nil {
@@ -136,7 +136,7 @@ func TestSubmitUnfinishedAnswerIsNotARejection(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := &slurm.Client{Bin: bin}
+	c := &slurm.Client{Config: slurm.Config{Bin: bin}}
 	dir := t.TempDir()
 	_, err := c.Submit(t.Context(), slurm.Job{Name: "cascade-r1", Dir: dir, Log: filepath.Join(dir, "sim.log"), Command: []string{"true"}})
 	if !errors.Is(err, slurm.ErrUnavailable) || errors.Is(err, slurm.ErrRejected) {

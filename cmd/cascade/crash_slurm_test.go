@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/runs/slurmexec"
 	"github.com/cascade-sim/cascade/testkit/slurmtest"
 )
 
@@ -209,7 +209,7 @@ func (s *slurmCrash) settle(c *crashRig, all []crashRun) {
 	known := map[string]bool{}
 	for _, r := range all {
 		known[r.ID] = true
-		name := runs.JobName(r.ID)
+		name := slurmexec.JobName(r.ID)
 		sub := submitted[r.ID]
 		if len(sub) != 1 {
 			t.Errorf("run %s: sbatch queued %d jobs for it %v", r.ID, len(sub), sub)

@@ -50,8 +50,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.StringVar(&sim.accelSimDir, "accelsim-dir", env("CASCADE_ACCELSIM_DIR", ""), "an Accel-Sim checkout: its accel-sim.out, tested configs and library path (CASCADE_ACCELSIM_DIR)")
 	fs.StringVar(&sim.traceFormat, "trace-format", env("CASCADE_TRACE_FORMAT", ""), "tracez or traceg: what the built-in post-processor writes; picked from CASCADE_ACCELSIM_DIR when empty, else tracez (CASCADE_TRACE_FORMAT)")
 	fs.IntVar(&cfg.RunConcurrency, "run-concurrency", envInt("CASCADE_RUN_CONCURRENCY", 1), "simulations at once (CASCADE_RUN_CONCURRENCY)")
-	var sl slurmFlags
-	sl.define(fs, &cfg)
+	applyExecutorFlags := defineExecutorFlags(fs, &cfg)
 	fs.Float64Var(&cfg.DiskGiB, "disk-gib", envFloat("CASCADE_DISK_GIB", 0), "disk budget of the data directory in GiB; plan 2.2 times the uploaded size (CASCADE_DISK_GIB)")
 	fs.DurationVar(&cfg.ScanInterval, "scan-interval", envDuration("CASCADE_SCAN_INTERVAL", 2*time.Second), "periodic bucket scan (CASCADE_SCAN_INTERVAL)")
 	fs.IntVar(&queue, "subscriber-queue", envInt("CASCADE_SUBSCRIBER_QUEUE", events.MaxPending), "changes a websocket subscriber may have waiting before it is closed and its client resubscribes (CASCADE_SUBSCRIBER_QUEUE)")
@@ -82,7 +81,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 		return cfg, 0, "", fmt.Errorf("--gc-heap-floor-mib: want 0 or more, got %d", floorMiB)
 	}
 	cfg.GCHeapFloor = int64(floorMiB) << 20
-	if err := sl.apply(&cfg); err != nil {
+	if err := applyExecutorFlags(); err != nil {
 		return cfg, 0, "", err
 	}
 	if cfg.PostprocessJobs < 0 {

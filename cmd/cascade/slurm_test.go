@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/slurm"
 )
 
 // TestServeSlurmConfig: the executor and the Slurm job options come from
@@ -21,8 +21,8 @@ func TestServeSlurmConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := runs.SlurmOptions{Partition: "gpu", Account: "arch", QOS: "high", TimeLimit: 90 * time.Minute, MemoryMB: 4096, CPUs: 2}
-	if cfg.Executor != "slurm" || cfg.Slurm.Options != want || cfg.Slurm.PollInterval != 30*time.Second || cfg.Slurm.Accounting != "auto" {
+	want := slurm.Options{Partition: "gpu", Account: "arch", QOS: "high", TimeLimit: 90 * time.Minute, MemoryMB: 4096, CPUs: 2}
+	if cfg.Executor != "slurm" || cfg.Slurm.Options != want || cfg.Slurm.PollInterval != 30*time.Second || cfg.Slurm.Accounting != slurm.AccountingAuto {
 		t.Fatalf("executor %q, slurm %+v", cfg.Executor, cfg.Slurm)
 	}
 	for args, msg := range map[string]string{

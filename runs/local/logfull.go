@@ -1,4 +1,4 @@
-package runs
+package local
 
 import (
 	"bytes"
@@ -21,17 +21,19 @@ const logKeep = 64 << 10
 // logFailure is the error of a run whose simulator was stopped because its
 // log could not be written, and, when the disk is full, cuts the log to
 // its last logKeep bytes: the parser has read all of it already.
-func (m *Manager) logFailure(le *proc.LogError) string {
+func (e *Executor) logFailure(le *proc.LogError) string {
 	rel := le.Path
-	if r, err := filepath.Rel(filepath.Dir(m.cfg.WorkDir), le.Path); err == nil {
-		rel = r // work/runs/<id>/accel-sim.log
+	if e.cfg.DataDir != "" {
+		if r, err := filepath.Rel(e.cfg.DataDir, le.Path); err == nil {
+			rel = r // work/runs/<id>/accel-sim.log
+		}
 	}
 	var errno syscall.Errno
 	if !errors.As(le.Err, &errno) || (errno != syscall.ENOSPC && errno != syscall.EDQUOT) {
 		return fmt.Sprintf("simulator stopped: its log %s cannot be written: %v", rel, le.Err)
 	}
 	if err := cutLog(le.Path, logKeep, fmt.Sprintf("cascade: %v: the simulator was stopped and this log cut to its last %d KiB\n", errno, logKeep>>10)); err != nil {
-		m.log.Warn("cut the log of a run that filled the disk", "path", le.Path, "err", err)
+		e.log.Warn("cut the log of a run that filled the disk", "path", le.Path, "err", err)
 	}
 	return fmt.Sprintf("simulator stopped: %v writing its log %s (the log keeps its last %d KiB)", errno, rel, logKeep>>10)
 }

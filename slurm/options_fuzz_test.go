@@ -1,4 +1,4 @@
-package runs_test
+package slurm_test
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/slurm"
 )
 
@@ -35,13 +34,13 @@ func FuzzSlurmOptionsFile(f *testing.F) {
 	f.Add("partition\n")
 	f.Add("qos=" + strings.Repeat("x", 70000) + "\n")
 	dir := f.TempDir()
-	path := filepath.Join(dir, runs.SlurmOptionsFile)
+	path := filepath.Join(dir, "cascade-slurm.conf")
 	lineErr := regexp.MustCompile(`^` + regexp.QuoteMeta(path) + `:(\d+): `)
 	f.Fuzz(func(t *testing.T, text string) {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		o, err := runs.ReadSlurmOptions(path)
+		o, err := slurm.ReadOptions(path)
 		if err != nil {
 			m := lineErr.FindStringSubmatch(err.Error())
 			if m == nil {
@@ -72,17 +71,16 @@ func FuzzSlurmOptionsFile(f *testing.F) {
 		if o.CPUs != 0 {
 			fmt.Fprintf(&b, "cpus-per-task=%d\n", o.CPUs)
 		}
-		again := filepath.Join(t.TempDir(), runs.SlurmOptionsFile)
+		again := filepath.Join(t.TempDir(), "cascade-slurm.conf")
 		if err := os.WriteFile(again, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if o2, err := runs.ReadSlurmOptions(again); err != nil || o2 != o {
+		if o2, err := slurm.ReadOptions(again); err != nil || o2 != o {
 			t.Fatalf("%+v wrote as %q and read back as %+v, %v", o, b.String(), o2, err)
 		}
 
 		// Into a job script: sbatch must see exactly these options.
-		j := slurm.Job{Name: "cascade-run-1", Dir: "/work/run-1", Log: "/work/run-1/sim.log", Command: []string{"sim"},
-			Partition: o.Partition, Account: o.Account, QOS: o.QOS, TimeLimit: o.TimeLimit, MemoryMB: o.MemoryMB, CPUs: o.CPUs}
+		j := slurm.Job{Name: "cascade-run-1", Dir: "/work/run-1", Log: "/work/run-1/sim.log", Command: []string{"sim"}, Options: o}
 		script, err := j.Script()
 		if err != nil {
 			t.Fatalf("options %+v read but make no job script: %v", o, err)

@@ -1,39 +1,21 @@
-package runs
+package slurm
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
-
-	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/accelsim/simconfig"
 )
 
-// SlurmOptionsFile is the file in a tested-config folder (next to its
-// gpgpusim.config, as CASCADE_SIM_CONFIGS_DIR shows it) that sets the Slurm
-// job options of that config's runs, over the global ones. It holds one
-// sbatch long option a line, without its dashes, and # comments:
-//
-//	# SM90_H100 simulates for hours and needs more memory
-//	partition=long
-//	time=12:00:00
-//	mem=16G
-//	cpus-per-task=1
-//	account=arch
-//	qos=normal
-const SlurmOptionsFile = "cascade-slurm.conf"
-
-// SlurmOptions are a run's Slurm job resources and placement; a zero field
-// leaves the cluster's default.
-type SlurmOptions struct {
+// Options are a job's resources and placement, as sbatch's long options
+// name them; a zero field leaves the cluster's default. They are every
+// job's in [Config], a config folder's over those (see [ReadOptions]),
+// and one job's in [Job].
+type Options struct {
 	Partition string        // --partition
 	Account   string        // --account
 	QOS       string        // --qos
@@ -43,7 +25,7 @@ type SlurmOptions struct {
 }
 
 // Merge returns o with each field over sets replacing o's.
-func (o SlurmOptions) Merge(over SlurmOptions) SlurmOptions {
+func (o Options) Merge(over Options) Options {
 	if over.Partition != "" {
 		o.Partition = over.Partition
 	}
@@ -65,26 +47,25 @@ func (o SlurmOptions) Merge(over SlurmOptions) SlurmOptions {
 	return o
 }
 
-// ConfigSlurmOptions reads the SlurmOptionsFile of a config's folder;
-// a folder without one sets nothing.
-func ConfigSlurmOptions(cfg cascade.SimConfig) (SlurmOptions, error) {
-	path := filepath.Join(filepath.Dir(simconfig.GPGPUSimPath(cfg)), SlurmOptionsFile)
-	o, err := ReadSlurmOptions(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return SlurmOptions{}, nil
-	}
-	return o, err
-}
-
-// ReadSlurmOptions reads a SlurmOptionsFile. Errors name the file, line
-// and option.
-func ReadSlurmOptions(path string) (SlurmOptions, error) {
+// ReadOptions reads a file of options, one sbatch long option a line
+// without its dashes, and # comments (Cascade's cascade-slurm.conf):
+//
+//	# SM90_H100 simulates for hours and needs more memory
+//	partition=long
+//	time=12:00:00
+//	mem=16G
+//	cpus-per-task=1
+//	account=arch
+//	qos=normal
+//
+// Errors name the file, line and option.
+func ReadOptions(path string) (Options, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return SlurmOptions{}, err
+		return Options{}, err
 	}
 	defer f.Close()
-	var o SlurmOptions
+	var o Options
 	sc := bufio.NewScanner(f)
 	n := 1
 	for ; sc.Scan(); n++ {
@@ -110,19 +91,19 @@ func ReadSlurmOptions(path string) (SlurmOptions, error) {
 
 // Set sets the option named as sbatch's long option (partition, account,
 // qos, time, mem, cpus-per-task) from its value as sbatch takes it.
-func (o *SlurmOptions) Set(name, value string) error {
+func (o *Options) Set(name, value string) error {
 	var err error
 	switch strings.TrimPrefix(name, "--") {
 	case "partition":
-		o.Partition, err = slurmName(name, value)
+		o.Partition, err = checkName(name, value)
 	case "account":
-		o.Account, err = slurmName(name, value)
+		o.Account, err = checkName(name, value)
 	case "qos":
-		o.QOS, err = slurmName(name, value)
+		o.QOS, err = checkName(name, value)
 	case "time":
-		o.TimeLimit, err = ParseSlurmTime(value)
+		o.TimeLimit, err = ParseTime(value)
 	case "mem":
-		o.MemoryMB, err = ParseSlurmMemory(value)
+		o.MemoryMB, err = ParseMemory(value)
 	case "cpus-per-task":
 		o.CPUs, err = strconv.Atoi(value)
 		if err != nil || o.CPUs <= 0 {
@@ -137,29 +118,29 @@ func (o *SlurmOptions) Set(name, value string) error {
 	return nil
 }
 
-// slurmName checks a partition, account or QOS name: it goes on an
+// checkName checks a partition, account or QOS name: it goes on an
 // #SBATCH line as it is, so it holds no blank, quote, backslash or
 // control character (a carriage return amid a line, say).
-func slurmName(name, v string) (string, error) {
+func checkName(name, v string) (string, error) {
 	if strings.ContainsAny(v, " \t\"'\\") || strings.ContainsFunc(v, unicode.IsControl) {
 		return "", fmt.Errorf("not a Slurm %s name", name)
 	}
 	return v, nil
 }
 
-// MaxSlurmTime is the longest time limit a cascade-slurm.conf may set: far
+// MaxTime is the longest time limit an option may set: far
 // beyond any cluster's, and far from time.Duration's overflow.
-const MaxSlurmTime = 100 * 365 * 24 * time.Hour
+const MaxTime = 100 * 365 * 24 * time.Hour
 
-// ParseSlurmTime reads a time limit as sbatch's --time takes it (minutes,
+// ParseTime reads a time limit as sbatch's --time takes it (minutes,
 // MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS) or as a Go duration ("90m",
 // "2h30m"). Slurm counts whole minutes; the job script rounds up.
-func ParseSlurmTime(s string) (time.Duration, error) {
+func ParseTime(s string) (time.Duration, error) {
 	if d, err := time.ParseDuration(s); err == nil && strings.ContainsAny(s, "hms") {
 		if d <= 0 {
 			return 0, fmt.Errorf("want a time limit above 0")
 		}
-		if d > MaxSlurmTime {
+		if d > MaxTime {
 			return 0, errTimeTooLong
 		}
 		return d, nil
@@ -200,30 +181,30 @@ func ParseSlurmTime(s string) (time.Duration, error) {
 	default:
 		return 0, bad
 	}
-	// Each term and the sum so far at most MaxSlurmTime: no overflow.
+	// Each term and the sum so far at most MaxTime: no overflow.
 	var d time.Duration
 	for i, n := range nums {
-		if n > int(MaxSlurmTime/units[i]) {
+		if n > int(MaxTime/units[i]) {
 			return 0, errTimeTooLong
 		}
-		if d += time.Duration(n) * units[i]; d > MaxSlurmTime {
+		if d += time.Duration(n) * units[i]; d > MaxTime {
 			return 0, errTimeTooLong
 		}
 	}
 	if d <= 0 {
 		return 0, fmt.Errorf("want a time limit above 0")
 	}
-	if d > MaxSlurmTime {
+	if d > MaxTime {
 		return 0, errTimeTooLong
 	}
 	return d, nil
 }
 
-var errTimeTooLong = fmt.Errorf("want a time limit of at most %d days", MaxSlurmTime/(24*time.Hour))
+var errTimeTooLong = fmt.Errorf("want a time limit of at most %d days", MaxTime/(24*time.Hour))
 
-// ParseSlurmMemory reads a memory size as sbatch's --mem takes it: megabytes,
+// ParseMemory reads a memory size as sbatch's --mem takes it: megabytes,
 // or a number with a K, M, G or T suffix (binary units, as Slurm's).
-func ParseSlurmMemory(s string) (int64, error) {
+func ParseMemory(s string) (int64, error) {
 	num, unit := s, int64(1)
 	if n := len(s); n > 0 {
 		switch strings.ToUpper(s[n-1:]) {

@@ -1,0 +1,178 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// Cancel stops a run: a queued one without a job is cancelled at once;
+// one the executor has started is the executor's to stop (see
+// [Executor.Cancel]), and ends CANCELLED once its simulator or job is gone
+// (a pending batch job's run at once). It returns the run as it is then,
+// CONFLICT for a run that is already over, and NOT_FOUND for none.
+func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
+	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+		switch {
+		case r.State.Final():
+			return cascade.Errorf(cascade.ECONFLICT, "run %q is %s already", id, strings.ToLower(string(r.State)))
+		case r.State == cascade.RunQueued && !r.HasJob():
+			cancelQueued(r, "cancelled before it started")
+			return nil
+		}
+		return cascade.ErrUnchanged // started: the executor's
+	})
+	if err != nil {
+		return r, err
+	}
+	if saved {
+		m.queue.Cancel(id)
+		m.log.Info("run cancelled", "run", id)
+		m.publish(r)
+		return r, nil
+	}
+	changed, err := m.exec.Cancel(ctx, []cascade.Run{r})
+	for _, c := range changed {
+		if c.ID == id {
+			r = c
+		}
+	}
+	return r, err
+}
+
+// cancelQueued records a queued run cancelled before it started.
+func cancelQueued(r *cascade.Run, history string) {
+	now := time.Now().UTC()
+	r.State, r.FinishedAt = cascade.RunCancelled, &now
+	r.History = append(r.History, Stamp(history))
+}
+
+// CancelSweep cancels every run of a sweep that is not over: the queued
+// ones without a job in one transaction, then the others through the
+// executor, all at once (the Slurm executor cancels thousands of jobs with
+// a few scancel calls; a running one ends once its simulator or job is
+// gone). It returns NOT_FOUND for an unknown sweep; a sweep whose runs are
+// all over is no error, and neither is a run this server's executor
+// cannot cancel (a CONFLICT).
+func (m *Manager) CancelSweep(ctx context.Context, id string) (cascade.Sweep, error) {
+	s, err := m.cfg.Store.Sweep(ctx, id)
+	if err != nil {
+		return s, err
+	}
+	queued, err := m.cfg.Store.CancelQueuedSweepRuns(ctx, id, Stamp("cancelled with its sweep before it started"))
+	if err != nil {
+		return s, err
+	}
+	for _, r := range queued {
+		m.queue.Cancel(r.ID)
+		m.publish(r)
+	}
+	rest, err := m.cfg.Store.SweepRuns(ctx, id, cascade.RunQueued, cascade.RunRunning)
+	if err != nil {
+		return s, err
+	}
+	var started []cascade.Run
+	for _, r := range rest {
+		if r.State == cascade.RunRunning || r.HasJob() {
+			started = append(started, r)
+		}
+	}
+	_, err = m.exec.Cancel(ctx, started)
+	m.log.Info("sweep cancelled", "sweep", id, "queued", len(queued), "started", len(started))
+	return s, withoutConflicts(err)
+}
+
+// withoutConflicts is err without its CONFLICT errors (and nil when that
+// leaves none), err being one error or a join of them.
+func withoutConflicts(err error) error {
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else if err != nil {
+		errs = []error{err}
+	}
+	var kept []error
+	for _, e := range errs {
+		if cascade.ErrorCode(e) != cascade.ECONFLICT {
+			kept = append(kept, e)
+		}
+	}
+	return errors.Join(kept...)
+}
+
+// RemoveTrace ends and deletes the runs of a trace whose directory left
+// the bucket: queued ones are cancelled so no worker starts them, started
+// ones are stopped by the executor and waited for until the executor is
+// done with them (a simulator of the server's own is gone), then every
+// run of the trace, finished ones too, is deleted with its work
+// directory, and RunRemoved is published for each. A run launched while
+// it works is removed too. After an error it can be called again.
+func (m *Manager) RemoveTrace(ctx context.Context, traceID string) error {
+	m.launchMu.Lock()
+	defer m.launchMu.Unlock()
+	rs, err := m.cfg.Store.TraceRuns(ctx, traceID)
+	if err != nil {
+		return fmt.Errorf("list runs of trace %s: %w", traceID, err)
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+		if err := m.stop(ctx, r.ID); err != nil {
+			return fmt.Errorf("stop run %s: %w", r.ID, err)
+		}
+	}
+	if err := m.cfg.Store.DeleteRuns(ctx, ids); err != nil {
+		return fmt.Errorf("delete runs of trace %s: %w", traceID, err)
+	}
+	for _, id := range ids {
+		if err := os.RemoveAll(m.runDir(id)); err != nil {
+			m.log.Warn("remove run directory", "run", id, "err", err)
+		}
+		m.log.Info("run removed with its trace", "run", id, "trace", traceID)
+		m.cfg.Events.Publish(cascade.RunRemoved{ID: id, TraceID: traceID})
+	}
+	return nil
+}
+
+// stop ends a run that is queued or started, for RemoveTrace: a queued
+// one is committed cancelled, so no worker starts it; the executor stops
+// and forgets the job of one it has, and a worker that took it is waited
+// for.
+func (m *Manager) stop(ctx context.Context, id string) error {
+	r, _, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+		if r.State != cascade.RunQueued {
+			return cascade.ErrUnchanged
+		}
+		cancelQueued(r, "cancelled: its trace was removed")
+		return nil
+	})
+	if err != nil && cascade.ErrorCode(err) != cascade.ENOTFOUND {
+		return err
+	}
+	m.mu.Lock()
+	a := m.running[id]
+	if a != nil {
+		a.removed.Store(true)
+	}
+	m.mu.Unlock()
+	m.queue.Cancel(id)
+	if err == nil {
+		m.exec.Remove(ctx, r)
+	}
+	if a != nil {
+		select {
+		case <-a.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}

@@ -1,0 +1,12 @@
+// Package local is the local executor of runs ([runs.Executor]): each
+// job's simulator runs as a child process of the server, in the job's
+// directory and its own process group, at most Concurrency at once, its
+// output written to the job's log (a full disk stops it and cuts the log
+// to its end).
+//
+// It owns the simulator processes it starts, and nothing else: a run's
+// row changes only through the [runs.Host] it was made with (running,
+// progress, end), and nothing survives a restart (the Manager runs what
+// was running again). It never touches the database, events, Slurm, or
+// the Manager.
+package local

@@ -1,0 +1,37 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/accelsim/simlog"
+	"github.com/cascade-sim/cascade/internal/proc"
+	"github.com/cascade-sim/cascade/runs"
+)
+
+// ErrSimulatorNotFound is wrapped by the error of a job whose simulator
+// program is missing or not executable.
+var ErrSimulatorNotFound = errors.New("simulator not found")
+
+// execute runs the job and blocks until the simulator has exited or ctx
+// is done (then the simulator is stopped first). It writes the simulator's
+// output to job.Log and calls grew as it grows. An error wrapping
+// ErrSimulatorNotFound means no simulator could start; one wrapping a
+// *proc.LogError that the log could not be written (a full disk), and the
+// simulator was stopped. It runs
+// `<command> -trace <kernelslist.g> -config <cfg>/gpgpusim.config -config <cfg>/trace.config`
+// in the job's directory, where the files of the config's folders are
+// linked.
+func execute(ctx context.Context, cfg Config, job runs.Job, grew func()) (simlog.Exit, error) {
+	args := append(append([]string(nil), cfg.Command...), "-trace", job.KernelList)
+	args = append(args, simconfig.SimulatorArgs(job.Config)...)
+	// The log is the run's result: a simulator whose output cannot be
+	// written (a full disk) is stopped, and the error is a *proc.LogError.
+	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: job.Dir, Env: cfg.Env, Log: job.Log, Grew: grew, StopOnLogError: true})
+	if errors.Is(err, proc.ErrNotFound) {
+		return simlog.Exit{Code: -1}, fmt.Errorf("%w: %w", ErrSimulatorNotFound, err)
+	}
+	return simlog.Exit{Code: res.ExitCode, Signal: res.Signal}, err
+}

@@ -1,0 +1,193 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/internal/proc"
+	"github.com/cascade-sim/cascade/runs"
+)
+
+// Config configures the local executor.
+type Config struct {
+	// Command is the simulator and any leading arguments ("accel-sim.out").
+	Command []string
+	// Env is added to the server's environment for the simulator:
+	// LD_LIBRARY_PATH with GPGPU-Sim's libcudart.so, as Accel-Sim's
+	// setup_environment.sh sets it.
+	Env []string
+	// Concurrency is how many simulators run at once; 1 when 0.
+	Concurrency int
+	// DataDir, when set, is the data directory: a log that cannot be
+	// written is named relative to it in its run's error.
+	DataDir string
+	Logger  *slog.Logger
+}
+
+// Executor runs each job's simulator as a child process of the server, in
+// its own process group, at most Concurrency at once. It keeps nothing
+// across a restart: the Manager runs again what was running.
+type Executor struct {
+	host runs.Host
+	cfg  Config
+	log  *slog.Logger
+
+	mu sync.Mutex
+	// running are the jobs Start has, by run id, from before their run is
+	// committed RUNNING until Start returns: a Cancel that reads RUNNING
+	// always finds the job.
+	running map[string]context.CancelFunc
+}
+
+var _ runs.Executor = (*Executor)(nil)
+
+// New returns a local executor that records runs through h.
+func New(h runs.Host, cfg Config) *Executor {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Executor{host: h, cfg: cfg, log: log.With("component", "runs"), running: map[string]context.CancelFunc{}}
+}
+
+// Name implements [runs.Executor]: "local".
+func (*Executor) Name() string { return "local" }
+
+// Slots implements [runs.Executor]: Concurrency simulators at once.
+func (e *Executor) Slots() int { return max(1, e.cfg.Concurrency) }
+
+// Check implements [runs.Executor]: the local executor needs nothing
+// more than its simulator, whose absence fails each run saying so.
+func (*Executor) Check(context.Context, []runs.Dir) ([]string, error) { return nil, nil }
+
+// CheckConfig implements [runs.Executor]: every usable config will do.
+func (*Executor) CheckConfig(cascade.SimConfig) error { return nil }
+
+// Status implements [runs.Executor]: always healthy.
+func (*Executor) Status() cascade.ExecutorStatus {
+	return cascade.ExecutorStatus{Kind: "local", Healthy: true}
+}
+
+// Reattach implements [runs.Executor]: nothing a previous server ran
+// survived it, so the queued runs are started in their order. Runs with a
+// Slurm job are left as they are (with a warning): this server does not
+// follow them.
+func (e *Executor) Reattach(_ context.Context, left []cascade.Run) []string {
+	var start []string
+	for _, r := range left {
+		if r.HasJob() {
+			e.log.Warn("run is a Slurm job, which this server does not follow; restart with CASCADE_EXECUTOR=slurm to follow it",
+				"run", r.ID, "job", *r.Slurm.JobID, "state", r.State)
+			continue
+		}
+		if r.State == cascade.RunQueued {
+			start = append(start, r.ID)
+		}
+	}
+	return start
+}
+
+// Run implements [runs.Executor]: the local executor has no work of its
+// own; it waits for ctx.
+func (*Executor) Run(ctx context.Context) { <-ctx.Done() }
+
+// Start implements [runs.Executor]: it commits the run RUNNING, runs the
+// simulator in the job's directory and blocks until it has exited, its
+// log followed as it grows, then records the run's end. A cancelled job's
+// simulator is stopped, as a group, and its run ends CANCELLED; when ctx
+// ends (the server stops) the simulator is stopped and its run left
+// RUNNING, for the next start to run again.
+func (e *Executor) Start(ctx context.Context, job runs.Job) {
+	id := job.Run.ID
+	jobCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Known from before RUNNING is committed: a Cancel that reads RUNNING
+	// always reaches the job.
+	e.mu.Lock()
+	e.running[id] = cancel
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.running, id)
+		e.mu.Unlock()
+	}()
+
+	r, started, err := e.host.UpdateRun(ctx, id, func(r *cascade.Run) error {
+		if r.State != cascade.RunQueued || r.HasJob() {
+			return cascade.ErrUnchanged // cancelled while it waited
+		}
+		now := time.Now().UTC()
+		r.State, r.StartedAt, r.Error = cascade.RunRunning, &now, nil
+		r.KernelsDone, r.KernelsTotal = 0, job.Total
+		return nil
+	})
+	if err != nil || !started {
+		if err != nil && ctx.Err() == nil && cascade.ErrorCode(err) != cascade.ENOTFOUND {
+			e.log.Error("start run", "run", id, "err", err)
+		}
+		return
+	}
+	e.log.Info("run started", "run", id, "trace", r.TraceID, "config", r.SimConfig)
+	if jobCtx.Err() != nil { // cancelled while it started
+		if ctx.Err() == nil {
+			e.host.Finish(ctx, id, runs.End{State: cascade.RunCancelled})
+		}
+		return
+	}
+
+	f := e.host.Follow(ctx, id, job.Total)
+	exit, err := execute(jobCtx, e.cfg, job, f.Grew)
+	p := f.Finish()
+	var logErr *proc.LogError
+	switch {
+	case ctx.Err() != nil:
+		return // shutdown: the run stays running and is redone on the next start
+	case jobCtx.Err() != nil:
+		e.host.Finish(ctx, id, runs.End{State: cascade.RunCancelled, Log: p})
+	case errors.As(err, &logErr):
+		e.host.Finish(ctx, id, runs.End{State: cascade.RunFailed, Error: e.logFailure(logErr), Log: p})
+	case errors.Is(err, ErrSimulatorNotFound):
+		e.host.Finish(ctx, id, runs.End{State: cascade.RunFailed, Log: p,
+			Error: fmt.Sprintf("%v. Set CASCADE_SIM_CMD to Accel-Sim's accel-sim.out (or the stand-in simulator, see README)", err)})
+	case err != nil:
+		e.host.Finish(ctx, id, runs.End{State: cascade.RunFailed, Error: "simulator: " + err.Error(), Log: p})
+	default:
+		e.host.Finish(ctx, id, runs.Judge(p, exit, r.TraceID))
+	}
+}
+
+// Cancel implements [runs.Executor]: it stops the simulators of running
+// runs rs, which then end CANCELLED once their process group is gone; it
+// changes no run itself. A run that is a Slurm job is a CONFLICT: this
+// server cannot reach it.
+func (e *Executor) Cancel(_ context.Context, rs []cascade.Run) ([]cascade.Run, error) {
+	var errs []error
+	for _, r := range rs {
+		if r.HasJob() && !r.State.Final() {
+			errs = append(errs, cascade.Errorf(cascade.ECONFLICT, "run %q is Slurm job %d, and this server runs simulations itself (CASCADE_EXECUTOR=local): restart it with CASCADE_EXECUTOR=slurm to cancel the job", r.ID, *r.Slurm.JobID))
+			continue
+		}
+		e.stop(r.ID)
+	}
+	return nil, errors.Join(errs...)
+}
+
+// Remove implements [runs.Executor]: it stops the run's simulator; Start
+// returns once it is gone, and the Host records no end for a run being
+// removed.
+func (e *Executor) Remove(_ context.Context, r cascade.Run) { e.stop(r.ID) }
+
+// stop cancels the job of the run, if Start has it.
+func (e *Executor) stop(id string) {
+	e.mu.Lock()
+	cancel := e.running[id]
+	e.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}

@@ -1,0 +1,107 @@
+package slurmexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/slurm"
+)
+
+// Start implements [runs.Executor]: it writes the job's script into its
+// directory and submits it with sbatch. The run stays queued, now with its
+// job id; the poller takes it from there. While Slurm does not answer the
+// run is held, queued, and handed back once it does; a submission whose
+// answer was lost is looked for by the run's name first. ctx is the
+// server's, not the run's: a cancel that lands while sbatch runs finds the
+// job id stored, or the job is cancelled here.
+func (e *Executor) Start(ctx context.Context, job runs.Job) {
+	id := job.Run.ID
+	e.mu.Lock()
+	down := !e.status.Healthy
+	if down {
+		e.held[id] = true // handed back once Slurm answers
+	}
+	e.mu.Unlock()
+	if down {
+		return
+	}
+
+	opts, err := ConfigOptions(job.Config)
+	if err != nil {
+		e.host.Finish(ctx, id, runs.End{State: cascade.RunFailed, Error: "Slurm job options: " + err.Error()})
+		return
+	}
+	opts = e.cfg.Slurm.Options.Merge(opts)
+	args := append(append(slices.Clone(e.cfg.Command), "-trace", job.KernelList), simconfig.SimulatorArgs(job.Config)...)
+	sj := slurm.Job{Name: JobName(id), Dir: job.Dir, Log: job.Log, Command: args, Env: e.cfg.Env, Options: opts}
+	jid, err := e.c.Submit(ctx, sj)
+	switch {
+	case ctx.Err() != nil:
+		return // shutdown: the next start looks for the job by name
+	case errors.Is(err, slurm.ErrRejected):
+		e.host.Finish(ctx, id, runs.End{State: cascade.RunFailed, Error: "Slurm refused the job: " + err.Error()})
+		return
+	case errors.Is(err, slurm.ErrUnavailable):
+		e.unavailable(err)
+		e.mu.Lock()
+		e.maybe[id] = true
+		e.mu.Unlock()
+		e.log.Warn("run not submitted: Slurm is unavailable; it stays queued", "run", id, "err", err)
+		return
+	case err != nil:
+		e.host.Finish(ctx, id, runs.End{State: cascade.RunFailed, Error: "submit to Slurm: " + err.Error()})
+		return
+	}
+	e.record(ctx, id, jid, opts.Partition, job.Total, "submitted to Slurm as job %d")
+}
+
+// record stores the job a run was submitted as, or adopted, and follows
+// it. A run that is no longer queued (cancelled, or removed with its
+// trace, while sbatch ran) gets its job cancelled instead.
+func (e *Executor) record(ctx context.Context, id string, jid slurm.JobID, partition string, total int, history string) {
+	n := int64(jid)
+	already := false // the run has this job already: adopted while its sbatch answered
+	r, saved, err := e.host.UpdateRun(ctx, id, func(r *cascade.Run) error {
+		if r.Slurm.JobID != nil && *r.Slurm.JobID == n {
+			already = true
+			return cascade.ErrUnchanged
+		}
+		if r.State != cascade.RunQueued || r.HasJob() {
+			return cascade.ErrUnchanged
+		}
+		r.Slurm = cascade.SlurmJob{JobID: &n, Partition: partition, State: string(slurm.Pending)}
+		if total > 0 {
+			r.KernelsTotal = total
+		}
+		r.History = append(r.History, runs.Stamp(fmt.Sprintf(history, jid)))
+		return nil
+	})
+	switch {
+	case err != nil && cascade.ErrorCode(err) != cascade.ENOTFOUND:
+		// Not stored: look for the job by name at the next poll.
+		e.log.Error("record Slurm job", "run", id, "job", jid, "err", err)
+		e.mu.Lock()
+		e.maybe[id] = true
+		e.mu.Unlock()
+		return
+	case already:
+		// Both ways of learning a run's job found this one: the first poll
+		// after a start adopted it by name while the sbatch that queued it
+		// was answering (a run launched as the server started is both
+		// queued for submission and looked for). It is followed already.
+		return
+	case err != nil || !saved:
+		e.log.Info("run ended while it was submitted; cancelling its job", "run", id, "job", jid)
+		e.scancel(ctx, jid)
+		return
+	}
+	e.mu.Lock()
+	e.trackLocked(r)
+	e.mu.Unlock()
+	e.log.Info("run submitted", "run", id, "job", jid, "partition", partition)
+}

@@ -1,0 +1,94 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/tracedir"
+)
+
+// start is the queue's work: it prepares a queued run's job and hands it
+// to the executor's Start, under the server's context (ctx, the queue's,
+// ends also when the run is cancelled; what that does to a started job is
+// the executor's, through Cancel). A run that is no longer queued, or has
+// a job already, is skipped.
+func (m *Manager) start(_ context.Context, id string) {
+	ctx := m.ctx
+	// The worker is known from before the executor is handed the job:
+	// RemoveTrace waits for it.
+	a, untrack := m.track(id)
+	defer untrack()
+
+	r, err := m.cfg.Store.Run(ctx, id)
+	if err != nil {
+		if ctx.Err() == nil && cascade.ErrorCode(err) != cascade.ENOTFOUND {
+			m.log.Error("load run to start", "run", id, "err", err)
+		}
+		return
+	}
+	if r.State != cascade.RunQueued || r.HasJob() {
+		return // cancelled while it waited, or started already
+	}
+	job, err := m.prepare(r)
+	if err != nil {
+		if !a.removed.Load() {
+			m.finish(ctx, id, End{State: cascade.RunFailed, Error: err.Error()})
+		}
+		return
+	}
+	m.exec.Start(ctx, job)
+}
+
+// prepare makes the run's directory, with its kernel list (a subset's, or
+// its trace's) and its config's files linked, and returns its job.
+func (m *Manager) prepare(r cascade.Run) (Job, error) {
+	dir := m.runDir(r.ID)
+	if err := os.RemoveAll(dir); err != nil {
+		return Job{}, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Job{}, err
+	}
+	cfg, err := m.config(r.SimConfig)
+	if err != nil {
+		return Job{}, errors.New(cascade.ErrorMessage(err))
+	}
+	list, err := kernellist.Read(filepath.Join(m.traceDir(r.TraceID), filepath.FromSlash(tracedir.KernelsListG)))
+	if err != nil {
+		return Job{}, err
+	}
+	if len(r.KernelIDs) > 0 {
+		refs := make([]kernellist.Ref, len(r.KernelIDs))
+		for i, id := range r.KernelIDs {
+			refs[i] = kernellist.Ref{ID: id}
+		}
+		if list, err = kernellist.WriteSubset(list, dir, refs); err != nil {
+			return Job{}, err
+		}
+	}
+	if err := linkConfigFolders(dir, cfg, filepath.Base(m.LogPath(r.ID))); err != nil {
+		return Job{}, err
+	}
+	return Job{Run: r, Dir: dir, KernelList: list.Path, Config: cfg, Log: m.LogPath(r.ID), Total: len(list.Kernels())}, nil
+}
+
+// kernelTotal is how many kernels the run simulates: its subset's, or its
+// trace's kernel list's; 0 when the list cannot be read.
+func (m *Manager) kernelTotal(ctx context.Context, id string) int {
+	r, err := m.cfg.Store.Run(ctx, id)
+	if err != nil {
+		return 0
+	}
+	if len(r.KernelIDs) > 0 {
+		return len(r.KernelIDs)
+	}
+	list, err := kernellist.Read(filepath.Join(m.traceDir(r.TraceID), filepath.FromSlash(tracedir.KernelsListG)))
+	if err != nil {
+		return 0
+	}
+	return len(list.Kernels())
+}
