@@ -86,6 +86,13 @@ const (
 	z95 = 1.959963984540054
 )
 
+// Check returns the BAD_USER_INPUT error of a target no method takes,
+// nil for one they do: a caller may check before reading a trace.
+func (t Target) Check() error {
+	_, err := t.errorBound()
+	return err
+}
+
 // errorBound checks t and returns the error bound it asks for (0 under
 // a budget).
 func (t Target) errorBound() (float64, error) {
