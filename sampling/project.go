@@ -65,11 +65,14 @@ func (pr *Projection) LaunchStats(i int) []float64 {
 // The interval is the stratified one: variance Σ_h T_h²·ρ_h²·(1 − m_h/N_h)/m_h
 // over strata of N_h launches, m_h of them simulated, projected total
 // T_h, where ρ_h² is the relative variance of y/x (of y for ȳ) among the
-// stratum's simulated launches when it has two or more; pooled over the
-// simulated launches of the same kernel name (each against its name's
-// ratio) otherwise, and at least that when it has both; and, when
-// nothing simulated measures it, the stratum's coefficient of variation
-// of the basis from the plan. A representative sim lacks is left out (m_h
+// stratum's simulated launches when it has two or more. A stratum of one
+// simulated launch takes the pooled relative variance of every simulated
+// launch's y/x against its kernel name's Σy/Σx (the simulator's spread
+// around the measured basis, which STEM's tight clusters leave to one
+// launch a cluster), and one of more takes at least that; when nothing
+// simulated measures it (no kernel name with two simulated launches),
+// the stratum's coefficient of variation of the basis in the plan stands
+// in. A representative sim lacks is left out (m_h
 // counts those simulated); a stratum with none is an error.
 func Project(p Plan, in Input, sim map[int]Simulated) (Projection, error) {
 	pr := Projection{Cycles: make([]float64, p.Launches), stratumOf: make([]int32, p.Launches)}
