@@ -82,4 +82,6 @@ type RunFilter struct {
 	TraceID string   // "" for any
 	State   RunState // "" for any
 	SweepID string   // "" for any
+	// FailureClass is "" for any.
+	FailureClass FailureClass
 }

@@ -51,8 +51,13 @@ type Run struct {
 	// starts, so later changes to the counters table leave it as it was.
 	StatCounters []StatCounter `gorm:"serializer:json"`
 
-	// FailureClass says how a FAILED run failed; "" otherwise.
-	FailureClass FailureClass `gorm:"not null;default:''"`
+	// FailureClass says how a FAILED run failed, CANCELLED for a
+	// cancelled one; "" otherwise.
+	FailureClass FailureClass `gorm:"not null;default:'';index"`
+	// FailureLine is the simulator log's decisive line for a failed run
+	// (the deadlock report, the assertion, "Unknown Option: ..."); "" when
+	// the log has none.
+	FailureLine string `gorm:"not null;default:''"`
 	// Figures is what produced the run and what it cost, recorded as it
 	// ran and when it ended, so that its results never change after the
 	// fact (a config edited or removed, another simulator installed).

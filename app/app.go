@@ -17,6 +17,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/playground"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
@@ -53,10 +54,14 @@ type Config struct {
 	Executor string
 	Slurm    SlurmConfig
 
-	SimCmd         []string // CASCADE_SIM_CMD
-	SimConfigsDir  string   // CASCADE_SIM_CONFIGS_DIR
-	RunConcurrency int      // CASCADE_RUN_CONCURRENCY
-	DiskGiB        float64  // CASCADE_DISK_GIB: the data directory's disk budget
+	SimCmd []string // CASCADE_SIM_CMD
+	// SimStats is the simulator statistics runs read from their logs:
+	// simstats.Builtin() with CASCADE_SIM_STATS_FILE's counters; nil for
+	// the built-in ones alone.
+	SimStats       *simstats.Table
+	SimConfigsDir  string  // CASCADE_SIM_CONFIGS_DIR
+	RunConcurrency int     // CASCADE_RUN_CONCURRENCY
+	DiskGiB        float64 // CASCADE_DISK_GIB: the data directory's disk budget
 	// GCHeapFloor, above 0, is the least heap goal of the process's
 	// garbage collector, in bytes (internal/gcfloor; process-wide);
 	// CASCADE_GC_HEAP_FLOOR_MIB.
@@ -332,6 +337,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Events:      broker,
 		Logger:      log,
 		Ended:       reg.RunEnded,
+		StatsTable:  cfg.SimStats,
 
 		TraceConfigsDir: cfg.SimTraceConfigsDir,
 	})
@@ -388,6 +394,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	// probes and scrapers.
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", m.graph)
+	mux.Handle("GET /runs/{id}/kernels.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, kernelsCSV(m.DB, rm, log)))
 	if cfg.Pprof {
 		mux.Handle("/debug/pprof/", requireRole(cfg.Tokens, cascade.RoleReadWrite, pprofHandler()))
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
@@ -63,6 +64,7 @@ func TestRemoteBindNeedsATokenOrConsent(t *testing.T) {
 			t.Errorf("%s without a token: want ErrOpenToNetwork naming CASCADE_TOKEN and --allow-remote, got %v", addr, err)
 		}
 	}
+	testkit.SkipShort(t, "starts the server") // the refusals above start none
 	for name, configure := range map[string]func(*app.Config){
 		"token":        func(c *app.Config) { c.Tokens = cascade.Tokens{ReadWrite: "a-token-of-some-length"} },
 		"allow-remote": func(c *app.Config) { c.AllowRemote = true },

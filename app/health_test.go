@@ -48,7 +48,7 @@ func health(t *testing.T, base string) (int, app.Health) {
 // a bucket directory that is gone makes it 503, saying so, until it is back.
 func TestHealthzBucket(t *testing.T) {
 	servertest.ForEachServer(t, func(t *testing.T, s *servertest.TestServer) {
-		if code, h := health(t, s.URL); code != http.StatusOK || h != (app.Health{Status: "ok", Database: "ok", Bucket: "ok"}) {
+		if code, h := health(t, s.URL); code != http.StatusOK || h != (app.Health{Status: "ok", Database: "ok", Bucket: "ok", Build: h.Build}) || h.Build.Version == "" {
 			t.Fatalf("healthy server: %d %+v", code, h)
 		}
 		bucket := s.Config.BucketDir()
@@ -76,6 +76,7 @@ func TestHealthzBucket(t *testing.T) {
 // 200 again once the database can be reached; on SQLite the server's
 // handle is closed.
 func TestHealthzDatabase(t *testing.T) {
+	testkit.SkipShort(t, "starts the server")
 	t.Run("sqlite", func(t *testing.T) {
 		m, err := app.Run(context.Background(), app.Config{DataDir: t.TempDir(), Bucket: "cascade", Prefix: "traces", Addr: "127.0.0.1:0", ScanInterval: time.Hour})
 		if err != nil {
@@ -189,6 +190,7 @@ func (p *proxy) restore(t *testing.T) {
 // connection holds, /healthz is 503 "migrating" and the API 503; once the
 // lock goes, the start finishes and /healthz is 200.
 func TestHealthzWhileMigrating(t *testing.T) {
+	testkit.SkipShort(t, "starts the server")
 	for name, dbURL := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			cfg := app.Config{DataDir: t.TempDir(), Bucket: "cascade", Prefix: "traces", Addr: "127.0.0.1:0", DatabaseURL: dbURL, ScanInterval: time.Hour}

@@ -78,7 +78,15 @@ var migrations = []migration{
 	{9, "traces: where the architecture came from", func(tx *gorm.DB) error {
 		return addColumns(tx, &traceV9{}, "TraceGPUArchFrom")
 	}},
-	// 10 is another branch's.
+	{10, "runs: failure line, failure class index", func(tx *gorm.DB) error {
+		if err := addColumns(tx, &runV10{}, "FailureLine"); err != nil {
+			return err
+		}
+		if tx.Migrator().HasIndex(&runV10{}, "idx_runs_failure_class") {
+			return nil // a database rolled back by a test
+		}
+		return tx.Migrator().CreateIndex(&runV10{}, "idx_runs_failure_class")
+	}},
 	{11, "sampling plans", migrateSamplingPlans},
 }
 
@@ -461,6 +469,16 @@ type traceV9 struct {
 }
 
 func (traceV9) TableName() string { return "traces" }
+
+// runV10: a failed run's decisive log line, and an index for listing runs
+// by failure class.
+type runV10 struct {
+	ID           string `gorm:"primaryKey"`
+	FailureClass string `gorm:"index:idx_runs_failure_class;not null;default:''"`
+	FailureLine  string `gorm:"not null;default:''"`
+}
+
+func (runV10) TableName() string { return "runs" }
 
 // samplingPlanV11 and samplingStratumV11: sampling plans and their
 // strata, as version 11 created them.

@@ -33,6 +33,9 @@ func (d *DB) Runs(ctx context.Context, f cascade.RunFilter, p cascade.Page) (cas
 	if f.SweepID != "" {
 		q = q.Where("sweep_id = ?", f.SweepID)
 	}
+	if f.FailureClass != "" {
+		q = q.Where("failure_class = ?", f.FailureClass)
+	}
 	return fetchPage[cascade.Run](q, p, true, nil)
 }
 
@@ -194,6 +197,16 @@ func (d *DB) RunKernels(ctx context.Context, runID string) ([]cascade.RunKernel,
 	var ks []cascade.RunKernel
 	err := d.read(ctx).Where("run_id = ?", runID).Order("seq").Find(&ks).Error
 	return ks, err
+}
+
+// RunKernelPage returns a page of a run's kernel results in launch order:
+// those after the kernel whose cursor (cascade.Cursor of its Seq) is
+// p.After. It reads one range of the primary key (run_id, seq), so a page
+// of a run of a million kernels costs what a page of a small one does;
+// its count, when asked for, counts the run's kernels.
+func (d *DB) RunKernelPage(ctx context.Context, runID string, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error) {
+	q := d.read(ctx).Model(&cascade.RunKernel{}).Where("run_id = ?", runID)
+	return fetchPage[cascade.RunKernel](q, p, false, nil)
 }
 
 // lockRuns makes run writes take turns on PostgreSQL, as lockTraces does.

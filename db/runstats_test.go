@@ -3,6 +3,9 @@ package db_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/cascade-sim/cascade"
@@ -52,6 +55,107 @@ func TestRunStatisticsAndFigures(t *testing.T) {
 		}
 		if !bytes.Equal(kk[0].Stats, stats) || kk[1].Stats != nil {
 			t.Errorf("stats: %v, %v", kk[0].Stats, kk[1].Stats)
+		}
+	})
+}
+
+// TestRunsByFailureClass: the runs list narrows to one failure class.
+func TestRunsByFailureClass(t *testing.T) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		for i, c := range []cascade.FailureClass{cascade.FailureDeadlock, "", cascade.FailureDeadlock, cascade.FailureCancelled, cascade.FailureAssertion} {
+			r := &cascade.Run{ID: fmt.Sprintf("r%d", i+1), TraceID: "t", SimConfig: "c", State: cascade.RunFailed, Executor: "local",
+				FailureClass: c, FailureLine: "line of r" + strconv.Itoa(i+1)}
+			if err := d.CreateRun(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ids := func(f cascade.RunFilter) []string {
+			t.Helper()
+			p, err := d.Runs(ctx, f, cascade.Page{Count: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, r := range p.Items {
+				out = append(out, r.ID)
+			}
+			if int(p.Total) != len(out) {
+				t.Errorf("total %d, %d items", p.Total, len(out))
+			}
+			return out
+		}
+		if got := ids(cascade.RunFilter{FailureClass: cascade.FailureDeadlock}); !slices.Equal(got, []string{"r3", "r1"}) {
+			t.Errorf("DEADLOCK: %v, want [r3 r1]", got)
+		}
+		if got := ids(cascade.RunFilter{FailureClass: cascade.FailureOutOfMemory}); len(got) != 0 {
+			t.Errorf("OUT_OF_MEMORY: %v, want none", got)
+		}
+		if got := ids(cascade.RunFilter{}); len(got) != 5 {
+			t.Errorf("no filter: %v, want every run", got)
+		}
+		if r, _ := d.Run(ctx, "r3"); r.FailureLine != "line of r3" {
+			t.Errorf("failure line %q", r.FailureLine)
+		}
+	})
+}
+
+// TestRunKernelPage: a run's kernels come a page at a time, in launch
+// order, each page after the cursor of the last one's last kernel, and
+// none of another run's.
+func TestRunKernelPage(t *testing.T) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		for _, id := range []string{"a", "b"} {
+			if err := d.CreateRun(ctx, &cascade.Run{ID: id, TraceID: "t", SimConfig: "c", State: cascade.RunSucceeded, Executor: "local"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		const n = 1203
+		ks := make([]cascade.RunKernel, n)
+		for i := range ks {
+			ks[i] = cascade.RunKernel{Name: "k" + strconv.Itoa(i), TraceFile: "f", SimCycles: int64(i), Stats: []byte{1, byte(2 * i % 128)}}
+		}
+		if err := d.SaveRunKernels(ctx, "a", ks); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.SaveRunKernels(ctx, "b", ks[:3]); err != nil {
+			t.Fatal(err)
+		}
+		var got []cascade.RunKernel
+		p := cascade.Page{First: 500, Count: true}
+		pages := 0
+		for {
+			page, err := d.RunKernelPage(ctx, "a", p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages++
+			if page.Total != n {
+				t.Errorf("page %d: total %d, want %d", pages, page.Total, n)
+			}
+			got = append(got, page.Items...)
+			if !page.HasNext {
+				break
+			}
+			if pages > 10 {
+				t.Fatal("pages never end")
+			}
+			p.After = cascade.Cursor(int64(page.Items[len(page.Items)-1].Seq))
+		}
+		if pages != 3 || len(got) != n {
+			t.Fatalf("%d pages of %d kernels, want 3 of %d", pages, len(got), n)
+		}
+		for i, k := range got {
+			if k.RunID != "a" || k.Seq != i || k.Name != "k"+strconv.Itoa(i) || !bytes.Equal(k.Stats, ks[i].Stats) {
+				t.Fatalf("kernel %d: %+v", i, k)
+			}
+		}
+		if _, err := d.RunKernelPage(ctx, "a", cascade.Page{After: "nonsense"}); cascade.ErrorCode(err) != cascade.EINVALID {
+			t.Errorf("a bad cursor: %v", err)
+		}
+		if page, err := d.RunKernelPage(ctx, "none", cascade.Page{}); err != nil || len(page.Items) != 0 || page.HasNext {
+			t.Errorf("a run without kernels: %+v, %v", page, err)
 		}
 	})
 }

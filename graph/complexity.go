@@ -13,10 +13,11 @@ func complexity() ComplexityRoot {
 	c.Query.Traces = func(child int, _ *cascade.TraceState, _ *string, first *int, _ *string) int {
 		return pageCost(child, first)
 	}
-	c.Query.Runs = func(child int, _ *string, _ *cascade.RunState, first *int, _ *string) int {
+	c.Query.Runs = func(child int, _ *string, _ *cascade.RunState, _ *cascade.FailureClass, first *int, _ *string) int {
 		return pageCost(child, first)
 	}
 	c.Trace.Kernels = func(child int, _ *string, first *int, _ *string) int { return pageCost(child, first) }
+	c.Run.KernelPage = func(child int, first *int, _ *string) int { return pageCost(child, first) }
 	c.Trace.Runs = func(child int, first *int, _ *string) int { return pageCost(child, first) }
 	c.Query.Sweeps = func(child int, first *int, _ *string) int { return pageCost(child, first) }
 	c.Sweep.Runs = func(child int, _ *cascade.RunState, first *int, _ *string) int { return pageCost(child, first) }

@@ -135,7 +135,7 @@ type ComplexityRoot struct {
 		DiskUsage    func(childComplexity int) int
 		Executor     func(childComplexity int) int
 		Run          func(childComplexity int, id string) int
-		Runs         func(childComplexity int, traceID *string, state *cascade.RunState, first *int, after *string) int
+		Runs         func(childComplexity int, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, first *int, after *string) int
 		S3Endpoint   func(childComplexity int) int
 		SamplingPlan func(childComplexity int, id string) int
 		SimConfigs   func(childComplexity int) int
@@ -151,10 +151,14 @@ type ComplexityRoot struct {
 		CrossArchitecture func(childComplexity int) int
 		Error             func(childComplexity int) int
 		Executor          func(childComplexity int) int
+		FailureClass      func(childComplexity int) int
+		FailureLine       func(childComplexity int) int
+		Figures           func(childComplexity int) int
 		FinishedAt        func(childComplexity int) int
 		History           func(childComplexity int) int
 		ID                func(childComplexity int) int
 		KernelIDs         func(childComplexity int) int
+		KernelPage        func(childComplexity int, first *int, after *string) int
 		Kernels           func(childComplexity int) int
 		Label             func(childComplexity int) int
 		LogTail           func(childComplexity int, lines *int) int
@@ -162,6 +166,9 @@ type ComplexityRoot struct {
 		SimConfig         func(childComplexity int) int
 		Slurm             func(childComplexity int) int
 		StartedAt         func(childComplexity int) int
+		StatCounters      func(childComplexity int) int
+		StatKernels       func(childComplexity int) int
+		StatTotals        func(childComplexity int) int
 		State             func(childComplexity int) int
 		Steps             func(childComplexity int) int
 		Sweep             func(childComplexity int) int
@@ -190,6 +197,16 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	RunFigures struct {
+		ConfigSum      func(childComplexity int) int
+		CoreClockMHz   func(childComplexity int) int
+		PeakRssBytes   func(childComplexity int) int
+		SimulatorBuild func(childComplexity int) int
+		SimulatorSum   func(childComplexity int) int
+		TraceSum       func(childComplexity int) int
+		WallSeconds    func(childComplexity int) int
+	}
+
 	RunKernel struct {
 		Context         func(childComplexity int) int
 		DemangledName   func(childComplexity int) int
@@ -203,7 +220,20 @@ type ComplexityRoot struct {
 		SimCycles       func(childComplexity int) int
 		SimInstructions func(childComplexity int) int
 		SimTimeNs       func(childComplexity int) int
+		StatValues      func(childComplexity int) int
 		Truncated       func(childComplexity int) int
+	}
+
+	RunKernelConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	RunKernelEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	RunProgress struct {
@@ -292,6 +322,12 @@ type ComplexityRoot struct {
 		Partition func(childComplexity int) int
 		Reason    func(childComplexity int) int
 		State     func(childComplexity int) int
+	}
+
+	StatCounter struct {
+		Kind func(childComplexity int) int
+		Name func(childComplexity int) int
+		Unit func(childComplexity int) int
 	}
 
 	StepProjection struct {
@@ -431,7 +467,7 @@ type QueryResolver interface {
 	DiskUsage(ctx context.Context) (*cascade.DiskUsage, error)
 	Executor(ctx context.Context) (*cascade.ExecutorStatus, error)
 	SimConfigs(ctx context.Context) ([]cascade.SimConfig, error)
-	Runs(ctx context.Context, traceID *string, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
+	Runs(ctx context.Context, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, first *int, after *string) (*model.RunConnection, error)
 	Run(ctx context.Context, id string) (*cascade.Run, error)
 	S3Endpoint(ctx context.Context) (*cascade.S3Endpoint, error)
 	SamplingPlan(ctx context.Context, id string) (*cascade.SamplingPlan, error)
@@ -445,10 +481,18 @@ type RunResolver interface {
 	Trace(ctx context.Context, obj *cascade.Run) (*cascade.Trace, error)
 	SimConfig(ctx context.Context, obj *cascade.Run) (*cascade.SimConfig, error)
 
+	FailureClass(ctx context.Context, obj *cascade.Run) (*cascade.FailureClass, error)
+	FailureLine(ctx context.Context, obj *cascade.Run) (*string, error)
+	Figures(ctx context.Context, obj *cascade.Run) (*model.RunFigures, error)
+
 	CrossArchitecture(ctx context.Context, obj *cascade.Run) (bool, error)
 
 	Progress(ctx context.Context, obj *cascade.Run) (*model.RunProgress, error)
 	Kernels(ctx context.Context, obj *cascade.Run) ([]cascade.RunKernel, error)
+	KernelPage(ctx context.Context, obj *cascade.Run, first *int, after *string) (*model.RunKernelConnection, error)
+	StatCounters(ctx context.Context, obj *cascade.Run) ([]model.StatCounter, error)
+	StatTotals(ctx context.Context, obj *cascade.Run) ([]*float64, error)
+	StatKernels(ctx context.Context, obj *cascade.Run) ([]int, error)
 	Comparison(ctx context.Context, obj *cascade.Run) (*cascade.RunComparison, error)
 	Steps(ctx context.Context, obj *cascade.Run) ([]cascade.StepProjection, error)
 	TimingProblems(ctx context.Context, obj *cascade.Run) ([]string, error)
@@ -459,6 +503,8 @@ type RunResolver interface {
 type RunKernelResolver interface {
 	DemangledName(ctx context.Context, obj *cascade.RunKernel) (*string, error)
 	DisplayName(ctx context.Context, obj *cascade.RunKernel) (string, error)
+
+	StatValues(ctx context.Context, obj *cascade.RunKernel) ([]*float64, error)
 }
 type SamplingPlanResolver interface {
 	Trace(ctx context.Context, obj *cascade.SamplingPlan) (*cascade.Trace, error)
@@ -884,7 +930,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Runs(childComplexity, args["traceId"].(*string), args["state"].(*cascade.RunState), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Runs(childComplexity, args["traceId"].(*string), args["state"].(*cascade.RunState), args["failureClass"].(*cascade.FailureClass), args["first"].(*int), args["after"].(*string)), true
 	case "Query.s3Endpoint":
 		if e.ComplexityRoot.Query.S3Endpoint == nil {
 			break
@@ -983,6 +1029,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.Executor(childComplexity), true
+	case "Run.failureClass":
+		if e.ComplexityRoot.Run.FailureClass == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.FailureClass(childComplexity), true
+	case "Run.failureLine":
+		if e.ComplexityRoot.Run.FailureLine == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.FailureLine(childComplexity), true
+	case "Run.figures":
+		if e.ComplexityRoot.Run.Figures == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Figures(childComplexity), true
 	case "Run.finishedAt":
 		if e.ComplexityRoot.Run.FinishedAt == nil {
 			break
@@ -1007,6 +1071,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.KernelIDs(childComplexity), true
+	case "Run.kernelPage":
+		if e.ComplexityRoot.Run.KernelPage == nil {
+			break
+		}
+
+		args, err := ec.field_Run_kernelPage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Run.KernelPage(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Run.kernels":
 		if e.ComplexityRoot.Run.Kernels == nil {
 			break
@@ -1054,6 +1129,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.StartedAt(childComplexity), true
+	case "Run.statCounters":
+		if e.ComplexityRoot.Run.StatCounters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.StatCounters(childComplexity), true
+	case "Run.statKernels":
+		if e.ComplexityRoot.Run.StatKernels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.StatKernels(childComplexity), true
+	case "Run.statTotals":
+		if e.ComplexityRoot.Run.StatTotals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.StatTotals(childComplexity), true
 	case "Run.state":
 		if e.ComplexityRoot.Run.State == nil {
 			break
@@ -1160,6 +1253,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RunEdge.Node(childComplexity), true
 
+	case "RunFigures.configSum":
+		if e.ComplexityRoot.RunFigures.ConfigSum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunFigures.ConfigSum(childComplexity), true
+	case "RunFigures.coreClockMHz":
+		if e.ComplexityRoot.RunFigures.CoreClockMHz == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunFigures.CoreClockMHz(childComplexity), true
+	case "RunFigures.peakRssBytes":
+		if e.ComplexityRoot.RunFigures.PeakRssBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunFigures.PeakRssBytes(childComplexity), true
+	case "RunFigures.simulatorBuild":
+		if e.ComplexityRoot.RunFigures.SimulatorBuild == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunFigures.SimulatorBuild(childComplexity), true
+	case "RunFigures.simulatorSum":
+		if e.ComplexityRoot.RunFigures.SimulatorSum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunFigures.SimulatorSum(childComplexity), true
+	case "RunFigures.traceSum":
+		if e.ComplexityRoot.RunFigures.TraceSum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunFigures.TraceSum(childComplexity), true
+	case "RunFigures.wallSeconds":
+		if e.ComplexityRoot.RunFigures.WallSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunFigures.WallSeconds(childComplexity), true
+
 	case "RunKernel.context":
 		if e.ComplexityRoot.RunKernel.Context == nil {
 			break
@@ -1232,12 +1368,56 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RunKernel.SimTimeNs(childComplexity), true
+	case "RunKernel.statValues":
+		if e.ComplexityRoot.RunKernel.StatValues == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.StatValues(childComplexity), true
 	case "RunKernel.truncated":
 		if e.ComplexityRoot.RunKernel.Truncated == nil {
 			break
 		}
 
 		return e.ComplexityRoot.RunKernel.Truncated(childComplexity), true
+
+	case "RunKernelConnection.edges":
+		if e.ComplexityRoot.RunKernelConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernelConnection.Edges(childComplexity), true
+	case "RunKernelConnection.nodes":
+		if e.ComplexityRoot.RunKernelConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernelConnection.Nodes(childComplexity), true
+	case "RunKernelConnection.pageInfo":
+		if e.ComplexityRoot.RunKernelConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernelConnection.PageInfo(childComplexity), true
+	case "RunKernelConnection.totalCount":
+		if e.ComplexityRoot.RunKernelConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernelConnection.TotalCount(childComplexity), true
+
+	case "RunKernelEdge.cursor":
+		if e.ComplexityRoot.RunKernelEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernelEdge.Cursor(childComplexity), true
+	case "RunKernelEdge.node":
+		if e.ComplexityRoot.RunKernelEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernelEdge.Node(childComplexity), true
 
 	case "RunProgress.kernelsDone":
 		if e.ComplexityRoot.RunProgress.KernelsDone == nil {
@@ -1630,6 +1810,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SlurmJob.State(childComplexity), true
+
+	case "StatCounter.kind":
+		if e.ComplexityRoot.StatCounter.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCounter.Kind(childComplexity), true
+	case "StatCounter.name":
+		if e.ComplexityRoot.StatCounter.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCounter.Name(childComplexity), true
+	case "StatCounter.unit":
+		if e.ComplexityRoot.StatCounter.Unit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCounter.Unit(childComplexity), true
 
 	case "StepProjection.measuredNs":
 		if e.ComplexityRoot.StepProjection.MeasuredNs == nil {
@@ -2445,6 +2644,12 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_state(ctx, field)
 	case "error":
 		return ec.fieldContext_Run_error(ctx, field)
+	case "failureClass":
+		return ec.fieldContext_Run_failureClass(ctx, field)
+	case "failureLine":
+		return ec.fieldContext_Run_failureLine(ctx, field)
+	case "figures":
+		return ec.fieldContext_Run_figures(ctx, field)
 	case "label":
 		return ec.fieldContext_Run_label(ctx, field)
 	case "kernelIds":
@@ -2467,6 +2672,14 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_progress(ctx, field)
 	case "kernels":
 		return ec.fieldContext_Run_kernels(ctx, field)
+	case "kernelPage":
+		return ec.fieldContext_Run_kernelPage(ctx, field)
+	case "statCounters":
+		return ec.fieldContext_Run_statCounters(ctx, field)
+	case "statTotals":
+		return ec.fieldContext_Run_statTotals(ctx, field)
+	case "statKernels":
+		return ec.fieldContext_Run_statKernels(ctx, field)
 	case "comparison":
 		return ec.fieldContext_Run_comparison(ctx, field)
 	case "steps":
@@ -2523,6 +2736,26 @@ func (ec *executionContext) childFields_RunEdge(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type RunEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_RunFigures(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "coreClockMHz":
+		return ec.fieldContext_RunFigures_coreClockMHz(ctx, field)
+	case "wallSeconds":
+		return ec.fieldContext_RunFigures_wallSeconds(ctx, field)
+	case "peakRssBytes":
+		return ec.fieldContext_RunFigures_peakRssBytes(ctx, field)
+	case "simulatorBuild":
+		return ec.fieldContext_RunFigures_simulatorBuild(ctx, field)
+	case "simulatorSum":
+		return ec.fieldContext_RunFigures_simulatorSum(ctx, field)
+	case "configSum":
+		return ec.fieldContext_RunFigures_configSum(ctx, field)
+	case "traceSum":
+		return ec.fieldContext_RunFigures_traceSum(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RunFigures", field.Name)
+}
+
 func (ec *executionContext) childFields_RunKernel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "kernelId":
@@ -2551,8 +2784,34 @@ func (ec *executionContext) childFields_RunKernel(ctx context.Context, field gra
 		return ec.fieldContext_RunKernel_errorPct(ctx, field)
 	case "truncated":
 		return ec.fieldContext_RunKernel_truncated(ctx, field)
+	case "statValues":
+		return ec.fieldContext_RunKernel_statValues(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RunKernel", field.Name)
+}
+
+func (ec *executionContext) childFields_RunKernelConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_RunKernelConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_RunKernelConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_RunKernelConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_RunKernelConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RunKernelConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_RunKernelEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_RunKernelEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_RunKernelEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RunKernelEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_RunProgress(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2729,6 +2988,18 @@ func (ec *executionContext) childFields_SlurmJob(ctx context.Context, field grap
 		return ec.fieldContext_SlurmJob_reason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SlurmJob", field.Name)
+}
+
+func (ec *executionContext) childFields_StatCounter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_StatCounter_name(ctx, field)
+	case "kind":
+		return ec.fieldContext_StatCounter_kind(ctx, field)
+	case "unit":
+		return ec.fieldContext_StatCounter_unit(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StatCounter", field.Name)
 }
 
 func (ec *executionContext) childFields_StepProjection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3202,22 +3473,30 @@ func (ec *executionContext) field_Query_runs_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["state"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "failureClass",
+		func(ctx context.Context, v any) (*cascade.FailureClass, error) {
+			return ec.unmarshalOFailureClass2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐFailureClass(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["failureClass"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["after"] = arg3
+	args["after"] = arg4
 	return args, nil
 }
 
@@ -3320,6 +3599,28 @@ func (ec *executionContext) field_Query_traces_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Run_kernelPage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -4951,7 +5252,7 @@ func (ec *executionContext) _Query_runs(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Runs(ctx, fc.Args["traceId"].(*string), fc.Args["state"].(*cascade.RunState), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Runs(ctx, fc.Args["traceId"].(*string), fc.Args["state"].(*cascade.RunState), fc.Args["failureClass"].(*cascade.FailureClass), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.RunConnection) graphql.Marshaler {
@@ -5522,6 +5823,84 @@ func (ec *executionContext) fieldContext_Run_error(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Run", field, false, false, "String")
 }
 
+func (ec *executionContext) _Run_failureClass(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_failureClass(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().FailureClass(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.FailureClass) graphql.Marshaler {
+			return ec.marshalOFailureClass2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐFailureClass(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_failureClass(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, true, true, "FailureClass")
+}
+
+func (ec *executionContext) _Run_failureLine(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_failureLine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().FailureLine(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_failureLine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, true, true, "String")
+}
+
+func (ec *executionContext) _Run_figures(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_figures(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().Figures(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RunFigures) graphql.Marshaler {
+			return ec.marshalNRunFigures2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunFigures(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_figures(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunFigures(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Run_label(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5791,6 +6170,128 @@ func (ec *executionContext) fieldContext_Run_kernels(_ context.Context, field gr
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Run_kernelPage(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_kernelPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Run().KernelPage(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RunKernelConnection) graphql.Marshaler {
+			return ec.marshalNRunKernelConnection2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunKernelConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_kernelPage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunKernelConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Run_kernelPage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Run_statCounters(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_statCounters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().StatCounters(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.StatCounter) graphql.Marshaler {
+			return ec.marshalNStatCounter2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐStatCounterᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_statCounters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatCounter(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Run_statTotals(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_statTotals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().StatTotals(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*float64) graphql.Marshaler {
+			return ec.marshalNFloat2ᚕᚖfloat64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_statTotals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, true, true, "Float")
+}
+
+func (ec *executionContext) _Run_statKernels(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_statKernels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().StatKernels(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int) graphql.Marshaler {
+			return ec.marshalNInt2ᚕintᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_statKernels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Run_comparison(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
@@ -6277,6 +6778,167 @@ func (ec *executionContext) fieldContext_RunEdge_node(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _RunFigures_coreClockMHz(ctx context.Context, field graphql.CollectedField, obj *model.RunFigures) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunFigures_coreClockMHz(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CoreClockMHz, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunFigures_coreClockMHz(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunFigures", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RunFigures_wallSeconds(ctx context.Context, field graphql.CollectedField, obj *model.RunFigures) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunFigures_wallSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WallSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunFigures_wallSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunFigures", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RunFigures_peakRssBytes(ctx context.Context, field graphql.CollectedField, obj *model.RunFigures) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunFigures_peakRssBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PeakRssBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt642ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunFigures_peakRssBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunFigures", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _RunFigures_simulatorBuild(ctx context.Context, field graphql.CollectedField, obj *model.RunFigures) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunFigures_simulatorBuild(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimulatorBuild, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunFigures_simulatorBuild(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunFigures", field, false, false, "String")
+}
+
+func (ec *executionContext) _RunFigures_simulatorSum(ctx context.Context, field graphql.CollectedField, obj *model.RunFigures) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunFigures_simulatorSum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimulatorSum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunFigures_simulatorSum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunFigures", field, false, false, "String")
+}
+
+func (ec *executionContext) _RunFigures_configSum(ctx context.Context, field graphql.CollectedField, obj *model.RunFigures) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunFigures_configSum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConfigSum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunFigures_configSum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunFigures", field, false, false, "String")
+}
+
+func (ec *executionContext) _RunFigures_traceSum(ctx context.Context, field graphql.CollectedField, obj *model.RunFigures) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunFigures_traceSum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TraceSum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunFigures_traceSum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunFigures", field, false, false, "String")
+}
+
 func (ec *executionContext) _RunKernel_kernelId(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6574,6 +7236,203 @@ func (ec *executionContext) _RunKernel_truncated(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_RunKernel_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RunKernel_statValues(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_statValues(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.RunKernel().StatValues(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*float64) graphql.Marshaler {
+			return ec.marshalNFloat2ᚕᚖfloat64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_statValues(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, true, true, "Float")
+}
+
+func (ec *executionContext) _RunKernelConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.RunKernelConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernelConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.RunKernelEdge) graphql.Marshaler {
+			return ec.marshalNRunKernelEdge2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunKernelEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernelConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RunKernelConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunKernelEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RunKernelConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.RunKernelConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernelConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.RunKernel) graphql.Marshaler {
+			return ec.marshalNRunKernel2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunKernelᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernelConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RunKernelConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunKernel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RunKernelConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.RunKernelConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernelConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernelConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RunKernelConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RunKernelConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.RunKernelConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernelConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernelConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernelConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RunKernelEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.RunKernelEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernelEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernelEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernelEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _RunKernelEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.RunKernelEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernelEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.RunKernel) graphql.Marshaler {
+			return ec.marshalNRunKernel2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunKernel(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernelEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RunKernelEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunKernel(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _RunProgress_kernelsDone(ctx context.Context, field graphql.CollectedField, obj *model.RunProgress) (ret graphql.Marshaler) {
@@ -8109,6 +8968,75 @@ func (ec *executionContext) _SlurmJob_reason(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_SlurmJob_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SlurmJob", field, true, true, "String")
+}
+
+func (ec *executionContext) _StatCounter_name(ctx context.Context, field graphql.CollectedField, obj *model.StatCounter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCounter_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCounter_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCounter", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatCounter_kind(ctx context.Context, field graphql.CollectedField, obj *model.StatCounter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCounter_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.StatKind) graphql.Marshaler {
+			return ec.marshalNStatKind2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐStatKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCounter_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCounter", field, false, false, "StatKind")
+}
+
+func (ec *executionContext) _StatCounter_unit(ctx context.Context, field graphql.CollectedField, obj *model.StatCounter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCounter_unit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCounter_unit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCounter", field, false, false, "String")
 }
 
 func (ec *executionContext) _StepProjection_step(ctx context.Context, field graphql.CollectedField, obj *cascade.StepProjection) (ret graphql.Marshaler) {
@@ -12239,6 +13167,24 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "failureClass":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_failureClass(ctx, field, obj)
+				})
+		case "failureLine":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_failureLine(ctx, field, obj)
+				})
+		case "figures":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_figures(ctx, field, obj)
+				})
 		case "label":
 			out.Values[i] = ec._Run_label(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -12296,6 +13242,30 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Run_kernels(ctx, field, obj)
+				})
+		case "kernelPage":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_kernelPage(ctx, field, obj)
+				})
+		case "statCounters":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_statCounters(ctx, field, obj)
+				})
+		case "statTotals":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_statTotals(ctx, field, obj)
+				})
+		case "statKernels":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_statKernels(ctx, field, obj)
 				})
 		case "comparison":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -12489,6 +13459,69 @@ func (ec *executionContext) _RunEdge(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var runFiguresImplementors = []string{"RunFigures"}
+
+func (ec *executionContext) _RunFigures(ctx context.Context, sel ast.SelectionSet, obj *model.RunFigures) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, runFiguresImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RunFigures")
+		case "coreClockMHz":
+			out.Values[i] = ec._RunFigures_coreClockMHz(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "wallSeconds":
+			out.Values[i] = ec._RunFigures_wallSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "peakRssBytes":
+			out.Values[i] = ec._RunFigures_peakRssBytes(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "simulatorBuild":
+			out.Values[i] = ec._RunFigures_simulatorBuild(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "simulatorSum":
+			out.Values[i] = ec._RunFigures_simulatorSum(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "configSum":
+			out.Values[i] = ec._RunFigures_configSum(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "traceSum":
+			out.Values[i] = ec._RunFigures_traceSum(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var runKernelImplementors = []string{"RunKernel"}
 
 func (ec *executionContext) _RunKernel(ctx context.Context, sel ast.SelectionSet, obj *cascade.RunKernel) graphql.Marshaler {
@@ -12566,6 +13599,98 @@ func (ec *executionContext) _RunKernel(ctx context.Context, sel ast.SelectionSet
 			out.Values[i] = ec._RunKernel_truncated(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "statValues":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._RunKernel_statValues(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var runKernelConnectionImplementors = []string{"RunKernelConnection"}
+
+func (ec *executionContext) _RunKernelConnection(ctx context.Context, sel ast.SelectionSet, obj *model.RunKernelConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, runKernelConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RunKernelConnection")
+		case "edges":
+			out.Values[i] = ec._RunKernelConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._RunKernelConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._RunKernelConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._RunKernelConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var runKernelEdgeImplementors = []string{"RunKernelEdge"}
+
+func (ec *executionContext) _RunKernelEdge(ctx context.Context, sel ast.SelectionSet, obj *model.RunKernelEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, runKernelEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RunKernelEdge")
+		case "cursor":
+			out.Values[i] = ec._RunKernelEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._RunKernelEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -13122,6 +14247,49 @@ func (ec *executionContext) _SlurmJob(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._SlurmJob_reason(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var statCounterImplementors = []string{"StatCounter"}
+
+func (ec *executionContext) _StatCounter(ctx context.Context, sel ast.SelectionSet, obj *model.StatCounter) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, statCounterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StatCounter")
+		case "name":
+			out.Values[i] = ec._StatCounter_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._StatCounter_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unit":
+			out.Values[i] = ec._StatCounter_unit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -14231,6 +15399,29 @@ func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.S
 	return graphql.WrapContextMarshaler(ctx, res)
 }
 
+func (ec *executionContext) unmarshalNFloat2ᚕᚖfloat64(ctx context.Context, v any) ([]*float64, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*float64, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOFloat2ᚖfloat64(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNFloat2ᚕᚖfloat64(ctx context.Context, sel ast.SelectionSet, v []*float64) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalOFloat2ᚖfloat64(ctx, sel, v[i])
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -14286,6 +15477,35 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInt2int(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNInt2ᚕintᚄ(ctx context.Context, sel ast.SelectionSet, v []int) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNInt2int(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNInt642int64(ctx context.Context, v any) (int64, error) {
@@ -14460,6 +15680,14 @@ func (ec *executionContext) marshalNRunEdge2ᚕgithubᚗcomᚋcascadeᚑsimᚋca
 	return ret
 }
 
+func (ec *executionContext) marshalNRunFigures2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunFigures(ctx context.Context, sel ast.SelectionSet, v *model.RunFigures) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RunFigures!")
+		return graphql.Null
+	}
+	return ec._RunFigures(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNRunKernel2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunKernel(ctx context.Context, sel ast.SelectionSet, v cascade.RunKernel) graphql.Marshaler {
 	return ec._RunKernel(ctx, sel, &v)
 }
@@ -14469,6 +15697,42 @@ func (ec *executionContext) marshalNRunKernel2ᚕgithubᚗcomᚋcascadeᚑsimᚋ
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNRunKernel2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunKernel(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRunKernel2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunKernel(ctx context.Context, sel ast.SelectionSet, v *cascade.RunKernel) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RunKernel!")
+		return graphql.Null
+	}
+	return ec._RunKernel(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRunKernelConnection2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunKernelConnection(ctx context.Context, sel ast.SelectionSet, v *model.RunKernelConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RunKernelConnection!")
+		return graphql.Null
+	}
+	return ec._RunKernelConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRunKernelEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunKernelEdge(ctx context.Context, sel ast.SelectionSet, v model.RunKernelEdge) graphql.Marshaler {
+	return ec._RunKernelEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRunKernelEdge2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunKernelEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.RunKernelEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRunKernelEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunKernelEdge(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -14647,6 +15911,36 @@ func (ec *executionContext) marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋ
 		return graphql.Null
 	}
 	return ec._SimConfig(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStatCounter2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐStatCounter(ctx context.Context, sel ast.SelectionSet, v model.StatCounter) graphql.Marshaler {
+	return ec._StatCounter(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStatCounter2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐStatCounterᚄ(ctx context.Context, sel ast.SelectionSet, v []model.StatCounter) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStatCounter2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐStatCounter(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNStatKind2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐStatKind(ctx context.Context, v any) (model.StatKind, error) {
+	var res model.StatKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStatKind2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐStatKind(ctx context.Context, sel ast.SelectionSet, v model.StatKind) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNStepProjection2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐStepProjection(ctx context.Context, sel ast.SelectionSet, v cascade.StepProjection) graphql.Marshaler {
@@ -15066,6 +16360,25 @@ func (ec *executionContext) marshalODim32ᚖgithubᚗcomᚋcascadeᚑsimᚋcasca
 		return graphql.Null
 	}
 	return ec._Dim3(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOFailureClass2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐFailureClass(ctx context.Context, v any) (*cascade.FailureClass, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := cascade.FailureClass(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFailureClass2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐFailureClass(ctx context.Context, sel ast.SelectionSet, v *cascade.FailureClass) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
+	return res
 }
 
 func (ec *executionContext) unmarshalOFloat2float64(ctx context.Context, v any) (float64, error) {

@@ -120,7 +120,9 @@ func (s *fakeStore) Run(_ context.Context, id string) (cascade.Run, error) {
 
 func (s *fakeStore) Runs(_ context.Context, f cascade.RunFilter, p cascade.Page) (cascade.PageOf[cascade.Run], error) {
 	s.count("Runs")
-	rs := slices.DeleteFunc(slices.Clone(s.runs), func(r cascade.Run) bool { return f.TraceID != "" && r.TraceID != f.TraceID })
+	rs := slices.DeleteFunc(slices.Clone(s.runs), func(r cascade.Run) bool {
+		return f.TraceID != "" && r.TraceID != f.TraceID || f.FailureClass != "" && r.FailureClass != f.FailureClass
+	})
 	return pageOf(rs, func(r cascade.Run) int64 { return r.Seq }, p)
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/graph"
 )
 
@@ -16,8 +17,10 @@ var _ graph.Loaders = (*Resolver)(nil)
 type loadersKey struct{}
 
 // WithLoaders returns ctx with the loaders of one response (see
-// graph.Loaders): a trace loader, which batches Run.trace.
+// graph.Loaders): a trace loader, which batches Run.trace, and the
+// statistics tables of the runs whose kernels it lists (stats.go).
 func (r *Resolver) WithLoaders(ctx context.Context) context.Context {
+	ctx = context.WithValue(ctx, statTablesKey{}, &statTables{byRun: map[string]*simstats.Table{}})
 	return context.WithValue(ctx, loadersKey{}, &traceLoader{store: r.DB, batches: map[string]*traceBatch{}})
 }
 

@@ -7,7 +7,6 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph/model"
-	"github.com/cascade-sim/cascade/internal/proc"
 )
 
 // tailLog streams a log file: what it holds now, then each batch of new
@@ -15,7 +14,7 @@ import (
 // broker drops for lagging is renewed here: the lines come from the file,
 // from an offset, so a lost nudge loses nothing and the client never has
 // to start the log again.
-func tailLog(ctx context.Context, b *events.Broker, kind, id, path string) <-chan *model.LogChunk {
+func tailLog(ctx context.Context, b *events.Broker, kind, id string, t cascade.LogTail) <-chan *model.LogChunk {
 	key := cascade.LogGrew{Kind: kind, ID: id}.Key()
 	match := func(e cascade.Event) bool { return e.Key() == key }
 	// Subscribe before the first read, so no nudge falls between them.
@@ -23,7 +22,6 @@ func tailLog(ctx context.Context, b *events.Broker, kind, id, path string) <-cha
 	out := make(chan *model.LogChunk)
 	go func() {
 		defer close(out)
-		t := proc.Tail{Path: path}
 		for {
 			lines, err := t.Next()
 			if err == nil && len(lines) > 0 {

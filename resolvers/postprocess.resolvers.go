@@ -26,10 +26,10 @@ func (r *subscriptionResolver) PostprocessLog(ctx context.Context, traceID strin
 	if _, err := r.DB.Trace(ctx, traceID); err != nil {
 		return nil, err
 	}
-	return tailLog(ctx, r.Events, "postprocess", traceID, r.Postproc.LogPath(traceID)), nil
+	return tailLog(ctx, r.Events, "postprocess", traceID, r.Postproc.TailLog(traceID)), nil
 }
 
 // PostprocessLogTail is the resolver for the postprocessLogTail field.
 func (r *traceResolver) PostprocessLogTail(ctx context.Context, obj *cascade.Trace, lines *int) ([]string, error) {
-	return logTail(r.Postproc.LogPath(obj.ID), lines)
+	return logTail(r.Postproc, obj.ID, lines)
 }

@@ -7,8 +7,6 @@ package resolvers
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -16,7 +14,6 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph/model"
-	"github.com/cascade-sim/cascade/internal/proc"
 )
 
 // Resolver is the root resolver; its fields are the packages the API
@@ -148,18 +145,16 @@ func (r *Resolver) runPage(ctx context.Context, f cascade.RunFilter, first *int,
 	return c, nil
 }
 
-// logTail returns up to lines (default 20, at most 1000) last lines of a
-// log file; none when it does not exist yet.
-func logTail(path string, lines *int) ([]string, error) {
+// logTail returns up to lines (default 20, at most 1000) last lines of
+// the log of id that src keeps; none when it does not exist yet.
+func logTail(src interface {
+	LogLines(id string, n int) ([]string, error)
+}, id string, lines *int) ([]string, error) {
 	n := 20
 	if lines != nil {
 		n = max(0, min(*lines, 1000))
 	}
-	tail, err := proc.LastLines(path, n)
-	if errors.Is(err, fs.ErrNotExist) {
-		return []string{}, nil
-	}
-	return tail, err
+	return src.LogLines(id, n)
 }
 
 // nonEmpty is nil for "", else a pointer to s.

@@ -46,8 +46,8 @@ func (r *queryResolver) SimConfigs(ctx context.Context) ([]cascade.SimConfig, er
 }
 
 // Runs is the resolver for the runs field.
-func (r *queryResolver) Runs(ctx context.Context, traceID *string, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error) {
-	f := cascade.RunFilter{TraceID: cascade.Deref(traceID)}
+func (r *queryResolver) Runs(ctx context.Context, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, first *int, after *string) (*model.RunConnection, error) {
+	f := cascade.RunFilter{TraceID: cascade.Deref(traceID), FailureClass: cascade.Deref(failureClass)}
 	if state != nil {
 		f.State = *state
 	}
@@ -83,6 +83,27 @@ func (r *runResolver) SimConfig(ctx context.Context, obj *cascade.Run) (*cascade
 	return &c, nil
 }
 
+// FailureClass is the resolver for the failureClass field.
+func (r *runResolver) FailureClass(ctx context.Context, obj *cascade.Run) (*cascade.FailureClass, error) {
+	if obj.FailureClass == "" {
+		return nil, nil
+	}
+	return &obj.FailureClass, nil
+}
+
+// FailureLine is the resolver for the failureLine field.
+func (r *runResolver) FailureLine(ctx context.Context, obj *cascade.Run) (*string, error) {
+	if obj.FailureLine == "" {
+		return nil, nil
+	}
+	return &obj.FailureLine, nil
+}
+
+// Figures is the resolver for the figures field.
+func (r *runResolver) Figures(ctx context.Context, obj *cascade.Run) (*model.RunFigures, error) {
+	return figures(obj.Figures), nil
+}
+
 // CrossArchitecture is the resolver for the crossArchitecture field.
 func (r *runResolver) CrossArchitecture(ctx context.Context, obj *cascade.Run) (bool, error) {
 	return r.RunManager.CrossArchitecture(ctx, *obj)
@@ -95,11 +116,46 @@ func (r *runResolver) Progress(ctx context.Context, obj *cascade.Run) (*model.Ru
 
 // Kernels is the resolver for the kernels field.
 func (r *runResolver) Kernels(ctx context.Context, obj *cascade.Run) ([]cascade.RunKernel, error) {
+	if err := noteStatTable(ctx, *obj); err != nil {
+		return nil, err
+	}
 	res, err := r.RunManager.Results(ctx, *obj)
 	if res.Kernels == nil {
 		res.Kernels = []cascade.RunKernel{}
 	}
 	return res.Kernels, err
+}
+
+// KernelPage is the resolver for the kernelPage field.
+func (r *runResolver) KernelPage(ctx context.Context, obj *cascade.Run, first *int, after *string) (*model.RunKernelConnection, error) {
+	if err := noteStatTable(ctx, *obj); err != nil {
+		return nil, err
+	}
+	p, err := r.RunManager.KernelPage(ctx, *obj, page(ctx, first, after))
+	if err != nil {
+		return nil, err
+	}
+	return kernelConnection(p), nil
+}
+
+// StatCounters is the resolver for the statCounters field.
+func (r *runResolver) StatCounters(ctx context.Context, obj *cascade.Run) ([]model.StatCounter, error) {
+	return statCounters(*obj), nil
+}
+
+// StatTotals is the resolver for the statTotals field.
+func (r *runResolver) StatTotals(ctx context.Context, obj *cascade.Run) ([]*float64, error) {
+	tot, err := r.RunManager.StatTotals(ctx, *obj)
+	if err != nil {
+		return nil, err
+	}
+	return runs.Present(tot.Values), nil
+}
+
+// StatKernels is the resolver for the statKernels field.
+func (r *runResolver) StatKernels(ctx context.Context, obj *cascade.Run) ([]int, error) {
+	tot, err := r.RunManager.StatTotals(ctx, *obj)
+	return tot.Kernels, err
 }
 
 // Comparison is the resolver for the comparison field.
@@ -125,7 +181,7 @@ func (r *runResolver) TimingProblems(ctx context.Context, obj *cascade.Run) ([]s
 
 // LogTail is the resolver for the logTail field.
 func (r *runResolver) LogTail(ctx context.Context, obj *cascade.Run, lines *int) ([]string, error) {
-	return logTail(r.RunManager.LogPath(obj.ID), lines)
+	return logTail(r.RunManager, obj.ID, lines)
 }
 
 // DemangledName is the resolver for the demangledName field.
@@ -139,6 +195,19 @@ func (r *runKernelResolver) DemangledName(ctx context.Context, obj *cascade.RunK
 // DisplayName is the resolver for the displayName field.
 func (r *runKernelResolver) DisplayName(ctx context.Context, obj *cascade.RunKernel) (string, error) {
 	return kernelname.Short(obj.Name), nil
+}
+
+// StatValues is the resolver for the statValues field.
+func (r *runKernelResolver) StatValues(ctx context.Context, obj *cascade.RunKernel) ([]*float64, error) {
+	t, err := r.statTable(ctx, obj.RunID)
+	if err != nil {
+		return nil, err
+	}
+	v, err := runs.KernelStats(t, *obj)
+	if err != nil {
+		return nil, err
+	}
+	return runs.Present(v), nil
 }
 
 // CoreClockMHz is the resolver for the coreClockMHz field.
@@ -185,7 +254,7 @@ func (r *subscriptionResolver) RunLog(ctx context.Context, id string) (<-chan *m
 	if _, err := r.DB.Run(ctx, id); err != nil {
 		return nil, err
 	}
-	return tailLog(ctx, r.Events, "run", id, r.RunManager.LogPath(id)), nil
+	return tailLog(ctx, r.Events, "run", id, r.RunManager.TailLog(id)), nil
 }
 
 // RunRemoved is the resolver for the runRemoved field.

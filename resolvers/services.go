@@ -42,10 +42,16 @@ type RunService interface {
 	Launch(ctx context.Context, in runs.LaunchInput) (cascade.Run, error)
 	Cancel(ctx context.Context, id string) (cascade.Run, error)
 	Results(ctx context.Context, r cascade.Run) (runs.Results, error)
+	// KernelPage is a page of the run's kernels, joined with timing as
+	// Results' are.
+	KernelPage(ctx context.Context, r cascade.Run, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error)
+	// StatTotals is the run's value of each of its statistics.
+	StatTotals(ctx context.Context, r cascade.Run) (runs.StatTotals, error)
 	RunSimConfig(r cascade.Run) (cascade.SimConfig, error)
 	CrossArchitecture(ctx context.Context, r cascade.Run) (bool, error)
-	// LogPath is where the run's simulator log is.
-	LogPath(id string) string
+	// LogLines and TailLog read the run's simulator log.
+	LogLines(id string, n int) ([]string, error)
+	TailLog(id string) cascade.LogTail
 }
 
 // SimConfigService lists the sim configs, and those a trace can run on.
@@ -83,9 +89,10 @@ type TraceService interface {
 	Retry(ctx context.Context, id string) (cascade.Trace, error)
 }
 
-// LogSource says where a trace's post-processing log is.
+// LogSource reads a trace's post-processing log.
 type LogSource interface {
-	LogPath(traceID string) string
+	LogLines(traceID string, n int) ([]string, error)
+	TailLog(traceID string) cascade.LogTail
 }
 
 // DiskMeter measures the data directory against its budget.

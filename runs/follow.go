@@ -22,7 +22,7 @@ type follower struct {
 }
 
 func newFollower(m *Manager, ctx context.Context, id, log string, total int) *follower {
-	return &follower{m: m, ctx: ctx, id: id, tail: proc.Tail{Path: log, FromStart: true}, parser: simlog.NewParser(total), last: simlog.Progress{Total: total}}
+	return &follower{m: m, ctx: ctx, id: id, tail: proc.Tail{Path: log, FromStart: true}, parser: simlog.NewParser(total).ReadStats(m.cfg.StatsTable), last: simlog.Progress{Total: total}}
 }
 
 // read feeds the parser every line written since the last read: the

@@ -19,6 +19,7 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
+	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/internal/proc"
 	"github.com/cascade-sim/cascade/internal/workqueue"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -36,6 +37,7 @@ type Store interface {
 	UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.Run) error) ([]cascade.Run, []string, error)
 	SaveRunKernels(ctx context.Context, runID string, ks []cascade.RunKernel) error
 	RunKernels(ctx context.Context, runID string) ([]cascade.RunKernel, error)
+	RunKernelPage(ctx context.Context, runID string, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error)
 
 	CreateSweep(ctx context.Context, s *cascade.Sweep, runs []cascade.Run) error
 	Sweep(ctx context.Context, id string) (cascade.Sweep, error)
@@ -64,6 +66,10 @@ type Config struct {
 	// Ended, if set, is given each run that ran, once its end (succeeded,
 	// failed, cancelled while running) is committed, for /metrics.
 	Ended func(cascade.Run)
+
+	// StatsTable is the simulator statistics every run's log is read for
+	// (CASCADE_SIM_STATS_FILE); nil is simstats.Builtin().
+	StatsTable *simstats.Table
 }
 
 // Manager owns runs: it launches them, queues them in order, executes
@@ -94,6 +100,7 @@ type Manager struct {
 
 	results      *cache[string, Results]     // see Results
 	sweepTallies *cache[string, *sweepTally] // see SweepComparison
+	totals       *cache[string, StatTotals]  // see StatTotals
 }
 
 // active is a run a worker has taken (the queue's Cancel stops it): done
@@ -125,12 +132,16 @@ func New(cfg Config) *Manager {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 1
 	}
+	if cfg.StatsTable == nil {
+		cfg.StatsTable = simstats.Builtin()
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{},
-		results: newCache[string, Results](maxCachedResults), sweepTallies: newCache[string, *sweepTally](maxCachedSweeps)}
+		results: newCache[string, Results](maxCachedResults), sweepTallies: newCache[string, *sweepTally](maxCachedSweeps),
+		totals: newCache[string, StatTotals](maxCachedTotals)}
 	qc := workqueue.Config[string]{Limit: cfg.Concurrency, Work: m.execute, Logger: m.log}
 	switch e := cfg.Executor.(type) {
 	case Local:
@@ -515,6 +526,7 @@ func (m *Manager) execute(runCtx context.Context, id string) {
 		}
 		now := time.Now().UTC()
 		r.State, r.StartedAt, r.Error, r.KernelsDone = cascade.RunRunning, &now, nil, 0
+		r.StatCounters = statCounters(m.cfg.StatsTable)
 		return nil
 	})
 	if err != nil || !started {
@@ -670,6 +682,7 @@ func (m *Manager) finishWith(ctx context.Context, id string, p *simlog.Parser, s
 			r.History = append(r.History, stamp("cancelled while running"))
 		}
 		r.State, r.FinishedAt = state, &now
+		recordEnd(r, p)
 		if also != nil {
 			also(r)
 		}

@@ -728,6 +728,7 @@ func (s *slurmExec) saveStatuses(ctx context.Context, changed []statusChange) {
 					start = st.Start.UTC()
 				}
 				r.State, r.StartedAt, r.Error = cascade.RunRunning, &start, nil
+				r.StatCounters = statCounters(m.cfg.StatsTable)
 			}
 			return nil
 		})
@@ -822,8 +823,10 @@ func (s *slurmExec) end(ctx context.Context, j *slurmJob, st slurm.Status) {
 		o := p.Outcome(exit)
 		msg = o.Reason + " (" + verdict + ")"
 	case slurm.Timeout:
+		p.Outcome(simlog.Exit{Code: -1, Signal: "killed", TimeLimit: true}) // its failure class
 		state, msg = cascade.RunFailed, fmt.Sprintf("%s hit its time limit (%s) %s; raise time= in %s or CASCADE_SLURM_TIME", job, st.Describe(), after, SlurmOptionsFile)
 	case slurm.OutOfMemory:
+		p.Outcome(simlog.Exit{Code: -1, Signal: "killed", OOM: true}) // its failure class
 		state, msg = cascade.RunFailed, fmt.Sprintf("%s ran out of memory (%s) %s; raise mem= in %s or CASCADE_SLURM_MEM", job, st.Describe(), after, SlurmOptionsFile)
 	case slurm.NodeFail:
 		state, msg = cascade.RunFailed, fmt.Sprintf("%s's node failed (%s) %s", job, st.Describe(), after)

@@ -17,6 +17,7 @@ import (
 // them). A machine without them skips these tests, except in CI.
 func needTool(t *testing.T, name string) {
 	t.Helper()
+	testkit.SkipShort(t, "runs "+name)
 	if _, err := exec.LookPath(name); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("%s is not installed; scripts/deps.sh installs it", name)

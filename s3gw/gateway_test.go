@@ -480,6 +480,7 @@ func TestCompleteNeedsRoomForOneMorePart(t *testing.T) {
 // answer to a claimed upload), and once the missing part is sent again it
 // completes whole.
 func TestRestartReleasesAnUnfinishedCompletion(t *testing.T) {
+	testkit.SkipShort(t, "starts the S3 gateway")
 	root := t.TempDir()
 	ctx := context.Background()
 	start := func() *s3gw.Gateway {

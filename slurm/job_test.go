@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/slurm"
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 func TestScript(t *testing.T) {
@@ -48,6 +49,7 @@ exec '/opt/accel-sim.out' '-trace' 'it'\''s here' '-config' '$HOME'
 // TestScriptRunsTheCommand runs a written script with sh, as slurmstepd
 // does: the arguments arrive unchanged, the environment is set.
 func TestScriptRunsTheCommand(t *testing.T) {
+	testkit.SkipShort(t, "runs /bin/sh")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "args")
 	j := slurm.Job{Name: "n", Dir: dir, Log: filepath.Join(dir, "log"),
@@ -124,6 +126,7 @@ func TestParseJobID(t *testing.T) {
 // is ErrUnavailable, not ErrRejected: the job may have been queued, so it
 // is looked for by name, not failed as refused.
 func TestSubmitUnfinishedAnswerIsNotARejection(t *testing.T) {
+	testkit.SkipShort(t, "runs stand-in sbatch and scontrol scripts")
 	bin := t.TempDir()
 	for name, script := range map[string]string{
 		"sbatch":   "#!/bin/sh\necho 42\nsleep 5 &\nexit 0\n",

@@ -23,8 +23,11 @@ func ModuleRoot() string {
 
 // Program builds the main package pkg (a path relative to the module
 // root, "./cmd/cascade") once per test process and returns the binary.
+// A test that builds a program runs it as a child process: it belongs to
+// the full suite, and under go test -short it is skipped here.
 func Program(tb testing.TB, pkg string) string {
 	tb.Helper()
+	SkipShort(tb, "builds and runs "+pkg)
 	programs.mu.Lock()
 	defer programs.mu.Unlock()
 	if p, ok := programs.built[pkg]; ok {

@@ -14,4 +14,15 @@
 // the stand-ins fakesim (a simulator speaking Accel-Sim's command line and
 // log) and fakepp (a post-processor). Nothing the cascade binary links
 // imports them.
+//
+// memstore is an in-memory trace store for the fast tests of the scanner
+// and the post-processor, kept in step with *db.DB by a contract test.
+//
+// The tests come in two tiers. go test -short ./... is the fast one: it
+// runs no server, cluster, browser, child process or external service.
+// The harnesses that start one skip the test under -short themselves
+// (servertest.Server, Program, ServeProcess, fakesim.Build, slurmtest,
+// dbtest's PostgreSQL), and a test that starts one by other means calls
+// [SkipShort] first, saying what it starts. Without -short every test
+// runs.
 package testkit

@@ -37,9 +37,10 @@ func (s *SyncBuffer) String() string {
 // until /healthz answers 200. CASCADE_* variables of the test's own
 // environment are not passed on: the server sees what the test sets. The
 // process is killed when the test ends, and its output (out) is logged if
-// the test failed.
+// the test failed. Under go test -short the test is skipped.
 func ServeProcess(t testing.TB, dataDir string, env ...string) (addr string, cmd *exec.Cmd, out *SyncBuffer) {
 	t.Helper()
+	SkipShort(t, "starts cascade serve as a process")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

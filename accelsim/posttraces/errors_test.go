@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cascade-sim/cascade/accelsim/tracez"
+	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/tracegen"
 )
 
@@ -123,6 +124,7 @@ func TestErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.xz == "" && strings.Contains(tc.name, "xz binary") {
+				testkit.SkipShort(t, "runs xz")
 				if _, err := exec.LookPath("xz"); err != nil {
 					t.Fatal("xz is not installed; scripts/deps.sh installs it")
 				}

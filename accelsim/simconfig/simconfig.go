@@ -79,21 +79,19 @@ func Load(dir string) ([]cascade.SimConfig, error) {
 // has no trace.config for are not listed: the trace-driven simulator cannot
 // run them.
 func LoadPaired(gpgpuDir, traceDir string) ([]cascade.SimConfig, error) {
-	entries, err := os.ReadDir(traceDir)
+	names, err := subdirs(traceDir)
 	if err != nil {
 		return nil, fmt.Errorf("read sim configs %s: %w", traceDir, err)
 	}
+	// A gpgpusim.config folder without its trace.config half (SM2_GTX480,
+	// which Accel-Sim's trace-driven side never got) is listed too, as a
+	// config that cannot run and why: not dropped without a word.
+	gpgpu, _ := subdirs(gpgpuDir)
+	seen := map[string]bool{}
 	var cfgs []cascade.SimConfig
-	for _, e := range entries {
-		name := e.Name()
-		tdir := filepath.Join(traceDir, name)
-		if strings.HasPrefix(name, ".") {
-			continue
-		}
-		if info, err := os.Stat(tdir); err != nil || !info.IsDir() {
-			continue
-		}
-		c := cascade.SimConfig{Name: name, Dir: filepath.Join(gpgpuDir, name), TraceDir: tdir}
+	for _, name := range names {
+		seen[name] = true
+		c := cascade.SimConfig{Name: name, Dir: filepath.Join(gpgpuDir, name), TraceDir: filepath.Join(traceDir, name)}
 		if _, err := os.Stat(c.Dir); err != nil {
 			c.Err = fmt.Sprintf("%s: no such directory for this config's %s", c.Dir, GPGPUSimFile)
 			cfgs = append(cfgs, c)
@@ -101,8 +99,36 @@ func LoadPaired(gpgpuDir, traceDir string) ([]cascade.SimConfig, error) {
 		}
 		cfgs = append(cfgs, load(c))
 	}
+	for _, name := range gpgpu {
+		if seen[name] {
+			continue
+		}
+		tdir := filepath.Join(traceDir, name)
+		c := load(cascade.SimConfig{Name: name, Dir: filepath.Join(gpgpuDir, name), TraceDir: tdir})
+		c.Err = fmt.Sprintf("%s: missing: this config has no trace-driven half (%s), so the trace-driven simulator cannot run it", filepath.Join(tdir, TraceFile), TraceFile)
+		cfgs = append(cfgs, c)
+	}
 	sort.Slice(cfgs, func(i, j int) bool { return cfgs[i].Name < cfgs[j].Name })
 	return cfgs, nil
+}
+
+// subdirs lists dir's directories (or links to them), dotfiles left out.
+func subdirs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		if info, err := os.Stat(filepath.Join(dir, name)); err == nil && info.IsDir() {
+			names = append(names, name)
+		}
+	}
+	return names, nil
 }
 
 // LoadOne reads a single tested-config directory. Problems are reported in

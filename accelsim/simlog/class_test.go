@@ -47,7 +47,13 @@ func TestFailureClasses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if _, ok := p.Judged(); ok {
+				t.Error("judged before Outcome was called")
+			}
 			o := p.Outcome(tt.exit)
+			if j, ok := p.Judged(); !ok || j != o {
+				t.Errorf("Judged() = %+v, %v; want the outcome %+v", j, ok, o)
+			}
 			if o.Succeeded || o.Class != tt.class || !strings.Contains(o.Line, tt.line) {
 				t.Errorf("outcome %+v, want class %s and a line with %q", o, tt.class, tt.line)
 			}

@@ -131,6 +131,7 @@ type Parser struct {
 
 	stats *simstats.Reader // nil unless ReadStats was called
 	build []string         // the simulator's build lines, as printed
+	last  *Outcome         // the last Outcome returned; nil before
 }
 
 // statsBlock collects one kernel's statistics, kernel_name to
@@ -482,6 +483,24 @@ func (p *Parser) Kernels() []cascade.RunKernel {
 func (p *Parser) Outcome(exit Exit) Outcome {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	o := p.outcome(exit)
+	p.last = &o
+	return o
+}
+
+// Judged returns the Outcome last returned by [Parser.Outcome]; ok is
+// false before the first call. Whoever records a run's end reads its
+// failure class and decisive line here, whichever executor judged it.
+func (p *Parser) Judged() (o Outcome, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.last == nil {
+		return Outcome{}, false
+	}
+	return *p.last, true
+}
+
+func (p *Parser) outcome(exit Exit) Outcome {
 	if len(p.partial) > 0 {
 		p.line(string(p.partial))
 		p.partial = nil

@@ -45,28 +45,53 @@ type Summary struct {
 // Summarize sums, averages or takes the last of each counter over
 // kernels, as its kind makes sense of: absent where no kernel had a value.
 func Summarize(t *Table, kernels []Values) []Summary {
-	out := make([]Summary, len(t.Counters))
-	for i, c := range t.Counters {
-		s := Summary{Counter: c, Value: Absent}
-		var sum float64
-		for _, v := range kernels {
-			if i >= len(v) || !Present(v[i]) {
-				continue
-			}
-			s.Kernels++
-			sum += v[i]
-			if c.Kind == Rate {
-				s.Value = v[i]
-			}
+	s := NewSummer(t)
+	for _, v := range kernels {
+		s.Add(v)
+	}
+	return s.Summaries()
+}
+
+// Summer is [Summarize] one kernel at a time, for runs whose kernels are
+// read a page at a time rather than held all at once.
+type Summer struct {
+	t    *Table
+	sum  []float64
+	last []float64
+	n    []int
+}
+
+// NewSummer returns a Summer of the counters of t, with no kernel yet.
+func NewSummer(t *Table) *Summer {
+	return &Summer{t: t, sum: make([]float64, len(t.Counters)), last: make([]float64, len(t.Counters)), n: make([]int, len(t.Counters))}
+}
+
+// Add adds one kernel's values, in launch order.
+func (s *Summer) Add(v Values) {
+	for i := range s.t.Counters {
+		if i >= len(v) || !Present(v[i]) {
+			continue
 		}
+		s.n[i]++
+		s.sum[i] += v[i]
+		s.last[i] = v[i]
+	}
+}
+
+// Summaries returns the summary of the kernels added so far.
+func (s *Summer) Summaries() []Summary {
+	out := make([]Summary, len(s.t.Counters))
+	for i, c := range s.t.Counters {
+		out[i] = Summary{Counter: c, Value: Absent, Kernels: s.n[i]}
 		switch {
-		case s.Kernels == 0:
+		case s.n[i] == 0:
 		case c.Kind == Aggregate:
-			s.Value = sum
+			out[i].Value = s.sum[i]
 		case c.Kind == PerKernel:
-			s.Value = sum / float64(s.Kernels)
+			out[i].Value = s.sum[i] / float64(s.n[i])
+		case c.Kind == Rate:
+			out[i].Value = s.last[i]
 		}
-		out[i] = s
 	}
 	return out
 }

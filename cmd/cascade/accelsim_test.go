@@ -134,9 +134,17 @@ func TestAccelSimCheckout(t *testing.T) {
 		t.Fatalf("kernelslist.g %q, %v", list, err)
 	}
 
-	var cfgs struct{ SimConfigs []struct{ Name string } }
-	gqlVars(t, addr, `{ simConfigs { name } }`, nil, &cfgs)
-	if len(cfgs.SimConfigs) != 5 {
+	// The five paired configs, and SM2_GTX480, which has no trace.config:
+	// listed as one that cannot run, saying why.
+	var cfgs struct {
+		SimConfigs []struct {
+			Name  string
+			Error *string
+		}
+	}
+	gqlVars(t, addr, `{ simConfigs { name error } }`, nil, &cfgs)
+	if len(cfgs.SimConfigs) != 6 || cfgs.SimConfigs[0].Name != "SM2_GTX480" || cfgs.SimConfigs[0].Error == nil ||
+		!strings.Contains(*cfgs.SimConfigs[0].Error, "trace.config: missing: this config has no trace-driven half") {
 		t.Fatalf("configs %+v", cfgs.SimConfigs)
 	}
 	for config, cross := range map[string]bool{"SM6_TITANX": false, "SM7_QV100": true, "SM90_H100": true} {

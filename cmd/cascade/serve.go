@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph/transport"
@@ -28,7 +29,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	var cfg app.Config
 
 	var sim simSetup
-	var ppCmd, simCmd, origins, level, format, s3Addr string
+	var ppCmd, simCmd, origins, level, format, s3Addr, statsFile string
 	var conc, queue, floorMiB int
 	fs.StringVar(&cfg.DataDir, "data-dir", env("CASCADE_DATA_DIR", "./cascade-data"), "data directory: database, bucket, work files (CASCADE_DATA_DIR)")
 	fs.StringVar(&cfg.Bucket, "bucket", env("CASCADE_BUCKET", "cascade"), "bucket name under <data dir>/s3 (CASCADE_BUCKET)")
@@ -45,6 +46,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.IntVar(&cfg.PostprocessJobs, "postprocess-jobs", envInt("CASCADE_POSTPROCESS_JOBS", 0), "the -j of each post-processor; 0 shares the CPUs this process may use among the concurrent ones (CASCADE_POSTPROCESS_JOBS)")
 	fs.StringVar(&simCmd, "sim-cmd", env("CASCADE_SIM_CMD", "accel-sim.out"), "the simulator, Accel-Sim's accel-sim.out (CASCADE_SIM_CMD)")
 	fs.StringVar(&cfg.SimConfigsDir, "sim-configs-dir", env("CASCADE_SIM_CONFIGS_DIR", ""), "directory of Accel-Sim tested-config directories (CASCADE_SIM_CONFIGS_DIR)")
+	fs.StringVar(&statsFile, "sim-stats-file", env("CASCADE_SIM_STATS_FILE", ""), "file of simulator statistics to read from every run's log besides the built-in ones, one a line: name, kind (aggregate, kernel or rate), unit, regular expression (CASCADE_SIM_STATS_FILE)")
 	fs.StringVar(&sim.accelSimDir, "accelsim-dir", env("CASCADE_ACCELSIM_DIR", ""), "an Accel-Sim checkout: its accel-sim.out, tested configs and library path (CASCADE_ACCELSIM_DIR)")
 	fs.StringVar(&sim.traceFormat, "trace-format", env("CASCADE_TRACE_FORMAT", ""), "tracez or traceg: what the built-in post-processor writes; picked from CASCADE_ACCELSIM_DIR when empty, else tracez (CASCADE_TRACE_FORMAT)")
 	fs.IntVar(&cfg.RunConcurrency, "run-concurrency", envInt("CASCADE_RUN_CONCURRENCY", 1), "simulations at once (CASCADE_RUN_CONCURRENCY)")
@@ -89,6 +91,11 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	var err error
 	if cfg.SimCmd, err = splitCommand("--sim-cmd (CASCADE_SIM_CMD)", simCmd); err != nil {
 		return cfg, 0, "", err
+	}
+	if statsFile != "" {
+		if cfg.SimStats, err = simstats.LoadFile(statsFile); err != nil {
+			return cfg, 0, "", fmt.Errorf("--sim-stats-file (CASCADE_SIM_STATS_FILE): %w", err)
+		}
 	}
 	if s3Addr != "off" {
 		cfg.S3Addr = s3Addr

@@ -321,3 +321,38 @@ func TestServePrintsTheS3Endpoint(t *testing.T) {
 		t.Fatalf("printed %q, key file:\n%s", printed[0], data)
 	}
 }
+
+// TestServeSimStatsFile: --sim-stats-file (CASCADE_SIM_STATS_FILE) adds
+// its counters to the built-in ones; a bad file stops serve with its file
+// and line.
+func TestServeSimStatsFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.txt")
+	bad := filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(good, []byte("# mine\nl2_texture_hits aggregate accesses ^\\s*L2_cache_stats_breakdown\\[TEXTURE_ACC_R\\]\\[HIT\\]\\s*=\\s*(\\S+)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("\n\nx often n ^x=(\\d+)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, _, err := parseServe(nil, &bytes.Buffer{})
+	if err != nil || cfg.SimStats != nil {
+		t.Fatalf("without a file: table %v, %v", cfg.SimStats, err)
+	}
+	t.Setenv("CASCADE_SIM_STATS_FILE", good)
+	cfg, _, _, err = parseServe(nil, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SimStats == nil || cfg.SimStats.Index("l2_texture_hits") < 0 || cfg.SimStats.Index("cycles") < 0 {
+		t.Fatalf("the file's counter and the built-in ones: %v", cfg.SimStats)
+	}
+	_, _, _, err = parseServe([]string{"--sim-stats-file", bad}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), bad+":3:") {
+		t.Fatalf("a bad file: %v, want an error naming %s:3", err, bad)
+	}
+	var stderr bytes.Buffer
+	if code := serve(context.Background(), []string{"--sim-stats-file", bad, "--data-dir", dir}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), bad+":3:") {
+		t.Fatalf("serve with a bad file: exit %d, %q", code, stderr.String())
+	}
+}

@@ -3,6 +3,10 @@
 package model
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
 	"time"
 
 	"github.com/cascade-sim/cascade"
@@ -79,6 +83,37 @@ type RunEdge struct {
 	Node   *cascade.Run `json:"node"`
 }
 
+// What produced a run and what it cost; null where unknown (not recorded yet, or a run from before they were).
+type RunFigures struct {
+	// The config's core clock when the run started.
+	CoreClockMHz *float64 `json:"coreClockMHz,omitempty"`
+	// The simulator process's wall time.
+	WallSeconds *float64 `json:"wallSeconds,omitempty"`
+	// The simulator's peak resident memory.
+	PeakRssBytes *int64 `json:"peakRssBytes,omitempty"`
+	// The build lines the simulator printed, joined by "; ".
+	SimulatorBuild *string `json:"simulatorBuild,omitempty"`
+	// SHA-256 of the simulator binary.
+	SimulatorSum *string `json:"simulatorSum,omitempty"`
+	// SHA-256 of the config files used.
+	ConfigSum *string `json:"configSum,omitempty"`
+	// SHA-256 of the trace's simulated input: runs with the same three sums and kernels give the same result.
+	TraceSum *string `json:"traceSum,omitempty"`
+}
+
+type RunKernelConnection struct {
+	Edges    []RunKernelEdge     `json:"edges"`
+	Nodes    []cascade.RunKernel `json:"nodes"`
+	PageInfo *PageInfo           `json:"pageInfo"`
+	// The run's kernels in all pages.
+	TotalCount int `json:"totalCount"`
+}
+
+type RunKernelEdge struct {
+	Cursor string             `json:"cursor"`
+	Node   *cascade.RunKernel `json:"node"`
+}
+
 type RunProgress struct {
 	KernelsDone  int `json:"kernelsDone"`
 	KernelsTotal int `json:"kernelsTotal"`
@@ -93,6 +128,15 @@ type SamplingTarget struct {
 	// the smallest error bound (down to 0.0001) that fits. A budget below the smallest plan's
 	// (one launch a stratum) is refused.
 	Instructions *int64 `json:"instructions,omitempty"`
+}
+
+// One statistic of the simulator, as the run read it from the log.
+type StatCounter struct {
+	// e.g. "l2_read_hits", "stall_dram_full", "l2_read_hit_rate"
+	Name string   `json:"name"`
+	Kind StatKind `json:"kind"`
+	// e.g. "cycles", "accesses", "insts/s", "fraction"
+	Unit string `json:"unit"`
 }
 
 type Subscription struct {
@@ -132,4 +176,68 @@ type TraceConnection struct {
 type TraceEdge struct {
 	Cursor string         `json:"cursor"`
 	Node   *cascade.Trace `json:"node"`
+}
+
+// How a statistic's value for one kernel is read, and how a run's total is made of its kernels'.
+type StatKind string
+
+const (
+	// Grows across kernels in the log; a kernel's value is its growth. The run's total is the sum.
+	StatKindAggregate StatKind = "AGGREGATE"
+	// Reset each kernel. The run's total is the mean over the kernels that have it.
+	StatKindKernel StatKind = "KERNEL"
+	// A snapshot of the whole simulation so far. The run's total is the last kernel's.
+	StatKindRate StatKind = "RATE"
+	// A hit rate, a fraction from 0 to 1: hits over accesses of two counters, of the kernel or of the run's totals (never a mean of kernels' rates).
+	StatKindDerived StatKind = "DERIVED"
+)
+
+var AllStatKind = []StatKind{
+	StatKindAggregate,
+	StatKindKernel,
+	StatKindRate,
+	StatKindDerived,
+}
+
+func (e StatKind) IsValid() bool {
+	switch e {
+	case StatKindAggregate, StatKindKernel, StatKindRate, StatKindDerived:
+		return true
+	}
+	return false
+}
+
+func (e StatKind) String() string {
+	return string(e)
+}
+
+func (e *StatKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = StatKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid StatKind", str)
+	}
+	return nil
+}
+
+func (e StatKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *StatKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e StatKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }

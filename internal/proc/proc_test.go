@@ -112,6 +112,7 @@ func assertGone(t *testing.T, pid int) {
 }
 
 func TestRunExitStatus(t *testing.T) {
+	testkit.SkipShort(t, "runs /bin/sh")
 	tests := []struct {
 		name, script string
 		want         proc.Result
@@ -135,6 +136,7 @@ func TestRunExitStatus(t *testing.T) {
 }
 
 func TestRunLog(t *testing.T) {
+	testkit.SkipShort(t, "runs /bin/sh")
 	dir := t.TempDir()
 	c := sh(dir, `echo "out $GREETING"; echo err >&2; pwd; printf 'no newline'`)
 	c.Env = []string{"GREETING=hello"}
@@ -199,6 +201,7 @@ func TestRunCannotStart(t *testing.T) {
 // SIGTERM reaches the whole process group, the child included, not just
 // the program Run started (which here waits for its child to finish).
 func TestCancelStopsGroup(t *testing.T) {
+	testkit.SkipShort(t, "runs /bin/sh")
 	dir := t.TempDir()
 	c := sh(dir, `trap 'wait; echo parent done; exit 0' TERM
 sh -c 'trap "echo child got TERM; exit 0" TERM; echo $$ > child.pid; echo ready; sleep 1000 & wait' &
@@ -222,6 +225,7 @@ wait`)
 // the grace period the group gets SIGKILL, and the log shows SIGTERM came
 // first.
 func TestCancelEscalatesToKill(t *testing.T) {
+	testkit.SkipShort(t, "runs /bin/sh")
 	dir := t.TempDir()
 	c := sh(dir, `trap 'echo got TERM' TERM
 sleep 1000 & echo $! > child.pid
@@ -245,6 +249,7 @@ while :; do sleep 1000 & wait $!; done`)
 // TestCancelWithinGrace: a program that exits on SIGTERM is not killed,
 // and its exit status is kept.
 func TestCancelWithinGrace(t *testing.T) {
+	testkit.SkipShort(t, "runs /bin/sh")
 	dir := t.TempDir()
 	c := sh(dir, `trap 'echo cleaning up; exit 7' TERM
 echo ready
@@ -266,6 +271,7 @@ sleep 1000 & wait`)
 // children behind ends its run; the children are killed with its group,
 // also the ones that hold its output open.
 func TestExitTakesGroupAlong(t *testing.T) {
+	testkit.SkipShort(t, "runs /bin/sh")
 	for _, tt := range []struct {
 		name, redirect string
 		exit           int
@@ -300,6 +306,7 @@ func TestExitTakesGroupAlong(t *testing.T) {
 // by SIGPIPE) and Run says so with a *LogError; with StopOnLogError the
 // program is stopped at the first write that failed.
 func TestLogOnFullDisk(t *testing.T) {
+	testkit.SkipShort(t, "runs /bin/sh")
 	root := t.TempDir()
 	dir := filepath.Join(root, "small")
 	testkit.SmallDisk(t, dir, "1m")
@@ -353,6 +360,7 @@ func TestMain(m *testing.M) {
 // clean-up of its own, takes its child along (the parent-death signal), so
 // no post-processor or simulator outlives it.
 func TestChildDiesWithTheServer(t *testing.T) {
+	testkit.SkipShort(t, "runs the test binary and /bin/sh")
 	dir := t.TempDir()
 	server := exec.Command(os.Args[0], "-test.run=^$")
 	server.Env = append(os.Environ(), serverEnv+"="+dir)

@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/cascade-sim/cascade/db"
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 // PostgresEnv names the variable holding a PostgreSQL URL; when it is set,
@@ -32,22 +33,36 @@ func DB(t testing.TB) *db.DB {
 	return d
 }
 
+// needsPostgres is why PostgreSQL variants belong to the full suite: they
+// need an external service (testkit.SkipShort).
+const needsPostgres = "needs PostgreSQL (" + PostgresEnv + ")"
+
 // DatabaseURLs returns the database URLs a test should run against: ""
 // (SQLite in the data directory) always, and a URL of a fresh PostgreSQL
-// schema, dropped when the test ends, when PostgresEnv is set.
+// schema, dropped when the test ends, when PostgresEnv is set, except
+// under go test -short, which talks to no external service (the test's
+// log says so).
 func DatabaseURLs(t testing.TB) map[string]string {
 	t.Helper()
 	urls := map[string]string{"sqlite": ""}
 	if dsn := os.Getenv(PostgresEnv); dsn != "" {
-		urls["postgres"] = PostgresSchema(t, dsn)
+		if testing.Short() {
+			t.Log("full suite: " + needsPostgres + "; only SQLite under -short")
+		} else {
+			urls["postgres"] = PostgresSchema(t, dsn)
+		}
 	}
 	return urls
 }
 
 // ForEachDB runs fn as a subtest on a fresh SQLite database and, when
-// PostgresEnv is set, on a fresh PostgreSQL schema.
+// PostgresEnv is set, on a fresh PostgreSQL schema; under go test -short
+// that subtest is skipped.
 func ForEachDB(t *testing.T, fn func(t *testing.T, d *db.DB)) {
 	t.Helper()
+	if testing.Short() && os.Getenv(PostgresEnv) != "" {
+		t.Run("postgres", func(t *testing.T) { testkit.SkipShort(t, needsPostgres) })
+	}
 	for name, u := range DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			d, err := db.Open(context.Background(), db.Config{URL: u, DataDir: t.TempDir()})
@@ -62,8 +77,10 @@ func ForEachDB(t *testing.T, fn func(t *testing.T, d *db.DB)) {
 
 // PostgresSchema creates a throwaway schema in the database at dsn and
 // returns a URL whose connections use it; the schema is dropped at cleanup.
+// Under go test -short it skips the test.
 func PostgresSchema(t testing.TB, dsn string) string {
 	t.Helper()
+	testkit.SkipShort(t, needsPostgres)
 	b := make([]byte, 6)
 	rand.Read(b)
 	schema := "cascade_test_" + hex.EncodeToString(b)

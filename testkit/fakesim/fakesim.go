@@ -83,6 +83,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 // Modes, the values of FAKESIM_MODE.
@@ -148,9 +150,11 @@ var built struct {
 // Build compiles the fake simulator once per test process and returns the
 // path of the program (named accel-sim.out). The program lives in a
 // temporary directory that outlives the test, so every test of the process
-// can share it.
+// can share it. A test that builds it runs it: under go test -short it is
+// skipped here.
 func Build(tb testing.TB) string {
 	tb.Helper()
+	testkit.SkipShort(tb, "builds and runs the stand-in simulator")
 	built.once.Do(func() {
 		built.path, built.err = build()
 	})

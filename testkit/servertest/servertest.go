@@ -33,8 +33,12 @@ type TestServer struct {
 // Server starts the real server with a fresh data directory, a fast scan
 // interval and, on PostgreSQL runs, the database URL given; configure may
 // change the Config first. The server is closed when the test ends.
+//
+// The server belongs to the full suite: under go test -short the test is
+// skipped here.
 func Server(t testing.TB, configure ...func(*app.Config)) *TestServer {
 	t.Helper()
+	testkit.SkipShort(t, "starts the server")
 	dir := t.TempDir()
 	cfg := app.Config{
 		DataDir:        dir,
@@ -155,9 +159,11 @@ func (s *TestServer) MustDo(t testing.TB, query string, vars map[string]any, out
 var ErrTimeout = fmt.Errorf("no message in time")
 
 // ForEachServer runs fn as a subtest against a fresh server on SQLite and,
-// when PostgresEnv is set, on a fresh PostgreSQL schema.
+// when PostgresEnv is set, on a fresh PostgreSQL schema. Under go test
+// -short it skips the test.
 func ForEachServer(t *testing.T, fn func(t *testing.T, s *TestServer), configure ...func(*app.Config)) {
 	t.Helper()
+	testkit.SkipShort(t, "starts the server")
 	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			fn(t, Server(t, append([]func(*app.Config){func(c *app.Config) { c.DatabaseURL = u }}, configure...)...))

@@ -69,7 +69,7 @@ func Start(tb testing.TB) *Cluster {
 	tb.Helper()
 	cluster.once.Do(func() {
 		if testing.Short() {
-			cluster.skip = "-short: no Slurm cluster started"
+			cluster.skip = "full suite: starts a Slurm cluster" // as testkit.SkipShort says it
 			return
 		}
 		dir, err := os.MkdirTemp("", "cascade-slurm-")

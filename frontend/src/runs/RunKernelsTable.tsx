@@ -5,16 +5,41 @@ import type { RunDetailFragment } from "../gql/graphql";
 import { formatPct } from "./compare";
 import { KernelName, kernelMatches } from "../components/KernelName";
 import { THREAD_INSTRUCTIONS } from "../units";
+import { formatStat, headerUnit, type StatCounter, type StatValues } from "./stats";
 
 const ROW = 30;
+// The kernels' own columns (as .rkrow lays them out), then one per picked statistic.
+const BASE_COLUMNS = "70px minmax(180px, 1fr) 90px 110px 110px 70px 100px 100px 90px";
+const BASE_WIDTH = 1000;
+const STAT_WIDTH = 120;
 
-/** Per-kernel results of a run, virtualised, with a search over mangled and demangled names. */
-export function RunKernelsTable({ kernels: all }: { kernels: RunDetailFragment["kernels"] }) {
+/**
+ * Per-kernel results of a run, virtualised, with a search over mangled and demangled names, and
+ * a column for each picked statistic (columns: their indexes in counters and statValues), the
+ * run's totals of those in a first row when known.
+ */
+export function RunKernelsTable({
+  kernels: all,
+  columns = [],
+  totals,
+}: {
+  kernels: RunDetailFragment["kernels"];
+  columns?: readonly { counter: StatCounter; index: number }[];
+  totals?: StatValues | null;
+}) {
   const [text, setText] = useState("");
   const kernels = text.trim() ? all.filter((k) => kernelMatches(k, text)) : all;
   const scroller = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({ count: kernels.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 15 });
   if (all.length === 0) return <p className="muted">No kernel has finished yet.</p>;
+  const grid = columns.length ? { gridTemplateColumns: `${BASE_COLUMNS} ${`${STAT_WIDTH}px `.repeat(columns.length)}` } : undefined;
+  const width = columns.length ? { minWidth: BASE_WIDTH + STAT_WIDTH * columns.length } : undefined;
+  const stats = (vs: StatValues | null | undefined) =>
+    columns.map(({ counter, index }) => (
+      <span key={counter.name} role="cell" className="num" data-stat={counter.name}>
+        {formatStat(vs?.[index], counter.unit)}
+      </span>
+    ));
   return (
     <>
     <label className="kernel-search">
@@ -27,9 +52,10 @@ export function RunKernelsTable({ kernels: all }: { kernels: RunDetailFragment["
       />
       {text.trim() && <span className="hint"> {formatCount(kernels.length)} of {formatCount(all.length)}</span>}
     </label>
-    <div role="table" aria-label="Run kernels" aria-rowcount={kernels.length + 1} className="ktable">
+    <div className="ktable-wrap">
+    <div role="table" aria-label="Run kernels" aria-rowcount={kernels.length + 1} className="ktable" style={width}>
       <div role="rowgroup">
-        <div role="row" aria-rowindex={1} className="rkrow khead">
+        <div role="row" aria-rowindex={1} className="rkrow khead" style={grid}>
           <span role="columnheader">Kernel</span>
           <span role="columnheader">Name</span>
           <span role="columnheader" className="num">Launch</span>
@@ -43,7 +69,24 @@ export function RunKernelsTable({ kernels: all }: { kernels: RunDetailFragment["
           <span role="columnheader" className="num">Simulated</span>
           <span role="columnheader" className="num">Measured</span>
           <span role="columnheader" className="num">Error</span>
+          {columns.map(({ counter }) => (
+            <span key={counter.name} role="columnheader" className="num stathead" title={`${counter.name}: ${counter.kind.toLowerCase()}, in ${counter.unit}`}>
+              {counter.name} <span className="unit">({headerUnit(counter.unit)})</span>
+            </span>
+          ))}
         </div>
+        {columns.length > 0 && totals && (
+          <div role="row" className="rkrow totals-row" style={grid} data-testid="stat-totals">
+            <span role="cell">Run</span>
+            <span role="cell" className="muted">
+              all {formatCount(all.length)} kernels
+            </span>
+            {Array.from({ length: 7 }, (_, i) => (
+              <span key={i} role="cell" />
+            ))}
+            {stats(totals)}
+          </div>
+        )}
       </div>
       <div ref={scroller} className="kscroll" role="rowgroup" tabIndex={0} aria-label="Run kernel rows, scrollable">
         <div style={{ height: v.getTotalSize(), position: "relative" }}>
@@ -55,7 +98,7 @@ export function RunKernelsTable({ kernels: all }: { kernels: RunDetailFragment["
                 role="row"
                 aria-rowindex={it.index + 2}
                 className="rkrow"
-                style={{ position: "absolute", top: 0, left: 0, right: 0, height: ROW, transform: `translateY(${it.start}px)` }}
+                style={{ ...grid, position: "absolute", top: 0, left: 0, right: 0, height: ROW, transform: `translateY(${it.start}px)` }}
               >
                 <span role="cell">{k.kernelId}</span>
                 <span role="cell">
@@ -69,11 +112,13 @@ export function RunKernelsTable({ kernels: all }: { kernels: RunDetailFragment["
                 <span role="cell" className="num">{formatNs(k.simTimeNs)}</span>
                 <span role="cell" className="num">{formatNs(k.measuredNs)}</span>
                 <span role="cell" className="num">{formatPct(k.errorPct)}</span>
+                {stats(k.statValues)}
               </div>
             );
           })}
         </div>
       </div>
+    </div>
     </div>
     </>
   );

@@ -15,6 +15,9 @@ import { CancelRunMutation, RunDetailUpdatedSubscription, RunLogSubscription, Ru
 import { RunKernelsTable } from "./RunKernelsTable";
 import { runName } from "./runName";
 import { ScatterChart } from "./ScatterChart";
+import { CyclesChart } from "./CyclesChart";
+import { DownloadKernelsCsv, FailureDetails, RunFiguresList, StatColumnPicker, usePickedColumns } from "./RunStats";
+import { pickedColumns } from "./stats";
 
 export function RunPage({ id }: { id: string }) {
   const [{ data, error }, refetch] = useLiveQuery({ query: RunQuery, variables: { id } });
@@ -25,6 +28,7 @@ export function RunPage({ id }: { id: string }) {
   const run = newest<RunDetailFragment>(data?.run, live);
   useTitle(`Run ${run ? runName(run) : id}`);
   const [removed, setRemoved] = useState(false);
+  const [picked, setPicked] = usePickedColumns();
   useEvents(RunRemovedSubscription, { id }, () => setRemoved(true));
   const finished = run && !isActive(run.state);
   const queriedActive = data?.run ? isActive(data.run.state) : false;
@@ -48,6 +52,8 @@ export function RunPage({ id }: { id: string }) {
     );
   }
   const f = progressFraction(run.progress);
+  // The totals are only in the query, which is fetched again once the run ends.
+  const totals = data.run?.id === run.id && data.run.updatedAt === run.updatedAt ? data.run.statTotals : null;
   const started = run.startedAt ? Date.parse(run.startedAt) : null;
   const ended = run.finishedAt ? Date.parse(run.finishedAt) : null;
   return (
@@ -66,9 +72,10 @@ export function RunPage({ id }: { id: string }) {
         </p>
       )}
       {(run.state === "FAILED" || run.state === "CANCELLED") && run.error && (
-        <p className="error-box" role="alert">
+        <div className="error-box" role="alert">
           <strong>{run.state === "FAILED" ? "Failed:" : "Cancelled:"}</strong> {run.error}
-        </p>
+          {run.state === "FAILED" && <FailureDetails failureClass={run.failureClass} line={run.failureLine} />}
+        </div>
       )}
       {run.crossArchitecture && (
         <p className="note" role="note" data-testid="cross-arch">
@@ -133,6 +140,7 @@ export function RunPage({ id }: { id: string }) {
           {f != null && ` (${Math.round(f * 100)} %)`}
         </span>
       </div>
+      <RunFiguresList figures={run.figures} counters={run.statCounters} totals={totals} />
       {run.history.length > 0 && (
         <details>
           <summary>History ({run.history.length})</summary>
@@ -146,8 +154,21 @@ export function RunPage({ id }: { id: string }) {
       <Comparison run={run} />
       <section aria-labelledby="rk-title">
         <h2 id="rk-title">Kernels</h2>
-        <RunKernelsTable kernels={run.kernels} />
+        <div className="toolbar">
+          <StatColumnPicker counters={run.statCounters} picked={picked} onChange={setPicked} />
+          {run.kernels.length > 0 && <DownloadKernelsCsv id={run.id} />}
+        </div>
+        <RunKernelsTable kernels={run.kernels} columns={pickedColumns(run.statCounters, picked)} totals={totals} />
       </section>
+      {run.statCounters.length > 0 && (
+        <section aria-labelledby="cycles-title">
+          <h2 id="cycles-title">Where the cycles went</h2>
+          <CyclesChart
+            counters={run.statCounters}
+            kernels={run.kernels.map((k) => ({ label: `#${k.kernelId} ${k.displayName}`, statValues: k.statValues }))}
+          />
+        </section>
+      )}
       <section aria-labelledby="log-title">
         <h2 id="log-title">Simulator log</h2>
         {isActive(run.state) ? <LiveRunLog id={run.id} /> : <StaticRunLog lines={data.run?.logTail ?? []} />}

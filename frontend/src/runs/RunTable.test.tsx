@@ -10,6 +10,7 @@ const run: RunSummaryFragment = {
   state: "RUNNING" as RunSummaryFragment["state"],
   label: "my run",
   error: null,
+  failureClass: null,
   createdAt: "2026-01-02T03:04:05Z",
   updatedAt: "2026-01-02T03:04:06Z",
   startedAt: null,

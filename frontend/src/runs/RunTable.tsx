@@ -5,6 +5,7 @@ import { Link, tracePath } from "../router";
 import { sweepPath } from "../sweeps/progress";
 import { progressFraction } from "./compare";
 import { runName } from "./runName";
+import { FAILURE_CLASSES } from "./stats";
 
 export function runPath(id: string): string {
   return `/runs/${encodeURIComponent(id)}`;
@@ -51,6 +52,11 @@ export function RunTable({
                 <Link href={runPath(r.id)} className="trace-id">
                   {inSweep ? r.id : runName(r)}
                 </Link>
+                {r.state === "FAILED" && r.failureClass && (
+                  <span className="tag failure-class" title="Failure class">
+                    {FAILURE_CLASSES[r.failureClass] ?? r.failureClass}
+                  </span>
+                )}
                 {r.error && <div className="error-text" title={r.error}>{r.error}</div>}
               </td>
               {of !== "trace" && (

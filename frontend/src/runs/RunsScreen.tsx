@@ -3,19 +3,22 @@ import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
 import { useReplayReducer } from "../api/replay";
 import { RUN_STATES } from "../components/StateBadge";
-import type { RunState, RunSummaryFragment } from "../gql/graphql";
+import type { FailureClass, RunState, RunSummaryFragment } from "../gql/graphql";
 import { Link, useTitle } from "../router";
 import { SweepsList } from "../sweeps/SweepsList";
 import { runListReducer, type RunListAction } from "./compare";
 import { RunRemovedSubscription, RunsQuery, RunUpdatedSubscription } from "./documents";
 import { RunTable } from "./RunTable";
+import { FAILURE_CLASSES } from "./stats";
 
 const STATES = Object.keys(RUN_STATES) as RunState[];
+const CLASSES = Object.keys(FAILURE_CLASSES) as FailureClass[];
 const PAGE = 100;
 
 export function RunsScreen() {
   useTitle("Runs");
   const [state, setState] = useState<RunState | null>(null);
+  const [failureClass, setFailureClass] = useState<FailureClass | null>(null);
   return (
     <section aria-labelledby="runs-title">
       <div className="toolbar">
@@ -39,22 +42,45 @@ export function RunsScreen() {
               ))}
             </select>
           </label>
+          <label>
+            Failure{" "}
+            <select
+              aria-label="Filter runs by failure class"
+              value={failureClass ?? ""}
+              onChange={(e) => setFailureClass((e.target.value || null) as FailureClass | null)}
+            >
+              <option value="">Any</option>
+              {CLASSES.map((c) => (
+                <option key={c} value={c}>
+                  {FAILURE_CLASSES[c]}
+                </option>
+              ))}
+            </select>
+          </label>
         </div>
       </div>
       <SweepsList />
       <h2>All runs</h2>
-      <RunList key={state ?? ""} state={state} traceId={null} />
+      <RunList key={`${state ?? ""}/${failureClass ?? ""}`} state={state} failureClass={failureClass} traceId={null} />
     </section>
   );
 }
 
 /** Runs, newest first, kept live by runUpdated. */
-export function RunList({ state, traceId }: { state: RunState | null; traceId: string | null }) {
+export function RunList({
+  state,
+  traceId,
+  failureClass = null,
+}: {
+  state: RunState | null;
+  traceId: string | null;
+  failureClass?: FailureClass | null;
+}) {
   const [first, setFirst] = useState(PAGE);
-  const [{ data, error, fetching }] = useLiveQuery({ query: RunsQuery, variables: { state, traceId, first } });
+  const [{ data, error, fetching }] = useLiveQuery({ query: RunsQuery, variables: { state, traceId, failureClass, first } });
   // An answer can be older than the events already shown: see useReplayReducer.
   const [rows, dispatch] = useReplayReducer<RunSummaryFragment[], RunListAction<RunSummaryFragment>>(
-    (rows, a) => runListReducer(rows, a, state),
+    (rows, a) => runListReducer(rows, a, state, failureClass),
     [],
     (a) => a.type === "loaded",
   );
@@ -66,7 +92,7 @@ export function RunList({ state, traceId }: { state: RunState | null; traceId: s
   useEvents(RunRemovedSubscription, { traceId }, (d) => dispatch({ type: "removed", id: d.runRemoved }));
   if (error && !data) return <p role="alert" className="error">Could not load runs: {error.message}</p>;
   if (!data) return <p aria-busy="true">Loading runs…</p>;
-  if (rows.length === 0) return <p className="empty">No runs{state ? " in this state" : " yet"}.</p>;
+  if (rows.length === 0) return <p className="empty">No runs{state || failureClass ? " match" : " yet"}.</p>;
   return (
     <RunTable
       of={traceId ? "trace" : "all"}

@@ -54,6 +54,14 @@ describe("run helpers", () => {
     expect(mergeRun([a], { ...a, state: "SUCCEEDED" }, "RUNNING")).toEqual([]);
     expect(mergeRun([a], b, "RUNNING")).toEqual([a]);
   });
+  it("mergeRun honours the failure class filter: a run joins once it fails so", () => {
+    const a = { id: "a", state: "RUNNING", failureClass: null as string | null, createdAt: "2026-12-02T10:00:00Z", updatedAt: "2026-12-02T10:00:01Z" };
+    const failed = { ...a, state: "FAILED", failureClass: "DEADLOCK", updatedAt: "2026-12-02T10:00:02Z" };
+    expect(mergeRun([], a, null, "DEADLOCK")).toEqual([]);
+    expect(mergeRun([], failed, null, "DEADLOCK")).toEqual([failed]);
+    expect(mergeRun([], failed, null, "ASSERTION")).toEqual([]);
+    expect(mergeRun([a], failed, null, null)).toEqual([failed]);
+  });
   it("mergeRun keeps the newer copy of a run by updatedAt", () => {
     const running = { id: "a", state: "RUNNING", createdAt: "2026-12-02T10:00:00Z", updatedAt: "2026-12-02T10:00:01.000002Z" };
     const done = { ...running, state: "SUCCEEDED", updatedAt: "2026-12-02T10:00:01.000003Z" };

@@ -84,17 +84,27 @@ export function parseKernelIds(text: string): { ids: number[] | null; error: str
   return { ids: [...ids].sort((x, y) => x - y), error: null };
 }
 
+/** What a list of runs knows of each: a failure class only where it is filtered by one. */
+export interface ListedRun {
+  id: string;
+  state: string;
+  createdAt: string;
+  updatedAt: string;
+  failureClass?: string | null;
+}
+
 /**
  * Runs newest first; a runUpdated event replaces its row or joins the list at its place. A copy
  * older than the row shown (by updatedAt) changes nothing: see useReplayReducer.
  */
-export function mergeRun<R extends { id: string; state: string; createdAt: string; updatedAt: string }>(
+export function mergeRun<R extends ListedRun>(
   rows: readonly R[],
   run: R,
   stateFilter: string | null,
+  classFilter: string | null = null,
 ): R[] {
   const i = rows.findIndex((r) => r.id === run.id);
-  const keep = !stateFilter || run.state === stateFilter;
+  const keep = (!stateFilter || run.state === stateFilter) && (!classFilter || run.failureClass === classFilter);
   if (i >= 0) {
     if (compareTime(rows[i].updatedAt, run.updatedAt) > 0) return rows as R[];
     const next = rows.slice();
@@ -119,17 +129,18 @@ export type RunListAction<R> =
  * A list of runs from a query's answers (loaded) and live events. An updated run that is not
  * listed joins only while the list holds fewer than limit rows (a page, when given).
  */
-export function runListReducer<R extends { id: string; state: string; createdAt: string; updatedAt: string }>(
+export function runListReducer<R extends ListedRun>(
   rows: R[],
   a: RunListAction<R>,
   stateFilter: string | null,
+  classFilter: string | null = null,
 ): R[] {
   switch (a.type) {
     case "loaded":
       return a.rows;
     case "updated":
       if (a.limit !== undefined && rows.length >= a.limit && !rows.some((r) => r.id === a.run.id)) return rows;
-      return mergeRun(rows, a.run, stateFilter);
+      return mergeRun(rows, a.run, stateFilter, classFilter);
     case "removed":
       return rows.some((r) => r.id === a.id) ? rows.filter((r) => r.id !== a.id) : rows;
   }

@@ -6,6 +6,7 @@ export const RunSummaryFragment = graphql(`
     state
     label
     error
+    failureClass
     createdAt
     updatedAt
     startedAt
@@ -25,6 +26,9 @@ export const RunDetailFragment = graphql(`
     slurm { jobId partition node state reason }
     crossArchitecture
     history
+    failureLine
+    figures { coreClockMHz wallSeconds peakRssBytes simulatorBuild simulatorSum configSum traceSum }
+    statCounters { name kind unit }
     timingProblems
     simConfig { name computeCapability coreClockMHz }
     trace { id model sourceGpu traceGpuArch hasRealTiming hasStepTimeline }
@@ -44,13 +48,14 @@ export const RunDetailFragment = graphql(`
       measuredNs
       errorPct
       truncated
+      statValues
     }
   }
 `);
 
 export const RunsQuery = graphql(`
-  query Runs($traceId: ID, $state: RunState, $first: Int) {
-    runs(traceId: $traceId, state: $state, first: $first) {
+  query Runs($traceId: ID, $state: RunState, $failureClass: FailureClass, $first: Int) {
+    runs(traceId: $traceId, state: $state, failureClass: $failureClass, first: $first) {
       totalCount
       pageInfo { hasNextPage endCursor }
       nodes { ...RunSummary }
@@ -75,6 +80,8 @@ export const RunQuery = graphql(`
     run(id: $id) {
       ...RunDetail
       logTail(lines: 200)
+      statTotals
+      statKernels
     }
   }
 `);

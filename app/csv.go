@@ -1,0 +1,66 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/runs"
+)
+
+// kernelsCSV serves GET /runs/{id}/kernels.csv: the run's kernels, one row
+// each with its statistics, as runs.Manager.WriteKernelsCSV writes them,
+// streamed as they are read. A run that is not there is 404; an error
+// once the rows have begun cuts the response short (the client sees an
+// incomplete download, never a file that looks whole).
+func kernelsCSV(store interface {
+	Run(ctx context.Context, id string) (cascade.Run, error)
+}, rm *runs.Manager, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		id := req.PathValue("id")
+		r, err := store.Run(req.Context(), id)
+		switch {
+		case cascade.ErrorCode(err) == cascade.ENOTFOUND:
+			http.Error(w, "404 no run "+id, http.StatusNotFound)
+			return
+		case err != nil:
+			log.Error("kernels CSV", "run", id, "err", err)
+			http.Error(w, "500 could not read the run", http.StatusInternalServerError)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "text/csv; charset=utf-8")
+		h.Set("Content-Disposition", `attachment; filename="run-`+r.ID+`-kernels.csv"`)
+		h.Set("Cache-Control", "no-store")
+		h.Set("X-Content-Type-Options", "nosniff")
+		sw := &sentWriter{w: w}
+		if err := rm.WriteKernelsCSV(req.Context(), sw, r, 0); err != nil {
+			if !errors.Is(err, context.Canceled) {
+				log.Error("kernels CSV", "run", id, "err", err)
+			}
+			if !sw.sent {
+				h.Del("Content-Disposition")
+				http.Error(w, "500 could not read the run's kernels", http.StatusInternalServerError)
+				return
+			}
+			panic(http.ErrAbortHandler)
+		}
+	})
+}
+
+// sentWriter is a response writer's body that knows whether anything was
+// sent, and flushes it.
+type sentWriter struct {
+	w    http.ResponseWriter
+	sent bool
+}
+
+func (s *sentWriter) Write(p []byte) (int, error) {
+	s.sent = s.sent || len(p) > 0
+	return s.w.Write(p)
+}
+
+// Flush sends what was written so far.
+func (s *sentWriter) Flush() { http.NewResponseController(s.w).Flush() }

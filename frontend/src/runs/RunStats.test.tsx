@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { CyclesChart } from "./CyclesChart";
+import { FailureDetails, RunFiguresList, StatColumnPicker } from "./RunStats";
+import type { StatCounter } from "./stats";
+
+afterEach(cleanup);
+
+const counters: StatCounter[] = [
+  { name: "stall_dram_full", kind: "AGGREGATE", unit: "cycles" },
+  { name: "stall_shared_mem", kind: "AGGREGATE", unit: "cycles" },
+  { name: "sim_rate_insts", kind: "RATE", unit: "insts/s" },
+  { name: "l2_read_hit_rate", kind: "DERIVED", unit: "fraction" },
+];
+
+describe("StatColumnPicker", () => {
+  it("lists the run's counters by kind, with units, and reports what is picked", () => {
+    let picked: string[] = ["l2_read_hit_rate"];
+    const { rerender } = render(<StatColumnPicker counters={counters} picked={picked} onChange={(n) => (picked = n)} />);
+    expect(screen.getByText("Statistics columns (1 shown)")).toBeTruthy();
+    expect(screen.getByRole("group", { name: "Hit rates" })).toBeTruthy();
+    const box = screen.getByRole("checkbox", { name: /sim_rate_insts/ }) as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    expect(box.parentElement?.textContent).toContain("(insts/s)");
+    fireEvent.click(box);
+    expect(picked).toEqual(["l2_read_hit_rate", "sim_rate_insts"]);
+    rerender(<StatColumnPicker counters={counters} picked={picked} onChange={(n) => (picked = n)} />);
+    fireEvent.click(screen.getByRole("checkbox", { name: /l2_read_hit_rate/ }));
+    expect(picked).toEqual(["sim_rate_insts"]);
+  });
+
+  it("shows nothing for a run without statistics", () => {
+    const { container } = render(<StatColumnPicker counters={[]} picked={[]} onChange={() => {}} />);
+    expect(container.textContent).toBe("");
+  });
+});
+
+describe("CyclesChart", () => {
+  it("draws a bar for the run and one per kernel, a segment per stall counter with its value", () => {
+    render(
+      <CyclesChart
+        counters={counters}
+        kernels={[
+          { label: "#1 vecAdd", statValues: [30, 10, 5, 0.5] },
+          { label: "#2 vecAdd", statValues: [0, 0, 5, 0.5] },
+        ]}
+      />,
+    );
+    const svg = screen.getByRole("img");
+    expect(svg.querySelectorAll("g[data-row]").length).toBe(3);
+    const titles = [...svg.querySelectorAll("rect.seg title")].map((t) => t.textContent);
+    expect(titles).toContain("Run: stall_dram_full 30 cycles (75.0 %)");
+    expect(titles).toContain("#1 vecAdd: stall_shared_mem 10 cycles (25.0 %)");
+    // A kernel that never stalled has no segments.
+    expect(svg.querySelector('g[data-row="#2 vecAdd"] rect')).toBeNull();
+    fireEvent.click(screen.getByRole("radio", { name: "Warp states" }));
+    expect(screen.getByText("This run's statistics have no such counters.")).toBeTruthy();
+  });
+});
+
+describe("failure and figures", () => {
+  it("name the failure class and quote the decisive line", () => {
+    render(<FailureDetails failureClass="DEADLOCK" line="GPGPU-Sim uArch: ERROR ** deadlock detected" />);
+    expect(screen.getByTestId("failure-class").textContent).toContain("Deadlock");
+    expect(screen.getByLabelText("Decisive log line").textContent).toBe("GPGPU-Sim uArch: ERROR ** deadlock detected");
+  });
+
+  it("show the known figures, the sums shortened", () => {
+    render(
+      <RunFiguresList
+        figures={{ coreClockMHz: null, wallSeconds: 75, peakRssBytes: 3 * 1024 ** 3, simulatorBuild: "Accel-Sim [build x]", simulatorSum: null, configSum: "abcdef0123456789abcd", traceSum: null }}
+        counters={counters}
+        totals={[30, 10, 200288, 0.5]}
+      />,
+    );
+    expect(screen.getByTestId("wall-time").textContent).toContain("1 min 15 s");
+    expect(screen.getByTestId("peak-memory").textContent).toContain("3.00 GiB");
+    expect(screen.getByTestId("sim-rate").textContent).toContain("200,288");
+    expect(screen.getByTestId("sim-build").textContent).toContain("Accel-Sim [build x]");
+    expect(screen.getByText("abcdef012345").getAttribute("title")).toBe("SHA-256 abcdef0123456789abcd");
+    expect(screen.queryByText("Trace sum")).toBeNull();
+  });
+});

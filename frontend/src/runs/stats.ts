@@ -1,0 +1,139 @@
+// A run's simulator statistics: the counters the API lists (Run.statCounters), each kernel's
+// values aligned with them (RunKernel.statValues), the columns the user picked, and the stall
+// breakdown of "where the cycles went".
+import type { FailureClass, StatKind } from "../gql/graphql";
+import { formatCount } from "../format";
+
+export interface StatCounter {
+  name: string;
+  kind: StatKind;
+  unit: string;
+}
+
+export type StatValues = readonly (number | null)[];
+
+/** Where the picked statistics columns are remembered. */
+export const COLUMNS_KEY = "cascade.runKernelColumns";
+
+/** Shown until the user picks: the hit rates, which say most at a glance. */
+export const DEFAULT_COLUMNS = ["l2_read_hit_rate", "l1d_read_hit_rate"];
+
+/** The picked column names, from storage; the defaults when none were ever picked. */
+export function loadColumns(storage: Pick<Storage, "getItem"> | null = safeStorage()): string[] {
+  try {
+    const raw = storage?.getItem(COLUMNS_KEY);
+    if (raw == null) return DEFAULT_COLUMNS;
+    const v: unknown = JSON.parse(raw);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : DEFAULT_COLUMNS;
+  } catch {
+    return DEFAULT_COLUMNS;
+  }
+}
+
+export function saveColumns(names: readonly string[], storage: Pick<Storage, "setItem"> | null = safeStorage()): void {
+  try {
+    storage?.setItem(COLUMNS_KEY, JSON.stringify(names));
+  } catch {
+    /* private mode or full: the choice lasts this page only */
+  }
+}
+
+function safeStorage(): Storage | null {
+  try {
+    return typeof localStorage === "undefined" ? null : localStorage;
+  } catch {
+    return null;
+  }
+}
+
+/** The picked counters this run has, in the run's order, with their index in statValues. */
+export function pickedColumns(counters: readonly StatCounter[], picked: readonly string[]): { counter: StatCounter; index: number }[] {
+  const want = new Set(picked);
+  return counters.flatMap((counter, index) => (want.has(counter.name) ? [{ counter, index }] : []));
+}
+
+export const KIND_LABELS: Record<StatKind, string> = {
+  AGGREGATE: "Counted per kernel",
+  KERNEL: "Measured per kernel",
+  RATE: "Simulation so far",
+  DERIVED: "Hit rates",
+};
+
+/** A statistic's value in its unit: fractions and % as percentages, counts whole. */
+export function formatStat(v: number | null | undefined, unit: string): string {
+  if (v == null || !Number.isFinite(v)) return "—";
+  if (unit === "fraction") return `${(100 * v).toFixed(1)} %`;
+  if (unit === "%") return `${v.toFixed(1)} %`;
+  if (Number.isInteger(v)) return formatCount(v);
+  const a = Math.abs(v);
+  return a >= 1000 ? formatCount(Math.round(v)) : a >= 1 ? v.toFixed(2) : v.toPrecision(3);
+}
+
+/** The unit as a column header shows it; fractions are shown as percentages. */
+export function headerUnit(unit: string): string {
+  return unit === "fraction" ? "%" : unit;
+}
+
+/** The value of the named counter, null when the run has no such counter or no value. */
+export function statOf(counters: readonly StatCounter[], values: StatValues | null | undefined, name: string): number | null {
+  const i = counters.findIndex((c) => c.name === name);
+  return i < 0 || !values ? null : (values[i] ?? null);
+}
+
+/** The two breakdowns of "where the cycles went". */
+export const BREAKDOWNS = {
+  stalls: { label: "Pipeline stalls", prefix: "stall_", unit: "cycles" },
+  warps: { label: "Warp states", prefix: "warp_state_", unit: "warp cycles" },
+} as const;
+export type Breakdown = keyof typeof BREAKDOWNS;
+
+export interface BarRow {
+  label: string;
+  values: number[]; // one per series, absent as 0
+  total: number;
+}
+
+/**
+ * The stacked bars of a breakdown: its series (the run's counters of that prefix), a bar for
+ * the run (the kernels' sum: these counters are all aggregate) and one for each of the first
+ * maxKernels kernels.
+ */
+export function breakdownBars(
+  counters: readonly StatCounter[],
+  kernels: readonly { label: string; statValues: StatValues }[],
+  which: Breakdown,
+  maxKernels = 40,
+): { series: { name: string; index: number }[]; rows: BarRow[] } {
+  const prefix = BREAKDOWNS[which].prefix;
+  const series = counters.flatMap((c, index) => (c.name.startsWith(prefix) && c.kind === "AGGREGATE" ? [{ name: c.name, index }] : []));
+  const bar = (label: string, vs: StatValues): BarRow => {
+    const values = series.map((s) => Math.max(0, vs[s.index] ?? 0));
+    return { label, values, total: values.reduce((a, b) => a + b, 0) };
+  };
+  const run = series.map(() => 0);
+  for (const k of kernels) series.forEach((s, i) => (run[i] += Math.max(0, k.statValues[s.index] ?? 0)));
+  const rows = [{ label: "Run", values: run, total: run.reduce((a, b) => a + b, 0) }];
+  for (const k of kernels.slice(0, maxKernels)) rows.push(bar(k.label, k.statValues));
+  return { series, rows };
+}
+
+/** How each failure class reads. */
+export const FAILURE_CLASSES: Record<FailureClass, string> = {
+  DEADLOCK: "Deadlock",
+  OUT_OF_MEMORY: "Out of memory",
+  SEGFAULT: "Segmentation fault",
+  ASSERTION: "Assertion failed",
+  TIME_LIMIT: "Time limit",
+  CYCLE_LIMIT: "Cycle limit",
+  UNSUPPORTED_BINARY_VERSION: "Unsupported binary version",
+  UNSUPPORTED_TRACE_TYPE: "Unsupported trace type",
+  BAD_CONFIG_OPTION: "Bad config option",
+  MISSING_TRACE_FILE: "Missing trace file",
+  CANCELLED: "Cancelled",
+  OTHER: "Other",
+};
+
+/** A content sum as shown: its first 12 hex digits (the whole one in a tooltip). */
+export function shortSum(sum: string | null | undefined): string {
+  return sum ? sum.slice(0, 12) : "—";
+}

@@ -1,0 +1,199 @@
+package cascade_test
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/cascade-sim/cascade"
+
+// layers orders the module's packages from the bottom up: a package may
+// import the root, its own layer's packages below it in this list, and any
+// lower layer, never a higher one. A package matches the first prefix that
+// names it or one of its parents. testkit/ (test harnesses) is apart: only
+// test files and other harnesses import it.
+var layers = [][]string{
+	{""}, // the root: the vocabulary every layer shares
+	{"internal"},
+	{"accelsim", "tracedir", "slurm", "s3gw", "disk", "events", "metrics", "samples", "tracegen", "upload", "sampling"},
+	{"db"},
+	{"scanner", "postproc", "runs", "plans"},
+	{"graph"},
+	{"resolvers"},
+	{"app"},
+	{"cmd"},
+}
+
+// rules are the narrower promises of the design (docs/layout.md): who may
+// import what beyond the layer order.
+var rules = []struct {
+	pkg    string   // a package and those under it
+	only   []string // when set, the module packages it may import (and those under them)
+	forbid []string // module packages it must not import (and those under them)
+}{
+	{pkg: "graph", only: []string{"", "graph"}},
+	{pkg: "scanner", forbid: []string{"db", "events"}},
+	{pkg: "postproc", forbid: []string{"db", "events"}},
+	{pkg: "runs", forbid: []string{"db", "events"}},
+	{pkg: "sampling", only: []string{""}},
+	{pkg: "plans", forbid: []string{"db", "events"}},
+	{pkg: "resolvers", forbid: []string{"internal/proc"}},
+}
+
+func under(pkg, prefix string) bool {
+	return prefix == "" && pkg == "" || prefix != "" && (pkg == prefix || strings.HasPrefix(pkg, prefix+"/"))
+}
+
+func layerOf(pkg string) int {
+	if pkg == "" {
+		return 0
+	}
+	for i, l := range layers[1:] {
+		for _, p := range l {
+			if under(pkg, p) {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
+// moduleImports maps each package directory of the module (relative, ""
+// for the root) to the module packages its non-test files import. It
+// parses import blocks only: no go command, no build.
+func moduleImports(t *testing.T) (prod, tests map[string][]string) {
+	t.Helper()
+	prod, tests = map[string][]string{}, map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != "." && (strings.HasPrefix(n, ".") || n == "node_modules" || n == "testdata" || n == "frontend" || n == "bin" || strings.HasPrefix(n, "cascade-data")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(p))
+		if dir == "." {
+			dir = ""
+		}
+		m := prod
+		if strings.HasSuffix(p, "_test.go") {
+			m = tests
+		}
+		for _, imp := range f.Imports {
+			ip, _ := strconv.Unquote(imp.Path.Value)
+			if ip == module {
+				ip = ""
+			} else if rel, ok := strings.CutPrefix(ip, module+"/"); ok {
+				ip = rel
+			} else {
+				continue
+			}
+			if ip != dir && !slices.Contains(m[dir], ip) {
+				m[dir] = append(m[dir], ip)
+			}
+		}
+		if _, ok := m[dir]; !ok {
+			m[dir] = nil
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prod, tests
+}
+
+// TestLayers: no package imports a higher layer, only tests and harnesses
+// import test harnesses, and the design's narrower rules hold. A failure names
+// the import to remove.
+func TestLayers(t *testing.T) {
+	if _, err := os.Stat("go.mod"); err != nil {
+		t.Skip("not at the module root")
+	}
+	prod, tests := moduleImports(t)
+	var bad []string
+	for pkg, imps := range prod {
+		from := layerOf(pkg)
+		if harness(pkg) {
+			continue
+		}
+		if from < 0 {
+			bad = append(bad, fmt.Sprintf("%s: not in any layer of layers_test.go: add it where it belongs", show(pkg)))
+			continue
+		}
+		for _, imp := range imps {
+			switch to := layerOf(imp); {
+			case harness(imp):
+				bad = append(bad, fmt.Sprintf("%s imports %s: only tests import test harnesses", show(pkg), show(imp)))
+			case to > from:
+				bad = append(bad, fmt.Sprintf("%s (layer %d) imports %s (layer %d): a lower layer imports a higher one", show(pkg), from, show(imp), to))
+			}
+		}
+		for _, r := range rules {
+			if !under(pkg, r.pkg) {
+				continue
+			}
+			for _, imp := range imps {
+				if r.only != nil && !slices.ContainsFunc(r.only, func(p string) bool { return under(imp, p) }) {
+					bad = append(bad, fmt.Sprintf("%s imports %s: it may import only %s", show(pkg), show(imp), showAll(r.only)))
+				}
+				if slices.ContainsFunc(r.forbid, func(p string) bool { return under(imp, p) }) {
+					bad = append(bad, fmt.Sprintf("%s imports %s, which it must not", show(pkg), show(imp)))
+				}
+			}
+		}
+	}
+	// A lower package's tests must not link the server: they import no
+	// harness that starts one. The S3 endpoint's and the uploader's are
+	// the exceptions: they follow uploads by real clients to READY.
+	for pkg, imps := range tests {
+		if l := layerOf(pkg); l >= 0 && l <= 2 && !under(pkg, "s3gw") && !under(pkg, "upload") && slices.Contains(imps, "testkit/servertest") {
+			bad = append(bad, fmt.Sprintf("%s's tests import testkit/servertest: a leaf package's tests must not link the server", show(pkg)))
+		}
+	}
+	slices.Sort(bad)
+	for _, b := range bad {
+		t.Error(b)
+	}
+}
+
+// harness reports whether pkg is a test harness: under testkit/, or a
+// package beside the code it serves named like net/http/httptest.
+func harness(pkg string) bool {
+	return under(pkg, "testkit") || strings.HasSuffix(path.Base(pkg), "test")
+}
+
+func show(pkg string) string {
+	if pkg == "" {
+		return "the root package"
+	}
+	return pkg
+}
+
+func showAll(pkgs []string) string {
+	s := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		s[i] = path.Clean("/" + show(p))[1:]
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,270 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simlog"
+	"github.com/cascade-sim/cascade/accelsim/simstats"
+)
+
+// DerivedKind is the kind of the statistics [StatColumns] appends to a
+// run's counters: the hit rates of simstats.Ratios, each a fraction.
+const DerivedKind = "derived"
+
+// statCounters is what a run started now records of the counters its log
+// is read for: their names, kinds and units, in the table's order.
+func statCounters(t *simstats.Table) []cascade.StatCounter {
+	cs := make([]cascade.StatCounter, len(t.Counters))
+	for i, c := range t.Counters {
+		cs[i] = cascade.StatCounter{Name: c.Name, Kind: string(c.Kind), Unit: c.Unit}
+	}
+	return cs
+}
+
+// recordEnd records on a run that is ending what its parsed log (nil
+// when it never ran) says of its end: the simulator's build lines and, for
+// a failed run, the class and decisive line of the verdict its executor
+// reached (OTHER when none was reached: the simulator never started, the
+// job was lost); a cancelled run's class is CANCELLED.
+func recordEnd(r *cascade.Run, p *simlog.Parser) {
+	if p != nil {
+		if b := p.Build(); len(b) > 0 {
+			r.Figures.SimulatorBuild = strings.Join(b, "; ")
+		}
+	}
+	r.FailureClass, r.FailureLine = "", ""
+	switch r.State {
+	case cascade.RunCancelled:
+		r.FailureClass = cascade.FailureCancelled
+	case cascade.RunFailed:
+		r.FailureClass = cascade.FailureOther
+		if p == nil {
+			return
+		}
+		if o, ok := p.Judged(); ok && !o.Succeeded && o.Class != "" {
+			r.FailureClass, r.FailureLine = o.Class, o.Line
+		}
+	}
+}
+
+// StatColumns are the statistics each of r's kernels has a value of, in
+// the order of [KernelStats]: its recorded counters, then the derived hit
+// rates (kind [DerivedKind], unit "fraction"). A run with no counters (one
+// not started yet, or from before they were recorded) has none.
+func StatColumns(r cascade.Run) []cascade.StatCounter {
+	if len(r.StatCounters) == 0 {
+		return []cascade.StatCounter{}
+	}
+	cs := append([]cascade.StatCounter(nil), r.StatCounters...)
+	for _, d := range simstats.Ratios {
+		cs = append(cs, cascade.StatCounter{Name: d.Name, Kind: DerivedKind, Unit: "fraction"})
+	}
+	return cs
+}
+
+// statTables keeps the tables of runs' recorded counters, by their names
+// and kinds: nearly every run has the same ones.
+var statTables sync.Map // string → *simstats.Table
+
+// StatTable is the table of r's recorded counters: names and kinds, no
+// expressions, for decoding its kernels' statistics and deriving from
+// them, never for reading a log.
+func StatTable(r cascade.Run) (*simstats.Table, error) {
+	var key strings.Builder
+	for _, c := range r.StatCounters {
+		key.WriteString(c.Name + " " + c.Kind + "\n")
+	}
+	if t, ok := statTables.Load(key.String()); ok {
+		return t.(*simstats.Table), nil
+	}
+	cs := make([]simstats.Counter, len(r.StatCounters))
+	for i, c := range r.StatCounters {
+		cs[i] = simstats.Counter{Name: c.Name, Kind: simstats.Kind(c.Kind), Unit: c.Unit}
+	}
+	t, err := simstats.NewTable(cs)
+	if err != nil {
+		return nil, fmt.Errorf("run %s's statistics counters: %w", r.ID, err)
+	}
+	statTables.Store(key.String(), t)
+	return t, nil
+}
+
+// KernelStats returns k's value of each of its run's [StatColumns], its
+// run's counters being t: NaN where absent. A kernel without statistics
+// has every value absent.
+func KernelStats(t *simstats.Table, k cascade.RunKernel) ([]float64, error) {
+	v, err := decodeStats(t, k)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Counters) == 0 {
+		return []float64{}, nil
+	}
+	return append(v, simstats.Derive(t, v)...), nil
+}
+
+// decodeStats decodes k's statistics as values of t's counters, absent
+// past the end of what was stored.
+func decodeStats(t *simstats.Table, k cascade.RunKernel) (simstats.Values, error) {
+	v, err := simstats.Decode(k.Stats)
+	if err != nil {
+		return nil, fmt.Errorf("kernel %d of run %s: %w", k.Seq, k.RunID, err)
+	}
+	for len(v) < len(t.Counters) {
+		v = append(v, simstats.Absent)
+	}
+	return v[:len(t.Counters)], nil
+}
+
+// StatTotals is a run's value of each of its [StatColumns]: each counter
+// over its kernels as simstats.Summarize has it (the sum of an aggregate
+// counter, the mean of a per-kernel one, the last value of a rate), then
+// the hit rates derived from those totals, never averaged from kernels'.
+type StatTotals struct {
+	Values []float64 // NaN where no kernel had a value
+	// Kernels is how many kernels had a value of each: for a hit rate,
+	// how many had both of its counters, with accesses.
+	Kernels []int
+}
+
+// StatTotals returns r's totals, reading its kernels' statistics a page
+// at a time: a run of a million kernels is never held at once. They are
+// kept for the run's version, as [Manager.Results] are.
+func (m *Manager) StatTotals(ctx context.Context, r cascade.Run) (StatTotals, error) {
+	t, err := StatTable(r)
+	if err != nil {
+		return StatTotals{}, err
+	}
+	if len(t.Counters) == 0 {
+		return StatTotals{Values: []float64{}, Kernels: []int{}}, nil
+	}
+	key := fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano())
+	if tot, ok := m.totals.get(key); ok {
+		return tot, nil
+	}
+	sum := simstats.NewSummer(t)
+	derived := make([]int, len(simstats.Ratios))
+	err = m.eachKernelPage(ctx, r.ID, cascade.MaxPageSize, func(ks []cascade.RunKernel) error {
+		for _, k := range ks {
+			v, err := decodeStats(t, k)
+			if err != nil {
+				return err
+			}
+			sum.Add(v)
+			for i, d := range simstats.Derive(t, v) {
+				if simstats.Present(d) {
+					derived[i]++
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return StatTotals{}, err
+	}
+	s := sum.Summaries()
+	tot := StatTotals{Values: make([]float64, 0, len(s)+len(derived)), Kernels: make([]int, 0, len(s)+len(derived))}
+	v := make(simstats.Values, len(s))
+	for i := range s {
+		v[i] = s[i].Value
+		tot.Values = append(tot.Values, s[i].Value)
+		tot.Kernels = append(tot.Kernels, s[i].Kernels)
+	}
+	tot.Values = append(tot.Values, simstats.Derive(t, v)...)
+	tot.Kernels = append(tot.Kernels, derived...)
+	m.totals.put(key, tot)
+	return tot, nil
+}
+
+// maxCachedTotals bounds the totals cache; a full cache starts afresh.
+const maxCachedTotals = 64
+
+// eachKernelPage calls fn with each page of up to size of the run's stored
+// kernel results, in launch order, until the last page or fn's first error.
+func (m *Manager) eachKernelPage(ctx context.Context, runID string, size int, fn func([]cascade.RunKernel) error) error {
+	p := cascade.Page{First: size}
+	for {
+		page, err := m.cfg.Store.RunKernelPage(ctx, runID, p)
+		if err != nil {
+			return fmt.Errorf("read run %s's kernels: %w", runID, err)
+		}
+		if len(page.Items) > 0 {
+			if err := fn(page.Items); err != nil {
+				return err
+			}
+		}
+		if !page.HasNext || len(page.Items) == 0 {
+			return nil
+		}
+		p.After = cascade.Cursor(int64(page.Items[len(page.Items)-1].Seq))
+	}
+}
+
+// KernelPage returns a page of r's kernel results in launch order, each
+// with its simulated time and, where the trace measured it, its measured
+// time and error, as [Manager.Results] gives them; cursors are
+// cascade.Cursor of the kernels' Seq.
+func (m *Manager) KernelPage(ctx context.Context, r cascade.Run, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error) {
+	t, err := m.cfg.Store.Trace(ctx, r.TraceID)
+	if err != nil {
+		return cascade.PageOf[cascade.RunKernel]{}, err
+	}
+	page, err := m.cfg.Store.RunKernelPage(ctx, r.ID, p)
+	if err != nil {
+		return page, err
+	}
+	m.timing(t).join(page.Items, m.runConfig(r))
+	return page, nil
+}
+
+// KernelPages calls fn with each page of up to size of r's kernel results
+// in launch order, joined with the trace's timing as [Manager.KernelPage]
+// joins them (the timing files read once), until the last page or fn's
+// first error.
+func (m *Manager) KernelPages(ctx context.Context, r cascade.Run, size int, fn func([]cascade.RunKernel) error) error {
+	t, err := m.cfg.Store.Trace(ctx, r.TraceID)
+	if err != nil {
+		return err
+	}
+	tt, cfg := m.timing(t), m.runConfig(r)
+	return m.eachKernelPage(ctx, r.ID, size, func(ks []cascade.RunKernel) error {
+		tt.join(ks, cfg)
+		return fn(ks)
+	})
+}
+
+// join sets the simulated times of kernels under cfg and, where the
+// timing measured them, their measured times and errors.
+func (tt traceTiming) join(kernels []cascade.RunKernel, cfg cascade.SimConfig) {
+	for i, k := range kernels {
+		if ns, ok := cfg.SimTimeNs(k.SimCycles); ok {
+			kernels[i].SimTimeNs = &ns
+		}
+	}
+	if tt.rows != nil {
+		Compare(kernels, tt.rows)
+	}
+}
+
+// present is v, nil when absent.
+func present(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+// Present returns vs as optional values, nil where absent: the API's
+// lists of statistics.
+func Present(vs []float64) []*float64 {
+	out := make([]*float64, len(vs))
+	for i, v := range vs {
+		out[i] = present(v)
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package runs_test
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
+	"github.com/cascade-sim/cascade/accelsim/simstats"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/servertest"
+)
+
+type statsRun struct {
+	State        string
+	FailureClass *string
+	FailureLine  *string
+	Figures      struct{ SimulatorBuild *string }
+	StatCounters []struct{ Name, Kind, Unit string }
+	StatTotals   []*float64
+	StatKernels  []int
+	Kernels      []struct{ StatValues []*float64 }
+}
+
+func getStats(t *testing.T, s *servertest.TestServer, id string) statsRun {
+	t.Helper()
+	var r struct{ Run statsRun }
+	s.MustDo(t, `query($id: ID!) { run(id: $id) { state failureClass failureLine figures { simulatorBuild }
+		statCounters { name kind unit } statTotals statKernels kernels { statValues } } }`, map[string]any{"id": id}, &r)
+	return r.Run
+}
+
+// TestRunStatisticsFromTheLog: a run of the stand-in simulator records
+// the counters it read; each of its kernels has a value of every one
+// (the stand-in prints them all), the run's total of an aggregate counter
+// is the sum of its kernels', and its build is the simulator's.
+func TestRunStatisticsFromTheLog(t *testing.T) {
+	t.Parallel()
+	for name, u := range dbtest.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			s := server(t, "ok", func(c *app.Config) { c.DatabaseURL = u })
+			r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+			waitRun(t, s, r.ID, "SUCCEEDED", "FAILED")
+			got := getStats(t, s, r.ID)
+			tab := simstats.Builtin()
+			if got.State != "SUCCEEDED" || got.FailureClass != nil || got.FailureLine != nil {
+				t.Fatalf("state %s, failure %v %v", got.State, got.FailureClass, got.FailureLine)
+			}
+			if b := got.Figures.SimulatorBuild; b == nil || !strings.Contains(*b, "Accel-Sim [build fakesim]") || !strings.Contains(*b, "; ") {
+				t.Errorf("simulator build %v", b)
+			}
+			if len(got.StatCounters) != len(tab.Counters)+len(simstats.Ratios) {
+				t.Fatalf("%d counters, want the table's %d and %d derived", len(got.StatCounters), len(tab.Counters), len(simstats.Ratios))
+			}
+			if len(got.Kernels) != 4 {
+				t.Fatalf("%d kernels", len(got.Kernels))
+			}
+			for i, c := range got.StatCounters {
+				sum, n := 0.0, 0
+				for k, kernel := range got.Kernels {
+					if len(kernel.StatValues) != len(got.StatCounters) {
+						t.Fatalf("kernel %d: %d values", k, len(kernel.StatValues))
+					}
+					v := kernel.StatValues[i]
+					if v == nil {
+						t.Errorf("kernel %d has no %s", k+1, c.Name)
+						continue
+					}
+					sum += *v
+					n++
+				}
+				if got.StatKernels[i] != n {
+					t.Errorf("%s: total over %d kernels, %d have it", c.Name, got.StatKernels[i], n)
+				}
+				if c.Kind != "AGGREGATE" {
+					continue
+				}
+				if tot := got.StatTotals[i]; tot == nil || math.Abs(*tot-sum) > 1e-9*math.Max(1, math.Abs(sum)) {
+					t.Errorf("%s: total %v, want the kernels' sum %v", c.Name, tot, sum)
+				}
+			}
+			cycles := tab.Index("cycles")
+			if tot := got.StatTotals[cycles]; tot == nil || *tot <= 0 {
+				t.Errorf("run cycles %v", tot)
+			}
+		})
+	}
+}
+
+// TestFailureClassesRecorded: a failed run has its class and the log's
+// decisive line; a cancelled one is CANCELLED.
+func TestFailureClassesRecorded(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ mode, class, line string }{
+		{"deadlock", "DEADLOCK", "deadlock detected"},
+		{"maxcycles", "CYCLE_LIMIT", "maximum cycles"},
+		{"unsupported", "UNSUPPORTED_BINARY_VERSION", "unsupported binary version"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
+			s := server(t, c.mode)
+			r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+			waitRun(t, s, r.ID, "SUCCEEDED", "FAILED")
+			got := getStats(t, s, r.ID)
+			if got.State != "FAILED" || got.FailureClass == nil || *got.FailureClass != c.class || got.FailureLine == nil || !strings.Contains(*got.FailureLine, c.line) {
+				t.Fatalf("state %s class %v line %v, want FAILED %s with %q", got.State, cascadeDeref(got.FailureClass), cascadeDeref(got.FailureLine), c.class, c.line)
+			}
+			var list struct {
+				Runs struct{ Nodes []struct{ ID string } }
+			}
+			s.MustDo(t, `query($c: FailureClass) { runs(failureClass: $c) { nodes { id } } }`, map[string]any{"c": c.class}, &list)
+			if len(list.Runs.Nodes) != 1 || list.Runs.Nodes[0].ID != r.ID {
+				t.Errorf("runs(failureClass: %s): %+v", c.class, list.Runs.Nodes)
+			}
+			s.MustDo(t, `{ runs(failureClass: SEGFAULT) { nodes { id } } }`, nil, &list)
+			if len(list.Runs.Nodes) != 0 {
+				t.Errorf("runs(failureClass: SEGFAULT): %+v", list.Runs.Nodes)
+			}
+		})
+	}
+	t.Run("cancelled", func(t *testing.T) {
+		t.Parallel()
+		s := server(t, "slow")
+		r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+		waitRun(t, s, r.ID, "RUNNING")
+		s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { id } }`, map[string]any{"id": r.ID}, nil)
+		waitRun(t, s, r.ID, "CANCELLED")
+		if got := getStats(t, s, r.ID); got.FailureClass == nil || *got.FailureClass != "CANCELLED" {
+			t.Fatalf("class %v, want CANCELLED", cascadeDeref(got.FailureClass))
+		}
+	})
+}
+
+// TestKernelsCSV: GET /runs/<id>/kernels.csv streams every kernel of a run
+// larger than a page, in launch order, with a column per statistic, empty
+// where the simulator printed -nan; a read-only token suffices, none is
+// refused, and a run that is not there is 404.
+func TestKernelsCSV(t *testing.T) {
+	t.Parallel()
+	tokens := cascade.Tokens{ReadWrite: "rw-token-0123456789", ReadOnly: "ro-token-0123456789"}
+	s := server(t, "ok", func(c *app.Config) { c.Tokens = tokens })
+	tab := simstats.Builtin()
+	ctx := context.Background()
+	run := &cascade.Run{ID: "csvrun", TraceID: quickstartID, SimConfig: simconfigtest.H100, State: cascade.RunSucceeded, Executor: "local"}
+	for _, c := range tab.Counters {
+		run.StatCounters = append(run.StatCounters, cascade.StatCounter{Name: c.Name, Kind: string(c.Kind), Unit: c.Unit})
+	}
+	if err := s.DB.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	const n = cascade.MaxPageSize + 7 // more than one page
+	hits, cycles, occupancy := tab.Index("l2_read_hits"), tab.Index("cycles"), tab.Index("occupancy")
+	ks := make([]cascade.RunKernel, n)
+	for i := range ks {
+		v := make(simstats.Values, len(tab.Counters))
+		for j := range v {
+			v[j] = float64(i + j)
+		}
+		v[hits], v[tab.Index("l2_read_accesses")] = 1, 4
+		v[occupancy] = simstats.Absent // printed as -nan
+		id := i%4 + 1
+		ks[i] = cascade.RunKernel{KernelID: &id, Name: fmt.Sprintf("_Z1kv%d", i), TraceFile: fmt.Sprintf("kernel-%d.traceg", id),
+			LaunchUID: i + 1, SimCycles: int64(1000 + i), SimInstructions: int64(2 * i), IPC: 0.5, Stats: simstats.Encode(nil, v)}
+	}
+	if err := s.DB.SaveRunKernels(ctx, run.ID, ks); err != nil {
+		t.Fatal(err)
+	}
+
+	get := func(token, id string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("GET", s.URL+"/runs/"+id+"/kernels.csv", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := s.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	if resp := get("", run.ID); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("without a token: %s", resp.Status)
+	}
+	if resp := get(tokens.ReadOnly, "nosuchrun"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a run that is not there: %s", resp.Status)
+	}
+	resp := get(tokens.ReadOnly, run.ID)
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") ||
+		resp.Header.Get("Content-Disposition") != `attachment; filename="run-csvrun-kernels.csv"` {
+		t.Fatalf("%s, headers %v", resp.Status, resp.Header)
+	}
+	if resp.ContentLength >= 0 || !slices.Contains(resp.TransferEncoding, "chunked") {
+		t.Errorf("content length %d, transfer encoding %v: not streamed", resp.ContentLength, resp.TransferEncoding)
+	}
+	rows, err := csv.NewReader(resp.Body).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := rows[0]
+	want := []string{"seq", "kernel_id", "context", "name", "launch_uid", "sim_cycles", "sim_instructions", "ipc", "sim_time_ns", "measured_ns", "error_pct"}
+	if !slices.Equal(head[:len(want)], want) || len(head) != len(want)+len(tab.Counters)+len(simstats.Ratios) {
+		t.Fatalf("header %v", head)
+	}
+	col := func(name string) int {
+		i := slices.Index(head, name)
+		if i < 0 {
+			t.Fatalf("no column %q in %v", name, head)
+		}
+		return i
+	}
+	if col("stat_ipc") != len(want)+tab.Index("ipc") || col("l2_read_hit_rate") != len(want)+len(tab.Counters) {
+		t.Errorf("statistics columns: %v", head[len(want):])
+	}
+	if len(rows) != n+1 {
+		t.Fatalf("%d rows, want %d kernels and the header", len(rows)-1, n)
+	}
+	measured := []string{"3100", "9800", "2400", "1700"} // the quickstart's real timing of kernels 1 to 4
+	for i, row := range rows[1:] {
+		if row[col("seq")] != strconv.Itoa(i) || row[col("name")] != ks[i].Name || row[col("sim_cycles")] != strconv.Itoa(1000+i) ||
+			row[col("cycles")] != strconv.Itoa(i+cycles) || row[col("occupancy")] != "" || row[col("l2_read_hit_rate")] != "0.25" ||
+			row[col("kernel_id")] != strconv.Itoa(i%4+1) || row[col("measured_ns")] != measured[i%4] || row[col("error_pct")] == "" {
+			t.Fatalf("row %d: %v", i, row)
+		}
+		if row[col("sim_time_ns")] == "" { // the config has a core clock
+			t.Fatalf("row %d has no simulated time", i)
+		}
+	}
+	resp = get(tokens.ReadWrite, run.ID)
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("with the read-write token: %s, %v", resp.Status, err)
+	}
+}
