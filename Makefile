@@ -35,7 +35,9 @@ generate:
 # upload (ms-other-max) or row write (ms-write-max) took meanwhile; Start:
 # the first start over 1,000 finished traces of 200 files to all READY
 # (s-first) and a restart (s-restart); both on PostgreSQL too with
-# CASCADE_TEST_POSTGRES_DSN set.
+# CASCADE_TEST_POSTGRES_DSN set. Plan1M: a sampling plan of a
+# 1,000,000-launch LLM trace by each method (time, and a bound on the
+# heap's peak: MB-peak, to stay under 256).
 bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
 	uptime; go test ./graph -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
@@ -47,6 +49,7 @@ bench:
 	go test ./runs -run '^$$' -bench SlurmPoll3600 -benchtime 1x -timeout 60m -v
 	uptime; go test ./db -run '^$$' -bench CreateSweep -benchtime 10x
 	uptime; go test ./runs -run '^$$' -bench LaunchSweep -benchtime 1x -timeout 60m -v
+	uptime; go test ./sampling -run '^$$' -bench Plan1M -benchtime 5x
 
 bench-large:
 	CASCADE_BENCH_LARGE=1 go test ./accelsim/posttraces -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m

@@ -1,7 +1,8 @@
 // Package cascade is Cascade's vocabulary: the domain types every other
 // package shares. Traces and their kernels (trace.go), runs and their
 // kernel results, a run's comparison with measured timing and its step
-// projections (run.go, results.go), sweeps (sweep.go), tested sim configs
+// projections (run.go, results.go), sweeps (sweep.go), sampling plans and
+// the kernel ranges they trace (sampling.go), tested sim configs
 // (simconfig.go), disk usage (disk.go), pages and filters of lists
 // (page.go), the events the server publishes and the one Publisher
 // interface (event.go), the S3 endpoint and its key pair (s3.go), the
@@ -24,6 +25,8 @@
 //     tracez, kernellist, simconfig, simlog).
 //   - runs: simulation runs and sweeps, on this machine or through Slurm
 //     (slurm).
+//   - sampling: which few launches of a trace to simulate and how to
+//     project the rest (pure); plans: a trace's plans, made and stored.
 //   - graph and resolvers: the GraphQL API; events: the broker of its
 //     subscriptions; frontend: the embedded web UI.
 //   - metrics, disk, samples, tracegen: the Prometheus registry, the disk

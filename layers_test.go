@@ -24,9 +24,9 @@ const module = "github.com/cascade-sim/cascade"
 var layers = [][]string{
 	{""}, // the root: the vocabulary every layer shares
 	{"internal"},
-	{"accelsim", "tracedir", "slurm", "s3gw", "disk", "events", "metrics", "samples", "tracegen", "upload"},
+	{"accelsim", "tracedir", "slurm", "s3gw", "disk", "events", "metrics", "samples", "tracegen", "upload", "sampling"},
 	{"db"},
-	{"scanner", "postproc", "runs"},
+	{"scanner", "postproc", "runs", "plans"},
 	{"graph"},
 	{"resolvers"},
 	{"app"},
@@ -44,6 +44,8 @@ var rules = []struct {
 	{pkg: "scanner", forbid: []string{"db", "events"}},
 	{pkg: "postproc", forbid: []string{"db", "events"}},
 	{pkg: "runs", forbid: []string{"db", "events"}},
+	{pkg: "sampling", only: []string{""}},
+	{pkg: "plans", forbid: []string{"db", "events"}},
 	{pkg: "resolvers", forbid: []string{"internal/proc"}},
 }
 

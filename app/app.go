@@ -25,6 +25,7 @@ import (
 	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
 	"github.com/cascade-sim/cascade/metrics"
+	"github.com/cascade-sim/cascade/plans"
 	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/resolvers"
 	"github.com/cascade-sim/cascade/runs"
@@ -346,7 +347,8 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		return nil, err
 	}
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm, S3: m.S3,
-		Disk: disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB}},
+		Disk:     disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB},
+		Sampling: &plans.Service{Store: m.DB, BucketDir: cfg.BucketDir()}},
 		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
 			Tokens: cfg.Tokens, Limits: cfg.Limits})
 	src := metrics.Sources{

@@ -11,5 +11,6 @@
 // A trace's kernels live in kernel sets: kernels.go reads them a page at
 // a time, kernelingest.go writes a new list in bulk (pgcopy.go,
 // sqlitebulk.go), and kernelsets.go swaps a trace to it and deletes the
-// sets no trace points at.
+// sets no trace points at. sampling.go stores sampling plans, a row a
+// stratum with its members in one blob.
 package db

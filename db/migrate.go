@@ -87,6 +87,7 @@ var migrations = []migration{
 		}
 		return tx.Migrator().CreateIndex(&runV10{}, "idx_runs_failure_class")
 	}},
+	{11, "sampling plans", migrateSamplingPlans},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a
@@ -478,3 +479,66 @@ type runV10 struct {
 }
 
 func (runV10) TableName() string { return "runs" }
+
+// samplingPlanV11 and samplingStratumV11: sampling plans and their
+// strata, as version 11 created them.
+type samplingPlanV11 struct {
+	ID                    string `gorm:"primaryKey"`
+	Seq                   int64  `gorm:"not null;uniqueIndex:idx_sampling_plans_seq"`
+	TraceID               string `gorm:"not null;index:idx_sampling_plans_trace_id"`
+	Method                string `gorm:"not null"`
+	Basis                 string `gorm:"not null"`
+	TargetError           *float64
+	TargetInstructions    *int64
+	ErrorBound            float64 `gorm:"not null"`
+	Warmup                int     `gorm:"not null"`
+	Launches              int     `gorm:"not null"`
+	UntimedLaunches       int     `gorm:"not null"`
+	Instructions          int64   `gorm:"not null"`
+	Samples               int     `gorm:"not null"`
+	SimulatedLaunches     int     `gorm:"not null"`
+	SimulatedInstructions int64   `gorm:"not null"`
+	SimulatedFraction     float64 `gorm:"not null"`
+	Total                 float64 `gorm:"not null"`
+	Estimate              float64 `gorm:"not null"`
+	ExpectedError         float64 `gorm:"not null"`
+	CILow                 float64 `gorm:"column:ci_low;not null"`
+	CIHigh                float64 `gorm:"column:ci_high;not null"`
+	CreatedAt             time.Time
+}
+
+func (samplingPlanV11) TableName() string { return "sampling_plans" }
+
+type samplingStratumV11 struct {
+	PlanID           string `gorm:"primaryKey"`
+	Idx              int    `gorm:"primaryKey;autoIncrement:false"`
+	Name             string `gorm:"not null"`
+	GridX            *int
+	GridY            *int
+	GridZ            *int
+	BlockX           *int
+	BlockY           *int
+	BlockZ           *int
+	Size             int `gorm:"not null"`
+	MeanDurationNs   *float64
+	CVDuration       *float64 `gorm:"column:cv_duration"`
+	MeanInstructions float64  `gorm:"not null"`
+	CVInstructions   float64  `gorm:"column:cv_instructions;not null"`
+	Members          []byte
+	Representatives  []byte
+}
+
+func (samplingStratumV11) TableName() string { return "sampling_strata" }
+
+// migrateSamplingPlans creates the tables of sampling plans (version 11).
+func migrateSamplingPlans(tx *gorm.DB) error {
+	for _, t := range []any{&samplingPlanV11{}, &samplingStratumV11{}} {
+		if tx.Migrator().HasTable(t) {
+			continue // a database rolled back by a test
+		}
+		if err := tx.Migrator().CreateTable(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package db_test
 import (
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/disk"
+	"github.com/cascade-sim/cascade/plans"
 	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/scanner"
@@ -17,4 +18,5 @@ var (
 	_ postproc.Store = (*db.DB)(nil)
 	_ disk.Store     = (*db.DB)(nil)
 	_ samples.Store  = (*db.DB)(nil)
+	_ plans.Store    = (*db.DB)(nil)
 )

@@ -161,13 +161,19 @@ func lockTraces(tx *gorm.DB) error {
 	return nil
 }
 
-// DeleteTrace removes the trace and its kernels. Its runs belong to
-// package runs, which ends and removes them (DeleteRuns). Deleting a trace
-// that is not there is not an error.
+// DeleteTrace removes the trace, its kernels and its sampling plans. Its
+// runs belong to package runs, which ends and removes them (DeleteRuns).
+// Deleting a trace that is not there is not an error.
 func (d *DB) DeleteTrace(ctx context.Context, id string) error {
 	err := d.write(ctx, func(tx *gorm.DB) error {
+		if err := lockTraces(tx); err != nil {
+			return err
+		}
 		if err := dropKernels(tx, id); err != nil {
 			return fmt.Errorf("delete kernels of %s: %w", id, err)
+		}
+		if err := deleteSamplingPlans(tx, id); err != nil {
+			return err
 		}
 		return tx.Where("id = ?", id).Delete(&cascade.Trace{}).Error
 	})
@@ -177,10 +183,10 @@ func (d *DB) DeleteTrace(ctx context.Context, id string) error {
 	return err
 }
 
-// MoveTrace gives the trace from, with its kernels and runs, the id to,
-// and lets fn change it, in one transaction. It returns NOT_FOUND when
-// there is no trace from and CONFLICT when the id to is taken; an error of
-// fn leaves everything as it was and is returned.
+// MoveTrace gives the trace from, with its kernels, runs and sampling
+// plans, the id to, and lets fn change it, in one transaction. It returns
+// NOT_FOUND when there is no trace from and CONFLICT when the id to is
+// taken; an error of fn leaves everything as it was and is returned.
 func (d *DB) MoveTrace(ctx context.Context, from, to string, fn func(t *cascade.Trace) error) (t cascade.Trace, err error) {
 	err = d.write(ctx, func(tx *gorm.DB) error {
 		if err := lockTraces(tx); err != nil {
@@ -207,6 +213,9 @@ func (d *DB) MoveTrace(ctx context.Context, from, to string, fn func(t *cascade.
 		}
 		// Its kernel set goes with its row.
 		if err := tx.Model(&cascade.Run{}).Where("trace_id = ?", from).Update("trace_id", to).Error; err != nil {
+			return fmt.Errorf("move trace %s to %s: %w", from, to, err)
+		}
+		if err := tx.Model(&cascade.SamplingPlan{}).Where("trace_id = ?", from).Update("trace_id", to).Error; err != nil {
 			return fmt.Errorf("move trace %s to %s: %w", from, to, err)
 		}
 		t.ID = to

@@ -37,6 +37,8 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	Run() RunResolver
 	RunKernel() RunKernelResolver
+	SamplingPlan() SamplingPlanResolver
+	SamplingStratum() SamplingStratumResolver
 	SimConfig() SimConfigResolver
 	SlurmJob() SlurmJobResolver
 	Subscription() SubscriptionResolver
@@ -100,16 +102,27 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	KernelRange struct {
+		Context         func(childComplexity int) int
+		End             func(childComplexity int) int
+		FirstLaunch     func(childComplexity int) int
+		LastLaunch      func(childComplexity int) int
+		Launches        func(childComplexity int) int
+		Representatives func(childComplexity int) int
+		Start           func(childComplexity int) int
+	}
+
 	LogChunk struct {
 		Lines func(childComplexity int) int
 	}
 
 	Mutation struct {
-		CancelRun   func(childComplexity int, id string) int
-		CancelSweep func(childComplexity int, id string) int
-		LaunchRun   func(childComplexity int, input model.LaunchRunInput) int
-		LaunchSweep func(childComplexity int, input model.LaunchSweepInput) int
-		RetryTrace  func(childComplexity int, id string) int
+		CancelRun    func(childComplexity int, id string) int
+		CancelSweep  func(childComplexity int, id string) int
+		LaunchRun    func(childComplexity int, input model.LaunchRunInput) int
+		LaunchSweep  func(childComplexity int, input model.LaunchSweepInput) int
+		PlanSampling func(childComplexity int, traceID string, method *cascade.SamplingMethod, target *model.SamplingTarget, warmup *int) int
+		RetryTrace   func(childComplexity int, id string) int
 	}
 
 	PageInfo struct {
@@ -118,17 +131,18 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Build      func(childComplexity int) int
-		DiskUsage  func(childComplexity int) int
-		Executor   func(childComplexity int) int
-		Run        func(childComplexity int, id string) int
-		Runs       func(childComplexity int, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, first *int, after *string) int
-		S3Endpoint func(childComplexity int) int
-		SimConfigs func(childComplexity int) int
-		Sweep      func(childComplexity int, id string) int
-		Sweeps     func(childComplexity int, first *int, after *string) int
-		Trace      func(childComplexity int, id string) int
-		Traces     func(childComplexity int, state *cascade.TraceState, search *string, first *int, after *string) int
+		Build        func(childComplexity int) int
+		DiskUsage    func(childComplexity int) int
+		Executor     func(childComplexity int) int
+		Run          func(childComplexity int, id string) int
+		Runs         func(childComplexity int, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, first *int, after *string) int
+		S3Endpoint   func(childComplexity int) int
+		SamplingPlan func(childComplexity int, id string) int
+		SimConfigs   func(childComplexity int) int
+		Sweep        func(childComplexity int, id string) int
+		Sweeps       func(childComplexity int, first *int, after *string) int
+		Trace        func(childComplexity int, id string) int
+		Traces       func(childComplexity int, state *cascade.TraceState, search *string, first *int, after *string) int
 	}
 
 	Run struct {
@@ -238,6 +252,61 @@ type ComplexityRoot struct {
 		Region         func(childComplexity int) int
 		SecretKey      func(childComplexity int) int
 		URL            func(childComplexity int) int
+	}
+
+	SamplingLaunch struct {
+		KernelID func(childComplexity int) int
+		Launch   func(childComplexity int) int
+	}
+
+	SamplingPlan struct {
+		Basis                 func(childComplexity int) int
+		CIHigh                func(childComplexity int) int
+		CILow                 func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		ErrorBound            func(childComplexity int) int
+		Estimate              func(childComplexity int) int
+		ExpectedError         func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		Instructions          func(childComplexity int) int
+		Launches              func(childComplexity int) int
+		Method                func(childComplexity int) int
+		Samples               func(childComplexity int) int
+		SimulatedFraction     func(childComplexity int) int
+		SimulatedInstructions func(childComplexity int) int
+		SimulatedLaunches     func(childComplexity int) int
+		Strata                func(childComplexity int) int
+		TargetError           func(childComplexity int) int
+		TargetInstructions    func(childComplexity int) int
+		Total                 func(childComplexity int) int
+		Trace                 func(childComplexity int) int
+		TraceList             func(childComplexity int) int
+		TraceRanges           func(childComplexity int) int
+		UntimedLaunches       func(childComplexity int) int
+		Warmup                func(childComplexity int) int
+	}
+
+	SamplingRepresentative struct {
+		Context      func(childComplexity int) int
+		DurationNs   func(childComplexity int) int
+		Instructions func(childComplexity int) int
+		KernelID     func(childComplexity int) int
+		Launch       func(childComplexity int) int
+		Warmup       func(childComplexity int) int
+		Weight       func(childComplexity int) int
+	}
+
+	SamplingStratum struct {
+		Block            func(childComplexity int) int
+		CVDuration       func(childComplexity int) int
+		CVInstructions   func(childComplexity int) int
+		DisplayName      func(childComplexity int) int
+		Grid             func(childComplexity int) int
+		MeanDurationNs   func(childComplexity int) int
+		MeanInstructions func(childComplexity int) int
+		Name             func(childComplexity int) int
+		Representatives  func(childComplexity int) int
+		Size             func(childComplexity int) int
 	}
 
 	SimConfig struct {
@@ -350,6 +419,7 @@ type ComplexityRoot struct {
 		Retryable            func(childComplexity int) int
 		Runs                 func(childComplexity int, first *int, after *string) int
 		Sample               func(childComplexity int) int
+		SamplingPlans        func(childComplexity int) int
 		SourceGPU            func(childComplexity int) int
 		State                func(childComplexity int) int
 		SuggestedSimConfig   func(childComplexity int) int
@@ -389,6 +459,7 @@ type MutationResolver interface {
 	RetryTrace(ctx context.Context, id string) (*cascade.Trace, error)
 	LaunchRun(ctx context.Context, input model.LaunchRunInput) (*cascade.Run, error)
 	CancelRun(ctx context.Context, id string) (*cascade.Run, error)
+	PlanSampling(ctx context.Context, traceID string, method *cascade.SamplingMethod, target *model.SamplingTarget, warmup *int) (*cascade.SamplingPlan, error)
 	LaunchSweep(ctx context.Context, input model.LaunchSweepInput) (*cascade.Sweep, error)
 	CancelSweep(ctx context.Context, id string) (*cascade.Sweep, error)
 }
@@ -399,6 +470,7 @@ type QueryResolver interface {
 	Runs(ctx context.Context, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, first *int, after *string) (*model.RunConnection, error)
 	Run(ctx context.Context, id string) (*cascade.Run, error)
 	S3Endpoint(ctx context.Context) (*cascade.S3Endpoint, error)
+	SamplingPlan(ctx context.Context, id string) (*cascade.SamplingPlan, error)
 	Build(ctx context.Context) (*model.Build, error)
 	Sweep(ctx context.Context, id string) (*cascade.Sweep, error)
 	Sweeps(ctx context.Context, first *int, after *string) (*model.SweepConnection, error)
@@ -433,6 +505,16 @@ type RunKernelResolver interface {
 	DisplayName(ctx context.Context, obj *cascade.RunKernel) (string, error)
 
 	StatValues(ctx context.Context, obj *cascade.RunKernel) ([]*float64, error)
+}
+type SamplingPlanResolver interface {
+	Trace(ctx context.Context, obj *cascade.SamplingPlan) (*cascade.Trace, error)
+
+	Strata(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.SamplingStratum, error)
+	TraceRanges(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.KernelRange, error)
+	TraceList(ctx context.Context, obj *cascade.SamplingPlan) (string, error)
+}
+type SamplingStratumResolver interface {
+	DisplayName(ctx context.Context, obj *cascade.SamplingStratum) (string, error)
 }
 type SimConfigResolver interface {
 	CoreClockMHz(ctx context.Context, obj *cascade.SimConfig) (*float64, error)
@@ -470,6 +552,7 @@ type TraceResolver interface {
 	CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]cascade.SimConfig, error)
 	DefaultSimConfig(ctx context.Context, obj *cascade.Trace) (*cascade.SimConfig, error)
 	Runs(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.RunConnection, error)
+	SamplingPlans(ctx context.Context, obj *cascade.Trace) ([]cascade.SamplingPlan, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -677,6 +760,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.KernelEdge.Node(childComplexity), true
 
+	case "KernelRange.context":
+		if e.ComplexityRoot.KernelRange.Context == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KernelRange.Context(childComplexity), true
+	case "KernelRange.end":
+		if e.ComplexityRoot.KernelRange.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KernelRange.End(childComplexity), true
+	case "KernelRange.firstLaunch":
+		if e.ComplexityRoot.KernelRange.FirstLaunch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KernelRange.FirstLaunch(childComplexity), true
+	case "KernelRange.lastLaunch":
+		if e.ComplexityRoot.KernelRange.LastLaunch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KernelRange.LastLaunch(childComplexity), true
+	case "KernelRange.launches":
+		if e.ComplexityRoot.KernelRange.Launches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KernelRange.Launches(childComplexity), true
+	case "KernelRange.representatives":
+		if e.ComplexityRoot.KernelRange.Representatives == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KernelRange.Representatives(childComplexity), true
+	case "KernelRange.start":
+		if e.ComplexityRoot.KernelRange.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KernelRange.Start(childComplexity), true
+
 	case "LogChunk.lines":
 		if e.ComplexityRoot.LogChunk.Lines == nil {
 			break
@@ -728,6 +854,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.LaunchSweep(childComplexity, args["input"].(model.LaunchSweepInput)), true
+	case "Mutation.planSampling":
+		if e.ComplexityRoot.Mutation.PlanSampling == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_planSampling_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PlanSampling(childComplexity, args["traceId"].(string), args["method"].(*cascade.SamplingMethod), args["target"].(*model.SamplingTarget), args["warmup"].(*int)), true
 	case "Mutation.retryTrace":
 		if e.ComplexityRoot.Mutation.RetryTrace == nil {
 			break
@@ -800,6 +937,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.S3Endpoint(childComplexity), true
+	case "Query.samplingPlan":
+		if e.ComplexityRoot.Query.SamplingPlan == nil {
+			break
+		}
+
+		args, err := ec.field_Query_samplingPlan_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SamplingPlan(childComplexity, args["id"].(string)), true
 	case "Query.simConfigs":
 		if e.ComplexityRoot.Query.SimConfigs == nil {
 			break
@@ -1345,6 +1493,268 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.S3Endpoint.URL(childComplexity), true
 
+	case "SamplingLaunch.kernelId":
+		if e.ComplexityRoot.SamplingLaunch.KernelID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingLaunch.KernelID(childComplexity), true
+	case "SamplingLaunch.launch":
+		if e.ComplexityRoot.SamplingLaunch.Launch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingLaunch.Launch(childComplexity), true
+
+	case "SamplingPlan.basis":
+		if e.ComplexityRoot.SamplingPlan.Basis == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.Basis(childComplexity), true
+	case "SamplingPlan.ciHigh":
+		if e.ComplexityRoot.SamplingPlan.CIHigh == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.CIHigh(childComplexity), true
+	case "SamplingPlan.ciLow":
+		if e.ComplexityRoot.SamplingPlan.CILow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.CILow(childComplexity), true
+	case "SamplingPlan.createdAt":
+		if e.ComplexityRoot.SamplingPlan.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.CreatedAt(childComplexity), true
+	case "SamplingPlan.errorBound":
+		if e.ComplexityRoot.SamplingPlan.ErrorBound == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.ErrorBound(childComplexity), true
+	case "SamplingPlan.estimate":
+		if e.ComplexityRoot.SamplingPlan.Estimate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.Estimate(childComplexity), true
+	case "SamplingPlan.expectedError":
+		if e.ComplexityRoot.SamplingPlan.ExpectedError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.ExpectedError(childComplexity), true
+	case "SamplingPlan.id":
+		if e.ComplexityRoot.SamplingPlan.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.ID(childComplexity), true
+	case "SamplingPlan.instructions":
+		if e.ComplexityRoot.SamplingPlan.Instructions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.Instructions(childComplexity), true
+	case "SamplingPlan.launches":
+		if e.ComplexityRoot.SamplingPlan.Launches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.Launches(childComplexity), true
+	case "SamplingPlan.method":
+		if e.ComplexityRoot.SamplingPlan.Method == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.Method(childComplexity), true
+	case "SamplingPlan.samples":
+		if e.ComplexityRoot.SamplingPlan.Samples == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.Samples(childComplexity), true
+	case "SamplingPlan.simulatedFraction":
+		if e.ComplexityRoot.SamplingPlan.SimulatedFraction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.SimulatedFraction(childComplexity), true
+	case "SamplingPlan.simulatedInstructions":
+		if e.ComplexityRoot.SamplingPlan.SimulatedInstructions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.SimulatedInstructions(childComplexity), true
+	case "SamplingPlan.simulatedLaunches":
+		if e.ComplexityRoot.SamplingPlan.SimulatedLaunches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.SimulatedLaunches(childComplexity), true
+	case "SamplingPlan.strata":
+		if e.ComplexityRoot.SamplingPlan.Strata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.Strata(childComplexity), true
+	case "SamplingPlan.targetError":
+		if e.ComplexityRoot.SamplingPlan.TargetError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.TargetError(childComplexity), true
+	case "SamplingPlan.targetInstructions":
+		if e.ComplexityRoot.SamplingPlan.TargetInstructions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.TargetInstructions(childComplexity), true
+	case "SamplingPlan.total":
+		if e.ComplexityRoot.SamplingPlan.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.Total(childComplexity), true
+	case "SamplingPlan.trace":
+		if e.ComplexityRoot.SamplingPlan.Trace == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.Trace(childComplexity), true
+	case "SamplingPlan.traceList":
+		if e.ComplexityRoot.SamplingPlan.TraceList == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.TraceList(childComplexity), true
+	case "SamplingPlan.traceRanges":
+		if e.ComplexityRoot.SamplingPlan.TraceRanges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.TraceRanges(childComplexity), true
+	case "SamplingPlan.untimedLaunches":
+		if e.ComplexityRoot.SamplingPlan.UntimedLaunches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.UntimedLaunches(childComplexity), true
+	case "SamplingPlan.warmup":
+		if e.ComplexityRoot.SamplingPlan.Warmup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.Warmup(childComplexity), true
+
+	case "SamplingRepresentative.context":
+		if e.ComplexityRoot.SamplingRepresentative.Context == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingRepresentative.Context(childComplexity), true
+	case "SamplingRepresentative.durationNs":
+		if e.ComplexityRoot.SamplingRepresentative.DurationNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingRepresentative.DurationNs(childComplexity), true
+	case "SamplingRepresentative.instructions":
+		if e.ComplexityRoot.SamplingRepresentative.Instructions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingRepresentative.Instructions(childComplexity), true
+	case "SamplingRepresentative.kernelId":
+		if e.ComplexityRoot.SamplingRepresentative.KernelID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingRepresentative.KernelID(childComplexity), true
+	case "SamplingRepresentative.launch":
+		if e.ComplexityRoot.SamplingRepresentative.Launch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingRepresentative.Launch(childComplexity), true
+	case "SamplingRepresentative.warmup":
+		if e.ComplexityRoot.SamplingRepresentative.Warmup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingRepresentative.Warmup(childComplexity), true
+	case "SamplingRepresentative.weight":
+		if e.ComplexityRoot.SamplingRepresentative.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingRepresentative.Weight(childComplexity), true
+
+	case "SamplingStratum.block":
+		if e.ComplexityRoot.SamplingStratum.Block == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.Block(childComplexity), true
+	case "SamplingStratum.cvDuration":
+		if e.ComplexityRoot.SamplingStratum.CVDuration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.CVDuration(childComplexity), true
+	case "SamplingStratum.cvInstructions":
+		if e.ComplexityRoot.SamplingStratum.CVInstructions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.CVInstructions(childComplexity), true
+	case "SamplingStratum.displayName":
+		if e.ComplexityRoot.SamplingStratum.DisplayName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.DisplayName(childComplexity), true
+	case "SamplingStratum.grid":
+		if e.ComplexityRoot.SamplingStratum.Grid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.Grid(childComplexity), true
+	case "SamplingStratum.meanDurationNs":
+		if e.ComplexityRoot.SamplingStratum.MeanDurationNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.MeanDurationNs(childComplexity), true
+	case "SamplingStratum.meanInstructions":
+		if e.ComplexityRoot.SamplingStratum.MeanInstructions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.MeanInstructions(childComplexity), true
+	case "SamplingStratum.name":
+		if e.ComplexityRoot.SamplingStratum.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.Name(childComplexity), true
+	case "SamplingStratum.representatives":
+		if e.ComplexityRoot.SamplingStratum.Representatives == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.Representatives(childComplexity), true
+	case "SamplingStratum.size":
+		if e.ComplexityRoot.SamplingStratum.Size == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.Size(childComplexity), true
+
 	case "SimConfig.computeCapability":
 		if e.ComplexityRoot.SimConfig.ComputeCapability == nil {
 			break
@@ -1862,6 +2272,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.Sample(childComplexity), true
+	case "Trace.samplingPlans":
+		if e.ComplexityRoot.Trace.SamplingPlans == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.SamplingPlans(childComplexity), true
 	case "Trace.sourceGpu":
 		if e.ComplexityRoot.Trace.SourceGPU == nil {
 			break
@@ -1954,6 +2370,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("LaunchRunInput", ec.unmarshalInputLaunchRunInput),
 			graphql.NewInputUnmarshaler("LaunchSweepInput", ec.unmarshalInputLaunchSweepInput),
+			graphql.NewInputUnmarshaler("SamplingTarget", ec.unmarshalInputSamplingTarget),
 		)
 	}
 	first := true
@@ -2046,7 +2463,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls"
+//go:embed "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/sampling.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -2063,6 +2480,7 @@ var sources = []*ast.Source{
 	{Name: "schema/postprocess.graphqls", Input: sourceData("schema/postprocess.graphqls"), BuiltIn: false},
 	{Name: "schema/run.graphqls", Input: sourceData("schema/run.graphqls"), BuiltIn: false},
 	{Name: "schema/s3.graphqls", Input: sourceData("schema/s3.graphqls"), BuiltIn: false},
+	{Name: "schema/sampling.graphqls", Input: sourceData("schema/sampling.graphqls"), BuiltIn: false},
 	{Name: "schema/scalars.graphqls", Input: sourceData("schema/scalars.graphqls"), BuiltIn: false},
 	{Name: "schema/server.graphqls", Input: sourceData("schema/server.graphqls"), BuiltIn: false},
 	{Name: "schema/sweep.graphqls", Input: sourceData("schema/sweep.graphqls"), BuiltIn: false},
@@ -2174,6 +2592,26 @@ func (ec *executionContext) childFields_KernelEdge(ctx context.Context, field gr
 		return ec.fieldContext_KernelEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type KernelEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_KernelRange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "context":
+		return ec.fieldContext_KernelRange_context(ctx, field)
+	case "start":
+		return ec.fieldContext_KernelRange_start(ctx, field)
+	case "end":
+		return ec.fieldContext_KernelRange_end(ctx, field)
+	case "firstLaunch":
+		return ec.fieldContext_KernelRange_firstLaunch(ctx, field)
+	case "lastLaunch":
+		return ec.fieldContext_KernelRange_lastLaunch(ctx, field)
+	case "launches":
+		return ec.fieldContext_KernelRange_launches(ctx, field)
+	case "representatives":
+		return ec.fieldContext_KernelRange_representatives(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type KernelRange", field.Name)
 }
 
 func (ec *executionContext) childFields_LogChunk(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2412,6 +2850,116 @@ func (ec *executionContext) childFields_S3Endpoint(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type S3Endpoint", field.Name)
 }
 
+func (ec *executionContext) childFields_SamplingLaunch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "launch":
+		return ec.fieldContext_SamplingLaunch_launch(ctx, field)
+	case "kernelId":
+		return ec.fieldContext_SamplingLaunch_kernelId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SamplingLaunch", field.Name)
+}
+
+func (ec *executionContext) childFields_SamplingPlan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_SamplingPlan_id(ctx, field)
+	case "trace":
+		return ec.fieldContext_SamplingPlan_trace(ctx, field)
+	case "method":
+		return ec.fieldContext_SamplingPlan_method(ctx, field)
+	case "basis":
+		return ec.fieldContext_SamplingPlan_basis(ctx, field)
+	case "targetError":
+		return ec.fieldContext_SamplingPlan_targetError(ctx, field)
+	case "targetInstructions":
+		return ec.fieldContext_SamplingPlan_targetInstructions(ctx, field)
+	case "errorBound":
+		return ec.fieldContext_SamplingPlan_errorBound(ctx, field)
+	case "warmup":
+		return ec.fieldContext_SamplingPlan_warmup(ctx, field)
+	case "launches":
+		return ec.fieldContext_SamplingPlan_launches(ctx, field)
+	case "untimedLaunches":
+		return ec.fieldContext_SamplingPlan_untimedLaunches(ctx, field)
+	case "instructions":
+		return ec.fieldContext_SamplingPlan_instructions(ctx, field)
+	case "samples":
+		return ec.fieldContext_SamplingPlan_samples(ctx, field)
+	case "simulatedLaunches":
+		return ec.fieldContext_SamplingPlan_simulatedLaunches(ctx, field)
+	case "simulatedInstructions":
+		return ec.fieldContext_SamplingPlan_simulatedInstructions(ctx, field)
+	case "simulatedFraction":
+		return ec.fieldContext_SamplingPlan_simulatedFraction(ctx, field)
+	case "total":
+		return ec.fieldContext_SamplingPlan_total(ctx, field)
+	case "estimate":
+		return ec.fieldContext_SamplingPlan_estimate(ctx, field)
+	case "expectedError":
+		return ec.fieldContext_SamplingPlan_expectedError(ctx, field)
+	case "ciLow":
+		return ec.fieldContext_SamplingPlan_ciLow(ctx, field)
+	case "ciHigh":
+		return ec.fieldContext_SamplingPlan_ciHigh(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_SamplingPlan_createdAt(ctx, field)
+	case "strata":
+		return ec.fieldContext_SamplingPlan_strata(ctx, field)
+	case "traceRanges":
+		return ec.fieldContext_SamplingPlan_traceRanges(ctx, field)
+	case "traceList":
+		return ec.fieldContext_SamplingPlan_traceList(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SamplingPlan", field.Name)
+}
+
+func (ec *executionContext) childFields_SamplingRepresentative(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "launch":
+		return ec.fieldContext_SamplingRepresentative_launch(ctx, field)
+	case "kernelId":
+		return ec.fieldContext_SamplingRepresentative_kernelId(ctx, field)
+	case "context":
+		return ec.fieldContext_SamplingRepresentative_context(ctx, field)
+	case "weight":
+		return ec.fieldContext_SamplingRepresentative_weight(ctx, field)
+	case "durationNs":
+		return ec.fieldContext_SamplingRepresentative_durationNs(ctx, field)
+	case "instructions":
+		return ec.fieldContext_SamplingRepresentative_instructions(ctx, field)
+	case "warmup":
+		return ec.fieldContext_SamplingRepresentative_warmup(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SamplingRepresentative", field.Name)
+}
+
+func (ec *executionContext) childFields_SamplingStratum(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_SamplingStratum_name(ctx, field)
+	case "displayName":
+		return ec.fieldContext_SamplingStratum_displayName(ctx, field)
+	case "grid":
+		return ec.fieldContext_SamplingStratum_grid(ctx, field)
+	case "block":
+		return ec.fieldContext_SamplingStratum_block(ctx, field)
+	case "size":
+		return ec.fieldContext_SamplingStratum_size(ctx, field)
+	case "meanDurationNs":
+		return ec.fieldContext_SamplingStratum_meanDurationNs(ctx, field)
+	case "cvDuration":
+		return ec.fieldContext_SamplingStratum_cvDuration(ctx, field)
+	case "meanInstructions":
+		return ec.fieldContext_SamplingStratum_meanInstructions(ctx, field)
+	case "cvInstructions":
+		return ec.fieldContext_SamplingStratum_cvInstructions(ctx, field)
+	case "representatives":
+		return ec.fieldContext_SamplingStratum_representatives(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SamplingStratum", field.Name)
+}
+
 func (ec *executionContext) childFields_SimConfig(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -2624,6 +3172,8 @@ func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql
 		return ec.fieldContext_Trace_defaultSimConfig(ctx, field)
 	case "runs":
 		return ec.fieldContext_Trace_runs(ctx, field)
+	case "samplingPlans":
+		return ec.fieldContext_Trace_samplingPlans(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Trace", field.Name)
 }
@@ -2824,6 +3374,44 @@ func (ec *executionContext) field_Mutation_launchSweep_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_planSampling_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "traceId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["traceId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "method",
+		func(ctx context.Context, v any) (*cascade.SamplingMethod, error) {
+			return ec.unmarshalOSamplingMethod2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingMethod(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["method"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "target",
+		func(ctx context.Context, v any) (*model.SamplingTarget, error) {
+			return ec.unmarshalOSamplingTarget2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSamplingTarget(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["target"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "warmup",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["warmup"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_retryTrace_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2909,6 +3497,20 @@ func (ec *executionContext) field_Query_runs_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["after"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_samplingPlan_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -4050,6 +4652,167 @@ func (ec *executionContext) fieldContext_KernelEdge_node(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _KernelRange_context(ctx context.Context, field graphql.CollectedField, obj *cascade.KernelRange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KernelRange_context(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Context, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_KernelRange_context(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KernelRange", field, false, false, "String")
+}
+
+func (ec *executionContext) _KernelRange_start(ctx context.Context, field graphql.CollectedField, obj *cascade.KernelRange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KernelRange_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KernelRange_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KernelRange", field, false, false, "Int")
+}
+
+func (ec *executionContext) _KernelRange_end(ctx context.Context, field graphql.CollectedField, obj *cascade.KernelRange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KernelRange_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KernelRange_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KernelRange", field, false, false, "Int")
+}
+
+func (ec *executionContext) _KernelRange_firstLaunch(ctx context.Context, field graphql.CollectedField, obj *cascade.KernelRange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KernelRange_firstLaunch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstLaunch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KernelRange_firstLaunch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KernelRange", field, false, false, "Int")
+}
+
+func (ec *executionContext) _KernelRange_lastLaunch(ctx context.Context, field graphql.CollectedField, obj *cascade.KernelRange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KernelRange_lastLaunch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastLaunch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KernelRange_lastLaunch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KernelRange", field, false, false, "Int")
+}
+
+func (ec *executionContext) _KernelRange_launches(ctx context.Context, field graphql.CollectedField, obj *cascade.KernelRange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KernelRange_launches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Launches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KernelRange_launches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KernelRange", field, false, false, "Int")
+}
+
+func (ec *executionContext) _KernelRange_representatives(ctx context.Context, field graphql.CollectedField, obj *cascade.KernelRange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KernelRange_representatives(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Representatives, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KernelRange_representatives(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KernelRange", field, false, false, "Int")
+}
+
 func (ec *executionContext) _LogChunk_lines(ctx context.Context, field graphql.CollectedField, obj *model.LogChunk) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4199,6 +4962,50 @@ func (ec *executionContext) fieldContext_Mutation_cancelRun(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_cancelRun_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_planSampling(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_planSampling(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PlanSampling(ctx, fc.Args["traceId"].(string), fc.Args["method"].(*cascade.SamplingMethod), fc.Args["target"].(*model.SamplingTarget), fc.Args["warmup"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SamplingPlan) graphql.Marshaler {
+			return ec.marshalNSamplingPlan2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingPlan(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_planSampling(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SamplingPlan(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_planSampling_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -4551,6 +5358,50 @@ func (ec *executionContext) fieldContext_Query_s3Endpoint(_ context.Context, fie
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_S3Endpoint(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_samplingPlan(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_samplingPlan(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SamplingPlan(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SamplingPlan) graphql.Marshaler {
+			return ec.marshalOSamplingPlan2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingPlan(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_samplingPlan(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SamplingPlan(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_samplingPlan_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -6860,6 +7711,1058 @@ func (ec *executionContext) fieldContext_S3Endpoint_cascadeCommand(_ context.Con
 	return graphql.NewScalarFieldContext("S3Endpoint", field, true, false, "String")
 }
 
+func (ec *executionContext) _SamplingLaunch_launch(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingLaunch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingLaunch_launch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Launch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingLaunch_launch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingLaunch", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingLaunch_kernelId(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingLaunch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingLaunch_kernelId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingLaunch_kernelId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingLaunch", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingPlan_id(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "ID")
+}
+
+func (ec *executionContext) _SamplingPlan_trace(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_trace(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SamplingPlan().Trace(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Trace) graphql.Marshaler {
+			return ec.marshalNTrace2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐTrace(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_trace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingPlan",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Trace(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SamplingPlan_method(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_method(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Method, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v cascade.SamplingMethod) graphql.Marshaler {
+			return ec.marshalNSamplingMethod2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingMethod(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_method(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "SamplingMethod")
+}
+
+func (ec *executionContext) _SamplingPlan_basis(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_basis(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Basis, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v cascade.SamplingBasis) graphql.Marshaler {
+			return ec.marshalNSamplingBasis2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingBasis(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_basis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "SamplingBasis")
+}
+
+func (ec *executionContext) _SamplingPlan_targetError(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_targetError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TargetError, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_targetError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingPlan_targetInstructions(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_targetInstructions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TargetInstructions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt642ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_targetInstructions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _SamplingPlan_errorBound(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_errorBound(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ErrorBound, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_errorBound(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingPlan_warmup(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_warmup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Warmup, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_warmup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingPlan_launches(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_launches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Launches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_launches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingPlan_untimedLaunches(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_untimedLaunches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UntimedLaunches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_untimedLaunches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingPlan_instructions(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_instructions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Instructions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt642int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_instructions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _SamplingPlan_samples(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_samples(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Samples, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_samples(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingPlan_simulatedLaunches(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_simulatedLaunches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimulatedLaunches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_simulatedLaunches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingPlan_simulatedInstructions(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_simulatedInstructions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimulatedInstructions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt642int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_simulatedInstructions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _SamplingPlan_simulatedFraction(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_simulatedFraction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimulatedFraction, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_simulatedFraction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingPlan_total(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingPlan_estimate(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_estimate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Estimate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_estimate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingPlan_expectedError(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_expectedError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpectedError, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_expectedError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingPlan_ciLow(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_ciLow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CILow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_ciLow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingPlan_ciHigh(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_ciHigh(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CIHigh, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_ciHigh(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingPlan_createdAt(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Time")
+}
+
+func (ec *executionContext) _SamplingPlan_strata(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_strata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SamplingPlan().Strata(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SamplingStratum) graphql.Marshaler {
+			return ec.marshalNSamplingStratum2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingStratumᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_strata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingPlan",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SamplingStratum(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SamplingPlan_traceRanges(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_traceRanges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SamplingPlan().TraceRanges(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.KernelRange) graphql.Marshaler {
+			return ec.marshalNKernelRange2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐKernelRangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_traceRanges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingPlan",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KernelRange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SamplingPlan_traceList(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_traceList(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SamplingPlan().TraceList(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_traceList(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, true, true, "String")
+}
+
+func (ec *executionContext) _SamplingRepresentative_launch(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingRepresentative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingRepresentative_launch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Launch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingRepresentative_launch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingRepresentative", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingRepresentative_kernelId(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingRepresentative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingRepresentative_kernelId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingRepresentative_kernelId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingRepresentative", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingRepresentative_context(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingRepresentative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingRepresentative_context(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Context, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingRepresentative_context(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingRepresentative", field, false, false, "String")
+}
+
+func (ec *executionContext) _SamplingRepresentative_weight(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingRepresentative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingRepresentative_weight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingRepresentative_weight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingRepresentative", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingRepresentative_durationNs(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingRepresentative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingRepresentative_durationNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DurationNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingRepresentative_durationNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingRepresentative", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingRepresentative_instructions(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingRepresentative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingRepresentative_instructions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Instructions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt642int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingRepresentative_instructions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingRepresentative", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _SamplingRepresentative_warmup(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingRepresentative) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingRepresentative_warmup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Warmup, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SamplingLaunch) graphql.Marshaler {
+			return ec.marshalNSamplingLaunch2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingLaunchᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingRepresentative_warmup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingRepresentative",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SamplingLaunch(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SamplingStratum_name(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingStratum", field, false, false, "String")
+}
+
+func (ec *executionContext) _SamplingStratum_displayName(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_displayName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SamplingStratum().DisplayName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_displayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingStratum", field, true, true, "String")
+}
+
+func (ec *executionContext) _SamplingStratum_grid(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_grid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Grid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Dim3) graphql.Marshaler {
+			return ec.marshalODim32ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDim3(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_grid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingStratum",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Dim3(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SamplingStratum_block(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_block(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Block, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Dim3) graphql.Marshaler {
+			return ec.marshalODim32ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDim3(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_block(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingStratum",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Dim3(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SamplingStratum_size(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_size(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Size, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_size(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingStratum", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingStratum_meanDurationNs(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_meanDurationNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeanDurationNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_meanDurationNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingStratum", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingStratum_cvDuration(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_cvDuration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CVDuration, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_cvDuration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingStratum", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingStratum_meanInstructions(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_meanInstructions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeanInstructions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_meanInstructions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingStratum", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingStratum_cvInstructions(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_cvInstructions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CVInstructions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_cvInstructions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingStratum", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingStratum_representatives(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_representatives(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Representatives, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SamplingRepresentative) graphql.Marshaler {
+			return ec.marshalNSamplingRepresentative2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingRepresentativeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_representatives(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingStratum",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SamplingRepresentative(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SimConfig_name(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9087,6 +10990,38 @@ func (ec *executionContext) fieldContext_Trace_runs(ctx context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Trace_samplingPlans(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_samplingPlans(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trace().SamplingPlans(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SamplingPlan) graphql.Marshaler {
+			return ec.marshalNSamplingPlan2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingPlanᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_samplingPlans(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SamplingPlan(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TraceConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TraceConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10453,6 +12388,55 @@ func UnmarshalLaunchSweepInput(ctx context.Context, raw any) (model.LaunchSweepI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputSamplingTarget(ctx context.Context, obj any) (model.SamplingTarget, error) {
+	var it model.SamplingTarget
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"error", "instructions"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "error":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("error"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Error = data
+		case "instructions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instructions"))
+			data, err := ec.unmarshalOInt642ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Instructions = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSamplingTarget unmarshals raw into the SamplingTarget input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSamplingTarget(ctx context.Context, raw any) (model.SamplingTarget, error) {
+	var out model.SamplingTarget
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SamplingTarget", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -10811,6 +12795,69 @@ func (ec *executionContext) _KernelEdge(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var kernelRangeImplementors = []string{"KernelRange"}
+
+func (ec *executionContext) _KernelRange(ctx context.Context, sel ast.SelectionSet, obj *cascade.KernelRange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, kernelRangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("KernelRange")
+		case "context":
+			out.Values[i] = ec._KernelRange_context(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._KernelRange_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._KernelRange_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstLaunch":
+			out.Values[i] = ec._KernelRange_firstLaunch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastLaunch":
+			out.Values[i] = ec._KernelRange_lastLaunch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "launches":
+			out.Values[i] = ec._KernelRange_launches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "representatives":
+			out.Values[i] = ec._KernelRange_representatives(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var logChunkImplementors = []string{"LogChunk"}
 
 func (ec *executionContext) _LogChunk(ctx context.Context, sel ast.SelectionSet, obj *model.LogChunk) graphql.Marshaler {
@@ -10880,6 +12927,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "cancelRun":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_cancelRun(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "planSampling":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_planSampling(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -11007,6 +13061,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_s3Endpoint(ctx, field)
+				})
+		case "samplingPlan":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_samplingPlan(ctx, field)
 				})
 		case "build":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -11765,6 +13825,338 @@ func (ec *executionContext) _S3Endpoint(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var samplingLaunchImplementors = []string{"SamplingLaunch"}
+
+func (ec *executionContext) _SamplingLaunch(ctx context.Context, sel ast.SelectionSet, obj *cascade.SamplingLaunch) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, samplingLaunchImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SamplingLaunch")
+		case "launch":
+			out.Values[i] = ec._SamplingLaunch_launch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kernelId":
+			out.Values[i] = ec._SamplingLaunch_kernelId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var samplingPlanImplementors = []string{"SamplingPlan"}
+
+func (ec *executionContext) _SamplingPlan(ctx context.Context, sel ast.SelectionSet, obj *cascade.SamplingPlan) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, samplingPlanImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SamplingPlan")
+		case "id":
+			out.Values[i] = ec._SamplingPlan_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "trace":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SamplingPlan_trace(ctx, field, obj)
+				})
+		case "method":
+			out.Values[i] = ec._SamplingPlan_method(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "basis":
+			out.Values[i] = ec._SamplingPlan_basis(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "targetError":
+			out.Values[i] = ec._SamplingPlan_targetError(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "targetInstructions":
+			out.Values[i] = ec._SamplingPlan_targetInstructions(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "errorBound":
+			out.Values[i] = ec._SamplingPlan_errorBound(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "warmup":
+			out.Values[i] = ec._SamplingPlan_warmup(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "launches":
+			out.Values[i] = ec._SamplingPlan_launches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "untimedLaunches":
+			out.Values[i] = ec._SamplingPlan_untimedLaunches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "instructions":
+			out.Values[i] = ec._SamplingPlan_instructions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "samples":
+			out.Values[i] = ec._SamplingPlan_samples(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "simulatedLaunches":
+			out.Values[i] = ec._SamplingPlan_simulatedLaunches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "simulatedInstructions":
+			out.Values[i] = ec._SamplingPlan_simulatedInstructions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "simulatedFraction":
+			out.Values[i] = ec._SamplingPlan_simulatedFraction(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "total":
+			out.Values[i] = ec._SamplingPlan_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "estimate":
+			out.Values[i] = ec._SamplingPlan_estimate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expectedError":
+			out.Values[i] = ec._SamplingPlan_expectedError(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ciLow":
+			out.Values[i] = ec._SamplingPlan_ciLow(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ciHigh":
+			out.Values[i] = ec._SamplingPlan_ciHigh(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._SamplingPlan_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "strata":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SamplingPlan_strata(ctx, field, obj)
+				})
+		case "traceRanges":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SamplingPlan_traceRanges(ctx, field, obj)
+				})
+		case "traceList":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SamplingPlan_traceList(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var samplingRepresentativeImplementors = []string{"SamplingRepresentative"}
+
+func (ec *executionContext) _SamplingRepresentative(ctx context.Context, sel ast.SelectionSet, obj *cascade.SamplingRepresentative) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, samplingRepresentativeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SamplingRepresentative")
+		case "launch":
+			out.Values[i] = ec._SamplingRepresentative_launch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kernelId":
+			out.Values[i] = ec._SamplingRepresentative_kernelId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "context":
+			out.Values[i] = ec._SamplingRepresentative_context(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "weight":
+			out.Values[i] = ec._SamplingRepresentative_weight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "durationNs":
+			out.Values[i] = ec._SamplingRepresentative_durationNs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "instructions":
+			out.Values[i] = ec._SamplingRepresentative_instructions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "warmup":
+			out.Values[i] = ec._SamplingRepresentative_warmup(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var samplingStratumImplementors = []string{"SamplingStratum"}
+
+func (ec *executionContext) _SamplingStratum(ctx context.Context, sel ast.SelectionSet, obj *cascade.SamplingStratum) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, samplingStratumImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SamplingStratum")
+		case "name":
+			out.Values[i] = ec._SamplingStratum_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "displayName":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SamplingStratum_displayName(ctx, field, obj)
+				})
+		case "grid":
+			out.Values[i] = ec._SamplingStratum_grid(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "block":
+			out.Values[i] = ec._SamplingStratum_block(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "size":
+			out.Values[i] = ec._SamplingStratum_size(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "meanDurationNs":
+			out.Values[i] = ec._SamplingStratum_meanDurationNs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cvDuration":
+			out.Values[i] = ec._SamplingStratum_cvDuration(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "meanInstructions":
+			out.Values[i] = ec._SamplingStratum_meanInstructions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cvInstructions":
+			out.Values[i] = ec._SamplingStratum_cvInstructions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "representatives":
+			out.Values[i] = ec._SamplingStratum_representatives(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var simConfigImplementors = []string{"SimConfig"}
 
 func (ec *executionContext) _SimConfig(ctx context.Context, sel ast.SelectionSet, obj *cascade.SimConfig) graphql.Marshaler {
@@ -12480,6 +14872,12 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Trace_runs(ctx, field, obj)
 				})
+		case "samplingPlans":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_samplingPlans(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13180,6 +15578,26 @@ func (ec *executionContext) marshalNKernelEdge2ᚕgithubᚗcomᚋcascadeᚑsim�
 	return ret
 }
 
+func (ec *executionContext) marshalNKernelRange2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐKernelRange(ctx context.Context, sel ast.SelectionSet, v cascade.KernelRange) graphql.Marshaler {
+	return ec._KernelRange(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNKernelRange2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐKernelRangeᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.KernelRange) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNKernelRange2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐKernelRange(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNLaunchRunInput2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐLaunchRunInput(ctx context.Context, v any) (model.LaunchRunInput, error) {
 	res, err := ec.unmarshalInputLaunchRunInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -13347,6 +15765,124 @@ func (ec *executionContext) marshalNRunState2githubᚗcomᚋcascadeᚑsimᚋcasc
 		graphql.AddInvalidNullFromMarshaler(ctx, "RunState!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNSamplingBasis2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingBasis(ctx context.Context, v any) (cascade.SamplingBasis, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := cascade.SamplingBasis(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSamplingBasis2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingBasis(ctx context.Context, sel ast.SelectionSet, v cascade.SamplingBasis) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "SamplingBasis!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNSamplingLaunch2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingLaunch(ctx context.Context, sel ast.SelectionSet, v cascade.SamplingLaunch) graphql.Marshaler {
+	return ec._SamplingLaunch(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSamplingLaunch2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingLaunchᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.SamplingLaunch) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSamplingLaunch2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingLaunch(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNSamplingMethod2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingMethod(ctx context.Context, v any) (cascade.SamplingMethod, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := cascade.SamplingMethod(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSamplingMethod2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingMethod(ctx context.Context, sel ast.SelectionSet, v cascade.SamplingMethod) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "SamplingMethod!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNSamplingPlan2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingPlan(ctx context.Context, sel ast.SelectionSet, v cascade.SamplingPlan) graphql.Marshaler {
+	return ec._SamplingPlan(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSamplingPlan2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingPlanᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.SamplingPlan) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSamplingPlan2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingPlan(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSamplingPlan2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingPlan(ctx context.Context, sel ast.SelectionSet, v *cascade.SamplingPlan) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SamplingPlan!")
+		return graphql.Null
+	}
+	return ec._SamplingPlan(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSamplingRepresentative2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingRepresentative(ctx context.Context, sel ast.SelectionSet, v cascade.SamplingRepresentative) graphql.Marshaler {
+	return ec._SamplingRepresentative(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSamplingRepresentative2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingRepresentativeᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.SamplingRepresentative) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSamplingRepresentative2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingRepresentative(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSamplingStratum2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingStratum(ctx context.Context, sel ast.SelectionSet, v cascade.SamplingStratum) graphql.Marshaler {
+	return ec._SamplingStratum(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSamplingStratum2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingStratumᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.SamplingStratum) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSamplingStratum2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingStratum(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNSimConfig2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimConfig(ctx context.Context, sel ast.SelectionSet, v cascade.SimConfig) graphql.Marshaler {
@@ -13819,6 +16355,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) marshalODim32ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDim3(ctx context.Context, sel ast.SelectionSet, v *cascade.Dim3) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Dim3(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOFailureClass2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐFailureClass(ctx context.Context, v any) (*cascade.FailureClass, error) {
 	if v == nil {
 		return nil, nil
@@ -14005,6 +16548,40 @@ func (ec *executionContext) marshalOS3Endpoint2ᚖgithubᚗcomᚋcascadeᚑsim�
 		return graphql.Null
 	}
 	return ec._S3Endpoint(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSamplingMethod2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingMethod(ctx context.Context, v any) (*cascade.SamplingMethod, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := cascade.SamplingMethod(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSamplingMethod2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingMethod(ctx context.Context, sel ast.SelectionSet, v *cascade.SamplingMethod) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
+	return res
+}
+
+func (ec *executionContext) marshalOSamplingPlan2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingPlan(ctx context.Context, sel ast.SelectionSet, v *cascade.SamplingPlan) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SamplingPlan(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSamplingTarget2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSamplingTarget(ctx context.Context, v any) (*model.SamplingTarget, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSamplingTarget(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimConfig(ctx context.Context, sel ast.SelectionSet, v *cascade.SimConfig) graphql.Marshaler {

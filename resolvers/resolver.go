@@ -26,6 +26,7 @@ type Resolver struct {
 	Postproc   LogSource
 	RunManager RunManager
 	Disk       DiskMeter
+	Sampling   SamplingService
 	// S3 is the S3 endpoint; nil when the server runs without one.
 	S3 *cascade.S3Endpoint
 }
@@ -162,4 +163,28 @@ func nonEmpty(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// strata are a plan's strata: its own when it has them (a plan just
+// made), else the store's.
+func (r *Resolver) strata(ctx context.Context, p *cascade.SamplingPlan) ([]cascade.SamplingStratum, error) {
+	if p.Strata != nil {
+		return p.Strata, nil
+	}
+	s, err := r.Sampling.SamplingStrata(ctx, p.ID)
+	if s == nil {
+		s = []cascade.SamplingStratum{}
+	}
+	return s, err
+}
+
+// withStrata is a copy of p with its strata.
+func (r *Resolver) withStrata(ctx context.Context, p *cascade.SamplingPlan) (cascade.SamplingPlan, error) {
+	s, err := r.strata(ctx, p)
+	if err != nil {
+		return cascade.SamplingPlan{}, err
+	}
+	c := *p
+	c.Strata = s
+	return c, nil
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/plans"
 	"github.com/cascade-sim/cascade/runs"
 )
 
 // The interfaces below are what the resolvers ask of the packages that own
 // the data; app wires in *db.DB, *runs.Manager, *scanner.Scanner,
-// *postproc.Processor and disk.Meter, and a test may wire in fakes.
+// *postproc.Processor, disk.Meter and *plans.Service, and a test may wire
+// in fakes.
 
 // TraceStore reads traces and their kernels.
 type TraceStore interface {
@@ -96,4 +98,18 @@ type LogSource interface {
 // DiskMeter measures the data directory against its budget.
 type DiskMeter interface {
 	Measure(ctx context.Context) (cascade.DiskUsage, error)
+}
+
+// SamplingService makes and reads sampling plans (*plans.Service).
+type SamplingService interface {
+	// Plan plans a trace's sampled simulation and stores the plan, with
+	// its strata: NOT_FOUND for an unknown trace, BAD_USER_INPUT for one
+	// not READY or a request out of range.
+	Plan(ctx context.Context, r plans.Request) (cascade.SamplingPlan, error)
+	// SamplingPlan returns a plan without its strata, or NOT_FOUND.
+	SamplingPlan(ctx context.Context, id string) (cascade.SamplingPlan, error)
+	// SamplingPlans returns a trace's plans, newest first, without strata.
+	SamplingPlans(ctx context.Context, traceID string) ([]cascade.SamplingPlan, error)
+	// SamplingStrata returns a plan's strata.
+	SamplingStrata(ctx context.Context, planID string) ([]cascade.SamplingStratum, error)
 }

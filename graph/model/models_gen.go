@@ -119,6 +119,17 @@ type RunProgress struct {
 	KernelsTotal int `json:"kernelsTotal"`
 }
 
+// What a sampling plan aims for: an error bound, or a budget of instructions; not both.
+type SamplingTarget struct {
+	// The relative error the projected total may be off by at 95 % confidence, > 0 and < 1:
+	// 0.01 is 1 %. Default 0.01 when instructions is not given.
+	Error *float64 `json:"error,omitempty"`
+	// A budget of warp instructions to simulate, warm-up included: the plan is then the one of
+	// the smallest error bound (down to 0.0001) that fits. A budget below the smallest plan's
+	// (one launch a stratum) is refused.
+	Instructions *int64 `json:"instructions,omitempty"`
+}
+
 // One statistic of the simulator, as the run read it from the log.
 type StatCounter struct {
 	// e.g. "l2_read_hits", "stall_dram_full", "l2_read_hit_rate"

@@ -1,0 +1,266 @@
+// Package plans makes, stores and reads sampling plans: it reads a ready
+// trace's kernel list from the store and its measured timing from the
+// bucket, joins them into package sampling's input, plans, and stores the
+// plan. It reads no kernel trace: a trace that holds only the kernel
+// traces of a plan's launches, with every launch's stats and timing,
+// plans and projects as well as the full one.
+package plans
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/sampling"
+	"github.com/cascade-sim/cascade/tracedir"
+)
+
+// Store is what plans asks of the database (*db.DB).
+type Store interface {
+	// Trace returns the trace with the given id, or a NOT_FOUND error.
+	Trace(ctx context.Context, id string) (cascade.Trace, error)
+	Kernels(ctx context.Context, traceID, search string, p cascade.Page) (cascade.PageOf[cascade.Kernel], error)
+	// CreateSamplingPlan stores a plan with its ID, assigning its Seq
+	// and CreatedAt; NOT_FOUND when its trace is gone.
+	CreateSamplingPlan(ctx context.Context, p *cascade.SamplingPlan) error
+	// SamplingPlan returns a plan without its strata, or NOT_FOUND.
+	SamplingPlan(ctx context.Context, id string) (cascade.SamplingPlan, error)
+	// SamplingPlans returns a trace's plans, newest first, without strata.
+	SamplingPlans(ctx context.Context, traceID string) ([]cascade.SamplingPlan, error)
+	// SamplingStrata returns a plan's strata, members and all.
+	SamplingStrata(ctx context.Context, planID string) ([]cascade.SamplingStratum, error)
+}
+
+// Service makes and reads sampling plans.
+type Service struct {
+	Store Store
+	// BucketDir holds the trace directories, each named by its trace id.
+	BucketDir string
+}
+
+// Request asks for a plan of a trace.
+type Request struct {
+	TraceID string
+	// Method is the method to plan with; "" for the default: STEM when
+	// the trace has real timing, else Sieve.
+	Method cascade.SamplingMethod
+	Target sampling.Target
+	// Warmup is how many launches warm up each representative; nil for
+	// sampling.DefaultWarmup.
+	Warmup *int
+}
+
+// Plan plans the trace's sampled simulation as r asks, and stores the
+// plan. A trace that is not there is NOT_FOUND; one that is not READY, an
+// unknown method or a target out of range is BAD_USER_INPUT.
+func (s *Service) Plan(ctx context.Context, r Request) (cascade.SamplingPlan, error) {
+	if r.Method != "" && !r.Method.Valid() {
+		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "method: unknown sampling method %q (want STEM or SIEVE)", r.Method)
+	}
+	if err := r.Target.Check(); err != nil {
+		return cascade.SamplingPlan{}, err
+	}
+	warmup := sampling.DefaultWarmup
+	if r.Warmup != nil {
+		warmup = *r.Warmup
+	}
+	if warmup < 0 || warmup > sampling.MaxWarmup {
+		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "warmup: must be 0 to %d launches, got %d", sampling.MaxWarmup, warmup)
+	}
+	t, err := s.Store.Trace(ctx, r.TraceID)
+	if err != nil {
+		return cascade.SamplingPlan{}, err
+	}
+	if t.State != cascade.TraceReady {
+		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "trace %q is %s: only a READY trace can be planned", t.ID, t.State)
+	}
+	in, err := s.Input(ctx, t)
+	if err != nil {
+		return cascade.SamplingPlan{}, err
+	}
+	if len(in.Launches) == 0 {
+		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "trace %q has no kernels to plan", t.ID)
+	}
+	m, err := sampling.New(r.Method, in, warmup)
+	if err != nil {
+		return cascade.SamplingPlan{}, err
+	}
+	p, err := m.Plan(in, r.Target)
+	if err != nil {
+		return cascade.SamplingPlan{}, err
+	}
+	p.ID, p.TraceID = newPlanID(), t.ID
+	if err := s.Store.CreateSamplingPlan(ctx, &p); err != nil {
+		return cascade.SamplingPlan{}, err
+	}
+	return p, nil
+}
+
+// SamplingPlan returns the plan with the given id, without its strata, or
+// a NOT_FOUND error.
+func (s *Service) SamplingPlan(ctx context.Context, id string) (cascade.SamplingPlan, error) {
+	return s.Store.SamplingPlan(ctx, id)
+}
+
+// SamplingPlans returns the plans of a trace, newest first.
+func (s *Service) SamplingPlans(ctx context.Context, traceID string) ([]cascade.SamplingPlan, error) {
+	return s.Store.SamplingPlans(ctx, traceID)
+}
+
+// SamplingStrata returns the strata of a plan.
+func (s *Service) SamplingStrata(ctx context.Context, planID string) ([]cascade.SamplingStratum, error) {
+	return s.Store.SamplingStrata(ctx, planID)
+}
+
+// Input is what a plan of trace t is made from: its kernel list, as the
+// store holds it, each kernel with its measured duration when t has real
+// timing. It reads the store a page at a time and the bucket's timing
+// file, nothing else.
+func (s *Service) Input(ctx context.Context, t cascade.Trace) (sampling.Input, error) {
+	var tm timing
+	if t.HasRealTiming {
+		var err error
+		if tm, err = s.readTiming(t.ID); err != nil {
+			return sampling.Input{}, err
+		}
+	}
+	var in sampling.Input
+	names := map[string]string{} // one copy of each name and context
+	intern := func(s string) string {
+		if v, ok := names[s]; ok {
+			return v
+		}
+		names[s] = s
+		return s
+	}
+	normalized := map[string]string{} // each context as timing rows spell it
+	norm := func(ctx string) string {
+		n, ok := normalized[ctx]
+		if !ok {
+			n = kernellist.NormalizeContext(ctx)
+			normalized[ctx] = n
+		}
+		return n
+	}
+	p := cascade.Page{First: cascade.MaxPageSize}
+	for {
+		page, err := s.Store.Kernels(ctx, t.ID, "", p)
+		if err != nil {
+			return sampling.Input{}, fmt.Errorf("read kernels of %s: %w", t.ID, err)
+		}
+		for i := range page.Items {
+			k := &page.Items[i]
+			if k.Seq != len(in.Launches) {
+				return sampling.Input{}, fmt.Errorf("read kernels of %s: kernel %d at position %d: the list changed while it was read", t.ID, k.Seq, len(in.Launches))
+			}
+			l := sampling.Launch{
+				KernelID: k.KernelID, Context: intern(cascade.Deref(k.Context)), Name: intern(k.Name),
+				Grid: k.Grid(), Block: k.Block(), WarpInstructions: cascade.Deref(k.Instructions),
+			}
+			if l.Context == "" {
+				l.DurationNs = tm.duration(k.KernelID, "")
+			} else {
+				l.DurationNs = tm.duration(k.KernelID, norm(l.Context))
+			}
+			in.Launches = append(in.Launches, l)
+		}
+		if !page.HasNext || len(page.Items) == 0 {
+			return in, nil
+		}
+		p.After = cascade.Cursor(int64(page.Items[len(page.Items)-1].Seq))
+	}
+}
+
+func (s *Service) readTiming(traceID string) (timing, error) {
+	path, err := tracedir.RealTimingPath(filepath.Join(s.BucketDir, traceID))
+	if err != nil {
+		return timing{}, fmt.Errorf("real timing of %s: %w", traceID, err)
+	}
+	rt, err := tracedir.ReadRealTiming(path)
+	if err != nil {
+		return timing{}, err
+	}
+	return newTiming(rt.Rows), nil
+}
+
+// timing is measured durations by kernel, joined as package runs joins
+// them to a run's kernels (runs.Compare): a kernel with a context takes
+// the rows of its id naming its context when there are any, else those of
+// its id naming none; a kernel without a context takes every row of its
+// id. Several rows of one kernel measure one launch: their mean is its
+// duration. Rows without duration_ns take no part.
+type timing struct {
+	exact map[ref]mean // rows naming a context
+	loose map[int]mean // rows naming none
+	any   map[int]mean // every row
+}
+
+type ref struct {
+	id  int
+	ctx string
+}
+
+type mean struct {
+	sum float64
+	n   int
+}
+
+func (m *mean) add(x float64) { m.sum += x; m.n++ }
+
+func newTiming(rows []tracedir.TimingRow) timing {
+	tm := timing{exact: map[ref]mean{}, loose: map[int]mean{}, any: map[int]mean{}}
+	for _, r := range rows {
+		if r.DurationNs == nil {
+			continue
+		}
+		d := *r.DurationNs
+		if r.Context != "" {
+			m := tm.exact[ref{r.KernelID, r.Context}]
+			m.add(d)
+			tm.exact[ref{r.KernelID, r.Context}] = m
+		} else {
+			m := tm.loose[r.KernelID]
+			m.add(d)
+			tm.loose[r.KernelID] = m
+		}
+		m := tm.any[r.KernelID]
+		m.add(d)
+		tm.any[r.KernelID] = m
+	}
+	return tm
+}
+
+// duration is the measured duration of the kernel with the given id and
+// context (normalized, as kernellist.NormalizeContext spells it); 0 for
+// none.
+func (tm timing) duration(id int, ctx string) float64 {
+	var m mean
+	if ctx == "" {
+		m = tm.any[id]
+	} else if m = tm.exact[ref{id, ctx}]; m.n == 0 {
+		m = tm.loose[id]
+	}
+	if m.n == 0 {
+		return 0
+	}
+	return m.sum / float64(m.n)
+}
+
+var planIDEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
+
+// newPlanID returns a short id that sorts by creation time: "sp" and the
+// time in milliseconds and 5 random bytes, in base 32.
+func newPlanID() string {
+	b := make([]byte, 10)
+	ts := uint64(time.Now().UnixMilli())
+	for i := range 5 {
+		b[i] = byte(ts >> (8 * (4 - i)))
+	}
+	rand.Read(b[5:])
+	return "sp" + planIDEncoding.EncodeToString(b)
+}

@@ -1,0 +1,154 @@
+package cascade
+
+import "time"
+
+// SamplingMethod is how a sampling plan picks the launches to simulate
+// (package sampling).
+type SamplingMethod string
+
+// The sampling methods.
+const (
+	// SamplingSTEM groups launches by kernel name, grid and block, splits
+	// each group by measured duration and sizes each cluster's sample by
+	// the central limit theorem (STEM+ROOT, MICRO 2025). It needs real
+	// timing, and is the default when a trace has it.
+	SamplingSTEM SamplingMethod = "STEM"
+	// SamplingSieve stratifies launches by kernel name, then by warp
+	// instruction count, and simulates one launch a stratum (Sieve,
+	// ISPASS 2023). It is the default without real timing.
+	SamplingSieve SamplingMethod = "SIEVE"
+)
+
+// Valid reports whether m is a method Cascade knows.
+func (m SamplingMethod) Valid() bool { return m == SamplingSTEM || m == SamplingSieve }
+
+// SamplingBasis is what a plan's figures (its strata's spread, its
+// expected error) are computed on.
+type SamplingBasis string
+
+// The bases of a plan's figures.
+const (
+	// BasisDuration: the launches' measured durations (real timing).
+	BasisDuration SamplingBasis = "DURATION"
+	// BasisInstructions: the launches' warp instruction counts, for a
+	// trace without real timing.
+	BasisInstructions SamplingBasis = "INSTRUCTIONS"
+)
+
+// SamplingPlan says which launches of a trace to simulate, and how to
+// project the others from them: its strata, each a set of launches one
+// or a few representatives stand for, and the figures of the whole.
+// Launches are named by their position in the trace's kernel list
+// (Kernel.Seq).
+type SamplingPlan struct {
+	ID      string         `gorm:"primaryKey"`
+	Seq     int64          `gorm:"not null;uniqueIndex"`
+	TraceID string         `gorm:"not null;index"`
+	Method  SamplingMethod `gorm:"not null"`
+	Basis   SamplingBasis  `gorm:"not null"`
+	// TargetError and TargetInstructions are the target asked for: a
+	// relative error bound (0.01 for 1 %) or a budget of warp
+	// instructions to simulate, warm-up included; nil when not asked.
+	TargetError        *float64
+	TargetInstructions *int64
+	// ErrorBound is the relative error bound (at 95 % confidence) the
+	// plan was made for: TargetError, or under a budget the smallest the
+	// budget allowed.
+	ErrorBound float64 `gorm:"not null"`
+	// Warmup is how many launches before each representative (in its
+	// CUDA context) are simulated first to warm the caches.
+	Warmup int `gorm:"not null"`
+
+	// Launches counts the trace's launches; UntimedLaunches those of them
+	// without a measured duration on a DURATION plan (they are planned by
+	// instruction count and left out of Total and the error).
+	Launches        int `gorm:"not null"`
+	UntimedLaunches int `gorm:"not null"`
+	// Instructions is the warp instructions of every launch.
+	Instructions int64 `gorm:"not null"`
+	// Samples counts the representatives; SimulatedLaunches the launches
+	// to simulate, representatives and their warm-up each counted once,
+	// and SimulatedInstructions their warp instructions.
+	Samples               int   `gorm:"not null"`
+	SimulatedLaunches     int   `gorm:"not null"`
+	SimulatedInstructions int64 `gorm:"not null"`
+	// SimulatedFraction is SimulatedInstructions / Instructions (of
+	// launches when no launch counted instructions).
+	SimulatedFraction float64 `gorm:"not null"`
+
+	// Total is the basis summed over the launches planned by it (ns of
+	// measured time, or warp instructions); Estimate is the same total
+	// projected from the representatives alone, as a sampled run's would
+	// be. ExpectedError is the half-width of the 95 % confidence interval
+	// of the projected total relative to Total, and [CILow, CIHigh] that
+	// interval around Estimate.
+	Total         float64 `gorm:"not null"`
+	Estimate      float64 `gorm:"not null"`
+	ExpectedError float64 `gorm:"not null"`
+	CILow         float64 `gorm:"column:ci_low;not null"`
+	CIHigh        float64 `gorm:"column:ci_high;not null"`
+
+	CreatedAt time.Time
+
+	// Strata are the plan's strata, in plan order; not in the plan's row
+	// (a store reads them on their own).
+	Strata []SamplingStratum `gorm:"-"`
+}
+
+// SamplingStratum is a set of launches of one kernel that a few
+// representatives stand for.
+type SamplingStratum struct {
+	Name string
+	// Grid and Block are the launches' sizes; nil when they differ (a
+	// Sieve stratum holds every launch of a name).
+	Grid, Block *Dim3
+	// Size counts the launches; Members are their positions, ascending.
+	Size    int
+	Members []int32
+	// MeanDurationNs and CVDuration are the mean and coefficient of
+	// variation (standard deviation / mean) of the members' measured
+	// durations; nil when none was measured.
+	MeanDurationNs *float64
+	CVDuration     *float64
+	// MeanInstructions and CVInstructions are the same of their warp
+	// instruction counts.
+	MeanInstructions float64
+	CVInstructions   float64
+	Representatives  []SamplingRepresentative
+}
+
+// SamplingRepresentative is a launch to simulate, standing for Weight
+// launches of its stratum (its Size / its representatives).
+type SamplingRepresentative struct {
+	Launch       int // position in the trace's kernel list
+	KernelID     int
+	Context      *string
+	Weight       float64
+	DurationNs   *float64 // measured; nil when not
+	Instructions int64
+	// Warmup are the launches to simulate before it, oldest first: the
+	// ones just before it in its context.
+	Warmup []SamplingLaunch
+}
+
+// SamplingLaunch names a launch of a trace: its position and kernel id
+// (in the context of the representative it warms up).
+type SamplingLaunch struct {
+	Launch   int
+	KernelID int
+}
+
+// KernelRange is a contiguous run of kernel ids of one CUDA context to
+// trace: the NVBit tracer's DYNAMIC_KERNEL_LIMIT_START and
+// DYNAMIC_KERNEL_LIMIT_END (both inclusive).
+type KernelRange struct {
+	Context *string
+	// Start and End are the first and last kernel ids; FirstLaunch and
+	// LastLaunch their positions in the trace's kernel list.
+	Start, End              int
+	FirstLaunch, LastLaunch int
+	// Launches counts the range's launches; Representatives those of
+	// them that are representatives (the others warm up).
+	Launches        int
+	Representatives int
+}

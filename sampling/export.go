@@ -1,0 +1,125 @@
+package sampling
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// Tracing less next time: a plan names the few launches a trace needs
+// kernel traces of (its representatives and their warm-up), so the next
+// trace of the same program can hold only those, with the stats and real
+// timing of every launch. The Accel-Sim NVBit tracer (tracer_tool.so)
+// traces one contiguous range of kernel ids a run: it reads
+// DYNAMIC_KERNEL_LIMIT_START and DYNAMIC_KERNEL_LIMIT_END once, at start,
+// turns tracing on at the launch whose id is START and off after the one
+// whose id is END (ids count from 1; in 2025+ tracers, per CUDA context),
+// and, with TERMINATE_UPON_LIMIT=1, ends the program past END. It writes
+// every MemcpyHtoD line, traced range or not.
+
+// Ranges returns the kernel ids to trace for p: one range per run of
+// launches to simulate that are adjacent (consecutive kernel ids of one
+// context), in launch order.
+func Ranges(p Plan) []cascade.KernelRange {
+	type item struct {
+		launch, id int
+		ctx        *string
+		rep        bool
+	}
+	var items []item
+	for h := range p.Strata {
+		for _, r := range p.Strata[h].Representatives {
+			items = append(items, item{r.Launch, r.KernelID, r.Context, true})
+			for _, w := range r.Warmup {
+				items = append(items, item{w.Launch, w.KernelID, r.Context, false})
+			}
+		}
+	}
+	// By launch, representatives first: a launch both warms one up and
+	// represents counts as a representative, once.
+	slices.SortFunc(items, func(a, b item) int {
+		if c := cmp.Compare(a.launch, b.launch); c != 0 {
+			return c
+		}
+		if a.rep != b.rep {
+			if a.rep {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	items = slices.CompactFunc(items, func(a, b item) bool { return a.launch == b.launch })
+	var out []cascade.KernelRange
+	for _, it := range items {
+		reps := 0
+		if it.rep {
+			reps = 1
+		}
+		if n := len(out); n > 0 {
+			last := &out[n-1]
+			if cascade.Deref(last.Context) == cascade.Deref(it.ctx) && it.id == last.End+1 {
+				last.End, last.LastLaunch = it.id, it.launch
+				last.Launches++
+				last.Representatives += reps
+				continue
+			}
+		}
+		out = append(out, cascade.KernelRange{Context: it.ctx, Start: it.id, End: it.id,
+			FirstLaunch: it.launch, LastLaunch: it.launch, Launches: 1, Representatives: reps})
+	}
+	return out
+}
+
+// TraceList is p as a file a user keeps to trace less next time: a
+// comment saying what it is and how to use it, then one line per range
+// of Ranges setting the tracer's variables for one run of the program:
+//
+//	DYNAMIC_KERNEL_LIMIT_START=101 DYNAMIC_KERNEL_LIMIT_END=103 TERMINATE_UPON_LIMIT=1
+//
+// each after a comment naming the range's context and launches.
+func TraceList(p Plan) string {
+	ranges := Ranges(p)
+	launches := 0
+	for _, r := range ranges {
+		launches += r.Launches
+	}
+	var b strings.Builder
+	of := ""
+	if p.TraceID != "" {
+		of = " of trace " + p.TraceID
+	}
+	id := p.ID
+	if id == "" {
+		id = "(unsaved)"
+	}
+	fmt.Fprintf(&b, "# Cascade sampling plan %s%s: %s, error bound %.3g %% at 95 %% confidence, warm-up %d.\n",
+		id, of, p.Method, 100*p.ErrorBound, p.Warmup)
+	fmt.Fprintf(&b, "# %d representatives and %d warm-up launches of %d to trace (%.4g %% of the warp instructions), in %d ranges.\n",
+		p.Samples, launches-p.Samples, p.Launches, 100*p.SimulatedFraction, len(ranges))
+	b.WriteString(`#
+# Each line below is one run of the program under the Accel-Sim NVBit tracer
+# (LD_PRELOAD=.../tracer_tool.so): the tracer reads these variables once, at
+# start, and traces kernel ids START to END, both inclusive (ids count from 1,
+# per CUDA context in 2025+ tracers); TERMINATE_UPON_LIMIT=1 ends the program
+# after END. MemcpyHtoD lines are written whatever the range. For example:
+#   grep -v '^#' this-file | while read -r vars; do
+#     env $vars LD_PRELOAD=$TRACER ./program; done
+# Then upload one trace holding those kernel traces, every launch's stats
+# (the stats files of the full trace: an untraced launch counts no
+# instructions) and the measured timing of every launch (real_timing.json).
+`)
+	for _, r := range ranges {
+		ctx := ""
+		if r.Context != nil {
+			ctx = "context " + *r.Context + ", "
+		}
+		fmt.Fprintf(&b, "# %slaunches %d-%d: %d representative(s), %d warm-up\n",
+			ctx, r.FirstLaunch, r.LastLaunch, r.Representatives, r.Launches-r.Representatives)
+		fmt.Fprintf(&b, "DYNAMIC_KERNEL_LIMIT_START=%d DYNAMIC_KERNEL_LIMIT_END=%d TERMINATE_UPON_LIMIT=1\n", r.Start, r.End)
+	}
+	return b.String()
+}

@@ -1,0 +1,288 @@
+package sampling
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// Simulated is what simulating one launch gave: its cycles and its
+// per-kernel statistics (every launch's in the same order).
+type Simulated struct {
+	Cycles float64
+	Stats  []float64
+}
+
+// Projection is a plan's representatives' simulated results projected
+// onto every launch of the trace.
+type Projection struct {
+	// Cycles are the projected cycles of each launch, by position.
+	Cycles []float64
+	// Total is their sum, and [Low, High] its 95 % confidence interval;
+	// Error is the interval's half-width relative to Total.
+	Total     float64
+	Low, High float64
+	Error     float64
+	// Stats are the projected totals of the statistics; nil when the
+	// representatives gave none.
+	Stats []float64
+
+	stratumOf []int32     // per launch: its stratum
+	perCycle  [][]float64 // per stratum: each statistic per projected cycle
+	meanStats [][]float64 // per stratum: each statistic's mean (its cycles were 0)
+}
+
+// LaunchStats returns launch i's projected statistics (a new slice).
+func (pr *Projection) LaunchStats(i int) []float64 {
+	if pr.Stats == nil || i < 0 || i >= len(pr.stratumOf) {
+		return nil
+	}
+	h := pr.stratumOf[i]
+	out := make([]float64, len(pr.Stats))
+	for k := range out {
+		if pr.perCycle[h] != nil {
+			out[k] = pr.perCycle[h][k] * pr.Cycles[i]
+		} else {
+			out[k] = pr.meanStats[h][k]
+		}
+	}
+	return out
+}
+
+// Project projects the simulated results of a plan's representatives,
+// sim by launch position, onto every launch of in, the input the plan
+// was made from (its Members must be there, as a store reads them).
+//
+// Within a stratum, a launch's cycles are its basis value x (measured
+// duration on a DURATION stratum, else warp instructions) times the
+// stratum's ratio R = Σy/Σx over its simulated representatives: a ratio
+// estimator, which corrects for how far the representatives' x is from
+// their stratum's. A stratum whose representatives' x sum to 0, or an
+// empty in, takes their mean cycles ȳ for each launch. Statistics scale
+// with a launch's cycles.
+//
+// The interval is the stratified one: variance Σ_h T_h²·ρ_h²·(1 − m_h/N_h)/m_h
+// over strata of N_h launches, m_h of them simulated, projected total
+// T_h, where ρ_h² is the relative variance of y/x (of y for ȳ) among the
+// stratum's simulated launches when it has two or more. A stratum of one
+// simulated launch takes the pooled relative variance of every simulated
+// launch's y/x against its kernel name's Σy/Σx (the simulator's spread
+// around the measured basis, which STEM's tight clusters leave to one
+// launch a cluster), and one of more takes at least that; when nothing
+// simulated measures it (no kernel name with two simulated launches),
+// the stratum's coefficient of variation of the basis in the plan stands
+// in. A representative sim lacks is left out (m_h
+// counts those simulated); a stratum with none is an error.
+func Project(p Plan, in Input, sim map[int]Simulated) (Projection, error) {
+	pr := Projection{Cycles: make([]float64, p.Launches), stratumOf: make([]int32, p.Launches)}
+	ratioMode := len(in.Launches) > 0
+	if ratioMode && len(in.Launches) != p.Launches {
+		return pr, fmt.Errorf("project: the input has %d launches, the plan %d", len(in.Launches), p.Launches)
+	}
+	nStats := -1
+	type stratumFit struct {
+		m        int
+		sy, sx   float64 // of the simulated representatives
+		ratio    bool    // y = R·x, else y = ȳ
+		own      float64 // relative variance among its simulated launches; NaN with < 2
+		name     string
+		byDur    bool // x is the measured duration, else instructions
+		prior    float64
+		projTot  float64
+		size     int
+		statSums []float64
+	}
+	fits := make([]stratumFit, len(p.Strata))
+	for h := range p.Strata {
+		st := &p.Strata[h]
+		f := &fits[h]
+		f.name, f.size = st.Name, len(st.Members)
+		f.byDur = p.Basis == cascade.BasisDuration && st.MeanDurationNs != nil
+		f.prior = st.CVInstructions
+		if f.byDur && st.CVDuration != nil {
+			f.prior = *st.CVDuration
+		}
+		x := func(i int) float64 { return basisValue(in, i, f.byDur) }
+		for _, r := range st.Representatives {
+			s, ok := sim[r.Launch]
+			if !ok {
+				continue
+			}
+			if r.Launch < 0 || r.Launch >= p.Launches {
+				return pr, fmt.Errorf("project: representative %d is not a launch of the plan", r.Launch)
+			}
+			if nStats < 0 {
+				nStats = len(s.Stats)
+			} else if len(s.Stats) != nStats {
+				return pr, fmt.Errorf("project: launch %d has %d statistics, others %d", r.Launch, len(s.Stats), nStats)
+			}
+			if f.statSums == nil && nStats > 0 {
+				f.statSums = make([]float64, nStats)
+			}
+			for k, v := range s.Stats {
+				f.statSums[k] += v
+			}
+			f.m++
+			f.sy += s.Cycles
+			f.sx += x(r.Launch)
+		}
+		if f.m == 0 {
+			return pr, fmt.Errorf("project: stratum %d (%s, %d launches): none of its %d representatives was simulated",
+				h, st.Name, len(st.Members), len(st.Representatives))
+		}
+		f.ratio = ratioMode && f.sx > 0
+		sumX := 0.0
+		for _, i := range st.Members {
+			if int(i) >= p.Launches {
+				return pr, fmt.Errorf("project: stratum %d: launch %d is not a launch of the plan", h, i)
+			}
+			pr.stratumOf[i] = int32(h)
+			if f.ratio {
+				xi := x(int(i))
+				sumX += xi
+				pr.Cycles[i] = f.sy / f.sx * xi
+			} else {
+				pr.Cycles[i] = f.sy / float64(f.m)
+			}
+		}
+		if f.ratio {
+			f.projTot = f.sy / f.sx * sumX
+		} else {
+			f.projTot = f.sy / float64(f.m) * float64(len(st.Members))
+		}
+		pr.Total += f.projTot
+		// The relative variance among the stratum's simulated launches.
+		f.own = math.NaN()
+		if f.m >= 2 {
+			center := f.sy / float64(f.m)
+			if f.ratio {
+				center = f.sy / f.sx
+			}
+			ss := 0.0
+			for _, r := range st.Representatives {
+				s, ok := sim[r.Launch]
+				if !ok || center == 0 {
+					continue
+				}
+				v := s.Cycles
+				if f.ratio {
+					if xr := x(r.Launch); xr > 0 {
+						v /= xr
+					} else {
+						continue
+					}
+				}
+				d := v/center - 1
+				ss += d * d
+			}
+			f.own = ss / float64(f.m-1)
+		}
+	}
+
+	// Pooled: each simulated launch's ratio against its kernel name's.
+	pooled := math.NaN()
+	if ratioMode {
+		type nameSums struct{ sy, sx float64 }
+		byName := map[string]*nameSums{}
+		for h := range p.Strata {
+			if f := &fits[h]; f.ratio {
+				ns := byName[f.name]
+				if ns == nil {
+					ns = &nameSums{}
+					byName[f.name] = ns
+				}
+				ns.sy += f.sy
+				ns.sx += f.sx
+			}
+		}
+		ss, df := 0.0, 0
+		count := map[string]int{}
+		for h := range p.Strata {
+			f := &fits[h]
+			if !f.ratio {
+				continue
+			}
+			ns := byName[f.name]
+			center := ns.sy / ns.sx
+			for _, r := range p.Strata[h].Representatives {
+				s, ok := sim[r.Launch]
+				if !ok || center == 0 {
+					continue
+				}
+				xr := basisValue(in, r.Launch, f.byDur)
+				if xr <= 0 {
+					continue
+				}
+				d := s.Cycles/xr/center - 1
+				ss += d * d
+				count[f.name]++
+			}
+		}
+		for _, n := range count {
+			df += n - 1
+		}
+		if df > 0 {
+			pooled = ss / float64(df)
+		}
+	}
+
+	variance := 0.0
+	pr.perCycle = make([][]float64, len(p.Strata))
+	pr.meanStats = make([][]float64, len(p.Strata))
+	if nStats > 0 {
+		pr.Stats = make([]float64, nStats)
+	}
+	for h := range fits {
+		f := &fits[h]
+		rho2 := math.NaN()
+		if !math.IsNaN(f.own) {
+			rho2 = f.own
+		}
+		if f.ratio && !math.IsNaN(pooled) && !(rho2 >= pooled) {
+			rho2 = pooled // none of its own, or less than the pooled one
+		}
+		if math.IsNaN(rho2) {
+			rho2 = f.prior * f.prior
+		}
+		n, size := float64(f.m), float64(f.size)
+		if size > n {
+			variance += f.projTot * f.projTot * rho2 * (1 - n/size) / n
+		}
+		if nStats > 0 {
+			if f.sy != 0 {
+				pc := make([]float64, nStats)
+				for k := range pc {
+					pc[k] = f.statSums[k] / f.sy
+					pr.Stats[k] += pc[k] * f.projTot
+				}
+				pr.perCycle[h] = pc
+			} else {
+				ms := make([]float64, nStats)
+				for k := range ms {
+					ms[k] = f.statSums[k] / n
+					pr.Stats[k] += ms[k] * size
+				}
+				pr.meanStats[h] = ms
+			}
+		}
+	}
+	half := z95 * math.Sqrt(variance)
+	pr.Low, pr.High = pr.Total-half, pr.Total+half
+	if pr.Total != 0 {
+		pr.Error = half / math.Abs(pr.Total)
+	}
+	return pr, nil
+}
+
+// basisValue is launch i's x in a projection: its measured duration, or
+// its warp instructions; 0 without an input.
+func basisValue(in Input, i int, byDuration bool) float64 {
+	if len(in.Launches) == 0 {
+		return 0
+	}
+	if byDuration {
+		return in.Launches[i].DurationNs
+	}
+	return float64(in.Launches[i].instructions())
+}

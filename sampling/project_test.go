@@ -1,0 +1,190 @@
+package sampling_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/sampling"
+)
+
+// simulate gives each launch's "simulated" cycles: its basis value
+// (duration, or instructions without one) times its kernel's factor, off
+// by noise (a relative standard deviation), as a simulator's per-launch
+// error would be; stats are 2 and 0.5 per cycle.
+func simulate(in sampling.Input, factor map[string]float64, noise float64, rng interface{ NormFloat64() float64 }) []sampling.Simulated {
+	out := make([]sampling.Simulated, len(in.Launches))
+	for i, l := range in.Launches {
+		x := l.DurationNs
+		if x == 0 {
+			x = float64(l.WarpInstructions)
+		}
+		y := x * factor[l.Name] * (1 + noise*rng.NormFloat64())
+		out[i] = sampling.Simulated{Cycles: y, Stats: []float64{2 * y, 0.5 * y}}
+	}
+	return out
+}
+
+// ofRepresentatives keeps the simulated results of p's representatives.
+func ofRepresentatives(p sampling.Plan, all []sampling.Simulated) map[int]sampling.Simulated {
+	sim := map[int]sampling.Simulated{}
+	for _, s := range p.Strata {
+		for _, r := range s.Representatives {
+			sim[r.Launch] = all[r.Launch]
+		}
+	}
+	return sim
+}
+
+// TestProjectExact: simulated cycles proportional to the basis project
+// every launch exactly, with an interval of no width; statistics follow.
+func TestProjectExact(t *testing.T) {
+	for _, tt := range []struct {
+		m     sampling.Method
+		timed bool // the basis: durations, else instructions
+	}{{sampling.STEM{}, true}, {sampling.Sieve{}, false}} {
+		in := llmTrace(newRand(9), 5000, 8, tt.timed)
+		factor := map[string]float64{}
+		for i, l := range in.Launches {
+			factor[l.Name] = 1 + float64(i%7)
+		}
+		all := simulate(in, factor, 0, newRand(1))
+		p, err := tt.m.Plan(in, sampling.Target{Error: 0.05})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := sampling.Project(p, in, ofRepresentatives(p, all))
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := 0.0
+		for i, s := range all {
+			total += s.Cycles
+			if math.Abs(pr.Cycles[i]-s.Cycles) > 1e-9*s.Cycles {
+				t.Fatalf("%s: launch %d projected %g cycles, simulated %g", p.Method, i, pr.Cycles[i], s.Cycles)
+			}
+			if st := pr.LaunchStats(i); math.Abs(st[0]-2*s.Cycles) > 1e-9*s.Cycles || math.Abs(st[1]-0.5*s.Cycles) > 1e-9*s.Cycles {
+				t.Fatalf("%s: launch %d stats %v, want %g, %g", p.Method, i, st, 2*s.Cycles, 0.5*s.Cycles)
+			}
+		}
+		if math.Abs(pr.Total-total) > 1e-9*total || pr.High-pr.Low > 1e-6*total || pr.Error > 1e-6 {
+			t.Fatalf("%s: total %g in [%g, %g], want %g exactly", p.Method, pr.Total, pr.Low, pr.High, total)
+		}
+		if math.Abs(pr.Stats[0]-2*total) > 1e-9*total || math.Abs(pr.Stats[1]-0.5*total) > 1e-9*total {
+			t.Fatalf("%s: stat totals %v, want %g, %g", p.Method, pr.Stats, 2*total, 0.5*total)
+		}
+	}
+}
+
+// TestProjectByHand: a plan of two strata, worked out by hand: the ratio
+// estimator, the mean without an input, and the interval.
+func TestProjectByHand(t *testing.T) {
+	in := input(counted("a", 8, 100, 200, 300), counted("b", 8, 1000))
+	p := sampling.Plan{Method: cascade.SamplingSieve, Basis: cascade.BasisInstructions, Launches: 4, Strata: []cascade.SamplingStratum{
+		{Name: "a", Size: 3, Members: []int32{0, 1, 2}, CVInstructions: 0.5,
+			Representatives: []cascade.SamplingRepresentative{{Launch: 1, Weight: 3}}},
+		{Name: "b", Size: 1, Members: []int32{3},
+			Representatives: []cascade.SamplingRepresentative{{Launch: 3, Weight: 1}}},
+	}}
+	sim := map[int]sampling.Simulated{1: {Cycles: 400}, 3: {Cycles: 50}}
+	pr, err := sampling.Project(p, in, sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a: R = 400/200 = 2, so 200, 400, 600; b: 50. No stratum has two
+	// simulated launches, nor a name: a's spread is its plan's CV, 0.5:
+	// variance 1200²·0.25·(1 − 1/3)/1.
+	if want := []float64{200, 400, 600, 50}; !equal(pr.Cycles, want) || pr.Total != 1250 {
+		t.Fatalf("cycles %v, total %g; want %v, 1250", pr.Cycles, pr.Total, want)
+	}
+	half := 1.959963984540054 * math.Sqrt(1200*1200*0.25*2/3)
+	if math.Abs(pr.High-1250-half) > 1e-9 || math.Abs(1250-pr.Low-half) > 1e-9 || pr.Stats != nil {
+		t.Fatalf("interval [%g, %g], want 1250 ± %g", pr.Low, pr.High, half)
+	}
+
+	// Without the input: each launch its stratum's mean, 400 and 50.
+	pr, err = sampling.Project(p, sampling.Input{}, sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{400, 400, 400, 50}; !equal(pr.Cycles, want) || pr.Total != 1250 {
+		t.Fatalf("without the input: cycles %v, total %g; want %v, 1250", pr.Cycles, pr.Total, want)
+	}
+
+	// A stratum none of whose representatives was simulated.
+	if _, err := sampling.Project(p, in, map[int]sampling.Simulated{1: {Cycles: 400}}); err == nil {
+		t.Fatal("projected with b's representative missing")
+	}
+	// Statistics of different lengths.
+	if _, err := sampling.Project(p, in, map[int]sampling.Simulated{1: {Cycles: 1, Stats: []float64{1}}, 3: {Cycles: 1}}); err == nil {
+		t.Fatal("projected statistics of different lengths")
+	}
+}
+
+func equal(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > 1e-9*math.Abs(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestCoverage: over 200 random traces (a fixed seed), simulated with a
+// per-launch error of 10 % around each kernel's own ratio to the basis,
+// the projected total's 95 % interval holds the total of every launch's
+// simulated cycles at least 90 % of the time, and is not vacuously wide;
+// the plan's own interval holds the measured total as often.
+func TestCoverage(t *testing.T) {
+	const draws = 200
+	rng := newRand(2025)
+	for _, tt := range []struct {
+		method sampling.Method
+		timed  bool
+	}{{sampling.STEM{}, true}, {sampling.Sieve{}, false}} {
+		covered, planCovered := 0, 0
+		sumErr, sumSq := 0.0, 0.0
+		for range draws {
+			in := llmTrace(rng, 3000, 6, tt.timed)
+			factor := map[string]float64{}
+			for _, l := range in.Launches {
+				if _, ok := factor[l.Name]; !ok {
+					factor[l.Name] = 0.5 + rng.Float64()
+				}
+			}
+			all := simulate(in, factor, 0.1, rng)
+			p, err := tt.method.Plan(in, sampling.Target{Error: 0.05})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr, err := sampling.Project(p, in, ofRepresentatives(p, all))
+			if err != nil {
+				t.Fatal(err)
+			}
+			truth := 0.0
+			for _, s := range all {
+				truth += s.Cycles
+			}
+			if pr.Low <= truth && truth <= pr.High {
+				covered++
+			}
+			if p.CILow <= p.Total && p.Total <= p.CIHigh {
+				planCovered++
+			}
+			sumErr += pr.Error
+			off := (pr.Total - truth) / truth
+			sumSq += off * off
+		}
+		rms, width := math.Sqrt(sumSq/draws), sumErr/draws
+		t.Logf("%T: covered %d of %d, plan's interval %d; mean half-width %.3g %%, rms error %.3g %%", tt.method, covered, draws, planCovered, 100*width, 100*rms)
+		if covered < draws*9/10 || planCovered < draws*9/10 {
+			t.Fatalf("%T: the interval holds the total %d times of %d, the plan's %d: want at least 90 %%", tt.method, covered, draws, planCovered)
+		}
+		if width > 4*1.96*rms {
+			t.Fatalf("%T: mean half-width %.3g %% for an rms error of %.3g %%: vacuously wide", tt.method, 100*width, 100*rms)
+		}
+	}
+}

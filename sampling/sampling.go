@@ -1,0 +1,166 @@
+package sampling
+
+import (
+	"math"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// Plan is a sampling plan: its strata, their representatives and the
+// figures of the whole (see cascade.SamplingPlan). A Method fills every
+// field but the stored ones (ID, Seq, TraceID, CreatedAt).
+type Plan = cascade.SamplingPlan
+
+// Method makes sampling plans. STEM and Sieve are the methods.
+type Method interface {
+	// Plan plans the sampled simulation of in's launches to meet target.
+	// An input or target it cannot plan for is a BAD_USER_INPUT
+	// *cascade.Error.
+	Plan(in Input, target Target) (Plan, error)
+}
+
+// Launch is one kernel launch as planning sees it.
+type Launch struct {
+	KernelID int
+	Context  string // "" for a single-context trace
+	Name     string
+	Grid     cascade.Dim3
+	Block    cascade.Dim3
+	// WarpInstructions is the tracer's instruction count (total_insts):
+	// one for each instruction a warp executed.
+	WarpInstructions int64
+	// DurationNs is the measured duration; 0 when the launch has none (a
+	// measured duration is > 0).
+	DurationNs float64
+}
+
+// Timed reports whether the launch has a measured duration.
+func (l *Launch) Timed() bool { return l.DurationNs > 0 && !math.IsInf(l.DurationNs, 1) }
+
+// instructions is the launch's warp instructions, 0 for a count below 0.
+func (l *Launch) instructions() int64 { return max(l.WarpInstructions, 0) }
+
+// Input is what a plan is made from: a trace's launches in order. A
+// launch's index in Launches is its position in the trace's kernel list
+// (cascade.Kernel.Seq), and plans name launches by it.
+type Input struct {
+	Launches []Launch
+}
+
+// HasTiming reports whether any launch has a measured duration.
+func (in Input) HasTiming() bool {
+	for i := range in.Launches {
+		if in.Launches[i].Timed() {
+			return true
+		}
+	}
+	return false
+}
+
+// Target is what a plan aims for: a relative error bound of the projected
+// total, or a budget of warp instructions to simulate. The zero Target is
+// DefaultError.
+type Target struct {
+	// Error is the relative error (0.01 for 1 %) the projected total may
+	// be off by at 95 % confidence; 0 for DefaultError.
+	Error float64
+	// Instructions, when > 0, is a budget of warp instructions to
+	// simulate, warm-up included: the plan then has the smallest error
+	// bound whose plan fits it. It excludes Error.
+	Instructions int64
+}
+
+// Planning's constants.
+const (
+	// DefaultError is the error bound of the zero Target: 1 %.
+	DefaultError = 0.01
+	// MinError is the smallest error bound a budget searches down to.
+	MinError = 1e-4
+	// DefaultWarmup is how many launches warm up each representative
+	// when a method's Warmup is 0; NoWarmup asks for none, and MaxWarmup
+	// is the most a method takes.
+	DefaultWarmup = 1
+	NoWarmup      = -1
+	MaxWarmup     = 64
+	// z95 is the standard normal quantile of a two-sided 95 % interval.
+	z95 = 1.959963984540054
+)
+
+// Check returns the BAD_USER_INPUT error of a target no method takes,
+// nil for one they do: a caller may check before reading a trace.
+func (t Target) Check() error {
+	_, err := t.errorBound()
+	return err
+}
+
+// errorBound checks t and returns the error bound it asks for (0 under
+// a budget).
+func (t Target) errorBound() (float64, error) {
+	switch {
+	case t.Instructions < 0:
+		return 0, cascade.Errorf(cascade.EINVALID, "target: instructions must be > 0, got %d", t.Instructions)
+	case t.Instructions > 0 && t.Error != 0:
+		return 0, cascade.Errorf(cascade.EINVALID, "target: give an error bound or a budget of instructions, not both")
+	case t.Instructions > 0:
+		return 0, nil
+	case t.Error == 0:
+		return DefaultError, nil
+	case !(t.Error > 0 && t.Error < 1):
+		return 0, cascade.Errorf(cascade.EINVALID, "target: error must be > 0 and < 1 (0.01 is 1 %%), got %g", t.Error)
+	}
+	return t.Error, nil
+}
+
+// warmupCount is the warm-up a method's Warmup field asks for.
+func warmupCount(w int) (int, error) {
+	switch {
+	case w == 0:
+		return DefaultWarmup, nil
+	case w == NoWarmup:
+		return 0, nil
+	case w < 0 || w > MaxWarmup:
+		return 0, cascade.Errorf(cascade.EINVALID, "warmup: must be 0 to %d launches, got %d", MaxWarmup, w)
+	}
+	return w, nil
+}
+
+// Default is the method for in: STEM when a launch has a measured
+// duration, else Sieve, each with its default parameters.
+func Default(in Input) Method {
+	if in.HasTiming() {
+		return STEM{}
+	}
+	return Sieve{}
+}
+
+// New returns the method m (Default's for "") with warmup launches before
+// each representative: 0 for none.
+func New(m cascade.SamplingMethod, in Input, warmup int) (Method, error) {
+	if warmup < 0 || warmup > MaxWarmup {
+		return nil, cascade.Errorf(cascade.EINVALID, "warmup: must be 0 to %d launches, got %d", MaxWarmup, warmup)
+	}
+	if warmup == 0 {
+		warmup = NoWarmup
+	}
+	if m == "" {
+		m = MethodOf(Default(in))
+	}
+	switch m {
+	case cascade.SamplingSTEM:
+		return STEM{Warmup: warmup}, nil
+	case cascade.SamplingSieve:
+		return Sieve{Warmup: warmup}, nil
+	}
+	return nil, cascade.Errorf(cascade.EINVALID, "method: unknown sampling method %q (want STEM or SIEVE)", m)
+}
+
+// MethodOf is the name of a method of this package; "" for another.
+func MethodOf(m Method) cascade.SamplingMethod {
+	switch m.(type) {
+	case STEM, *STEM:
+		return cascade.SamplingSTEM
+	case Sieve, *Sieve:
+		return cascade.SamplingSieve
+	}
+	return ""
+}
