@@ -1,0 +1,174 @@
+// The verdict on a finished simulation: success, or how it failed (its
+// class and the decisive line of the log).
+
+package simlog
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// Outcome judges the run once the simulator has exited; call it after the
+// last line. Success needs the exit-detected line, a clean exit and a
+// complete result for every expected kernel: Accel-Sim exits 0 after an
+// unsupported binary version and after its cycle limit, so the exit status
+// alone proves nothing. Partial results stay available from Kernels.
+func (p *Parser) Outcome(exit Exit) Outcome {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	o := p.outcome(exit)
+	p.last = &o
+	return o
+}
+
+// Judged returns the Outcome last returned by [Parser.Outcome]; ok is
+// false before the first call. Whoever records a run's end reads its
+// failure class and decisive line here, whichever executor judged it.
+func (p *Parser) Judged() (o Outcome, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.last == nil {
+		return Outcome{}, false
+	}
+	return *p.last, true
+}
+
+func (p *Parser) outcome(exit Exit) Outcome {
+	if len(p.partial) > 0 {
+		p.line(string(p.partial))
+		p.partial = nil
+	}
+	p.commit()
+	if p.stats != nil {
+		p.stats.Finish()
+		p.takeStats()
+	}
+
+	done := p.done()
+	after := fmt.Sprintf("after %d of %d kernels", done, p.expected)
+	fail := func(f Failure, format string, args ...any) Outcome {
+		o := Outcome{Failure: f, Reason: fmt.Sprintf(format, args...)}
+		o.Class, o.Line = p.classify(f, exit)
+		return o
+	}
+	switch {
+	case p.deadlock != "":
+		return fail(FailureDeadlock, "deadlock %s%s: %s", p.running(), after, p.deadlock)
+	case exit.OOM || exit.TimeLimit:
+		reason := fmt.Sprintf("simulator %s %s%s", exit, p.running(), after)
+		if p.errLine != "" {
+			reason += ": " + p.errLine
+		}
+		return fail(FailureCrash, "%s", reason)
+	case p.unsupported != "":
+		reason := fmt.Sprintf("%s%s (the simulator exits 0 after it), %s", p.unsupported, p.processing(), after)
+		if strings.HasSuffix(p.unsupported, ": 0") {
+			reason += "; version 0 means the trace header could not be read"
+			if p.errLine != "" {
+				reason += ": " + p.errLine
+			}
+		}
+		return fail(FailureUnsupportedBinary, "%s", reason)
+	case p.limitHit:
+		return fail(FailureLimit, "stopped at the simulator's maximum cycles or instructions %s%s", p.running(), after)
+	case strings.Contains(p.errLine, unsupportedFileType):
+		return fail(FailureTraceFormat, "the simulator does not read this trace's file type: it stopped%s with %q (%s) %s", p.processing(), p.errLine, exit, after)
+	case !exit.OK():
+		reason := fmt.Sprintf("simulator %s %s", exit, after)
+		if p.errLine != "" {
+			reason += ": " + p.errLine
+		}
+		return fail(FailureCrash, "%s", reason)
+	case !p.exitDetected:
+		return fail(FailureNoExit, "simulator exited 0 without %q, %s", logExit, after)
+	case done < p.expected:
+		return fail(FailureMissingKernels, "simulator finished but reported %d of %d kernels%s", done, p.expected, p.missing())
+	}
+	return Outcome{Succeeded: true}
+}
+
+// classify gives a failure its class and decisive line: from what the
+// log says when it says why, else from how the process ended.
+func (p *Parser) classify(f Failure, exit Exit) (cascade.FailureClass, string) {
+	line := p.errLine
+	has := func(subs ...string) bool {
+		for _, s := range subs {
+			if strings.Contains(line, s) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case f == FailureDeadlock:
+		return cascade.FailureDeadlock, p.deadlock
+	case exit.OOM:
+		return cascade.FailureOutOfMemory, line
+	case exit.TimeLimit:
+		return cascade.FailureTimeLimit, line
+	case f == FailureUnsupportedBinary && strings.HasSuffix(p.unsupported, ": 0") && has("No such file or directory"):
+		return cascade.FailureMissingTrace, line
+	case f == FailureUnsupportedBinary:
+		return cascade.FailureUnsupportedBinary, p.unsupported
+	case f == FailureLimit:
+		return cascade.FailureCycleLimit, logLimit
+	case f == FailureTraceFormat:
+		return cascade.FailureUnsupportedTrace, line
+	case has("Unknown Option"):
+		return cascade.FailureBadConfig, line
+	case has("std::bad_alloc", "Cannot allocate memory", "out of memory"):
+		return cascade.FailureOutOfMemory, line
+	case has("Assertion"):
+		return cascade.FailureAssertion, line
+	case strings.HasPrefix(exit.Signal, "segmentation fault") || has("Segmentation fault"):
+		return cascade.FailureSegfault, line
+	}
+	return cascade.FailureOther, line
+}
+
+// running names the kernel that was running: the last launched one without a
+// complete result.
+func (p *Parser) running() string {
+	for i := len(p.launched) - 1; i >= 0; i-- {
+		uid := p.launched[i]
+		if j, ok := p.byUID[uid]; ok && !p.results[j].Truncated {
+			continue
+		}
+		s := fmt.Sprintf("in kernel uid %d", uid)
+		if uid >= 1 && uid <= len(p.processed) {
+			s += " (" + filepath.Base(p.processed[uid-1]) + ")"
+		}
+		return s + " "
+	}
+	return ""
+}
+
+// processing names the last trace the simulator began to read.
+func (p *Parser) processing() string {
+	if len(p.processed) == 0 {
+		return ""
+	}
+	return " in " + filepath.Base(p.processed[len(p.processed)-1])
+}
+
+// missing lists up to five processed traces that have no result.
+func (p *Parser) missing() string {
+	var names []string
+	for i, path := range p.processed {
+		if !p.hasResult(i + 1) {
+			names = append(names, filepath.Base(path))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	more := ""
+	if len(names) > 5 {
+		more = fmt.Sprintf(" and %d more", len(names)-5)
+		names = names[:5]
+	}
+	return "; missing: " + strings.Join(names, ", ") + more
+}
