@@ -1,0 +1,245 @@
+package runs
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// ConfigComparison is how the runs of one trace under one config did: the
+// figures of its latest succeeded run, and how many runs there are in
+// each state, so that a figure always says how many runs it stands for.
+type ConfigComparison struct {
+	SimConfig string
+	// Run is the latest succeeded run (by launch order), whose figures
+	// these are; nil when none has succeeded.
+	Run *cascade.Run
+	// Comparison is Run's comparison with the trace's measured times; nil
+	// without Run or without usable real timing.
+	Comparison *cascade.RunComparison
+	// Runs counts every run of the trace under the config; the others
+	// count those in one state.
+	Runs, Succeeded, Failed, Cancelled, Running, Queued int
+}
+
+// ConfigKernelErrors is one traced kernel's error under each config of a
+// trace's comparison: Errors[i] is the ErrorPct of the kernel in the run
+// of the comparison's i-th config, nil when that config has no succeeded
+// run, did not simulate the kernel, or could not compare it.
+type ConfigKernelErrors struct {
+	Seq      int // 0-based position in the aligned list: its cursor
+	KernelID int
+	Context  *string
+	Name     string
+	Errors   []*float64
+}
+
+// ConfigComparison compares the runs of a trace config by config, configs
+// in name order, one entry for each config with any run of the trace.
+// Each config's figures are those of its latest succeeded run, computed
+// by [Manager.Results] (cached); failed, cancelled, running and queued runs
+// are counted, never averaged in.
+func (m *Manager) ConfigComparison(ctx context.Context, traceID string) ([]ConfigComparison, error) {
+	out, _, err := m.configComparison(ctx, traceID)
+	return out, err
+}
+
+// configComparison is ConfigComparison with the results of each config's
+// run (zero without one), in the same order.
+func (m *Manager) configComparison(ctx context.Context, traceID string) ([]ConfigComparison, []Results, error) {
+	rs, err := m.cfg.Store.TraceRuns(ctx, traceID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("config comparison of %s: %w", traceID, err)
+	}
+	by := map[string]*ConfigComparison{}
+	var names []string
+	for _, r := range rs {
+		c := by[r.SimConfig]
+		if c == nil {
+			c = &ConfigComparison{SimConfig: r.SimConfig}
+			by[r.SimConfig] = c
+			names = append(names, r.SimConfig)
+		}
+		c.Runs++
+		switch r.State {
+		case cascade.RunSucceeded:
+			c.Succeeded++
+			if c.Run == nil || r.Seq > c.Run.Seq {
+				c.Run = &r
+			}
+		case cascade.RunFailed:
+			c.Failed++
+		case cascade.RunCancelled:
+			c.Cancelled++
+		case cascade.RunRunning:
+			c.Running++
+		case cascade.RunQueued:
+			c.Queued++
+		}
+	}
+	slices.Sort(names)
+	out := make([]ConfigComparison, len(names))
+	results := make([]Results, len(names))
+	for i, name := range names {
+		c := by[name]
+		if c.Run != nil {
+			res, err := m.Results(ctx, *c.Run)
+			if err != nil {
+				return nil, nil, fmt.Errorf("config comparison of %s: results of %s: %w", traceID, c.Run.ID, err)
+			}
+			c.Comparison, results[i] = res.Comparison, res
+		}
+		out[i] = *c
+	}
+	return out, results, nil
+}
+
+// ConfigComparisonKernels is a page of a trace's kernels, each with its
+// error under each config of [Manager.ConfigComparison], in that order.
+// The kernels are those any config's run compared or simulated, by kernel
+// id and context; p.After is the cursor ([cascade.Cursor]) of a kernel's
+// Seq. The aligned list is kept for the last few versions of the runs it
+// joins, so paging through a large trace joins it once.
+func (m *Manager) ConfigComparisonKernels(ctx context.Context, traceID string, p cascade.Page) ([]ConfigComparison, cascade.PageOf[ConfigKernelErrors], error) {
+	var page cascade.PageOf[ConfigKernelErrors]
+	limit, err := p.Limit()
+	if err != nil {
+		return nil, page, err
+	}
+	after, hasAfter, err := cascade.ParseCursor(p.After)
+	if err != nil {
+		return nil, page, err
+	}
+	cs, results, err := m.configComparison(ctx, traceID)
+	if err != nil {
+		return nil, page, err
+	}
+	t, err := m.cfg.Store.Trace(ctx, traceID)
+	if err != nil {
+		return nil, page, err
+	}
+	// A run's results change with its row or its trace's (see Results).
+	var key strings.Builder
+	fmt.Fprint(&key, traceID, "@", t.UpdatedAt.UnixNano())
+	for _, c := range cs {
+		if c.Run != nil {
+			fmt.Fprint(&key, "|", c.Run.ID, "@", c.Run.UpdatedAt.UnixNano())
+		} else {
+			fmt.Fprint(&key, "|", c.SimConfig, "-")
+		}
+	}
+	aligned := m.aligned.getOrPut(key.String(), func() []ConfigKernelErrors { return alignKernels(results) })
+	start := 0
+	if hasAfter {
+		start = int(min(max(after+1, 0), int64(len(aligned))))
+	}
+	end := min(start+limit, len(aligned))
+	page.Items, page.HasNext = aligned[start:end], end < len(aligned)
+	if p.Count {
+		page.Total = int64(len(aligned))
+	}
+	return cs, page, nil
+}
+
+// maxCachedAligned bounds the aligned kernel lists kept.
+const maxCachedAligned = 8
+
+// alignKernels joins the kernels of each config's results by kernel id and
+// context, ordered by them.
+func alignKernels(results []Results) []ConfigKernelErrors {
+	type ref struct {
+		id  int
+		ctx string
+	}
+	at := map[ref]int{}
+	var out []ConfigKernelErrors
+	for i, res := range results {
+		for _, k := range res.Kernels {
+			if k.KernelID == nil {
+				continue
+			}
+			r := ref{*k.KernelID, cascade.Deref(k.Context)}
+			j, ok := at[r]
+			if !ok {
+				j = len(out)
+				at[r] = j
+				out = append(out, ConfigKernelErrors{KernelID: r.id, Context: k.Context, Name: k.Name, Errors: make([]*float64, len(results))})
+			}
+			if k.ErrorPct != nil {
+				out[j].Errors[i] = k.ErrorPct
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b ConfigKernelErrors) int {
+		return cmp.Or(cmp.Compare(a.KernelID, b.KernelID), cmp.Compare(cascade.Deref(a.Context), cascade.Deref(b.Context)))
+	})
+	for i := range out {
+		out[i].Seq = i
+	}
+	return out
+}
+
+// SweepCell is one trace under one config of a sweep: its run there (a
+// sweep launches one), and that run's comparison when it succeeded.
+// Succeeded of Runs says how many runs the figures stand for: a cell whose
+// run failed or is gone is "0 of 1", with no figures.
+type SweepCell struct {
+	TraceID, SimConfig string
+	Run                *cascade.Run // nil when the run is gone
+	Runs, Succeeded    int
+	Comparison         *cascade.RunComparison // nil unless the run succeeded and was compared
+}
+
+// SweepGrid is a sweep's cells, trace by trace in the sweep's order, each
+// trace's configs in the sweep's order. A succeeded run's figures come
+// from [Manager.Results].
+func (m *Manager) SweepGrid(ctx context.Context, id string) ([]SweepCell, error) {
+	s, err := m.cfg.Store.Sweep(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := m.cfg.Store.SweepRuns(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("grid of sweep %s: %w", id, err)
+	}
+	type cell struct{ trace, config string }
+	latest := map[cell]cascade.Run{}
+	count := map[cell][2]int{} // runs, succeeded
+	for _, r := range rs {
+		k := cell{r.TraceID, r.SimConfig}
+		n := count[k]
+		n[0]++
+		if r.State == cascade.RunSucceeded {
+			n[1]++
+		}
+		count[k] = n
+		if l, ok := latest[k]; !ok || r.Seq > l.Seq {
+			latest[k] = r
+		}
+	}
+	out := make([]SweepCell, 0, len(s.TraceIDs)*len(s.SimConfigs))
+	for _, tr := range s.TraceIDs {
+		for _, cfg := range s.SimConfigs {
+			k := cell{tr, cfg}
+			c := SweepCell{TraceID: tr, SimConfig: cfg, Runs: count[k][0], Succeeded: count[k][1]}
+			if r, ok := latest[k]; ok {
+				c.Run = &r
+				if r.State == cascade.RunSucceeded {
+					res, err := m.Results(ctx, r)
+					if err != nil {
+						return nil, fmt.Errorf("grid of sweep %s: results of %s: %w", id, r.ID, err)
+					}
+					c.Comparison = res.Comparison
+				}
+			} else {
+				c.Runs = 1 // the sweep launched one; it is gone with its trace
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
