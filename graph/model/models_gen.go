@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/runs"
 )
 
 // Which build of Cascade answers: as cascade --version and /healthz say.
@@ -22,6 +23,20 @@ type Build struct {
 	Date *time.Time `json:"date,omitempty"`
 	// Built from a checkout with uncommitted changes.
 	Modified bool `json:"modified"`
+}
+
+type ConfigKernelErrorsConnection struct {
+	// The configs the errors are aligned with: Trace.configComparison's simConfig, in order.
+	SimConfigs []string                  `json:"simConfigs"`
+	Edges      []ConfigKernelErrorsEdge  `json:"edges"`
+	Nodes      []runs.ConfigKernelErrors `json:"nodes"`
+	PageInfo   *PageInfo                 `json:"pageInfo"`
+	TotalCount int                       `json:"totalCount"`
+}
+
+type ConfigKernelErrorsEdge struct {
+	Cursor string                   `json:"cursor"`
+	Node   *runs.ConfigKernelErrors `json:"node"`
 }
 
 type KernelConnection struct {
