@@ -101,7 +101,7 @@ function ConfigTable({ rows }: { rows: readonly Row[] }) {
             <td className="mono">{c.run ? <Link href={`/runs/${encodeURIComponent(c.run.id)}`}>{c.run.id}</Link> : "—"}</td>
             <td>{c.comparison ? formatCount(c.comparison.kernelsCompared) : "—"}</td>
             <td data-testid={`mape-${c.simConfig}`}>{formatPct(c.comparison?.mape, false)}</td>
-            <td data-testid={`correlation-${c.simConfig}`}>{formatCorrelation(c.comparison?.correlation)}</td>
+            <td data-testid={`correlation-${c.simConfig}`}>{c.comparison ? formatCorrelation(c.comparison.correlation) : "—"}</td>
             <td>{formatNs(c.comparison?.simTotalNs)}</td>
             <td>{formatNs(c.comparison?.measuredTotalNs)}</td>
           </tr>

@@ -127,7 +127,7 @@ function ComparisonTable({ rows }: { rows: Comparison }) {
             <td>{c.compared}</td>
             <td>{c.kernelsCompared}</td>
             <td data-testid={`mape-${c.simConfig}`}>{formatPct(c.mape, false)}</td>
-            <td data-testid={`correlation-${c.simConfig}`}>{formatCorrelation(c.correlation)}</td>
+            <td data-testid={`correlation-${c.simConfig}`}>{c.kernelsCompared ? formatCorrelation(c.correlation) : "—"}</td>
             <td>{c.stepsCompared ? `${formatPct(c.stepMape, false)} over ${c.stepsCompared} steps` : "—"}</td>
           </tr>
         ))}
