@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
 )
 
 // ConfigComparison is how the runs of one trace under one config did: the
@@ -195,8 +196,10 @@ type SweepCell struct {
 }
 
 // SweepGrid is a sweep's cells, trace by trace in the sweep's order, each
-// trace's configs in the sweep's order. A succeeded run's figures come
-// from [Manager.Results].
+// trace's configs in the sweep's order. A succeeded run's comparison is
+// computed as for its own results ([Manager.Results]), each trace's timing
+// files read once a call, and kept by run and version (a grid is asked for
+// again on every run's change, and a sweep may hold 10,000 runs).
 func (m *Manager) SweepGrid(ctx context.Context, id string) ([]SweepCell, error) {
 	s, err := m.cfg.Store.Sweep(ctx, id)
 	if err != nil {
@@ -221,6 +224,7 @@ func (m *Manager) SweepGrid(ctx context.Context, id string) ([]SweepCell, error)
 			latest[k] = r
 		}
 	}
+	g := &gridTimings{m: m, traces: map[string]*gridTrace{}}
 	out := make([]SweepCell, 0, len(s.TraceIDs)*len(s.SimConfigs))
 	for _, tr := range s.TraceIDs {
 		for _, cfg := range s.SimConfigs {
@@ -229,11 +233,9 @@ func (m *Manager) SweepGrid(ctx context.Context, id string) ([]SweepCell, error)
 			if r, ok := latest[k]; ok {
 				c.Run = &r
 				if r.State == cascade.RunSucceeded {
-					res, err := m.Results(ctx, r)
-					if err != nil {
-						return nil, fmt.Errorf("grid of sweep %s: results of %s: %w", id, r.ID, err)
+					if c.Comparison, err = g.comparison(ctx, r); err != nil {
+						return nil, fmt.Errorf("grid of sweep %s: comparison of %s: %w", id, r.ID, err)
 					}
-					c.Comparison = res.Comparison
 				}
 			} else {
 				c.Runs = 1 // the sweep launched one; it is gone with its trace
@@ -242,4 +244,61 @@ func (m *Manager) SweepGrid(ctx context.Context, id string) ([]SweepCell, error)
 		}
 	}
 	return out, nil
+}
+
+// maxCachedComparisons bounds the run comparisons SweepGrid keeps: a
+// large sweep's, twice over.
+const maxCachedComparisons = 2 * MaxSweepRuns
+
+// gridTrace is a trace as one SweepGrid call reads it.
+type gridTrace struct {
+	t      cascade.Trace
+	timing *traceTiming // read at the first run not in the cache
+}
+
+// gridTimings reads each trace, its timing files and the configs once a
+// SweepGrid, and only for runs not in the cache.
+type gridTimings struct {
+	m      *Manager
+	traces map[string]*gridTrace
+	cfgs   []cascade.SimConfig // nil until read
+}
+
+// comparison is the succeeded run r's comparison, from the cache when r
+// and its trace are as they were.
+func (g *gridTimings) comparison(ctx context.Context, r cascade.Run) (*cascade.RunComparison, error) {
+	gt := g.traces[r.TraceID]
+	if gt == nil {
+		t, err := g.m.cfg.Store.Trace(ctx, r.TraceID)
+		if err != nil {
+			return nil, err
+		}
+		gt = &gridTrace{t: t}
+		g.traces[r.TraceID] = gt
+	}
+	key := fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano(), "@", gt.t.UpdatedAt.UnixNano())
+	if c, ok := g.m.comparisons.get(key); ok {
+		return c, nil
+	}
+	if gt.timing == nil {
+		tt := g.m.timing(gt.t)
+		gt.timing = &tt
+	}
+	var c *cascade.RunComparison
+	if gt.timing.rows != nil {
+		kernels, err := g.m.cfg.Store.RunKernels(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		if g.cfgs == nil { // a config that is gone has no clock, as for runConfig
+			g.cfgs, _ = g.m.SimConfigs()
+			if g.cfgs == nil {
+				g.cfgs = []cascade.SimConfig{}
+			}
+		}
+		cfg, _ := simconfig.Find(g.cfgs, r.SimConfig)
+		c = gt.timing.results(kernels, cfg).Comparison
+	}
+	g.m.comparisons.put(key, c)
+	return c, nil
 }
