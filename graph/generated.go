@@ -17,7 +17,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/graph/model"
-	"github.com/cascade-sim/cascade/runs"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -494,7 +493,7 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type ConfigKernelErrorsResolver interface {
-	DisplayName(ctx context.Context, obj *runs.ConfigKernelErrors) (string, error)
+	DisplayName(ctx context.Context, obj *cascade.ConfigKernelErrors) (string, error)
 }
 type DiskUsageResolver interface {
 	BudgetBytes(ctx context.Context, obj *cascade.DiskUsage) (*int64, error)
@@ -591,7 +590,7 @@ type SweepResolver interface {
 	Progress(ctx context.Context, obj *cascade.Sweep) (*cascade.SweepProgress, error)
 	Runs(ctx context.Context, obj *cascade.Sweep, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Comparison(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepConfigComparison, error)
-	Grid(ctx context.Context, obj *cascade.Sweep) ([]runs.SweepCell, error)
+	Grid(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepCell, error)
 }
 type SweepUpdateResolver interface {
 	Comparison(ctx context.Context, obj *model.SweepUpdate) ([]cascade.SweepConfigComparison, error)
@@ -599,7 +598,7 @@ type SweepUpdateResolver interface {
 type TraceResolver interface {
 	Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error)
 
-	ConfigComparison(ctx context.Context, obj *cascade.Trace) ([]runs.ConfigComparison, error)
+	ConfigComparison(ctx context.Context, obj *cascade.Trace) ([]cascade.ConfigComparison, error)
 	ConfigComparisonKernels(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.ConfigKernelErrorsConnection, error)
 	PostprocessLogTail(ctx context.Context, obj *cascade.Trace, lines *int) ([]string, error)
 	CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]cascade.SimConfig, error)
@@ -4356,7 +4355,7 @@ func (ec *executionContext) fieldContext_Build_modified(_ context.Context, field
 	return graphql.NewScalarFieldContext("Build", field, false, false, "Boolean")
 }
 
-func (ec *executionContext) _ConfigComparison_simConfig(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigComparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigComparison_simConfig(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4379,7 +4378,7 @@ func (ec *executionContext) fieldContext_ConfigComparison_simConfig(_ context.Co
 	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "String")
 }
 
-func (ec *executionContext) _ConfigComparison_run(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigComparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigComparison_run(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4411,7 +4410,7 @@ func (ec *executionContext) fieldContext_ConfigComparison_run(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _ConfigComparison_runs(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigComparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigComparison_runs(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4434,7 +4433,7 @@ func (ec *executionContext) fieldContext_ConfigComparison_runs(_ context.Context
 	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ConfigComparison_succeeded(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigComparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigComparison_succeeded(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4457,7 +4456,7 @@ func (ec *executionContext) fieldContext_ConfigComparison_succeeded(_ context.Co
 	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ConfigComparison_failed(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigComparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigComparison_failed(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4480,7 +4479,7 @@ func (ec *executionContext) fieldContext_ConfigComparison_failed(_ context.Conte
 	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ConfigComparison_cancelled(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigComparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigComparison_cancelled(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4503,7 +4502,7 @@ func (ec *executionContext) fieldContext_ConfigComparison_cancelled(_ context.Co
 	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ConfigComparison_running(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigComparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigComparison_running(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4526,7 +4525,7 @@ func (ec *executionContext) fieldContext_ConfigComparison_running(_ context.Cont
 	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ConfigComparison_queued(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigComparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigComparison_queued(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4549,7 +4548,7 @@ func (ec *executionContext) fieldContext_ConfigComparison_queued(_ context.Conte
 	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ConfigComparison_comparison(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigComparison) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigComparison_comparison(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4581,7 +4580,7 @@ func (ec *executionContext) fieldContext_ConfigComparison_comparison(_ context.C
 	return fc, nil
 }
 
-func (ec *executionContext) _ConfigKernelErrors_kernelId(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigKernelErrors) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigKernelErrors_kernelId(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigKernelErrors) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4604,7 +4603,7 @@ func (ec *executionContext) fieldContext_ConfigKernelErrors_kernelId(_ context.C
 	return graphql.NewScalarFieldContext("ConfigKernelErrors", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ConfigKernelErrors_context(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigKernelErrors) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigKernelErrors_context(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigKernelErrors) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4627,7 +4626,7 @@ func (ec *executionContext) fieldContext_ConfigKernelErrors_context(_ context.Co
 	return graphql.NewScalarFieldContext("ConfigKernelErrors", field, false, false, "String")
 }
 
-func (ec *executionContext) _ConfigKernelErrors_name(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigKernelErrors) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigKernelErrors_name(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigKernelErrors) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4650,7 +4649,7 @@ func (ec *executionContext) fieldContext_ConfigKernelErrors_name(_ context.Conte
 	return graphql.NewScalarFieldContext("ConfigKernelErrors", field, false, false, "String")
 }
 
-func (ec *executionContext) _ConfigKernelErrors_displayName(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigKernelErrors) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigKernelErrors_displayName(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigKernelErrors) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4673,7 +4672,7 @@ func (ec *executionContext) fieldContext_ConfigKernelErrors_displayName(_ contex
 	return graphql.NewScalarFieldContext("ConfigKernelErrors", field, true, true, "String")
 }
 
-func (ec *executionContext) _ConfigKernelErrors_errors(ctx context.Context, field graphql.CollectedField, obj *runs.ConfigKernelErrors) (ret graphql.Marshaler) {
+func (ec *executionContext) _ConfigKernelErrors_errors(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigKernelErrors) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4763,8 +4762,8 @@ func (ec *executionContext) _ConfigKernelErrorsConnection_nodes(ctx context.Cont
 			return obj.Nodes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []runs.ConfigKernelErrors) graphql.Marshaler {
-			return ec.marshalNConfigKernelErrors2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐConfigKernelErrorsᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.ConfigKernelErrors) graphql.Marshaler {
+			return ec.marshalNConfigKernelErrors2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigKernelErrorsᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4873,8 +4872,8 @@ func (ec *executionContext) _ConfigKernelErrorsEdge_node(ctx context.Context, fi
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *runs.ConfigKernelErrors) graphql.Marshaler {
-			return ec.marshalNConfigKernelErrors2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐConfigKernelErrors(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.ConfigKernelErrors) graphql.Marshaler {
+			return ec.marshalNConfigKernelErrors2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigKernelErrors(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10601,8 +10600,8 @@ func (ec *executionContext) _Sweep_grid(ctx context.Context, field graphql.Colle
 			return ec.Resolvers.Sweep().Grid(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []runs.SweepCell) graphql.Marshaler {
-			return ec.marshalNSweepCell2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐSweepCellᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SweepCell) graphql.Marshaler {
+			return ec.marshalNSweepCell2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepCellᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10621,7 +10620,7 @@ func (ec *executionContext) fieldContext_Sweep_grid(_ context.Context, field gra
 	return fc, nil
 }
 
-func (ec *executionContext) _SweepCell_traceId(ctx context.Context, field graphql.CollectedField, obj *runs.SweepCell) (ret graphql.Marshaler) {
+func (ec *executionContext) _SweepCell_traceId(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepCell) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10644,7 +10643,7 @@ func (ec *executionContext) fieldContext_SweepCell_traceId(_ context.Context, fi
 	return graphql.NewScalarFieldContext("SweepCell", field, false, false, "ID")
 }
 
-func (ec *executionContext) _SweepCell_simConfig(ctx context.Context, field graphql.CollectedField, obj *runs.SweepCell) (ret graphql.Marshaler) {
+func (ec *executionContext) _SweepCell_simConfig(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepCell) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10667,7 +10666,7 @@ func (ec *executionContext) fieldContext_SweepCell_simConfig(_ context.Context, 
 	return graphql.NewScalarFieldContext("SweepCell", field, false, false, "String")
 }
 
-func (ec *executionContext) _SweepCell_run(ctx context.Context, field graphql.CollectedField, obj *runs.SweepCell) (ret graphql.Marshaler) {
+func (ec *executionContext) _SweepCell_run(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepCell) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10699,7 +10698,7 @@ func (ec *executionContext) fieldContext_SweepCell_run(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _SweepCell_runs(ctx context.Context, field graphql.CollectedField, obj *runs.SweepCell) (ret graphql.Marshaler) {
+func (ec *executionContext) _SweepCell_runs(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepCell) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10722,7 +10721,7 @@ func (ec *executionContext) fieldContext_SweepCell_runs(_ context.Context, field
 	return graphql.NewScalarFieldContext("SweepCell", field, false, false, "Int")
 }
 
-func (ec *executionContext) _SweepCell_succeeded(ctx context.Context, field graphql.CollectedField, obj *runs.SweepCell) (ret graphql.Marshaler) {
+func (ec *executionContext) _SweepCell_succeeded(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepCell) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10745,7 +10744,7 @@ func (ec *executionContext) fieldContext_SweepCell_succeeded(_ context.Context, 
 	return graphql.NewScalarFieldContext("SweepCell", field, false, false, "Int")
 }
 
-func (ec *executionContext) _SweepCell_comparison(ctx context.Context, field graphql.CollectedField, obj *runs.SweepCell) (ret graphql.Marshaler) {
+func (ec *executionContext) _SweepCell_comparison(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepCell) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11931,8 +11930,8 @@ func (ec *executionContext) _Trace_configComparison(ctx context.Context, field g
 			return ec.Resolvers.Trace().ConfigComparison(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []runs.ConfigComparison) graphql.Marshaler {
-			return ec.marshalNConfigComparison2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐConfigComparisonᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.ConfigComparison) graphql.Marshaler {
+			return ec.marshalNConfigComparison2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigComparisonᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13652,7 +13651,7 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 
 var configComparisonImplementors = []string{"ConfigComparison"}
 
-func (ec *executionContext) _ConfigComparison(ctx context.Context, sel ast.SelectionSet, obj *runs.ConfigComparison) graphql.Marshaler {
+func (ec *executionContext) _ConfigComparison(ctx context.Context, sel ast.SelectionSet, obj *cascade.ConfigComparison) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, configComparisonImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -13725,7 +13724,7 @@ func (ec *executionContext) _ConfigComparison(ctx context.Context, sel ast.Selec
 
 var configKernelErrorsImplementors = []string{"ConfigKernelErrors"}
 
-func (ec *executionContext) _ConfigKernelErrors(ctx context.Context, sel ast.SelectionSet, obj *runs.ConfigKernelErrors) graphql.Marshaler {
+func (ec *executionContext) _ConfigKernelErrors(ctx context.Context, sel ast.SelectionSet, obj *cascade.ConfigKernelErrors) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, configKernelErrorsImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -15848,7 +15847,7 @@ func (ec *executionContext) _Sweep(ctx context.Context, sel ast.SelectionSet, ob
 
 var sweepCellImplementors = []string{"SweepCell"}
 
-func (ec *executionContext) _SweepCell(ctx context.Context, sel ast.SelectionSet, obj *runs.SweepCell) graphql.Marshaler {
+func (ec *executionContext) _SweepCell(ctx context.Context, sel ast.SelectionSet, obj *cascade.SweepCell) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, sweepCellImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -16816,15 +16815,15 @@ func (ec *executionContext) marshalNBuild2ᚖgithubᚗcomᚋcascadeᚑsimᚋcasc
 	return ec._Build(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNConfigComparison2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐConfigComparison(ctx context.Context, sel ast.SelectionSet, v runs.ConfigComparison) graphql.Marshaler {
+func (ec *executionContext) marshalNConfigComparison2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigComparison(ctx context.Context, sel ast.SelectionSet, v cascade.ConfigComparison) graphql.Marshaler {
 	return ec._ConfigComparison(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNConfigComparison2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐConfigComparisonᚄ(ctx context.Context, sel ast.SelectionSet, v []runs.ConfigComparison) graphql.Marshaler {
+func (ec *executionContext) marshalNConfigComparison2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigComparisonᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.ConfigComparison) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNConfigComparison2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐConfigComparison(ctx, sel, v[i])
+		return ec.marshalNConfigComparison2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigComparison(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -16836,15 +16835,15 @@ func (ec *executionContext) marshalNConfigComparison2ᚕgithubᚗcomᚋcascade�
 	return ret
 }
 
-func (ec *executionContext) marshalNConfigKernelErrors2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐConfigKernelErrors(ctx context.Context, sel ast.SelectionSet, v runs.ConfigKernelErrors) graphql.Marshaler {
+func (ec *executionContext) marshalNConfigKernelErrors2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigKernelErrors(ctx context.Context, sel ast.SelectionSet, v cascade.ConfigKernelErrors) graphql.Marshaler {
 	return ec._ConfigKernelErrors(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNConfigKernelErrors2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐConfigKernelErrorsᚄ(ctx context.Context, sel ast.SelectionSet, v []runs.ConfigKernelErrors) graphql.Marshaler {
+func (ec *executionContext) marshalNConfigKernelErrors2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigKernelErrorsᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.ConfigKernelErrors) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNConfigKernelErrors2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐConfigKernelErrors(ctx, sel, v[i])
+		return ec.marshalNConfigKernelErrors2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigKernelErrors(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -16856,7 +16855,7 @@ func (ec *executionContext) marshalNConfigKernelErrors2ᚕgithubᚗcomᚋcascade
 	return ret
 }
 
-func (ec *executionContext) marshalNConfigKernelErrors2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐConfigKernelErrors(ctx context.Context, sel ast.SelectionSet, v *runs.ConfigKernelErrors) graphql.Marshaler {
+func (ec *executionContext) marshalNConfigKernelErrors2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigKernelErrors(ctx context.Context, sel ast.SelectionSet, v *cascade.ConfigKernelErrors) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "ConfigKernelErrors!")
 		return graphql.Null
@@ -17561,15 +17560,15 @@ func (ec *executionContext) marshalNSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcasc
 	return ec._Sweep(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNSweepCell2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐSweepCell(ctx context.Context, sel ast.SelectionSet, v runs.SweepCell) graphql.Marshaler {
+func (ec *executionContext) marshalNSweepCell2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepCell(ctx context.Context, sel ast.SelectionSet, v cascade.SweepCell) graphql.Marshaler {
 	return ec._SweepCell(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNSweepCell2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐSweepCellᚄ(ctx context.Context, sel ast.SelectionSet, v []runs.SweepCell) graphql.Marshaler {
+func (ec *executionContext) marshalNSweepCell2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepCellᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.SweepCell) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNSweepCell2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋrunsᚐSweepCell(ctx, sel, v[i])
+		return ec.marshalNSweepCell2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepCell(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {

@@ -12,21 +12,20 @@ import (
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/internal/kernelname"
-	"github.com/cascade-sim/cascade/runs"
 )
 
 // DisplayName is the resolver for the displayName field.
-func (r *configKernelErrorsResolver) DisplayName(ctx context.Context, obj *runs.ConfigKernelErrors) (string, error) {
+func (r *configKernelErrorsResolver) DisplayName(ctx context.Context, obj *cascade.ConfigKernelErrors) (string, error) {
 	return kernelname.Short(obj.Name), nil
 }
 
 // Grid is the resolver for the grid field.
-func (r *sweepResolver) Grid(ctx context.Context, obj *cascade.Sweep) ([]runs.SweepCell, error) {
+func (r *sweepResolver) Grid(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepCell, error) {
 	return r.RunManager.SweepGrid(ctx, obj.ID)
 }
 
 // ConfigComparison is the resolver for the configComparison field.
-func (r *traceResolver) ConfigComparison(ctx context.Context, obj *cascade.Trace) ([]runs.ConfigComparison, error) {
+func (r *traceResolver) ConfigComparison(ctx context.Context, obj *cascade.Trace) ([]cascade.ConfigComparison, error) {
 	return r.RunManager.ConfigComparison(ctx, obj.ID)
 }
 

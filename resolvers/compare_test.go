@@ -11,7 +11,6 @@ import (
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/resolvers"
-	"github.com/cascade-sim/cascade/runs"
 )
 
 // compareRuns is a RunManager whose trace t1 has a succeeded run on
@@ -21,18 +20,18 @@ type compareRuns struct {
 	pages []cascade.Page
 }
 
-func (f *compareRuns) ConfigComparison(context.Context, string) ([]runs.ConfigComparison, error) {
-	return []runs.ConfigComparison{
+func (f *compareRuns) ConfigComparison(context.Context, string) ([]cascade.ConfigComparison, error) {
+	return []cascade.ConfigComparison{
 		{SimConfig: "bad", Runs: 1, Failed: 1},
 		{SimConfig: "good", Run: &cascade.Run{ID: "r1", State: cascade.RunSucceeded}, Runs: 2, Succeeded: 1, Running: 1,
 			Comparison: &cascade.RunComparison{KernelsCompared: 2, MAPE: 12.5, SimTotalNs: 300, MeasuredTotalNs: 250}},
 	}, nil
 }
 
-func (f *compareRuns) ConfigComparisonKernels(ctx context.Context, traceID string, p cascade.Page) ([]runs.ConfigComparison, cascade.PageOf[runs.ConfigKernelErrors], error) {
+func (f *compareRuns) ConfigComparisonKernels(ctx context.Context, traceID string, p cascade.Page) ([]cascade.ConfigComparison, cascade.PageOf[cascade.ConfigKernelErrors], error) {
 	f.pages = append(f.pages, p)
 	cs, _ := f.ConfigComparison(ctx, traceID)
-	return cs, cascade.PageOf[runs.ConfigKernelErrors]{Items: []runs.ConfigKernelErrors{
+	return cs, cascade.PageOf[cascade.ConfigKernelErrors]{Items: []cascade.ConfigKernelErrors{
 		{Seq: 7, KernelID: 8, Name: "_Z6kernelv", Errors: []*float64{nil, cascade.Ptr(-10.0)}},
 	}, HasNext: true, Total: 9}, nil
 }
@@ -41,8 +40,8 @@ func (f *compareRuns) Sweep(_ context.Context, id string) (cascade.Sweep, error)
 	return cascade.Sweep{ID: id, TraceIDs: []string{"t1"}, SimConfigs: []string{"good", "bad"}}, nil
 }
 
-func (f *compareRuns) SweepGrid(context.Context, string) ([]runs.SweepCell, error) {
-	return []runs.SweepCell{
+func (f *compareRuns) SweepGrid(context.Context, string) ([]cascade.SweepCell, error) {
+	return []cascade.SweepCell{
 		{TraceID: "t1", SimConfig: "good", Run: &cascade.Run{ID: "r1", State: cascade.RunSucceeded}, Runs: 1, Succeeded: 1,
 			Comparison: &cascade.RunComparison{KernelsCompared: 2, MAPE: 12.5}},
 		{TraceID: "t1", SimConfig: "bad", Run: &cascade.Run{ID: "r2", State: cascade.RunFailed}, Runs: 1},

@@ -11,57 +11,29 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 )
 
-// ConfigComparison is how the runs of one trace under one config did: the
-// figures of its latest succeeded run, and how many runs there are in
-// each state, so that a figure always says how many runs it stands for.
-type ConfigComparison struct {
-	SimConfig string
-	// Run is the latest succeeded run (by launch order), whose figures
-	// these are; nil when none has succeeded.
-	Run *cascade.Run
-	// Comparison is Run's comparison with the trace's measured times; nil
-	// without Run or without usable real timing.
-	Comparison *cascade.RunComparison
-	// Runs counts every run of the trace under the config; the others
-	// count those in one state.
-	Runs, Succeeded, Failed, Cancelled, Running, Queued int
-}
-
-// ConfigKernelErrors is one traced kernel's error under each config of a
-// trace's comparison: Errors[i] is the ErrorPct of the kernel in the run
-// of the comparison's i-th config, nil when that config has no succeeded
-// run, did not simulate the kernel, or could not compare it.
-type ConfigKernelErrors struct {
-	Seq      int // 0-based position in the aligned list: its cursor
-	KernelID int
-	Context  *string
-	Name     string
-	Errors   []*float64
-}
-
 // ConfigComparison compares the runs of a trace config by config, configs
 // in name order, one entry for each config with any run of the trace.
 // Each config's figures are those of its latest succeeded run, computed
 // by [Manager.Results] (cached); failed, cancelled, running and queued runs
 // are counted, never averaged in.
-func (m *Manager) ConfigComparison(ctx context.Context, traceID string) ([]ConfigComparison, error) {
+func (m *Manager) ConfigComparison(ctx context.Context, traceID string) ([]cascade.ConfigComparison, error) {
 	out, _, err := m.configComparison(ctx, traceID)
 	return out, err
 }
 
 // configComparison is ConfigComparison with the results of each config's
 // run (zero without one), in the same order.
-func (m *Manager) configComparison(ctx context.Context, traceID string) ([]ConfigComparison, []Results, error) {
+func (m *Manager) configComparison(ctx context.Context, traceID string) ([]cascade.ConfigComparison, []Results, error) {
 	rs, err := m.cfg.Store.TraceRuns(ctx, traceID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("config comparison of %s: %w", traceID, err)
 	}
-	by := map[string]*ConfigComparison{}
+	by := map[string]*cascade.ConfigComparison{}
 	var names []string
 	for _, r := range rs {
 		c := by[r.SimConfig]
 		if c == nil {
-			c = &ConfigComparison{SimConfig: r.SimConfig}
+			c = &cascade.ConfigComparison{SimConfig: r.SimConfig}
 			by[r.SimConfig] = c
 			names = append(names, r.SimConfig)
 		}
@@ -83,7 +55,7 @@ func (m *Manager) configComparison(ctx context.Context, traceID string) ([]Confi
 		}
 	}
 	slices.Sort(names)
-	out := make([]ConfigComparison, len(names))
+	out := make([]cascade.ConfigComparison, len(names))
 	results := make([]Results, len(names))
 	for i, name := range names {
 		c := by[name]
@@ -105,8 +77,8 @@ func (m *Manager) configComparison(ctx context.Context, traceID string) ([]Confi
 // id and context; p.After is the cursor ([cascade.Cursor]) of a kernel's
 // Seq. The aligned list is kept for the last few versions of the runs it
 // joins, so paging through a large trace joins it once.
-func (m *Manager) ConfigComparisonKernels(ctx context.Context, traceID string, p cascade.Page) ([]ConfigComparison, cascade.PageOf[ConfigKernelErrors], error) {
-	var page cascade.PageOf[ConfigKernelErrors]
+func (m *Manager) ConfigComparisonKernels(ctx context.Context, traceID string, p cascade.Page) ([]cascade.ConfigComparison, cascade.PageOf[cascade.ConfigKernelErrors], error) {
+	var page cascade.PageOf[cascade.ConfigKernelErrors]
 	limit, err := p.Limit()
 	if err != nil {
 		return nil, page, err
@@ -133,7 +105,7 @@ func (m *Manager) ConfigComparisonKernels(ctx context.Context, traceID string, p
 			fmt.Fprint(&key, "|", c.SimConfig, "-")
 		}
 	}
-	aligned := m.aligned.getOrPut(key.String(), func() []ConfigKernelErrors { return alignKernels(results) })
+	aligned := m.aligned.getOrPut(key.String(), func() []cascade.ConfigKernelErrors { return alignKernels(results) })
 	start := 0
 	if hasAfter {
 		start = int(min(max(after+1, 0), int64(len(aligned))))
@@ -151,13 +123,13 @@ const maxCachedAligned = 8
 
 // alignKernels joins the kernels of each config's results by kernel id and
 // context, ordered by them.
-func alignKernels(results []Results) []ConfigKernelErrors {
+func alignKernels(results []Results) []cascade.ConfigKernelErrors {
 	type ref struct {
 		id  int
 		ctx string
 	}
 	at := map[ref]int{}
-	var out []ConfigKernelErrors
+	var out []cascade.ConfigKernelErrors
 	for i, res := range results {
 		for _, k := range res.Kernels {
 			if k.KernelID == nil {
@@ -168,14 +140,14 @@ func alignKernels(results []Results) []ConfigKernelErrors {
 			if !ok {
 				j = len(out)
 				at[r] = j
-				out = append(out, ConfigKernelErrors{KernelID: r.id, Context: k.Context, Name: k.Name, Errors: make([]*float64, len(results))})
+				out = append(out, cascade.ConfigKernelErrors{KernelID: r.id, Context: k.Context, Name: k.Name, Errors: make([]*float64, len(results))})
 			}
 			if k.ErrorPct != nil {
 				out[j].Errors[i] = k.ErrorPct
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b ConfigKernelErrors) int {
+	slices.SortFunc(out, func(a, b cascade.ConfigKernelErrors) int {
 		return cmp.Or(cmp.Compare(a.KernelID, b.KernelID), cmp.Compare(cascade.Deref(a.Context), cascade.Deref(b.Context)))
 	})
 	for i := range out {
@@ -184,23 +156,12 @@ func alignKernels(results []Results) []ConfigKernelErrors {
 	return out
 }
 
-// SweepCell is one trace under one config of a sweep: its run there (a
-// sweep launches one), and that run's comparison when it succeeded.
-// Succeeded of Runs says how many runs the figures stand for: a cell whose
-// run failed or is gone is "0 of 1", with no figures.
-type SweepCell struct {
-	TraceID, SimConfig string
-	Run                *cascade.Run // nil when the run is gone
-	Runs, Succeeded    int
-	Comparison         *cascade.RunComparison // nil unless the run succeeded and was compared
-}
-
 // SweepGrid is a sweep's cells, trace by trace in the sweep's order, each
 // trace's configs in the sweep's order. A succeeded run's comparison is
 // computed as for its own results ([Manager.Results]), each trace's timing
 // files read once a call, and kept by run and version (a grid is asked for
 // again on every run's change, and a sweep may hold 10,000 runs).
-func (m *Manager) SweepGrid(ctx context.Context, id string) ([]SweepCell, error) {
+func (m *Manager) SweepGrid(ctx context.Context, id string) ([]cascade.SweepCell, error) {
 	s, err := m.cfg.Store.Sweep(ctx, id)
 	if err != nil {
 		return nil, err
@@ -225,11 +186,11 @@ func (m *Manager) SweepGrid(ctx context.Context, id string) ([]SweepCell, error)
 		}
 	}
 	g := &gridTimings{m: m, traces: map[string]*gridTrace{}}
-	out := make([]SweepCell, 0, len(s.TraceIDs)*len(s.SimConfigs))
+	out := make([]cascade.SweepCell, 0, len(s.TraceIDs)*len(s.SimConfigs))
 	for _, tr := range s.TraceIDs {
 		for _, cfg := range s.SimConfigs {
 			k := cell{tr, cfg}
-			c := SweepCell{TraceID: tr, SimConfig: cfg, Runs: count[k][0], Succeeded: count[k][1]}
+			c := cascade.SweepCell{TraceID: tr, SimConfig: cfg, Runs: count[k][0], Succeeded: count[k][1]}
 			if r, ok := latest[k]; ok {
 				c.Run = &r
 				if r.State == cascade.RunSucceeded {

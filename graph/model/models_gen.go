@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/runs"
 )
 
 // Which build of Cascade answers: as cascade --version and /healthz say.
@@ -27,16 +26,16 @@ type Build struct {
 
 type ConfigKernelErrorsConnection struct {
 	// The configs the errors are aligned with: Trace.configComparison's simConfig, in order.
-	SimConfigs []string                  `json:"simConfigs"`
-	Edges      []ConfigKernelErrorsEdge  `json:"edges"`
-	Nodes      []runs.ConfigKernelErrors `json:"nodes"`
-	PageInfo   *PageInfo                 `json:"pageInfo"`
-	TotalCount int                       `json:"totalCount"`
+	SimConfigs []string                     `json:"simConfigs"`
+	Edges      []ConfigKernelErrorsEdge     `json:"edges"`
+	Nodes      []cascade.ConfigKernelErrors `json:"nodes"`
+	PageInfo   *PageInfo                    `json:"pageInfo"`
+	TotalCount int                          `json:"totalCount"`
 }
 
 type ConfigKernelErrorsEdge struct {
-	Cursor string                   `json:"cursor"`
-	Node   *runs.ConfigKernelErrors `json:"node"`
+	Cursor string                      `json:"cursor"`
+	Node   *cascade.ConfigKernelErrors `json:"node"`
 }
 
 type KernelConnection struct {
