@@ -19,6 +19,7 @@ func complexity() ComplexityRoot {
 	c.Trace.Kernels = func(child int, _ *string, first *int, _ *string) int { return pageCost(child, first) }
 	c.Run.KernelPage = func(child int, first *int, _ *string) int { return pageCost(child, first) }
 	c.Trace.Runs = func(child int, first *int, _ *string) int { return pageCost(child, first) }
+	c.Trace.ConfigComparisonKernels = func(child int, first *int, _ *string) int { return pageCost(child, first) }
 	c.Query.Sweeps = func(child int, first *int, _ *string) int { return pageCost(child, first) }
 	c.Sweep.Runs = func(child int, _ *cascade.RunState, first *int, _ *string) int { return pageCost(child, first) }
 	return c

@@ -31,6 +31,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	ConfigKernelErrors() ConfigKernelErrorsResolver
 	DiskUsage() DiskUsageResolver
 	Kernel() KernelResolver
 	Mutation() MutationResolver
@@ -56,6 +57,39 @@ type ComplexityRoot struct {
 		Date     func(childComplexity int) int
 		Modified func(childComplexity int) int
 		Version  func(childComplexity int) int
+	}
+
+	ConfigComparison struct {
+		Cancelled  func(childComplexity int) int
+		Comparison func(childComplexity int) int
+		Failed     func(childComplexity int) int
+		Queued     func(childComplexity int) int
+		Run        func(childComplexity int) int
+		Running    func(childComplexity int) int
+		Runs       func(childComplexity int) int
+		SimConfig  func(childComplexity int) int
+		Succeeded  func(childComplexity int) int
+	}
+
+	ConfigKernelErrors struct {
+		Context     func(childComplexity int) int
+		DisplayName func(childComplexity int) int
+		Errors      func(childComplexity int) int
+		KernelID    func(childComplexity int) int
+		Name        func(childComplexity int) int
+	}
+
+	ConfigKernelErrorsConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		SimConfigs func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ConfigKernelErrorsEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Dim3 struct {
@@ -351,6 +385,7 @@ type ComplexityRoot struct {
 		Comparison func(childComplexity int) int
 		CreatedAt  func(childComplexity int) int
 		Executor   func(childComplexity int) int
+		Grid       func(childComplexity int) int
 		ID         func(childComplexity int) int
 		Label      func(childComplexity int) int
 		Progress   func(childComplexity int) int
@@ -358,6 +393,15 @@ type ComplexityRoot struct {
 		Runs       func(childComplexity int, state *cascade.RunState, first *int, after *string) int
 		SimConfigs func(childComplexity int) int
 		TraceIDs   func(childComplexity int) int
+	}
+
+	SweepCell struct {
+		Comparison func(childComplexity int) int
+		Run        func(childComplexity int) int
+		Runs       func(childComplexity int) int
+		SimConfig  func(childComplexity int) int
+		Succeeded  func(childComplexity int) int
+		TraceID    func(childComplexity int) int
 	}
 
 	SweepConfigComparison struct {
@@ -402,31 +446,33 @@ type ComplexityRoot struct {
 	}
 
 	Trace struct {
-		Bytes                func(childComplexity int) int
-		CompatibleSimConfigs func(childComplexity int) int
-		CreatedAt            func(childComplexity int) int
-		DefaultSimConfig     func(childComplexity int) int
-		Error                func(childComplexity int) int
-		HasRealTiming        func(childComplexity int) int
-		HasStepTimeline      func(childComplexity int) int
-		ID                   func(childComplexity int) int
-		KernelCount          func(childComplexity int) int
-		Kernels              func(childComplexity int, search *string, first *int, after *string) int
-		Layers               func(childComplexity int) int
-		Model                func(childComplexity int) int
-		PostprocessLogTail   func(childComplexity int, lines *int) int
-		Prompts              func(childComplexity int) int
-		Retryable            func(childComplexity int) int
-		Runs                 func(childComplexity int, first *int, after *string) int
-		Sample               func(childComplexity int) int
-		SamplingPlans        func(childComplexity int) int
-		SourceGPU            func(childComplexity int) int
-		State                func(childComplexity int) int
-		SuggestedSimConfig   func(childComplexity int) int
-		TraceGPUArch         func(childComplexity int) int
-		TraceGPUArchFrom     func(childComplexity int) int
-		UpdatedAt            func(childComplexity int) int
-		Warnings             func(childComplexity int) int
+		Bytes                   func(childComplexity int) int
+		CompatibleSimConfigs    func(childComplexity int) int
+		ConfigComparison        func(childComplexity int) int
+		ConfigComparisonKernels func(childComplexity int, first *int, after *string) int
+		CreatedAt               func(childComplexity int) int
+		DefaultSimConfig        func(childComplexity int) int
+		Error                   func(childComplexity int) int
+		HasRealTiming           func(childComplexity int) int
+		HasStepTimeline         func(childComplexity int) int
+		ID                      func(childComplexity int) int
+		KernelCount             func(childComplexity int) int
+		Kernels                 func(childComplexity int, search *string, first *int, after *string) int
+		Layers                  func(childComplexity int) int
+		Model                   func(childComplexity int) int
+		PostprocessLogTail      func(childComplexity int, lines *int) int
+		Prompts                 func(childComplexity int) int
+		Retryable               func(childComplexity int) int
+		Runs                    func(childComplexity int, first *int, after *string) int
+		Sample                  func(childComplexity int) int
+		SamplingPlans           func(childComplexity int) int
+		SourceGPU               func(childComplexity int) int
+		State                   func(childComplexity int) int
+		SuggestedSimConfig      func(childComplexity int) int
+		TraceGPUArch            func(childComplexity int) int
+		TraceGPUArchFrom        func(childComplexity int) int
+		UpdatedAt               func(childComplexity int) int
+		Warnings                func(childComplexity int) int
 	}
 
 	TraceConnection struct {
@@ -446,6 +492,9 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type ConfigKernelErrorsResolver interface {
+	DisplayName(ctx context.Context, obj *cascade.ConfigKernelErrors) (string, error)
+}
 type DiskUsageResolver interface {
 	BudgetBytes(ctx context.Context, obj *cascade.DiskUsage) (*int64, error)
 
@@ -541,6 +590,7 @@ type SweepResolver interface {
 	Progress(ctx context.Context, obj *cascade.Sweep) (*cascade.SweepProgress, error)
 	Runs(ctx context.Context, obj *cascade.Sweep, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Comparison(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepConfigComparison, error)
+	Grid(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepCell, error)
 }
 type SweepUpdateResolver interface {
 	Comparison(ctx context.Context, obj *model.SweepUpdate) ([]cascade.SweepConfigComparison, error)
@@ -548,6 +598,8 @@ type SweepUpdateResolver interface {
 type TraceResolver interface {
 	Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error)
 
+	ConfigComparison(ctx context.Context, obj *cascade.Trace) ([]cascade.ConfigComparison, error)
+	ConfigComparisonKernels(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.ConfigKernelErrorsConnection, error)
 	PostprocessLogTail(ctx context.Context, obj *cascade.Trace, lines *int) ([]string, error)
 	CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]cascade.SimConfig, error)
 	DefaultSimConfig(ctx context.Context, obj *cascade.Trace) (*cascade.SimConfig, error)
@@ -597,6 +649,136 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.Version(childComplexity), true
+
+	case "ConfigComparison.cancelled":
+		if e.ComplexityRoot.ConfigComparison.Cancelled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigComparison.Cancelled(childComplexity), true
+	case "ConfigComparison.comparison":
+		if e.ComplexityRoot.ConfigComparison.Comparison == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigComparison.Comparison(childComplexity), true
+	case "ConfigComparison.failed":
+		if e.ComplexityRoot.ConfigComparison.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigComparison.Failed(childComplexity), true
+	case "ConfigComparison.queued":
+		if e.ComplexityRoot.ConfigComparison.Queued == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigComparison.Queued(childComplexity), true
+	case "ConfigComparison.run":
+		if e.ComplexityRoot.ConfigComparison.Run == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigComparison.Run(childComplexity), true
+	case "ConfigComparison.running":
+		if e.ComplexityRoot.ConfigComparison.Running == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigComparison.Running(childComplexity), true
+	case "ConfigComparison.runs":
+		if e.ComplexityRoot.ConfigComparison.Runs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigComparison.Runs(childComplexity), true
+	case "ConfigComparison.simConfig":
+		if e.ComplexityRoot.ConfigComparison.SimConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigComparison.SimConfig(childComplexity), true
+	case "ConfigComparison.succeeded":
+		if e.ComplexityRoot.ConfigComparison.Succeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigComparison.Succeeded(childComplexity), true
+
+	case "ConfigKernelErrors.context":
+		if e.ComplexityRoot.ConfigKernelErrors.Context == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigKernelErrors.Context(childComplexity), true
+	case "ConfigKernelErrors.displayName":
+		if e.ComplexityRoot.ConfigKernelErrors.DisplayName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigKernelErrors.DisplayName(childComplexity), true
+	case "ConfigKernelErrors.errors":
+		if e.ComplexityRoot.ConfigKernelErrors.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigKernelErrors.Errors(childComplexity), true
+	case "ConfigKernelErrors.kernelId":
+		if e.ComplexityRoot.ConfigKernelErrors.KernelID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigKernelErrors.KernelID(childComplexity), true
+	case "ConfigKernelErrors.name":
+		if e.ComplexityRoot.ConfigKernelErrors.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigKernelErrors.Name(childComplexity), true
+
+	case "ConfigKernelErrorsConnection.edges":
+		if e.ComplexityRoot.ConfigKernelErrorsConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigKernelErrorsConnection.Edges(childComplexity), true
+	case "ConfigKernelErrorsConnection.nodes":
+		if e.ComplexityRoot.ConfigKernelErrorsConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigKernelErrorsConnection.Nodes(childComplexity), true
+	case "ConfigKernelErrorsConnection.pageInfo":
+		if e.ComplexityRoot.ConfigKernelErrorsConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigKernelErrorsConnection.PageInfo(childComplexity), true
+	case "ConfigKernelErrorsConnection.simConfigs":
+		if e.ComplexityRoot.ConfigKernelErrorsConnection.SimConfigs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigKernelErrorsConnection.SimConfigs(childComplexity), true
+	case "ConfigKernelErrorsConnection.totalCount":
+		if e.ComplexityRoot.ConfigKernelErrorsConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigKernelErrorsConnection.TotalCount(childComplexity), true
+
+	case "ConfigKernelErrorsEdge.cursor":
+		if e.ComplexityRoot.ConfigKernelErrorsEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigKernelErrorsEdge.Cursor(childComplexity), true
+	case "ConfigKernelErrorsEdge.node":
+		if e.ComplexityRoot.ConfigKernelErrorsEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigKernelErrorsEdge.Node(childComplexity), true
 
 	case "Dim3.x":
 		if e.ComplexityRoot.Dim3.X == nil {
@@ -1946,6 +2128,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Sweep.Executor(childComplexity), true
+	case "Sweep.grid":
+		if e.ComplexityRoot.Sweep.Grid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Sweep.Grid(childComplexity), true
 	case "Sweep.id":
 		if e.ComplexityRoot.Sweep.ID == nil {
 			break
@@ -1993,6 +2181,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Sweep.TraceIDs(childComplexity), true
+
+	case "SweepCell.comparison":
+		if e.ComplexityRoot.SweepCell.Comparison == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepCell.Comparison(childComplexity), true
+	case "SweepCell.run":
+		if e.ComplexityRoot.SweepCell.Run == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepCell.Run(childComplexity), true
+	case "SweepCell.runs":
+		if e.ComplexityRoot.SweepCell.Runs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepCell.Runs(childComplexity), true
+	case "SweepCell.simConfig":
+		if e.ComplexityRoot.SweepCell.SimConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepCell.SimConfig(childComplexity), true
+	case "SweepCell.succeeded":
+		if e.ComplexityRoot.SweepCell.Succeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepCell.Succeeded(childComplexity), true
+	case "SweepCell.traceId":
+		if e.ComplexityRoot.SweepCell.TraceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepCell.TraceID(childComplexity), true
 
 	case "SweepConfigComparison.compared":
 		if e.ComplexityRoot.SweepConfigComparison.Compared == nil {
@@ -2167,6 +2392,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.CompatibleSimConfigs(childComplexity), true
+	case "Trace.configComparison":
+		if e.ComplexityRoot.Trace.ConfigComparison == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.ConfigComparison(childComplexity), true
+	case "Trace.configComparisonKernels":
+		if e.ComplexityRoot.Trace.ConfigComparisonKernels == nil {
+			break
+		}
+
+		args, err := ec.field_Trace_configComparisonKernels_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Trace.ConfigComparisonKernels(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Trace.createdAt":
 		if e.ComplexityRoot.Trace.CreatedAt == nil {
 			break
@@ -2463,7 +2705,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/sampling.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls"
+//go:embed "schema/compare.graphqls" "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/sampling.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -2475,6 +2717,7 @@ func sourceData(filename string) string {
 }
 
 var sources = []*ast.Source{
+	{Name: "schema/compare.graphqls", Input: sourceData("schema/compare.graphqls"), BuiltIn: false},
 	{Name: "schema/disk.graphqls", Input: sourceData("schema/disk.graphqls"), BuiltIn: false},
 	{Name: "schema/executor.graphqls", Input: sourceData("schema/executor.graphqls"), BuiltIn: false},
 	{Name: "schema/postprocess.graphqls", Input: sourceData("schema/postprocess.graphqls"), BuiltIn: false},
@@ -2504,6 +2747,72 @@ func (ec *executionContext) childFields_Build(ctx context.Context, field graphql
 		return ec.fieldContext_Build_modified(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Build", field.Name)
+}
+
+func (ec *executionContext) childFields_ConfigComparison(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "simConfig":
+		return ec.fieldContext_ConfigComparison_simConfig(ctx, field)
+	case "run":
+		return ec.fieldContext_ConfigComparison_run(ctx, field)
+	case "runs":
+		return ec.fieldContext_ConfigComparison_runs(ctx, field)
+	case "succeeded":
+		return ec.fieldContext_ConfigComparison_succeeded(ctx, field)
+	case "failed":
+		return ec.fieldContext_ConfigComparison_failed(ctx, field)
+	case "cancelled":
+		return ec.fieldContext_ConfigComparison_cancelled(ctx, field)
+	case "running":
+		return ec.fieldContext_ConfigComparison_running(ctx, field)
+	case "queued":
+		return ec.fieldContext_ConfigComparison_queued(ctx, field)
+	case "comparison":
+		return ec.fieldContext_ConfigComparison_comparison(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConfigComparison", field.Name)
+}
+
+func (ec *executionContext) childFields_ConfigKernelErrors(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kernelId":
+		return ec.fieldContext_ConfigKernelErrors_kernelId(ctx, field)
+	case "context":
+		return ec.fieldContext_ConfigKernelErrors_context(ctx, field)
+	case "name":
+		return ec.fieldContext_ConfigKernelErrors_name(ctx, field)
+	case "displayName":
+		return ec.fieldContext_ConfigKernelErrors_displayName(ctx, field)
+	case "errors":
+		return ec.fieldContext_ConfigKernelErrors_errors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConfigKernelErrors", field.Name)
+}
+
+func (ec *executionContext) childFields_ConfigKernelErrorsConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "simConfigs":
+		return ec.fieldContext_ConfigKernelErrorsConnection_simConfigs(ctx, field)
+	case "edges":
+		return ec.fieldContext_ConfigKernelErrorsConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_ConfigKernelErrorsConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ConfigKernelErrorsConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ConfigKernelErrorsConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConfigKernelErrorsConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ConfigKernelErrorsEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ConfigKernelErrorsEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ConfigKernelErrorsEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConfigKernelErrorsEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Dim3(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3036,8 +3345,28 @@ func (ec *executionContext) childFields_Sweep(ctx context.Context, field graphql
 		return ec.fieldContext_Sweep_runs(ctx, field)
 	case "comparison":
 		return ec.fieldContext_Sweep_comparison(ctx, field)
+	case "grid":
+		return ec.fieldContext_Sweep_grid(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Sweep", field.Name)
+}
+
+func (ec *executionContext) childFields_SweepCell(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "traceId":
+		return ec.fieldContext_SweepCell_traceId(ctx, field)
+	case "simConfig":
+		return ec.fieldContext_SweepCell_simConfig(ctx, field)
+	case "run":
+		return ec.fieldContext_SweepCell_run(ctx, field)
+	case "runs":
+		return ec.fieldContext_SweepCell_runs(ctx, field)
+	case "succeeded":
+		return ec.fieldContext_SweepCell_succeeded(ctx, field)
+	case "comparison":
+		return ec.fieldContext_SweepCell_comparison(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SweepCell", field.Name)
 }
 
 func (ec *executionContext) childFields_SweepConfigComparison(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3164,6 +3493,10 @@ func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql
 		return ec.fieldContext_Trace_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Trace_updatedAt(ctx, field)
+	case "configComparison":
+		return ec.fieldContext_Trace_configComparison(ctx, field)
+	case "configComparisonKernels":
+		return ec.fieldContext_Trace_configComparisonKernels(ctx, field)
 	case "postprocessLogTail":
 		return ec.fieldContext_Trace_postprocessLogTail(ctx, field)
 	case "compatibleSimConfigs":
@@ -3768,6 +4101,28 @@ func (ec *executionContext) field_Sweep_runs_args(ctx context.Context, rawArgs m
 	return args, nil
 }
 
+func (ec *executionContext) field_Trace_configComparisonKernels_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Trace_kernels_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3998,6 +4353,543 @@ func (ec *executionContext) _Build_modified(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_Build_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Build", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ConfigComparison_simConfig(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigComparison_simConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigComparison_simConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConfigComparison_run(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigComparison_run(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Run, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+			return ec.marshalORun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigComparison_run(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConfigComparison",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConfigComparison_runs(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigComparison_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Runs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigComparison_runs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ConfigComparison_succeeded(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigComparison_succeeded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Succeeded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigComparison_succeeded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ConfigComparison_failed(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigComparison_failed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Failed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigComparison_failed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ConfigComparison_cancelled(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigComparison_cancelled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cancelled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigComparison_cancelled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ConfigComparison_running(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigComparison_running(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Running, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigComparison_running(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ConfigComparison_queued(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigComparison_queued(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Queued, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigComparison_queued(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigComparison", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ConfigComparison_comparison(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigComparison_comparison(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Comparison, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.RunComparison) graphql.Marshaler {
+			return ec.marshalORunComparison2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunComparison(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigComparison_comparison(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConfigComparison",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunComparison(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConfigKernelErrors_kernelId(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigKernelErrors) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigKernelErrors_kernelId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigKernelErrors_kernelId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigKernelErrors", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ConfigKernelErrors_context(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigKernelErrors) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigKernelErrors_context(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Context, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigKernelErrors_context(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigKernelErrors", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConfigKernelErrors_name(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigKernelErrors) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigKernelErrors_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigKernelErrors_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigKernelErrors", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConfigKernelErrors_displayName(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigKernelErrors) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigKernelErrors_displayName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ConfigKernelErrors().DisplayName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigKernelErrors_displayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigKernelErrors", field, true, true, "String")
+}
+
+func (ec *executionContext) _ConfigKernelErrors_errors(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigKernelErrors) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigKernelErrors_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*float64) graphql.Marshaler {
+			return ec.marshalNFloat2ᚕᚖfloat64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigKernelErrors_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigKernelErrors", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ConfigKernelErrorsConnection_simConfigs(ctx context.Context, field graphql.CollectedField, obj *model.ConfigKernelErrorsConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigKernelErrorsConnection_simConfigs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimConfigs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigKernelErrorsConnection_simConfigs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigKernelErrorsConnection", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConfigKernelErrorsConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ConfigKernelErrorsConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigKernelErrorsConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ConfigKernelErrorsEdge) graphql.Marshaler {
+			return ec.marshalNConfigKernelErrorsEdge2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigKernelErrorsEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigKernelErrorsConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConfigKernelErrorsConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConfigKernelErrorsEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConfigKernelErrorsConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.ConfigKernelErrorsConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigKernelErrorsConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.ConfigKernelErrors) graphql.Marshaler {
+			return ec.marshalNConfigKernelErrors2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigKernelErrorsᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigKernelErrorsConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConfigKernelErrorsConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConfigKernelErrors(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConfigKernelErrorsConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ConfigKernelErrorsConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigKernelErrorsConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigKernelErrorsConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConfigKernelErrorsConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConfigKernelErrorsConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.ConfigKernelErrorsConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigKernelErrorsConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigKernelErrorsConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigKernelErrorsConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ConfigKernelErrorsEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ConfigKernelErrorsEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigKernelErrorsEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigKernelErrorsEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigKernelErrorsEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConfigKernelErrorsEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ConfigKernelErrorsEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigKernelErrorsEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.ConfigKernelErrors) graphql.Marshaler {
+			return ec.marshalNConfigKernelErrors2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigKernelErrors(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigKernelErrorsEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConfigKernelErrorsEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConfigKernelErrors(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Dim3_x(ctx context.Context, field graphql.CollectedField, obj *cascade.Dim3) (ret graphql.Marshaler) {
@@ -9696,6 +10588,194 @@ func (ec *executionContext) fieldContext_Sweep_comparison(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Sweep_grid(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Sweep_grid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Sweep().Grid(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SweepCell) graphql.Marshaler {
+			return ec.marshalNSweepCell2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepCellᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Sweep_grid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Sweep",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SweepCell(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepCell_traceId(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepCell_traceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TraceID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepCell_traceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepCell", field, false, false, "ID")
+}
+
+func (ec *executionContext) _SweepCell_simConfig(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepCell_simConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepCell_simConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepCell", field, false, false, "String")
+}
+
+func (ec *executionContext) _SweepCell_run(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepCell_run(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Run, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+			return ec.marshalORun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SweepCell_run(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepCell",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepCell_runs(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepCell_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Runs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepCell_runs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepCell", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepCell_succeeded(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepCell_succeeded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Succeeded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepCell_succeeded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepCell", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SweepCell_comparison(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepCell_comparison(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Comparison, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.RunComparison) graphql.Marshaler {
+			return ec.marshalORunComparison2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunComparison(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SweepCell_comparison(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepCell",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunComparison(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SweepConfigComparison_simConfig(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepConfigComparison) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10836,6 +11916,82 @@ func (ec *executionContext) _Trace_updatedAt(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Trace_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Trace", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Trace_configComparison(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_configComparison(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trace().ConfigComparison(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.ConfigComparison) graphql.Marshaler {
+			return ec.marshalNConfigComparison2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigComparisonᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_configComparison(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConfigComparison(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trace_configComparisonKernels(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_configComparisonKernels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Trace().ConfigComparisonKernels(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ConfigKernelErrorsConnection) graphql.Marshaler {
+			return ec.marshalNConfigKernelErrorsConnection2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigKernelErrorsConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_configComparisonKernels(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConfigKernelErrorsConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Trace_configComparisonKernels_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Trace_postprocessLogTail(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
@@ -12473,6 +13629,224 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "modified":
 			out.Values[i] = ec._Build_modified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var configComparisonImplementors = []string{"ConfigComparison"}
+
+func (ec *executionContext) _ConfigComparison(ctx context.Context, sel ast.SelectionSet, obj *cascade.ConfigComparison) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, configComparisonImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConfigComparison")
+		case "simConfig":
+			out.Values[i] = ec._ConfigComparison_simConfig(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "run":
+			out.Values[i] = ec._ConfigComparison_run(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "runs":
+			out.Values[i] = ec._ConfigComparison_runs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "succeeded":
+			out.Values[i] = ec._ConfigComparison_succeeded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failed":
+			out.Values[i] = ec._ConfigComparison_failed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelled":
+			out.Values[i] = ec._ConfigComparison_cancelled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "running":
+			out.Values[i] = ec._ConfigComparison_running(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "queued":
+			out.Values[i] = ec._ConfigComparison_queued(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "comparison":
+			out.Values[i] = ec._ConfigComparison_comparison(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var configKernelErrorsImplementors = []string{"ConfigKernelErrors"}
+
+func (ec *executionContext) _ConfigKernelErrors(ctx context.Context, sel ast.SelectionSet, obj *cascade.ConfigKernelErrors) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, configKernelErrorsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConfigKernelErrors")
+		case "kernelId":
+			out.Values[i] = ec._ConfigKernelErrors_kernelId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "context":
+			out.Values[i] = ec._ConfigKernelErrors_context(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._ConfigKernelErrors_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "displayName":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ConfigKernelErrors_displayName(ctx, field, obj)
+				})
+		case "errors":
+			out.Values[i] = ec._ConfigKernelErrors_errors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var configKernelErrorsConnectionImplementors = []string{"ConfigKernelErrorsConnection"}
+
+func (ec *executionContext) _ConfigKernelErrorsConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ConfigKernelErrorsConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, configKernelErrorsConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConfigKernelErrorsConnection")
+		case "simConfigs":
+			out.Values[i] = ec._ConfigKernelErrorsConnection_simConfigs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._ConfigKernelErrorsConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._ConfigKernelErrorsConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ConfigKernelErrorsConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ConfigKernelErrorsConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var configKernelErrorsEdgeImplementors = []string{"ConfigKernelErrorsEdge"}
+
+func (ec *executionContext) _ConfigKernelErrorsEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ConfigKernelErrorsEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, configKernelErrorsEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConfigKernelErrorsEdge")
+		case "cursor":
+			out.Values[i] = ec._ConfigKernelErrorsEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ConfigKernelErrorsEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -14448,6 +15822,70 @@ func (ec *executionContext) _Sweep(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Sweep_comparison(ctx, field, obj)
 				})
+		case "grid":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Sweep_grid(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sweepCellImplementors = []string{"SweepCell"}
+
+func (ec *executionContext) _SweepCell(ctx context.Context, sel ast.SelectionSet, obj *cascade.SweepCell) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sweepCellImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SweepCell")
+		case "traceId":
+			out.Values[i] = ec._SweepCell_traceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "simConfig":
+			out.Values[i] = ec._SweepCell_simConfig(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "run":
+			out.Values[i] = ec._SweepCell_run(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "runs":
+			out.Values[i] = ec._SweepCell_runs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "succeeded":
+			out.Values[i] = ec._SweepCell_succeeded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "comparison":
+			out.Values[i] = ec._SweepCell_comparison(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -14848,6 +16286,18 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "configComparison":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_configComparison(ctx, field, obj)
+				})
+		case "configComparisonKernels":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_configComparisonKernels(ctx, field, obj)
+				})
 		case "postprocessLogTail":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -15363,6 +16813,82 @@ func (ec *executionContext) marshalNBuild2ᚖgithubᚗcomᚋcascadeᚑsimᚋcasc
 		return graphql.Null
 	}
 	return ec._Build(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNConfigComparison2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigComparison(ctx context.Context, sel ast.SelectionSet, v cascade.ConfigComparison) graphql.Marshaler {
+	return ec._ConfigComparison(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNConfigComparison2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigComparisonᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.ConfigComparison) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNConfigComparison2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigComparison(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNConfigKernelErrors2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigKernelErrors(ctx context.Context, sel ast.SelectionSet, v cascade.ConfigKernelErrors) graphql.Marshaler {
+	return ec._ConfigKernelErrors(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNConfigKernelErrors2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigKernelErrorsᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.ConfigKernelErrors) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNConfigKernelErrors2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigKernelErrors(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNConfigKernelErrors2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigKernelErrors(ctx context.Context, sel ast.SelectionSet, v *cascade.ConfigKernelErrors) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ConfigKernelErrors!")
+		return graphql.Null
+	}
+	return ec._ConfigKernelErrors(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNConfigKernelErrorsConnection2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigKernelErrorsConnection(ctx context.Context, sel ast.SelectionSet, v *model.ConfigKernelErrorsConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ConfigKernelErrorsConnection!")
+		return graphql.Null
+	}
+	return ec._ConfigKernelErrorsConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNConfigKernelErrorsEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigKernelErrorsEdge(ctx context.Context, sel ast.SelectionSet, v model.ConfigKernelErrorsEdge) graphql.Marshaler {
+	return ec._ConfigKernelErrorsEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNConfigKernelErrorsEdge2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigKernelErrorsEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ConfigKernelErrorsEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNConfigKernelErrorsEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigKernelErrorsEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNDim32githubᚗcomᚋcascadeᚑsimᚋcascadeᚐDim3(ctx context.Context, sel ast.SelectionSet, v cascade.Dim3) graphql.Marshaler {
@@ -16032,6 +17558,26 @@ func (ec *executionContext) marshalNSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcasc
 		return graphql.Null
 	}
 	return ec._Sweep(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSweepCell2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepCell(ctx context.Context, sel ast.SelectionSet, v cascade.SweepCell) graphql.Marshaler {
+	return ec._SweepCell(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSweepCell2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepCellᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.SweepCell) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSweepCell2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepCell(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNSweepConfigComparison2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepConfigComparison(ctx context.Context, sel ast.SelectionSet, v cascade.SweepConfigComparison) graphql.Marshaler {

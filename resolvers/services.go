@@ -71,6 +71,16 @@ type SweepService interface {
 	SweepComparison(ctx context.Context, id string) ([]cascade.SweepConfigComparison, error)
 }
 
+// ComparisonService compares a trace's runs config by config, and a
+// sweep's runs trace by config (see package runs).
+type ComparisonService interface {
+	ConfigComparison(ctx context.Context, traceID string) ([]cascade.ConfigComparison, error)
+	// ConfigComparisonKernels is a page of the trace's kernels with their
+	// errors aligned with the configs it returns.
+	ConfigComparisonKernels(ctx context.Context, traceID string, p cascade.Page) ([]cascade.ConfigComparison, cascade.PageOf[cascade.ConfigKernelErrors], error)
+	SweepGrid(ctx context.Context, id string) ([]cascade.SweepCell, error)
+}
+
 // ExecutorService reports the executor's status.
 type ExecutorService interface {
 	ExecutorStatus() cascade.ExecutorStatus
@@ -81,6 +91,7 @@ type RunManager interface {
 	RunService
 	SimConfigService
 	SweepService
+	ComparisonService
 	ExecutorService
 }
 

@@ -89,9 +89,11 @@ type Manager struct {
 	// ctx is Run's: it ends with the server. Work reads it.
 	ctx context.Context
 
-	results      *cache[string, Results]     // see Results
-	sweepTallies *cache[string, *sweepTally] // see SweepComparison
-	totals       *cache[string, StatTotals]  // see StatTotals
+	results      *cache[string, Results]                      // see Results
+	sweepTallies *cache[string, *sweepTally]                  // see SweepComparison
+	aligned      *cache[string, []cascade.ConfigKernelErrors] // see ConfigComparisonKernels
+	comparisons  *cache[string, *cascade.RunComparison]       // see SweepGrid
+	totals       *cache[string, StatTotals]                   // see StatTotals
 }
 
 // active is a run a worker has taken: done is closed once the executor's
@@ -138,6 +140,7 @@ func New(cfg Config) *Manager {
 	}
 	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{},
 		results: newCache[string, Results](maxCachedResults), sweepTallies: newCache[string, *sweepTally](maxCachedSweeps),
+		aligned: newCache[string, []cascade.ConfigKernelErrors](maxCachedAligned), comparisons: newCache[string, *cascade.RunComparison](maxCachedComparisons),
 		totals: newCache[string, StatTotals](maxCachedTotals)}
 	m.exec = cfg.NewExecutor(host{m})
 	m.queue = workqueue.New(workqueue.Config[string]{Limit: m.exec.Slots(), Work: m.start, Logger: m.log})

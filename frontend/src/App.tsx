@@ -1,6 +1,7 @@
 import { BuildFooter } from "./components/BuildFooter";
 import { ConnectionBanner } from "./components/ConnectionBanner";
 import { ExecutorBanner } from "./components/ExecutorBanner";
+import { ComparePage } from "./compare/ComparePage";
 import { Link, matchRoute, useLocation } from "./router";
 import { TracePage } from "./traces/TracePage";
 import { TracesScreen } from "./traces/TracesScreen";
@@ -19,7 +20,7 @@ export function App() {
       <header className="top">
         <span className="brand">Cascade</span>
         <nav aria-label="Main">
-          <Link href="/" aria-current={route.name === "traces" || route.name === "trace" ? "page" : undefined}>
+          <Link href="/" aria-current={route.name === "traces" || route.name === "trace" || route.name === "compare" ? "page" : undefined}>
             Traces
           </Link>
           <Link href="/runs" aria-current={route.name === "runs" || route.name === "run" || route.name === "sweep" || route.name === "newSweep" ? "page" : undefined}>
@@ -37,6 +38,7 @@ export function App() {
         {route.name === "run" && <RunPage key={route.id} id={route.id} />}
         {route.name === "sweep" && <SweepPage key={route.id} id={route.id} />}
         {route.name === "newSweep" && <NewSweepPage />}
+        {route.name === "compare" && <ComparePage key={route.traceId} id={route.traceId} />}
         {route.name === "newRun" && <NewRunPage key={route.traceId} traceId={route.traceId} />}
         {route.name === "notFound" && (
           <section>

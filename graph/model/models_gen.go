@@ -24,6 +24,20 @@ type Build struct {
 	Modified bool `json:"modified"`
 }
 
+type ConfigKernelErrorsConnection struct {
+	// The configs the errors are aligned with: Trace.configComparison's simConfig, in order.
+	SimConfigs []string                     `json:"simConfigs"`
+	Edges      []ConfigKernelErrorsEdge     `json:"edges"`
+	Nodes      []cascade.ConfigKernelErrors `json:"nodes"`
+	PageInfo   *PageInfo                    `json:"pageInfo"`
+	TotalCount int                          `json:"totalCount"`
+}
+
+type ConfigKernelErrorsEdge struct {
+	Cursor string                      `json:"cursor"`
+	Node   *cascade.ConfigKernelErrors `json:"node"`
+}
+
 type KernelConnection struct {
 	Edges      []KernelEdge     `json:"edges"`
 	Nodes      []cascade.Kernel `json:"nodes"`

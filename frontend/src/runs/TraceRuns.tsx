@@ -1,3 +1,4 @@
+import { CompareLink } from "../compare/CompareLink";
 import { Link, tracePath } from "../router";
 import { cannotLaunchReason } from "./defaultConfig";
 import { RunList } from "./RunsScreen";
@@ -9,6 +10,7 @@ export function TraceRuns({ trace }: { trace: { id: string; state: string; sampl
     <section aria-labelledby="trace-runs-title">
       <div className="toolbar">
         <h2 id="trace-runs-title">Runs</h2>
+        <CompareLink traceId={trace.id} />
         {!reason && (
           <Link href={`${tracePath(trace.id)}/new-run`} className="button primary" role="button">
             New run

@@ -9,6 +9,7 @@ import { newest } from "../time";
 import { Link, useTitle } from "../router";
 import { formatCorrelation, formatPct, runListReducer, type RunListAction } from "../runs/compare";
 import { RunTable } from "../runs/RunTable";
+import { SweepGrid } from "../compare/SweepGrid";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { CancelSweepMutation, SweepPageUpdatedSubscription, SweepQuery } from "./documents";
 import { sweepActive, type SweepProgress } from "./progress";
@@ -89,6 +90,8 @@ export function SweepPage({ id }: { id: string }) {
       <SweepProgressBar progress={p} />
       <h2>Comparison per config</h2>
       <ComparisonTable rows={comparison?.rows ?? sweep.comparison} />
+      <h2>Traces × configs</h2>
+      <SweepGrid id={sweep.id} />
       <h2>Runs</h2>
       <RunTable
         of="sweep"
@@ -124,7 +127,7 @@ function ComparisonTable({ rows }: { rows: Comparison }) {
             <td>{c.compared}</td>
             <td>{c.kernelsCompared}</td>
             <td data-testid={`mape-${c.simConfig}`}>{formatPct(c.mape, false)}</td>
-            <td data-testid={`correlation-${c.simConfig}`}>{formatCorrelation(c.correlation)}</td>
+            <td data-testid={`correlation-${c.simConfig}`}>{c.kernelsCompared ? formatCorrelation(c.correlation) : "—"}</td>
             <td>{c.stepsCompared ? `${formatPct(c.stepMape, false)} over ${c.stepsCompared} steps` : "—"}</td>
           </tr>
         ))}
