@@ -76,6 +76,10 @@ func (m *Manager) NewRun(ctx context.Context, in LaunchInput) (cascade.Run, erro
 	r := cascade.Run{
 		ID: newRunID(), TraceID: t.ID, SimConfig: in.SimConfig, KernelIDs: ids,
 		State: cascade.RunQueued, Executor: m.exec.Name(), History: []string{},
+		// The clock is recorded now, and again as the run starts (see
+		// [Manager.start]): its results never depend on the config's
+		// being there later.
+		Figures: cascade.RunFigures{CoreClockMHz: cfg.CoreClockMHz},
 	}
 	if in.Label != "" {
 		r.Label = &in.Label

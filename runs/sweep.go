@@ -259,10 +259,7 @@ func (m *Manager) addSucceeded(ctx context.Context, t *sweepTally, rs []cascade.
 	if len(rs) == 0 {
 		return nil
 	}
-	cfgs, err := m.SimConfigs()
-	if err != nil {
-		return err
-	}
+	cfgs, cfgsErr := m.SimConfigs()
 	for _, r := range rs {
 		tt, err := timing(r.TraceID)
 		if err != nil {
@@ -275,7 +272,7 @@ func (m *Manager) addSucceeded(ctx context.Context, t *sweepTally, rs []cascade.
 			if err != nil {
 				return err
 			}
-			cfg, _ := simconfig.Find(cfgs, r.SimConfig)
+			cfg, _ := recordedConfig(cfgs, cfgsErr, r)
 			res = tt.results(kernels, cfg)
 		}
 		p := t.pools[r.SimConfig]

@@ -1,0 +1,77 @@
+package runs_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
+	"github.com/cascade-sim/cascade/app"
+)
+
+// recordedRun is what a run's page shows of its results and config.
+type recordedRun struct {
+	run
+	SimConfig struct {
+		Name  string
+		Error *string
+	}
+	Figures        struct{ CoreClockMHz *float64 }
+	TimingProblems []string
+}
+
+func getRecorded(t *testing.T, s interface {
+	MustDo(testing.TB, string, map[string]any, any)
+}, id string) recordedRun {
+	t.Helper()
+	var r struct{ Run recordedRun }
+	s.MustDo(t, `query($id: ID!) { run(id: $id) { `+runFields+` simConfig { name error } figures { coreClockMHz } timingProblems } }`, map[string]any{"id": id}, &r)
+	return r.Run
+}
+
+// TestResultsSurviveConfigChange: a finished run's results are its own:
+// after a restart with another configs directory, which no longer has the
+// run's config, its simulated times, comparison and steps are those it
+// had, and its config says it is gone.
+func TestResultsSurviveConfigChange(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := server(t, "ok", func(c *app.Config) { c.DataDir = dir })
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	if got := waitRun(t, s, r.ID, "SUCCEEDED", "FAILED"); got.State != "SUCCEEDED" {
+		t.Fatalf("%s: %v", got.State, got.Error)
+	}
+	before := getRecorded(t, s, r.ID)
+	if before.Comparison == nil || len(before.Steps) == 0 || before.SimConfig.Error != nil {
+		t.Fatalf("before: %+v", before)
+	}
+	if c := before.Figures.CoreClockMHz; c == nil || *c != 1755 {
+		t.Errorf("recorded core clock %v, want 1755", c)
+	}
+	s.Close()
+
+	others := simconfigtest.Write(t, t.TempDir(), simconfigtest.QV100)
+	s2 := server(t, "ok", func(c *app.Config) { c.DataDir = dir; c.SimConfigsDir = others })
+	after := getRecorded(t, s2, r.ID)
+	if after.SimConfig.Name != simconfigtest.H100 || after.SimConfig.Error == nil || !strings.Contains(*after.SimConfig.Error, "no longer") {
+		t.Errorf("config after: %+v", after.SimConfig)
+	}
+	if a, b := after.Comparison, before.Comparison; a == nil || a.Mape != b.Mape || a.SimTotalNs != b.SimTotalNs || a.KernelsCompared != b.KernelsCompared || a.Correlation == nil || *a.Correlation != *b.Correlation {
+		t.Errorf("comparison after %+v, before %+v", after.Comparison, before.Comparison)
+	}
+	if len(after.Kernels) != len(before.Kernels) {
+		t.Fatalf("kernels after %+v, before %+v", after.Kernels, before.Kernels)
+	}
+	for i, k := range after.Kernels {
+		if k.SimTimeNs == nil || *k.SimTimeNs != *before.Kernels[i].SimTimeNs || *k.ErrorPct != *before.Kernels[i].ErrorPct {
+			t.Errorf("kernel %d after %+v, before %+v", i, k, before.Kernels[i])
+		}
+	}
+	if len(after.Steps) != len(before.Steps) {
+		t.Fatalf("steps after %+v, before %+v", after.Steps, before.Steps)
+	}
+	for i, st := range after.Steps {
+		if st != before.Steps[i] {
+			t.Errorf("step %d after %+v, before %+v", i, st, before.Steps[i])
+		}
+	}
+}
