@@ -87,10 +87,6 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 	if err != nil {
 		return cascade.Sweep{}, nil, err
 	}
-	var names []string
-	for _, c := range cfgs {
-		names = append(names, c.Name)
-	}
 	seen = map[string]int{}
 	for i, name := range in.SimConfigs {
 		if j, ok := seen[name]; ok {
@@ -100,10 +96,8 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 		seen[name] = i
 		c, ok := simconfig.Find(cfgs, name)
 		switch {
-		case !ok && len(cfgs) == 0:
-			refuse("simConfigs[%d]: no config %q: no configs are set up (CASCADE_SIM_CONFIGS_DIR)", i, name)
 		case !ok:
-			refuse("simConfigs[%d]: no config %q (have %s)", i, name, strings.Join(names, ", "))
+			refuse("simConfigs[%d]: %s", i, simconfig.Unknown(cfgs, name))
 		case !c.Usable():
 			refuse("simConfigs[%d]: %s cannot be used: %s", i, name, c.Err)
 		default:
