@@ -1,11 +1,14 @@
 package runs_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/db"
 )
 
 // recordedRun is what a run's page shows of its results and config.
@@ -72,6 +75,53 @@ func TestResultsSurviveConfigChange(t *testing.T) {
 	for i, st := range after.Steps {
 		if st != before.Steps[i] {
 			t.Errorf("step %d after %+v, before %+v", i, st, before.Steps[i])
+		}
+	}
+}
+
+// TestOldRunWithoutClock: a run from before core clocks were recorded,
+// whose config is gone, has no simulated times, so no comparison and no
+// projected steps, and its timing problems say why; its kernels' cycles
+// are still there.
+func TestOldRunWithoutClock(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := server(t, "ok", func(c *app.Config) { c.DataDir = dir })
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	if got := waitRun(t, s, r.ID, "SUCCEEDED", "FAILED"); got.State != "SUCCEEDED" {
+		t.Fatalf("%s: %v", got.State, got.Error)
+	}
+	s.Close()
+	// As it was stored before clocks were recorded.
+	d, err := db.Open(context.Background(), db.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := d.UpdateRun(context.Background(), r.ID, func(r *cascade.Run) error {
+		r.Figures.CoreClockMHz = 0
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	others := simconfigtest.Write(t, t.TempDir(), simconfigtest.QV100)
+	s2 := server(t, "ok", func(c *app.Config) { c.DataDir = dir; c.SimConfigsDir = others })
+	got := getRecorded(t, s2, r.ID)
+	if got.Figures.CoreClockMHz != nil || got.Comparison != nil || len(got.Steps) != 0 || len(got.Kernels) != 4 {
+		t.Fatalf("old run: %+v", got)
+	}
+	for _, k := range got.Kernels {
+		if k.SimCycles == nil || k.SimTimeNs != nil || k.ErrorPct != nil {
+			t.Errorf("kernel %+v: cycles and no simulated time", k)
+		}
+	}
+	problems := strings.Join(got.TimingProblems, "\n")
+	for _, w := range []string{"core clock was not recorded", "SM90_H100 is no longer in CASCADE_SIM_CONFIGS_DIR", "2 of 2 steps not projected"} {
+		if !strings.Contains(problems, w) {
+			t.Errorf("timing problems do not say %q:\n%s", w, problems)
 		}
 	}
 }
