@@ -2,6 +2,8 @@ package runs_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -122,6 +124,40 @@ func TestOldRunWithoutClock(t *testing.T) {
 	for _, w := range []string{"core clock was not recorded", "SM90_H100 is no longer in CASCADE_SIM_CONFIGS_DIR", "2 of 2 steps not projected"} {
 		if !strings.Contains(problems, w) {
 			t.Errorf("timing problems do not say %q:\n%s", w, problems)
+		}
+	}
+}
+
+// TestClockRecordedAsTheRunStarts: a run queued while its config's core
+// clock is edited records the clock it starts under; a run that ran
+// before keeps the one it ran at.
+func TestClockRecordedAsTheRunStarts(t *testing.T) {
+	t.Parallel()
+	cfgs := simconfigtest.Write(t, t.TempDir(), simconfigtest.H100)
+	hold, release := held(t)
+	s := server(t, "ok", hold, func(c *app.Config) { c.SimConfigsDir = cfgs })
+	a := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	waitRun(t, s, a.ID, "RUNNING")
+	b := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	path := filepath.Join(cfgs, simconfigtest.H100, "gpgpusim.config")
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(text), "-gpgpu_clock_domains 1755.0:", "-gpgpu_clock_domains 1000.0:", 1)
+	if edited == string(text) {
+		t.Fatal("no clock to edit")
+	}
+	simconfigtest.WriteFile(t, path, edited)
+	release()
+	for id, mhz := range map[string]float64{a.ID: 1755, b.ID: 1000} {
+		waitRun(t, s, id, "SUCCEEDED")
+		got := getRecorded(t, s, id)
+		if c := got.Figures.CoreClockMHz; c == nil || *c != mhz {
+			t.Errorf("run %s: clock %v, want %v", id, cascade.Deref(c), mhz)
+		}
+		if k := got.Kernels[0]; k.SimTimeNs == nil || *k.SimTimeNs != float64(*k.SimCycles)*1000/mhz {
+			t.Errorf("run %s: kernel %+v, want its cycles at %v MHz", id, k, mhz)
 		}
 	}
 }
