@@ -159,7 +159,7 @@ export function RunPage({ id }: { id: string }) {
           </ul>
         </details>
       )}
-      <Comparison run={run} />
+      <Comparison run={run} over={!isActive(run.state)} />
       <section aria-labelledby="rk-title">
         <h2 id="rk-title">Kernels</h2>
         <div className="toolbar">
@@ -207,7 +207,14 @@ function configFacts(run: Pick<RunDetailFragment, "simConfig" | "figures">): str
 }
 
 /** MAPE, correlation, totals, the scatter and the projected step times. */
-export function Comparison({ run }: { run: Pick<RunDetailFragment, "comparison" | "kernels" | "steps" | "timingProblems" | "trace"> }) {
+export function Comparison({
+  run,
+  over = true,
+}: {
+  run: Pick<RunDetailFragment, "comparison" | "kernels" | "steps" | "timingProblems" | "trace">;
+  /** Whether the run is over: only then is a missing comparison for good. */
+  over?: boolean;
+}) {
   const c = run.comparison;
   return (
     <section aria-labelledby="cmp-title">
@@ -216,7 +223,7 @@ export function Comparison({ run }: { run: Pick<RunDetailFragment, "comparison" 
         <p className="muted">
           {!run.trace.hasRealTiming
             ? "The trace has no real timing, so there is nothing to compare with."
-            : run.timingProblems.length > 0
+            : over && run.timingProblems.length > 0
               ? "No kernel could be compared: see the timing problems below."
               : "No kernel has been compared yet."}
         </p>
