@@ -67,8 +67,10 @@ type Run struct {
 // RunFigures are a run's own figures: what produced it and what it cost.
 // Zero values are unknown (not recorded, or a run from before they were).
 type RunFigures struct {
-	// CoreClockMHz is the config's core clock when the run started: its
-	// simulated times are its cycles at this clock.
+	// CoreClockMHz is the config's core clock when the run was launched,
+	// recorded again when it started under an edited config: its
+	// simulated times are its cycles at this clock, whatever becomes of
+	// the config (see runs.Manager.Results).
 	CoreClockMHz float64 `gorm:"column:core_clock_mhz;not null;default:0"`
 	// WallSeconds is the simulator process's wall time.
 	WallSeconds float64 `gorm:"not null;default:0"`

@@ -26,7 +26,8 @@ type LaunchInput struct {
 
 // Launch creates a queued run and queues it for the executor. It returns
 // NOT_FOUND for an unknown trace, CONFLICT for one that is not ready, and
-// BAD_USER_INPUT for the sample trace, an unknown or unusable config, or
+// BAD_USER_INPUT for the sample trace, an unknown config (naming the ones
+// meant, see [simconfig.Unknown]) or an unusable one, or
 // kernel ids the trace does not have. A config of another architecture
 // than the trace's is fine: the run simulates the trace on that
 // architecture (see [Manager.CrossArchitecture]).
@@ -76,6 +77,10 @@ func (m *Manager) NewRun(ctx context.Context, in LaunchInput) (cascade.Run, erro
 	r := cascade.Run{
 		ID: newRunID(), TraceID: t.ID, SimConfig: in.SimConfig, KernelIDs: ids,
 		State: cascade.RunQueued, Executor: m.exec.Name(), History: []string{},
+		// The clock is recorded now, and again as the run starts (see
+		// [Manager.start]): its results never depend on the config's
+		// being there later.
+		Figures: cascade.RunFigures{CoreClockMHz: cfg.CoreClockMHz},
 	}
 	if in.Label != "" {
 		r.Label = &in.Label
@@ -102,14 +107,7 @@ func (m *Manager) config(name string) (cascade.SimConfig, error) {
 	c, ok := simconfig.Find(cfgs, name)
 	switch {
 	case !ok:
-		names := make([]string, len(cfgs))
-		for i, c := range cfgs {
-			names[i] = c.Name
-		}
-		if len(names) == 0 {
-			return c, cascade.Errorf(cascade.EINVALID, "simConfig: no config %q: no configs are set up (CASCADE_SIM_CONFIGS_DIR)", name)
-		}
-		return c, cascade.Errorf(cascade.EINVALID, "simConfig: no config %q (have %s)", name, strings.Join(names, ", "))
+		return c, cascade.Errorf(cascade.EINVALID, "simConfig: %s", simconfig.Unknown(cfgs, name))
 	case !c.Usable():
 		return c, cascade.Errorf(cascade.EINVALID, "simConfig: %s cannot be used: %s", name, c.Err)
 	}

@@ -52,17 +52,46 @@ func (m *Manager) computeResults(ctx context.Context, r cascade.Run, t cascade.T
 	if err != nil {
 		return Results{}, err
 	}
-	return m.timing(t).results(kernels, m.runConfig(r)), nil
+	cfg, problem := m.runConfig(r)
+	res := m.timing(t).results(kernels, cfg)
+	if problem != "" {
+		res.Problems = append([]string{problem}, res.Problems...)
+	}
+	return res, nil
 }
 
-// runConfig is the config a run was launched with; a config that is
-// gone has no clock.
-func (m *Manager) runConfig(r cascade.Run) cascade.SimConfig {
-	var cfg cascade.SimConfig
-	if cfgs, err := m.SimConfigs(); err == nil {
-		cfg, _ = simconfig.Find(cfgs, r.SimConfig)
+// runConfig is what a run's results need of its config: the core clock
+// recorded when it ran (Figures.CoreClockMHz). A run from before the
+// clock was recorded falls back to its config as it is now, by name; when
+// that is gone too, there is no clock, and problem says why its kernels
+// have no simulated times.
+func (m *Manager) runConfig(r cascade.Run) (cascade.SimConfig, string) {
+	if r.Figures.CoreClockMHz > 0 {
+		return recordedConfig(nil, nil, r)
 	}
-	return cfg
+	cfgs, err := m.SimConfigs()
+	return recordedConfig(cfgs, err, r)
+}
+
+// recordedConfig is [Manager.runConfig] with the current configs cfgs
+// (or the error reading them) given.
+func recordedConfig(cfgs []cascade.SimConfig, err error, r cascade.Run) (cfg cascade.SimConfig, problem string) {
+	cfg.Name = r.SimConfig
+	if r.Figures.CoreClockMHz > 0 {
+		cfg.CoreClockMHz = r.Figures.CoreClockMHz
+		return cfg, ""
+	}
+	if err != nil {
+		return cfg, fmt.Sprintf("no simulated times: the run's core clock was not recorded, and the configs cannot be read: %v", err)
+	}
+	c, ok := simconfig.Find(cfgs, r.SimConfig)
+	switch {
+	case !ok:
+		return cfg, fmt.Sprintf("no simulated times: the run's core clock was not recorded (it ran before clocks were), and its config %s is no longer in CASCADE_SIM_CONFIGS_DIR", r.SimConfig)
+	case !(c.CoreClockMHz > 0):
+		return c, fmt.Sprintf("no simulated times: the run's core clock was not recorded, and its config %s has no -gpgpu_clock_domains", r.SimConfig)
+	}
+	return c, ""
 }
 
 // traceTiming is what a trace's timing files say, read once for all the
@@ -134,10 +163,41 @@ func (tt traceTiming) results(kernels []cascade.RunKernel, cfg cascade.SimConfig
 		for _, b := range bad {
 			res.Problems = append(res.Problems, b.String())
 		}
-		res.Steps = steps
+		res.Steps = projected(steps)
+		if n := len(steps) - len(res.Steps); n > 0 {
+			res.Problems = append(res.Problems, fmt.Sprintf("%d of %d steps not projected: none of their events maps to a kernel with a simulated time%s", n, len(steps), noTimesWhy(kernels)))
+		}
 	}
 	if res.Steps == nil {
 		res.Steps = []cascade.StepProjection{}
 	}
 	return res
+}
+
+// projected keeps the steps that have a projection: at least one mapped
+// event replaced by its kernel's simulated time. Any other step's
+// "projection" would be its measured time again, which reads as a perfect
+// prediction.
+func projected(steps []cascade.StepProjection) []cascade.StepProjection {
+	out := make([]cascade.StepProjection, 0, len(steps))
+	for _, st := range steps {
+		if st.EventsReplaced > 0 {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// noTimesWhy says, for the steps not projected, when none of a run's
+// kernels has a simulated time; "" when some have.
+func noTimesWhy(kernels []cascade.RunKernel) string {
+	for _, k := range kernels {
+		if k.SimTimeNs != nil {
+			return ""
+		}
+	}
+	if len(kernels) == 0 {
+		return " (the run has no simulated kernels)"
+	}
+	return " (no kernel of the run has a simulated time)"
 }

@@ -324,6 +324,8 @@ func TestLaunchRefusals(t *testing.T) {
 		{"ErrSample", map[string]any{"traceId": "sample", "simConfig": simconfigtest.H100}, "BAD_USER_INPUT", "sample trace"},
 		{"ErrUnknownTrace", map[string]any{"traceId": "nope", "simConfig": simconfigtest.H100}, "NOT_FOUND", "nope"},
 		{"ErrUnknownConfig", map[string]any{"traceId": quickstartID, "simConfig": "SM99_NOPE"}, "BAD_USER_INPUT", "no config"},
+		{"ErrUnknownConfigCase", map[string]any{"traceId": quickstartID, "simConfig": "sm6_titanx"}, "BAD_USER_INPUT", `simConfig: no config "sm6_titanx"; did you mean "SM6_TITANX"?`},
+		{"ErrUnknownConfigTypo", map[string]any{"traceId": quickstartID, "simConfig": "SM90_H10"}, "BAD_USER_INPUT", `did you mean "SM90_H100"?`},
 		{"ErrUnknownKernel", map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100, "kernelIds": []int{99}}, "BAD_USER_INPUT", "99"},
 	}
 	for _, c := range cases {

@@ -218,7 +218,8 @@ func (m *Manager) KernelPage(ctx context.Context, r cascade.Run, p cascade.Page)
 	if err != nil {
 		return page, err
 	}
-	m.timing(t).join(page.Items, m.runConfig(r))
+	cfg, _ := m.runConfig(r)
+	m.timing(t).join(page.Items, cfg)
 	return page, nil
 }
 
@@ -231,7 +232,8 @@ func (m *Manager) KernelPages(ctx context.Context, r cascade.Run, size int, fn f
 	if err != nil {
 		return err
 	}
-	tt, cfg := m.timing(t), m.runConfig(r)
+	tt := m.timing(t)
+	cfg, _ := m.runConfig(r)
 	return m.eachKernelPage(ctx, r.ID, size, func(ks []cascade.RunKernel) error {
 		tt.join(ks, cfg)
 		return fn(ks)

@@ -87,10 +87,6 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 	if err != nil {
 		return cascade.Sweep{}, nil, err
 	}
-	var names []string
-	for _, c := range cfgs {
-		names = append(names, c.Name)
-	}
 	seen = map[string]int{}
 	for i, name := range in.SimConfigs {
 		if j, ok := seen[name]; ok {
@@ -100,10 +96,8 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 		seen[name] = i
 		c, ok := simconfig.Find(cfgs, name)
 		switch {
-		case !ok && len(cfgs) == 0:
-			refuse("simConfigs[%d]: no config %q: no configs are set up (CASCADE_SIM_CONFIGS_DIR)", i, name)
 		case !ok:
-			refuse("simConfigs[%d]: no config %q (have %s)", i, name, strings.Join(names, ", "))
+			refuse("simConfigs[%d]: %s", i, simconfig.Unknown(cfgs, name))
 		case !c.Usable():
 			refuse("simConfigs[%d]: %s cannot be used: %s", i, name, c.Err)
 		default:
@@ -259,10 +253,7 @@ func (m *Manager) addSucceeded(ctx context.Context, t *sweepTally, rs []cascade.
 	if len(rs) == 0 {
 		return nil
 	}
-	cfgs, err := m.SimConfigs()
-	if err != nil {
-		return err
-	}
+	cfgs, cfgsErr := m.SimConfigs()
 	for _, r := range rs {
 		tt, err := timing(r.TraceID)
 		if err != nil {
@@ -275,7 +266,7 @@ func (m *Manager) addSucceeded(ctx context.Context, t *sweepTally, rs []cascade.
 			if err != nil {
 				return err
 			}
-			cfg, _ := simconfig.Find(cfgs, r.SimConfig)
+			cfg, _ := recordedConfig(cfgs, cfgsErr, r)
 			res = tt.results(kernels, cfg)
 		}
 		p := t.pools[r.SimConfig]

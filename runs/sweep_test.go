@@ -227,6 +227,8 @@ func TestSweepRefusals(t *testing.T) {
 			[]string{"(6 problems)", `traceIds[1]: trace "nope" not found`, `traceIds[2]: trace "uploading" is uploading`,
 				`traceIds[3]: "sample" is the sample trace`, `traceIds[4]: "qs" is given twice (also traceIds[0])`,
 				`simConfigs[1]: no config "SM99_NOPE" (have`, `simConfigs[2]: "SM90_H100" is given twice (also simConfigs[0])`}},
+		{"DidYouMean", []string{quickstartID}, []string{"sm90_h100", "SM7_QV10"},
+			[]string{"(2 problems)", `simConfigs[0]: no config "sm90_h100"; did you mean "SM90_H100"?`, `simConfigs[1]: no config "SM7_QV10"; did you mean "SM7_QV100"?`}},
 		{"TooMany", many, make100Configs(), []string{"too many runs: 101 traces × 100 configs = 10100; a sweep launches at most 10000"}},
 	}
 	for _, c := range cases {

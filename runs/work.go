@@ -40,7 +40,33 @@ func (m *Manager) start(_ context.Context, id string) {
 		}
 		return
 	}
+	if r.Figures.CoreClockMHz != job.Config.CoreClockMHz {
+		m.recordClock(ctx, id, job.Config.CoreClockMHz)
+		job.Run.Figures.CoreClockMHz = job.Config.CoreClockMHz
+	}
 	m.exec.Start(ctx, job)
+}
+
+// recordClock records on a queued run the core clock of the config it
+// starts under (edited since it was launched): its simulated times are
+// its cycles at this clock, whatever becomes of the config later.
+func (m *Manager) recordClock(ctx context.Context, id string, mhz float64) {
+	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+		if r.State != cascade.RunQueued || r.Figures.CoreClockMHz == mhz {
+			return cascade.ErrUnchanged
+		}
+		r.Figures.CoreClockMHz = mhz
+		return nil
+	})
+	if err != nil {
+		if cascade.ErrorCode(err) != cascade.ENOTFOUND {
+			m.log.Error("record core clock", "run", id, "err", err)
+		}
+		return
+	}
+	if saved {
+		m.publish(r)
+	}
 }
 
 // prepare makes the run's directory, with its kernel list (a subset's, or

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -64,5 +65,71 @@ func TestRealAccelSim(t *testing.T) {
 		if k.Name != "_Z6vecAddPdS_S_i" || k.SimCycles != cycles || k.SimInstructions != 2203168 {
 			t.Errorf("run on %s: %+v, want %d cycles and 2,203,168 instructions", config, k, cycles)
 		}
+	}
+}
+
+// TestRealAccelSimResultsOutliveConfigs: a vecAdd run of the real
+// simulator on SM6_TITANX keeps its simulated time after the server
+// restarts with a configs directory that no longer has SM6_TITANX: the
+// time is its cycles at the core clock recorded when it ran (1417 MHz),
+// and its config says it is gone.
+func TestRealAccelSimResultsOutliveConfigs(t *testing.T) {
+	checkout := testkit.RealAccelSim(t)
+	trace := testkit.RealTrace(t, "vecadd-sm61")
+	data := t.TempDir()
+	addr, _, cmd := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout)
+	prefix := filepath.Join(data, "s3", "cascade", "traces")
+	if _, err := upload.Upload(context.Background(), upload.Options{Source: trace, PrefixDir: prefix, RunName: "vecadd"}); err != nil {
+		t.Fatal(err)
+	}
+	waitTrace(t, addr, "vecadd", "READY")
+
+	type result struct {
+		State     string
+		Error     *string
+		SimConfig struct {
+			Name  string
+			Error *string
+		}
+		Figures struct{ CoreClockMHz *float64 }
+		Kernels []struct {
+			SimCycles int64
+			SimTimeNs *float64
+		}
+		TimingProblems []string
+	}
+	const query = `query($id: ID!) { run(id: $id) { state error simConfig { name error } figures { coreClockMHz } kernels { simCycles simTimeNs } timingProblems } }`
+	var l struct{ LaunchRun struct{ ID string } }
+	if errs := gqlVars(t, addr, `mutation { launchRun(input: {traceId: "vecadd", simConfig: "SM6_TITANX"}) { id } }`, nil, &l); len(errs) > 0 {
+		t.Fatalf("launch: %v", errs)
+	}
+	id := l.LaunchRun.ID
+	var before struct{ Run result }
+	testkit.Eventually(t, 5*time.Minute, "run over", func() bool {
+		gqlVars(t, addr, query, map[string]any{"id": id}, &before)
+		return before.Run.State == "SUCCEEDED" || before.Run.State == "FAILED"
+	})
+	want := float64(11789) * 1000 / 1417
+	if r := before.Run; r.State != "SUCCEEDED" || len(r.Kernels) != 1 || r.Kernels[0].SimCycles != 11789 || r.Kernels[0].SimTimeNs == nil || *r.Kernels[0].SimTimeNs != want {
+		t.Fatalf("run: %+v, want 11,789 cycles, %.3f ns at 1417 MHz", r, want)
+	}
+	if c := before.Run.Figures.CoreClockMHz; c == nil || *c != 1417 {
+		t.Errorf("recorded core clock %v, want 1417", c)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	// The checkout's simulator, but configs that no longer have the run's.
+	addr, _, _ = checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout, "CASCADE_SIM_CONFIGS_DIR="+t.TempDir())
+	var after struct{ Run result }
+	gqlVars(t, addr, query, map[string]any{"id": id}, &after)
+	r := after.Run
+	if r.SimConfig.Name != "SM6_TITANX" || r.SimConfig.Error == nil || !strings.Contains(*r.SimConfig.Error, "no longer in CASCADE_SIM_CONFIGS_DIR") {
+		t.Errorf("config after the restart: %+v", r.SimConfig)
+	}
+	if len(r.Kernels) != 1 || r.Kernels[0].SimTimeNs == nil || *r.Kernels[0].SimTimeNs != want || len(r.TimingProblems) != 0 {
+		t.Errorf("after the restart: %+v, want %.3f ns", r, want)
 	}
 }

@@ -99,7 +99,7 @@ type RunEdge struct {
 
 // What produced a run and what it cost; null where unknown (not recorded yet, or a run from before they were).
 type RunFigures struct {
-	// The config's core clock when the run started.
+	// The config's core clock when the run was launched and started: its simulated times are its cycles at this clock, whatever becomes of the config later.
 	CoreClockMHz *float64 `json:"coreClockMHz,omitempty"`
 	// The simulator process's wall time.
 	WallSeconds *float64 `json:"wallSeconds,omitempty"`

@@ -44,4 +44,17 @@ describe("Comparison", () => {
     expect(screen.getByText(/no real timing/)).toBeTruthy();
     expect(screen.queryByTestId("scatter")).toBeNull();
   });
+
+  it("points a finished run without a comparison at its timing problems, and a running one waits", () => {
+    const problem = "no simulated times: the run's core clock was not recorded (it ran before clocks were), and its config SM90_H100 is no longer in CASCADE_SIM_CONFIGS_DIR";
+    const run = { trace, kernels, timingProblems: [problem], comparison: null, steps: [] };
+    render(<Comparison run={run} />);
+    expect(screen.getByText(/No kernel could be compared: see the timing problems below/)).toBeTruthy();
+    expect(screen.getByTestId("timing-problems").textContent).toContain("Timing problems (1)");
+    expect(screen.getByTestId("timing-problems").textContent).toContain("no longer in CASCADE_SIM_CONFIGS_DIR");
+    expect(screen.queryByText(/No kernel has been compared yet/)).toBeNull();
+    cleanup();
+    render(<Comparison run={run} over={false} />);
+    expect(screen.getByText("No kernel has been compared yet.")).toBeTruthy();
+  });
 });

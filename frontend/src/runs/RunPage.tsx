@@ -85,6 +85,14 @@ export function RunPage({ id }: { id: string }) {
           times, when shown, come from the GPU the trace was taken on.
         </p>
       )}
+      {run.simConfig.error && (
+        <p className="note" role="note" data-testid="config-problem">
+          Config {run.simConfig.name}: {run.simConfig.error}.{" "}
+          {run.figures.coreClockMHz
+            ? `This run's results use the core clock recorded when it ran (${run.figures.coreClockMHz} MHz), so they are as they were.`
+            : "The run's core clock was not recorded when it ran, so its simulated times cannot be computed."}
+        </p>
+      )}
       <dl className="facts">
         <dt>Trace</dt>
         <dd>
@@ -92,7 +100,7 @@ export function RunPage({ id }: { id: string }) {
         </dd>
         <dt>Config</dt>
         <dd className="mono">
-          {run.simConfig.name} <span className="muted">cc {run.simConfig.computeCapability}{run.simConfig.coreClockMHz ? `, ${run.simConfig.coreClockMHz} MHz` : ""}</span>
+          {run.simConfig.name} <span className="muted">{configFacts(run)}</span>
         </dd>
         <dt>Kernels</dt>
         <dd>{run.kernelIds ? `${formatCount(run.kernelIds.length)} chosen` : "every kernel"}</dd>
@@ -151,7 +159,7 @@ export function RunPage({ id }: { id: string }) {
           </ul>
         </details>
       )}
-      <Comparison run={run} />
+      <Comparison run={run} over={!isActive(run.state)} />
       <section aria-labelledby="rk-title">
         <h2 id="rk-title">Kernels</h2>
         <div className="toolbar">
@@ -186,15 +194,38 @@ function Stat({ k, v, testid }: { k: string; v: string; testid?: string }) {
   );
 }
 
+/**
+ * What the config line says: its compute capability (while the config is
+ * there) and the core clock the run's times are at, the recorded one first.
+ */
+function configFacts(run: Pick<RunDetailFragment, "simConfig" | "figures">): string {
+  const parts: string[] = [];
+  if (run.simConfig.computeCapability) parts.push(`cc ${run.simConfig.computeCapability}`);
+  const mhz = run.figures.coreClockMHz ?? run.simConfig.coreClockMHz;
+  if (mhz) parts.push(`${mhz} MHz`);
+  return parts.join(", ");
+}
+
 /** MAPE, correlation, totals, the scatter and the projected step times. */
-export function Comparison({ run }: { run: Pick<RunDetailFragment, "comparison" | "kernels" | "steps" | "timingProblems" | "trace"> }) {
+export function Comparison({
+  run,
+  over = true,
+}: {
+  run: Pick<RunDetailFragment, "comparison" | "kernels" | "steps" | "timingProblems" | "trace">;
+  /** Whether the run is over: only then is a missing comparison for good. */
+  over?: boolean;
+}) {
   const c = run.comparison;
   return (
     <section aria-labelledby="cmp-title">
       <h2 id="cmp-title">Simulated vs measured</h2>
       {!c ? (
         <p className="muted">
-          {run.trace.hasRealTiming ? "No kernel has been compared yet." : "The trace has no real timing, so there is nothing to compare with."}
+          {!run.trace.hasRealTiming
+            ? "The trace has no real timing, so there is nothing to compare with."
+            : over && run.timingProblems.length > 0
+              ? "No kernel could be compared: see the timing problems below."
+              : "No kernel has been compared yet."}
         </p>
       ) : (
         <>
@@ -209,8 +240,8 @@ export function Comparison({ run }: { run: Pick<RunDetailFragment, "comparison" 
         </>
       )}
       {run.timingProblems.length > 0 && (
-        <div className="warnings">
-          <h3>Timing rows skipped ({run.timingProblems.length})</h3>
+        <div className="warnings" data-testid="timing-problems">
+          <h3>Timing problems ({run.timingProblems.length})</h3>
           <ul>
             {run.timingProblems.map((p, i) => (
               <li key={i}>{p}</li>

@@ -30,7 +30,7 @@ export const RunDetailFragment = graphql(`
     figures { coreClockMHz wallSeconds peakRssBytes simulatorBuild simulatorSum configSum traceSum }
     statCounters { name kind unit }
     timingProblems
-    simConfig { name computeCapability coreClockMHz }
+    simConfig { name computeCapability coreClockMHz error }
     trace { id model sourceGpu traceGpuArch hasRealTiming hasStepTimeline }
     comparison { kernelsCompared mape correlation simTotalNs measuredTotalNs }
     steps { step measuredNs projectedNs }
