@@ -40,6 +40,7 @@ func (m *Manager) start(_ context.Context, id string) {
 		}
 		return
 	}
+	job.Run = m.recordStart(ctx, job)
 	m.exec.Start(ctx, job)
 }
 
@@ -74,6 +75,27 @@ func (m *Manager) prepare(r cascade.Run) (Job, error) {
 		return Job{}, err
 	}
 	return Job{Run: r, Dir: dir, KernelList: list.Path, Config: cfg, Log: m.LogPath(r.ID), Total: len(list.Kernels())}, nil
+}
+
+// recordStart records on the job's run, still queued, what it is about to
+// be simulated with: its config's core clock and the sums of the
+// simulator, the config files and the trace (see [cascade.RunFigures]).
+// It returns the run as stored, or the job's when that failed.
+func (m *Manager) recordStart(ctx context.Context, job Job) cascade.Run {
+	sums := m.sums(job.Run.TraceID, job.Config)
+	r, saved, err := m.cfg.Store.UpdateRun(ctx, job.Run.ID, func(r *cascade.Run) error {
+		if r.State != cascade.RunQueued || r.HasJob() {
+			return cascade.ErrUnchanged
+		}
+		r.Figures.CoreClockMHz = job.Config.CoreClockMHz
+		sums.record(r)
+		return nil
+	})
+	if err != nil || !saved {
+		return job.Run
+	}
+	m.publish(r)
+	return r
 }
 
 // kernelTotal is how many kernels the run simulates: its subset's, or its
