@@ -18,9 +18,9 @@ type reusedRun struct {
 	Progress struct{ KernelsDone, KernelsTotal int }
 	Kernels  []struct{ SimCycles int64 }
 	Figures  struct {
-		CoreClockMHz                       *float64
-		WallSeconds                        *float64
-		PeakRssBytes                       *int64
+		CoreClockMHz                      *float64
+		WallSeconds                       *float64
+		PeakRssBytes                      *int64
 		SimulatorSum, ConfigSum, TraceSum *string
 	}
 }
