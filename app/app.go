@@ -317,7 +317,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Logger:      log,
 		Ended:       reg.RunEnded,
 		StatsTable:  cfg.SimStats,
-		Simulator:   simCmd[0],
+		Simulator:   simCmd,
 
 		TraceConfigsDir: cfg.SimTraceConfigsDir,
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +43,7 @@ func sumsOf(r cascade.Run) Sums {
 func (m *Manager) sums(traceID string, cfg cascade.SimConfig) Sums {
 	var s Sums
 	var err error
-	if m.cfg.Simulator != "" {
+	if len(m.cfg.Simulator) > 0 {
 		if s.Simulator, err = SimulatorSum(m.cfg.Simulator); err != nil {
 			m.log.Warn("simulator sum", "err", err)
 		}
@@ -66,10 +67,31 @@ type simulatorKey struct {
 	mtime time.Time
 }
 
-// SimulatorSum returns the hex SHA-256 of the simulator program: prog as
-// a path, or looked up in PATH as the executor runs it. It is computed
-// once for each path, size and modification time.
-func SimulatorSum(prog string) (string, error) {
+// SimulatorSum returns the hex SHA-256 of the simulator command cmd: of
+// its program's content (cmd[0], a path or looked up in PATH as the
+// executor runs it) when cmd is the program alone, as sha256sum prints it
+// for accel-sim.out; else of that sum followed by each further word, so
+// that a wrapper's arguments ("env FAKESIM_MODE=slow fakesim") count too.
+// The program's sum is computed once for each path, size and modification
+// time.
+func SimulatorSum(cmd []string) (string, error) {
+	if len(cmd) == 0 {
+		return "", errors.New("no simulator command")
+	}
+	sum, err := programSum(cmd[0])
+	if err != nil || len(cmd) == 1 {
+		return sum, err
+	}
+	h := sha256.New()
+	h.Write([]byte(sum))
+	for _, w := range cmd[1:] {
+		h.Write([]byte("\x00" + w))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// programSum is the hex SHA-256 of the program prog's content.
+func programSum(prog string) (string, error) {
 	path, err := exec.LookPath(prog)
 	if err != nil {
 		return "", fmt.Errorf("find simulator: %w", err)

@@ -111,24 +111,32 @@ func TestTraceSum(t *testing.T) {
 }
 
 // TestSimulatorSum: the simulator's sum is the binary's SHA-256, looked
-// up in PATH when a name, and follows its content.
+// up in PATH when a name, and follows its content and the command's
+// further words.
 func TestSimulatorSum(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "accel-sim.out")
 	if err := os.WriteFile(path, []byte("abc"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	const abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-	if s, err := runs.SimulatorSum(path); err != nil || s != abc {
+	if s, err := runs.SimulatorSum([]string{path}); err != nil || s != abc {
 		t.Fatalf("SimulatorSum = %q, %v; want %s", s, err, abc)
 	}
 	t.Setenv("PATH", filepath.Dir(path))
-	if s, err := runs.SimulatorSum("accel-sim.out"); err != nil || s != abc {
+	if s, err := runs.SimulatorSum([]string{"accel-sim.out"}); err != nil || s != abc {
 		t.Fatalf("SimulatorSum by name = %q, %v; want %s", s, err, abc)
+	}
+	withArgs, err := runs.SimulatorSum([]string{path, "-x"})
+	if err != nil || withArgs == abc {
+		t.Fatalf("SimulatorSum with an argument = %q, %v; want another sum", withArgs, err)
+	}
+	if other, err := runs.SimulatorSum([]string{path, "-y"}); err != nil || other == withArgs {
+		t.Fatalf("SimulatorSum with another argument = %q, %v; want another sum", other, err)
 	}
 	if err := os.WriteFile(path, []byte("abcd"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := runs.SimulatorSum(path); err != nil || s == abc {
+	if s, err := runs.SimulatorSum([]string{path}); err != nil || s == abc {
 		t.Fatalf("SimulatorSum after a rebuild = %q, %v; want another sum", s, err)
 	}
 }
