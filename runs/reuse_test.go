@@ -100,3 +100,51 @@ func TestLaunchReusesASucceededRun(t *testing.T) {
 	}
 	waitRun(t, s, edited.ID, "SUCCEEDED")
 }
+
+// TestSweepReusesSucceededRuns: a sweep's run whose simulation a
+// succeeded run did is SUCCEEDED from the start, sameAs that run; the
+// others, and every run of a sweep with rerun, are simulated.
+func TestSweepReusesSucceededRuns(t *testing.T) {
+	t.Parallel()
+	s := server(t, "ok")
+	first := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	waitRun(t, s, first.ID, "SUCCEEDED")
+	sweepRuns := func(rerun bool) map[string]reusedRun {
+		t.Helper()
+		var l struct{ LaunchSweep struct{ ID string } }
+		s.MustDo(t, `mutation($in: LaunchSweepInput!) { launchSweep(input: $in) { id } }`, map[string]any{"in": map[string]any{
+			"traceIds": []string{quickstartID}, "simConfigs": []string{simconfigtest.H100, simconfigtest.QV100}, "rerun": rerun}}, &l)
+		var q struct {
+			Sweep struct {
+				Runs struct {
+					Nodes []struct {
+						reusedRun
+						SimConfig struct{ Name string }
+					}
+				}
+			}
+		}
+		s.MustDo(t, `query($id: ID!) { sweep(id: $id) { runs { nodes { simConfig { name } `+reusedFields+` } } } }`,
+			map[string]any{"id": l.LaunchSweep.ID}, &q)
+		out := map[string]reusedRun{}
+		for _, n := range q.Sweep.Runs.Nodes {
+			out[n.SimConfig.Name] = n.reusedRun
+		}
+		for _, r := range out {
+			waitRun(t, s, r.ID, "SUCCEEDED")
+		}
+		return out
+	}
+	rs := sweepRuns(false)
+	if r := rs[simconfigtest.H100]; r.SameAs == nil || r.SameAs.ID != first.ID || r.State != "SUCCEEDED" || len(r.Kernels) != 4 {
+		t.Errorf("the sweep's %s run: %+v; want SUCCEEDED at once, sameAs %s, with its kernels", simconfigtest.H100, r, first.ID)
+	}
+	if r := rs[simconfigtest.QV100]; r.SameAs != nil {
+		t.Errorf("the sweep's %s run reused %s", simconfigtest.QV100, r.SameAs.ID)
+	}
+	for name, r := range sweepRuns(true) {
+		if r.SameAs != nil {
+			t.Errorf("a rerun sweep's %s run reused %s", name, r.SameAs.ID)
+		}
+	}
+}
