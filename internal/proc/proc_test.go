@@ -212,7 +212,7 @@ wait`)
 	child := readPID(t, filepath.Join(dir, "child.pid"))
 	cancel()
 	o := wait(t, done)
-	if !errors.Is(o.err, context.Canceled) || o.res != (proc.Result{ExitCode: 0}) {
+	if !errors.Is(o.err, context.Canceled) || o.res.ExitCode != 0 || o.res.Signal != "" {
 		t.Fatalf("Run = %v, %v; want exit 0, context.Canceled; log:\n%s", o.res, o.err, readLog(t, c))
 	}
 	if log := readLog(t, c); !strings.HasSuffix(log, "child got TERM\nparent done\n") {
@@ -259,7 +259,7 @@ sleep 1000 & wait`)
 	done := start(t, ctx, c)
 	cancel()
 	o := wait(t, done)
-	if !errors.Is(o.err, context.Canceled) || o.res != (proc.Result{ExitCode: 7}) {
+	if !errors.Is(o.err, context.Canceled) || o.res.ExitCode != 7 || o.res.Signal != "" {
 		t.Fatalf("Run = %+v, %v; want exit 7, context.Canceled", o.res, o.err)
 	}
 	if log := readLog(t, c); !strings.HasSuffix(log, "cleaning up\n") {
