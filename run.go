@@ -51,6 +51,13 @@ type Run struct {
 	// starts, so later changes to the counters table leave it as it was.
 	StatCounters []StatCounter `gorm:"serializer:json"`
 
+	// SameAsID is, for a run launched without rerun whose simulation an
+	// earlier succeeded run had done already (same trace, config and
+	// simulator sums, same kernels), that run: this one was never
+	// simulated, and carries a copy of its results and figures. nil for a
+	// run that was simulated.
+	SameAsID *string `gorm:"index"`
+
 	// FailureClass says how a FAILED run failed, CANCELLED for a
 	// cancelled one; "" otherwise.
 	FailureClass FailureClass `gorm:"not null;default:'';index"`

@@ -317,6 +317,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Logger:      log,
 		Ended:       reg.RunEnded,
 		StatsTable:  cfg.SimStats,
+		Simulator:   simCmd,
 
 		TraceConfigsDir: cfg.SimTraceConfigsDir,
 	})

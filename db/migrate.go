@@ -88,6 +88,15 @@ var migrations = []migration{
 		return tx.Migrator().CreateIndex(&runV10{}, "idx_runs_failure_class")
 	}},
 	{11, "sampling plans", migrateSamplingPlans},
+	{12, "runs: the run a launch reused", func(tx *gorm.DB) error {
+		if err := addColumns(tx, &runV12{}, "SameAsID"); err != nil {
+			return err
+		}
+		if tx.Migrator().HasIndex(&runV12{}, "idx_runs_same_as_id") {
+			return nil // a database rolled back by a test
+		}
+		return tx.Migrator().CreateIndex(&runV12{}, "idx_runs_same_as_id")
+	}},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a
@@ -461,6 +470,15 @@ type runKernelV8 struct {
 }
 
 func (runKernelV8) TableName() string { return "run_kernels" }
+
+// runV12: the succeeded run whose results a run launched without rerun
+// reused.
+type runV12 struct {
+	ID       string  `gorm:"primaryKey"`
+	SameAsID *string `gorm:"index"`
+}
+
+func (runV12) TableName() string { return "runs" }
 
 // traceV9: where a trace's architecture came from.
 type traceV9 struct {

@@ -197,6 +197,7 @@ type ComplexityRoot struct {
 		Label             func(childComplexity int) int
 		LogTail           func(childComplexity int, lines *int) int
 		Progress          func(childComplexity int) int
+		SameAs            func(childComplexity int) int
 		SimConfig         func(childComplexity int) int
 		Slurm             func(childComplexity int) int
 		StartedAt         func(childComplexity int) int
@@ -533,6 +534,7 @@ type RunResolver interface {
 	FailureClass(ctx context.Context, obj *cascade.Run) (*cascade.FailureClass, error)
 	FailureLine(ctx context.Context, obj *cascade.Run) (*string, error)
 	Figures(ctx context.Context, obj *cascade.Run) (*model.RunFigures, error)
+	SameAs(ctx context.Context, obj *cascade.Run) (*cascade.Run, error)
 
 	CrossArchitecture(ctx context.Context, obj *cascade.Run) (bool, error)
 
@@ -1293,6 +1295,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.Progress(childComplexity), true
+	case "Run.sameAs":
+		if e.ComplexityRoot.Run.SameAs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.SameAs(childComplexity), true
 	case "Run.simConfig":
 		if e.ComplexityRoot.Run.SimConfig == nil {
 			break
@@ -2959,6 +2967,8 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_failureLine(ctx, field)
 	case "figures":
 		return ec.fieldContext_Run_figures(ctx, field)
+	case "sameAs":
+		return ec.fieldContext_Run_sameAs(ctx, field)
 	case "label":
 		return ec.fieldContext_Run_label(ctx, field)
 	case "kernelIds":
@@ -6788,6 +6798,38 @@ func (ec *executionContext) fieldContext_Run_figures(_ context.Context, field gr
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_RunFigures(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Run_sameAs(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_sameAs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().SameAs(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+			return ec.marshalORun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_sameAs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
 		},
 	}
 	return fc, nil
@@ -13436,7 +13478,11 @@ func (ec *executionContext) unmarshalInputLaunchRunInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"traceId", "simConfig", "kernelIds", "label"}
+	if _, present := asMap["rerun"]; !present {
+		asMap["rerun"] = false
+	}
+
+	fieldsInOrder := [...]string{"traceId", "simConfig", "kernelIds", "label", "rerun"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13471,6 +13517,13 @@ func (ec *executionContext) unmarshalInputLaunchRunInput(ctx context.Context, ob
 				return it, err
 			}
 			it.Label = data
+		case "rerun":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rerun"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rerun = data
 		}
 	}
 	return it, nil
@@ -13499,7 +13552,11 @@ func (ec *executionContext) unmarshalInputLaunchSweepInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"traceIds", "simConfigs", "label"}
+	if _, present := asMap["rerun"]; !present {
+		asMap["rerun"] = false
+	}
+
+	fieldsInOrder := [...]string{"traceIds", "simConfigs", "label", "rerun"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13527,6 +13584,13 @@ func (ec *executionContext) unmarshalInputLaunchSweepInput(ctx context.Context, 
 				return it, err
 			}
 			it.Label = data
+		case "rerun":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rerun"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rerun = data
 		}
 	}
 	return it, nil
@@ -14558,6 +14622,12 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Run_figures(ctx, field, obj)
+				})
+		case "sameAs":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_sameAs(ctx, field, obj)
 				})
 		case "label":
 			out.Values[i] = ec._Run_label(ctx, field, obj)

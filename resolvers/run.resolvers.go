@@ -20,6 +20,7 @@ import (
 func (r *mutationResolver) LaunchRun(ctx context.Context, input model.LaunchRunInput) (*cascade.Run, error) {
 	run, err := r.RunManager.Launch(ctx, runs.LaunchInput{
 		TraceID: input.TraceID, SimConfig: input.SimConfig, KernelIDs: input.KernelIds, Label: cascade.Deref(input.Label),
+		Rerun: cascade.Deref(input.Rerun),
 	})
 	if err != nil {
 		return nil, err
@@ -102,6 +103,14 @@ func (r *runResolver) FailureLine(ctx context.Context, obj *cascade.Run) (*strin
 // Figures is the resolver for the figures field.
 func (r *runResolver) Figures(ctx context.Context, obj *cascade.Run) (*model.RunFigures, error) {
 	return figures(obj.Figures), nil
+}
+
+// SameAs is the resolver for the sameAs field.
+func (r *runResolver) SameAs(ctx context.Context, obj *cascade.Run) (*cascade.Run, error) {
+	if obj.SameAsID == nil {
+		return nil, nil
+	}
+	return notFoundIsNil(r.DB.Run(ctx, *obj.SameAsID))
 }
 
 // CrossArchitecture is the resolver for the crossArchitecture field.

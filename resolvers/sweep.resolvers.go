@@ -18,6 +18,7 @@ import (
 func (r *mutationResolver) LaunchSweep(ctx context.Context, input model.LaunchSweepInput) (*cascade.Sweep, error) {
 	s, err := r.RunManager.LaunchSweep(ctx, runs.SweepInput{
 		TraceIDs: input.TraceIds, SimConfigs: input.SimConfigs, Label: cascade.Deref(input.Label),
+		Rerun: cascade.Deref(input.Rerun),
 	})
 	if err != nil {
 		return nil, err

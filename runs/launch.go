@@ -22,6 +22,10 @@ type LaunchInput struct {
 	SimConfig string
 	KernelIDs []int // nil for every kernel
 	Label     string
+	// Rerun simulates even when a succeeded run did the same simulation
+	// already; without it such a launch reuses that run's results (see
+	// [Manager.Launch]).
+	Rerun bool
 }
 
 // Launch creates a queued run and queues it for the executor. It returns
@@ -31,26 +35,51 @@ type LaunchInput struct {
 // kernel ids the trace does not have. A config of another architecture
 // than the trace's is fine: the run simulates the trace on that
 // architecture (see [Manager.CrossArchitecture]).
+//
+// Without in.Rerun, a launch whose simulation a succeeded run did already
+// (the same trace, config and simulator sums and kernel set: see
+// [cascade.RunFigures]) simulates nothing: the run it creates is
+// SUCCEEDED at once, its SameAsID that run, its kernel results and figures
+// copies of that run's.
 func (m *Manager) Launch(ctx context.Context, in LaunchInput) (cascade.Run, error) {
 	m.launchMu.Lock()
 	defer m.launchMu.Unlock()
-	r, err := m.NewRun(ctx, in)
+	r, err := m.newRun(ctx, in, nil)
 	if err != nil {
 		return cascade.Run{}, err
+	}
+	if r.SameAsID != nil {
+		// The kernels first: the run is never seen SUCCEEDED without them.
+		if err := m.copyKernels(ctx, []cascade.Run{r}); err != nil {
+			return cascade.Run{}, err
+		}
 	}
 	if err := m.cfg.Store.CreateRun(ctx, &r); err != nil {
 		return cascade.Run{}, err
 	}
-	m.log.Info("run queued", "run", r.ID, "trace", r.TraceID, "config", r.SimConfig)
 	m.publish(r)
+	if r.SameAsID != nil {
+		m.log.Info("run reused", "run", r.ID, "same_as", *r.SameAsID, "trace", r.TraceID, "config", r.SimConfig)
+		return r, nil
+	}
+	m.log.Info("run queued", "run", r.ID, "trace", r.TraceID, "config", r.SimConfig)
 	m.Enqueue(r.ID)
 	return r, nil
 }
 
 // NewRun checks a launch request as Launch does and returns the queued run
-// it would create, not stored. With [Manager.Enqueue] it lets a caller
-// store many runs at once (in one transaction) and then queue them.
+// it would create, not stored; it never reuses a run, whatever in.Rerun.
+// With [Manager.Enqueue] it lets a caller store many runs at once (in one
+// transaction) and then queue them.
 func (m *Manager) NewRun(ctx context.Context, in LaunchInput) (cascade.Run, error) {
+	in.Rerun = true
+	return m.newRun(ctx, in, nil)
+}
+
+// newRun is NewRun, but without in.Rerun the run it returns reuses a
+// succeeded run that did its simulation, if there is one (see reuse);
+// c, when not nil, keeps what it read for the next call.
+func (m *Manager) newRun(ctx context.Context, in LaunchInput, c *reuseCache) (cascade.Run, error) {
 	t, err := m.cfg.Store.Trace(ctx, in.TraceID)
 	if err != nil {
 		return cascade.Run{}, err
@@ -84,6 +113,15 @@ func (m *Manager) NewRun(ctx context.Context, in LaunchInput) (cascade.Run, erro
 	}
 	if in.Label != "" {
 		r.Label = &in.Label
+	}
+	if !in.Rerun {
+		orig, err := m.reusable(ctx, r, cfg, c)
+		if err != nil {
+			return cascade.Run{}, err
+		}
+		if orig != nil {
+			reuse(&r, *orig)
+		}
 	}
 	return r, nil
 }

@@ -60,6 +60,13 @@ type Config struct {
 	// failed, cancelled while running) is committed, for /metrics.
 	Ended func(cascade.Run)
 
+	// Simulator is the command the executor runs the simulator with (a
+	// program, a path or a name looked up in PATH, and any leading
+	// arguments), whose sum each run records (see [SimulatorSum]); empty
+	// records none, and then no launch ever reuses an earlier run (see
+	// [Manager.Launch]).
+	Simulator []string
+
 	// StatsTable is the simulator statistics every run's log is read for
 	// (CASCADE_SIM_STATS_FILE); nil is simstats.Builtin().
 	StatsTable *simstats.Table

@@ -25,15 +25,39 @@ import (
 // output would otherwise write through a link into the folder) and
 // dotfiles are skipped.
 func linkConfigFolders(dir string, cfg cascade.SimConfig, reserved ...string) error {
+	files, err := configFiles(cfg, reserved...)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		err := os.Symlink(f.path, filepath.Join(dir, f.name))
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("link config %s file %s into the run directory: %w", cfg.Name, f.name, err)
+		}
+	}
+	return nil
+}
+
+// configFile is one entry of a config's folders: its name, and its path
+// in the folder it is taken from.
+type configFile struct{ name, path string }
+
+// configFiles lists the entries of the tested-config folders the config's
+// two files come from, as [linkConfigFolders] links them, sorted by name:
+// a name two folders hold is the first folder's (gpgpusim.config's), and
+// reserved names and dotfiles are left out.
+func configFiles(cfg cascade.SimConfig, reserved ...string) ([]configFile, error) {
 	seen := map[string]bool{}
+	names := map[string]bool{}
+	var files []configFile
 	for _, file := range []string{simconfig.GPGPUSimPath(cfg), simconfig.TracePath(cfg)} {
 		real, err := filepath.EvalSymlinks(file)
 		if err != nil {
-			return fmt.Errorf("config %s: %w", cfg.Name, err)
+			return nil, fmt.Errorf("config %s: %w", cfg.Name, err)
 		}
 		folder, err := filepath.Abs(filepath.Dir(real))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if seen[folder] {
 			continue
@@ -41,20 +65,19 @@ func linkConfigFolders(dir string, cfg cascade.SimConfig, reserved ...string) er
 		seen[folder] = true
 		entries, err := os.ReadDir(folder)
 		if err != nil {
-			return fmt.Errorf("config %s: %w", cfg.Name, err)
+			return nil, fmt.Errorf("config %s: %w", cfg.Name, err)
 		}
 		for _, e := range entries {
 			name := e.Name()
-			if strings.HasPrefix(name, ".") || slices.Contains(reserved, name) {
+			if strings.HasPrefix(name, ".") || slices.Contains(reserved, name) || names[name] {
 				continue
 			}
-			err := os.Symlink(filepath.Join(folder, name), filepath.Join(dir, name))
-			if err != nil && !errors.Is(err, fs.ErrExist) {
-				return fmt.Errorf("link config %s file %s into the run directory: %w", cfg.Name, name, err)
-			}
+			names[name] = true
+			files = append(files, configFile{name: name, path: filepath.Join(folder, name)})
 		}
 	}
-	return nil
+	slices.SortFunc(files, func(a, b configFile) int { return strings.Compare(a.name, b.name) })
+	return files, nil
 }
 
 // traceFormatFix says how to serve a simulator that rejected a trace's

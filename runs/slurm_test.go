@@ -189,6 +189,24 @@ func TestSlurmLaunchToSucceeded(t *testing.T) {
 	if n := calls.Count("sbatch"); n != 1 {
 		t.Errorf("%d sbatch calls for one run", n)
 	}
+	// The job's cost: its wall time (sacct's Elapsed, else from its start
+	// to its end), and with accounting sacct's MaxRSS.
+	var fig struct {
+		Run struct {
+			Figures struct {
+				WallSeconds  *float64
+				PeakRssBytes *int64
+			}
+		}
+	}
+	s.MustDo(t, `query($id: ID!) { run(id: $id) { figures { wallSeconds peakRssBytes } } }`, map[string]any{"id": r.ID}, &fig)
+	f := fig.Run.Figures
+	if f.WallSeconds == nil || *f.WallSeconds <= 0 {
+		t.Errorf("wallSeconds %v, want > 0", f.WallSeconds)
+	}
+	if c.Accounting() && (f.PeakRssBytes == nil || *f.PeakRssBytes <= 0) {
+		t.Errorf("peakRssBytes %v with accounting, want sacct's MaxRSS", f.PeakRssBytes)
+	}
 }
 
 // TestSlurmCancel: a pending job's run is cancelled at once, a running

@@ -20,6 +20,10 @@ type SweepInput struct {
 	TraceIDs   []string
 	SimConfigs []string // config names
 	Label      string
+	// Rerun simulates every run; without it a run whose simulation a
+	// succeeded run did already reuses that run's results, as
+	// [Manager.Launch] does.
+	Rerun bool
 }
 
 // LaunchSweep checks a sweep as a whole and, when nothing is wrong with
@@ -34,6 +38,10 @@ func (m *Manager) LaunchSweep(ctx context.Context, in SweepInput) (cascade.Sweep
 	m.launchMu.Lock()
 	s, rs, err := m.newSweep(ctx, in)
 	if err == nil {
+		// The kernels first: a reused run is never seen SUCCEEDED without them.
+		err = m.copyKernels(ctx, rs)
+	}
+	if err == nil {
 		start := time.Now()
 		err = m.cfg.Store.CreateSweep(ctx, &s, rs)
 		m.log.Info("sweep queued", "sweep", s.ID, "runs", len(rs), "traces", len(s.TraceIDs), "configs", len(s.SimConfigs), "stored_in", time.Since(start))
@@ -42,9 +50,11 @@ func (m *Manager) LaunchSweep(ctx context.Context, in SweepInput) (cascade.Sweep
 	if err != nil {
 		return cascade.Sweep{}, err
 	}
-	ids := make([]string, len(rs))
-	for i, r := range rs {
-		ids[i] = r.ID
+	ids := make([]string, 0, len(rs))
+	for _, r := range rs {
+		if r.SameAsID == nil {
+			ids = append(ids, r.ID)
+		}
 		m.publish(r)
 	}
 	m.Enqueue(ids...)
@@ -120,12 +130,24 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 		s.Label = &in.Label
 	}
 	rs := make([]cascade.Run, 0, len(in.TraceIDs)*len(in.SimConfigs))
+	var reused reuseCache
 	for _, t := range in.TraceIDs {
 		for _, c := range in.SimConfigs {
-			rs = append(rs, cascade.Run{
+			r := cascade.Run{
 				ID: newRunID(), TraceID: t, SimConfig: c, Label: s.Label,
 				State: cascade.RunQueued, Executor: s.Executor, History: []string{},
-			})
+			}
+			if !in.Rerun {
+				cfg, _ := simconfig.Find(cfgs, c)
+				orig, err := m.reusable(ctx, r, cfg, &reused)
+				if err != nil {
+					return cascade.Sweep{}, nil, err
+				}
+				if orig != nil {
+					reuse(&r, *orig)
+				}
+			}
+			rs = append(rs, r)
 		}
 	}
 	return s, rs, nil

@@ -40,33 +40,8 @@ func (m *Manager) start(_ context.Context, id string) {
 		}
 		return
 	}
-	if r.Figures.CoreClockMHz != job.Config.CoreClockMHz {
-		m.recordClock(ctx, id, job.Config.CoreClockMHz)
-		job.Run.Figures.CoreClockMHz = job.Config.CoreClockMHz
-	}
+	job.Run = m.recordStart(ctx, job)
 	m.exec.Start(ctx, job)
-}
-
-// recordClock records on a queued run the core clock of the config it
-// starts under (edited since it was launched): its simulated times are
-// its cycles at this clock, whatever becomes of the config later.
-func (m *Manager) recordClock(ctx context.Context, id string, mhz float64) {
-	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
-		if r.State != cascade.RunQueued || r.Figures.CoreClockMHz == mhz {
-			return cascade.ErrUnchanged
-		}
-		r.Figures.CoreClockMHz = mhz
-		return nil
-	})
-	if err != nil {
-		if cascade.ErrorCode(err) != cascade.ENOTFOUND {
-			m.log.Error("record core clock", "run", id, "err", err)
-		}
-		return
-	}
-	if saved {
-		m.publish(r)
-	}
 }
 
 // prepare makes the run's directory, with its kernel list (a subset's, or
@@ -100,6 +75,27 @@ func (m *Manager) prepare(r cascade.Run) (Job, error) {
 		return Job{}, err
 	}
 	return Job{Run: r, Dir: dir, KernelList: list.Path, Config: cfg, Log: m.LogPath(r.ID), Total: len(list.Kernels())}, nil
+}
+
+// recordStart records on the job's run, still queued, what it is about to
+// be simulated with: its config's core clock and the sums of the
+// simulator, the config files and the trace (see [cascade.RunFigures]).
+// It returns the run as stored, or the job's when that failed.
+func (m *Manager) recordStart(ctx context.Context, job Job) cascade.Run {
+	sums := m.sums(job.Run.TraceID, job.Config)
+	r, saved, err := m.cfg.Store.UpdateRun(ctx, job.Run.ID, func(r *cascade.Run) error {
+		if r.State != cascade.RunQueued || r.HasJob() {
+			return cascade.ErrUnchanged
+		}
+		r.Figures.CoreClockMHz = job.Config.CoreClockMHz
+		sums.record(r)
+		return nil
+	})
+	if err != nil || !saved {
+		return job.Run
+	}
+	m.publish(r)
+	return r
 }
 
 // kernelTotal is how many kernels the run simulates: its subset's, or its

@@ -85,7 +85,8 @@ func (c *Client) Submit(ctx context.Context, j Job) (JobID, error) {
 }
 
 // Poll returns the status of each job in ids: one squeue call for all of
-// them, then — for those squeue no longer lists, when the cluster keeps
+// them, then — for those squeue no longer lists, and for the usage
+// (Elapsed, MaxRSS) of those it lists ended, when the cluster keeps
 // accounting — one sacct call; a job neither knows is Lost. An error wraps
 // ErrUnavailable (or the context's error): the map then holds the jobs
 // squeue answered for, if it did, and nothing is known of the others this
@@ -117,26 +118,39 @@ func (c *Client) poll(ctx context.Context, ids []JobID) (map[JobID]Status, error
 			sts[st.ID] = st
 		}
 	}
-	var missing []JobID
+	var missing, ended []JobID
 	for id := range want {
-		if _, ok := sts[id]; !ok {
+		st, ok := sts[id]
+		switch {
+		case !ok:
 			missing = append(missing, id)
+		case st.State.Done():
+			ended = append(ended, id)
 		}
 	}
-	if len(missing) > 0 {
+	if len(missing)+len(ended) > 0 {
+		// One sacct call: the statuses of the jobs squeue forgot, and the
+		// usage (Elapsed, MaxRSS) of those it shows ended, which squeue
+		// does not give; without an answer for them they end without it.
 		acct, err := c.accountingOn(ctx)
-		if err != nil {
+		if err != nil && len(missing) > 0 {
 			return sts, err
 		}
-		if acct {
-			slices.Sort(missing)
-			found, err := c.Accounted(ctx, missing)
-			if err != nil {
+		if err == nil && acct {
+			ask := slices.Sorted(slices.Values(append(slices.Clone(missing), ended...)))
+			found, err := c.Accounted(ctx, ask)
+			if err != nil && len(missing) > 0 {
 				return sts, err
 			}
 			for _, st := range found {
-				if want[st.ID] {
+				q, ok := sts[st.ID]
+				switch {
+				case !want[st.ID]:
+				case !ok:
 					sts[st.ID] = st
+				case q.State.Done() && st.State.Done():
+					q.Elapsed, q.MaxRSS = st.Elapsed, st.MaxRSS
+					sts[st.ID] = q
 				}
 			}
 		}
@@ -175,7 +189,10 @@ func (c *Client) Accounted(ctx context.Context, ids []JobID) ([]Status, error) {
 		list[i] = id.String()
 	}
 	// --starttime: with --jobs alone sacct still looks from midnight only.
-	out, err := c.run(ctx, "sacct", "--json", "--allocations", "--starttime=1970-01-02",
+	// No --allocations: its JSON leaves out the jobs' steps, whose usage
+	// is the MaxRSS (sacct --json lists each job once either way, its
+	// steps within).
+	out, err := c.run(ctx, "sacct", "--json", "--starttime=1970-01-02",
 		"--jobs="+strings.Join(list, ","))
 	if err != nil {
 		return nil, unavailable(err) // slurmdbd down, most likely

@@ -212,6 +212,16 @@ func TestSubmitCompleted(t *testing.T) {
 	if st.Start.IsZero() || st.End.Before(st.Start) {
 		t.Errorf("start %v end %v", st.Start, st.End)
 	}
+	if cluster.Accounting() {
+		// squeue shows the end; sacct adds the job's usage, once
+		// slurmdbd has its batch step's.
+		testkit.Eventually(t, time.Minute, "sacct's MaxRSS and Elapsed of the ended job", func() bool {
+			sts, err := c.Poll(context.Background(), []slurm.JobID{id})
+			st = sts[id]
+			return err == nil && st.MaxRSS > 0
+		})
+		t.Logf("MaxRSS %d, Elapsed %v", st.MaxRSS, st.Elapsed)
+	}
 	log, err := os.ReadFile(j.Log)
 	if err != nil || !bytes.Contains(log, []byte("GPGPU-Sim: *** exit detected ***")) {
 		t.Errorf("log %s: %v\n%s", j.Log, err, log)

@@ -133,9 +133,38 @@ type sacctJob struct {
 		} `json:"signal"`
 	} `json:"exit_code"`
 	Time struct {
-		Start int64 `json:"start"`
-		End   int64 `json:"end"`
+		Elapsed int64 `json:"elapsed"` // seconds
+		Start   int64 `json:"start"`
+		End     int64 `json:"end"`
 	} `json:"time"`
+	Steps []struct {
+		TRES struct {
+			Requested struct {
+				Max []sacctTRES `json:"max"`
+			} `json:"requested"`
+		} `json:"tres"`
+	} `json:"steps"`
+}
+
+// sacctTRES is one trackable resource's figure: of type "mem", bytes.
+type sacctTRES struct {
+	Type  string `json:"type"`
+	Count *int64 `json:"count"`
+}
+
+// maxRSS is the job's MaxRSS in bytes: the largest of its steps' peak
+// resident memory (the "mem" of each step's tres.requested.max, which sacct
+// prints as MaxRSS); 0 when no step recorded one.
+func (j sacctJob) maxRSS() int64 {
+	var rss int64
+	for _, s := range j.Steps {
+		for _, t := range s.TRES.Requested.Max {
+			if t.Type == "mem" && t.Count != nil {
+				rss = max(rss, *t.Count)
+			}
+		}
+	}
+	return rss
 }
 
 // sacctExit reads sacct's exit code. Slurm 22.05's sacct --json writes
@@ -187,6 +216,8 @@ func parseSacct(data []byte) ([]Status, error) {
 		if st.State.Done() {
 			st.End = unixTime(j.Time.End)
 			st.ExitCode, st.Signal = sacctExit(st.State, j)
+			st.Elapsed = time.Duration(max(0, j.Time.Elapsed)) * time.Second
+			st.MaxRSS = j.maxRSS()
 		}
 		if i, ok := at[j.ID]; ok {
 			sts[i] = st

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The fixtures are real outputs of Slurm 22.05 (testdata/record.sh): one job
@@ -135,6 +136,21 @@ func TestParseSacct(t *testing.T) {
 		"timeout":   {state: Timeout, slurm: "TIMEOUT", exit: -1, ran: true},
 		"cancelled": {state: Cancelled, slurm: "CANCELLED", exit: -1, ran: true},
 	})
+	// MaxRSS is the batch step's tres.requested.max "mem", in bytes (3620864
+	// is 3536K as sacct prints MaxRSS); Elapsed is time.elapsed.
+	for name, w := range map[string]struct {
+		rss     int64
+		elapsed time.Duration
+	}{
+		"ok":      {3620864, time.Second},
+		"fail":    {1105920, 0},
+		"oom":     {3379200, 4 * time.Second},
+		"timeout": {3334144, 87 * time.Second},
+	} {
+		if st := m[name]; st.MaxRSS != w.rss || st.Elapsed != w.elapsed {
+			t.Errorf("%s: MaxRSS %d, Elapsed %v; want %d, %v", name, st.MaxRSS, st.Elapsed, w.rss, w.elapsed)
+		}
+	}
 }
 
 func TestParseSacctNodeFail(t *testing.T) {
@@ -145,6 +161,9 @@ func TestParseSacctNodeFail(t *testing.T) {
 	check(t, byName(t, sts), fixtureNode, map[string]want{
 		"nodefail": {state: NodeFail, slurm: "NODE_FAIL", exit: -1, ran: true, partition: "long"},
 	})
+	if st := sts[0]; st.MaxRSS != 0 || st.Elapsed != 88*time.Second {
+		t.Errorf("MaxRSS %d, Elapsed %v; want 0 (its step recorded no usage), 88s", st.MaxRSS, st.Elapsed)
+	}
 }
 
 func TestParseSacctNothingFound(t *testing.T) {

@@ -74,6 +74,12 @@ type Status struct {
 	Signal   int
 	Start    time.Time // zero until started
 	End      time.Time // zero until ended
+	// Elapsed is the job's run time as accounting has it, MaxRSS the
+	// largest peak resident memory of its steps in bytes (sacct's
+	// MaxRSS); both 0 when unknown (squeue's statuses, accounting off, a
+	// job whose steps recorded no usage).
+	Elapsed time.Duration
+	MaxRSS  int64
 	// FromAccounting says the status came from sacct: squeue no longer
 	// listed the job.
 	FromAccounting bool

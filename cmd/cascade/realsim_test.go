@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/upload"
 )
@@ -20,8 +24,20 @@ type realRun struct {
 		Name            string
 		SimCycles       int64
 		SimInstructions int64
+		StatValues      []*float64
+	}
+	StatCounters []struct{ Name string }
+	Figures      struct {
+		WallSeconds                       *float64
+		PeakRssBytes                      *int64
+		SimulatorBuild                    *string
+		SimulatorSum, ConfigSum, TraceSum *string
 	}
 }
+
+// realRunFields is the query of a realRun.
+const realRunFields = `id state error kernels { name simCycles simInstructions statValues } statCounters { name }
+	figures { wallSeconds peakRssBytes simulatorBuild simulatorSum configSum traceSum }`
 
 // TestRealAccelSim: the raw vecAdd trace as the profiler uploads it,
 // post-processed by the built-in post-processor into the .traceg the real
@@ -54,7 +70,7 @@ func TestRealAccelSim(t *testing.T) {
 	for config, cycles := range want {
 		var r struct{ Run realRun }
 		testkit.Eventually(t, 5*time.Minute, "run on "+config+" over", func() bool {
-			gqlVars(t, addr, `query($id: ID!) { run(id: $id) { id state error kernels { name simCycles simInstructions } } }`,
+			gqlVars(t, addr, `query($id: ID!) { run(id: $id) { `+realRunFields+` } }`,
 				map[string]any{"id": ids[config]}, &r)
 			return r.Run.State == "SUCCEEDED" || r.Run.State == "FAILED"
 		})
@@ -65,6 +81,8 @@ func TestRealAccelSim(t *testing.T) {
 		if k.Name != "_Z6vecAddPdS_S_i" || k.SimCycles != cycles || k.SimInstructions != 2203168 {
 			t.Errorf("run on %s: %+v, want %d cycles and 2,203,168 instructions", config, k, cycles)
 		}
+		checkStatsAgainstLog(t, config, r.Run, filepath.Join(data, "work", "runs", r.Run.ID, "accel-sim.log"))
+		checkFigures(t, config, r.Run)
 	}
 }
 
@@ -132,4 +150,89 @@ func TestRealAccelSimResultsOutliveConfigs(t *testing.T) {
 	if len(r.Kernels) != 1 || r.Kernels[0].SimTimeNs == nil || *r.Kernels[0].SimTimeNs != want || len(r.TimingProblems) != 0 {
 		t.Errorf("after the restart: %+v, want %.3f ns", r, want)
 	}
+}
+
+// checkStatsAgainstLog checks every statistic the API gives of the run's
+// kernel, counters and derived rates, against the run's own log read
+// independently with simstats.Reader under the built-in counters; and for
+// SM6_TITANX a few against the numbers the log prints.
+func checkStatsAgainstLog(t *testing.T, config string, r realRun, log string) {
+	t.Helper()
+	f, err := os.Open(log)
+	if err != nil {
+		t.Fatalf("run on %s: %v", config, err)
+	}
+	defer f.Close()
+	table := simstats.Builtin()
+	rd := simstats.NewReader(table)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		rd.Line(sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rd.Finish()
+	ks := rd.Take()
+	if len(ks) != 1 || len(r.Kernels) != 1 {
+		t.Fatalf("run on %s: the log has %d kernels' statistics, the API %d; want 1", config, len(ks), len(r.Kernels))
+	}
+	want := append(append([]float64(nil), ks[0].Values...), simstats.Derive(table, ks[0].Values)...)
+	if len(r.StatCounters) != len(want) || len(r.Kernels[0].StatValues) != len(want) {
+		t.Fatalf("run on %s: %d counters, %d values; the log read gives %d (%d counters and %d rates)",
+			config, len(r.StatCounters), len(r.Kernels[0].StatValues), len(want), len(table.Counters), len(want)-len(table.Counters))
+	}
+	byName := map[string]*float64{}
+	for i, c := range r.StatCounters {
+		got := r.Kernels[0].StatValues[i]
+		byName[c.Name] = got
+		if i < len(table.Counters) && c.Name != table.Counters[i].Name {
+			t.Errorf("run on %s: counter %d is %s, want %s", config, i, c.Name, table.Counters[i].Name)
+		}
+		switch w := want[i]; {
+		case math.IsNaN(w) && got != nil:
+			t.Errorf("run on %s: %s = %v, want absent as in the log", config, c.Name, *got)
+		case !math.IsNaN(w) && (got == nil || math.Abs(*got-w) > 1e-9*math.Max(1, math.Abs(w))):
+			t.Errorf("run on %s: %s = %v, want %v as in the log", config, c.Name, deref(got), w)
+		}
+	}
+	if config != "SM6_TITANX" {
+		return
+	}
+	// Numbers grepped from the log of vecAdd on SM6_TITANX.
+	for name, w := range map[string]float64{"l2_read_accesses": 50000, "dram_reads": 50000, "warp_instructions": 71974} {
+		if got := byName[name]; got == nil || *got != w {
+			t.Errorf("run on %s: %s = %v, want %v", config, name, deref(got), w)
+		}
+	}
+	if got, ok := byName["occupancy"]; !ok || got != nil {
+		t.Errorf("run on %s: occupancy = %v (counter there: %v), want absent: the log prints -nan", config, deref(got), ok)
+	}
+}
+
+// checkFigures checks the run's own figures: its cost, the simulator's
+// build, the sums.
+func checkFigures(t *testing.T, config string, r realRun) {
+	t.Helper()
+	f := r.Figures
+	if f.WallSeconds == nil || *f.WallSeconds <= 0 || f.PeakRssBytes == nil || *f.PeakRssBytes <= 0 {
+		t.Errorf("run on %s: wallSeconds %v, peakRssBytes %v; want both > 0", config, deref(f.WallSeconds), f.PeakRssBytes)
+	}
+	if f.SimulatorBuild == nil || !strings.HasPrefix(*f.SimulatorBuild, "Accel-Sim [build accelsim-commit-73f9fac") {
+		t.Errorf("run on %s: simulatorBuild %v", config, f.SimulatorBuild)
+	}
+	for name, v := range map[string]*string{"simulatorSum": f.SimulatorSum, "configSum": f.ConfigSum, "traceSum": f.TraceSum} {
+		if v == nil || len(*v) != 64 {
+			t.Errorf("run on %s: %s %v, want a SHA-256", config, name, v)
+		}
+	}
+}
+
+// deref is *p, NaN for nil.
+func deref(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
 }

@@ -57,6 +57,12 @@ type LaunchRunInput struct {
 	// Optional subset (kernel ids as in Kernel.kernelId).
 	KernelIds []int   `json:"kernelIds,omitempty"`
 	Label     *string `json:"label,omitempty"`
+	// Simulate even when a succeeded run did this simulation already. Without it (the default),
+	// a launch whose trace, config files and simulator have the sums of a SUCCEEDED run's
+	// figures (traceSum, configSum, simulatorSum), with the same kernelIds, simulates nothing:
+	// the run it returns is a new run, SUCCEEDED at once, whose sameAs is that run and whose
+	// kernels, statistics and figures are copies of its. Check sameAs to tell.
+	Rerun *bool `json:"rerun,omitempty"`
 }
 
 type LaunchSweepInput struct {
@@ -66,6 +72,8 @@ type LaunchSweepInput struct {
 	SimConfigs []string `json:"simConfigs"`
 	// Given to the sweep and each of its runs.
 	Label *string `json:"label,omitempty"`
+	// Simulate every run. Without it (the default), each run whose simulation a succeeded run did already reuses that run's results, as LaunchRunInput.rerun says: it is SUCCEEDED at once, with sameAs set.
+	Rerun *bool `json:"rerun,omitempty"`
 }
 
 // New lines of a log since the last chunk, in order.

@@ -63,6 +63,13 @@ func (e *LogError) Unwrap() error { return e.Err }
 type Result struct {
 	ExitCode int    // -1 when killed by a signal
 	Signal   string // the signal's name, when killed by one
+	// Wall is how long the process ran, from its start to its exit; 0
+	// when it never started.
+	Wall time.Duration
+	// PeakRSS is the process's peak resident set in bytes, from its
+	// rusage (the largest of its own and its waited-for children's); 0
+	// when the system does not say.
+	PeakRSS int64
 }
 
 // String reads as "exit 2" or "killed by signal: killed".
@@ -113,6 +120,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		fmt.Fprintf(logf, "cascade: cannot start %s: %v\n", c.Args[0], err)
 		return Result{ExitCode: -1}, err
 	}
+	began := time.Now()
 	done := make(chan struct{})
 	var stopped atomic.Bool
 	go func() {
@@ -135,11 +143,12 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		}
 	}()
 	werr := cmd.Wait()
+	wall := time.Since(began)
 	close(done)
 	out.flush()
 	// A child that left grandchildren behind in its group takes them along.
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	res := Result{ExitCode: cmd.ProcessState.ExitCode()}
+	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Wall: wall, PeakRSS: peakRSS(cmd.ProcessState)}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.Signal = ws.Signal().String()
 	}

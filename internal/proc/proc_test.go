@@ -128,7 +128,7 @@ func TestRunExitStatus(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			res, err := proc.Run(context.Background(), sh(t.TempDir(), tt.script))
-			if err != nil || res != tt.want || res.String() != tt.str {
+			if err != nil || res.ExitCode != tt.want.ExitCode || res.Signal != tt.want.Signal || res.String() != tt.str {
 				t.Fatalf("Run = %+v (%q), %v; want %+v (%q)", res, res, err, tt.want, tt.str)
 			}
 		})
@@ -212,7 +212,7 @@ wait`)
 	child := readPID(t, filepath.Join(dir, "child.pid"))
 	cancel()
 	o := wait(t, done)
-	if !errors.Is(o.err, context.Canceled) || o.res != (proc.Result{ExitCode: 0}) {
+	if !errors.Is(o.err, context.Canceled) || o.res.ExitCode != 0 || o.res.Signal != "" {
 		t.Fatalf("Run = %v, %v; want exit 0, context.Canceled; log:\n%s", o.res, o.err, readLog(t, c))
 	}
 	if log := readLog(t, c); !strings.HasSuffix(log, "child got TERM\nparent done\n") {
@@ -259,7 +259,7 @@ sleep 1000 & wait`)
 	done := start(t, ctx, c)
 	cancel()
 	o := wait(t, done)
-	if !errors.Is(o.err, context.Canceled) || o.res != (proc.Result{ExitCode: 7}) {
+	if !errors.Is(o.err, context.Canceled) || o.res.ExitCode != 7 || o.res.Signal != "" {
 		t.Fatalf("Run = %+v, %v; want exit 7, context.Canceled", o.res, o.err)
 	}
 	if log := readLog(t, c); !strings.HasSuffix(log, "cleaning up\n") {
@@ -349,11 +349,45 @@ func TestLogOnFullDisk(t *testing.T) {
 const serverEnv = "CASCADE_PROC_TEST_SERVER"
 
 func TestMain(m *testing.M) {
+	if mb, err := strconv.Atoi(os.Getenv(allocEnv)); err == nil {
+		b := make([]byte, mb<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		fmt.Println(len(b))
+		os.Exit(0)
+	}
 	if dir := os.Getenv(serverEnv); dir != "" {
 		proc.Run(context.Background(), sh(dir, `echo $$ > child.tmp && mv child.tmp child.pid && exec sleep 1000`))
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// allocEnv, set to a number of MiB, makes the test binary a child that
+// takes and touches that much memory, then exits.
+const allocEnv = "PROC_TEST_ALLOC_MB"
+
+// TestRunPeakRSSAndWall: Result has the child's own peak resident set,
+// from its rusage, and its wall time.
+func TestRunPeakRSSAndWall(t *testing.T) {
+	testkit.SkipShort(t, "runs the test binary as a child")
+	dir := t.TempDir()
+	const mb = 64
+	res, err := proc.Run(context.Background(), proc.Cmd{Args: []string{os.Args[0], "-test.run=^$"}, Dir: dir,
+		Env: []string{fmt.Sprint(allocEnv, "=", mb)}, Log: filepath.Join(dir, "out.log")})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if res.PeakRSS < mb<<20 {
+		t.Errorf("PeakRSS = %d, want at least %d", res.PeakRSS, mb<<20)
+	}
+	if res.PeakRSS > 4*mb<<20 {
+		t.Errorf("PeakRSS = %d: more than 4 times what the child took; KiB read as bytes?", res.PeakRSS)
+	}
+	if res.Wall <= 0 {
+		t.Errorf("Wall = %v, want > 0", res.Wall)
+	}
 }
 
 // TestChildDiesWithTheServer: a server killed with SIGKILL, which runs no

@@ -141,23 +141,38 @@ func (e *Executor) Start(ctx context.Context, job runs.Job) {
 	}
 
 	f := e.host.Follow(ctx, id, job.Total)
-	exit, err := execute(jobCtx, e.cfg, job, f.Grew)
+	exit, res, err := execute(jobCtx, e.cfg, job, f.Grew)
 	p := f.Finish()
 	var logErr *proc.LogError
+	var end runs.End
 	switch {
 	case ctx.Err() != nil:
 		return // shutdown: the run stays running and is redone on the next start
 	case jobCtx.Err() != nil:
-		e.host.Finish(ctx, id, runs.End{State: cascade.RunCancelled, Log: p})
+		end = runs.End{State: cascade.RunCancelled, Log: p}
 	case errors.As(err, &logErr):
-		e.host.Finish(ctx, id, runs.End{State: cascade.RunFailed, Error: e.logFailure(logErr), Log: p})
+		end = runs.End{State: cascade.RunFailed, Error: e.logFailure(logErr), Log: p}
 	case errors.Is(err, ErrSimulatorNotFound):
-		e.host.Finish(ctx, id, runs.End{State: cascade.RunFailed, Log: p,
-			Error: fmt.Sprintf("%v. Set CASCADE_SIM_CMD to Accel-Sim's accel-sim.out (or the stand-in simulator, see README)", err)})
+		end = runs.End{State: cascade.RunFailed, Log: p,
+			Error: fmt.Sprintf("%v. Set CASCADE_SIM_CMD to Accel-Sim's accel-sim.out (or the stand-in simulator, see README)", err)}
 	case err != nil:
-		e.host.Finish(ctx, id, runs.End{State: cascade.RunFailed, Error: "simulator: " + err.Error(), Log: p})
+		end = runs.End{State: cascade.RunFailed, Error: "simulator: " + err.Error(), Log: p}
 	default:
-		e.host.Finish(ctx, id, runs.Judge(p, exit, r.TraceID))
+		end = runs.Judge(p, exit, r.TraceID)
+	}
+	end.Also = func(r *cascade.Run) { recordCost(r, res) }
+	e.host.Finish(ctx, id, end)
+}
+
+// recordCost records on a run what its simulator process cost: its wall
+// time and peak resident memory, from its rusage. A process that never
+// started leaves them unknown.
+func recordCost(r *cascade.Run, res proc.Result) {
+	if res.Wall > 0 {
+		r.Figures.WallSeconds = res.Wall.Seconds()
+	}
+	if res.PeakRSS > 0 {
+		r.Figures.PeakRSSBytes = res.PeakRSS
 	}
 }
 

@@ -161,6 +161,29 @@ func TestStartRunsTheSimulatorToItsEnd(t *testing.T) {
 	}
 }
 
+// TestEndRecordsTheSimulatorsCost: the end the executor records sets the
+// run's wall time and peak memory from the simulator's rusage: at least
+// what the stand-in simulator's memory mode held.
+func TestEndRecordsTheSimulatorsCost(t *testing.T) {
+	t.Parallel()
+	h := newHost()
+	const mb = 64
+	e := executor(t, h, "FAKESIM_MODE=memory", "FAKESIM_MEMORY_MB=64", "FAKESIM_DELAY=1ms")
+	e.Start(context.Background(), job(t, h, "r1"))
+	end := nextEnd(t, h)
+	if end.State != cascade.RunSucceeded || end.Also == nil {
+		t.Fatalf("end %+v", end)
+	}
+	var r cascade.Run
+	end.Also(&r)
+	if r.Figures.PeakRSSBytes < mb<<20 {
+		t.Errorf("PeakRSSBytes = %d, want at least %d", r.Figures.PeakRSSBytes, mb<<20)
+	}
+	if r.Figures.WallSeconds <= 0 {
+		t.Errorf("WallSeconds = %v, want > 0", r.Figures.WallSeconds)
+	}
+}
+
 // TestCancelStopsTheSimulator: Cancel stops a running simulator and its
 // run ends CANCELLED; a run that is a Slurm job is a CONFLICT.
 func TestCancelStopsTheSimulator(t *testing.T) {

@@ -240,6 +240,7 @@ func (e *Executor) end(ctx context.Context, j *job, st slurm.Status) {
 	}
 	end.Also = func(r *cascade.Run) {
 		setJob(r, st)
+		recordCost(r, st)
 		if r.StartedAt == nil && !st.Start.IsZero() {
 			t := st.Start.UTC()
 			r.StartedAt = &t
@@ -253,6 +254,22 @@ func (e *Executor) end(ctx context.Context, j *job, st slurm.Status) {
 		}
 	}
 	e.host.Finish(ctx, j.runID, end)
+}
+
+// recordCost records on a run what its job cost: its wall time, sacct's
+// Elapsed when accounting has it, else from the job's start to its end as
+// squeue last showed them; and its peak resident memory, sacct's MaxRSS,
+// unknown without accounting.
+func recordCost(r *cascade.Run, st slurm.Status) {
+	switch {
+	case st.Elapsed > 0:
+		r.Figures.WallSeconds = st.Elapsed.Seconds()
+	case !st.Start.IsZero() && st.End.After(st.Start):
+		r.Figures.WallSeconds = st.End.Sub(st.Start).Seconds()
+	}
+	if st.MaxRSS > 0 {
+		r.Figures.PeakRSSBytes = st.MaxRSS
+	}
 }
 
 // tailLoop reads the logs of running jobs every second, as the local
