@@ -310,6 +310,7 @@ type ComplexityRoot struct {
 	}
 
 	SimConfig struct {
+		Checked           func(childComplexity int) int
 		ComputeCapability func(childComplexity int) int
 		CoreClockMHz      func(childComplexity int) int
 		Error             func(childComplexity int) int
@@ -414,12 +415,14 @@ type ComplexityRoot struct {
 		Kernels              func(childComplexity int, search *string, first *int, after *string) int
 		Layers               func(childComplexity int) int
 		Model                func(childComplexity int) int
+		NotSimulatableReason func(childComplexity int) int
 		PostprocessLogTail   func(childComplexity int, lines *int) int
 		Prompts              func(childComplexity int) int
 		Retryable            func(childComplexity int) int
 		Runs                 func(childComplexity int, first *int, after *string) int
 		Sample               func(childComplexity int) int
 		SamplingPlans        func(childComplexity int) int
+		Simulatable          func(childComplexity int) int
 		SourceGPU            func(childComplexity int) int
 		State                func(childComplexity int) int
 		SuggestedSimConfig   func(childComplexity int) int
@@ -519,6 +522,7 @@ type SamplingStratumResolver interface {
 type SimConfigResolver interface {
 	CoreClockMHz(ctx context.Context, obj *cascade.SimConfig) (*float64, error)
 	Error(ctx context.Context, obj *cascade.SimConfig) (*string, error)
+	Checked(ctx context.Context, obj *cascade.SimConfig) (bool, error)
 }
 type SlurmJobResolver interface {
 	JobID(ctx context.Context, obj *cascade.SlurmJob) (int64, error)
@@ -551,6 +555,8 @@ type TraceResolver interface {
 	PostprocessLogTail(ctx context.Context, obj *cascade.Trace, lines *int) ([]string, error)
 	CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]cascade.SimConfig, error)
 	DefaultSimConfig(ctx context.Context, obj *cascade.Trace) (*cascade.SimConfig, error)
+	Simulatable(ctx context.Context, obj *cascade.Trace) (bool, error)
+	NotSimulatableReason(ctx context.Context, obj *cascade.Trace) (*string, error)
 	Runs(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.RunConnection, error)
 	SamplingPlans(ctx context.Context, obj *cascade.Trace) ([]cascade.SamplingPlan, error)
 }
@@ -1755,6 +1761,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SamplingStratum.Size(childComplexity), true
 
+	case "SimConfig.checked":
+		if e.ComplexityRoot.SimConfig.Checked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimConfig.Checked(childComplexity), true
 	case "SimConfig.computeCapability":
 		if e.ComplexityRoot.SimConfig.ComputeCapability == nil {
 			break
@@ -2232,6 +2244,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.Model(childComplexity), true
+	case "Trace.notSimulatableReason":
+		if e.ComplexityRoot.Trace.NotSimulatableReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.NotSimulatableReason(childComplexity), true
 	case "Trace.postprocessLogTail":
 		if e.ComplexityRoot.Trace.PostprocessLogTail == nil {
 			break
@@ -2278,6 +2296,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.SamplingPlans(childComplexity), true
+	case "Trace.simulatable":
+		if e.ComplexityRoot.Trace.Simulatable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.Simulatable(childComplexity), true
 	case "Trace.sourceGpu":
 		if e.ComplexityRoot.Trace.SourceGPU == nil {
 			break
@@ -2970,6 +2994,8 @@ func (ec *executionContext) childFields_SimConfig(ctx context.Context, field gra
 		return ec.fieldContext_SimConfig_coreClockMHz(ctx, field)
 	case "error":
 		return ec.fieldContext_SimConfig_error(ctx, field)
+	case "checked":
+		return ec.fieldContext_SimConfig_checked(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SimConfig", field.Name)
 }
@@ -3170,6 +3196,10 @@ func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql
 		return ec.fieldContext_Trace_compatibleSimConfigs(ctx, field)
 	case "defaultSimConfig":
 		return ec.fieldContext_Trace_defaultSimConfig(ctx, field)
+	case "simulatable":
+		return ec.fieldContext_Trace_simulatable(ctx, field)
+	case "notSimulatableReason":
+		return ec.fieldContext_Trace_notSimulatableReason(ctx, field)
 	case "runs":
 		return ec.fieldContext_Trace_runs(ctx, field)
 	case "samplingPlans":
@@ -8855,6 +8885,29 @@ func (ec *executionContext) fieldContext_SimConfig_error(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("SimConfig", field, true, true, "String")
 }
 
+func (ec *executionContext) _SimConfig_checked(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimConfig_checked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimConfig().Checked(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimConfig_checked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimConfig", field, true, true, "Boolean")
+}
+
 func (ec *executionContext) _SlurmJob_jobId(ctx context.Context, field graphql.CollectedField, obj *cascade.SlurmJob) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10944,6 +10997,52 @@ func (ec *executionContext) fieldContext_Trace_defaultSimConfig(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Trace_simulatable(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_simulatable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trace().Simulatable(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_simulatable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Trace", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Trace_notSimulatableReason(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_notSimulatableReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trace().NotSimulatableReason(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_notSimulatableReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Trace", field, true, true, "String")
 }
 
 func (ec *executionContext) _Trace_runs(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
@@ -14190,6 +14289,12 @@ func (ec *executionContext) _SimConfig(ctx context.Context, sel ast.SelectionSet
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._SimConfig_error(ctx, field, obj)
 				})
+		case "checked":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimConfig_checked(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -14865,6 +14970,18 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Trace_defaultSimConfig(ctx, field, obj)
+				})
+		case "simulatable":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_simulatable(ctx, field, obj)
+				})
+		case "notSimulatableReason":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_notSimulatableReason(ctx, field, obj)
 				})
 		case "runs":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
