@@ -338,14 +338,15 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		ExecutorUpdated func(childComplexity int) int
-		PostprocessLog  func(childComplexity int, traceID string) int
-		RunLog          func(childComplexity int, id string) int
-		RunRemoved      func(childComplexity int, id *string, traceID *string) int
-		RunUpdated      func(childComplexity int, id *string, traceID *string) int
-		SweepUpdated    func(childComplexity int, id string) int
-		TraceRemoved    func(childComplexity int) int
-		TraceUpdated    func(childComplexity int, id *string) int
+		ExecutorUpdated   func(childComplexity int) int
+		PostprocessLog    func(childComplexity int, traceID string) int
+		RunLog            func(childComplexity int, id string) int
+		RunRemoved        func(childComplexity int, id *string, traceID *string) int
+		RunUpdated        func(childComplexity int, id *string, traceID *string) int
+		SimConfigsChecked func(childComplexity int) int
+		SweepUpdated      func(childComplexity int, id string) int
+		TraceRemoved      func(childComplexity int) int
+		TraceUpdated      func(childComplexity int, id *string) int
 	}
 
 	Sweep struct {
@@ -534,6 +535,7 @@ type SlurmJobResolver interface {
 type SubscriptionResolver interface {
 	ExecutorUpdated(ctx context.Context) (<-chan *cascade.ExecutorStatus, error)
 	PostprocessLog(ctx context.Context, traceID string) (<-chan *model.LogChunk, error)
+	SimConfigsChecked(ctx context.Context) (<-chan bool, error)
 	RunUpdated(ctx context.Context, id *string, traceID *string) (<-chan *cascade.Run, error)
 	RunLog(ctx context.Context, id string) (<-chan *model.LogChunk, error)
 	RunRemoved(ctx context.Context, id *string, traceID *string) (<-chan string, error)
@@ -1911,6 +1913,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.RunUpdated(childComplexity, args["id"].(*string), args["traceId"].(*string)), true
+	case "Subscription.simConfigsChecked":
+		if e.ComplexityRoot.Subscription.SimConfigsChecked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.SimConfigsChecked(childComplexity), true
 	case "Subscription.sweepUpdated":
 		if e.ComplexityRoot.Subscription.SweepUpdated == nil {
 			break
@@ -9237,6 +9245,29 @@ func (ec *executionContext) fieldContext_Subscription_postprocessLog(ctx context
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscription_simConfigsChecked(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_simConfigsChecked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().SimConfigsChecked(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_simConfigsChecked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Subscription", field, true, true, "Boolean")
+}
+
 func (ec *executionContext) _Subscription_runUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -14472,6 +14503,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_executorUpdated(ctx, fields[0])
 	case "postprocessLog":
 		return ec._Subscription_postprocessLog(ctx, fields[0])
+	case "simConfigsChecked":
+		return ec._Subscription_simConfigsChecked(ctx, fields[0])
 	case "runUpdated":
 		return ec._Subscription_runUpdated(ctx, fields[0])
 	case "runLog":

@@ -231,6 +231,15 @@ func (r *simConfigResolver) Checked(ctx context.Context, obj *cascade.SimConfig)
 	return r.RunManager.SimConfigsChecked(), nil
 }
 
+// SimConfigsChecked is the resolver for the simConfigsChecked field.
+func (r *subscriptionResolver) SimConfigsChecked(ctx context.Context) (<-chan bool, error) {
+	// Subscribed before the state is read: a change in between is sent
+	// after it.
+	sub := r.Events.Subscribe(ctx, func(e cascade.Event) bool { _, ok := e.(cascade.SimConfigsChecked); return ok })
+	checked := r.RunManager.SimConfigsChecked()
+	return stream(ctx, sub, &checked, func(cascade.Event) (bool, bool) { return true, true }), nil
+}
+
 // RunUpdated is the resolver for the runUpdated field.
 func (r *subscriptionResolver) RunUpdated(ctx context.Context, id *string, traceID *string) (<-chan *cascade.Run, error) {
 	match := func(e cascade.Event) bool {
