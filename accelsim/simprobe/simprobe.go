@@ -39,6 +39,10 @@ type Simulator struct {
 // (major*10 + minor).
 var Candidates = []int{30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 110, 120, 121}
 
+// EnvProbe is set (to 1) in the environment of every simulator a probe
+// runs: a stand-in simulator tells probes from runs by it.
+const EnvProbe = "CASCADE_SIM_PROBE"
+
 // missingList is the kernel list CheckConfig names, which never exists.
 const missingList = "cascade-probe-no-such-kernelslist.g"
 
@@ -146,7 +150,8 @@ func (s Simulator) decodes(ctx context.Context, dir string, configArgs []string,
 
 func (s Simulator) run(ctx context.Context, dir, log, list string, configArgs []string) (proc.Result, error) {
 	args := append(append(append([]string(nil), s.Command...), "-trace", list), configArgs...)
-	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: dir, Env: s.Env, Log: log})
+	env := append(append([]string(nil), s.Env...), EnvProbe+"=1")
+	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: dir, Env: env, Log: log})
 	if err != nil {
 		return res, fmt.Errorf("run %s: %w", s.Command[0], err)
 	}

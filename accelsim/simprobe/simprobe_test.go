@@ -85,9 +85,11 @@ func TestSimulatorMissing(t *testing.T) {
 
 // TestStandIn: the stand-in simulator told which binary versions it
 // decodes (FAKESIM_BINARY_VERSIONS) answers the probe as the real one
-// does, and refuses a config with -smem_latency.
+// does, and refuses a config with -smem_latency. What a test chose for
+// its runs (a crash, steps on a pipe) is not the probe's.
 func TestStandIn(t *testing.T) {
-	sim := simprobe.Simulator{Command: []string{fakesim.Build(t)}, Env: []string{fakesim.EnvBinaryVersions + "=61,70,86"}}
+	sim := simprobe.Simulator{Command: []string{fakesim.Build(t)}, Env: []string{fakesim.EnvBinaryVersions + "=61,70,86",
+		fakesim.EnvMode + "=" + fakesim.ModeCrash, fakesim.EnvStep + "=" + filepath.Join(t.TempDir(), "no-such-pipe")}}
 	dir := t.TempDir()
 	for name, text := range map[string]string{"gpgpusim.config": "-gpgpu_n_clusters 1\n", "trace.config": "-trace_opcode_latency_initiation_int 4,2\n",
 		"kepler.config": "-smem_latency 3\n"} {

@@ -69,6 +69,9 @@
 // a kernel of another prints "unsupported binary version: N" and exits 0.
 // Without it every version is decoded.
 //
+// Run by package simprobe (CASCADE_SIM_PROBE set), the program ignores
+// FAKESIM_MODE, FAKESIM_STEP and FAKESIM_PROGRESS_BYTES: a probe is no run.
+//
 // FAKESIM_STEP, in any mode, names a named pipe (mkfifo): before each
 // kernel's statistics the program waits to read one line from it, so a
 // test holds a run at a known kernel for as long as it needs, on a machine

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cascade-sim/cascade/accelsim/simprobe"
 	"github.com/cascade-sim/cascade/testkit/fakesim"
 )
 
@@ -106,6 +107,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return fail(2, "fakesim: %s=%q: want a number of bytes", fakesim.EnvProgress, v)
 		}
 		progress = n
+	}
+	if os.Getenv(simprobe.EnvProbe) != "" {
+		// A probe of what the simulator can do is no run: the behaviour
+		// a test chose for runs is not the probe's, and it must not take
+		// a test's steps.
+		mode, step, progress = fakesim.ModeOK, stepper{}, 0
 	}
 	if mode == fakesim.ModeIgnoreTerm {
 		signal.Ignore(syscall.SIGTERM)
