@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,7 +168,12 @@ func (m *Manager) Probe(ctx context.Context) {
 		m.probe.mu.Unlock()
 		m.cfg.Events.Publish(cascade.SimConfigsChecked{})
 	}()
-	if err := m.runProbe(ctx); err != nil && ctx.Err() == nil {
+	err := m.runProbe(ctx)
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
+		m.log.Info("no simulator to probe; configs and traces are not checked against it", "err", err)
+	default:
 		m.log.Warn("simulator probe failed; configs and traces are not checked against the simulator", "err", err)
 	}
 }
