@@ -33,6 +33,7 @@ type probeState struct {
 	// versions are the binary versions the simulator decodes; nil when
 	// unknown.
 	versions []int
+	build    string // the simulator's build lines, joined by "; "
 }
 
 // probeCache is the probe's answers as kept in Config.ProbeCache.
@@ -42,6 +43,9 @@ type probeCache struct {
 	Simulator string            `json:"simulator"`
 	Configs   map[string]string `json:"configs"` // config key: refusal ("" accepted)
 	Versions  []int             `json:"versions"`
+	// Build is the simulator's build lines, joined by "; "; "" when
+	// unknown.
+	Build string `json:"build,omitempty"`
 }
 
 // SimConfigsChecked reports whether the simulator probe has finished
@@ -79,7 +83,7 @@ func (m *Manager) refused(cfgs []cascade.SimConfig) []cascade.SimConfig {
 // is not known.
 func (m *Manager) NotSimulatable(t cascade.Trace) string {
 	m.probe.mu.Lock()
-	versions := m.probe.versions
+	versions, build := m.probe.versions, m.probe.build
 	m.probe.mu.Unlock()
 	if versions == nil {
 		return ""
@@ -100,8 +104,12 @@ func (m *Manager) NotSimulatable(t cascade.Trace) string {
 	if v >= 90 {
 		need = " (Accel-Sim 2.0)"
 	}
-	return fmt.Sprintf("the simulator decodes binary versions %s; this trace is %s%s: it needs a simulator that decodes %d%s",
-		strings.Join(have, ", "), t.TraceGPUArch, from, v, need)
+	sim := "the simulator"
+	if build != "" {
+		sim += " (" + build + ")"
+	}
+	return fmt.Sprintf("%s decodes binary versions %s; this trace is %s%s: it needs a simulator that decodes %d%s",
+		sim, strings.Join(have, ", "), t.TraceGPUArch, from, v, need)
 }
 
 // binaryVersion is the binary version of an architecture: "sm_90" is 90.
@@ -217,8 +225,12 @@ func (m *Manager) runProbe(ctx context.Context) error {
 			if err := linkConfigFolders(dir, c); err != nil {
 				return err
 			}
-			if refusal, err = m.cfg.Probe.CheckConfig(ctx, dir, simconfig.SimulatorArgs(c)); err != nil {
+			var build []string
+			if refusal, build, err = m.cfg.Probe.Check(ctx, dir, simconfig.SimulatorArgs(c)); err != nil {
 				return err
+			}
+			if len(build) > 0 {
+				cache.Build = strings.Join(build, "; ")
 			}
 			cache.Configs[k] = refusal
 			if refusal == "" && accepted == "" {
@@ -247,7 +259,7 @@ func (m *Manager) runProbe(ctx context.Context) error {
 	if cache.Versions != nil {
 		m.log.Info("the simulator decodes binary versions", "versions", cache.Versions)
 		m.probe.mu.Lock()
-		m.probe.versions = cache.Versions
+		m.probe.versions, m.probe.build = cache.Versions, cache.Build
 		m.probe.mu.Unlock()
 	}
 	if m.cfg.ProbeCache == "" {

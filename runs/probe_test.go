@@ -71,7 +71,7 @@ func TestProbe(t *testing.T) {
 			}
 		}
 		h100 := cascade.Trace{TraceGPUArch: "sm_90", TraceGPUArchFrom: cascade.ArchFromMetadata}
-		const why = "the simulator decodes binary versions 61, 70, 86; this trace is sm_90 (from metadata.json): it needs a simulator that decodes 90 (Accel-Sim 2.0)"
+		const why = "the simulator (Accel-Sim [build fakesim]; GPGPU-Sim Simulator Version 4.2.0  [build fakesim]) decodes binary versions 61, 70, 86; this trace is sm_90 (from metadata.json): it needs a simulator that decodes 90 (Accel-Sim 2.0)"
 		if got := m.NotSimulatable(h100); got != why {
 			t.Errorf("sm_90 trace: %q, want %q", got, why)
 		}

@@ -52,26 +52,35 @@ const missingList = "cascade-probe-no-such-kernelslist.g"
 // ("GPGPU-Sim ** ERROR: Unknown Option: '-smem_latency'"). An error means
 // the simulator could not be run at all.
 func (s Simulator) CheckConfig(ctx context.Context, dir string, configArgs []string) (refusal string, err error) {
+	refusal, _, err = s.Check(ctx, dir, configArgs)
+	return refusal, err
+}
+
+// Check is CheckConfig that also returns the build lines the simulator
+// printed ("Accel-Sim [build accelsim-commit-73f9fac_...]", "GPGPU-Sim
+// Simulator Version 4.2.0 [build ...]"), trimmed; nil when it printed none.
+func (s Simulator) Check(ctx context.Context, dir string, configArgs []string) (refusal string, build []string, err error) {
 	list := filepath.Join(dir, missingList)
 	log := filepath.Join(dir, "cascade-probe-config.log")
 	defer os.Remove(log)
 	res, err := s.run(ctx, dir, log, list, configArgs)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	out, err := os.ReadFile(log)
 	if err != nil {
-		return "", err
-	}
-	if strings.Contains(string(out), "Unable to open file: "+list) {
-		return "", nil
+		return "", nil, err
 	}
 	p, _ := simlog.Parse(strings.NewReader(string(out)), 1)
+	build = p.Build()
+	if strings.Contains(string(out), "Unable to open file: "+list) {
+		return "", build, nil
+	}
 	o := p.Outcome(simlog.Exit{Code: res.ExitCode, Signal: res.Signal})
 	if o.Line != "" {
-		return o.Line, nil
+		return o.Line, build, nil
 	}
-	return fmt.Sprintf("the simulator stopped (%s) before it opened the kernel list", res), nil
+	return fmt.Sprintf("the simulator stopped (%s) before it opened the kernel list", res), build, nil
 }
 
 // BinaryVersions runs a one-instruction kernel of each candidate binary
