@@ -134,9 +134,11 @@ func configKey(c cascade.SimConfig) string {
 	return c.Name + ":" + hex.EncodeToString(h.Sum(nil))
 }
 
-// simulatorKey is the simulator binary's SHA-256 and mtime.
-func simulatorKey(command string) (string, error) {
-	path, err := exec.LookPath(command)
+// simulatorKey is the simulator binary's SHA-256 and mtime, with the
+// command line (a wrapper, "env X=1 accel-sim.out", is hashed as its
+// first word).
+func simulatorKey(command []string) (string, error) {
+	path, err := exec.LookPath(command[0])
 	if err != nil {
 		return "", err
 	}
@@ -153,7 +155,7 @@ func simulatorKey(command string) (string, error) {
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err
 	}
-	return hex.EncodeToString(h.Sum(nil)) + " " + st.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z"), nil
+	return hex.EncodeToString(h.Sum(nil)) + " " + st.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z") + " " + strings.Join(command, " "), nil
 }
 
 // Probe asks the simulator (Config.Probe), once, which of the configs it
@@ -187,7 +189,7 @@ func (m *Manager) Probe(ctx context.Context) {
 }
 
 func (m *Manager) runProbe(ctx context.Context) error {
-	key, err := simulatorKey(m.cfg.Probe.Command[0])
+	key, err := simulatorKey(m.cfg.Probe.Command)
 	if err != nil {
 		return fmt.Errorf("simulator: %w", err)
 	}
