@@ -49,3 +49,11 @@ type ExecutorUpdated struct{ Status ExecutorStatus }
 
 // Key implements [Event].
 func (e ExecutorUpdated) Key() string { return "executor" }
+
+// SimConfigsChecked says the simulator has been asked which configs it
+// accepts and which binary versions it decodes: configs it refuses are
+// unusable from now on, and traces it cannot decode not simulatable.
+type SimConfigsChecked struct{}
+
+// Key implements [Event].
+func (SimConfigsChecked) Key() string { return "simconfigs" }

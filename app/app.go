@@ -17,6 +17,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/playground"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simprobe"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/disk"
@@ -318,6 +319,8 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Ended:       reg.RunEnded,
 		StatsTable:  cfg.SimStats,
 		Simulator:   simCmd,
+		Probe:       simprobe.Simulator{Command: simCmd, Env: cfg.SimEnv},
+		ProbeCache:  filepath.Join(cfg.DataDir, "simprobe.json"),
 
 		TraceConfigsDir: cfg.SimTraceConfigsDir,
 	})
@@ -389,6 +392,9 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	m.goRun("post-processor", func() error { return pp.Run(runCtx) })
 	m.goRun("scanner", func() error { return sc.Run(runCtx) })
 	m.goRun("runs", func() error { return rm.Run(runCtx) })
+	// The simulator is asked which configs it accepts in the background:
+	// the server is ready before it answers (see SimConfig.checked).
+	m.goRun("simulator probe", func() error { rm.Probe(runCtx); return nil })
 	if m.s3 != nil {
 		m.goRun("s3", func() error {
 			<-m.s3.Exited()

@@ -345,6 +345,7 @@ type ComplexityRoot struct {
 	}
 
 	SimConfig struct {
+		Checked           func(childComplexity int) int
 		ComputeCapability func(childComplexity int) int
 		CoreClockMHz      func(childComplexity int) int
 		Error             func(childComplexity int) int
@@ -372,14 +373,15 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		ExecutorUpdated func(childComplexity int) int
-		PostprocessLog  func(childComplexity int, traceID string) int
-		RunLog          func(childComplexity int, id string) int
-		RunRemoved      func(childComplexity int, id *string, traceID *string) int
-		RunUpdated      func(childComplexity int, id *string, traceID *string) int
-		SweepUpdated    func(childComplexity int, id string) int
-		TraceRemoved    func(childComplexity int) int
-		TraceUpdated    func(childComplexity int, id *string) int
+		ExecutorUpdated   func(childComplexity int) int
+		PostprocessLog    func(childComplexity int, traceID string) int
+		RunLog            func(childComplexity int, id string) int
+		RunRemoved        func(childComplexity int, id *string, traceID *string) int
+		RunUpdated        func(childComplexity int, id *string, traceID *string) int
+		SimConfigsChecked func(childComplexity int) int
+		SweepUpdated      func(childComplexity int, id string) int
+		TraceRemoved      func(childComplexity int) int
+		TraceUpdated      func(childComplexity int, id *string) int
 	}
 
 	Sweep struct {
@@ -461,12 +463,14 @@ type ComplexityRoot struct {
 		Kernels                 func(childComplexity int, search *string, first *int, after *string) int
 		Layers                  func(childComplexity int) int
 		Model                   func(childComplexity int) int
+		NotSimulatableReason    func(childComplexity int) int
 		PostprocessLogTail      func(childComplexity int, lines *int) int
 		Prompts                 func(childComplexity int) int
 		Retryable               func(childComplexity int) int
 		Runs                    func(childComplexity int, first *int, after *string) int
 		Sample                  func(childComplexity int) int
 		SamplingPlans           func(childComplexity int) int
+		Simulatable             func(childComplexity int) int
 		SourceGPU               func(childComplexity int) int
 		State                   func(childComplexity int) int
 		SuggestedSimConfig      func(childComplexity int) int
@@ -570,6 +574,7 @@ type SamplingStratumResolver interface {
 type SimConfigResolver interface {
 	CoreClockMHz(ctx context.Context, obj *cascade.SimConfig) (*float64, error)
 	Error(ctx context.Context, obj *cascade.SimConfig) (*string, error)
+	Checked(ctx context.Context, obj *cascade.SimConfig) (bool, error)
 }
 type SlurmJobResolver interface {
 	JobID(ctx context.Context, obj *cascade.SlurmJob) (int64, error)
@@ -581,6 +586,7 @@ type SlurmJobResolver interface {
 type SubscriptionResolver interface {
 	ExecutorUpdated(ctx context.Context) (<-chan *cascade.ExecutorStatus, error)
 	PostprocessLog(ctx context.Context, traceID string) (<-chan *model.LogChunk, error)
+	SimConfigsChecked(ctx context.Context) (<-chan bool, error)
 	RunUpdated(ctx context.Context, id *string, traceID *string) (<-chan *cascade.Run, error)
 	RunLog(ctx context.Context, id string) (<-chan *model.LogChunk, error)
 	RunRemoved(ctx context.Context, id *string, traceID *string) (<-chan string, error)
@@ -605,6 +611,8 @@ type TraceResolver interface {
 	PostprocessLogTail(ctx context.Context, obj *cascade.Trace, lines *int) ([]string, error)
 	CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]cascade.SimConfig, error)
 	DefaultSimConfig(ctx context.Context, obj *cascade.Trace) (*cascade.SimConfig, error)
+	Simulatable(ctx context.Context, obj *cascade.Trace) (bool, error)
+	NotSimulatableReason(ctx context.Context, obj *cascade.Trace) (*string, error)
 	Runs(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.RunConnection, error)
 	SamplingPlans(ctx context.Context, obj *cascade.Trace) ([]cascade.SamplingPlan, error)
 }
@@ -1945,6 +1953,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SamplingStratum.Size(childComplexity), true
 
+	case "SimConfig.checked":
+		if e.ComplexityRoot.SimConfig.Checked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimConfig.Checked(childComplexity), true
 	case "SimConfig.computeCapability":
 		if e.ComplexityRoot.SimConfig.ComputeCapability == nil {
 			break
@@ -2089,6 +2103,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.RunUpdated(childComplexity, args["id"].(*string), args["traceId"].(*string)), true
+	case "Subscription.simConfigsChecked":
+		if e.ComplexityRoot.Subscription.SimConfigsChecked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.SimConfigsChecked(childComplexity), true
 	case "Subscription.sweepUpdated":
 		if e.ComplexityRoot.Subscription.SweepUpdated == nil {
 			break
@@ -2482,6 +2502,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.Model(childComplexity), true
+	case "Trace.notSimulatableReason":
+		if e.ComplexityRoot.Trace.NotSimulatableReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.NotSimulatableReason(childComplexity), true
 	case "Trace.postprocessLogTail":
 		if e.ComplexityRoot.Trace.PostprocessLogTail == nil {
 			break
@@ -2528,6 +2554,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.SamplingPlans(childComplexity), true
+	case "Trace.simulatable":
+		if e.ComplexityRoot.Trace.Simulatable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.Simulatable(childComplexity), true
 	case "Trace.sourceGpu":
 		if e.ComplexityRoot.Trace.SourceGPU == nil {
 			break
@@ -3289,6 +3321,8 @@ func (ec *executionContext) childFields_SimConfig(ctx context.Context, field gra
 		return ec.fieldContext_SimConfig_coreClockMHz(ctx, field)
 	case "error":
 		return ec.fieldContext_SimConfig_error(ctx, field)
+	case "checked":
+		return ec.fieldContext_SimConfig_checked(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SimConfig", field.Name)
 }
@@ -3513,6 +3547,10 @@ func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql
 		return ec.fieldContext_Trace_compatibleSimConfigs(ctx, field)
 	case "defaultSimConfig":
 		return ec.fieldContext_Trace_defaultSimConfig(ctx, field)
+	case "simulatable":
+		return ec.fieldContext_Trace_simulatable(ctx, field)
+	case "notSimulatableReason":
+		return ec.fieldContext_Trace_notSimulatableReason(ctx, field)
 	case "runs":
 		return ec.fieldContext_Trace_runs(ctx, field)
 	case "samplingPlans":
@@ -9789,6 +9827,29 @@ func (ec *executionContext) fieldContext_SimConfig_error(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("SimConfig", field, true, true, "String")
 }
 
+func (ec *executionContext) _SimConfig_checked(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimConfig_checked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimConfig().Checked(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimConfig_checked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimConfig", field, true, true, "Boolean")
+}
+
 func (ec *executionContext) _SlurmJob_jobId(ctx context.Context, field graphql.CollectedField, obj *cascade.SlurmJob) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10116,6 +10177,29 @@ func (ec *executionContext) fieldContext_Subscription_postprocessLog(ctx context
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_simConfigsChecked(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_simConfigsChecked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().SimConfigsChecked(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_simConfigsChecked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Subscription", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Subscription_runUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -12142,6 +12226,52 @@ func (ec *executionContext) fieldContext_Trace_defaultSimConfig(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Trace_simulatable(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_simulatable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trace().Simulatable(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_simulatable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Trace", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Trace_notSimulatableReason(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_notSimulatableReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trace().NotSimulatableReason(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_notSimulatableReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Trace", field, true, true, "String")
 }
 
 func (ec *executionContext) _Trace_runs(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
@@ -15634,6 +15764,12 @@ func (ec *executionContext) _SimConfig(ctx context.Context, sel ast.SelectionSet
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._SimConfig_error(ctx, field, obj)
 				})
+		case "checked":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimConfig_checked(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15811,6 +15947,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_executorUpdated(ctx, fields[0])
 	case "postprocessLog":
 		return ec._Subscription_postprocessLog(ctx, fields[0])
+	case "simConfigsChecked":
+		return ec._Subscription_simConfigsChecked(ctx, fields[0])
 	case "runUpdated":
 		return ec._Subscription_runUpdated(ctx, fields[0])
 	case "runLog":
@@ -16385,6 +16523,18 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Trace_defaultSimConfig(ctx, field, obj)
+				})
+		case "simulatable":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_simulatable(ctx, field, obj)
+				})
+		case "notSimulatableReason":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_notSimulatableReason(ctx, field, obj)
 				})
 		case "runs":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

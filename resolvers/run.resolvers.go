@@ -235,6 +235,20 @@ func (r *simConfigResolver) Error(ctx context.Context, obj *cascade.SimConfig) (
 	return nil, nil
 }
 
+// Checked is the resolver for the checked field.
+func (r *simConfigResolver) Checked(ctx context.Context, obj *cascade.SimConfig) (bool, error) {
+	return r.RunManager.SimConfigsChecked(), nil
+}
+
+// SimConfigsChecked is the resolver for the simConfigsChecked field.
+func (r *subscriptionResolver) SimConfigsChecked(ctx context.Context) (<-chan bool, error) {
+	// Subscribed before the state is read: a change in between is sent
+	// after it.
+	sub := r.Events.Subscribe(ctx, func(e cascade.Event) bool { _, ok := e.(cascade.SimConfigsChecked); return ok })
+	checked := r.RunManager.SimConfigsChecked()
+	return stream(ctx, sub, &checked, func(cascade.Event) (bool, bool) { return true, true }), nil
+}
+
 // RunUpdated is the resolver for the runUpdated field.
 func (r *subscriptionResolver) RunUpdated(ctx context.Context, id *string, traceID *string) (<-chan *cascade.Run, error) {
 	match := func(e cascade.Event) bool {
@@ -296,6 +310,19 @@ func (r *traceResolver) DefaultSimConfig(ctx context.Context, obj *cascade.Trace
 		return nil, err
 	}
 	return &c, nil
+}
+
+// Simulatable is the resolver for the simulatable field.
+func (r *traceResolver) Simulatable(ctx context.Context, obj *cascade.Trace) (bool, error) {
+	return r.RunManager.NotSimulatable(*obj) == "", nil
+}
+
+// NotSimulatableReason is the resolver for the notSimulatableReason field.
+func (r *traceResolver) NotSimulatableReason(ctx context.Context, obj *cascade.Trace) (*string, error) {
+	if why := r.RunManager.NotSimulatable(*obj); why != "" {
+		return &why, nil
+	}
+	return nil, nil
 }
 
 // Runs is the resolver for the runs field.

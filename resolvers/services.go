@@ -59,6 +59,12 @@ type SimConfigService interface {
 	SimConfigs() ([]cascade.SimConfig, error)
 	CompatibleSimConfigs(t cascade.Trace) ([]cascade.SimConfig, error)
 	DefaultSimConfig(t cascade.Trace) (cascade.SimConfig, bool, error)
+	// SimConfigsChecked reports whether the simulator has been asked
+	// which configs it accepts.
+	SimConfigsChecked() bool
+	// NotSimulatable says why the simulator cannot simulate t; "" when
+	// it can or that is not known.
+	NotSimulatable(t cascade.Trace) string
 }
 
 // SweepService launches, cancels and reads sweeps.

@@ -97,6 +97,9 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, c *reuseCache) (ca
 	if err := m.exec.CheckConfig(cfg); err != nil {
 		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "simConfig: %s: %v", in.SimConfig, err)
 	}
+	if why := m.NotSimulatable(t); why != "" {
+		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "traceId: %s", why)
+	}
 	var ids []int
 	if in.KernelIDs != nil {
 		if ids, err = m.checkKernels(t.ID, in.KernelIDs); err != nil {

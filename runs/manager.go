@@ -13,6 +13,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/accelsim/simprobe"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/internal/workqueue"
 )
@@ -70,6 +71,13 @@ type Config struct {
 	// StatsTable is the simulator statistics every run's log is read for
 	// (CASCADE_SIM_STATS_FILE); nil is simstats.Builtin().
 	StatsTable *simstats.Table
+
+	// Probe, when its Command is set, is the simulator [Manager.Probe]
+	// asks which configs it accepts and which binary versions it decodes.
+	Probe simprobe.Simulator
+	// ProbeCache, when set, is the file the probe's answers are kept in
+	// across restarts.
+	ProbeCache string
 }
 
 // Manager owns runs: it launches them, queues them in order, prepares
@@ -101,6 +109,8 @@ type Manager struct {
 	aligned      *cache[string, []cascade.ConfigKernelErrors] // see ConfigComparisonKernels
 	comparisons  *cache[string, *cascade.RunComparison]       // see SweepGrid
 	totals       *cache[string, StatTotals]                   // see StatTotals
+
+	probe probeState // see Probe
 }
 
 // active is a run a worker has taken: done is closed once the executor's
@@ -169,7 +179,10 @@ func (m *Manager) SimConfigs() ([]cascade.SimConfig, error) {
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	return cfgs, err
+	if err != nil {
+		return nil, err
+	}
+	return m.refused(cfgs), nil
 }
 
 // LogPath is the simulator log of the run with the given id.

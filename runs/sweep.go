@@ -91,6 +91,8 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 			refuse("traceIds[%d]: %q is the sample trace, which has no instruction traces", i, id)
 		case t.State != cascade.TraceReady:
 			refuse("traceIds[%d]: trace %q is %s; runs launch on ready traces", i, id, strings.ToLower(string(t.State)))
+		case m.NotSimulatable(t) != "":
+			refuse("traceIds[%d]: %s", i, m.NotSimulatable(t))
 		}
 	}
 	cfgs, err := m.SimConfigs()

@@ -39,6 +39,10 @@ type Simulator struct {
 // (major*10 + minor).
 var Candidates = []int{30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 110, 120, 121}
 
+// EnvProbe is set (to 1) in the environment of every simulator a probe
+// runs: a stand-in simulator tells probes from runs by it.
+const EnvProbe = "CASCADE_SIM_PROBE"
+
 // missingList is the kernel list CheckConfig names, which never exists.
 const missingList = "cascade-probe-no-such-kernelslist.g"
 
@@ -48,26 +52,35 @@ const missingList = "cascade-probe-no-such-kernelslist.g"
 // ("GPGPU-Sim ** ERROR: Unknown Option: '-smem_latency'"). An error means
 // the simulator could not be run at all.
 func (s Simulator) CheckConfig(ctx context.Context, dir string, configArgs []string) (refusal string, err error) {
+	refusal, _, err = s.Check(ctx, dir, configArgs)
+	return refusal, err
+}
+
+// Check is CheckConfig that also returns the build lines the simulator
+// printed ("Accel-Sim [build accelsim-commit-73f9fac_...]", "GPGPU-Sim
+// Simulator Version 4.2.0 [build ...]"), trimmed; nil when it printed none.
+func (s Simulator) Check(ctx context.Context, dir string, configArgs []string) (refusal string, build []string, err error) {
 	list := filepath.Join(dir, missingList)
 	log := filepath.Join(dir, "cascade-probe-config.log")
 	defer os.Remove(log)
 	res, err := s.run(ctx, dir, log, list, configArgs)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	out, err := os.ReadFile(log)
 	if err != nil {
-		return "", err
-	}
-	if strings.Contains(string(out), "Unable to open file: "+list) {
-		return "", nil
+		return "", nil, err
 	}
 	p, _ := simlog.Parse(strings.NewReader(string(out)), 1)
+	build = p.Build()
+	if strings.Contains(string(out), "Unable to open file: "+list) {
+		return "", build, nil
+	}
 	o := p.Outcome(simlog.Exit{Code: res.ExitCode, Signal: res.Signal})
 	if o.Line != "" {
-		return o.Line, nil
+		return o.Line, build, nil
 	}
-	return fmt.Sprintf("the simulator stopped (%s) before it opened the kernel list", res), nil
+	return fmt.Sprintf("the simulator stopped (%s) before it opened the kernel list", res), build, nil
 }
 
 // BinaryVersions runs a one-instruction kernel of each candidate binary
@@ -146,7 +159,8 @@ func (s Simulator) decodes(ctx context.Context, dir string, configArgs []string,
 
 func (s Simulator) run(ctx context.Context, dir, log, list string, configArgs []string) (proc.Result, error) {
 	args := append(append(append([]string(nil), s.Command...), "-trace", list), configArgs...)
-	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: dir, Env: s.Env, Log: log})
+	env := append(append([]string(nil), s.Env...), EnvProbe+"=1")
+	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: dir, Env: env, Log: log})
 	if err != nil {
 		return res, fmt.Errorf("run %s: %w", s.Command[0], err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cascade-sim/cascade/accelsim/simprobe"
 	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
 )
 
 // realConfig links the real checkout's config folder name into a new
@@ -79,5 +80,36 @@ func TestSimulatorMissing(t *testing.T) {
 	sim := simprobe.Simulator{Command: []string{filepath.Join(t.TempDir(), "accel-sim.out")}}
 	if r, err := sim.CheckConfig(context.Background(), t.TempDir(), configArgs); err == nil {
 		t.Errorf("no error, refusal %q", r)
+	}
+}
+
+// TestStandIn: the stand-in simulator told which binary versions it
+// decodes (FAKESIM_BINARY_VERSIONS) answers the probe as the real one
+// does, and refuses a config with -smem_latency. What a test chose for
+// its runs (a crash, steps on a pipe) is not the probe's.
+func TestStandIn(t *testing.T) {
+	sim := simprobe.Simulator{Command: []string{fakesim.Build(t)}, Env: []string{fakesim.EnvBinaryVersions + "=61,70,86",
+		fakesim.EnvMode + "=" + fakesim.ModeCrash, fakesim.EnvStep + "=" + filepath.Join(t.TempDir(), "no-such-pipe")}}
+	dir := t.TempDir()
+	for name, text := range map[string]string{"gpgpusim.config": "-gpgpu_n_clusters 1\n", "trace.config": "-trace_opcode_latency_initiation_int 4,2\n",
+		"kepler.config": "-smem_latency 3\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	if refusal, err := sim.CheckConfig(ctx, dir, configArgs); err != nil || refusal != "" {
+		t.Errorf("config: %q, %v", refusal, err)
+	}
+	kepler := []string{"-config", "kepler.config", "-config", "trace.config"}
+	if refusal, err := sim.CheckConfig(ctx, dir, kepler); err != nil || !strings.Contains(refusal, "Unknown Option: '-smem_latency'") {
+		t.Errorf("kepler config: %q, %v", refusal, err)
+	}
+	got, err := sim.BinaryVersions(ctx, dir, configArgs, []int{35, 61, 70, 86, 90})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{61, 70, 86}; !slices.Equal(got, want) {
+		t.Errorf("binary versions %v, want %v", got, want)
 	}
 }

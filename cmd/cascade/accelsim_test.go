@@ -108,7 +108,8 @@ func launchAndWait(t *testing.T, addr, trace, config string) checkoutRun {
 // says what it found, the built-in post-processor writes the .traceg the
 // checkout's 1.x simulator reads, runs find their config's side files and
 // GPGPU-Sim's library, a config of another architecture runs, and a config
-// the simulator rejects fails with the simulator's own line.
+// the simulator rejects is listed, once the server has asked the simulator
+// at start, with the simulator's own line, and not launched.
 func TestAccelSimCheckout(t *testing.T) {
 	t.Parallel()
 	checkout := accelsimtest.Write(t, t.TempDir(), fakesim.Version1)
@@ -153,9 +154,27 @@ func TestAccelSimCheckout(t *testing.T) {
 			t.Errorf("run on %s: %+v, want SUCCEEDED, crossArchitecture %v", config, r, cross)
 		}
 	}
-	r := launchAndWait(t, addr, "vecadd", accelsimtest.Kepler)
-	if r.State != "FAILED" || r.Error == nil || !strings.Contains(*r.Error, "GPGPU-Sim ** ERROR: Unknown Option: '-smem_latency'") {
-		t.Errorf("run on %s: %+v", accelsimtest.Kepler, r)
+	var checked struct {
+		SimConfigs []struct {
+			Name    string
+			Error   *string
+			Checked bool
+		}
+	}
+	testkit.Eventually(t, 30*time.Second, "configs checked", func() bool {
+		gqlVars(t, addr, `{ simConfigs { name error checked } }`, nil, &checked)
+		return len(checked.SimConfigs) > 0 && checked.SimConfigs[0].Checked
+	})
+	const refusal = "the simulator refuses it: GPGPU-Sim ** ERROR: Unknown Option: '-smem_latency'"
+	for _, c := range checked.SimConfigs {
+		if c.Name == accelsimtest.Kepler && (c.Error == nil || *c.Error != refusal) {
+			t.Errorf("%s: error %v, want %q", c.Name, c.Error, refusal)
+		}
+	}
+	errs := gqlVars(t, addr, `mutation($c: String!) { launchRun(input: {traceId: "vecadd", simConfig: $c}) { id } }`,
+		map[string]any{"c": accelsimtest.Kepler}, nil)
+	if len(errs) != 1 || !strings.Contains(errs[0], accelsimtest.Kepler+" cannot be used: "+refusal) {
+		t.Errorf("launch on %s: %v", accelsimtest.Kepler, errs)
 	}
 }
 

@@ -64,6 +64,14 @@
 //     holds them for FAKESIM_DELAY: a job with less memory allowed is
 //     killed for it.
 //
+// FAKESIM_BINARY_VERSIONS, in any mode, lists the binary versions the
+// program decodes (e.g. "35,60,61,70,75,80,86", as Accel-Sim's dev branch);
+// a kernel of another prints "unsupported binary version: N" and exits 0.
+// Without it every version is decoded.
+//
+// Run by package simprobe (CASCADE_SIM_PROBE set), the program ignores
+// FAKESIM_MODE, FAKESIM_STEP and FAKESIM_PROGRESS_BYTES: a probe is no run.
+//
 // FAKESIM_STEP, in any mode, names a named pipe (mkfifo): before each
 // kernel's statistics the program waits to read one line from it, so a
 // test holds a run at a known kernel for as long as it needs, on a machine
@@ -109,6 +117,11 @@ const (
 	EnvStep     = "FAKESIM_STEP"
 	EnvProgress = "FAKESIM_PROGRESS_BYTES"
 	EnvMemoryMB = "FAKESIM_MEMORY_MB"
+	// EnvBinaryVersions, when set, lists (comma-separated) the binary
+	// versions the program decodes, as the real simulator's ISA tables
+	// do: a kernel whose header's -binary version is not listed prints
+	// "unsupported binary version: N" and exits 0.
+	EnvBinaryVersions = "FAKESIM_BINARY_VERSIONS"
 )
 
 // Accel-Sim versions, the values of FAKESIM_ACCELSIM_VERSION.

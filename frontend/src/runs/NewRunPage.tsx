@@ -1,5 +1,6 @@
-import { useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import { useMutation } from "urql";
+import { useEvents } from "../api/useEvents";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { StateBadge } from "../components/StateBadge";
 import { formatCount } from "../format";
@@ -7,12 +8,12 @@ import type { NewRunQuery as NewRunData } from "../gql/graphql";
 import { Link, navigate, tracePath, useTitle } from "../router";
 import { parseKernelIds } from "./compare";
 import { archToComputeCapability, cannotLaunchReason, pickDefaultConfig } from "./defaultConfig";
-import { LaunchRunMutation, NewRunQuery } from "./documents";
+import { LaunchRunMutation, NewRunQuery, SimConfigsCheckedSubscription } from "./documents";
 import { runPath } from "./RunTable";
 
 type Config = NewRunData["simConfigs"][number];
 
-/** Why a config cannot run this trace, or null when it can: only a config the server cannot read. */
+/** Why a config cannot run this trace, or null when it can: one the server cannot read, or the simulator refuses. */
 export function configProblem(c: Config): string | null {
   return c.error ?? null;
 }
@@ -29,11 +30,28 @@ export function crossArchNote(c: Config, compatible: ReadonlySet<string>, traceG
 
 export function NewRunPage({ traceId }: { traceId: string }) {
   useTitle(`New run · ${traceId}`);
-  const [{ data, error }] = useLiveQuery({ query: NewRunQuery, variables: { id: traceId } });
+  const [{ data, error }, reexecute] = useLiveQuery({ query: NewRunQuery, variables: { id: traceId } });
+  // The server asks the simulator, once at start, which configs it accepts and which binary
+  // versions it decodes: until it has, query again when it says it has.
+  const unchecked = data?.simConfigs.some((c) => !c.checked) ?? false;
+  const uncheckedNow = useRef(unchecked);
+  uncheckedNow.current = unchecked;
+  useEvents(SimConfigsCheckedSubscription, {}, (d) => {
+    if (d.simConfigsChecked && uncheckedNow.current) reexecute({ requestPolicy: "network-only" });
+  });
   if (error && !data) return <p role="alert" className="error">Could not load trace {traceId}: {error.message}</p>;
   if (!data) return <p aria-busy="true">Loading…</p>;
   if (!data.trace) return <p>There is no trace <code>{traceId}</code>. <Link href="/">Back to traces</Link></p>;
-  return <NewRunForm trace={data.trace} configs={data.simConfigs} />;
+  return (
+    <>
+      {unchecked && (
+        <p className="hint" role="status" data-testid="configs-unchecked">
+          Asking the simulator which configs it accepts…
+        </p>
+      )}
+      <NewRunForm trace={data.trace} configs={data.simConfigs} />
+    </>
+  );
 }
 
 function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]>; configs: Config[] }) {
@@ -51,8 +69,8 @@ function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]
   const [{ fetching, error }, launch] = useMutation(LaunchRunMutation);
   const reason = cannotLaunchReason(trace);
   const kernels = parseKernelIds(kernelText);
-  const canLaunch = !reason && choice != null && !kernels.error && !fetching;
   const chosen = configs.find((c) => c.name === choice);
+  const canLaunch = !reason && chosen != null && !configProblem(chosen) && !kernels.error && !fetching;
   const chosenCross = chosen ? crossArchNote(chosen, compatible, trace.traceGpuArch) : null;
 
   async function submit(e: FormEvent) {

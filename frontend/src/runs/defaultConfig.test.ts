@@ -44,5 +44,8 @@ describe("cannotLaunchReason", () => {
     expect(cannotLaunchReason({ state: "READY", sample: true })).toMatch(/sample/);
     expect(cannotLaunchReason({ state: "UPLOADING", sample: false })).toMatch(/uploading/);
     expect(cannotLaunchReason({ state: "READY", sample: false })).toBeNull();
+    expect(cannotLaunchReason({ state: "READY", sample: false, notSimulatableReason: "it needs 90" })).toMatch(
+      /cannot run this trace: it needs 90/,
+    );
   });
 });

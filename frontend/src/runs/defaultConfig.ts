@@ -31,8 +31,13 @@ export function pickDefaultConfig<C extends SimConfigLike>(
 }
 
 /** Why a trace cannot start a run, or null when it can. */
-export function cannotLaunchReason(trace: { state: string; sample: boolean }): string | null {
+export function cannotLaunchReason(trace: {
+  state: string;
+  sample: boolean;
+  notSimulatableReason?: string | null;
+}): string | null {
   if (trace.sample) return "This is the sample trace: it has no instruction traces, so it cannot start a run.";
   if (trace.state !== "READY") return `Runs launch from ready traces; this one is ${trace.state.toLowerCase()}.`;
+  if (trace.notSimulatableReason) return `The simulator cannot run this trace: ${trace.notSimulatableReason}.`;
   return null;
 }

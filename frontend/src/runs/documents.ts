@@ -116,8 +116,16 @@ export const NewRunQuery = graphql(`
       kernelCount
       defaultSimConfig { name }
       compatibleSimConfigs { name }
+      simulatable
+      notSimulatableReason
     }
-    simConfigs { name computeCapability coreClockMHz error }
+    simConfigs { name computeCapability coreClockMHz error checked }
+  }
+`);
+
+export const SimConfigsCheckedSubscription = graphql(`
+  subscription SimConfigsChecked {
+    simConfigsChecked
   }
 `);
 

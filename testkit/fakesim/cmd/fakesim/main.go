@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cascade-sim/cascade/accelsim/simprobe"
 	"github.com/cascade-sim/cascade/testkit/fakesim"
 )
 
@@ -31,6 +32,7 @@ type kernel struct {
 	size   int64
 	name   string
 	stream int64
+	binary int // the header's -binary version; -1 when not read
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -86,6 +88,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// The dynamic loader stops the real program before main.
 		return fail(127, "%s: error while loading shared libraries: %s: cannot open shared object file: No such file or directory", os.Args[0], fakesim.Libcudart)
 	}
+	var decodes map[int]bool // nil: every binary version
+	if s := os.Getenv(fakesim.EnvBinaryVersions); s != "" {
+		decodes = map[int]bool{}
+		for f := range strings.SplitSeq(s, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return fail(2, "fakesim: %s: %q is no binary version", fakesim.EnvBinaryVersions, f)
+			}
+			decodes[v] = true
+		}
+	}
 	step := stepper{path: os.Getenv(fakesim.EnvStep)}
 	var progress int64
 	if v := os.Getenv(fakesim.EnvProgress); v != "" {
@@ -94,6 +107,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return fail(2, "fakesim: %s=%q: want a number of bytes", fakesim.EnvProgress, v)
 		}
 		progress = n
+	}
+	if os.Getenv(simprobe.EnvProbe) != "" {
+		// A probe of what the simulator can do is no run: the behaviour
+		// a test chose for runs is not the probe's, and it must not take
+		// a test's steps.
+		mode, step, progress = fakesim.ModeOK, stepper{}, 0
 	}
 	if mode == fakesim.ModeIgnoreTerm {
 		signal.Ignore(syscall.SIGTERM)
@@ -191,6 +210,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		say("Processing kernel %s", k.path)
 		if code, stop := readTrace(k, version, stdout, stderr, say); stop {
 			return code
+		}
+		if decodes != nil && k.binary >= 0 && !decodes[k.binary] {
+			say("unsupported binary version: %d", k.binary)
+			return 0
 		}
 		if mode == fakesim.ModeUnsupported && k.index == 1 {
 			say("unsupported binary version: 20")
@@ -325,6 +348,7 @@ func readTrace(k *kernel, version string, stdout, stderr io.Writer, say func(str
 		k.size = info.Size()
 	}
 	k.name = strings.TrimSuffix(base, filepath.Ext(base))
+	k.binary = -1
 	if strings.HasSuffix(base, ".xz") {
 		return 0, false
 	}
@@ -353,6 +377,10 @@ func readTrace(k *kernel, version string, stdout, stderr io.Writer, say func(str
 		switch strings.TrimSpace(key) {
 		case "-kernel name":
 			k.name = val
+		case "-binary version":
+			if v, err := strconv.Atoi(val); err == nil {
+				k.binary = v
+			}
 		case "-cuda stream id":
 			k.stream, _ = strconv.ParseInt(val, 10, 64)
 		}

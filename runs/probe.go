@@ -1,0 +1,273 @@
+package runs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/accelsim/simprobe"
+)
+
+// probeState is what the simulator probe found; the zero value knows
+// nothing yet.
+type probeState struct {
+	mu      sync.Mutex
+	checked bool
+	// refusals are the simulator's decisive lines for the configs it
+	// refused, by config key (see configKey).
+	refusals map[string]string
+	// versions are the binary versions the simulator decodes; nil when
+	// unknown.
+	versions []int
+	build    string // the simulator's build lines, joined by "; "
+}
+
+// probeCache is the probe's answers as kept in Config.ProbeCache.
+type probeCache struct {
+	// Simulator is the simulator binary's SHA-256 and mtime: answers of
+	// another binary are not reused.
+	Simulator string            `json:"simulator"`
+	Configs   map[string]string `json:"configs"` // config key: refusal ("" accepted)
+	Versions  []int             `json:"versions"`
+	// Build is the simulator's build lines, joined by "; "; "" when
+	// unknown.
+	Build string `json:"build,omitempty"`
+}
+
+// SimConfigsChecked reports whether the simulator probe has finished
+// (or there is none): until then configs the simulator refuses look
+// usable, and every trace simulatable.
+func (m *Manager) SimConfigsChecked() bool {
+	if len(m.cfg.Probe.Command) == 0 {
+		return true
+	}
+	m.probe.mu.Lock()
+	defer m.probe.mu.Unlock()
+	return m.probe.checked
+}
+
+// refused gives each usable config the simulator refused an Err saying so.
+func (m *Manager) refused(cfgs []cascade.SimConfig) []cascade.SimConfig {
+	m.probe.mu.Lock()
+	defer m.probe.mu.Unlock()
+	if len(m.probe.refusals) == 0 {
+		return cfgs
+	}
+	for i, c := range cfgs {
+		if !c.Usable() {
+			continue
+		}
+		if line := m.probe.refusals[configKey(c)]; line != "" {
+			cfgs[i].Err = "the simulator refuses it: " + line
+		}
+	}
+	return cfgs
+}
+
+// NotSimulatable returns why the simulator cannot simulate trace t (it
+// does not decode the trace's binary version), or "" when it can or that
+// is not known.
+func (m *Manager) NotSimulatable(t cascade.Trace) string {
+	m.probe.mu.Lock()
+	versions, build := m.probe.versions, m.probe.build
+	m.probe.mu.Unlock()
+	if versions == nil {
+		return ""
+	}
+	v, ok := binaryVersion(t.TraceGPUArch)
+	if !ok || slices.Contains(versions, v) {
+		return ""
+	}
+	have := make([]string, len(versions))
+	for i, v := range versions {
+		have[i] = strconv.Itoa(v)
+	}
+	from := ""
+	if t.TraceGPUArchFrom != "" {
+		from = " (from " + t.TraceGPUArchFrom + ")"
+	}
+	need := ""
+	if v >= 90 {
+		need = " (Accel-Sim 2.0)"
+	}
+	sim := "the simulator"
+	if build != "" {
+		sim += " (" + build + ")"
+	}
+	return fmt.Sprintf("%s decodes binary versions %s; this trace is %s%s: it needs a simulator that decodes %d%s",
+		sim, strings.Join(have, ", "), t.TraceGPUArch, from, v, need)
+}
+
+// binaryVersion is the binary version of an architecture: "sm_90" is 90.
+func binaryVersion(arch string) (int, bool) {
+	s, ok := strings.CutPrefix(arch, "sm_")
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.Atoi(strings.TrimRight(s, "abf"))
+	return v, err == nil
+}
+
+// configKey names a config with the contents of its two files: a config
+// edited since it was checked is checked again.
+func configKey(c cascade.SimConfig) string {
+	h := sha256.New()
+	for _, f := range []string{simconfig.GPGPUSimPath(c), simconfig.TracePath(c)} {
+		b, _ := os.ReadFile(f)
+		fmt.Fprintf(h, "%d\n", len(b))
+		h.Write(b)
+	}
+	return c.Name + ":" + hex.EncodeToString(h.Sum(nil))
+}
+
+// probeKey names what a probe's answers hold for: the simulator's sum
+// (SimulatorSum, which counts a wrapper's words, "env X=1
+// accel-sim.out"), its program's modification time, and the command line.
+func probeKey(command []string) (string, error) {
+	sum, err := SimulatorSum(command)
+	if err != nil {
+		return "", err
+	}
+	path, err := exec.LookPath(command[0])
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	return sum + " " + st.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z") + " " + strings.Join(command, " "), nil
+}
+
+// Probe asks the simulator (Config.Probe), once, which of the configs it
+// accepts and which binary versions it decodes, reusing the answers kept
+// in Config.ProbeCache for the same simulator binary (its SHA-256 and
+// mtime) and config files. A refused config gets an Err from then on, and
+// a trace of a binary version the simulator does not decode is not
+// launched (see [Manager.NotSimulatable]). The simulator runs on the
+// server, whatever the executor: Slurm's compute nodes run the same
+// binary from a shared filesystem. It publishes [SimConfigsChecked] when
+// done; a simulator that cannot be run leaves everything as it was
+// (runs then fail saying why).
+func (m *Manager) Probe(ctx context.Context) {
+	if len(m.cfg.Probe.Command) == 0 {
+		return
+	}
+	defer func() {
+		m.probe.mu.Lock()
+		m.probe.checked = true
+		m.probe.mu.Unlock()
+		m.cfg.Events.Publish(cascade.SimConfigsChecked{})
+	}()
+	err := m.runProbe(ctx)
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
+		m.log.Info("no simulator to probe; configs and traces are not checked against it", "err", err)
+	default:
+		m.log.Warn("simulator probe failed; configs and traces are not checked against the simulator", "err", err)
+	}
+}
+
+func (m *Manager) runProbe(ctx context.Context) error {
+	key, err := probeKey(m.cfg.Probe.Command)
+	if err != nil {
+		return fmt.Errorf("simulator: %w", err)
+	}
+	var cache probeCache
+	if m.cfg.ProbeCache != "" {
+		if b, err := os.ReadFile(m.cfg.ProbeCache); err == nil {
+			if json.Unmarshal(b, &cache) != nil || cache.Simulator != key {
+				cache = probeCache{}
+			}
+		}
+	}
+	cache.Simulator = key
+	if cache.Configs == nil {
+		cache.Configs = map[string]string{}
+	}
+	cfgs, err := m.SimConfigs()
+	if err != nil {
+		return err
+	}
+	root := filepath.Join(m.cfg.WorkDir, "probe")
+	defer os.RemoveAll(root)
+	refusals := map[string]string{}
+	var accepted string // a probe directory of an accepted config
+	for _, c := range cfgs {
+		if !c.Usable() {
+			continue
+		}
+		k := configKey(c)
+		refusal, ok := cache.Configs[k]
+		if !ok || (refusal == "" && cache.Versions == nil && accepted == "") {
+			dir := filepath.Join(root, c.Name)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			if err := linkConfigFolders(dir, c); err != nil {
+				return err
+			}
+			var build []string
+			if refusal, build, err = m.cfg.Probe.Check(ctx, dir, simconfig.SimulatorArgs(c)); err != nil {
+				return err
+			}
+			if len(build) > 0 {
+				cache.Build = strings.Join(build, "; ")
+			}
+			cache.Configs[k] = refusal
+			if refusal == "" && accepted == "" {
+				accepted = dir
+			}
+		}
+		if refusal != "" {
+			refusals[k] = refusal
+			m.log.Info("the simulator refuses a config", "config", c.Name, "line", refusal)
+		}
+	}
+	m.probe.mu.Lock()
+	m.probe.refusals = refusals
+	m.probe.mu.Unlock()
+	if cache.Versions == nil && accepted != "" {
+		c, _ := simconfig.Find(cfgs, filepath.Base(accepted))
+		v, err := m.cfg.Probe.BinaryVersions(ctx, accepted, simconfig.SimulatorArgs(c), simprobe.Candidates)
+		if err != nil {
+			return err
+		}
+		cache.Versions = v
+		if cache.Versions == nil {
+			cache.Versions = []int{}
+		}
+	}
+	if cache.Versions != nil {
+		m.log.Info("the simulator decodes binary versions", "versions", cache.Versions)
+		m.probe.mu.Lock()
+		m.probe.versions, m.probe.build = cache.Versions, cache.Build
+		m.probe.mu.Unlock()
+	}
+	if m.cfg.ProbeCache == "" {
+		return nil
+	}
+	b, err := json.Marshal(cache)
+	if err != nil {
+		return err
+	}
+	tmp := m.cfg.ProbeCache + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("save simulator probe: %w", err)
+	}
+	return os.Rename(tmp, m.cfg.ProbeCache)
+}
