@@ -66,6 +66,7 @@ function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]
   const [choice, setChoice] = useState<string | null>(preselected);
   const [kernelText, setKernelText] = useState("");
   const [label, setLabel] = useState("");
+  const [rerun, setRerun] = useState(false);
   const [{ fetching, error }, launch] = useMutation(LaunchRunMutation);
   const reason = cannotLaunchReason(trace);
   const kernels = parseKernelIds(kernelText);
@@ -77,7 +78,7 @@ function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]
     e.preventDefault();
     if (!canLaunch || choice == null) return;
     const r = await launch({
-      input: { traceId: trace.id, simConfig: choice, kernelIds: kernels.ids, label: label.trim() || null },
+      input: { traceId: trace.id, simConfig: choice, kernelIds: kernels.ids, label: label.trim() || null, rerun },
     });
     if (r.data) navigate(runPath(r.data.launchRun.id));
   }
@@ -172,6 +173,10 @@ function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]
         <div className="form-row">
           <label htmlFor="run-label">Label (optional)</label>
           <input id="run-label" value={label} onChange={(e) => setLabel(e.target.value)} />
+          <label className="check">
+            <input type="checkbox" checked={rerun} onChange={(e) => setRerun(e.target.checked)} data-testid="rerun" />
+            Simulate again even if an identical run (same trace, config, simulator and kernels) succeeded
+          </label>
         </div>
         <button type="submit" className="primary" disabled={!canLaunch}>
           {fetching ? "Launching…" : "Launch run"}

@@ -14,6 +14,7 @@ import { formatCorrelation, formatPct, isActive, progressFraction } from "./comp
 import { CancelRunMutation, RunDetailUpdatedSubscription, RunLogSubscription, RunQuery, RunRemovedSubscription } from "./documents";
 import { RunKernelsTable } from "./RunKernelsTable";
 import { runName } from "./runName";
+import { runPath } from "./RunTable";
 import { ScatterChart } from "./ScatterChart";
 import { CyclesChart } from "./CyclesChart";
 import { DownloadKernelsCsv, FailureDetails, RunFiguresList, StatColumnPicker, usePickedColumns } from "./RunStats";
@@ -66,6 +67,13 @@ export function RunPage({ id }: { id: string }) {
         <StateBadge state={run.state} kind="run" />
         {isActive(run.state) && <CancelButton id={run.id} />}
       </div>
+      {run.sameAs && (
+        <p className="note" role="status" data-testid="same-as">
+          Not simulated again: an identical run (same trace content, config files, simulator and kernels) had
+          succeeded, so this one holds its results: <Link href={runPath(run.sameAs.id)}>{run.sameAs.id}</Link>.
+          Launch with “Simulate again” to rerun.
+        </p>
+      )}
       {run.state === "QUEUED" && run.slurm?.reason && (
         <p className="note" role="status" data-testid="slurm-pending">
           Waiting in Slurm&apos;s queue as job {run.slurm.jobId}: {run.slurm.reason}

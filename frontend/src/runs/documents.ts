@@ -27,6 +27,7 @@ export const RunDetailFragment = graphql(`
     crossArchitecture
     history
     failureLine
+    sameAs { id }
     figures { coreClockMHz wallSeconds peakRssBytes simulatorBuild simulatorSum configSum traceSum }
     statCounters { name kind unit }
     timingProblems
