@@ -301,6 +301,20 @@ func (p *planner) choose() {
 	}
 }
 
+// finish builds the plan with build: at error bound eps, or, for a budget
+// of instructions, at the smallest bound that fits it.
+func (p *planner) finish(method cascade.SamplingMethod, eps float64, target Target, build func(eps float64)) (Plan, error) {
+	if target.Instructions > 0 {
+		var err error
+		if eps, err = p.searchBudget(target.Instructions, build); err != nil {
+			return Plan{}, err
+		}
+	} else {
+		build(eps)
+	}
+	return p.plan(method, eps, target), nil
+}
+
 // searchBudget finds the smallest error bound in [MinError, 1] whose plan,
 // as build makes it, simulates at most budget warp instructions, and
 // leaves the planner with that plan. A budget too small for the plan

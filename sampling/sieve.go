@@ -63,14 +63,7 @@ func (m Sieve) Plan(in Input, target Target) (Plan, error) {
 		p.sortStrata()
 		p.choose()
 	}
-	if target.Instructions > 0 {
-		if eps, err = p.searchBudget(target.Instructions, build); err != nil {
-			return Plan{}, err
-		}
-	} else {
-		build(eps)
-	}
-	return p.plan(cascade.SamplingSieve, eps, target), nil
+	return p.finish(cascade.SamplingSieve, eps, target, build)
 }
 
 // stratifyByCV makes Sieve's strata: each group split while its

@@ -68,14 +68,7 @@ func (m STEM) Plan(in Input, target Target) (Plan, error) {
 		m.cluster(p, eps)
 		p.choose()
 	}
-	if target.Instructions > 0 {
-		if eps, err = p.searchBudget(target.Instructions, build); err != nil {
-			return Plan{}, err
-		}
-	} else {
-		build(eps)
-	}
-	return p.plan(cascade.SamplingSTEM, eps, target), nil
+	return p.finish(cascade.SamplingSTEM, eps, target, build)
 }
 
 // cluster splits each group into clusters for error bound eps, and sizes
