@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS="${GOFLAGS:--mod=readonly}"
 
-step() { printf '\n==> %s\n' "$*"; }
+step() { printf '\n==> %s (%s, %ss in)\n' "$*" "$(date +%T)" "$SECONDS"; }
 
 step "dependencies"
 scripts/deps.sh
