@@ -485,10 +485,18 @@ func TestLinkedConfigFolder(t *testing.T) {
 func TestSimulatorErrorLineQuoted(t *testing.T) {
 	t.Parallel()
 	cfgs := simconfigtest.Write(t, t.TempDir(), simconfigtest.TitanX)
+	s := server(t, "ok", func(c *app.Config) { c.SimConfigsDir = cfgs })
+	// The side file goes after the start-up probe took the config (a
+	// config broken before it is refused at launch, TestProbe): the run
+	// is what finds it missing.
+	testkit.Eventually(t, 30*time.Second, "configs checked", func() bool {
+		var got struct{ SimConfigs []struct{ Checked bool } }
+		s.MustDo(t, `{ simConfigs { checked } }`, nil, &got)
+		return len(got.SimConfigs) > 0 && got.SimConfigs[0].Checked
+	})
 	if err := os.Remove(filepath.Join(cfgs, simconfigtest.TitanX, "config_pascal_islip.icnt")); err != nil {
 		t.Fatal(err)
 	}
-	s := server(t, "ok", func(c *app.Config) { c.SimConfigsDir = cfgs })
 	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.TitanX})
 	got := waitRun(t, s, r.ID, "SUCCEEDED", "FAILED")
 	if got.State != "FAILED" || got.Error == nil || *got.Error != "simulator exit 255 after 0 of 4 kernels: Could not open configuration file config_pascal_islip.icnt" {

@@ -351,7 +351,9 @@ func (c *crashRig) launchRuns(ctx context.Context) {
 // (killed meanwhile), and the test fails when it refused.
 func (c *crashRig) launch(trace string) (string, bool) {
 	var l struct{ LaunchRun struct{ ID string } }
-	errs, err := c.query(`mutation($t: ID!) { launchRun(input: {traceId: $t, simConfig: "SM6_TITANX"}) { id } }`, map[string]any{"t": trace}, &l)
+	// rerun: every launch simulates, as the crash checks count on; an
+	// identical succeeded run would otherwise be reused.
+	errs, err := c.query(`mutation($t: ID!) { launchRun(input: {traceId: $t, simConfig: "SM6_TITANX", rerun: true}) { id } }`, map[string]any{"t": trace}, &l)
 	if err != nil || l.LaunchRun.ID == "" {
 		return "", false
 	}

@@ -61,6 +61,8 @@ describe("runs against a real server", { skip }, () => {
     await page.getByLabel("Label (optional)").fill("e2e quickstart");
     await screenshot(page, "20-new-run");
 
+    await page.getByTestId("rerun").check(); // simulate, even where an identical run succeeded
+
     await page.getByRole("button", { name: "Launch run" }).click();
     await page.waitForURL(/\/runs\/[^/]+$/);
     await page.getByRole("heading", { name: "e2e quickstart" }).waitFor();
@@ -117,6 +119,7 @@ describe("runs against a real server", { skip }, () => {
     await page.getByTestId("cross-arch-choice").getByText(/the trace was taken on sm_90; SM6_TITANX simulates it as compute capability 6\.1/).waitFor();
     await page.getByLabel("Label (optional)").fill("e2e pascal");
     await screenshot(page, "26-new-run-cross-arch");
+    await page.getByTestId("rerun").check(); // simulate, even where an identical run succeeded
     await page.getByRole("button", { name: "Launch run" }).click();
     await page.waitForURL(/\/runs\/[^/]+$/);
     await page.getByRole("heading", { name: "e2e pascal" }).waitFor();
@@ -176,6 +179,7 @@ describe("runs against a real server", { skip }, () => {
     const page = await browser.context.newPage();
     await page.goto(`${server.url}/traces/${QS}/new-run`);
     await page.getByLabel("Label (optional)").fill("e2e cancel");
+    await page.getByTestId("rerun").check(); // simulate, even where an identical run succeeded
     await page.getByRole("button", { name: "Launch run" }).click();
     await page.waitForURL(/\/runs\/[^/]+$/);
     const id = page.url().split("/").pop();
@@ -217,6 +221,7 @@ describe("runs against a real server", { skip }, () => {
     const page = await browser.context.newPage();
     await page.goto(`${server.url}/traces/${gone}/new-run`);
     await page.getByLabel("Label (optional)").fill("e2e removed");
+    await page.getByTestId("rerun").check(); // simulate, even where an identical run succeeded
     await page.getByRole("button", { name: "Launch run" }).click();
     await page.waitForURL(/\/runs\/[^/]+$/);
     const id = page.url().split("/").pop();

@@ -30,6 +30,7 @@ async function launchRun(browser, server, label) {
   await page.goto(`${server.url}/traces/${QS}/new-run`);
   await page.getByRole("radio", { name: /SM90_H100/ }).waitFor({ timeout: 30_000 });
   await page.getByLabel("Label (optional)").fill(label);
+  await page.getByTestId("rerun").check(); // simulate, even where an identical run succeeded
   await page.getByRole("button", { name: "Launch run" }).click();
   await page.waitForURL(/\/runs\/[^/]+$/);
   return { page, errors };

@@ -73,6 +73,7 @@ describe("sweeps against a real server", { skip }, () => {
     await page.getByTestId("sweep-size").getByText("2 traces × 2 configs = 4 runs").waitFor();
     await page.getByLabel("Label (optional)").fill("e2e sweep");
     await screenshot(page, "60-new-sweep");
+    await page.getByTestId("rerun").check(); // simulate, even where an identical run succeeded
     await page.getByRole("button", { name: "Launch sweep" }).click();
     await page.waitForURL(/\/sweeps\/(?!new$)[^/]+$/);
     const id = page.url().split("/").pop();
@@ -153,6 +154,7 @@ describe("sweeps against a real server", { skip }, () => {
     await page.getByRole("checkbox", { name: "All ready traces" }).check();
     await page.getByRole("checkbox", { name: /SM7_QV100/ }).check();
     await page.getByTestId("sweep-size").getByText("2 traces × 1 config = 2 runs").waitFor();
+    await page.getByTestId("rerun").check(); // simulate, even where an identical run succeeded
     await page.getByRole("button", { name: "Launch sweep" }).click();
     await page.waitForURL(/\/sweeps\/(?!new$)[^/]+$/);
     const progress = page.getByTestId("sweep-progress-text");

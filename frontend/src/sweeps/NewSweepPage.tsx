@@ -13,6 +13,7 @@ export function NewSweepPage() {
   const [traces, setTraces] = useState<ReadonlySet<string>>(new Set());
   const [configs, setConfigs] = useState<ReadonlySet<string>>(new Set());
   const [label, setLabel] = useState("");
+  const [rerun, setRerun] = useState(false);
   const [{ fetching, error: launchError }, launch] = useMutation(LaunchSweepMutation);
   if (error && !data) return <p role="alert" className="error">Could not load traces and configs: {error.message}</p>;
   if (!data) return <p aria-busy="true">Loading…</p>;
@@ -34,6 +35,7 @@ export function NewSweepPage() {
         traceIds: ready.filter((t) => traces.has(t.id)).map((t) => t.id),
         simConfigs: usable.filter((c) => configs.has(c.name)).map((c) => c.name),
         label: label.trim() || null,
+        rerun,
       },
     });
     if (r.data) navigate(sweepPath(r.data.launchSweep.id));
@@ -103,6 +105,10 @@ export function NewSweepPage() {
         <div className="form-row">
           <label htmlFor="sweep-label">Label (optional)</label>
           <input id="sweep-label" value={label} onChange={(e) => setLabel(e.target.value)} />
+          <label className="check">
+            <input type="checkbox" checked={rerun} onChange={(e) => setRerun(e.target.checked)} data-testid="rerun" />
+            Simulate again the runs an identical succeeded run would answer
+          </label>
         </div>
         <p data-testid="sweep-size">
           {countOf(traces.size, "trace")} × {countOf(configs.size, "config")} = {countOf(n, "run")}
