@@ -48,6 +48,8 @@
 //
 //   - ok (default): every kernel, then exit detected, exit 0.
 //   - crash: at kernel k, an assertion message on stderr and exit 134.
+//   - segfault: at kernel k, a progress line, then death by SIGSEGV with
+//     nothing more printed, as the real simulator dies of a bad pointer.
 //   - deadlock: at kernel k, GPGPU-Sim's "deadlock detected" report and exit
 //     134 (the real simulator aborts).
 //   - maxcycles: kernel k prints partial statistics (Cycles/2, Instructions/2),
@@ -106,6 +108,7 @@ const (
 	ModeIgnoreTerm  = "ignoreterm"
 	ModeNoExit      = "noexit"
 	ModeMemory      = "memory"
+	ModeSegfault    = "segfault"
 )
 
 // Environment variables the program reads.

@@ -94,6 +94,8 @@ func TestFailures(t *testing.T) {
 			stdout: []string{"fakesim: holding 8 MB", "GPGPU-Sim: *** exit detected ***"}},
 		{name: "memory not a number", args: []string{"-trace", ok}, mode: fakesim.ModeMemory, env: []string{"FAKESIM_MEMORY_MB=lots"}, code: 2,
 			stderr: []string{`FAKESIM_MEMORY_MB: want megabytes, got "lots"`}},
+		{name: "segfault", args: []string{"-trace", ok, "-config", cfg}, mode: fakesim.ModeSegfault, code: -1, signal: syscall.SIGSEGV,
+			stdout: []string{"launching kernel name: _Z1kv uid: 1", "GPGPU-Sim uArch: cycles simulated: "}},
 		{name: "option without value", args: []string{"-trace"}, code: 1, stderr: []string{"Missing value for option '-trace'"}},
 	}
 	for _, tt := range tests {
