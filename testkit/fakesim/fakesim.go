@@ -64,7 +64,10 @@
 //   - memory: like ok, but before kernel k's statistics it takes
 //     FAKESIM_MEMORY_MB megabytes (default 256), touching every page, and
 //     holds them for FAKESIM_DELAY: a job with less memory allowed is
-//     killed for it.
+//     killed for it. Under an address space limit (ulimit -v) they do not
+//     fit in, the program instead fails as C++'s new does: "terminate
+//     called after throwing an instance of 'std::bad_alloc'" and "  what():
+//     std::bad_alloc" on stderr, and death by SIGABRT.
 //
 // FAKESIM_BINARY_VERSIONS, in any mode, lists the binary versions the
 // program decodes (e.g. "35,60,61,70,75,80,86", as Accel-Sim's dev branch);

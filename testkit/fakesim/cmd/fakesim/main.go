@@ -232,6 +232,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 
 		if mode == fakesim.ModeMemory && k.index == failing {
+			if !mayAllocate(int64(memoryMB) << 20) {
+				// C++'s new throws when the address space limit
+				// (ulimit -v) is reached, and nothing catches it.
+				say("GPGPU-Sim uArch: cycles simulated: %d  inst.: %d", totCycles, totInsn)
+				fmt.Fprintf(stderr, "terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc\n")
+				abort(stdout)
+				return fakesim.ExitAbort // not reached
+			}
 			hog := make([]byte, memoryMB<<20)
 			for i := 0; i < len(hog); i += 4096 {
 				hog[i] = 1
@@ -519,6 +527,16 @@ func endsWithNewline(f *os.File, size int64) bool {
 		return false
 	}
 	return b[0] == '\n'
+}
+
+// mayAllocate reports whether n more bytes fit in the process's address
+// space limit (RLIMIT_AS, ulimit -v), if it has one (all ones: none).
+func mayAllocate(n int64) bool {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &lim); err != nil || lim.Cur == ^uint64(0) {
+		return true
+	}
+	return uint64(n) < lim.Cur
 }
 
 // abort ends the program with SIGABRT, as an uncaught C++ exception does.
