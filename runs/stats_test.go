@@ -104,10 +104,11 @@ func TestRunStatisticsFromTheLog(t *testing.T) {
 // TestFailureClassesRecorded: a run that fails each way the stand-in
 // simulator fails as the real one does has its class and the log's
 // decisive line, and runs(failureClass:) lists exactly it; a cancelled
-// run is CANCELLED. The other classes are tested elsewhere: OUT_OF_MEMORY
-// and TIME_LIMIT on Slurm by TestSlurmJobEnds, a local OOM kill by
-// package proc's TestRunOOMKilled (on a fake cgroup count: the cgroups
-// here are read-only), and a config the simulator refuses at start is
+// run is CANCELLED. OUT_OF_MEMORY here is a simulator whose allocation
+// fails under ulimit -v (std::bad_alloc); on Slurm it and TIME_LIMIT are
+// tested by TestSlurmJobEnds, and a local OOM kill by package proc's
+// TestRunOOMKilled (on a fake cgroup count: the cgroups here are
+// read-only), and a config the simulator refuses at start is
 // refused at launch (TestProbe); the BAD_CONFIG_OPTION case here is a
 // config edited after the probe.
 func TestFailureClassesRecorded(t *testing.T) {
@@ -121,6 +122,7 @@ func TestFailureClassesRecorded(t *testing.T) {
 		class      string
 		line       string // the decisive line holds it; "": there is none
 		shell      bool   // the simulator runs under sh, which reports signals
+		ulimitV    bool   // the simulator runs with an address space limit
 	}{
 		{name: "deadlock", mode: "deadlock", class: "DEADLOCK", line: "GPGPU-Sim uArch: ERROR ** deadlock detected: last writeback core 0"},
 		{name: "maxcycles", mode: "maxcycles", class: "CYCLE_LIMIT", line: "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **"},
@@ -160,6 +162,7 @@ func TestFailureClassesRecorded(t *testing.T) {
 					t.Fatal(err)
 				}
 			}},
+		{name: "memory beyond ulimit -v", mode: "memory", ulimitV: true, class: "OUT_OF_MEMORY", line: "std::bad_alloc"},
 		{name: "config edited after the probe", mode: "ok", class: "BAD_CONFIG_OPTION", line: "Unknown Option: '-smem_latency'",
 			prepare: func(t *testing.T, s *servertest.TestServer) {
 				testkit.Eventually(t, 30*time.Second, "configs checked", func() bool {
@@ -182,6 +185,11 @@ func TestFailureClassesRecorded(t *testing.T) {
 			s := server(t, c.mode, func(cfg *app.Config) {
 				if c.shell {
 					cfg.SimCmd = append([]string{"sh", "-c", `"$@"; exit $?`, "sh"}, cfg.SimCmd...)
+				}
+				if c.ulimitV {
+					// 16 GB of address space: the stand-in starts, its
+					// 64 GB do not fit.
+					cfg.SimCmd = append([]string{"sh", "-c", `ulimit -v 16000000; exec "$@"`, "sh", "env", "FAKESIM_MEMORY_MB=65536"}, cfg.SimCmd...)
 				}
 			})
 			if c.prepare != nil {
