@@ -107,18 +107,10 @@ func TestRunOOMKilled(t *testing.T) {
 	// Killed by Run (a cancel past its grace) while the count rises: not the
 	// OOM killer's.
 	ctx, cancel := context.WithCancel(context.Background())
-	started := filepath.Join(t.TempDir(), "started")
-	args := append([]string{"sh", "-c", `trap '' TERM; for f in "$@"; do echo "oom_kill 2" > "$f"; done; touch ` + started + `; while :; do sleep 0.05; done`, "sh"}, files...)
-	go func() {
-		for {
-			if _, err := os.Stat(started); err == nil {
-				cancel()
-				return
-			}
-			<-time.After(10 * time.Millisecond)
-		}
-	}()
-	res, _ := Run(ctx, Cmd{Args: args, Log: filepath.Join(t.TempDir(), "log"), Grace: 50 * time.Millisecond})
+	defer cancel()
+	// It prints once it raised the count: its output's arrival cancels.
+	args := append([]string{"sh", "-c", `trap '' TERM; for f in "$@"; do echo "oom_kill 2" > "$f"; done; echo raised; while :; do sleep 0.05; done`, "sh"}, files...)
+	res, _ := Run(ctx, Cmd{Args: args, Log: filepath.Join(t.TempDir(), "log"), Grew: cancel, Grace: 50 * time.Millisecond})
 	if res.Signal != "killed" || res.OOMKilled {
 		t.Errorf("cancelled: %+v, want killed, not OOMKilled", res)
 	}
