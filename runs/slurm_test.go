@@ -255,20 +255,23 @@ func TestSlurmCancel(t *testing.T) {
 }
 
 // TestSlurmJobEnds: jobs that end badly fail their runs with the
-// simulator's line and Slurm's reason in error, keeping partial results.
+// simulator's line and Slurm's reason in error, keeping partial results,
+// and with their failure class (ASSERTION, TIME_LIMIT, OUT_OF_MEMORY), by
+// which runs(failureClass:) lists them.
 func TestSlurmJobEnds(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name, mode string
 		configure  func(*testing.T) []func(*app.Config)
 		state      string // the job's Slurm state
+		class      string // the run's failure class
 		errs       []string
 		timeout    time.Duration
 	}{
-		{name: "failing", mode: "crash", state: "FAILED", timeout: time.Minute,
+		{name: "failing", mode: "crash", state: "FAILED", class: "ASSERTION", timeout: time.Minute,
 			errs: []string{"simulator exit 134 after 1 of 4 kernels: accel-sim.out: trace_parser.cc", "(Slurm job", "FAILED: NonZeroExitCode, exit 134 on "}},
 		// Slurm's limits are whole minutes, enforced every 30 s.
-		{name: "time limit", state: "TIMEOUT", timeout: 3 * time.Minute,
+		{name: "time limit", state: "TIMEOUT", class: "TIME_LIMIT", timeout: 3 * time.Minute,
 			configure: func(t *testing.T) []func(*app.Config) {
 				return []func(*app.Config){hanging(t), withSlurmFile(t, simconfigtest.H100, "time=1\n")}
 			},
@@ -291,11 +294,11 @@ func TestSlurmJobEnds(t *testing.T) {
 			s, c, _ := slurmServer(t, cmp(tc.mode, "ok"), configure...)
 			r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 			got := waitSlurm(t, s, r.ID, tc.timeout, "SUCCEEDED", "FAILED", "CANCELLED")
-			state, errs := tc.state, tc.errs
+			state, class, errs := tc.state, tc.class, tc.errs
 			if tc.name == "memory" {
-				state, errs = "OUT_OF_MEMORY", []string{"ran out of memory (OUT_OF_MEMORY: OutOfMemory on ", "after 1 of 4 kernels; raise mem="}
+				state, class, errs = "OUT_OF_MEMORY", "OUT_OF_MEMORY", []string{"ran out of memory (OUT_OF_MEMORY: OutOfMemory on ", "after 1 of 4 kernels; raise mem="}
 				if !c.MemoryByCgroup() { // Slurm's RSS sampler kills it
-					state, errs = "FAILED", []string{"simulator signal: killed after 1 of 4 kernels", "FAILED", "killed by signal 9"}
+					state, class, errs = "FAILED", "OTHER", []string{"simulator signal: killed after 1 of 4 kernels", "FAILED", "killed by signal 9"}
 				}
 			}
 			if got.State != "FAILED" || got.Error == nil || got.Slurm == nil || got.Slurm.State != state {
@@ -308,6 +311,16 @@ func TestSlurmJobEnds(t *testing.T) {
 			}
 			if tc.mode != "" && len(got.Kernels) != 1 {
 				t.Errorf("partial results: %d kernels, want the first", len(got.Kernels))
+			}
+			if st := getStats(t, s, r.ID); st.FailureClass == nil || *st.FailureClass != class {
+				t.Errorf("failure class %v, want %s", cascadeDeref(st.FailureClass), class)
+			}
+			var list struct {
+				Runs struct{ Nodes []struct{ ID string } }
+			}
+			s.MustDo(t, `query($c: FailureClass) { runs(failureClass: $c) { nodes { id } } }`, map[string]any{"c": class}, &list)
+			if len(list.Runs.Nodes) != 1 || list.Runs.Nodes[0].ID != r.ID {
+				t.Errorf("runs(failureClass: %s): %+v", class, list.Runs.Nodes)
 			}
 		})
 	}

@@ -1,21 +1,26 @@
 package runs_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
@@ -96,22 +101,105 @@ func TestRunStatisticsFromTheLog(t *testing.T) {
 	}
 }
 
-// TestFailureClassesRecorded: a failed run has its class and the log's
-// decisive line; a cancelled one is CANCELLED.
+// TestFailureClassesRecorded: a run that fails each way the stand-in
+// simulator fails as the real one does has its class and the log's
+// decisive line, and runs(failureClass:) lists exactly it; a cancelled
+// run is CANCELLED. OUT_OF_MEMORY here is a simulator whose allocation
+// fails under ulimit -v (std::bad_alloc); on Slurm it and TIME_LIMIT are
+// tested by TestSlurmJobEnds, and a local OOM kill by package proc's
+// TestRunOOMKilled (on a fake cgroup count: the cgroups here are
+// read-only), and a config the simulator refuses at start is
+// refused at launch (TestProbe); the BAD_CONFIG_OPTION case here is a
+// config edited after the probe.
 func TestFailureClassesRecorded(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct{ mode, class, line string }{
-		{"deadlock", "DEADLOCK", "deadlock detected"},
-		{"maxcycles", "CYCLE_LIMIT", "maximum cycles"},
-		{"unsupported", "UNSUPPORTED_BINARY_VERSION", "unsupported binary version"},
+	kernel3 := func(s *servertest.TestServer) string {
+		return filepath.Join(s.TraceDir(quickstartID), "traces", "kernel-3-ctx_0x55d2c3a1e4f0.traceg")
+	}
+	for _, c := range []struct {
+		name, mode string
+		prepare    func(t *testing.T, s *servertest.TestServer)
+		class      string
+		line       string // the decisive line holds it; "": there is none
+		shell      bool   // the simulator runs under sh, which reports signals
+		ulimitV    bool   // the simulator runs with an address space limit
+	}{
+		{name: "deadlock", mode: "deadlock", class: "DEADLOCK", line: "GPGPU-Sim uArch: ERROR ** deadlock detected: last writeback core 0"},
+		{name: "maxcycles", mode: "maxcycles", class: "CYCLE_LIMIT", line: "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **"},
+		{name: "unsupported", mode: "unsupported", class: "UNSUPPORTED_BINARY_VERSION", line: "unsupported binary version: 20"},
+		{name: "crash", mode: "crash", class: "ASSERTION", line: "Assertion `start_of_tb_stream_found' failed."},
+		{name: "segfault", mode: "segfault", class: "SEGFAULT"},
+		{name: "segfault under a shell", mode: "segfault", shell: true, class: "SEGFAULT", line: "Segmentation fault"},
+		{name: "truncated traceg", mode: "ok", class: "ASSERTION", line: "Assertion 'line.back() == '\\n'' failed.",
+			prepare: func(t *testing.T, s *servertest.TestServer) {
+				b, err := os.ReadFile(kernel3(s))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(kernel3(s), bytes.TrimRight(b, "\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "missing traceg", mode: "ok", class: "MISSING_TRACE_FILE", line: "kernel-3-ctx_0x55d2c3a1e4f0.traceg: No such file or directory",
+			prepare: func(t *testing.T, s *servertest.TestServer) {
+				if err := os.Remove(kernel3(s)); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "raw trace", mode: "ok", class: "UNSUPPORTED_TRACE_TYPE", line: "what():  Unsupported file type!",
+			prepare: func(t *testing.T, s *servertest.TestServer) {
+				raw := strings.TrimSuffix(kernel3(s), "g")
+				if err := os.Rename(kernel3(s), raw); err != nil {
+					t.Fatal(err)
+				}
+				list := filepath.Join(s.TraceDir(quickstartID), "traces", "kernelslist.g")
+				b, err := os.ReadFile(list)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b = bytes.Replace(b, []byte(filepath.Base(kernel3(s))), []byte(filepath.Base(raw)), 1)
+				if err := os.WriteFile(list, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "memory beyond ulimit -v", mode: "memory", ulimitV: true, class: "OUT_OF_MEMORY", line: "std::bad_alloc"},
+		{name: "config edited after the probe", mode: "ok", class: "BAD_CONFIG_OPTION", line: "Unknown Option: '-smem_latency'",
+			prepare: func(t *testing.T, s *servertest.TestServer) {
+				testkit.Eventually(t, 30*time.Second, "configs checked", func() bool {
+					var r struct{ SimConfigs []struct{ Checked bool } }
+					s.MustDo(t, `{ simConfigs { checked } }`, nil, &r)
+					return len(r.SimConfigs) > 0 && r.SimConfigs[0].Checked
+				})
+				f, err := os.OpenFile(filepath.Join(s.Config.SimConfigsDir, simconfigtest.H100, "gpgpusim.config"), os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				if _, err := f.WriteString("\n-smem_latency 64\n"); err != nil {
+					t.Fatal(err)
+				}
+			}},
 	} {
-		t.Run(c.mode, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := server(t, c.mode)
+			s := server(t, c.mode, func(cfg *app.Config) {
+				if c.shell {
+					cfg.SimCmd = append([]string{"sh", "-c", `"$@"; exit $?`, "sh"}, cfg.SimCmd...)
+				}
+				if c.ulimitV {
+					// 16 GB of address space: the stand-in starts, its
+					// 64 GB do not fit.
+					cfg.SimCmd = append([]string{"sh", "-c", `ulimit -v 16000000; exec "$@"`, "sh", "env", "FAKESIM_MEMORY_MB=65536"}, cfg.SimCmd...)
+				}
+			})
+			if c.prepare != nil {
+				c.prepare(t, s)
+			}
 			r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 			waitRun(t, s, r.ID, "SUCCEEDED", "FAILED")
 			got := getStats(t, s, r.ID)
-			if got.State != "FAILED" || got.FailureClass == nil || *got.FailureClass != c.class || got.FailureLine == nil || !strings.Contains(*got.FailureLine, c.line) {
+			lineOK := got.FailureLine == nil && c.line == "" || got.FailureLine != nil && c.line != "" && strings.Contains(*got.FailureLine, c.line)
+			if got.State != "FAILED" || got.FailureClass == nil || *got.FailureClass != c.class || !lineOK {
 				t.Fatalf("state %s class %v line %v, want FAILED %s with %q", got.State, cascadeDeref(got.FailureClass), cascadeDeref(got.FailureLine), c.class, c.line)
 			}
 			var list struct {
@@ -121,9 +209,10 @@ func TestFailureClassesRecorded(t *testing.T) {
 			if len(list.Runs.Nodes) != 1 || list.Runs.Nodes[0].ID != r.ID {
 				t.Errorf("runs(failureClass: %s): %+v", c.class, list.Runs.Nodes)
 			}
-			s.MustDo(t, `{ runs(failureClass: SEGFAULT) { nodes { id } } }`, nil, &list)
+			other := "OTHER"
+			s.MustDo(t, `query($c: FailureClass) { runs(failureClass: $c) { nodes { id } } }`, map[string]any{"c": other}, &list)
 			if len(list.Runs.Nodes) != 0 {
-				t.Errorf("runs(failureClass: SEGFAULT): %+v", list.Runs.Nodes)
+				t.Errorf("runs(failureClass: %s): %+v", other, list.Runs.Nodes)
 			}
 		})
 	}
@@ -136,6 +225,13 @@ func TestFailureClassesRecorded(t *testing.T) {
 		waitRun(t, s, r.ID, "CANCELLED")
 		if got := getStats(t, s, r.ID); got.FailureClass == nil || *got.FailureClass != "CANCELLED" {
 			t.Fatalf("class %v, want CANCELLED", cascadeDeref(got.FailureClass))
+		}
+		var list struct {
+			Runs struct{ Nodes []struct{ ID string } }
+		}
+		s.MustDo(t, `{ runs(failureClass: CANCELLED) { nodes { id } } }`, nil, &list)
+		if len(list.Runs.Nodes) != 1 || list.Runs.Nodes[0].ID != r.ID {
+			t.Errorf("runs(failureClass: CANCELLED): %+v", list.Runs.Nodes)
 		}
 	})
 }

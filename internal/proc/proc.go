@@ -70,6 +70,10 @@ type Result struct {
 	// rusage (the largest of its own and its waited-for children's); 0
 	// when the system does not say.
 	PeakRSS int64
+	// OOMKilled is set when the process died of a SIGKILL that Run did
+	// not send and the kernel's OOM killer killed a process of the
+	// memory cgroup meanwhile (see oomKills).
+	OOMKilled bool
 }
 
 // String reads as "exit 2" or "killed by signal: killed".
@@ -113,6 +117,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = sysProcAttr()
 	cmd.WaitDelay = orphanOutputWait
+	oomBefore, oomOK := oomKills()
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 			err = fmt.Errorf("%w: %s: %w", ErrNotFound, c.Args[0], err)
@@ -122,7 +127,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	began := time.Now()
 	done := make(chan struct{})
-	var stopped atomic.Bool
+	var stopped, signalled atomic.Bool
 	go func() {
 		select {
 		case <-done:
@@ -131,6 +136,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 			stopped.Store(true)
 		case <-stopOnLog:
 		}
+		signalled.Store(true)
 		grace := c.Grace
 		if grace <= 0 {
 			grace = DefaultGrace
@@ -151,6 +157,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Wall: wall, PeakRSS: peakRSS(cmd.ProcessState)}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.Signal = ws.Signal().String()
+		res.OOMKilled = ws.Signal() == syscall.SIGKILL && !signalled.Load() && oomKilled(oomBefore, oomOK)
 	}
 	var exitErr *exec.ExitError
 	if werr != nil && !errors.As(werr, &exitErr) && !errors.Is(werr, exec.ErrWaitDelay) {

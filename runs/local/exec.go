@@ -34,5 +34,6 @@ func execute(ctx context.Context, cfg Config, job runs.Job, grew func()) (simlog
 	if errors.Is(err, proc.ErrNotFound) {
 		return simlog.Exit{Code: -1}, res, fmt.Errorf("%w: %w", ErrSimulatorNotFound, err)
 	}
-	return simlog.Exit{Code: res.ExitCode, Signal: res.Signal}, res, err
+	// A SIGKILL from the kernel's OOM killer is OUT_OF_MEMORY, not OTHER.
+	return simlog.Exit{Code: res.ExitCode, Signal: res.Signal, OOM: res.OOMKilled}, res, err
 }

@@ -48,6 +48,8 @@
 //
 //   - ok (default): every kernel, then exit detected, exit 0.
 //   - crash: at kernel k, an assertion message on stderr and exit 134.
+//   - segfault: at kernel k, a progress line, then death by SIGSEGV with
+//     nothing more printed, as the real simulator dies of a bad pointer.
 //   - deadlock: at kernel k, GPGPU-Sim's "deadlock detected" report and exit
 //     134 (the real simulator aborts).
 //   - maxcycles: kernel k prints partial statistics (Cycles/2, Instructions/2),
@@ -62,7 +64,10 @@
 //   - memory: like ok, but before kernel k's statistics it takes
 //     FAKESIM_MEMORY_MB megabytes (default 256), touching every page, and
 //     holds them for FAKESIM_DELAY: a job with less memory allowed is
-//     killed for it.
+//     killed for it. Under an address space limit (ulimit -v) they do not
+//     fit in, the program instead fails as C++'s new does: "terminate
+//     called after throwing an instance of 'std::bad_alloc'" and "  what():
+//     std::bad_alloc" on stderr, and death by SIGABRT.
 //
 // FAKESIM_BINARY_VERSIONS, in any mode, lists the binary versions the
 // program decodes (e.g. "35,60,61,70,75,80,86", as Accel-Sim's dev branch);
@@ -106,6 +111,7 @@ const (
 	ModeIgnoreTerm  = "ignoreterm"
 	ModeNoExit      = "noexit"
 	ModeMemory      = "memory"
+	ModeSegfault    = "segfault"
 )
 
 // Environment variables the program reads.

@@ -51,6 +51,7 @@ func TestFailures(t *testing.T) {
 
 	tests := []struct {
 		name   string
+		prog   string // the program run, if not the stand-in
 		args   []string
 		mode   string
 		env    []string
@@ -92,13 +93,22 @@ func TestFailures(t *testing.T) {
 		{name: "unknown mode", args: []string{"-trace", ok}, mode: "sideways", code: 2, stderr: []string{`unknown FAKESIM_MODE "sideways"`}},
 		{name: "memory", args: []string{"-trace", ok, "-config", cfg}, mode: fakesim.ModeMemory, env: []string{"FAKESIM_MEMORY_MB=8", "FAKESIM_DELAY=1ms"}, code: 0,
 			stdout: []string{"fakesim: holding 8 MB", "GPGPU-Sim: *** exit detected ***"}},
+		{name: "memory beyond ulimit -v", prog: "sh", args: []string{"-c", `ulimit -v 16000000; exec "$@"`, "sh", bin, "-trace", ok, "-config", cfg}, mode: fakesim.ModeMemory,
+			env: []string{"FAKESIM_MEMORY_MB=65536"}, code: -1, signal: syscall.SIGABRT,
+			stderr: []string{"terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc"}},
 		{name: "memory not a number", args: []string{"-trace", ok}, mode: fakesim.ModeMemory, env: []string{"FAKESIM_MEMORY_MB=lots"}, code: 2,
 			stderr: []string{`FAKESIM_MEMORY_MB: want megabytes, got "lots"`}},
+		{name: "segfault", args: []string{"-trace", ok, "-config", cfg}, mode: fakesim.ModeSegfault, code: -1, signal: syscall.SIGSEGV,
+			stdout: []string{"launching kernel name: _Z1kv uid: 1", "GPGPU-Sim uArch: cycles simulated: "}},
 		{name: "option without value", args: []string{"-trace"}, code: 1, stderr: []string{"Missing value for option '-trace'"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command(bin, tt.args...)
+			prog := bin
+			if tt.prog != "" {
+				prog = tt.prog
+			}
+			cmd := exec.Command(prog, tt.args...)
 			cmd.Env = append(append(os.Environ(), fakesim.EnvMode+"="+tt.mode), tt.env...)
 			cmd.Dir = tt.dir
 			var stdout, stderr strings.Builder

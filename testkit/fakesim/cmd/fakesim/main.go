@@ -56,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch mode {
 	case fakesim.ModeOK, fakesim.ModeCrash, fakesim.ModeDeadlock, fakesim.ModeMaxCycles,
-		fakesim.ModeUnsupported, fakesim.ModeSlow, fakesim.ModeIgnoreTerm, fakesim.ModeNoExit, fakesim.ModeMemory:
+		fakesim.ModeUnsupported, fakesim.ModeSlow, fakesim.ModeIgnoreTerm, fakesim.ModeNoExit, fakesim.ModeMemory, fakesim.ModeSegfault:
 	default:
 		return fail(2, "fakesim: unknown %s %q", fakesim.EnvMode, mode)
 	}
@@ -232,6 +232,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 
 		if mode == fakesim.ModeMemory && k.index == failing {
+			if !mayAllocate(int64(memoryMB) << 20) {
+				// C++'s new throws when the address space limit
+				// (ulimit -v) is reached, and nothing catches it.
+				say("GPGPU-Sim uArch: cycles simulated: %d  inst.: %d", totCycles, totInsn)
+				fmt.Fprintf(stderr, "terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc\n")
+				abort(stdout)
+				return fakesim.ExitAbort // not reached
+			}
 			hog := make([]byte, memoryMB<<20)
 			for i := 0; i < len(hog); i += 4096 {
 				hog[i] = 1
@@ -252,6 +260,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			case fakesim.ModeCrash:
 				say("GPGPU-Sim uArch: cycles simulated: %d  inst.: %d", totCycles+cycles/2, totInsn+insn/2)
 				return fail(fakesim.ExitAbort, "accel-sim.out: trace_parser.cc:401: void trace_parser::get_next_threadblock_traces(): Assertion `start_of_tb_stream_found' failed.")
+			case fakesim.ModeSegfault:
+				// The real simulator prints nothing as it dies: only a
+				// shell that ran it would say "Segmentation fault".
+				say("GPGPU-Sim uArch: cycles simulated: %d  inst.: %d", totCycles+cycles/2, totInsn+insn/2)
+				killSelf(stdout, "SEGV")
+				return 139 // not reached
 			case fakesim.ModeDeadlock:
 				say("\n\nGPGPU-Sim uArch: ERROR ** deadlock detected: last writeback core 0 @ gpu_sim_cycle %d (+ gpu_tot_sim_cycle %d) (50000 cycles ago)", cycles/2, totCycles)
 				say("GPGPU-Sim uArch: DEADLOCK  shader cores no longer committing instructions [core(# threads)]:")
@@ -515,18 +529,32 @@ func endsWithNewline(f *os.File, size int64) bool {
 	return b[0] == '\n'
 }
 
+// mayAllocate reports whether n more bytes fit in the process's address
+// space limit (RLIMIT_AS, ulimit -v), if it has one (all ones: none).
+func mayAllocate(n int64) bool {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &lim); err != nil || lim.Cur == ^uint64(0) {
+		return true
+	}
+	return uint64(n) < lim.Cur
+}
+
 // abort ends the program with SIGABRT, as an uncaught C++ exception does.
 // Go's runtime turns a SIGABRT it receives into a stack dump and exit 2, so
 // the process becomes a shell that kills itself: same pid, same parent.
-func abort(stdout io.Writer) {
+func abort(stdout io.Writer) { killSelf(stdout, "ABRT") }
+
+// killSelf ends the program with the signal named sig ("ABRT", "SEGV"), as
+// abort does.
+func killSelf(stdout io.Writer, sig string) {
 	if f, ok := stdout.(*os.File); ok {
 		f.Sync()
 	}
 	sh, err := exec.LookPath("sh")
 	if err == nil {
-		err = syscall.Exec(sh, []string{"sh", "-c", "kill -ABRT $$"}, os.Environ())
+		err = syscall.Exec(sh, []string{"sh", "-c", "kill -" + sig + " $$"}, os.Environ())
 	}
-	fmt.Fprintf(os.Stderr, "fakesim: cannot abort: %v\n", err)
+	fmt.Fprintf(os.Stderr, "fakesim: cannot die of SIG%s: %v\n", sig, err)
 	os.Exit(fakesim.ExitAbort)
 }
 
