@@ -106,3 +106,11 @@ func (d *DB) SetUpdatedAt(ctx context.Context, table, id string, at time.Time) e
 // LatestSchemaVersion is the version a database has once every migration
 // of this build ran.
 var LatestSchemaVersion = migrations[len(migrations)-1].version
+
+// SetRunKernelChunk sets the rows of one transaction of AppendRunKernels
+// on SQLite until the test ends.
+func SetRunKernelChunk(t testing.TB, n int) {
+	old := runKernelChunk
+	runKernelChunk = n
+	t.Cleanup(func() { runKernelChunk = old })
+}
