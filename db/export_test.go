@@ -114,3 +114,17 @@ func SetRunKernelChunk(t testing.TB, n int) {
 	runKernelChunk = n
 	t.Cleanup(func() { runKernelChunk = old })
 }
+
+// Size returns the bytes the run_kernels table and its index take on
+// PostgreSQL, and the whole database file on SQLite (after a checkpoint).
+func (d *DB) Size(ctx context.Context) (int64, error) {
+	var n int64
+	q := "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()"
+	if d.dialect == "postgres" {
+		q = "SELECT pg_total_relation_size('run_kernels')"
+	} else if err := d.w.WithContext(ctx).Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error; err != nil {
+		return 0, err
+	}
+	err := d.r.WithContext(ctx).Raw(q).Scan(&n).Error
+	return n, err
+}
