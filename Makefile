@@ -42,8 +42,10 @@ generate:
 # (ns/kernel, MB-heap, sim-days: the simulator's time to print it), and
 # RunKernels1M, storing its results with statistics in progress updates of
 # 10,000 (s-store, rows/s, MB-heap-peak, MB-db) and the p50/p99 of a page
-# of 100 of them 900,000 deep (goal p99 <= 10 ms); both databases with
-# CASCADE_TEST_POSTGRES_DSN set.
+# of 100 of them 900,000 deep (goal p99 <= 10 ms), and ParseStore1M, the
+# two end to end: parse and store as a run's progress updates do
+# (s-total, s-store, s-list: the parser's Kernels, MB-heap); both
+# databases with CASCADE_TEST_POSTGRES_DSN set.
 bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
 	uptime; go test ./graph -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
@@ -58,6 +60,7 @@ bench:
 	uptime; go test ./sampling -run '^$$' -bench Plan1M -benchtime 5x
 	uptime; go test ./accelsim/simlog -run '^$$' -bench Stats1M -benchtime 1x -timeout 30m
 	uptime; go test ./db -run '^$$' -bench RunKernels1M -benchtime 300x -timeout 60m -v
+	uptime; go test ./db -run '^$$' -bench ParseStore1M -benchtime 1x -timeout 60m
 
 bench-large:
 	CASCADE_BENCH_LARGE=1 go test ./accelsim/posttraces -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m
