@@ -37,7 +37,15 @@ generate:
 # (s-first) and a restart (s-restart); both on PostgreSQL too with
 # CASCADE_TEST_POSTGRES_DSN set. Plan1M: a sampling plan of a
 # 1,000,000-launch LLM trace by each method (time, and a bound on the
-# heap's peak: MB-peak, to stay under 256).
+# heap's peak: MB-peak, to stay under 256). Issue 23's 1,000,000-kernel
+# run: Stats1M, the parse of a log generated in the real log's format
+# (ns/kernel, MB-heap, sim-days: the simulator's time to print it), and
+# RunKernels1M, storing its results with statistics in progress updates of
+# 10,000 (s-store, rows/s, MB-heap-peak, MB-db) and the p50/p99 of a page
+# of 100 of them 900,000 deep (goal p99 <= 10 ms), and ParseStore1M, the
+# two end to end: parse and store as a run's progress updates do
+# (s-total, s-store, s-list: the parser's Kernels, MB-heap); both
+# databases with CASCADE_TEST_POSTGRES_DSN set.
 bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
 	uptime; go test ./graph -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
@@ -50,6 +58,9 @@ bench:
 	uptime; go test ./db -run '^$$' -bench CreateSweep -benchtime 10x
 	uptime; go test ./runs -run '^$$' -bench LaunchSweep -benchtime 1x -timeout 60m -v
 	uptime; go test ./sampling -run '^$$' -bench Plan1M -benchtime 5x
+	uptime; go test ./accelsim/simlog -run '^$$' -bench Stats1M -benchtime 1x -timeout 30m
+	uptime; go test ./db -run '^$$' -bench RunKernels1M -benchtime 300x -timeout 60m -v
+	uptime; go test ./db -run '^$$' -bench ParseStore1M -benchtime 1x -timeout 60m
 
 bench-large:
 	CASCADE_BENCH_LARGE=1 go test ./accelsim/posttraces -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m

@@ -106,3 +106,25 @@ func (d *DB) SetUpdatedAt(ctx context.Context, table, id string, at time.Time) e
 // LatestSchemaVersion is the version a database has once every migration
 // of this build ran.
 var LatestSchemaVersion = migrations[len(migrations)-1].version
+
+// SetRunKernelChunk sets the rows of one transaction of AppendRunKernels
+// on SQLite until the test ends.
+func SetRunKernelChunk(t testing.TB, n int) {
+	old := runKernelChunk
+	runKernelChunk = n
+	t.Cleanup(func() { runKernelChunk = old })
+}
+
+// Size returns the bytes the run_kernels table and its index take on
+// PostgreSQL, and the whole database file on SQLite (after a checkpoint).
+func (d *DB) Size(ctx context.Context) (int64, error) {
+	var n int64
+	q := "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()"
+	if d.dialect == "postgres" {
+		q = "SELECT pg_total_relation_size('run_kernels')"
+	} else if err := d.w.WithContext(ctx).Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error; err != nil {
+		return 0, err
+	}
+	err := d.r.WithContext(ctx).Raw(q).Scan(&n).Error
+	return n, err
+}

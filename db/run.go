@@ -2,9 +2,14 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"gorm.io/gorm"
 
@@ -178,18 +183,110 @@ func (d *DB) UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.Ru
 
 // SaveRunKernels replaces the kernel results of a run.
 func (d *DB) SaveRunKernels(ctx context.Context, runID string, ks []cascade.RunKernel) error {
-	return d.write(ctx, func(tx *gorm.DB) error {
-		if err := tx.Where("run_id = ?", runID).Delete(&cascade.RunKernel{}).Error; err != nil {
+	return d.AppendRunKernels(ctx, runID, 0, ks)
+}
+
+// runKernelChunk is the rows of a run's kernels one transaction inserts,
+// so another writer waits at most about one chunk's time.
+var runKernelChunk = 4096
+
+// AppendRunKernels replaces the kernel results of a run from launch order
+// from on: the stored rows before from stay, those from from on are
+// deleted, and ks are stored as the kernels from from on (their RunID and
+// Seq are set). A run's results that grow by a few kernels cost those few
+// rows, not the whole list again. The rows go in with bulk inserts (COPY
+// on PostgreSQL, multi-row INSERTs on SQLite), in transactions of
+// runKernelChunk rows: a reader may see part of a large save, never rows
+// of the old list mixed into it. A failed save leaves a prefix of the new
+// list, which a save from at most its start makes whole.
+func (d *DB) AppendRunKernels(ctx context.Context, runID string, from int, ks []cascade.RunKernel) error {
+	if from < 0 {
+		return fmt.Errorf("append kernels of run %s: negative start %d", runID, from)
+	}
+	for i := range ks {
+		ks[i].RunID, ks[i].Seq = runID, from+i
+	}
+	first := true
+	for len(ks) > 0 || first {
+		n := min(len(ks), runKernelChunk)
+		if d.dialect == "postgres" {
+			n = min(len(ks), copyChunk)
+		}
+		err := d.rawTx(ctx, func(conn *sql.Conn) error {
+			if first {
+				if d.dialect == "postgres" {
+					if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7413)"); err != nil { // lockRuns
+						return err
+					}
+				}
+				if _, err := conn.ExecContext(ctx, d.sql("DELETE FROM run_kernels WHERE run_id = ? AND seq >= ?"), runID, from); err != nil {
+					return fmt.Errorf("delete: %w", err)
+				}
+			}
+			return d.insertRunKernels(ctx, conn, ks[:n])
+		})
+		if err != nil {
+			return fmt.Errorf("save kernels of run %s: %w", runID, err)
+		}
+		first, ks = false, ks[n:]
+	}
+	return nil
+}
+
+// runKernelColumns are the stored columns of cascade.RunKernel, in the
+// order runKernelArgs gives their values.
+var runKernelColumns = []string{
+	"run_id", "seq", "kernel_id", "context", "name", "trace_file", "launch_uid",
+	"sim_cycles", "sim_instructions", "ip_c", "truncated", "stats",
+}
+
+func runKernelArgs(args []any, k *cascade.RunKernel) []any {
+	return append(args, k.RunID, k.Seq, k.KernelID, k.Context, k.Name, k.TraceFile, k.LaunchUID,
+		k.SimCycles, k.SimInstructions, k.IPC, k.Truncated, k.Stats)
+}
+
+// runKernelsPerInsert is the rows of one SQLite INSERT: the driver
+// matches each argument to its parameter by a linear search, quadratic in
+// a statement's parameters, so a few rows a statement is fastest.
+const runKernelsPerInsert = 8
+
+// insertRunKernels inserts ks on conn: with a COPY on PostgreSQL, with
+// multi-row INSERTs on SQLite.
+func (d *DB) insertRunKernels(ctx context.Context, conn *sql.Conn, ks []cascade.RunKernel) error {
+	if len(ks) == 0 {
+		return nil
+	}
+	if d.dialect == "postgres" {
+		return conn.Raw(func(dc any) error {
+			c, ok := dc.(*stdlib.Conn)
+			if !ok {
+				return fmt.Errorf("copy run kernels: driver connection is %T, not pgx", dc)
+			}
+			_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{"run_kernels"}, runKernelColumns,
+				pgx.CopyFromSlice(len(ks), func(i int) ([]any, error) { return runKernelArgs(nil, &ks[i]), nil }))
+			return err
+		})
+	}
+	row := "(?" + strings.Repeat(", ?", len(runKernelColumns)-1) + ")"
+	head := "INSERT OR FAIL INTO run_kernels (" + strings.Join(runKernelColumns, ", ") + ") VALUES " + row
+	full := head + strings.Repeat(", "+row, runKernelsPerInsert-1)
+	args := make([]any, 0, runKernelsPerInsert*len(runKernelColumns))
+	for len(ks) > 0 {
+		n := min(len(ks), runKernelsPerInsert)
+		q := full
+		if n < runKernelsPerInsert {
+			q = head + strings.Repeat(", "+row, n-1)
+		}
+		args = args[:0]
+		for i := range n {
+			args = runKernelArgs(args, &ks[i])
+		}
+		if _, err := conn.ExecContext(ctx, q, args...); err != nil {
 			return err
 		}
-		for i := range ks {
-			ks[i].RunID, ks[i].Seq = runID, i
-		}
-		if len(ks) == 0 {
-			return nil
-		}
-		return tx.CreateInBatches(ks, 500).Error
-	})
+		ks = ks[n:]
+	}
+	return nil
 }
 
 // RunKernels returns a run's kernel results in launch order.

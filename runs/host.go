@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cascade-sim/cascade"
@@ -41,6 +42,7 @@ func (h host) KernelTotal(ctx context.Context, id string) int { return h.m.kerne
 
 func (h host) Finish(ctx context.Context, id string, end End) {
 	if h.m.removing(id) {
+		h.m.forgetKernels(id)
 		return // its trace is gone, and the run with it
 	}
 	h.m.finish(ctx, id, end)
@@ -73,7 +75,7 @@ func (h host) StatusChanged(st cascade.ExecutorStatus) {
 // progress records the parser's progress and kernel results.
 func (m *Manager) progress(ctx context.Context, id string, kernels []cascade.RunKernel, p simlog.Progress) {
 	if kernels != nil {
-		if err := m.cfg.Store.SaveRunKernels(ctx, id, kernels); err != nil {
+		if err := m.saveKernels(ctx, id, kernels); err != nil {
 			m.log.Error("save run kernels", "run", id, "err", err)
 		}
 	}
@@ -97,10 +99,11 @@ func (m *Manager) progress(ctx context.Context, id string, kernels []cascade.Run
 // already stays as it was.
 func (m *Manager) finish(ctx context.Context, id string, end End) {
 	if end.Log != nil {
-		if err := m.cfg.Store.SaveRunKernels(ctx, id, end.Log.Kernels()); err != nil {
+		if err := m.saveKernels(ctx, id, end.Log.Kernels()); err != nil {
 			m.log.Error("save run kernels", "run", id, "err", err)
 		}
 	}
+	m.forgetKernels(id)
 	state, msg := end.State, end.Error
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State.Final() {
@@ -147,4 +150,76 @@ func (m *Manager) finish(ctx context.Context, id string, end End) {
 	if m.cfg.Ended != nil {
 		m.cfg.Ended(r)
 	}
+}
+
+// savedKernels is what a Manager stored last of one run's kernel results:
+// each one's key, in launch order.
+type savedKernels struct {
+	mu   sync.Mutex // one save of the run at a time
+	keys []kernelKey
+}
+
+// kernelKey is what of a kernel result the log parser may change once
+// it is in its list, with its launch uid: the parser appends results,
+// fills in a result's statistics when their block ends (a new slice) and
+// marks the kernel the cycle limit cut short truncated; a result that
+// finished before one of a lower launch uid moves down the list.
+type kernelKey struct {
+	uid          int
+	cycles       int64
+	instructions int64
+	truncated    bool
+	stats        *byte // the first byte of Stats: each encoding is new
+	statsLen     int
+}
+
+func keyOf(k *cascade.RunKernel) kernelKey {
+	key := kernelKey{uid: k.LaunchUID, cycles: k.SimCycles, instructions: k.SimInstructions,
+		truncated: k.Truncated, statsLen: len(k.Stats)}
+	if len(k.Stats) > 0 {
+		key.stats = &k.Stats[0]
+	}
+	return key
+}
+
+// saveKernels stores ks, all of a run's kernel results so far in launch
+// order: those from the first one that differs from what it stored last
+// for the run (or all, the first time since the server started), so that
+// a run whose results grow by a few kernels a progress update writes
+// those few, not its whole list again.
+func (m *Manager) saveKernels(ctx context.Context, id string, ks []cascade.RunKernel) error {
+	m.savedMu.Lock()
+	if m.saved == nil {
+		m.saved = map[string]*savedKernels{}
+	}
+	s := m.saved[id]
+	if s == nil {
+		s = &savedKernels{}
+		m.saved[id] = s
+	}
+	m.savedMu.Unlock()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	from := 0
+	for from < len(s.keys) && from < len(ks) && s.keys[from] == keyOf(&ks[from]) {
+		from++
+	}
+	// Whatever happens, the stored rows before from are the ones in ks;
+	// after an error, those from from on are not known.
+	s.keys = s.keys[:from]
+	if err := m.cfg.Store.AppendRunKernels(ctx, id, from, ks[from:]); err != nil {
+		return err
+	}
+	for i := from; i < len(ks); i++ {
+		s.keys = append(s.keys, keyOf(&ks[i]))
+	}
+	return nil
+}
+
+// forgetKernels drops what saveKernels remembers of a run that ended.
+func (m *Manager) forgetKernels(id string) {
+	m.savedMu.Lock()
+	delete(m.saved, id)
+	m.savedMu.Unlock()
 }

@@ -29,6 +29,7 @@ type Store interface {
 	UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) error) (cascade.Run, bool, error)
 	UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.Run) error) ([]cascade.Run, []string, error)
 	SaveRunKernels(ctx context.Context, runID string, ks []cascade.RunKernel) error
+	AppendRunKernels(ctx context.Context, runID string, from int, ks []cascade.RunKernel) error
 	RunKernels(ctx context.Context, runID string) ([]cascade.RunKernel, error)
 	RunKernelPage(ctx context.Context, runID string, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error)
 
@@ -111,6 +112,9 @@ type Manager struct {
 	totals       *cache[string, StatTotals]                   // see StatTotals
 
 	probe probeState // see Probe
+
+	savedMu sync.Mutex
+	saved   map[string]*savedKernels // see saveKernels
 }
 
 // active is a run a worker has taken: done is closed once the executor's
