@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useMutation } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
@@ -20,9 +20,9 @@ const PAGE = 200;
 type Comparison = NonNullable<SweepData["sweep"]>["comparison"];
 
 /**
- * A copy of a sweep's comparison, with the updatedAt of the progress it came with (in a query's
- * answer or a sweepUpdated message, both read together): of two copies, newest() keeps the one
- * read later, as for the progress.
+ * A copy of a sweep's comparison, with the updatedAt of the progress it came with in a
+ * sweepUpdated message (which reads both together): of two copies, newest() keeps the one read
+ * later, as for the progress. A query's answer gives none (see below).
  */
 interface ComparisonCopy {
   rows: Comparison;
@@ -45,20 +45,33 @@ export function SweepPage({ id }: { id: string }) {
     (a) => a.type === "loaded",
   );
   const [comparison, setComparison] = useState<ComparisonCopy | null>(null);
+  // The comparison shown, for the events' callback: see below.
+  const shownComparison = useRef<ComparisonCopy | null>(null);
+  const takeComparison = (copy: ComparisonCopy) =>
+    setComparison((c) => (shownComparison.current = newest(c, copy)));
   useTitle(data?.sweep ? `Sweep ${data.sweep.label || data.sweep.id}` : "Sweep");
   useEffect(() => {
     if (!data?.sweep) return;
     const answered = data.sweep.progress;
     setProgress((p) => newest(p, answered));
     dispatch({ type: "loaded", rows: data.sweep.runs.nodes });
-    const copy = { rows: data.sweep.comparison, updatedAt: answered.updatedAt };
-    setComparison((c) => newest(c, copy));
+    // The answer's comparison and progress are read concurrently: the comparison may predate
+    // the progress it came with, so it carries no time and never wins over a message's copy
+    // (each message reads both together; the first one after subscribing brings it).
+    takeComparison({ rows: data.sweep.comparison, updatedAt: null });
   }, [data, dispatch]);
   useEvents(SweepPageUpdatedSubscription, { id }, (d) => {
     const { sweep, run, comparison: rows } = d.sweepUpdated;
-    setProgress((p) => newest(p, sweep.progress));
-    // Only the first message and a run's success bring one: the others leave it as it is.
-    if (rows) setComparison((c) => newest(c, { rows, updatedAt: sweep.progress.updatedAt }));
+    // Only the first message and a run's success bring a comparison: the others leave it as it
+    // is. A message reads the progress when it is sent, so one sent for an earlier event (a
+    // run's last kernel) can count a success whose own message, with the comparison, is still
+    // on its way: its progress waits for that message, so that the two never disagree on screen.
+    if (rows) {
+      takeComparison({ rows, updatedAt: sweep.progress.updatedAt });
+      setProgress((p) => newest(p, sweep.progress));
+    } else if (sweep.progress.succeeded <= succeededIn(shownComparison.current)) {
+      setProgress((p) => newest(p, sweep.progress));
+    }
     if (run) dispatch({ type: "updated", run, limit: first });
   });
   if (error && !data) return <p role="alert" className="error">Could not load sweep {id}: {error.message}</p>;
@@ -100,6 +113,11 @@ export function SweepPage({ id }: { id: string }) {
       />
     </section>
   );
+}
+
+/** How many succeeded runs a comparison counts; no bound before there is one. */
+function succeededIn(copy: ComparisonCopy | null): number {
+  return copy ? copy.rows.reduce((n, c) => n + c.succeeded, 0) : Number.POSITIVE_INFINITY;
 }
 
 function ComparisonTable({ rows }: { rows: Comparison }) {
