@@ -20,3 +20,18 @@ func WriteFileAtomic(t testing.TB, path string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// WriteTree writes files under root, by slash path, with their contents,
+// making the directories they need.
+func WriteTree(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 // TestSourceChecked: an empty directory, or one whose kernel list names a
@@ -36,7 +38,7 @@ func TestSourceChecked(t *testing.T) {
 			if err := os.MkdirAll(src, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			writeTree(t, src, c.files)
+			testkit.WriteTree(t, src, c.files)
 			dest := filepath.Join(t.TempDir(), "dest")
 			_, err := Upload(context.Background(), Options{Source: src, Dest: dest})
 			if c.want == "" {

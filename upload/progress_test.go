@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 // TestProgressLines checks the plain lines written when stderr is not a
 // terminal: one every interval, never a carriage return.
 func TestProgressLines(t *testing.T) {
 	src, dest := t.TempDir(), filepath.Join(t.TempDir(), "run")
-	writeTree(t, src, map[string]string{"a": strings.Repeat("a", 4*copyBuffer), "b": strings.Repeat("b", 4*copyBuffer)})
+	testkit.WriteTree(t, src, map[string]string{"a": strings.Repeat("a", 4*copyBuffer), "b": strings.Repeat("b", 4*copyBuffer)})
 	clock := time.Unix(1000, 0)
 	now := func() time.Time {
 		clock = clock.Add(3 * time.Second) // each 1 MiB write takes 3 s

@@ -15,21 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// writeTree creates files under root from slash paths to contents.
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for rel, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/cascade-sim/cascade/testkit"
+)
 
 // readTree returns every file under root by slash path, dotfiles included.
 func readTree(t *testing.T, root string) map[string]string {
@@ -91,7 +79,7 @@ const sourceMetadata = `{
 func TestUploadComplete(t *testing.T) {
 	src, prefix := t.TempDir(), t.TempDir()
 	big := strings.Repeat("0123456789abcdef", 3<<16) // 3 MiB: several copy buffers
-	writeTree(t, src, map[string]string{
+	testkit.WriteTree(t, src, map[string]string{
 		"metadata.json":                         sourceMetadata,
 		"traces/kernel-1-ctx_0x1.trace":         big,
 		"traces/kernel-2-ctx_0x1.trace":         "",
@@ -157,7 +145,7 @@ func TestUploadComplete(t *testing.T) {
 
 func TestUploadWithoutMetadata(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "my-run")
-	writeTree(t, src, map[string]string{"traces/kernelslist": "kernel-1.trace\n", "traces/kernel-1.trace": "abc"})
+	testkit.WriteTree(t, src, map[string]string{"traces/kernelslist": "kernel-1.trace\n", "traces/kernel-1.trace": "abc"})
 	dest := filepath.Join(t.TempDir(), "elsewhere")
 	res, err := Upload(context.Background(), Options{Source: src, Dest: dest})
 	if err != nil {
@@ -182,14 +170,14 @@ func TestUploadWithoutMetadata(t *testing.T) {
 
 func TestUploadResume(t *testing.T) {
 	src, dest := t.TempDir(), filepath.Join(t.TempDir(), "run")
-	writeTree(t, src, map[string]string{
+	testkit.WriteTree(t, src, map[string]string{
 		"metadata.json":      `{"model": "m"}`,
 		"traces/done":        "complete",
 		"traces/truncated":   "all of it",
 		"traces/in-flight":   "was being copied",
 		"traces/not-started": "never reached",
 	})
-	writeTree(t, dest, map[string]string{
+	testkit.WriteTree(t, dest, map[string]string{
 		"traces/done":                          "COMPLETE", // right size: must be kept, not recopied
 		"traces/truncated":                     "all",
 		"traces/.cascade_upload_in-flight.tmp": "was be",
@@ -234,13 +222,13 @@ func TestUploadRefusesOverwrite(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src, dest := t.TempDir(), filepath.Join(t.TempDir(), "run")
-			writeTree(t, src, tree)
+			testkit.WriteTree(t, src, tree)
 			if tc.complete {
 				if _, err := Upload(context.Background(), Options{Source: src, Dest: dest}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			writeTree(t, dest, tc.dest)
+			testkit.WriteTree(t, dest, tc.dest)
 			before := readTree(t, dest)
 
 			_, err := Upload(context.Background(), Options{Source: src, Dest: dest})
@@ -269,7 +257,7 @@ func TestUploadRefusesOverwrite(t *testing.T) {
 
 func TestUploadNestedAndDotfiles(t *testing.T) {
 	src, dest := t.TempDir(), filepath.Join(t.TempDir(), "run")
-	writeTree(t, src, map[string]string{
+	testkit.WriteTree(t, src, map[string]string{
 		"metadata.json":                    `{}`,
 		".hidden":                          "no",
 		".git/config":                      "no",
@@ -315,9 +303,9 @@ func TestRunName(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src, prefix := filepath.Join(t.TempDir(), "dirname"), t.TempDir()
-			writeTree(t, src, map[string]string{"f": "x"})
+			testkit.WriteTree(t, src, map[string]string{"f": "x"})
 			if tc.metadata != "" {
-				writeTree(t, src, map[string]string{"metadata.json": tc.metadata})
+				testkit.WriteTree(t, src, map[string]string{"metadata.json": tc.metadata})
 			}
 			res, err := Upload(context.Background(), Options{Source: src, PrefixDir: prefix, RunName: tc.runName})
 			if tc.wantErr == "" {
@@ -344,11 +332,11 @@ func TestRunName(t *testing.T) {
 
 func TestUploadSymlinks(t *testing.T) {
 	outside := t.TempDir()
-	writeTree(t, outside, map[string]string{"big.trace": "kernel bytes", "dir/x": "x"})
+	testkit.WriteTree(t, outside, map[string]string{"big.trace": "kernel bytes", "dir/x": "x"})
 
 	t.Run("OK", func(t *testing.T) {
 		src, dest := t.TempDir(), filepath.Join(t.TempDir(), "run")
-		writeTree(t, src, map[string]string{"traces/real/k.trace": "inside"})
+		testkit.WriteTree(t, src, map[string]string{"traces/real/k.trace": "inside"})
 		mustSymlink(t, filepath.Join(outside, "big.trace"), filepath.Join(src, "traces/kernel-1.trace"))
 		mustSymlink(t, "real", filepath.Join(src, "traces/alias"))
 		if _, err := Upload(context.Background(), Options{Source: src, Dest: dest}); err != nil {
@@ -369,7 +357,7 @@ func TestUploadSymlinks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src, dest := t.TempDir(), filepath.Join(t.TempDir(), "run")
-			writeTree(t, src, map[string]string{"traces/k": "k"})
+			testkit.WriteTree(t, src, map[string]string{"traces/k": "k"})
 			mustSymlink(t, tc.target, filepath.Join(src, "traces/link"))
 			_, err := Upload(context.Background(), Options{Source: src, Dest: dest})
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -391,8 +379,8 @@ func mustSymlink(t *testing.T, target, link string) {
 
 func TestUploadDestIsSymlink(t *testing.T) {
 	src, real := t.TempDir(), t.TempDir()
-	writeTree(t, src, map[string]string{"traces/a": "aaaa"})
-	writeTree(t, real, map[string]string{"traces/a": "aa"}) // an interrupted upload
+	testkit.WriteTree(t, src, map[string]string{"traces/a": "aaaa"})
+	testkit.WriteTree(t, real, map[string]string{"traces/a": "aa"}) // an interrupted upload
 	dest := filepath.Join(t.TempDir(), "run")
 	mustSymlink(t, real, dest)
 	if _, err := Upload(context.Background(), Options{Source: src, Dest: dest}); err != nil {
@@ -405,7 +393,7 @@ func TestUploadDestIsSymlink(t *testing.T) {
 
 func TestUploadDestInsideSource(t *testing.T) {
 	src := t.TempDir()
-	writeTree(t, src, map[string]string{"f": "x"})
+	testkit.WriteTree(t, src, map[string]string{"f": "x"})
 	_, err := Upload(context.Background(), Options{Source: src, Dest: filepath.Join(src, "out", "run")})
 	if err == nil || !strings.Contains(err.Error(), "inside the source") {
 		t.Fatalf("err = %v", err)
@@ -417,7 +405,7 @@ func TestUploadDestInsideSource(t *testing.T) {
 func TestUploadCancel(t *testing.T) {
 	src, dest := t.TempDir(), filepath.Join(t.TempDir(), "run")
 	big := strings.Repeat("x", 5*copyBuffer)
-	writeTree(t, src, map[string]string{"metadata.json": `{}`, "traces/1-small": "small", "traces/2-big": big, "traces/3-after": "after"})
+	testkit.WriteTree(t, src, map[string]string{"metadata.json": `{}`, "traces/1-small": "small", "traces/2-big": big, "traces/3-after": "after"})
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
 	now := func() time.Time {
@@ -448,7 +436,7 @@ func TestUploadCancel(t *testing.T) {
 func TestUploadErrorsNameTheFile(t *testing.T) {
 	t.Run("ErrBadMetadata", func(t *testing.T) {
 		src := t.TempDir()
-		writeTree(t, src, map[string]string{"metadata.json": "{\n  \"model\": \"m\",\n  \"layers\": [0,\n}\n"})
+		testkit.WriteTree(t, src, map[string]string{"metadata.json": "{\n  \"model\": \"m\",\n  \"layers\": [0,\n}\n"})
 		_, err := Upload(context.Background(), Options{Source: src, Dest: filepath.Join(t.TempDir(), "r")})
 		if err == nil || !strings.Contains(err.Error(), "metadata.json: line 4") {
 			t.Fatalf("err = %v", err)
@@ -459,7 +447,7 @@ func TestUploadErrorsNameTheFile(t *testing.T) {
 			t.Skip("root reads any file")
 		}
 		src := t.TempDir()
-		writeTree(t, src, map[string]string{"traces/secret": "x"})
+		testkit.WriteTree(t, src, map[string]string{"traces/secret": "x"})
 		os.Chmod(filepath.Join(src, "traces/secret"), 0)
 		_, err := Upload(context.Background(), Options{Source: src, Dest: filepath.Join(t.TempDir(), "r")})
 		if err == nil || !strings.Contains(err.Error(), "traces/secret") {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,23 +12,9 @@ import (
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
-// writeTree writes files, by slash path under root, with their contents.
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for rel, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func TestUploadCommand(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "from-dir-name")
-	writeTree(t, src, map[string]string{"traces/kernelslist": "k\n"})
+	testkit.WriteTree(t, src, map[string]string{"traces/kernelslist": "k\n"})
 	data := t.TempDir()
 	run := func(args ...string) (int, string, string) {
 		var stdout, stderr bytes.Buffer
@@ -85,7 +70,7 @@ func TestUploadEnvironment(t *testing.T) {
 	t.Setenv("CASCADE_BUCKET", "envbucket")
 	t.Setenv("CASCADE_PREFIX", "envprefix")
 	src := filepath.Join(t.TempDir(), "envrun")
-	writeTree(t, src, map[string]string{"f": "x"})
+	testkit.WriteTree(t, src, map[string]string{"f": "x"})
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"upload", src}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
@@ -97,7 +82,7 @@ func TestUploadEnvironment(t *testing.T) {
 
 func TestUploadCancelled(t *testing.T) {
 	src := t.TempDir()
-	writeTree(t, src, map[string]string{"f": "x"})
+	testkit.WriteTree(t, src, map[string]string{"f": "x"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var stdout, stderr bytes.Buffer
