@@ -77,4 +77,21 @@ describe("configs and traces the simulator cannot run", { skip }, () => {
     await screenshot(page, "71-new-run-undecodable-trace");
     assert.deepEqual(errors, []);
   });
+
+  test("the trace page of a trace the simulator cannot decode offers no New run, and says why", { timeout: 120_000 }, async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/h100-trace`);
+    await page.getByRole("heading", { name: "Runs" }).waitFor({ timeout: 30_000 });
+    await page
+      .getByTestId("cannot-launch")
+      .getByText(/The simulator cannot run this trace: .*it needs a simulator that decodes 90/)
+      .waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByRole("button", { name: "New run" }).count(), 0, "no New run for a trace that cannot run");
+    // A decodable trace keeps its New run.
+    await page.goto(`${server.url}/traces/ampere-trace`);
+    await page.getByRole("button", { name: "New run" }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId("cannot-launch").count(), 0);
+    assert.deepEqual(errors, []);
+  });
 });

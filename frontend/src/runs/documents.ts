@@ -124,6 +124,13 @@ export const NewRunQuery = graphql(`
   }
 `);
 
+export const TraceSimulatableQuery = graphql(`
+  query TraceSimulatable($id: ID!) {
+    trace(id: $id) { id notSimulatableReason }
+    simConfigs { name checked }
+  }
+`);
+
 export const SimConfigsCheckedSubscription = graphql(`
   subscription SimConfigsChecked {
     simConfigsChecked
