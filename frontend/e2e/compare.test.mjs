@@ -98,6 +98,11 @@ describe("compare configs against a real server", { skip }, () => {
     await kernels.getByRole("columnheader", { name: GOOD[0] }).waitFor();
     await kernels.getByRole("columnheader", { name: GOOD[1] }).waitFor();
     await kernels.getByRole("row").nth(1).getByText(/%$/).first().waitFor();
+    // The chart of each kernel's error: a series per config, a mark per kernel.
+    const errorChart = page.getByTestId("kernel-error-chart");
+    for (const c of GOOD) await errorChart.locator(`g[data-config="${c}"] [data-kernels]`).first().waitFor();
+    const marks = await errorChart.locator(`g[data-config="${GOOD[0]}"] [data-kernels]`).count();
+    assert.ok(marks >= 2, `${marks} marks for ${GOOD[0]}: want one per kernel`);
     const before = await page.getByTestId(`mape-${GOOD[0]}`).textContent();
     await screenshot(page, "90-compare-configs");
 

@@ -9,6 +9,7 @@ import { formatCorrelation, formatPct } from "../runs/compare";
 import { KernelName } from "../components/KernelName";
 import { CompareConfigsQuery, CompareKernelsQuery } from "./documents";
 import { best, byMape, succeededOf } from "./figures";
+import { KernelErrorChart } from "./KernelErrorChart";
 import { useRefetchOnTraceRunState } from "./liveStates";
 
 /**
@@ -187,6 +188,7 @@ function KernelErrors({ traceId }: { traceId: string }) {
   const grid = { gridTemplateColumns: `70px minmax(220px, 1fr) ${"110px ".repeat(configs.length)}` };
   return (
     <div className="ktable-wrap">
+      <KernelErrorChart rows={rows} configs={configs} total={total} />
       <div role="table" aria-label="Kernel errors per config" aria-rowcount={total + 1} className="ktable">
         <div role="rowgroup">
           <div role="row" aria-rowindex={1} className="rkrow khead" style={grid}>
