@@ -128,7 +128,7 @@ func TestFailureClassesRecorded(t *testing.T) {
 		{name: "maxcycles", mode: "maxcycles", class: "CYCLE_LIMIT", line: "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **"},
 		{name: "unsupported", mode: "unsupported", class: "UNSUPPORTED_BINARY_VERSION", line: "unsupported binary version: 20"},
 		{name: "crash", mode: "crash", class: "ASSERTION", line: "Assertion `start_of_tb_stream_found' failed."},
-		{name: "segfault", mode: "segfault", class: "SEGFAULT"},
+		{name: "segfault", mode: "segfault", class: "SEGFAULT", line: "the simulator ended with signal: segmentation fault in kernel uid 2 (kernel-2"},
 		{name: "segfault under a shell", mode: "segfault", shell: true, class: "SEGFAULT", line: "Segmentation fault"},
 		{name: "truncated traceg", mode: "ok", class: "ASSERTION", line: "Assertion 'line.back() == '\\n'' failed.",
 			prepare: func(t *testing.T, s *servertest.TestServer) {

@@ -29,10 +29,10 @@ func TestFailureClasses(t *testing.T) {
 		{"real-missing-kernel.log", 2, Exit{}, cascade.FailureMissingTrace, "cat: ../tmiss/traces/kernel-2.traceg: No such file or directory"},
 		{"deadlock.log", 2, Exit{Code: 134}, cascade.FailureDeadlock, "deadlock detected"},
 		{"maxcycles.log", 2, Exit{}, cascade.FailureCycleLimit, "maximum cycles"},
-		{"cut.log", 2, Exit{Code: -1, Signal: "killed", OOM: true}, cascade.FailureOutOfMemory, ""},
-		{"cut.log", 2, Exit{Code: -1, Signal: "killed", TimeLimit: true}, cascade.FailureTimeLimit, ""},
+		{"cut.log", 2, Exit{Code: -1, Signal: "killed", OOM: true}, cascade.FailureOutOfMemory, "the simulator ended with signal: killed (out of memory) in kernel uid 2"},
+		{"cut.log", 2, Exit{Code: -1, Signal: "killed", TimeLimit: true}, cascade.FailureTimeLimit, "signal: killed (time limit) in kernel uid 2"},
 		{"cut.log", 2, Exit{Code: -1, Signal: "killed"}, cascade.FailureOther, ""},
-		{"cut.log", 2, Exit{Code: -1, Signal: "segmentation fault (core dumped)"}, cascade.FailureSegfault, ""},
+		{"cut.log", 2, Exit{Code: -1, Signal: "segmentation fault (core dumped)"}, cascade.FailureSegfault, "the simulator ended with signal: segmentation fault (core dumped) in kernel uid 2"},
 		{"side_file_missing.log", 2, Exit{Code: 255}, cascade.FailureOther, "Could not open configuration file"},
 		{"noexit.log", 2, Exit{}, cascade.FailureOther, ""},
 	}

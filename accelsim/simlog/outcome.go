@@ -106,9 +106,9 @@ func (p *Parser) classify(f Failure, exit Exit) (cascade.FailureClass, string) {
 	case f == FailureDeadlock:
 		return cascade.FailureDeadlock, p.deadlock
 	case exit.OOM:
-		return cascade.FailureOutOfMemory, line
+		return cascade.FailureOutOfMemory, p.orExit(line, exit)
 	case exit.TimeLimit:
-		return cascade.FailureTimeLimit, line
+		return cascade.FailureTimeLimit, p.orExit(line, exit)
 	case f == FailureUnsupportedBinary && strings.HasSuffix(p.unsupported, ": 0") && has("No such file or directory"):
 		return cascade.FailureMissingTrace, line
 	case f == FailureUnsupportedBinary:
@@ -124,9 +124,20 @@ func (p *Parser) classify(f Failure, exit Exit) (cascade.FailureClass, string) {
 	case has("Assertion"):
 		return cascade.FailureAssertion, line
 	case strings.HasPrefix(exit.Signal, "segmentation fault") || has("Segmentation fault"):
-		return cascade.FailureSegfault, line
+		return cascade.FailureSegfault, p.orExit(line, exit)
 	}
 	return cascade.FailureOther, line
+}
+
+// orExit is the decisive line of a process a signal or a limit ended: the
+// log's, or, when the log says nothing of it (a simulator killed outside a
+// shell prints no "Segmentation fault"; the OOM killer's SIGKILL leaves no
+// line), how it ended and in which kernel.
+func (p *Parser) orExit(line string, exit Exit) string {
+	if line != "" {
+		return line
+	}
+	return strings.TrimSpace("the simulator ended with " + exit.String() + " " + p.running())
 }
 
 // running names the kernel that was running: the last launched one without a
