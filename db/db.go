@@ -49,12 +49,40 @@ type DB struct {
 
 // Config says which database to open.
 type Config struct {
-	// URL is a postgres:// (or postgresql://) URL for PostgreSQL; empty, or
-	// a sqlite:// or file path, for SQLite.
+	// URL is a postgres:// (or postgresql://) URL, or a libpq keyword/value
+	// string ("host=db user=cascade dbname=cascade"), for PostgreSQL; empty,
+	// or a sqlite:// or file path, for SQLite.
 	URL string
 	// DataDir holds the SQLite file cascade.db when URL is empty.
 	DataDir string
 	Logger  *slog.Logger
+}
+
+// IsPostgres reports whether a database URL names PostgreSQL: a
+// postgres:// or postgresql:// URL, or a libpq keyword/value string, each
+// of its space-separated fields a keyword=value with a keyword libpq
+// knows. Anything else is a SQLite path (or sqlite:// URL).
+func IsPostgres(u string) bool {
+	if strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://") {
+		return true
+	}
+	fields := strings.Fields(u)
+	for _, f := range fields {
+		k, _, ok := strings.Cut(f, "=")
+		if !ok || !libpqKeywords[k] {
+			return false
+		}
+	}
+	return len(fields) > 0
+}
+
+// libpqKeywords are the keywords of libpq's connection strings that pgx
+// reads (any other keyword is a run-time parameter, such as search_path).
+var libpqKeywords = map[string]bool{
+	"host": true, "hostaddr": true, "port": true, "dbname": true, "user": true, "password": true,
+	"passfile": true, "connect_timeout": true, "sslmode": true, "sslrootcert": true, "sslcert": true,
+	"sslkey": true, "sslpassword": true, "application_name": true, "target_session_attrs": true,
+	"service": true, "search_path": true, "options": true,
 }
 
 // Open opens the database, migrates its schema to the newest version and
@@ -75,7 +103,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	var err error
 	switch {
-	case strings.HasPrefix(cfg.URL, "postgres://"), strings.HasPrefix(cfg.URL, "postgresql://"):
+	case IsPostgres(cfg.URL):
 		d.dialect = "postgres"
 		d.w, err = gorm.Open(postgres.Open(cfg.URL), gcfg)
 		if err != nil {

@@ -40,7 +40,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.StringVar(&cfg.S3Keys.AccessKey, "s3-access-key", env("CASCADE_S3_ACCESS_KEY", ""), "S3 access key; with --s3-secret-key, instead of the key file (CASCADE_S3_ACCESS_KEY)")
 	fs.StringVar(&cfg.S3Keys.SecretKey, "s3-secret-key", env("CASCADE_S3_SECRET_KEY", ""), "S3 secret key (CASCADE_S3_SECRET_KEY)")
 	fs.StringVar(&cfg.S3KeyFile, "s3-key-file", env("CASCADE_S3_KEY_FILE", ""), "file holding the S3 key pair, made with a new pair if missing; <data dir>/s3-keys.env when empty (CASCADE_S3_KEY_FILE)")
-	fs.StringVar(&cfg.DatabaseURL, "database-url", env("CASCADE_DATABASE_URL", ""), "postgres:// URL; SQLite in the data directory when empty (CASCADE_DATABASE_URL)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", env("CASCADE_DATABASE_URL", ""), "PostgreSQL: a postgres:// URL or a libpq keyword/value string (host=... dbname=...); SQLite in the data directory when empty (CASCADE_DATABASE_URL)")
 	fs.StringVar(&ppCmd, "postprocess-cmd", env("CASCADE_POSTPROCESS_CMD", ""), "post-processor command; the built-in `cascade postprocess` when empty (CASCADE_POSTPROCESS_CMD)")
 	fs.IntVar(&conc, "postprocess-concurrency", envInt("CASCADE_POSTPROCESS_CONCURRENCY", 1), "post-processors at once (CASCADE_POSTPROCESS_CONCURRENCY)")
 	fs.IntVar(&cfg.PostprocessJobs, "postprocess-jobs", envInt("CASCADE_POSTPROCESS_JOBS", 0), "the -j of each post-processor; 0 shares the CPUs this process may use among the concurrent ones (CASCADE_POSTPROCESS_JOBS)")

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 
 	"gorm.io/driver/postgres"
@@ -97,6 +98,9 @@ func PostgresSchema(t testing.TB, dsn string) string {
 			sqlDB.Close()
 		}
 	})
+	if !strings.Contains(dsn, "://") { // libpq's keyword/value form
+		return dsn + " search_path=" + schema
+	}
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatalf("%s: %v", PostgresEnv, err)
