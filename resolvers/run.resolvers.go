@@ -47,7 +47,7 @@ func (r *queryResolver) SimConfigs(ctx context.Context) ([]cascade.SimConfig, er
 }
 
 // Runs is the resolver for the runs field.
-func (r *queryResolver) Runs(ctx context.Context, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, first *int, after *string) (*model.RunConnection, error) {
+func (r *queryResolver) Runs(ctx context.Context, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, segments *bool, first *int, after *string) (*model.RunConnection, error) {
 	f := cascade.RunFilter{TraceID: cascade.Deref(traceID), FailureClass: cascade.Deref(failureClass)}
 	if state != nil {
 		f.State = *state
