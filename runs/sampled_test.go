@@ -505,3 +505,54 @@ func TestSampledRunCancel(t *testing.T) {
 		})
 	}
 }
+
+// TestSampledRunLaunchChecks: a sampled launch names what is wrong with
+// it; and removing the trace removes a sampled run with its segments.
+func TestSampledRunLaunchChecks(t *testing.T) {
+	t.Parallel()
+	for name, u := range dbtest.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=2s"}, func(c *app.Config) { c.RunConcurrency = 1 })
+			uploadQuickstart(t, s)
+			plan := planSampling(t, s)
+			var other struct{ PlanSampling struct{ ID string } }
+			s.MustDo(t, `mutation { planSampling(traceId: "`+quickstartID+`") { id } }`, nil, &other)
+			for _, c := range []struct {
+				in        map[string]any
+				code, msg string
+			}{
+				{map[string]any{"traceId": sampledID, "simConfig": simconfigtest.H100, "sampling": map[string]any{"plan": "spnope"}},
+					"NOT_FOUND", "sampling.plan: no sampling plan \"spnope\""},
+				{map[string]any{"traceId": sampledID, "simConfig": simconfigtest.H100, "sampling": map[string]any{"plan": other.PlanSampling.ID}},
+					"BAD_USER_INPUT", "sampling.plan: plan \"" + other.PlanSampling.ID + "\" is a plan of trace \"qs\""},
+				{map[string]any{"traceId": sampledID, "simConfig": simconfigtest.H100, "kernelIds": []int{1}, "sampling": map[string]any{"plan": plan.ID}},
+					"BAD_USER_INPUT", "kernelIds: leave it out for a sampled run"},
+				{map[string]any{"traceId": sampledID, "simConfig": "SM1_NOPE", "sampling": map[string]any{"plan": plan.ID}},
+					"BAD_USER_INPUT", "simConfig: "},
+				{map[string]any{"traceId": "nope", "simConfig": simconfigtest.H100, "sampling": map[string]any{"plan": plan.ID}},
+					"BAD_USER_INPUT", "sampling.plan: plan \"" + plan.ID + "\" is a plan of trace \"sp\", not of \"nope\""},
+			} {
+				errs := s.Do(t, `mutation($in: LaunchRunInput!) { launchRun(input: $in) { id } }`, map[string]any{"in": c.in}, nil)
+				if len(errs) != 1 || errs[0].Code() != c.code || !strings.Contains(errs[0].Message, c.msg) {
+					t.Errorf("launch %v: %+v; want %s %q", c.in, errs, c.code, c.msg)
+				}
+			}
+			var l struct{ Runs struct{ TotalCount int } }
+			s.MustDo(t, `{ runs(segments: true) { totalCount } }`, nil, &l)
+			if l.Runs.TotalCount != 0 {
+				t.Errorf("refused launches stored %d runs", l.Runs.TotalCount)
+			}
+
+			r := launchSampled(t, s, plan.ID, false)
+			waitSampled(t, s, r.ID, "RUNNING")
+			if err := os.RemoveAll(s.TraceDir(sampledID)); err != nil {
+				t.Fatal(err)
+			}
+			testkit.Eventually(t, 30*time.Second, "the sampled run and its segments removed", func() bool {
+				s.MustDo(t, `{ runs(segments: true) { totalCount } }`, nil, &l)
+				return l.Runs.TotalCount == 0
+			})
+		})
+	}
+}
