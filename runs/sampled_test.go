@@ -120,6 +120,9 @@ func sampledServer(t *testing.T, dbURL string, env []string, configure ...func(*
 		c.SimConfigsDir = cfgDir
 		c.DatabaseURL = dbURL
 	}}, configure...)...)
+	if _, err := os.Stat(s.TraceDir(sampledID)); err == nil {
+		return s // a restarted server on the same data directory
+	}
 	if _, err := upload.Upload(context.Background(), upload.Options{Source: writeSampledTrace(t), PrefixDir: s.Config.BucketDir(), RunName: sampledID}); err != nil {
 		t.Fatal(err)
 	}
@@ -129,6 +132,36 @@ func sampledServer(t *testing.T, dbURL string, env []string, configure ...func(*
 		return r.Trace != nil && r.Trace.State == "READY"
 	})
 	return s
+}
+
+// TestSampledRunRestart: a server that stops while a sampled run runs
+// leaves it to the next, which runs its segments again and never the
+// sampled run itself, and projects it when they have succeeded.
+func TestSampledRunRestart(t *testing.T) {
+	t.Parallel()
+	for name, u := range dbtest.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=1h"}, func(c *app.Config) { c.DataDir = dir })
+			plan := planSampling(t, s)
+			r := launchSampled(t, s, plan.ID, false)
+			waitSampled(t, s, r.ID, "RUNNING")
+			s.Close()
+			s2 := sampledServer(t, u, []string{"FAKESIM_MODE=ok"}, func(c *app.Config) { c.DataDir = dir })
+			got := waitSampled(t, s2, r.ID, "SUCCEEDED")
+			if len(got.KernelPage.Nodes) != sampledLaunches || got.Progress.KernelsDone != plan.Samples {
+				t.Errorf("%d kernels, progress %+v", len(got.KernelPage.Nodes), got.Progress)
+			}
+			var h struct{ Run struct{ History []string } }
+			s2.MustDo(t, `query($id: ID!) { run(id: $id) { history } }`, map[string]any{"id": r.ID}, &h)
+			for _, l := range h.Run.History {
+				if strings.Contains(l, "runs again") {
+					t.Errorf("the sampled run was run again: %q", h.Run.History)
+				}
+			}
+		})
+	}
 }
 
 type samplingPlan struct {
