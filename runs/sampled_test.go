@@ -175,6 +175,7 @@ type sampledRunView struct {
 		Plan     struct{ ID string }
 		Segments []struct {
 			ID, State    string
+			SameAs       *struct{ ID string }
 			Label        *string
 			FailureClass *string
 			SampledBy    *struct{ ID string }
@@ -209,7 +210,7 @@ type sampledRunView struct {
 const sampledRunFields = `id state error failureClass progress { kernelsDone kernelsTotal }
 	kernelPage(first: 1000) { nodes { kernelId name simCycles simulated projectedFrom fullCycles fullErrorPct } }
 	comparison { mape }
-	sampling { plan { id } segments { id state label failureClass sampledBy { id } kernels { kernelId simCycles } }
+	sampling { plan { id } segments { id state label failureClass sameAs { id } sampledBy { id } kernels { kernelId simCycles } }
 		representatives simulatedLaunches projectedCycles ciLowCycles ciHighCycles expectedError projectedNs
 		simulatorSeconds fullRunSecondsEstimate validationRun { id state }
 		check { fullRun { id } fullCycles totalErrorPct beyondLatencyErrorPct launchLatencyCycles insideInterval kernelMape maxKernelErrorPct
@@ -392,6 +393,22 @@ func TestSampledRunSucceeds(t *testing.T) {
 			s.MustDo(t, `{ runs(traceId: "`+sampledID+`") { nodes { id } } all: runs(traceId: "`+sampledID+`", segments: true) { nodes { id } } }`, nil, &l)
 			if len(l.Runs.Nodes) != 2 || len(l.All.Nodes) != 2+len(sr.Segments) {
 				t.Errorf("runs %v, with segments %v: want the sampled and validation runs, then those and %d segments", l.Runs.Nodes, l.All.Nodes, len(sr.Segments))
+			}
+
+			// Launched again without rerun, every segment is reused: the
+			// sampled run succeeds without a simulation, as projected.
+			var again struct{ LaunchRun sampledRunView }
+			s.MustDo(t, `mutation($in: LaunchRunInput!) { launchRun(input: $in) { id } }`, map[string]any{"in": map[string]any{
+				"traceId": sampledID, "simConfig": simconfigtest.H100, "sampling": map[string]any{"plan": plan.ID},
+			}}, &again)
+			a := waitSampled(t, s, again.LaunchRun.ID, "SUCCEEDED")
+			for _, seg := range a.Sampling.Segments {
+				if seg.State != "SUCCEEDED" || seg.SameAs == nil {
+					t.Errorf("segment launched again, not reused: %+v", seg)
+				}
+			}
+			if a.Sampling.ProjectedCycles == nil || *a.Sampling.ProjectedCycles != *sr.ProjectedCycles || len(a.KernelPage.Nodes) != sampledLaunches {
+				t.Errorf("launched again: projected %v, %d kernels", ptrF(a.Sampling.ProjectedCycles), len(a.KernelPage.Nodes))
 			}
 		})
 	}
