@@ -17,6 +17,9 @@ type kernelStore struct {
 	Store   // nil: any other method panics
 	kernels map[string][]cascade.RunKernel
 	appends []int // each AppendRunKernels' from
+	// count, when set, counts the kernels appended instead of keeping
+	// them (a benchmark's).
+	count map[string]int
 }
 
 func (s *kernelStore) RunKernels(_ context.Context, id string) ([]cascade.RunKernel, error) {
@@ -27,7 +30,11 @@ func (s *kernelStore) AppendRunKernels(_ context.Context, id string, from int, k
 	for i := range ks {
 		ks[i].RunID, ks[i].Seq = id, from+i
 	}
-	s.kernels[id] = append(slices.Clone(s.kernels[id][:from]), ks...)
+	if s.count != nil {
+		s.count[id] = from + len(ks)
+		return nil
+	}
+	s.kernels[id] = append(s.kernels[id][:from], ks...) // copies ks, whose array the caller reuses
 	s.appends = append(s.appends, from)
 	return nil
 }
@@ -144,5 +151,60 @@ func TestKernelErrors(t *testing.T) {
 	}
 	if fullRunEstimate(0, 1000, 5) != nil || fullRunEstimate(3, 0, 5) != nil {
 		t.Error("an estimate without a rate")
+	}
+}
+
+// BenchmarkProjectSampled1M projects a Sieve plan of a million launches
+// from its representatives' simulations and builds the sampled run's
+// million kernels, statistics and all, for a store that only counts
+// them: the glue's own cost, without the database's writes
+// (BenchmarkRunKernels1M in package db times those).
+func BenchmarkProjectSampled1M(b *testing.B) {
+	const n = 1_000_000
+	in := sampling.Input{Launches: make([]sampling.Launch, n)}
+	names := make([]string, 50)
+	for i := range names {
+		names[i] = "_Z6kernel" + string(rune('A'+i%26)) + string(rune('a'+i/26))
+	}
+	for i := range in.Launches {
+		in.Launches[i] = sampling.Launch{KernelID: i + 1, Name: names[i%len(names)], WarpInstructions: int64(1000 + (i*7919)%5000)}
+	}
+	plan, err := sampling.Sieve{}.Plan(in, sampling.Target{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	counters := []cascade.StatCounter{{Name: "l2_hits", Kind: string(simstats.Aggregate)}, {Name: "dram_reads", Kind: string(simstats.Aggregate)}}
+	table, err := StatTable(cascade.Run{StatCounters: counters})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var seg []cascade.RunKernel
+	for h := range plan.Strata {
+		for _, r := range plan.Strata[h].Representatives {
+			id := r.KernelID
+			seg = append(seg, cascade.RunKernel{KernelID: &id, Name: in.Launches[r.Launch].Name, SimCycles: 2 * in.Launches[r.Launch].WarpInstructions,
+				SimInstructions: 32 * in.Launches[r.Launch].WarpInstructions, Stats: simstats.Encode(nil, []float64{10, 20})})
+		}
+	}
+	segs := []cascade.Run{{ID: "s", StatCounters: counters}}
+	b.ReportMetric(float64(len(seg)), "representatives")
+	b.ResetTimer()
+	for b.Loop() {
+		st := &kernelStore{kernels: map[string][]cascade.RunKernel{"s": seg}, count: map[string]int{}}
+		m := &Manager{cfg: Config{Store: st}}
+		sim, simK, err := m.segmentResults(context.Background(), plan, in, segs, counters, table)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pr, err := sampling.Project(plan, in, sim)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := m.storeProjection(context.Background(), "p", plan, in, pr, simK); err != nil {
+			b.Fatal(err)
+		}
+		if st.count["p"] != n {
+			b.Fatalf("%d kernels", st.count["p"])
+		}
 	}
 }
