@@ -69,6 +69,13 @@ type Run struct {
 	// ran and when it ended, so that its results never change after the
 	// fact (a config edited or removed, another simulator installed).
 	Figures RunFigures `gorm:"embedded"`
+
+	// SampledByID is, on a segment of a sampled run, that run; nil on any
+	// other run.
+	SampledByID *string `gorm:"index"`
+	// Sampling is a sampled run's plan and projection (sampledrun.go); nil
+	// on a run that simulates its kernels.
+	Sampling *SampledRun `gorm:"serializer:json"`
 }
 
 // RunFigures are a run's own figures: what produced it and what it cost.
@@ -179,12 +186,24 @@ type RunKernel struct {
 	// StatCounters, encoded by accelsim/simstats (a few bytes a counter);
 	// nil when the log gave none.
 	Stats []byte
+	// Simulated is, on a sampled run, true for a launch that was simulated
+	// (a representative), false for one projected; nil on any other run.
+	Simulated *bool
+	// ProjectedFrom is, on a sampled run, the launch (its position in the
+	// trace's kernel list) whose simulation projected this one; nil for a
+	// simulated launch and on any other run.
+	ProjectedFrom *int
 
 	// SimTimeNs, MeasuredNs and ErrorPct are derived, never stored: nil
 	// without a core clock, or without a measured time for the kernel.
 	SimTimeNs  *float64 `gorm:"-"` // SimCycles at the config's core clock
 	MeasuredNs *float64 `gorm:"-"` // from the trace's real timing
 	ErrorPct   *float64 `gorm:"-"` // 100 * (SimTimeNs - MeasuredNs) / MeasuredNs
+	// FullCycles and FullErrorPct are, on a sampled run checked against a
+	// full run, that run's cycles of the launch and the error against
+	// them: 100 * (SimCycles - FullCycles) / FullCycles.
+	FullCycles   *int64   `gorm:"-"`
+	FullErrorPct *float64 `gorm:"-"`
 }
 
 // KernelIDOrZero is KernelID, 0 when the trace file name gave none: the

@@ -13,7 +13,7 @@ func complexity() ComplexityRoot {
 	c.Query.Traces = func(child int, _ *cascade.TraceState, _ *string, first *int, _ *string) int {
 		return pageCost(child, first)
 	}
-	c.Query.Runs = func(child int, _ *string, _ *cascade.RunState, _ *cascade.FailureClass, first *int, _ *string) int {
+	c.Query.Runs = func(child int, _ *string, _ *cascade.RunState, _ *cascade.FailureClass, _ *bool, first *int, _ *string) int {
 		return pageCost(child, first)
 	}
 	c.Trace.Kernels = func(child int, _ *string, first *int, _ *string) int { return pageCost(child, first) }

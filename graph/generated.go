@@ -38,6 +38,8 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	Run() RunResolver
 	RunKernel() RunKernelResolver
+	SampledRun() SampledRunResolver
+	SamplingCheck() SamplingCheckResolver
 	SamplingPlan() SamplingPlanResolver
 	SamplingStratum() SamplingStratumResolver
 	SimConfig() SimConfigResolver
@@ -169,7 +171,7 @@ type ComplexityRoot struct {
 		DiskUsage    func(childComplexity int) int
 		Executor     func(childComplexity int) int
 		Run          func(childComplexity int, id string) int
-		Runs         func(childComplexity int, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, first *int, after *string) int
+		Runs         func(childComplexity int, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, segments *bool, first *int, after *string) int
 		S3Endpoint   func(childComplexity int) int
 		SamplingPlan func(childComplexity int, id string) int
 		SimConfigs   func(childComplexity int) int
@@ -198,6 +200,8 @@ type ComplexityRoot struct {
 		LogTail           func(childComplexity int, lines *int) int
 		Progress          func(childComplexity int) int
 		SameAs            func(childComplexity int) int
+		SampledBy         func(childComplexity int) int
+		Sampling          func(childComplexity int) int
 		SimConfig         func(childComplexity int) int
 		Slurm             func(childComplexity int) int
 		StartedAt         func(childComplexity int) int
@@ -247,14 +251,18 @@ type ComplexityRoot struct {
 		DemangledName   func(childComplexity int) int
 		DisplayName     func(childComplexity int) int
 		ErrorPct        func(childComplexity int) int
+		FullCycles      func(childComplexity int) int
+		FullErrorPct    func(childComplexity int) int
 		IPC             func(childComplexity int) int
 		KernelIDOrZero  func(childComplexity int) int
 		KnownLaunchUID  func(childComplexity int) int
 		MeasuredNs      func(childComplexity int) int
 		Name            func(childComplexity int) int
+		ProjectedFrom   func(childComplexity int) int
 		SimCycles       func(childComplexity int) int
 		SimInstructions func(childComplexity int) int
 		SimTimeNs       func(childComplexity int) int
+		Simulated       func(childComplexity int) int
 		StatValues      func(childComplexity int) int
 		Truncated       func(childComplexity int) int
 	}
@@ -287,6 +295,38 @@ type ComplexityRoot struct {
 		Region         func(childComplexity int) int
 		SecretKey      func(childComplexity int) int
 		URL            func(childComplexity int) int
+	}
+
+	SampledRun struct {
+		CIHighCycles           func(childComplexity int) int
+		CILowCycles            func(childComplexity int) int
+		Check                  func(childComplexity int) int
+		ExpectedError          func(childComplexity int) int
+		FullRunSecondsEstimate func(childComplexity int) int
+		Plan                   func(childComplexity int) int
+		ProjectedCycles        func(childComplexity int) int
+		ProjectedNs            func(childComplexity int) int
+		Representatives        func(childComplexity int) int
+		Segments               func(childComplexity int) int
+		SimulatedFraction      func(childComplexity int) int
+		SimulatedInstructions  func(childComplexity int) int
+		SimulatedLaunches      func(childComplexity int) int
+		SimulatorSeconds       func(childComplexity int) int
+		ValidationRun          func(childComplexity int) int
+	}
+
+	SamplingCheck struct {
+		BeyondLatencyErrorPct func(childComplexity int) int
+		FullCycles            func(childComplexity int) int
+		FullMeasuredMAPE      func(childComplexity int) int
+		FullRun               func(childComplexity int) int
+		InsideInterval        func(childComplexity int) int
+		KernelMAPE            func(childComplexity int) int
+		KernelsCompared       func(childComplexity int) int
+		LaunchLatencyCycles   func(childComplexity int) int
+		MaxKernelErrorPct     func(childComplexity int) int
+		MeasuredMAPE          func(childComplexity int) int
+		TotalErrorPct         func(childComplexity int) int
 	}
 
 	SamplingLaunch struct {
@@ -521,7 +561,7 @@ type QueryResolver interface {
 	DiskUsage(ctx context.Context) (*cascade.DiskUsage, error)
 	Executor(ctx context.Context) (*cascade.ExecutorStatus, error)
 	SimConfigs(ctx context.Context) ([]cascade.SimConfig, error)
-	Runs(ctx context.Context, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, first *int, after *string) (*model.RunConnection, error)
+	Runs(ctx context.Context, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, segments *bool, first *int, after *string) (*model.RunConnection, error)
 	Run(ctx context.Context, id string) (*cascade.Run, error)
 	S3Endpoint(ctx context.Context) (*cascade.S3Endpoint, error)
 	SamplingPlan(ctx context.Context, id string) (*cascade.SamplingPlan, error)
@@ -553,6 +593,8 @@ type RunResolver interface {
 	TimingProblems(ctx context.Context, obj *cascade.Run) ([]string, error)
 	LogTail(ctx context.Context, obj *cascade.Run, lines *int) ([]string, error)
 	Slurm(ctx context.Context, obj *cascade.Run) (*cascade.SlurmJob, error)
+	Sampling(ctx context.Context, obj *cascade.Run) (*cascade.SampledRun, error)
+	SampledBy(ctx context.Context, obj *cascade.Run) (*cascade.Run, error)
 	Sweep(ctx context.Context, obj *cascade.Run) (*cascade.Sweep, error)
 }
 type RunKernelResolver interface {
@@ -560,6 +602,16 @@ type RunKernelResolver interface {
 	DisplayName(ctx context.Context, obj *cascade.RunKernel) (string, error)
 
 	StatValues(ctx context.Context, obj *cascade.RunKernel) ([]*float64, error)
+}
+type SampledRunResolver interface {
+	Plan(ctx context.Context, obj *cascade.SampledRun) (*cascade.SamplingPlan, error)
+	Segments(ctx context.Context, obj *cascade.SampledRun) ([]cascade.Run, error)
+
+	ValidationRun(ctx context.Context, obj *cascade.SampledRun) (*cascade.Run, error)
+	Check(ctx context.Context, obj *cascade.SampledRun) (*cascade.SamplingCheck, error)
+}
+type SamplingCheckResolver interface {
+	FullRun(ctx context.Context, obj *cascade.SamplingCheck) (*cascade.Run, error)
 }
 type SamplingPlanResolver interface {
 	Trace(ctx context.Context, obj *cascade.SamplingPlan) (*cascade.Trace, error)
@@ -1122,7 +1174,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Runs(childComplexity, args["traceId"].(*string), args["state"].(*cascade.RunState), args["failureClass"].(*cascade.FailureClass), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Runs(childComplexity, args["traceId"].(*string), args["state"].(*cascade.RunState), args["failureClass"].(*cascade.FailureClass), args["segments"].(*bool), args["first"].(*int), args["after"].(*string)), true
 	case "Query.s3Endpoint":
 		if e.ComplexityRoot.Query.S3Endpoint == nil {
 			break
@@ -1309,6 +1361,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.SameAs(childComplexity), true
+	case "Run.sampledBy":
+		if e.ComplexityRoot.Run.SampledBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.SampledBy(childComplexity), true
+	case "Run.sampling":
+		if e.ComplexityRoot.Run.Sampling == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Sampling(childComplexity), true
 	case "Run.simConfig":
 		if e.ComplexityRoot.Run.SimConfig == nil {
 			break
@@ -1518,6 +1582,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RunKernel.ErrorPct(childComplexity), true
+	case "RunKernel.fullCycles":
+		if e.ComplexityRoot.RunKernel.FullCycles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.FullCycles(childComplexity), true
+	case "RunKernel.fullErrorPct":
+		if e.ComplexityRoot.RunKernel.FullErrorPct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.FullErrorPct(childComplexity), true
 	case "RunKernel.ipc":
 		if e.ComplexityRoot.RunKernel.IPC == nil {
 			break
@@ -1548,6 +1624,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RunKernel.Name(childComplexity), true
+	case "RunKernel.projectedFrom":
+		if e.ComplexityRoot.RunKernel.ProjectedFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.ProjectedFrom(childComplexity), true
 	case "RunKernel.simCycles":
 		if e.ComplexityRoot.RunKernel.SimCycles == nil {
 			break
@@ -1566,6 +1648,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RunKernel.SimTimeNs(childComplexity), true
+	case "RunKernel.simulated":
+		if e.ComplexityRoot.RunKernel.Simulated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunKernel.Simulated(childComplexity), true
 	case "RunKernel.statValues":
 		if e.ComplexityRoot.RunKernel.StatValues == nil {
 			break
@@ -1690,6 +1778,164 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.S3Endpoint.URL(childComplexity), true
+
+	case "SampledRun.ciHighCycles":
+		if e.ComplexityRoot.SampledRun.CIHighCycles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.CIHighCycles(childComplexity), true
+	case "SampledRun.ciLowCycles":
+		if e.ComplexityRoot.SampledRun.CILowCycles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.CILowCycles(childComplexity), true
+	case "SampledRun.check":
+		if e.ComplexityRoot.SampledRun.Check == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.Check(childComplexity), true
+	case "SampledRun.expectedError":
+		if e.ComplexityRoot.SampledRun.ExpectedError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.ExpectedError(childComplexity), true
+	case "SampledRun.fullRunSecondsEstimate":
+		if e.ComplexityRoot.SampledRun.FullRunSecondsEstimate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.FullRunSecondsEstimate(childComplexity), true
+	case "SampledRun.plan":
+		if e.ComplexityRoot.SampledRun.Plan == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.Plan(childComplexity), true
+	case "SampledRun.projectedCycles":
+		if e.ComplexityRoot.SampledRun.ProjectedCycles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.ProjectedCycles(childComplexity), true
+	case "SampledRun.projectedNs":
+		if e.ComplexityRoot.SampledRun.ProjectedNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.ProjectedNs(childComplexity), true
+	case "SampledRun.representatives":
+		if e.ComplexityRoot.SampledRun.Representatives == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.Representatives(childComplexity), true
+	case "SampledRun.segments":
+		if e.ComplexityRoot.SampledRun.Segments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.Segments(childComplexity), true
+	case "SampledRun.simulatedFraction":
+		if e.ComplexityRoot.SampledRun.SimulatedFraction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.SimulatedFraction(childComplexity), true
+	case "SampledRun.simulatedInstructions":
+		if e.ComplexityRoot.SampledRun.SimulatedInstructions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.SimulatedInstructions(childComplexity), true
+	case "SampledRun.simulatedLaunches":
+		if e.ComplexityRoot.SampledRun.SimulatedLaunches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.SimulatedLaunches(childComplexity), true
+	case "SampledRun.simulatorSeconds":
+		if e.ComplexityRoot.SampledRun.SimulatorSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.SimulatorSeconds(childComplexity), true
+	case "SampledRun.validationRun":
+		if e.ComplexityRoot.SampledRun.ValidationRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SampledRun.ValidationRun(childComplexity), true
+
+	case "SamplingCheck.beyondLatencyErrorPct":
+		if e.ComplexityRoot.SamplingCheck.BeyondLatencyErrorPct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingCheck.BeyondLatencyErrorPct(childComplexity), true
+	case "SamplingCheck.fullCycles":
+		if e.ComplexityRoot.SamplingCheck.FullCycles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingCheck.FullCycles(childComplexity), true
+	case "SamplingCheck.fullMeasuredMape":
+		if e.ComplexityRoot.SamplingCheck.FullMeasuredMAPE == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingCheck.FullMeasuredMAPE(childComplexity), true
+	case "SamplingCheck.fullRun":
+		if e.ComplexityRoot.SamplingCheck.FullRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingCheck.FullRun(childComplexity), true
+	case "SamplingCheck.insideInterval":
+		if e.ComplexityRoot.SamplingCheck.InsideInterval == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingCheck.InsideInterval(childComplexity), true
+	case "SamplingCheck.kernelMape":
+		if e.ComplexityRoot.SamplingCheck.KernelMAPE == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingCheck.KernelMAPE(childComplexity), true
+	case "SamplingCheck.kernelsCompared":
+		if e.ComplexityRoot.SamplingCheck.KernelsCompared == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingCheck.KernelsCompared(childComplexity), true
+	case "SamplingCheck.launchLatencyCycles":
+		if e.ComplexityRoot.SamplingCheck.LaunchLatencyCycles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingCheck.LaunchLatencyCycles(childComplexity), true
+	case "SamplingCheck.maxKernelErrorPct":
+		if e.ComplexityRoot.SamplingCheck.MaxKernelErrorPct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingCheck.MaxKernelErrorPct(childComplexity), true
+	case "SamplingCheck.measuredMape":
+		if e.ComplexityRoot.SamplingCheck.MeasuredMAPE == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingCheck.MeasuredMAPE(childComplexity), true
+	case "SamplingCheck.totalErrorPct":
+		if e.ComplexityRoot.SamplingCheck.TotalErrorPct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingCheck.TotalErrorPct(childComplexity), true
 
 	case "SamplingLaunch.kernelId":
 		if e.ComplexityRoot.SamplingLaunch.KernelID == nil {
@@ -2652,6 +2898,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("LaunchRunInput", ec.unmarshalInputLaunchRunInput),
 			graphql.NewInputUnmarshaler("LaunchSweepInput", ec.unmarshalInputLaunchSweepInput),
+			graphql.NewInputUnmarshaler("SamplingRunInput", ec.unmarshalInputSamplingRunInput),
 			graphql.NewInputUnmarshaler("SamplingTarget", ec.unmarshalInputSamplingTarget),
 		)
 	}
@@ -2745,7 +2992,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/compare.graphqls" "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/sampling.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls"
+//go:embed "schema/compare.graphqls" "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/sampledrun.graphqls" "schema/sampling.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -2763,6 +3010,7 @@ var sources = []*ast.Source{
 	{Name: "schema/postprocess.graphqls", Input: sourceData("schema/postprocess.graphqls"), BuiltIn: false},
 	{Name: "schema/run.graphqls", Input: sourceData("schema/run.graphqls"), BuiltIn: false},
 	{Name: "schema/s3.graphqls", Input: sourceData("schema/s3.graphqls"), BuiltIn: false},
+	{Name: "schema/sampledrun.graphqls", Input: sourceData("schema/sampledrun.graphqls"), BuiltIn: false},
 	{Name: "schema/sampling.graphqls", Input: sourceData("schema/sampling.graphqls"), BuiltIn: false},
 	{Name: "schema/scalars.graphqls", Input: sourceData("schema/scalars.graphqls"), BuiltIn: false},
 	{Name: "schema/server.graphqls", Input: sourceData("schema/server.graphqls"), BuiltIn: false},
@@ -3041,6 +3289,10 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_logTail(ctx, field)
 	case "slurm":
 		return ec.fieldContext_Run_slurm(ctx, field)
+	case "sampling":
+		return ec.fieldContext_Run_sampling(ctx, field)
+	case "sampledBy":
+		return ec.fieldContext_Run_sampledBy(ctx, field)
 	case "sweep":
 		return ec.fieldContext_Run_sweep(ctx, field)
 	}
@@ -3137,6 +3389,14 @@ func (ec *executionContext) childFields_RunKernel(ctx context.Context, field gra
 		return ec.fieldContext_RunKernel_truncated(ctx, field)
 	case "statValues":
 		return ec.fieldContext_RunKernel_statValues(ctx, field)
+	case "simulated":
+		return ec.fieldContext_RunKernel_simulated(ctx, field)
+	case "projectedFrom":
+		return ec.fieldContext_RunKernel_projectedFrom(ctx, field)
+	case "fullCycles":
+		return ec.fieldContext_RunKernel_fullCycles(ctx, field)
+	case "fullErrorPct":
+		return ec.fieldContext_RunKernel_fullErrorPct(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RunKernel", field.Name)
 }
@@ -3199,6 +3459,70 @@ func (ec *executionContext) childFields_S3Endpoint(ctx context.Context, field gr
 		return ec.fieldContext_S3Endpoint_cascadeCommand(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type S3Endpoint", field.Name)
+}
+
+func (ec *executionContext) childFields_SampledRun(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "plan":
+		return ec.fieldContext_SampledRun_plan(ctx, field)
+	case "segments":
+		return ec.fieldContext_SampledRun_segments(ctx, field)
+	case "representatives":
+		return ec.fieldContext_SampledRun_representatives(ctx, field)
+	case "simulatedLaunches":
+		return ec.fieldContext_SampledRun_simulatedLaunches(ctx, field)
+	case "simulatedInstructions":
+		return ec.fieldContext_SampledRun_simulatedInstructions(ctx, field)
+	case "simulatedFraction":
+		return ec.fieldContext_SampledRun_simulatedFraction(ctx, field)
+	case "projectedCycles":
+		return ec.fieldContext_SampledRun_projectedCycles(ctx, field)
+	case "ciLowCycles":
+		return ec.fieldContext_SampledRun_ciLowCycles(ctx, field)
+	case "ciHighCycles":
+		return ec.fieldContext_SampledRun_ciHighCycles(ctx, field)
+	case "expectedError":
+		return ec.fieldContext_SampledRun_expectedError(ctx, field)
+	case "projectedNs":
+		return ec.fieldContext_SampledRun_projectedNs(ctx, field)
+	case "simulatorSeconds":
+		return ec.fieldContext_SampledRun_simulatorSeconds(ctx, field)
+	case "fullRunSecondsEstimate":
+		return ec.fieldContext_SampledRun_fullRunSecondsEstimate(ctx, field)
+	case "validationRun":
+		return ec.fieldContext_SampledRun_validationRun(ctx, field)
+	case "check":
+		return ec.fieldContext_SampledRun_check(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SampledRun", field.Name)
+}
+
+func (ec *executionContext) childFields_SamplingCheck(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "fullRun":
+		return ec.fieldContext_SamplingCheck_fullRun(ctx, field)
+	case "fullCycles":
+		return ec.fieldContext_SamplingCheck_fullCycles(ctx, field)
+	case "totalErrorPct":
+		return ec.fieldContext_SamplingCheck_totalErrorPct(ctx, field)
+	case "beyondLatencyErrorPct":
+		return ec.fieldContext_SamplingCheck_beyondLatencyErrorPct(ctx, field)
+	case "launchLatencyCycles":
+		return ec.fieldContext_SamplingCheck_launchLatencyCycles(ctx, field)
+	case "insideInterval":
+		return ec.fieldContext_SamplingCheck_insideInterval(ctx, field)
+	case "kernelMape":
+		return ec.fieldContext_SamplingCheck_kernelMape(ctx, field)
+	case "maxKernelErrorPct":
+		return ec.fieldContext_SamplingCheck_maxKernelErrorPct(ctx, field)
+	case "kernelsCompared":
+		return ec.fieldContext_SamplingCheck_kernelsCompared(ctx, field)
+	case "measuredMape":
+		return ec.fieldContext_SamplingCheck_measuredMape(ctx, field)
+	case "fullMeasuredMape":
+		return ec.fieldContext_SamplingCheck_fullMeasuredMape(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SamplingCheck", field.Name)
 }
 
 func (ec *executionContext) childFields_SamplingLaunch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3862,22 +4186,30 @@ func (ec *executionContext) field_Query_runs_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["failureClass"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "segments",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["segments"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+	args["first"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["after"] = arg4
+	args["after"] = arg5
 	return args, nil
 }
 
@@ -6192,7 +6524,7 @@ func (ec *executionContext) _Query_runs(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Runs(ctx, fc.Args["traceId"].(*string), fc.Args["state"].(*cascade.RunState), fc.Args["failureClass"].(*cascade.FailureClass), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Runs(ctx, fc.Args["traceId"].(*string), fc.Args["state"].(*cascade.RunState), fc.Args["failureClass"].(*cascade.FailureClass), fc.Args["segments"].(*bool), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.RunConnection) graphql.Marshaler {
@@ -7429,6 +7761,70 @@ func (ec *executionContext) fieldContext_Run_slurm(_ context.Context, field grap
 	return fc, nil
 }
 
+func (ec *executionContext) _Run_sampling(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_sampling(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().Sampling(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SampledRun) graphql.Marshaler {
+			return ec.marshalOSampledRun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSampledRun(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_sampling(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SampledRun(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Run_sampledBy(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_sampledBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().SampledBy(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+			return ec.marshalORun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_sampledBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Run_sweep(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8233,6 +8629,98 @@ func (ec *executionContext) fieldContext_RunKernel_statValues(_ context.Context,
 	return graphql.NewScalarFieldContext("RunKernel", field, true, true, "Float")
 }
 
+func (ec *executionContext) _RunKernel_simulated(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_simulated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Simulated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_simulated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RunKernel_projectedFrom(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_projectedFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProjectedFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_projectedFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RunKernel_fullCycles(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_fullCycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullCycles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt642ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_fullCycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _RunKernel_fullErrorPct(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunKernel_fullErrorPct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullErrorPct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunKernel_fullErrorPct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunKernel", field, false, false, "Float")
+}
+
 func (ec *executionContext) _RunKernelConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.RunKernelConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8681,6 +9169,649 @@ func (ec *executionContext) _S3Endpoint_cascadeCommand(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_S3Endpoint_cascadeCommand(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("S3Endpoint", field, true, false, "String")
+}
+
+func (ec *executionContext) _SampledRun_plan(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_plan(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SampledRun().Plan(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SamplingPlan) graphql.Marshaler {
+			return ec.marshalNSamplingPlan2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingPlan(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_plan(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SampledRun",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SamplingPlan(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SampledRun_segments(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_segments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SampledRun().Segments(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.Run) graphql.Marshaler {
+			return ec.marshalNRun2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_segments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SampledRun",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SampledRun_representatives(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_representatives(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Representatives, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_representatives(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SampledRun", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SampledRun_simulatedLaunches(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_simulatedLaunches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimulatedLaunches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_simulatedLaunches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SampledRun", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SampledRun_simulatedInstructions(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_simulatedInstructions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimulatedInstructions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt642int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_simulatedInstructions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SampledRun", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _SampledRun_simulatedFraction(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_simulatedFraction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimulatedFraction, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_simulatedFraction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SampledRun", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SampledRun_projectedCycles(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_projectedCycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProjectedCycles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_projectedCycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SampledRun", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SampledRun_ciLowCycles(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_ciLowCycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CILowCycles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_ciLowCycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SampledRun", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SampledRun_ciHighCycles(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_ciHighCycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CIHighCycles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_ciHighCycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SampledRun", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SampledRun_expectedError(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_expectedError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpectedError, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_expectedError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SampledRun", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SampledRun_projectedNs(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_projectedNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProjectedNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_projectedNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SampledRun", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SampledRun_simulatorSeconds(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_simulatorSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimulatorSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_simulatorSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SampledRun", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SampledRun_fullRunSecondsEstimate(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_fullRunSecondsEstimate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullRunSecondsEstimate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_fullRunSecondsEstimate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SampledRun", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SampledRun_validationRun(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_validationRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SampledRun().ValidationRun(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+			return ec.marshalORun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_validationRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SampledRun",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SampledRun_check(ctx context.Context, field graphql.CollectedField, obj *cascade.SampledRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SampledRun_check(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SampledRun().Check(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SamplingCheck) graphql.Marshaler {
+			return ec.marshalOSamplingCheck2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingCheck(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SampledRun_check(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SampledRun",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SamplingCheck(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SamplingCheck_fullRun(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingCheck_fullRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SamplingCheck().FullRun(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+			return ec.marshalNRun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingCheck_fullRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingCheck",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SamplingCheck_fullCycles(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingCheck_fullCycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullCycles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingCheck_fullCycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingCheck", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingCheck_totalErrorPct(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingCheck_totalErrorPct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalErrorPct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingCheck_totalErrorPct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingCheck", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingCheck_beyondLatencyErrorPct(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingCheck_beyondLatencyErrorPct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BeyondLatencyErrorPct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingCheck_beyondLatencyErrorPct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingCheck", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingCheck_launchLatencyCycles(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingCheck_launchLatencyCycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LaunchLatencyCycles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingCheck_launchLatencyCycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingCheck", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingCheck_insideInterval(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingCheck_insideInterval(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InsideInterval, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingCheck_insideInterval(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingCheck", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _SamplingCheck_kernelMape(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingCheck_kernelMape(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelMAPE, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingCheck_kernelMape(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingCheck", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingCheck_maxKernelErrorPct(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingCheck_maxKernelErrorPct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxKernelErrorPct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingCheck_maxKernelErrorPct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingCheck", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingCheck_kernelsCompared(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingCheck_kernelsCompared(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelsCompared, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingCheck_kernelsCompared(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingCheck", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingCheck_measuredMape(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingCheck_measuredMape(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeasuredMAPE, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingCheck_measuredMape(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingCheck", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingCheck_fullMeasuredMape(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingCheck_fullMeasuredMape(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullMeasuredMAPE, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingCheck_fullMeasuredMape(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingCheck", field, false, false, "Float")
 }
 
 func (ec *executionContext) _SamplingLaunch_launch(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingLaunch) (ret graphql.Marshaler) {
@@ -13612,7 +14743,7 @@ func (ec *executionContext) unmarshalInputLaunchRunInput(ctx context.Context, ob
 		asMap["rerun"] = false
 	}
 
-	fieldsInOrder := [...]string{"traceId", "simConfig", "kernelIds", "label", "rerun"}
+	fieldsInOrder := [...]string{"traceId", "simConfig", "kernelIds", "label", "rerun", "sampling"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13654,6 +14785,13 @@ func (ec *executionContext) unmarshalInputLaunchRunInput(ctx context.Context, ob
 				return it, err
 			}
 			it.Rerun = data
+		case "sampling":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sampling"))
+			data, err := ec.unmarshalOSamplingRunInput2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSamplingRunInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sampling = data
 		}
 	}
 	return it, nil
@@ -13735,6 +14873,59 @@ func (ec *executionContext) unmarshalInputLaunchSweepInput(ctx context.Context, 
 func UnmarshalLaunchSweepInput(ctx context.Context, raw any) (model.LaunchSweepInput, error) {
 	var out model.LaunchSweepInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "LaunchSweepInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSamplingRunInput(ctx context.Context, obj any) (model.SamplingRunInput, error) {
+	var it model.SamplingRunInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validate"]; !present {
+		asMap["validate"] = false
+	}
+
+	fieldsInOrder := [...]string{"plan", "validate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "plan":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("plan"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Plan = data
+		case "validate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validate"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Validate = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSamplingRunInput unmarshals raw into the SamplingRunInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSamplingRunInput(ctx context.Context, raw any) (model.SamplingRunInput, error) {
+	var out model.SamplingRunInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SamplingRunInput", raw, &out)
 	return out, err
 }
 
@@ -14871,6 +16062,18 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Run_slurm(ctx, field, obj)
 				})
+		case "sampling":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_sampling(ctx, field, obj)
+				})
+		case "sampledBy":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_sampledBy(ctx, field, obj)
+				})
 		case "sweep":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -15180,6 +16383,26 @@ func (ec *executionContext) _RunKernel(ctx context.Context, sel ast.SelectionSet
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._RunKernel_statValues(ctx, field, obj)
 				})
+		case "simulated":
+			out.Values[i] = ec._RunKernel_simulated(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "projectedFrom":
+			out.Values[i] = ec._RunKernel_projectedFrom(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fullCycles":
+			out.Values[i] = ec._RunKernel_fullCycles(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fullErrorPct":
+			out.Values[i] = ec._RunKernel_fullErrorPct(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15381,6 +16604,197 @@ func (ec *executionContext) _S3Endpoint(ctx context.Context, sel ast.SelectionSe
 			out.Values[i] = ec._S3Endpoint_cascadeCommand(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sampledRunImplementors = []string{"SampledRun"}
+
+func (ec *executionContext) _SampledRun(ctx context.Context, sel ast.SelectionSet, obj *cascade.SampledRun) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sampledRunImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SampledRun")
+		case "plan":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SampledRun_plan(ctx, field, obj)
+				})
+		case "segments":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SampledRun_segments(ctx, field, obj)
+				})
+		case "representatives":
+			out.Values[i] = ec._SampledRun_representatives(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "simulatedLaunches":
+			out.Values[i] = ec._SampledRun_simulatedLaunches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "simulatedInstructions":
+			out.Values[i] = ec._SampledRun_simulatedInstructions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "simulatedFraction":
+			out.Values[i] = ec._SampledRun_simulatedFraction(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "projectedCycles":
+			out.Values[i] = ec._SampledRun_projectedCycles(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ciLowCycles":
+			out.Values[i] = ec._SampledRun_ciLowCycles(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ciHighCycles":
+			out.Values[i] = ec._SampledRun_ciHighCycles(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "expectedError":
+			out.Values[i] = ec._SampledRun_expectedError(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "projectedNs":
+			out.Values[i] = ec._SampledRun_projectedNs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "simulatorSeconds":
+			out.Values[i] = ec._SampledRun_simulatorSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fullRunSecondsEstimate":
+			out.Values[i] = ec._SampledRun_fullRunSecondsEstimate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "validationRun":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SampledRun_validationRun(ctx, field, obj)
+				})
+		case "check":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SampledRun_check(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var samplingCheckImplementors = []string{"SamplingCheck"}
+
+func (ec *executionContext) _SamplingCheck(ctx context.Context, sel ast.SelectionSet, obj *cascade.SamplingCheck) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, samplingCheckImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SamplingCheck")
+		case "fullRun":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SamplingCheck_fullRun(ctx, field, obj)
+				})
+		case "fullCycles":
+			out.Values[i] = ec._SamplingCheck_fullCycles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalErrorPct":
+			out.Values[i] = ec._SamplingCheck_totalErrorPct(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "beyondLatencyErrorPct":
+			out.Values[i] = ec._SamplingCheck_beyondLatencyErrorPct(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "launchLatencyCycles":
+			out.Values[i] = ec._SamplingCheck_launchLatencyCycles(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "insideInterval":
+			out.Values[i] = ec._SamplingCheck_insideInterval(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "kernelMape":
+			out.Values[i] = ec._SamplingCheck_kernelMape(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxKernelErrorPct":
+			out.Values[i] = ec._SamplingCheck_maxKernelErrorPct(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "kernelsCompared":
+			out.Values[i] = ec._SamplingCheck_kernelsCompared(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "measuredMape":
+			out.Values[i] = ec._SamplingCheck_measuredMape(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fullMeasuredMape":
+			out.Values[i] = ec._SamplingCheck_fullMeasuredMape(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -18316,6 +19730,20 @@ func (ec *executionContext) marshalOS3Endpoint2ᚖgithubᚗcomᚋcascadeᚑsim�
 	return ec._S3Endpoint(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOSampledRun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSampledRun(ctx context.Context, sel ast.SelectionSet, v *cascade.SampledRun) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SampledRun(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSamplingCheck2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingCheck(ctx context.Context, sel ast.SelectionSet, v *cascade.SamplingCheck) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SamplingCheck(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOSamplingMethod2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingMethod(ctx context.Context, v any) (*cascade.SamplingMethod, error) {
 	if v == nil {
 		return nil, nil
@@ -18340,6 +19768,14 @@ func (ec *executionContext) marshalOSamplingPlan2ᚖgithubᚗcomᚋcascadeᚑsim
 		return graphql.Null
 	}
 	return ec._SamplingPlan(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSamplingRunInput2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSamplingRunInput(ctx context.Context, v any) (*model.SamplingRunInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSamplingRunInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOSamplingTarget2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSamplingTarget(ctx context.Context, v any) (*model.SamplingTarget, error) {

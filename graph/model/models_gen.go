@@ -63,6 +63,9 @@ type LaunchRunInput struct {
 	// the run it returns is a new run, SUCCEEDED at once, whose sameAs is that run and whose
 	// kernels, statistics and figures are copies of its. Check sameAs to tell.
 	Rerun *bool `json:"rerun,omitempty"`
+	// Simulate a sampling plan's representatives only, and project every launch from them (see
+	// SampledRun); kernelIds must then be left out. Null for a run of every kernel (or of kernelIds).
+	Sampling *SamplingRunInput `json:"sampling,omitempty"`
 }
 
 type LaunchSweepInput struct {
@@ -139,6 +142,17 @@ type RunKernelEdge struct {
 type RunProgress struct {
 	KernelsDone  int `json:"kernelsDone"`
 	KernelsTotal int `json:"kernelsTotal"`
+}
+
+// Asks launchRun for a sampled simulation of the run's trace.
+type SamplingRunInput struct {
+	// A plan of the run's trace (SamplingPlan.id). Only its representatives are simulated, each
+	// after its warm-up: every run of adjacent launches to simulate is a segment, simulated on
+	// its own as a run of its own (Run.sampledBy), the segments in parallel.
+	Plan string `json:"plan"`
+	// Also check the projection against a full run of the same trace and config: a SUCCEEDED one
+	// if there is one, else one launched alongside (SampledRun.validationRun).
+	Validate *bool `json:"validate,omitempty"`
 }
 
 // What a sampling plan aims for: an error bound, or a budget of instructions; not both.
