@@ -15,6 +15,7 @@ import { CancelRunMutation, RunDetailUpdatedSubscription, RunLogSubscription, Ru
 import { RunKernelsTable } from "./RunKernelsTable";
 import { runName } from "./runName";
 import { runPath } from "./RunTable";
+import { SampledRunPanel } from "./SampledRunPanel";
 import { ScatterChart } from "./ScatterChart";
 import { CyclesChart } from "./CyclesChart";
 import { DownloadKernelsCsv, FailureDetails, RunFiguresList, StatColumnPicker, usePickedColumns } from "./RunStats";
@@ -53,6 +54,8 @@ export function RunPage({ id }: { id: string }) {
     );
   }
   const f = progressFraction(run.progress);
+  // A sampled run's progress counts its representatives.
+  const unit = run.sampling ? "representatives" : "kernels";
   // The totals are only in the query, which is fetched again once the run ends.
   const totals = data.run?.id === run.id && data.run.updatedAt === run.updatedAt ? data.run.statTotals : null;
   const started = run.startedAt ? Date.parse(run.startedAt) : null;
@@ -67,6 +70,12 @@ export function RunPage({ id }: { id: string }) {
         <StateBadge state={run.state} kind="run" />
         {isActive(run.state) && <CancelButton id={run.id} />}
       </div>
+      {run.sampledBy && (
+        <p className="note" role="note" data-testid="sampled-by">
+          A segment of the sampled run <Link href={runPath(run.sampledBy.id)}>{run.sampledBy.label || run.sampledBy.id}</Link>: it
+          simulates a few of its trace&apos;s launches (warm-up, then representatives) for that run&apos;s projection.
+        </p>
+      )}
       {run.sameAs && (
         <p className="note" role="status" data-testid="same-as">
           Not simulated again: an identical run (same trace content, config files, simulator and kernels) had
@@ -149,13 +158,14 @@ export function RunPage({ id }: { id: string }) {
           max={Math.max(1, run.progress.kernelsTotal)}
           value={run.progress.kernelsDone}
           aria-label="Simulation progress"
-          aria-valuetext={`${run.progress.kernelsDone} of ${run.progress.kernelsTotal} kernels`}
+          aria-valuetext={`${run.progress.kernelsDone} of ${run.progress.kernelsTotal} ${unit}`}
         />
         <span data-testid="progress-text">
-          {formatCount(run.progress.kernelsDone)} of {formatCount(run.progress.kernelsTotal)} kernels
+          {formatCount(run.progress.kernelsDone)} of {formatCount(run.progress.kernelsTotal)} {unit}
           {f != null && ` (${Math.round(f * 100)} %)`}
         </span>
       </div>
+      {run.sampling && <SampledRunPanel run={run} sampling={run.sampling} />}
       <RunFiguresList figures={run.figures} counters={run.statCounters} totals={totals} />
       {run.history.length > 0 && (
         <details>
@@ -174,7 +184,12 @@ export function RunPage({ id }: { id: string }) {
           <StatColumnPicker counters={run.statCounters} picked={picked} onChange={setPicked} />
           {run.kernels.length > 0 && <DownloadKernelsCsv id={run.id} />}
         </div>
-        <RunKernelsTable kernels={run.kernels} columns={pickedColumns(run.statCounters, picked)} totals={totals} />
+        <RunKernelsTable
+          kernels={run.kernels}
+          columns={pickedColumns(run.statCounters, picked)}
+          totals={totals}
+          sampled={run.sampling ? { checked: run.sampling.check != null } : null}
+        />
       </section>
       {run.statCounters.length > 0 && (
         <section aria-labelledby="cycles-title">
