@@ -15,7 +15,14 @@ type SampledRun struct {
 	ValidationRunID *string `json:"validationRunId,omitempty"`
 	// SegmentIDs are its segments' runs, in launch order.
 	SegmentIDs []string `json:"segmentIds"`
+	// SegmentRepresentatives and SegmentInstructions are, by segment,
+	// the representatives it simulates and the warp instructions of all
+	// its launches (warm-up too).
+	SegmentRepresentatives []int   `json:"segmentRepresentatives"`
+	SegmentInstructions    []int64 `json:"segmentInstructions"`
 
+	// Instructions is the warp instructions of every launch of the trace.
+	Instructions          int64   `json:"instructions"`
 	Representatives       int     `json:"representatives"`
 	SimulatedLaunches     int     `json:"simulatedLaunches"`
 	SimulatedInstructions int64   `json:"simulatedInstructions"`

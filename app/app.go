@@ -308,7 +308,9 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	default:
 		return nil, fmt.Errorf("executor: want local or slurm, got %q", cfg.Executor)
 	}
+	planner := &plans.Service{Store: m.DB, BucketDir: cfg.BucketDir()}
 	rm := runs.New(runs.Config{
+		Plans:       planner,
 		BucketDir:   cfg.BucketDir(),
 		WorkDir:     filepath.Join(cfg.DataDir, "work"),
 		ConfigsDir:  cfg.SimConfigsDir,
@@ -352,7 +354,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm, S3: m.S3,
 		Disk:     disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB},
-		Sampling: &plans.Service{Store: m.DB, BucketDir: cfg.BucketDir()}},
+		Sampling: planner},
 		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
 			Tokens: cfg.Tokens, Limits: cfg.Limits})
 	src := metrics.Sources{

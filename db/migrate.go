@@ -97,6 +97,18 @@ var migrations = []migration{
 		}
 		return tx.Migrator().CreateIndex(&runV12{}, "idx_runs_same_as_id")
 	}},
+	{13, "sampled runs: segments, projections", func(tx *gorm.DB) error {
+		if err := addColumns(tx, &runV13{}, "SampledByID", "Sampling"); err != nil {
+			return err
+		}
+		if err := addColumns(tx, &runKernelV13{}, "Simulated", "ProjectedFrom"); err != nil {
+			return err
+		}
+		if tx.Migrator().HasIndex(&runV13{}, "idx_runs_sampled_by_id") {
+			return nil // a database rolled back by a test
+		}
+		return tx.Migrator().CreateIndex(&runV13{}, "idx_runs_sampled_by_id")
+	}},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a
@@ -560,3 +572,24 @@ func migrateSamplingPlans(tx *gorm.DB) error {
 	}
 	return nil
 }
+
+// runV13 and runKernelV13: sampled runs. A segment names the sampled run
+// it is part of; a sampled run holds its plan and projection (JSON); its
+// kernels say whether they were simulated or projected, and from which
+// launch.
+type runV13 struct {
+	ID          string  `gorm:"primaryKey"`
+	SampledByID *string `gorm:"index"`
+	Sampling    string
+}
+
+func (runV13) TableName() string { return "runs" }
+
+type runKernelV13 struct {
+	RunID         string `gorm:"primaryKey"`
+	Seq           int    `gorm:"primaryKey;autoIncrement:false"`
+	Simulated     *bool
+	ProjectedFrom *int
+}
+
+func (runKernelV13) TableName() string { return "run_kernels" }

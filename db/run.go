@@ -41,6 +41,9 @@ func (d *DB) Runs(ctx context.Context, f cascade.RunFilter, p cascade.Page) (cas
 	if f.FailureClass != "" {
 		q = q.Where("failure_class = ?", f.FailureClass)
 	}
+	if !f.Segments {
+		q = q.Where("sampled_by_id IS NULL")
+	}
 	return fetchPage[cascade.Run](q, p, true, nil)
 }
 
@@ -95,6 +98,40 @@ func (d *DB) CreateRun(ctx context.Context, r *cascade.Run) error {
 		}
 		return nil
 	})
+}
+
+// CreateRuns inserts rs in one transaction, in order, assigning their Seq
+// and timestamps: a sampled run and its segments are stored together.
+func (d *DB) CreateRuns(ctx context.Context, rs []cascade.Run) error {
+	return d.write(ctx, func(tx *gorm.DB) error {
+		if err := lockRuns(tx); err != nil {
+			return err
+		}
+		var seq int64
+		if err := tx.Model(&cascade.Run{}).Select("COALESCE(MAX(seq), 0)").Scan(&seq).Error; err != nil {
+			return fmt.Errorf("next run seq: %w", err)
+		}
+		now := tx.NowFunc()
+		for i := range rs {
+			seq++
+			rs[i].Seq, rs[i].CreatedAt, rs[i].UpdatedAt = seq, now, now
+		}
+		if len(rs) == 0 {
+			return nil
+		}
+		if err := tx.CreateInBatches(rs, sweepInsertBatch).Error; err != nil {
+			return fmt.Errorf("insert runs: %w", err)
+		}
+		return nil
+	})
+}
+
+// Segments returns the segments of the sampled run with the given id,
+// oldest (first) first; none for another run.
+func (d *DB) Segments(ctx context.Context, id string) ([]cascade.Run, error) {
+	var rs []cascade.Run
+	err := d.read(ctx).Where("sampled_by_id = ?", id).Order("seq").Find(&rs).Error
+	return rs, err
 }
 
 // UpdateRun is UpdateTrace for runs: fn changes the stored run inside a
@@ -238,11 +275,12 @@ func (d *DB) AppendRunKernels(ctx context.Context, runID string, from int, ks []
 var runKernelColumns = []string{
 	"run_id", "seq", "kernel_id", "context", "name", "trace_file", "launch_uid",
 	"sim_cycles", "sim_instructions", "ip_c", "truncated", "stats",
+	"simulated", "projected_from",
 }
 
 func runKernelArgs(args []any, k *cascade.RunKernel) []any {
 	return append(args, k.RunID, k.Seq, k.KernelID, k.Context, k.Name, k.TraceFile, k.LaunchUID,
-		k.SimCycles, k.SimInstructions, k.IPC, k.Truncated, k.Stats)
+		k.SimCycles, k.SimInstructions, k.IPC, k.Truncated, k.Stats, k.Simulated, k.ProjectedFrom)
 }
 
 // runKernelsPerInsert is the rows of one SQLite INSERT: the driver

@@ -17,6 +17,9 @@ import (
 // (a pending batch job's run at once). It returns the run as it is then,
 // CONFLICT for a run that is already over, and NOT_FOUND for none.
 func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
+	if r, err := m.cfg.Store.Run(ctx, id); err == nil && r.Sampling != nil {
+		return m.cancelSampled(ctx, id)
+	}
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		switch {
 		case r.State.Final():
@@ -122,9 +125,16 @@ func (m *Manager) RemoveTrace(ctx context.Context, traceID string) error {
 	if len(rs) == 0 {
 		return nil
 	}
+	// No sampled run of the trace is settled meanwhile: none writes its
+	// projection after its rows are gone.
+	m.sampledMu.Lock()
+	defer m.sampledMu.Unlock()
 	ids := make([]string, len(rs))
 	for i, r := range rs {
 		ids[i] = r.ID
+		if r.Sampling != nil {
+			continue // never the executor's
+		}
 		if err := m.stop(ctx, r.ID); err != nil {
 			return fmt.Errorf("stop run %s: %w", r.ID, err)
 		}

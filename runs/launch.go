@@ -26,6 +26,9 @@ type LaunchInput struct {
 	// already; without it such a launch reuses that run's results (see
 	// [Manager.Launch]).
 	Rerun bool
+	// Sampling, when set, launches a sampled run (see SamplingInput);
+	// KernelIDs must then be nil.
+	Sampling *SamplingInput
 }
 
 // Launch creates a queued run and queues it for the executor. It returns
@@ -44,6 +47,9 @@ type LaunchInput struct {
 func (m *Manager) Launch(ctx context.Context, in LaunchInput) (cascade.Run, error) {
 	m.launchMu.Lock()
 	defer m.launchMu.Unlock()
+	if in.Sampling != nil {
+		return m.launchSampled(ctx, in)
+	}
 	r, err := m.newRun(ctx, in, nil)
 	if err != nil {
 		return cascade.Run{}, err

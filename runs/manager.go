@@ -16,6 +16,7 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/simprobe"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/internal/workqueue"
+	"github.com/cascade-sim/cascade/sampling"
 )
 
 // Store is the storage a Manager needs; *db.DB implements it.
@@ -26,6 +27,10 @@ type Store interface {
 	TraceRuns(ctx context.Context, traceID string) ([]cascade.Run, error)
 	DeleteRuns(ctx context.Context, ids []string) error
 	CreateRun(ctx context.Context, r *cascade.Run) error
+	// CreateRuns stores runs in one transaction, in order.
+	CreateRuns(ctx context.Context, rs []cascade.Run) error
+	// Segments returns a sampled run's segments, in launch order.
+	Segments(ctx context.Context, id string) ([]cascade.Run, error)
 	UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) error) (cascade.Run, bool, error)
 	UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.Run) error) ([]cascade.Run, []string, error)
 	SaveRunKernels(ctx context.Context, runID string, ks []cascade.RunKernel) error
@@ -79,6 +84,21 @@ type Config struct {
 	// ProbeCache, when set, is the file the probe's answers are kept in
 	// across restarts.
 	ProbeCache string
+
+	// Plans reads sampling plans for sampled runs (app wires
+	// *plans.Service); nil refuses sampled launches.
+	Plans Plans
+}
+
+// Plans is what a Manager reads of sampling plans.
+type Plans interface {
+	// SamplingPlan returns a plan without its strata, or NOT_FOUND.
+	SamplingPlan(ctx context.Context, id string) (cascade.SamplingPlan, error)
+	// SamplingStrata returns a plan's strata, members and all.
+	SamplingStrata(ctx context.Context, planID string) ([]cascade.SamplingStratum, error)
+	// Input is what plans of trace t are made from (and projected with):
+	// its launches in order, with measured durations.
+	Input(ctx context.Context, t cascade.Trace) (sampling.Input, error)
 }
 
 // Manager owns runs: it launches them, queues them in order, prepares
@@ -115,6 +135,13 @@ type Manager struct {
 
 	savedMu sync.Mutex
 	saved   map[string]*savedKernels // see saveKernels
+
+	// Sampled runs (sampledsettle.go): sampledMu makes settling and
+	// cancelling them take turns; startedSampled holds those known to
+	// be running; bg is the settling under way.
+	sampledMu      sync.Mutex
+	startedSampled sync.Map
+	bg             sync.WaitGroup
 }
 
 // active is a run a worker has taken: done is closed once the executor's
@@ -224,8 +251,13 @@ func (m *Manager) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load runs: %w", err)
 	}
-	var left []cascade.Run // for the executor to reattach to
+	var left []cascade.Run    // for the executor to reattach to
+	var sampled []cascade.Run // never the executor's: they follow their segments
 	for _, r := range running {
+		if r.Sampling != nil {
+			sampled = append(sampled, r)
+			continue
+		}
 		if r.HasJob() {
 			left = append(left, r)
 			continue
@@ -251,17 +283,28 @@ func (m *Manager) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load runs: %w", err)
 	}
-	left = append(left, queued...)
+	for _, r := range queued {
+		if r.Sampling != nil {
+			sampled = append(sampled, r)
+		} else {
+			left = append(left, r)
+		}
+	}
 	m.ctx = ctx // before the queue starts any work
 	m.Enqueue(m.exec.Reattach(ctx, left)...)
+	m.settleUnfinished(sampled)
 	var wg sync.WaitGroup
 	wg.Go(func() { m.queue.Run(ctx) })
 	m.exec.Run(ctx)
 	wg.Wait()
+	m.bg.Wait()
 	return nil
 }
 
 // Stamp is a line of a run's History: the time, then msg.
 func Stamp(msg string) string { return time.Now().UTC().Format(time.RFC3339) + " " + msg }
 
-func (m *Manager) publish(r cascade.Run) { m.cfg.Events.Publish(cascade.RunUpdated{Run: r}) }
+func (m *Manager) publish(r cascade.Run) {
+	m.cfg.Events.Publish(cascade.RunUpdated{Run: r})
+	m.segmentPublished(r)
+}

@@ -30,8 +30,8 @@ func (m *Manager) start(_ context.Context, id string) {
 		}
 		return
 	}
-	if r.State != cascade.RunQueued || r.HasJob() {
-		return // cancelled while it waited, or started already
+	if r.State != cascade.RunQueued || r.HasJob() || r.Sampling != nil {
+		return // cancelled while it waited, or started already; a sampled run is never simulated itself
 	}
 	job, err := m.prepare(r)
 	if err != nil {
