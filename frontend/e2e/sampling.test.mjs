@@ -184,4 +184,57 @@ describe("sampled simulation from the web UI", { skip }, () => {
     assert.deepEqual(errors, []);
     await page.close();
   });
+
+  test("launch a sampled run with validate from the plan: it succeeds live with its projection and its check", { timeout: 240_000 }, async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/${TRACE}/sample`);
+    // The newest plan is shown when none is chosen.
+    const view = page.getByTestId("plan-view");
+    await view.waitFor();
+    const nSamples = Number((await page.getByTestId("plan-samples").locator(".v").innerText()).replace(/,/g, ""));
+    const config = page.getByLabel("Simulator config");
+    assert.equal(await config.inputValue(), "SM90_H100", "the trace's suggested config is preselected");
+    await page.getByTestId("validate").check();
+    await page.getByRole("button", { name: "Launch sampled run" }).click();
+    await page.waitForURL(/\/runs\/[^/]+$/);
+    const runUrl = page.url();
+    await page.evaluate(() => (window.__sameDocument = true));
+    const panel = page.getByTestId("sampled-panel");
+    await panel.waitFor();
+    await page.getByTestId("validation-run").waitFor();
+
+    await page.locator('.run-page .toolbar [data-state="SUCCEEDED"]').waitFor({ timeout: 120_000 });
+    await page.getByTestId("progress-text").getByText(`${nSamples} of ${nSamples} representatives`).waitFor();
+    await page.getByTestId("sampled-progress").getByText(`${nSamples} / ${nSamples}`).waitFor();
+    await page.getByTestId("projected-cycles").getByText(/95 % interval [\d,]+ – [\d,]+/).waitFor({ timeout: 60_000 });
+    assert.match(await page.getByTestId("projected-cycles").locator(".v").innerText(), /^[\d,]+$/);
+    assert.notEqual(await page.getByTestId("projected-time").locator(".v").innerText(), "—");
+    // The check arrives when the validation run has succeeded too.
+    const check = page.getByTestId("sampling-check");
+    await check.waitFor({ timeout: 120_000 });
+    assert.match(await page.getByTestId("check-total-error").locator(".v").innerText(), /%$/);
+    assert.match(await page.getByTestId("check-inside").innerText(), /inside|outside/);
+    assert.match(await page.getByTestId("check-kernel-mape").innerText(), /over 48 launches/);
+    await page.getByTestId("segments-summary").getByText(/succeeded/).waitFor();
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
+
+    // Kernels: simulated ones and projected ones marked, with the full run's cycles.
+    const table = page.getByRole("table", { name: "Run kernels" });
+    await table.getByRole("columnheader", { name: /Full run/ }).waitFor();
+    await table.getByTestId("simulated-mark").first().waitFor();
+    await table.getByTestId("projected-mark").first().waitFor();
+    assert.match(await table.getByTestId("projected-mark").first().innerText(), /^← #\d+$/);
+    await screenshot(page, "61-sampled-run");
+
+    // A segment's page links back to its sampled run.
+    await page.getByTestId("segment").first().getByRole("link").click();
+    await page.getByTestId("sampled-by").waitFor();
+    await screenshot(page, "62-sampled-segment");
+    await page.getByTestId("sampled-by").getByRole("link").click();
+    await page.waitForURL(runUrl);
+    await page.getByTestId("sampled-panel").waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });

@@ -139,7 +139,10 @@ function PlanForm({ traceId, hasRealTiming, onPlanned }: { traceId: string; hasR
           aria-label={kind === "error" ? "Error bound in percent" : "Budget in warp instructions"}
           placeholder={kind === "error" ? "1 (the default)" : "e.g. 2,000,000"}
           value={targetText}
-          onChange={(e) => setTargetText(e.target.value)}
+          onChange={(e) => {
+            setTargetText(e.target.value);
+            setServerError(null);
+          }}
           aria-invalid={targetProblem ? true : undefined}
           aria-describedby="target-hint"
         />
@@ -157,7 +160,10 @@ function PlanForm({ traceId, hasRealTiming, onPlanned }: { traceId: string; hasR
           inputMode="numeric"
           placeholder="1 (the default)"
           value={warmupText}
-          onChange={(e) => setWarmupText(e.target.value)}
+          onChange={(e) => {
+            setWarmupText(e.target.value);
+            setServerError(null);
+          }}
           aria-invalid={warmupProblem ? true : undefined}
           aria-describedby="warmup-hint"
           style={{ maxWidth: 160 }}

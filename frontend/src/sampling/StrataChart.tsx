@@ -68,7 +68,9 @@ export function StrataChart({ strata, basis }: { strata: readonly Stratum[]; bas
           {axisName}
           {scale.log ? " (log scale)" : ""}
         </text>
-        <text x={LABEL + PLOT + 8} y={TOP + 10} className="axis-name" />
+        <text x={LABEL + PLOT + 8} y={TOP + shown.length * ROW + 14} className="axis-name">
+          launches
+        </text>
         {shown.map(({ s, v }, i) => {
           const y = TOP + i * ROW + ROW / 2;
           const [lo, hi] = extent(v.mean, v.cv);
