@@ -19,6 +19,11 @@ type SimConfig struct {
 	// option is absent.
 	CoreClockMHz float64
 
+	// LaunchLatencyCycles is -gpgpu_kernel_launch_latency, the cycles the
+	// simulator adds to each kernel launch; nil when the option is absent
+	// or not a number.
+	LaunchLatencyCycles *int
+
 	// Err says why the config cannot be used ("trace.config: missing", ...).
 	// A config with an Err is never compatible and never the default.
 	Err string

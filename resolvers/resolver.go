@@ -14,6 +14,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph/model"
+	"github.com/cascade-sim/cascade/runs"
 )
 
 // Resolver is the root resolver; its fields are the packages the API
@@ -187,4 +188,12 @@ func (r *Resolver) withStrata(ctx context.Context, p *cascade.SamplingPlan) (cas
 	c := *p
 	c.Strata = s
 	return c, nil
+}
+
+// samplingInput is launchRun's sampling input as package runs takes it.
+func samplingInput(in *model.SamplingRunInput) *runs.SamplingInput {
+	if in == nil {
+		return nil
+	}
+	return &runs.SamplingInput{PlanID: in.Plan, Validate: cascade.Deref(in.Validate)}
 }

@@ -20,7 +20,7 @@ import (
 func (r *mutationResolver) LaunchRun(ctx context.Context, input model.LaunchRunInput) (*cascade.Run, error) {
 	run, err := r.RunManager.Launch(ctx, runs.LaunchInput{
 		TraceID: input.TraceID, SimConfig: input.SimConfig, KernelIDs: input.KernelIds, Label: cascade.Deref(input.Label),
-		Rerun: cascade.Deref(input.Rerun),
+		Rerun: cascade.Deref(input.Rerun), Sampling: samplingInput(input.Sampling),
 	})
 	if err != nil {
 		return nil, err
@@ -48,7 +48,7 @@ func (r *queryResolver) SimConfigs(ctx context.Context) ([]cascade.SimConfig, er
 
 // Runs is the resolver for the runs field.
 func (r *queryResolver) Runs(ctx context.Context, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, segments *bool, first *int, after *string) (*model.RunConnection, error) {
-	f := cascade.RunFilter{TraceID: cascade.Deref(traceID), FailureClass: cascade.Deref(failureClass)}
+	f := cascade.RunFilter{TraceID: cascade.Deref(traceID), FailureClass: cascade.Deref(failureClass), Segments: cascade.Deref(segments)}
 	if state != nil {
 		f.State = *state
 	}

@@ -7,7 +7,6 @@ package resolvers
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/graph"
@@ -15,37 +14,64 @@ import (
 
 // Sampling is the resolver for the sampling field.
 func (r *runResolver) Sampling(ctx context.Context, obj *cascade.Run) (*cascade.SampledRun, error) {
-	panic(fmt.Errorf("not implemented: Sampling - sampling"))
+	if obj.Sampling == nil {
+		return nil, nil
+	}
+	s := *obj.Sampling
+	s.RunID = obj.ID
+	return &s, nil
 }
 
 // SampledBy is the resolver for the sampledBy field.
 func (r *runResolver) SampledBy(ctx context.Context, obj *cascade.Run) (*cascade.Run, error) {
-	panic(fmt.Errorf("not implemented: SampledBy - sampledBy"))
+	if obj.SampledByID == nil {
+		return nil, nil
+	}
+	return notFoundIsNil(r.DB.Run(ctx, *obj.SampledByID))
 }
 
 // Plan is the resolver for the plan field.
 func (r *sampledRunResolver) Plan(ctx context.Context, obj *cascade.SampledRun) (*cascade.SamplingPlan, error) {
-	panic(fmt.Errorf("not implemented: Plan - plan"))
+	p, err := r.Sampling.SamplingPlan(ctx, obj.PlanID)
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
 }
 
 // Segments is the resolver for the segments field.
 func (r *sampledRunResolver) Segments(ctx context.Context, obj *cascade.SampledRun) ([]cascade.Run, error) {
-	panic(fmt.Errorf("not implemented: Segments - segments"))
+	segs, err := r.RunManager.Segments(ctx, obj.RunID)
+	if segs == nil {
+		segs = []cascade.Run{}
+	}
+	return segs, err
 }
 
 // ValidationRun is the resolver for the validationRun field.
 func (r *sampledRunResolver) ValidationRun(ctx context.Context, obj *cascade.SampledRun) (*cascade.Run, error) {
-	panic(fmt.Errorf("not implemented: ValidationRun - validationRun"))
+	if obj.ValidationRunID == nil {
+		return nil, nil
+	}
+	return notFoundIsNil(r.DB.Run(ctx, *obj.ValidationRunID))
 }
 
 // Check is the resolver for the check field.
 func (r *sampledRunResolver) Check(ctx context.Context, obj *cascade.SampledRun) (*cascade.SamplingCheck, error) {
-	panic(fmt.Errorf("not implemented: Check - check"))
+	run, err := r.DB.Run(ctx, obj.RunID)
+	if err != nil {
+		return nil, err
+	}
+	return r.RunManager.SamplingCheck(ctx, run)
 }
 
 // FullRun is the resolver for the fullRun field.
 func (r *samplingCheckResolver) FullRun(ctx context.Context, obj *cascade.SamplingCheck) (*cascade.Run, error) {
-	panic(fmt.Errorf("not implemented: FullRun - fullRun"))
+	run, err := r.DB.Run(ctx, obj.FullRunID)
+	if err != nil {
+		return nil, err
+	}
+	return &run, nil
 }
 
 // SampledRun returns graph.SampledRunResolver implementation.

@@ -92,9 +92,19 @@ type ExecutorService interface {
 	ExecutorStatus() cascade.ExecutorStatus
 }
 
+// SampledRunService reads what sampled runs are made of.
+type SampledRunService interface {
+	// Segments returns a sampled run's segments, in launch order.
+	Segments(ctx context.Context, id string) ([]cascade.Run, error)
+	// SamplingCheck is a SUCCEEDED sampled run checked against a full
+	// run; nil when there is none.
+	SamplingCheck(ctx context.Context, r cascade.Run) (*cascade.SamplingCheck, error)
+}
+
 // RunManager is what the API asks of the simulations.
 type RunManager interface {
 	RunService
+	SampledRunService
 	SimConfigService
 	SweepService
 	ComparisonService

@@ -130,6 +130,7 @@ type Manager struct {
 	aligned      *cache[string, []cascade.ConfigKernelErrors] // see ConfigComparisonKernels
 	comparisons  *cache[string, *cascade.RunComparison]       // see SweepGrid
 	totals       *cache[string, StatTotals]                   // see StatTotals
+	checks       *cache[string, *cascade.SamplingCheck]       // see SamplingCheck
 
 	probe probeState // see Probe
 
@@ -189,7 +190,7 @@ func New(cfg Config) *Manager {
 	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{},
 		results: newCache[string, Results](maxCachedResults), sweepTallies: newCache[string, *sweepTally](maxCachedSweeps),
 		aligned: newCache[string, []cascade.ConfigKernelErrors](maxCachedAligned), comparisons: newCache[string, *cascade.RunComparison](maxCachedComparisons),
-		totals: newCache[string, StatTotals](maxCachedTotals)}
+		totals: newCache[string, StatTotals](maxCachedTotals), checks: newCache[string, *cascade.SamplingCheck](maxCachedChecks)}
 	m.exec = cfg.NewExecutor(host{m})
 	m.queue = workqueue.New(workqueue.Config[string]{Limit: m.exec.Slots(), Work: m.start, Logger: m.log})
 	return m

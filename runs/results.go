@@ -33,15 +33,19 @@ func (m *Manager) Results(ctx context.Context, r cascade.Run) (Results, error) {
 		return Results{}, err
 	}
 	key := fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano(), "@", t.UpdatedAt.UnixNano())
-	if res, ok := m.results.get(key); ok {
-		return res, nil
+	res, ok := m.results.get(key)
+	if !ok {
+		if res, err = m.computeResults(ctx, r, t); err != nil {
+			return res, err
+		}
+		m.results.put(key, res)
 	}
-	res, err := m.computeResults(ctx, r, t)
-	if err != nil {
-		return res, err
+	if r.Sampling != nil && r.State == cascade.RunSucceeded {
+		// Against the full run of its check, which may be newer.
+		res.Kernels = slices.Clone(res.Kernels)
+		err = m.joinFull(ctx, r, res.Kernels)
 	}
-	m.results.put(key, res)
-	return res, nil
+	return res, err
 }
 
 // maxCachedResults bounds the results cache; a full cache starts afresh.

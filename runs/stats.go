@@ -220,7 +220,7 @@ func (m *Manager) KernelPage(ctx context.Context, r cascade.Run, p cascade.Page)
 	}
 	cfg, _ := m.runConfig(r)
 	m.timing(t).join(page.Items, cfg)
-	return page, nil
+	return page, m.joinFull(ctx, r, page.Items)
 }
 
 // KernelPages calls fn with each page of up to size of r's kernel results

@@ -174,7 +174,22 @@ func load(c cascade.SimConfig) cascade.SimConfig {
 		c.Err = err.Error()
 	}
 	c.CoreClockMHz = clock
+	c.LaunchLatencyCycles = opts.launchLatency()
 	return c
+}
+
+// launchLatency is -gpgpu_kernel_launch_latency; nil when absent or not
+// a number of cycles.
+func (o options) launchLatency() *int {
+	opt, ok := o["-gpgpu_kernel_launch_latency"]
+	if !ok {
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(opt.value))
+	if err != nil || n < 0 {
+		return nil
+	}
+	return &n
 }
 
 // option is the last value an option was given, and where.
