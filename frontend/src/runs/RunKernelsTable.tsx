@@ -13,7 +13,10 @@ const ROW = 30;
 const BASE_COLUMNS = "70px minmax(180px, 1fr) 90px 110px 110px 70px 100px 100px 90px";
 const BASE_WIDTH = 1000;
 const STAT_WIDTH = 120;
-// A checked sampled run's full-run columns: its cycles and the error against them.
+// A sampled run's column (simulated, or projected from which launch), and with a check the
+// full run's: its cycles and the error against them.
+const SAMPLED_COLUMN = "100px ";
+const SAMPLED_WIDTH = 100;
 const FULL_COLUMNS = "110px 90px ";
 const FULL_WIDTH = 200;
 
@@ -42,11 +45,12 @@ export function RunKernelsTable({
   const v = useVirtualizer({ count: kernels.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 15 });
   if (all.length === 0) return <p className="muted">No kernel has finished yet.</p>;
   const full = sampled?.checked ?? false;
-  const wide = columns.length > 0 || full;
-  const grid = wide
-    ? { gridTemplateColumns: `${BASE_COLUMNS} ${full ? FULL_COLUMNS : ""}${`${STAT_WIDTH}px `.repeat(columns.length)}` }
+  const extra = (sampled ? SAMPLED_COLUMN : "") + (full ? FULL_COLUMNS : "");
+  const wide = columns.length > 0 || sampled != null;
+  const grid = wide ? { gridTemplateColumns: `${BASE_COLUMNS} ${extra}${`${STAT_WIDTH}px `.repeat(columns.length)}` } : undefined;
+  const width = wide
+    ? { minWidth: BASE_WIDTH + (sampled ? SAMPLED_WIDTH : 0) + (full ? FULL_WIDTH : 0) + STAT_WIDTH * columns.length }
     : undefined;
-  const width = wide ? { minWidth: BASE_WIDTH + (full ? FULL_WIDTH : 0) + STAT_WIDTH * columns.length } : undefined;
   const stats = (vs: StatValues | null | undefined) =>
     columns.map(({ counter, index }) => (
       <span key={counter.name} role="cell" className="num" data-stat={counter.name}>
@@ -82,6 +86,11 @@ export function RunKernelsTable({
           <span role="columnheader" className="num">Simulated</span>
           <span role="columnheader" className="num">Measured</span>
           <span role="columnheader" className="num">Error</span>
+          {sampled && (
+            <span role="columnheader" title="Simulated (a representative or its warm-up), or projected from the simulated launch at that position of the trace's kernel list">
+              Sampled
+            </span>
+          )}
           {full && (
             <>
               <span role="columnheader" className="num" title="The full run's simulated cycles of the same launch">
@@ -104,7 +113,7 @@ export function RunKernelsTable({
             <span role="cell" className="muted">
               all {formatCount(all.length)} kernels
             </span>
-            {Array.from({ length: 7 + (full ? 2 : 0) }, (_, i) => (
+            {Array.from({ length: 7 + (sampled ? 1 : 0) + (full ? 2 : 0) }, (_, i) => (
               <span key={i} role="cell" />
             ))}
             {stats(totals)}
@@ -128,15 +137,6 @@ export function RunKernelsTable({
                 <span role="cell">
                   <KernelName name={k.name} displayName={k.displayName} demangledName={k.demangledName} />
                   {k.truncated && <span className="tag" title="The simulator's cycle limit cut this kernel short">truncated</span>}
-                  {mark && (
-                    <span
-                      className={`tag ${k.simulated ? "simulated" : "projected"}`}
-                      data-testid={k.simulated ? "simulated-mark" : "projected-mark"}
-                      title={k.simulated ? "Simulated: a representative or its warm-up" : `Projected from the simulation of launch ${k.projectedFrom ?? "?"}`}
-                    >
-                      {mark}
-                    </span>
-                  )}
                 </span>
                 <span role="cell" className="num">{k.launchUid ?? "—"}</span>
                 <span role="cell" className="num">{formatCount(k.simCycles)}</span>
@@ -145,6 +145,19 @@ export function RunKernelsTable({
                 <span role="cell" className="num">{formatNs(k.simTimeNs)}</span>
                 <span role="cell" className="num">{formatNs(k.measuredNs)}</span>
                 <span role="cell" className="num">{formatPct(k.errorPct)}</span>
+                {sampled && (
+                  <span role="cell">
+                    {mark && (
+                      <span
+                        className={`tag ${k.simulated ? "simulated" : "projected"}`}
+                        data-testid={k.simulated ? "simulated-mark" : "projected-mark"}
+                        title={k.simulated ? "Simulated: a representative or its warm-up" : `Projected from the simulation of launch ${k.projectedFrom ?? "?"}`}
+                      >
+                        {mark}
+                      </span>
+                    )}
+                  </span>
+                )}
                 {full && (
                   <>
                     <span role="cell" className="num">{formatCount(k.fullCycles)}</span>

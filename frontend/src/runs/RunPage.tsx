@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { useMutation } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
@@ -8,7 +8,7 @@ import { formatCount, formatDurationMs, formatNs, formatTime } from "../format";
 import type { RunDetailFragment } from "../gql/graphql";
 import { sweepPath } from "../sweeps/progress";
 import { Link, tracePath, useTitle } from "../router";
-import { newest } from "../time";
+import { compareTime, newest } from "../time";
 import { appendLines } from "../traces/PostprocessLog";
 import { formatCorrelation, formatPct, isActive, progressFraction } from "./compare";
 import { CancelRunMutation, RunDetailUpdatedSubscription, RunLogSubscription, RunQuery, RunRemovedSubscription } from "./documents";
@@ -32,6 +32,20 @@ export function RunPage({ id }: { id: string }) {
   const [removed, setRemoved] = useState(false);
   const [picked, setPicked] = usePickedColumns();
   useEvents(RunRemovedSubscription, { id }, () => setRemoved(true));
+  // A sampled run's check is computed when it is read: when a full run it can be checked
+  // against succeeds, read it again, and let that answer win over the last event of the
+  // same version (which has no check).
+  const freshFrom = useRef<typeof data | null>(null);
+  const readAgain = useCallback(() => {
+    freshFrom.current = data;
+    refetch({ requestPolicy: "network-only" });
+  }, [data, refetch]);
+  useEffect(() => {
+    if (freshFrom.current !== null && data !== freshFrom.current) {
+      freshFrom.current = null;
+      setLive((l) => (l && data?.run && compareTime(l.updatedAt, data.run.updatedAt) <= 0 ? null : l));
+    }
+  }, [data]);
   const finished = run && !isActive(run.state);
   const queriedActive = data?.run ? isActive(data.run.state) : false;
   useEffect(() => {
@@ -165,7 +179,7 @@ export function RunPage({ id }: { id: string }) {
           {f != null && ` (${Math.round(f * 100)} %)`}
         </span>
       </div>
-      {run.sampling && <SampledRunPanel run={run} sampling={run.sampling} />}
+      {run.sampling && <SampledRunPanel run={run} sampling={run.sampling} onFullRunSucceeded={readAgain} />}
       <RunFiguresList figures={run.figures} counters={run.statCounters} totals={totals} />
       {run.history.length > 0 && (
         <details>

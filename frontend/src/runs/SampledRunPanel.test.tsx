@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, render, screen } from "@testing-library/react";
-import { SampledRunPanel } from "./SampledRunPanel";
+import { SampledRunPanel, checkable } from "./SampledRunPanel";
 
 afterEach(cleanup);
 
@@ -38,7 +38,7 @@ const sampling = {
   validationRun: summary("full", "RUNNING", 10, 48),
   check: null,
 };
-const run = { id: "r", trace: { id: "t", model: null, sourceGpu: null, traceGpuArch: "sm_90", hasRealTiming: true, hasStepTimeline: false }, progress: { kernelsDone: 5, kernelsTotal: 8 } };
+const run = { id: "r", state: "RUNNING" as const, simConfig: { name: "SM90_H100" }, trace: { id: "t", model: null, sourceGpu: null, traceGpuArch: "sm_90", hasRealTiming: true, hasStepTimeline: false }, progress: { kernelsDone: 5, kernelsTotal: 8 } };
 
 describe("SampledRunPanel", () => {
   it("while segments run: representatives simulated, the fraction, the speed-up, segments, the validation run, no check yet", () => {
@@ -87,5 +87,18 @@ describe("SampledRunPanel", () => {
     expect(screen.getByTestId("check-kernel-mape").textContent).toContain("3.2 %");
     expect(screen.getByTestId("check-kernel-mape").textContent).toContain("max 9.9 %");
     expect(screen.getByTestId("check-measured-mape").textContent).toContain("12.5 % / 11.0 %");
+  });
+});
+
+describe("checkable", () => {
+  const done = { state: "SUCCEEDED" as const, simConfig: { name: "SM90_H100" } };
+  const ok = (id: string, state = "SUCCEEDED", config = "SM90_H100") => ({ id, state: state as "SUCCEEDED", simConfig: { name: config } });
+  it("a succeeded full run of the config, or the validation run, while there is no check", () => {
+    expect(checkable(ok("full"), done, sampling)).toBe(true);
+    expect(checkable(ok("other", "SUCCEEDED", "SM7_QV100"), done, sampling)).toBe(false);
+    expect(checkable(ok("s1"), done, sampling)).toBe(false); // a segment
+    expect(checkable(ok("x", "RUNNING"), done, sampling)).toBe(false);
+    expect(checkable(ok("x"), { ...done, state: "RUNNING" }, sampling)).toBe(false);
+    expect(checkable(ok("x"), done, { ...sampling, check: {} as never })).toBe(false);
   });
 });

@@ -32,11 +32,26 @@ function Stat({ k, v, testid, title }: { k: string; v: React.ReactNode; testid?:
  * its interval, simulator time against the full run's estimate, the segments and the validation
  * run (live: the trace's run updates carry their states), and the check against a full run.
  */
-export function SampledRunPanel({ run, sampling }: { run: Pick<RunDetailFragment, "id" | "progress" | "trace">; sampling: Sampling }) {
+export function SampledRunPanel({
+  run,
+  sampling,
+  onFullRunSucceeded,
+}: {
+  run: Pick<RunDetailFragment, "id" | "state" | "progress" | "trace"> & { simConfig: { name: string } };
+  sampling: Sampling;
+  /**
+   * Told when a run this one can be checked against succeeds while it has no check: the check
+   * is computed when the run is read, and that success changes nothing of this run to send.
+   */
+  onFullRunSucceeded?: () => void;
+}) {
   const [live, setLive] = useState<ReadonlyMap<string, RunSummaryFragment>>(new Map());
-  useEvents(RunUpdatedSubscription, { traceId: run.trace.id }, (d) =>
-    setLive((m) => (d.runUpdated.id === run.id ? m : new Map(m).set(d.runUpdated.id, d.runUpdated))),
-  );
+  useEvents(RunUpdatedSubscription, { traceId: run.trace.id }, (d) => {
+    const r = d.runUpdated;
+    if (r.id === run.id) return;
+    setLive((m) => new Map(m).set(r.id, r));
+    if (checkable(r, run, sampling)) onFullRunSucceeded?.();
+  });
   const segments = withLive(sampling.segments, live);
   const validation = sampling.validationRun ? withLive([sampling.validationRun], live)[0] : null;
   const x = speedup(sampling.fullRunSecondsEstimate, sampling.simulatorSeconds);
@@ -104,6 +119,17 @@ export function SampledRunPanel({ run, sampling }: { run: Pick<RunDetailFragment
       </details>
     </section>
   );
+}
+
+/** Whether r's success can give a sampled run without a check its check: a succeeded full run of its config. */
+export function checkable(
+  r: Pick<RunSummaryFragment, "id" | "state" | "simConfig">,
+  run: { state: string; simConfig: { name: string } },
+  sampling: Pick<Sampling, "check" | "segments" | "validationRun">,
+): boolean {
+  if (sampling.check || run.state !== "SUCCEEDED" || r.state !== "SUCCEEDED") return false;
+  if (r.id === sampling.validationRun?.id) return true;
+  return r.simConfig.name === run.simConfig.name && !sampling.segments.some((s) => s.id === r.id);
 }
 
 function SamplingCheckView({ check, validation }: { check: Sampling["check"]; validation: RunSummaryFragment | null }) {
