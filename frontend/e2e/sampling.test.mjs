@@ -26,6 +26,9 @@ const TRACE = "sampling-e2e";
 const LAYERS = 12;
 const PREFILL = 4; // the first layers are prefill: five times longer
 const CTX = "0x55d2c3a1e4f0";
+// The config of the sampled run checked against a full run launched later, apart from the
+// validate test's (SM90_H100), whose validation run would otherwise be that full run.
+const OTHER = "SM86_RTX3070";
 
 async function gql(server, query, variables = {}) {
   const r = await fetch(`${server.url}/graphql`, {
@@ -180,6 +183,28 @@ describe("sampled simulation from the web UI", { skip }, () => {
     await page.getByLabel("Budget in warp instructions").fill("1");
     await page.getByRole("button", { name: "Plan", exact: true }).click();
     await page.getByTestId("target-hint").getByText(/budget of 1 warp instructions is below/).waitFor();
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("a sampled run without validate has no check until a full run of its config succeeds, then shows it live", { timeout: 240_000 }, async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/${TRACE}/sample`);
+    await page.getByTestId("plan-view").waitFor();
+    await page.getByLabel("Simulator config").selectOption(OTHER);
+    await page.getByRole("button", { name: "Launch sampled run" }).click();
+    await page.waitForURL(/\/runs\/[^/]+$/);
+    await page.evaluate(() => (window.__sameDocument = true));
+    await page.locator('.run-page .toolbar [data-state="SUCCEEDED"]').waitFor({ timeout: 120_000 });
+    await page.getByTestId("no-check").getByText(/No full run of this trace and config has succeeded/).waitFor();
+    assert.equal(await page.getByTestId("validation-run").count(), 0);
+    assert.equal(await page.getByRole("table", { name: "Run kernels" }).getByRole("columnheader", { name: /Full run/ }).count(), 0);
+    // A full run of the same config, launched elsewhere: its success brings the check here.
+    await gql(server, "mutation($in: LaunchRunInput!) { launchRun(input: $in) { id } }", { in: { traceId: TRACE, simConfig: OTHER, rerun: true } });
+    await page.getByTestId("sampling-check").waitFor({ timeout: 120_000 });
+    await page.getByRole("table", { name: "Run kernels" }).getByRole("columnheader", { name: /Full run/ }).waitFor();
     assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
     assert.deepEqual(errors, []);
     await page.close();

@@ -93,12 +93,12 @@ describe("SampledRunPanel", () => {
 describe("checkable", () => {
   const done = { state: "SUCCEEDED" as const, simConfig: { name: "SM90_H100" } };
   const ok = (id: string, state = "SUCCEEDED", config = "SM90_H100") => ({ id, state: state as "SUCCEEDED", simConfig: { name: config } });
-  it("a succeeded full run of the config, or the validation run, while there is no check", () => {
+  it("a succeeded full run of the config, or the validation run, while there is no check; before the sampled run's own success too", () => {
+    expect(checkable(ok("x"), { simConfig: done.simConfig }, sampling)).toBe(true);
     expect(checkable(ok("full"), done, sampling)).toBe(true);
     expect(checkable(ok("other", "SUCCEEDED", "SM7_QV100"), done, sampling)).toBe(false);
     expect(checkable(ok("s1"), done, sampling)).toBe(false); // a segment
     expect(checkable(ok("x", "RUNNING"), done, sampling)).toBe(false);
-    expect(checkable(ok("x"), { ...done, state: "RUNNING" }, sampling)).toBe(false);
     expect(checkable(ok("x"), done, { ...sampling, check: {} as never })).toBe(false);
   });
 });

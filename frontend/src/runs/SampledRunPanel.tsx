@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useEvents } from "../api/useEvents";
 import { StateBadge } from "../components/StateBadge";
 import { formatCount, formatNs } from "../format";
@@ -46,12 +46,21 @@ export function SampledRunPanel({
   onFullRunSucceeded?: () => void;
 }) {
   const [live, setLive] = useState<ReadonlyMap<string, RunSummaryFragment>>(new Map());
+  // Whether a full run it can be checked against succeeded since the run was last read. Its
+  // message can come before or after this run's own success.
+  const [fullSucceeded, setFullSucceeded] = useState(false);
   useEvents(RunUpdatedSubscription, { traceId: run.trace.id }, (d) => {
     const r = d.runUpdated;
     if (r.id === run.id) return;
     setLive((m) => new Map(m).set(r.id, r));
-    if (checkable(r, run, sampling)) onFullRunSucceeded?.();
+    if (checkable(r, run, sampling)) setFullSucceeded(true);
   });
+  const waiting = fullSucceeded && run.state === "SUCCEEDED" && sampling.check == null;
+  useEffect(() => {
+    if (!waiting) return;
+    setFullSucceeded(false);
+    onFullRunSucceeded?.();
+  }, [waiting, onFullRunSucceeded]);
   const segments = withLive(sampling.segments, live);
   const validation = sampling.validationRun ? withLive([sampling.validationRun], live)[0] : null;
   const x = speedup(sampling.fullRunSecondsEstimate, sampling.simulatorSeconds);
@@ -121,13 +130,13 @@ export function SampledRunPanel({
   );
 }
 
-/** Whether r's success can give a sampled run without a check its check: a succeeded full run of its config. */
+/** Whether r's success can give a sampled run without a check its check, once the sampled run has succeeded: a succeeded full run of its config. */
 export function checkable(
   r: Pick<RunSummaryFragment, "id" | "state" | "simConfig">,
-  run: { state: string; simConfig: { name: string } },
+  run: { simConfig: { name: string } },
   sampling: Pick<Sampling, "check" | "segments" | "validationRun">,
 ): boolean {
-  if (sampling.check || run.state !== "SUCCEEDED" || r.state !== "SUCCEEDED") return false;
+  if (sampling.check || r.state !== "SUCCEEDED") return false;
   if (r.id === sampling.validationRun?.id) return true;
   return r.simConfig.name === run.simConfig.name && !sampling.segments.some((s) => s.id === r.id);
 }
