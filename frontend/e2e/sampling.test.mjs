@@ -183,6 +183,23 @@ describe("sampled simulation from the web UI", { skip }, () => {
     await page.getByLabel("Budget in warp instructions").fill("1");
     await page.getByRole("button", { name: "Plan", exact: true }).click();
     await page.getByTestId("target-hint").getByText(/budget of 1 warp instructions is below/).waitFor();
+
+    // SIEVE: strata by instruction count, charted along warp instructions; it lists first, and
+    // the STEM plan stays selectable.
+    await page.getByLabel("Error bound (%)").check();
+    await page.getByLabel("Error bound in percent").fill("5");
+    await page.getByRole("radio", { name: /^SIEVE/ }).check();
+    await page.getByRole("button", { name: "Plan", exact: true }).click();
+    await view.getByRole("heading", { name: /Plan .*: SIEVE, ±5\.00 %/ }).waitFor();
+    assert.match(await page.getByTestId("strata-chart").getAttribute("aria-label"), /strata along warp instructions/);
+    const rows = page.getByTestId("plan-row");
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="plan-row"]').length === 2);
+    assert.match(await rows.nth(0).innerText(), /SIEVE/);
+    assert.match(await rows.nth(1).innerText(), /STEM/);
+    assert.equal(await rows.nth(0).getAttribute("aria-selected"), "true");
+    await rows.nth(1).getByRole("link").click();
+    await view.getByRole("heading", { name: /Plan .*: STEM, ±10\.0 %/ }).waitFor();
+    assert.equal(await page.getByTestId("strata-chart").getAttribute("data-scale"), "log");
     assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
     assert.deepEqual(errors, []);
     await page.close();

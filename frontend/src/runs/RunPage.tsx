@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { useMutation } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
@@ -16,13 +16,14 @@ import { RunKernelsTable } from "./RunKernelsTable";
 import { runName } from "./runName";
 import { runPath } from "./RunTable";
 import { SampledRunPanel } from "./SampledRunPanel";
+import { useReadAgain } from "./useReadAgain";
 import { ScatterChart } from "./ScatterChart";
 import { CyclesChart } from "./CyclesChart";
 import { DownloadKernelsCsv, FailureDetails, RunFiguresList, StatColumnPicker, usePickedColumns } from "./RunStats";
 import { pickedColumns } from "./stats";
 
 export function RunPage({ id }: { id: string }) {
-  const [{ data, error }, refetch] = useLiveQuery({ query: RunQuery, variables: { id } });
+  const [{ data, error, fetching }, refetch] = useLiveQuery({ query: RunQuery, variables: { id } });
   // The newer of the query's answer and the last runUpdated event, by updatedAt: an answer
   // (a refetch after a reconnect) can come after a newer event.
   const [live, setLive] = useState<RunDetailFragment | null>(null);
@@ -35,17 +36,9 @@ export function RunPage({ id }: { id: string }) {
   // A sampled run's check is computed when it is read: when a full run it can be checked
   // against succeeds, read it again, and let that answer win over the last event of the
   // same version (which has no check).
-  const freshFrom = useRef<typeof data | null>(null);
-  const readAgain = useCallback(() => {
-    freshFrom.current = data;
-    refetch({ requestPolicy: "network-only" });
-  }, [data, refetch]);
-  useEffect(() => {
-    if (freshFrom.current !== null && data !== freshFrom.current) {
-      freshFrom.current = null;
-      setLive((l) => (l && data?.run && compareTime(l.updatedAt, data.run.updatedAt) <= 0 ? null : l));
-    }
-  }, [data]);
+  const readAgain = useReadAgain(data, fetching, refetch, (d) =>
+    setLive((l) => (l && d.run && compareTime(l.updatedAt, d.run.updatedAt) <= 0 ? null : l)),
+  );
   const finished = run && !isActive(run.state);
   const queriedActive = data?.run ? isActive(data.run.state) : false;
   useEffect(() => {
