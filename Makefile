@@ -37,7 +37,9 @@ generate:
 # (s-first) and a restart (s-restart); both on PostgreSQL too with
 # CASCADE_TEST_POSTGRES_DSN set. Plan1M: a sampling plan of a
 # 1,000,000-launch LLM trace by each method (time, and a bound on the
-# heap's peak: MB-peak, to stay under 256). Issue 23's 1,000,000-kernel
+# heap's peak: MB-peak, to stay under 256); ProjectSampled1M: a sampled
+# run's projection of a Sieve plan's representatives onto 1,000,000
+# launches and its kernels built, the database's writes aside. Issue 23's 1,000,000-kernel
 # run: Stats1M, the parse of a log generated in the real log's format
 # (ns/kernel, MB-heap, sim-days: the simulator's time to print it), and
 # RunKernels1M, storing its results with statistics in progress updates of
@@ -58,6 +60,7 @@ bench:
 	uptime; go test ./db -run '^$$' -bench CreateSweep -benchtime 10x
 	uptime; go test ./runs -run '^$$' -bench LaunchSweep -benchtime 1x -timeout 60m -v
 	uptime; go test ./sampling -run '^$$' -bench Plan1M -benchtime 5x
+	uptime; go test ./runs -run '^$$' -bench ProjectSampled1M -benchtime 3x -benchmem
 	uptime; go test ./accelsim/simlog -run '^$$' -bench Stats1M -benchtime 1x -timeout 30m
 	uptime; go test ./db -run '^$$' -bench RunKernels1M -benchtime 300x -timeout 60m -v
 	uptime; go test ./db -run '^$$' -bench ParseStore1M -benchtime 1x -timeout 60m

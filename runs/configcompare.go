@@ -15,7 +15,8 @@ import (
 // in name order, one entry for each config with any run of the trace.
 // Each config's figures are those of its latest succeeded run, computed
 // by [Manager.Results] (cached); failed, cancelled, running and queued runs
-// are counted, never averaged in.
+// are counted, never averaged in. The segments of sampled runs take no
+// part: their sampled run does.
 func (m *Manager) ConfigComparison(ctx context.Context, traceID string) ([]cascade.ConfigComparison, error) {
 	out, _, err := m.configComparison(ctx, traceID)
 	return out, err
@@ -31,6 +32,9 @@ func (m *Manager) configComparison(ctx context.Context, traceID string) ([]casca
 	by := map[string]*cascade.ConfigComparison{}
 	var names []string
 	for _, r := range rs {
+		if r.SampledByID != nil {
+			continue // a part of its sampled run, which counts
+		}
 		c := by[r.SimConfig]
 		if c == nil {
 			c = &cascade.ConfigComparison{SimConfig: r.SimConfig}

@@ -139,9 +139,12 @@ type Manager struct {
 
 	// Sampled runs (sampledsettle.go): sampledMu makes settling and
 	// cancelling them take turns; startedSampled holds those known to
-	// be running; bg is the settling under way.
+	// be running; bg is the settling under way, which starts no more
+	// once bgDone (Run is returning: the next start settles what is left).
 	sampledMu      sync.Mutex
 	startedSampled sync.Map
+	bgMu           sync.Mutex
+	bgDone         bool
 	bg             sync.WaitGroup
 }
 
@@ -298,6 +301,9 @@ func (m *Manager) Run(ctx context.Context) error {
 	wg.Go(func() { m.queue.Run(ctx) })
 	m.exec.Run(ctx)
 	wg.Wait()
+	m.bgMu.Lock()
+	m.bgDone = true
+	m.bgMu.Unlock()
 	m.bg.Wait()
 	return nil
 }

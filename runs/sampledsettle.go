@@ -41,6 +41,11 @@ func (m *Manager) settleLater(id string) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	m.bgMu.Lock()
+	defer m.bgMu.Unlock()
+	if m.bgDone {
+		return
+	}
 	m.bg.Go(func() {
 		if err := m.settleSampled(ctx, id); err != nil && ctx.Err() == nil {
 			m.log.Error("settle sampled run", "run", id, "err", err)

@@ -1,0 +1,198 @@
+package runs_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/servertest"
+)
+
+// TestSampledRunRestart: a server that stops while a sampled run runs
+// leaves it to the next, which runs its segments again and never the
+// sampled run itself, and projects it when they have succeeded.
+func TestSampledRunRestart(t *testing.T) {
+	t.Parallel()
+	for name, u := range dbtest.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=1h"}, func(c *app.Config) { c.DataDir = dir })
+			plan := planSampling(t, s)
+			r := launchSampled(t, s, plan.ID, false)
+			waitSampled(t, s, r.ID, "RUNNING")
+			s.Close()
+			s2 := sampledServer(t, u, []string{"FAKESIM_MODE=ok"}, func(c *app.Config) { c.DataDir = dir })
+			got := waitSampled(t, s2, r.ID, "SUCCEEDED")
+			if len(got.KernelPage.Nodes) != sampledLaunches || got.Progress.KernelsDone != plan.Samples {
+				t.Errorf("%d kernels, progress %+v", len(got.KernelPage.Nodes), got.Progress)
+			}
+			var h struct{ Run struct{ History []string } }
+			s2.MustDo(t, `query($id: ID!) { run(id: $id) { history } }`, map[string]any{"id": r.ID}, &h)
+			for _, l := range h.Run.History {
+				if strings.Contains(l, "runs again") {
+					t.Errorf("the sampled run was run again: %q", h.Run.History)
+				}
+			}
+		})
+	}
+}
+
+// breakKernel makes the stand-in fail on the kernel with the given id of
+// the sampled-run trace: its header's binary version becomes one the
+// simulator does not decode (FAKESIM_BINARY_VERSIONS=90), the file keeping
+// its size and modification time so the scanner sees no change.
+func breakKernel(t *testing.T, s *servertest.TestServer, id int) {
+	t.Helper()
+	path := filepath.Join(s.TraceDir(sampledID), "traces", fmt.Sprintf("kernel-%d-ctx_%s.traceg", id, sampledCtx))
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "-binary version = 90\n", "-binary version = 61\n", 1)
+	if text == string(b) {
+		t.Fatalf("%s: no binary version 90", path)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSampledRunSegmentFails: a segment that fails fails its sampled run
+// with its failure class, naming the segment and its kernels, and the
+// other segments are cancelled.
+func TestSampledRunSegmentFails(t *testing.T) {
+	t.Parallel()
+	for name, u := range dbtest.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			// One simulation at a time, each kernel taking a while: the
+			// first segment fails while the others wait or run.
+			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=500ms", "FAKESIM_BINARY_VERSIONS=90"},
+				func(c *app.Config) { c.RunConcurrency = 1 })
+			plan := planSampling(t, s)
+			first := plan.TraceRanges[0]
+			breakKernel(t, s, first.End)
+			r := launchSampled(t, s, plan.ID, false)
+			r = waitSampled(t, s, r.ID, "FAILED")
+			n := len(plan.TraceRanges)
+			want := fmt.Sprintf("segment 1 of %d (kernels %d–%d): ", n, first.Start, first.End)
+			if r.Error == nil || !strings.HasPrefix(*r.Error, want) || !strings.Contains(*r.Error, "unsupported binary version") ||
+				cascadeDeref(r.FailureClass) != "UNSUPPORTED_BINARY_VERSION" {
+				t.Errorf("sampled run: error %q, class %v; want %q…, UNSUPPORTED_BINARY_VERSION", cascadeDeref(r.Error), cascadeDeref(r.FailureClass), want)
+			}
+			testkit.Eventually(t, 30*time.Second, "the other segments cancelled", func() bool {
+				r = getSampled(t, s, r.ID)
+				for _, seg := range r.Sampling.Segments[1:] {
+					if seg.State != "CANCELLED" {
+						return false
+					}
+				}
+				return true
+			})
+			if seg := r.Sampling.Segments[0]; seg.State != "FAILED" || cascadeDeref(seg.FailureClass) != "UNSUPPORTED_BINARY_VERSION" {
+				t.Errorf("first segment: %+v", seg)
+			}
+			if r.Sampling.ProjectedCycles != nil || len(r.KernelPage.Nodes) != 0 {
+				t.Errorf("failed sampled run has a projection: %v, %d kernels", ptrF(r.Sampling.ProjectedCycles), len(r.KernelPage.Nodes))
+			}
+		})
+	}
+}
+
+// TestSampledRunCancel: cancelling a sampled run that is running cancels
+// its segments.
+func TestSampledRunCancel(t *testing.T) {
+	t.Parallel()
+	for name, u := range dbtest.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=2s"}, func(c *app.Config) { c.RunConcurrency = 1 })
+			plan := planSampling(t, s)
+			r := launchSampled(t, s, plan.ID, false)
+			r = waitSampled(t, s, r.ID, "RUNNING") // its first segment started
+			var c struct{ CancelRun struct{ State string } }
+			s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { state } }`, map[string]any{"id": r.ID}, &c)
+			if c.CancelRun.State != "CANCELLED" {
+				t.Errorf("cancelled: %+v", c.CancelRun)
+			}
+			testkit.Eventually(t, 30*time.Second, "every segment cancelled", func() bool {
+				r = getSampled(t, s, r.ID)
+				for _, seg := range r.Sampling.Segments {
+					if seg.State != "CANCELLED" {
+						return false
+					}
+				}
+				return true
+			})
+			if r.State != "CANCELLED" || cascadeDeref(r.FailureClass) != "CANCELLED" {
+				t.Errorf("sampled run: %s, %v", r.State, cascadeDeref(r.FailureClass))
+			}
+		})
+	}
+}
+
+// TestSampledRunLaunchChecks: a sampled launch names what is wrong with
+// it; and removing the trace removes a sampled run with its segments.
+func TestSampledRunLaunchChecks(t *testing.T) {
+	t.Parallel()
+	for name, u := range dbtest.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=2s"}, func(c *app.Config) { c.RunConcurrency = 1 })
+			uploadQuickstart(t, s)
+			plan := planSampling(t, s)
+			var other struct{ PlanSampling struct{ ID string } }
+			s.MustDo(t, `mutation { planSampling(traceId: "`+quickstartID+`") { id } }`, nil, &other)
+			for _, c := range []struct {
+				in        map[string]any
+				code, msg string
+			}{
+				{map[string]any{"traceId": sampledID, "simConfig": simconfigtest.H100, "sampling": map[string]any{"plan": "spnope"}},
+					"NOT_FOUND", "sampling.plan: no sampling plan \"spnope\""},
+				{map[string]any{"traceId": sampledID, "simConfig": simconfigtest.H100, "sampling": map[string]any{"plan": other.PlanSampling.ID}},
+					"BAD_USER_INPUT", "sampling.plan: plan \"" + other.PlanSampling.ID + "\" is a plan of trace \"qs\""},
+				{map[string]any{"traceId": sampledID, "simConfig": simconfigtest.H100, "kernelIds": []int{1}, "sampling": map[string]any{"plan": plan.ID}},
+					"BAD_USER_INPUT", "kernelIds: leave it out for a sampled run"},
+				{map[string]any{"traceId": sampledID, "simConfig": "SM1_NOPE", "sampling": map[string]any{"plan": plan.ID}},
+					"BAD_USER_INPUT", "simConfig: "},
+				{map[string]any{"traceId": "nope", "simConfig": simconfigtest.H100, "sampling": map[string]any{"plan": plan.ID}},
+					"BAD_USER_INPUT", "sampling.plan: plan \"" + plan.ID + "\" is a plan of trace \"sp\", not of \"nope\""},
+			} {
+				errs := s.Do(t, `mutation($in: LaunchRunInput!) { launchRun(input: $in) { id } }`, map[string]any{"in": c.in}, nil)
+				if len(errs) != 1 || errs[0].Code() != c.code || !strings.Contains(errs[0].Message, c.msg) {
+					t.Errorf("launch %v: %+v; want %s %q", c.in, errs, c.code, c.msg)
+				}
+			}
+			var l struct{ Runs struct{ TotalCount int } }
+			s.MustDo(t, `{ runs(segments: true) { totalCount } }`, nil, &l)
+			if l.Runs.TotalCount != 0 {
+				t.Errorf("refused launches stored %d runs", l.Runs.TotalCount)
+			}
+
+			r := launchSampled(t, s, plan.ID, false)
+			waitSampled(t, s, r.ID, "RUNNING")
+			if err := os.RemoveAll(s.TraceDir(sampledID)); err != nil {
+				t.Fatal(err)
+			}
+			testkit.Eventually(t, 30*time.Second, "the sampled run and its segments removed", func() bool {
+				s.MustDo(t, `{ runs(segments: true) { totalCount } }`, nil, &l)
+				return l.Runs.TotalCount == 0
+			})
+		})
+	}
+}

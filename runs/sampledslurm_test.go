@@ -1,0 +1,48 @@
+package runs_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/slurm"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/slurmtest"
+)
+
+// TestSampledRunOnSlurm: under the Slurm executor each segment of a
+// sampled run is a batch job of its own, the sampled run none, and it
+// succeeds once they have.
+func TestSampledRunOnSlurm(t *testing.T) {
+	t.Parallel()
+	c := slurmtest.Start(t)
+	s := sampledServer(t, "", []string{"FAKESIM_MODE=ok"}, func(cfg *app.Config) {
+		cfg.Executor = "slurm"
+		cfg.Slurm = slurm.Config{Env: []string{"SLURM_CONF=" + c.Conf()}, PollInterval: 300 * time.Millisecond, Timeout: 5 * time.Second}
+	})
+	plan := planSampling(t, s)
+	r := launchSampled(t, s, plan.ID, false)
+	var got sampledRunView
+	testkit.Eventually(t, 2*time.Minute, "the sampled run over", func() bool {
+		got = getSampled(t, s, r.ID)
+		return got.State != "QUEUED" && got.State != "RUNNING"
+	})
+	if got.State != "SUCCEEDED" {
+		t.Fatalf("sampled run on Slurm: %s, %v", got.State, cascadeDeref(got.Error))
+	}
+	jobs := map[int64]bool{}
+	for _, seg := range got.Sampling.Segments {
+		sr := getSlurm(t, s, seg.ID)
+		if sr.State != "SUCCEEDED" || sr.Executor != "slurm" || sr.Slurm == nil || jobs[sr.Slurm.JobID] {
+			t.Errorf("segment %s: %s, executor %s, job %+v", seg.ID, sr.State, sr.Executor, sr.Slurm)
+			continue
+		}
+		jobs[sr.Slurm.JobID] = true
+	}
+	if p := getSlurm(t, s, r.ID); p.Slurm != nil {
+		t.Errorf("the sampled run has a job: %+v", p.Slurm)
+	}
+	if len(got.KernelPage.Nodes) != sampledLaunches {
+		t.Errorf("%d kernels", len(got.KernelPage.Nodes))
+	}
+}
