@@ -10,6 +10,7 @@ import { RunPage } from "./runs/RunPage";
 import { RunsScreen } from "./runs/RunsScreen";
 import { NewSweepPage } from "./sweeps/NewSweepPage";
 import { SweepPage } from "./sweeps/SweepPage";
+import { SamplingPage } from "./sampling/SamplingPage";
 
 export function App() {
   const { pathname } = useLocation();
@@ -20,7 +21,7 @@ export function App() {
       <header className="top">
         <span className="brand">Cascade</span>
         <nav aria-label="Main">
-          <Link href="/" aria-current={route.name === "traces" || route.name === "trace" || route.name === "compare" ? "page" : undefined}>
+          <Link href="/" aria-current={route.name === "traces" || route.name === "trace" || route.name === "compare" || route.name === "sample" ? "page" : undefined}>
             Traces
           </Link>
           <Link href="/runs" aria-current={route.name === "runs" || route.name === "run" || route.name === "sweep" || route.name === "newSweep" ? "page" : undefined}>
@@ -39,6 +40,7 @@ export function App() {
         {route.name === "sweep" && <SweepPage key={route.id} id={route.id} />}
         {route.name === "newSweep" && <NewSweepPage />}
         {route.name === "compare" && <ComparePage key={route.traceId} id={route.traceId} />}
+        {route.name === "sample" && <SamplingPage key={route.traceId} traceId={route.traceId} />}
         {route.name === "newRun" && <NewRunPage key={route.traceId} traceId={route.traceId} />}
         {route.name === "notFound" && (
           <section>

@@ -31,11 +31,12 @@ export type Route =
   | { name: "run"; id: string }
   | { name: "newRun"; traceId: string }
   | { name: "compare"; traceId: string }
+  | { name: "sample"; traceId: string }
   | { name: "sweep"; id: string }
   | { name: "newSweep" }
   | { name: "notFound" };
 
-/** Client routes: /, /traces, /traces/:id, /traces/:id/new-run, /traces/:id/compare, /runs, /runs/:id, /sweeps/new, /sweeps/:id. */
+/** Client routes: /, /traces, /traces/:id, /traces/:id/new-run, /traces/:id/compare, /traces/:id/sample, /runs, /runs/:id, /sweeps/new, /sweeps/:id. */
 export function matchRoute(pathname: string): Route {
   const parts = pathname.split("/").filter(Boolean).map(decodeURIComponent);
   if (parts.length === 0 || (parts.length === 1 && parts[0] === "traces")) return { name: "traces" };
@@ -44,6 +45,8 @@ export function matchRoute(pathname: string): Route {
     return { name: "newRun", traceId: parts[1] };
   if (parts[0] === "traces" && parts.length === 3 && parts[2] === "compare")
     return { name: "compare", traceId: parts[1] };
+  if (parts[0] === "traces" && parts.length === 3 && parts[2] === "sample")
+    return { name: "sample", traceId: parts[1] };
   if (parts[0] === "runs" && parts.length === 1) return { name: "runs" };
   if (parts[0] === "runs" && parts.length === 2) return { name: "run", id: parts[1] };
   if (parts[0] === "sweeps" && parts.length === 2 && parts[1] === "new") return { name: "newSweep" };

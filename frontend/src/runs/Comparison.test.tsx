@@ -10,8 +10,8 @@ const { Comparison } = await import("./RunPage");
 afterEach(cleanup);
 
 const kernels = [
-  { kernelId: 1, context: null, name: "k1", demangledName: null, displayName: "k1", launchUid: 1, simCycles: 1755, simInstructions: 10, ipc: 1, simTimeNs: 1000, measuredNs: 800, errorPct: 25, truncated: false, statValues: [] },
-  { kernelId: 2, context: null, name: "k2", demangledName: null, displayName: "k2", launchUid: 2, simCycles: 3510, simInstructions: 20, ipc: 1, simTimeNs: 2000, measuredNs: 2500, errorPct: -20, truncated: false, statValues: [] },
+  { kernelId: 1, context: null, name: "k1", demangledName: null, displayName: "k1", launchUid: 1, simCycles: 1755, simInstructions: 10, ipc: 1, simTimeNs: 1000, measuredNs: 800, errorPct: 25, truncated: false, statValues: [], simulated: null, projectedFrom: null, fullCycles: null, fullErrorPct: null },
+  { kernelId: 2, context: null, name: "k2", demangledName: null, displayName: "k2", launchUid: 2, simCycles: 3510, simInstructions: 20, ipc: 1, simTimeNs: 2000, measuredNs: 2500, errorPct: -20, truncated: false, statValues: [], simulated: null, projectedFrom: null, fullCycles: null, fullErrorPct: null },
 ];
 const trace = { id: "t", model: null, sourceGpu: null, traceGpuArch: "sm_90", hasRealTiming: true, hasStepTimeline: true };
 

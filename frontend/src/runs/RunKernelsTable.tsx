@@ -5,6 +5,7 @@ import type { RunDetailFragment } from "../gql/graphql";
 import { formatPct } from "./compare";
 import { KernelName, kernelMatches } from "../components/KernelName";
 import { THREAD_INSTRUCTIONS } from "../units";
+import { sampledMark } from "./sampled";
 import { formatStat, headerUnit, type StatCounter, type StatValues } from "./stats";
 
 const ROW = 30;
@@ -12,28 +13,44 @@ const ROW = 30;
 const BASE_COLUMNS = "70px minmax(180px, 1fr) 90px 110px 110px 70px 100px 100px 90px";
 const BASE_WIDTH = 1000;
 const STAT_WIDTH = 120;
+// A sampled run's column (simulated, or projected from which launch), and with a check the
+// full run's: its cycles and the error against them.
+const SAMPLED_COLUMN = "100px ";
+const SAMPLED_WIDTH = 100;
+const FULL_COLUMNS = "110px 90px ";
+const FULL_WIDTH = 200;
 
 /**
  * Per-kernel results of a run, virtualised, with a search over mangled and demangled names, and
  * a column for each picked statistic (columns: their indexes in counters and statValues), the
- * run's totals of those in a first row when known.
+ * run's totals of those in a first row when known. On a sampled run each kernel says whether it
+ * was simulated or projected (from which launch), and with a check its full run's cycles and
+ * the error against them.
  */
 export function RunKernelsTable({
   kernels: all,
   columns = [],
   totals,
+  sampled = null,
 }: {
   kernels: RunDetailFragment["kernels"];
   columns?: readonly { counter: StatCounter; index: number }[];
   totals?: StatValues | null;
+  /** On a sampled run: whether it has a check against a full run. */
+  sampled?: { checked: boolean } | null;
 }) {
   const [text, setText] = useState("");
   const kernels = text.trim() ? all.filter((k) => kernelMatches(k, text)) : all;
   const scroller = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({ count: kernels.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 15 });
   if (all.length === 0) return <p className="muted">No kernel has finished yet.</p>;
-  const grid = columns.length ? { gridTemplateColumns: `${BASE_COLUMNS} ${`${STAT_WIDTH}px `.repeat(columns.length)}` } : undefined;
-  const width = columns.length ? { minWidth: BASE_WIDTH + STAT_WIDTH * columns.length } : undefined;
+  const full = sampled?.checked ?? false;
+  const extra = (sampled ? SAMPLED_COLUMN : "") + (full ? FULL_COLUMNS : "");
+  const wide = columns.length > 0 || sampled != null;
+  const grid = wide ? { gridTemplateColumns: `${BASE_COLUMNS} ${extra}${`${STAT_WIDTH}px `.repeat(columns.length)}` } : undefined;
+  const width = wide
+    ? { minWidth: BASE_WIDTH + (sampled ? SAMPLED_WIDTH : 0) + (full ? FULL_WIDTH : 0) + STAT_WIDTH * columns.length }
+    : undefined;
   const stats = (vs: StatValues | null | undefined) =>
     columns.map(({ counter, index }) => (
       <span key={counter.name} role="cell" className="num" data-stat={counter.name}>
@@ -69,6 +86,21 @@ export function RunKernelsTable({
           <span role="columnheader" className="num">Simulated</span>
           <span role="columnheader" className="num">Measured</span>
           <span role="columnheader" className="num">Error</span>
+          {sampled && (
+            <span role="columnheader" title="Simulated (a representative or its warm-up), or projected from the simulated launch at that position of the trace's kernel list">
+              Sampled
+            </span>
+          )}
+          {full && (
+            <>
+              <span role="columnheader" className="num" title="The full run's simulated cycles of the same launch">
+                Full run <span className="unit">(cycles)</span>
+              </span>
+              <span role="columnheader" className="num" title="100 × (cycles − full run's) / full run's">
+                vs full
+              </span>
+            </>
+          )}
           {columns.map(({ counter }) => (
             <span key={counter.name} role="columnheader" className="num stathead" title={`${counter.name}: ${counter.kind.toLowerCase()}, in ${counter.unit}`}>
               {counter.name} <span className="unit">({headerUnit(counter.unit)})</span>
@@ -81,7 +113,7 @@ export function RunKernelsTable({
             <span role="cell" className="muted">
               all {formatCount(all.length)} kernels
             </span>
-            {Array.from({ length: 7 }, (_, i) => (
+            {Array.from({ length: 7 + (sampled ? 1 : 0) + (full ? 2 : 0) }, (_, i) => (
               <span key={i} role="cell" />
             ))}
             {stats(totals)}
@@ -92,6 +124,7 @@ export function RunKernelsTable({
         <div style={{ height: v.getTotalSize(), position: "relative" }}>
           {v.getVirtualItems().map((it) => {
             const k = kernels[it.index];
+            const mark = sampledMark(k);
             return (
               <div
                 key={it.key}
@@ -112,6 +145,25 @@ export function RunKernelsTable({
                 <span role="cell" className="num">{formatNs(k.simTimeNs)}</span>
                 <span role="cell" className="num">{formatNs(k.measuredNs)}</span>
                 <span role="cell" className="num">{formatPct(k.errorPct)}</span>
+                {sampled && (
+                  <span role="cell">
+                    {mark && (
+                      <span
+                        className={`tag ${k.simulated ? "simulated" : "projected"}`}
+                        data-testid={k.simulated ? "simulated-mark" : "projected-mark"}
+                        title={k.simulated ? "Simulated: a representative or its warm-up" : `Projected from the simulation of launch ${k.projectedFrom ?? "?"}`}
+                      >
+                        {mark}
+                      </span>
+                    )}
+                  </span>
+                )}
+                {full && (
+                  <>
+                    <span role="cell" className="num">{formatCount(k.fullCycles)}</span>
+                    <span role="cell" className="num">{formatPct(k.fullErrorPct)}</span>
+                  </>
+                )}
                 {stats(k.statValues)}
               </div>
             );

@@ -8,20 +8,22 @@ import { formatCount, formatDurationMs, formatNs, formatTime } from "../format";
 import type { RunDetailFragment } from "../gql/graphql";
 import { sweepPath } from "../sweeps/progress";
 import { Link, tracePath, useTitle } from "../router";
-import { newest } from "../time";
+import { compareTime, newest } from "../time";
 import { appendLines } from "../traces/PostprocessLog";
 import { formatCorrelation, formatPct, isActive, progressFraction } from "./compare";
 import { CancelRunMutation, RunDetailUpdatedSubscription, RunLogSubscription, RunQuery, RunRemovedSubscription } from "./documents";
 import { RunKernelsTable } from "./RunKernelsTable";
 import { runName } from "./runName";
 import { runPath } from "./RunTable";
+import { SampledRunPanel } from "./SampledRunPanel";
+import { useReadAgain } from "./useReadAgain";
 import { ScatterChart } from "./ScatterChart";
 import { CyclesChart } from "./CyclesChart";
 import { DownloadKernelsCsv, FailureDetails, RunFiguresList, StatColumnPicker, usePickedColumns } from "./RunStats";
 import { pickedColumns } from "./stats";
 
 export function RunPage({ id }: { id: string }) {
-  const [{ data, error }, refetch] = useLiveQuery({ query: RunQuery, variables: { id } });
+  const [{ data, error, fetching }, refetch] = useLiveQuery({ query: RunQuery, variables: { id } });
   // The newer of the query's answer and the last runUpdated event, by updatedAt: an answer
   // (a refetch after a reconnect) can come after a newer event.
   const [live, setLive] = useState<RunDetailFragment | null>(null);
@@ -31,6 +33,12 @@ export function RunPage({ id }: { id: string }) {
   const [removed, setRemoved] = useState(false);
   const [picked, setPicked] = usePickedColumns();
   useEvents(RunRemovedSubscription, { id }, () => setRemoved(true));
+  // A sampled run's check is computed when it is read: when a full run it can be checked
+  // against succeeds, read it again, and let that answer win over the last event of the
+  // same version (which has no check).
+  const readAgain = useReadAgain(data, fetching, refetch, (d) =>
+    setLive((l) => (l && d.run && compareTime(l.updatedAt, d.run.updatedAt) <= 0 ? null : l)),
+  );
   const finished = run && !isActive(run.state);
   const queriedActive = data?.run ? isActive(data.run.state) : false;
   useEffect(() => {
@@ -53,6 +61,8 @@ export function RunPage({ id }: { id: string }) {
     );
   }
   const f = progressFraction(run.progress);
+  // A sampled run's progress counts its representatives.
+  const unit = run.sampling ? "representatives" : "kernels";
   // The totals are only in the query, which is fetched again once the run ends.
   const totals = data.run?.id === run.id && data.run.updatedAt === run.updatedAt ? data.run.statTotals : null;
   const started = run.startedAt ? Date.parse(run.startedAt) : null;
@@ -67,6 +77,12 @@ export function RunPage({ id }: { id: string }) {
         <StateBadge state={run.state} kind="run" />
         {isActive(run.state) && <CancelButton id={run.id} />}
       </div>
+      {run.sampledBy && (
+        <p className="note" role="note" data-testid="sampled-by">
+          A segment of the sampled run <Link href={runPath(run.sampledBy.id)}>{run.sampledBy.label || run.sampledBy.id}</Link>: it
+          simulates a few of its trace&apos;s launches (warm-up, then representatives) for that run&apos;s projection.
+        </p>
+      )}
       {run.sameAs && (
         <p className="note" role="status" data-testid="same-as">
           Not simulated again: an identical run (same trace content, config files, simulator and kernels) had
@@ -149,13 +165,14 @@ export function RunPage({ id }: { id: string }) {
           max={Math.max(1, run.progress.kernelsTotal)}
           value={run.progress.kernelsDone}
           aria-label="Simulation progress"
-          aria-valuetext={`${run.progress.kernelsDone} of ${run.progress.kernelsTotal} kernels`}
+          aria-valuetext={`${run.progress.kernelsDone} of ${run.progress.kernelsTotal} ${unit}`}
         />
         <span data-testid="progress-text">
-          {formatCount(run.progress.kernelsDone)} of {formatCount(run.progress.kernelsTotal)} kernels
+          {formatCount(run.progress.kernelsDone)} of {formatCount(run.progress.kernelsTotal)} {unit}
           {f != null && ` (${Math.round(f * 100)} %)`}
         </span>
       </div>
+      {run.sampling && <SampledRunPanel run={run} sampling={run.sampling} onFullRunSucceeded={readAgain} />}
       <RunFiguresList figures={run.figures} counters={run.statCounters} totals={totals} />
       {run.history.length > 0 && (
         <details>
@@ -174,7 +191,12 @@ export function RunPage({ id }: { id: string }) {
           <StatColumnPicker counters={run.statCounters} picked={picked} onChange={setPicked} />
           {run.kernels.length > 0 && <DownloadKernelsCsv id={run.id} />}
         </div>
-        <RunKernelsTable kernels={run.kernels} columns={pickedColumns(run.statCounters, picked)} totals={totals} />
+        <RunKernelsTable
+          kernels={run.kernels}
+          columns={pickedColumns(run.statCounters, picked)}
+          totals={totals}
+          sampled={run.sampling ? { checked: run.sampling.check != null } : null}
+        />
       </section>
       {run.statCounters.length > 0 && (
         <section aria-labelledby="cycles-title">

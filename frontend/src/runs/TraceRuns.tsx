@@ -28,6 +28,11 @@ export function TraceRuns({ trace }: { trace: { id: string; state: string; sampl
       <div className="toolbar">
         <h2 id="trace-runs-title">Runs</h2>
         <CompareLink traceId={trace.id} />
+        {trace.state === "READY" && (
+          <Link href={`${tracePath(trace.id)}/sample`} className="button" role="button">
+            Sample
+          </Link>
+        )}
         {!reason && (
           <Link href={`${tracePath(trace.id)}/new-run`} className="button primary" role="button">
             New run

@@ -50,7 +50,41 @@ export const RunDetailFragment = graphql(`
       errorPct
       truncated
       statValues
+      simulated
+      projectedFrom
+      fullCycles
+      fullErrorPct
     }
+    sampling {
+      plan { id method errorBound samples warmup }
+      segments { ...RunSummary }
+      representatives
+      simulatedLaunches
+      simulatedInstructions
+      simulatedFraction
+      projectedCycles
+      ciLowCycles
+      ciHighCycles
+      expectedError
+      projectedNs
+      simulatorSeconds
+      fullRunSecondsEstimate
+      validationRun { ...RunSummary }
+      check {
+        fullRun { id label state }
+        fullCycles
+        totalErrorPct
+        beyondLatencyErrorPct
+        launchLatencyCycles
+        insideInterval
+        kernelMape
+        maxKernelErrorPct
+        kernelsCompared
+        measuredMape
+        fullMeasuredMape
+      }
+    }
+    sampledBy { id label state }
   }
 `);
 

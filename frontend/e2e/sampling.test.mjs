@@ -1,0 +1,282 @@
+// End-to-end for sampled simulation from the web UI: a 48-launch trace with real timing (the
+// quickstart's four kernels as twelve layers, prefill launches five times the decode ones'
+// duration) planned from its sampling page (the form's errors, the plan's figures, strata table
+// and chart), then a sampled run launched with validate, followed live to SUCCEEDED with its
+// projected total and its check against the full run, without a reload.
+//   CASCADE_BIN=/path/to/cascade CASCADE_SIM_CMD=/path/to/fakesim node --test e2e/sampling.test.mjs
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { launchBrowser, screenshot, sleep, startServer, upload, watchErrors } from "./harness.mjs";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const samples = join(repo, "samples", "sim-configs");
+const quickstart = join(repo, "samples", "quickstart", "traces");
+const skip = !process.env.CASCADE_SIM_CMD
+  ? "set CASCADE_SIM_CMD to a simulator (the repository's fakesim will do)"
+  : !existsSync(samples)
+    ? `no sim configs at ${samples}`
+    : false;
+
+const TRACE = "sampling-e2e";
+const LAYERS = 12;
+const PREFILL = 4; // the first layers are prefill: five times longer
+const CTX = "0x55d2c3a1e4f0";
+// The config of the sampled run checked against a full run launched later, apart from the
+// validate test's (SM90_H100), whose validation run would otherwise be that full run.
+const OTHER = "SM86_RTX3070";
+
+async function gql(server, query, variables = {}) {
+  const r = await fetch(`${server.url}/graphql`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = await r.json();
+  if (body.errors) throw new Error(JSON.stringify(body.errors));
+  return body.data;
+}
+
+async function waitReady(server, id) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const d = await gql(server, "query($id: ID!) { trace(id: $id) { state } }", { id });
+    if (d.trace?.state === "READY") return;
+    if (Date.now() > deadline) throw new Error(`trace ${id} is ${d.trace?.state}, not READY, after 30 s`);
+    await sleep(200);
+  }
+}
+
+/**
+ * Writes a ready-on-upload trace of LAYERS × 4 launches into dir: the quickstart's kernels
+ * (their .traceg bodies, with the launch's kernel id), its stats and kernel lists, and
+ * real_timing.json with a measured duration per launch that varies by a few percent within a
+ * layer kind.
+ */
+async function writeSamplingTrace(dir) {
+  const files = (await readdir(quickstart)).filter((f) => f.endsWith(".traceg")).sort();
+  const kernels = await Promise.all(files.map((f) => readFile(join(quickstart, f), "utf8")));
+  const statsLines = (await readFile(join(quickstart, `stats_ctx_${CTX}`), "utf8")).trim().split("\n");
+  const header = statsLines[0];
+  const stats = statsLines.slice(1).map((l) => l.split(",").map((s) => s.trim()));
+  const base = [3100, 9800, 2400, 1700];
+  await mkdir(join(dir, "traces"), { recursive: true });
+  const listG = ["MemcpyHtoD,0x00007f1c2e000000,8192"];
+  const listRaw = ["MemcpyHtoD,0x00007f1c2e000000,8192"];
+  const statRows = [header];
+  const timing = [];
+  let id = 0;
+  for (let layer = 0; layer < LAYERS; layer++) {
+    for (let k = 0; k < kernels.length; k++) {
+      id++;
+      const name = `kernel-${id}-ctx_${CTX}`;
+      await writeFile(join(dir, "traces", `${name}.traceg`), kernels[k].replace(/^-kernel id = \d+$/m, `-kernel id = ${id}`));
+      listG.push(`${name}.traceg`);
+      listRaw.push(`${name}.trace`);
+      statRows.push([`${name}.trace`, ...stats[k].slice(1)].join(", "));
+      const scale = layer < PREFILL ? 5 : 1;
+      timing.push({
+        kernel_id: id,
+        context: CTX,
+        kernel_name: stats[k][1],
+        invocation: layer,
+        duration_ns: Math.round(base[k] * scale * (1 + 0.02 * Math.sin(id))),
+      });
+    }
+  }
+  await writeFile(join(dir, "traces", "kernelslist.g"), listG.join("\n") + "\n");
+  await writeFile(join(dir, "traces", `kernelslist_ctx_${CTX}`), listRaw.join("\n") + "\n");
+  await writeFile(join(dir, "traces", `stats_ctx_${CTX}`), statRows.join("\n") + "\n");
+  await writeFile(join(dir, "real_timing.json"), JSON.stringify(timing, null, 1) + "\n");
+  const meta = {
+    run_name: TRACE,
+    model: "e2e/Sampled-Model",
+    layers: Array.from({ length: LAYERS }, (_, i) => i),
+    gpu: "NVIDIA H100 80GB HBM3",
+    trace_gpu_arch: "sm_90",
+    suggested_sim_config: "SM90_H100",
+    real_timing: "real_timing.json",
+  };
+  await writeFile(join(dir, "metadata.json"), JSON.stringify(meta, null, 2) + "\n");
+  return id;
+}
+
+describe("sampled simulation from the web UI", { skip }, () => {
+  let server;
+  let browser;
+  let src;
+  let launches;
+  before(async () => {
+    src = await mkdtemp(join(tmpdir(), "cascade-sampling-"));
+    launches = await writeSamplingTrace(src);
+    server = await startServer({ env: { CASCADE_SIM_CONFIGS_DIR: samples, CASCADE_RUN_CONCURRENCY: "2" } });
+    browser = await launchBrowser();
+    await upload(server, src, TRACE);
+    await waitReady(server, TRACE);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.cleanup();
+    if (src) await rm(src, { recursive: true, force: true });
+  });
+
+  test("plan a trace from its sampling page: errors by field, figures, strata table and chart", { timeout: 120_000 }, async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/${TRACE}`);
+    await page.getByRole("button", { name: "Sample" }).click();
+    await page.waitForURL(/\/traces\/sampling-e2e\/sample$/);
+    await page.getByRole("heading", { name: "Sampled simulation" }).waitFor();
+    await page.evaluate(() => (window.__sameDocument = true));
+    await page.getByText("This trace has no plan yet.").waitFor();
+    // The default method is said, with why.
+    await page.getByLabel(/Server's default: STEM/).waitFor();
+
+    // A bound the form refuses itself, then one the server refuses: each under its field.
+    const bound = page.getByLabel("Error bound in percent");
+    await bound.fill("150");
+    await page.getByTestId("target-hint").getByText(/below 100 %/).waitFor();
+    assert.equal(await page.getByRole("button", { name: "Plan", exact: true }).isDisabled(), true);
+    await bound.fill("10");
+    await page.getByLabel("Warm-up launches").fill("99");
+    await page.getByRole("button", { name: "Plan", exact: true }).click();
+    await page.getByTestId("warmup-hint").getByText(/must be 0 to 64 launches, got 99/).waitFor();
+    assert.equal(await page.getByTestId("plan-error").count(), 0, "a field's error is shown at the field");
+
+    await page.getByLabel("Warm-up launches").fill("1");
+    await page.getByRole("button", { name: "Plan", exact: true }).click();
+    await page.waitForURL(/\?plan=/);
+    const view = page.getByTestId("plan-view");
+    await view.waitFor();
+    await page.getByRole("table", { name: "Sampling plans, newest first" }).getByTestId("plan-row").first().waitFor();
+    assert.equal(await page.getByTestId("plan-row").count(), 1);
+    await view.getByRole("heading", { name: /Plan .*: STEM, ±10\.0 %/ }).waitFor();
+    await page.getByTestId("plan-sim-launches").getByText(`Launches simulated, of ${launches}`).waitFor();
+    const samplesText = await page.getByTestId("plan-samples").locator(".v").innerText();
+    const nSamples = Number(samplesText.replace(/,/g, ""));
+    assert.ok(nSamples >= 8 && nSamples < launches, `representatives: ${samplesText}`);
+
+    // Strata: each kernel's prefill and decode launches apart (the durations' two clusters).
+    const strata = page.getByRole("table", { name: "Strata" });
+    await strata.getByText("vllm::rms_norm_kernel<c10::BFloat16>").first().waitFor();
+    assert.ok((await strata.getByTestId("stratum").count()) >= 8, "two strata a kernel");
+    assert.ok((await strata.getByTestId("representative").count()) >= 8);
+    const chart = page.getByTestId("strata-chart");
+    await chart.waitFor();
+    assert.equal(await chart.getAttribute("data-scale"), "log", "durations from 1.7 µs to 49 µs are spread: log scale");
+    assert.equal(await chart.getByTestId("stratum-row").count(), await strata.getByTestId("stratum").count());
+    assert.equal(await chart.getByTestId("rep-marker").count(), nSamples);
+    await screenshot(page, "60-sampling-plan");
+
+    // The trace list downloads as a file.
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download trace list" }).click()]);
+    const text = await readFile(await download.path(), "utf8");
+    assert.match(text, /^#/);
+    assert.match(text, /DYNAMIC_KERNEL_LIMIT_START=\d+ DYNAMIC_KERNEL_LIMIT_END=\d+/);
+
+    // A second plan, by budget, lists first; the first stays selectable.
+    await page.getByLabel("Budget (warp instructions)").check();
+    await page.getByLabel("Budget in warp instructions").fill("1");
+    await page.getByRole("button", { name: "Plan", exact: true }).click();
+    await page.getByTestId("target-hint").getByText(/budget of 1 warp instructions is below/).waitFor();
+
+    // SIEVE: strata by instruction count, charted along warp instructions; it lists first, and
+    // the STEM plan stays selectable.
+    await page.getByLabel("Error bound (%)").check();
+    await page.getByLabel("Error bound in percent").fill("5");
+    await page.getByRole("radio", { name: /^SIEVE/ }).check();
+    await page.getByRole("button", { name: "Plan", exact: true }).click();
+    await view.getByRole("heading", { name: /Plan .*: SIEVE, ±5\.00 %/ }).waitFor();
+    assert.match(await page.getByTestId("strata-chart").getAttribute("aria-label"), /strata along warp instructions/);
+    const rows = page.getByTestId("plan-row");
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="plan-row"]').length === 2);
+    assert.match(await rows.nth(0).innerText(), /SIEVE/);
+    assert.match(await rows.nth(1).innerText(), /STEM/);
+    assert.equal(await rows.nth(0).getAttribute("aria-selected"), "true");
+    await rows.nth(1).getByRole("link").click();
+    await view.getByRole("heading", { name: /Plan .*: STEM, ±10\.0 %/ }).waitFor();
+    assert.equal(await page.getByTestId("strata-chart").getAttribute("data-scale"), "log");
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("a sampled run without validate has no check until a full run of its config succeeds, then shows it live", { timeout: 240_000 }, async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/${TRACE}/sample`);
+    await page.getByTestId("plan-view").waitFor();
+    await page.getByLabel("Simulator config").selectOption(OTHER);
+    await page.getByRole("button", { name: "Launch sampled run" }).click();
+    await page.waitForURL(/\/runs\/[^/]+$/);
+    await page.evaluate(() => (window.__sameDocument = true));
+    await page.locator('.run-page .toolbar [data-state="SUCCEEDED"]').waitFor({ timeout: 120_000 });
+    await page.getByTestId("no-check").getByText(/No full run of this trace and config has succeeded/).waitFor();
+    assert.equal(await page.getByTestId("validation-run").count(), 0);
+    assert.equal(await page.getByRole("table", { name: "Run kernels" }).getByRole("columnheader", { name: /Full run/ }).count(), 0);
+    // A full run of the same config, launched elsewhere: its success brings the check here.
+    await gql(server, "mutation($in: LaunchRunInput!) { launchRun(input: $in) { id } }", { in: { traceId: TRACE, simConfig: OTHER, rerun: true } });
+    await page.getByTestId("sampling-check").waitFor({ timeout: 120_000 });
+    await page.getByRole("table", { name: "Run kernels" }).getByRole("columnheader", { name: /Full run/ }).waitFor();
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("launch a sampled run with validate from the plan: it succeeds live with its projection and its check", { timeout: 240_000 }, async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/${TRACE}/sample`);
+    // The newest plan is shown when none is chosen.
+    const view = page.getByTestId("plan-view");
+    await view.waitFor();
+    const nSamples = Number((await page.getByTestId("plan-samples").locator(".v").innerText()).replace(/,/g, ""));
+    const config = page.getByLabel("Simulator config");
+    assert.equal(await config.inputValue(), "SM90_H100", "the trace's suggested config is preselected");
+    await page.getByTestId("validate").check();
+    await page.getByRole("button", { name: "Launch sampled run" }).click();
+    await page.waitForURL(/\/runs\/[^/]+$/);
+    const runUrl = page.url();
+    await page.evaluate(() => (window.__sameDocument = true));
+    const panel = page.getByTestId("sampled-panel");
+    await panel.waitFor();
+    await page.getByTestId("validation-run").waitFor();
+
+    await page.locator('.run-page .toolbar [data-state="SUCCEEDED"]').waitFor({ timeout: 120_000 });
+    await page.getByTestId("progress-text").getByText(`${nSamples} of ${nSamples} representatives`).waitFor();
+    await page.getByTestId("sampled-progress").getByText(`${nSamples} / ${nSamples}`).waitFor();
+    await page.getByTestId("projected-cycles").getByText(/95 % interval -?[\d,]+ – [\d,]+/).waitFor({ timeout: 60_000 });
+    assert.match(await page.getByTestId("projected-cycles").locator(".v").innerText(), /^[\d,]+$/);
+    assert.notEqual(await page.getByTestId("projected-time").locator(".v").innerText(), "—");
+    // The check arrives when the validation run has succeeded too.
+    const check = page.getByTestId("sampling-check");
+    await check.waitFor({ timeout: 120_000 });
+    assert.match(await page.getByTestId("check-total-error").locator(".v").innerText(), /%$/);
+    assert.match(await page.getByTestId("check-inside").innerText(), /inside|outside/);
+    assert.match(await page.getByTestId("check-kernel-mape").innerText(), /over 48 launches/);
+    await page.getByTestId("segments-summary").getByText(/succeeded/).waitFor();
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
+
+    // Kernels: simulated ones and projected ones marked, with the full run's cycles.
+    const table = page.getByRole("table", { name: "Run kernels" });
+    await table.getByRole("columnheader", { name: /Full run/ }).waitFor();
+    await table.getByTestId("simulated-mark").first().waitFor();
+    await table.getByTestId("projected-mark").first().waitFor();
+    assert.match(await table.getByTestId("projected-mark").first().innerText(), /^← #\d+$/);
+    await screenshot(page, "61-sampled-run");
+
+    // A segment's page links back to its sampled run.
+    await page.getByTestId("segment").first().getByRole("link").click();
+    await page.getByTestId("sampled-by").waitFor();
+    await screenshot(page, "62-sampled-segment");
+    await page.getByTestId("sampled-by").getByRole("link").click();
+    await page.waitForURL(runUrl);
+    await page.getByTestId("sampled-panel").waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});

@@ -1,0 +1,91 @@
+import { graphql } from "../gql";
+
+export const SamplingPlanSummaryFragment = graphql(`
+  fragment SamplingPlanSummary on SamplingPlan {
+    id
+    method
+    basis
+    targetError
+    targetInstructions
+    errorBound
+    warmup
+    samples
+    simulatedFraction
+    expectedError
+    createdAt
+  }
+`);
+
+export const SamplingPlanDetailFragment = graphql(`
+  fragment SamplingPlanDetail on SamplingPlan {
+    ...SamplingPlanSummary
+    launches
+    untimedLaunches
+    instructions
+    simulatedLaunches
+    simulatedInstructions
+    total
+    estimate
+    ciLow
+    ciHigh
+    strata {
+      name
+      displayName
+      grid { x y z }
+      block { x y z }
+      size
+      meanDurationNs
+      cvDuration
+      meanInstructions
+      cvInstructions
+      representatives {
+        launch
+        kernelId
+        context
+        weight
+        durationNs
+        instructions
+        warmup { launch kernelId }
+      }
+    }
+  }
+`);
+
+export const SamplingPageQuery = graphql(`
+  query SamplingPage($id: ID!) {
+    trace(id: $id) {
+      id
+      state
+      sample
+      model
+      kernelCount
+      hasRealTiming
+      traceGpuArch
+      suggestedSimConfig
+      defaultSimConfig { name }
+      compatibleSimConfigs { name }
+      simulatable
+      notSimulatableReason
+      samplingPlans { ...SamplingPlanSummary }
+    }
+    simConfigs { name computeCapability coreClockMHz error checked }
+  }
+`);
+
+export const SamplingPlanQuery = graphql(`
+  query SamplingPlan($id: ID!) {
+    samplingPlan(id: $id) { ...SamplingPlanDetail }
+  }
+`);
+
+export const SamplingTraceListQuery = graphql(`
+  query SamplingTraceList($id: ID!) {
+    samplingPlan(id: $id) { id traceList }
+  }
+`);
+
+export const PlanSamplingMutation = graphql(`
+  mutation PlanSampling($traceId: ID!, $method: SamplingMethod, $target: SamplingTarget, $warmup: Int) {
+    planSampling(traceId: $traceId, method: $method, target: $target, warmup: $warmup) { ...SamplingPlanDetail }
+  }
+`);
