@@ -20,6 +20,9 @@ import (
 // that started or ended settles its sampled run.
 func (m *Manager) segmentPublished(r cascade.Run) {
 	if r.SampledByID == nil {
+		if r.State == cascade.RunSucceeded && r.Sampling == nil && len(r.KernelIDs) == 0 {
+			m.fullRunSucceeded(r)
+		}
 		return
 	}
 	switch {
@@ -49,6 +52,44 @@ func (m *Manager) settleLater(id string) {
 	m.bg.Go(func() {
 		if err := m.settleSampled(ctx, id); err != nil && ctx.Err() == nil {
 			m.log.Error("settle sampled run", "run", id, "err", err)
+		}
+	})
+}
+
+// fullRunSucceeded tells the succeeded sampled runs of a full run's trace
+// and config that their projection can now be checked against it (their
+// check is computed on read, SampledRun.check): each gets a history line,
+// and so a runUpdated message that carries the check, in the background.
+func (m *Manager) fullRunSucceeded(full cascade.Run) {
+	ctx := m.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	m.bgMu.Lock()
+	defer m.bgMu.Unlock()
+	if m.bgDone {
+		return
+	}
+	m.bg.Go(func() {
+		rs, err := m.cfg.Store.TraceRuns(ctx, full.TraceID)
+		if err != nil {
+			if ctx.Err() == nil {
+				m.log.Error("list the sampled runs a full run checks", "run", full.ID, "err", err)
+			}
+			return
+		}
+		line := Stamp(fmt.Sprintf("full run %s succeeded: the projection is checked against it", full.ID))
+		for _, s := range rs {
+			if s.Sampling == nil || s.State != cascade.RunSucceeded || s.SimConfig != full.SimConfig {
+				continue
+			}
+			r, saved, err := m.cfg.Store.UpdateRun(ctx, s.ID, func(r *cascade.Run) error {
+				r.History = append(r.History, line)
+				return nil
+			})
+			if err == nil && saved {
+				m.publish(r)
+			}
 		}
 	})
 }
