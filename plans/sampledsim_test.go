@@ -37,7 +37,8 @@ import (
 // CASCADE_BENCH_DIR keeps the work (the trace, every simulation's log): a
 // simulation whose log is complete there is not run again.
 // CASCADE_BENCH_CONFIGS (default SM6_TITANX,SM7_QV100),
-// CASCADE_BENCH_WARMUPS (default 0,1,2,6) and CASCADE_BENCH_LAUNCHES
+// CASCADE_BENCH_WARMUPS (default 0,1,2,6,step: step is
+// sampling.WarmupStep) and CASCADE_BENCH_LAUNCHES
 // (default 300) change what is measured.
 func BenchmarkSampledSim(b *testing.B) {
 	accel := testkit.RealAccelSim(b)
@@ -49,7 +50,11 @@ func BenchmarkSampledSim(b *testing.B) {
 	launches := envInt(b, "CASCADE_BENCH_LAUNCHES", 300)
 	configs := strings.Split(envOr("CASCADE_BENCH_CONFIGS", "SM6_TITANX,SM7_QV100"), ",")
 	var warmups []int
-	for _, w := range strings.Split(envOr("CASCADE_BENCH_WARMUPS", "0,1,2,6"), ",") {
+	for _, w := range strings.Split(envOr("CASCADE_BENCH_WARMUPS", "0,1,2,6,step"), ",") {
+		if w == "step" {
+			warmups = append(warmups, sampling.WarmupStep)
+			continue
+		}
 		n, err := strconv.Atoi(w)
 		if err != nil {
 			b.Fatalf("CASCADE_BENCH_WARMUPS: %q", w)
@@ -131,8 +136,8 @@ func BenchmarkSampledSim(b *testing.B) {
 				if cached {
 					wall = fmt.Sprintf("%.0f (some reused)", elapsed)
 				}
-				fmt.Fprintf(os.Stdout, "| %s | %d | %d | %d (%.2f %%) | %.0f | %.0f [%.0f, %.0f] | %+.2f %% | %+.2f %% | %v | %.0f | %s | %.0f |\n",
-					cfg, w, len(ranges), plan.SimulatedInstructions, 100*plan.SimulatedFraction,
+				fmt.Fprintf(os.Stdout, "| %s | %s | %d | %d (%.2f %%) | %.0f | %.0f [%.0f, %.0f] | %+.2f %% | %+.2f %% | %v | %.0f | %s | %.0f |\n",
+					cfg, warmName(w, plan), len(ranges), plan.SimulatedInstructions, 100*plan.SimulatedFraction,
 					fullTotal, pr.Total, pr.Low, pr.High, 100*errTot, 100*errBeyond, inside, f.wall, wall, segWall)
 				b.ReportMetric(100*math.Abs(errTot), fmt.Sprintf("%%err-%s-w%d", cfg, w))
 			}
@@ -160,9 +165,9 @@ func workSaved(b *testing.B, src string) {
 	fmt.Fprintf(os.Stdout, "\nWork saved on a %d-launch trace of the same shape (%d warp instructions), STEM at 1 %%\n", n, totalInsts(in))
 	fmt.Fprintln(os.Stdout, "| warm-up | representatives | simulated launches | simulated warp insts | fewer |")
 	fmt.Fprintln(os.Stdout, "|---|---|---|---|---|")
-	for _, w := range []int{0, 1, 2, 6} {
+	for _, w := range []int{0, 1, 2, 6, sampling.WarmupStep} {
 		p := planSTEM(b, in, w)
-		fmt.Fprintf(os.Stdout, "| %d | %d | %d | %d | %.0f× |\n", w, p.Samples, p.SimulatedLaunches, p.SimulatedInstructions,
+		fmt.Fprintf(os.Stdout, "| %s | %d | %d | %d | %.0f× |\n", warmName(w, p), p.Samples, p.SimulatedLaunches, p.SimulatedInstructions,
 			float64(p.Instructions)/float64(p.SimulatedInstructions))
 		b.ReportMetric(float64(p.Instructions)/float64(p.SimulatedInstructions), fmt.Sprintf("x-fewer-20k-w%d", w))
 	}
@@ -400,4 +405,12 @@ func envInt(b *testing.B, k string, def int) int {
 		b.Fatalf("%s=%q: want a positive integer", k, v)
 	}
 	return n
+}
+
+// warmName names a warm-up choice as the tables do.
+func warmName(w int, p sampling.Plan) string {
+	if w == sampling.WarmupStep {
+		return fmt.Sprintf("step (%d)", p.Warmup)
+	}
+	return strconv.Itoa(w)
 }
