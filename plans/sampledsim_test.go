@@ -39,7 +39,8 @@ import (
 // CASCADE_BENCH_CONFIGS (default SM6_TITANX,SM7_QV100),
 // CASCADE_BENCH_WARMUPS (default 0,1,2,6,step: step is
 // sampling.WarmupStep) and CASCADE_BENCH_LAUNCHES
-// (default 300) change what is measured.
+// (default 300) change what is measured, CASCADE_BENCH_PARALLEL (default
+// 2) how many simulations run at once.
 func BenchmarkSampledSim(b *testing.B) {
 	accel := testkit.RealAccelSim(b)
 	src := testkit.RealTrace(b, "vecadd-sm61")
@@ -48,6 +49,7 @@ func BenchmarkSampledSim(b *testing.B) {
 		work = b.TempDir()
 	}
 	launches := envInt(b, "CASCADE_BENCH_LAUNCHES", 300)
+	parallel := envInt(b, "CASCADE_BENCH_PARALLEL", 2)
 	configs := strings.Split(envOr("CASCADE_BENCH_CONFIGS", "SM6_TITANX,SM7_QV100"), ",")
 	var warmups []int
 	for _, w := range strings.Split(envOr("CASCADE_BENCH_WARMUPS", "0,1,2,6,step"), ",") {
@@ -66,7 +68,7 @@ func BenchmarkSampledSim(b *testing.B) {
 		trace := filepath.Join(work, fmt.Sprintf("trace-%d", launches))
 		list := buildTrace(b, ctx, src, trace, launches)
 		in := readInput(b, trace)
-		r := &simRunner{accel: accel, list: list, work: work, sem: make(chan struct{}, 2)}
+		r := &simRunner{accel: accel, list: list, work: work, sem: make(chan struct{}, parallel)}
 
 		// The full simulations first, both at once.
 		full := map[string]*simResult{}
@@ -86,8 +88,8 @@ func BenchmarkSampledSim(b *testing.B) {
 
 		fmt.Fprintf(os.Stdout, "\nSampled simulation of %s (%d launches, %d warp instructions), STEM at 1 %%\n",
 			filepath.Base(trace), len(in.Launches), totalInsts(in))
-		fmt.Fprintln(os.Stdout, "| config | warm-up | segments | simulated warp insts (fraction) | full cycles | projected (95 % interval) | error | error beyond latency | inside | full wall s | sampled wall s (2 at once) | sum of segment walls s |")
-		fmt.Fprintln(os.Stdout, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Fprintln(os.Stdout, "| config | warm-up | segments | simulated warp insts (fraction) | full cycles | projected (95 % interval) | error | error beyond latency | inside | full wall s | sampled wall s (2 at once) | sum of segment walls s | representatives against in context |")
+		fmt.Fprintln(os.Stdout, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, cfg := range configs {
 			f := full[cfg]
 			latency := launchLatency(b, accel, cfg)
@@ -124,6 +126,17 @@ func BenchmarkSampledSim(b *testing.B) {
 						sim[launch] = sampling.Simulated{Cycles: c}
 					}
 				}
+				// Each representative simulated here against itself in the
+				// full simulation.
+				lo, hi := math.Inf(1), math.Inf(-1)
+				for _, st := range plan.Strata {
+					for _, rp := range st.Representatives {
+						if c, ok := f.cycles[rp.Launch]; ok && c > 0 {
+							d := sim[rp.Launch].Cycles/c - 1
+							lo, hi = min(lo, d), max(hi, d)
+						}
+					}
+				}
 				pr, err := sampling.Project(plan, in, sim)
 				if err != nil {
 					b.Fatal(err)
@@ -136,9 +149,9 @@ func BenchmarkSampledSim(b *testing.B) {
 				if cached {
 					wall = fmt.Sprintf("%.0f (some reused)", elapsed)
 				}
-				fmt.Fprintf(os.Stdout, "| %s | %s | %d | %d (%.2f %%) | %.0f | %.0f [%.0f, %.0f] | %+.2f %% | %+.2f %% | %v | %.0f | %s | %.0f |\n",
+				fmt.Fprintf(os.Stdout, "| %s | %s | %d | %d (%.2f %%) | %.0f | %.0f [%.0f, %.0f] | %+.2f %% | %+.2f %% | %v | %.0f | %s | %.0f | %+.1f to %+.1f %% |\n",
 					cfg, warmName(w, plan), len(ranges), plan.SimulatedInstructions, 100*plan.SimulatedFraction,
-					fullTotal, pr.Total, pr.Low, pr.High, 100*errTot, 100*errBeyond, inside, f.wall, wall, segWall)
+					fullTotal, pr.Total, pr.Low, pr.High, 100*errTot, 100*errBeyond, inside, f.wall, wall, segWall, 100*lo, 100*hi)
 				b.ReportMetric(100*math.Abs(errTot), fmt.Sprintf("%%err-%s-w%d", cfg, w))
 			}
 		}

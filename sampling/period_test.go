@@ -58,7 +58,7 @@ func TestPeriod(t *testing.T) {
 }
 
 // TestWarmupStep: each representative is warmed up by the step before
-// it, and New takes WarmupStep.
+// it, but by no more launches than it stands for; New takes WarmupStep.
 func TestWarmupStep(t *testing.T) {
 	in := steps(300, 4, "norm", "qkv", "attn", "out", "up", "down")
 	m, err := sampling.New(cascade.SamplingSTEM, in, sampling.WarmupStep)
@@ -72,12 +72,20 @@ func TestWarmupStep(t *testing.T) {
 	if p.Warmup != 26 {
 		t.Fatalf("warm-up %d, want 26", p.Warmup)
 	}
+	capped := 0
 	for _, st := range p.Strata {
 		for _, r := range st.Representatives {
-			if want := min(r.Launch, 26); len(r.Warmup) != want || want > 0 && r.Warmup[want-1].Launch != r.Launch-1 {
+			weight := (len(st.Members) + len(st.Representatives) - 1) / len(st.Representatives)
+			if weight < 26 {
+				capped++
+			}
+			if want := min(r.Launch, 26, weight); len(r.Warmup) != want || want > 0 && r.Warmup[want-1].Launch != r.Launch-1 {
 				t.Errorf("launch %d: warm-up %v, want the %d launches before it", r.Launch, r.Warmup, want)
 			}
 		}
+	}
+	if capped == 0 || capped == p.Samples {
+		t.Errorf("%d of %d representatives stand for fewer launches than a step: want some, not all", capped, p.Samples)
 	}
 	if _, err := sampling.New(cascade.SamplingSTEM, in, -3); err == nil {
 		t.Error("warm-up -3 was taken")

@@ -19,6 +19,9 @@ import (
 type planner struct {
 	in   []Launch
 	warm int // warm-up launches per representative
+	// capWarm: a representative's warm-up is at most the launches it
+	// stands for (WarmupStep).
+	capWarm bool
 
 	v      []float64 // per launch: the value it is stratified by
 	order  []int32   // launch indices, grouped, each group by value
@@ -199,12 +202,21 @@ func (p *planner) bestSplit(g, lo, hi int32) int32 {
 	return best
 }
 
+// warmFor is the warm-up of a representative of stratum s: p.warm
+// launches, under capWarm no more than the launches it stands for.
+func (p *planner) warmFor(s *stratum) int {
+	if !p.capWarm {
+		return p.warm
+	}
+	return int(min(int64(p.warm), (int64(s.hi-s.lo)+int64(s.n)-1)/int64(s.n)))
+}
+
 // warmup appends to dst the launches to simulate before launch i, oldest
-// first: up to p.warm launches just before it in its context.
-func (p *planner) warmup(dst []int32, i int32) []int32 {
+// first: up to warm launches just before it in its context.
+func (p *planner) warmup(dst []int32, i int32, warm int) []int32 {
 	start := len(dst)
 	ctx := p.in[i].Context
-	for j := i - 1; j >= 0 && len(dst)-start < p.warm && p.in[j].Context == ctx; j-- {
+	for j := i - 1; j >= 0 && len(dst)-start < warm && p.in[j].Context == ctx; j-- {
 		dst = append(dst, j)
 	}
 	slices.Reverse(dst[start:])
@@ -214,13 +226,13 @@ func (p *planner) warmup(dst []int32, i int32) []int32 {
 // cost is what making launch i a representative adds to the simulation:
 // the instructions (plus one, so empty launches count) of it and its
 // warm-up that are not simulated yet.
-func (p *planner) cost(i int32) int64 {
+func (p *planner) cost(i int32, warm int) int64 {
 	c := int64(0)
 	if !p.sim[i] {
 		c += p.in[i].instructions() + 1
 	}
 	ctx := p.in[i].Context
-	for j, k := i-1, 0; j >= 0 && k < p.warm && p.in[j].Context == ctx; j, k = j-1, k+1 {
+	for j, k := i-1, 0; j >= 0 && k < warm && p.in[j].Context == ctx; j, k = j-1, k+1 {
 		if !p.sim[j] {
 			c += p.in[j].instructions() + 1
 		}
@@ -229,10 +241,10 @@ func (p *planner) cost(i int32) int64 {
 }
 
 // mark notes launch i, and its warm-up, as simulated.
-func (p *planner) mark(i int32) {
+func (p *planner) mark(i int32, warm int) {
 	p.markOne(i)
 	ctx := p.in[i].Context
-	for j, k := i-1, 0; j >= 0 && k < p.warm && p.in[j].Context == ctx; j, k = j-1, k+1 {
+	for j, k := i-1, 0; j >= 0 && k < warm && p.in[j].Context == ctx; j, k = j-1, k+1 {
 		p.markOne(j)
 	}
 }
@@ -266,6 +278,7 @@ func (p *planner) choose() {
 	for si := range p.strata {
 		s := &p.strata[si]
 		size := s.hi - s.lo
+		warm := p.warmFor(s)
 		mean, cv, _ := p.moments(s.g, s.lo, s.hi)
 		tol := 0.0
 		if cv > 0 && !math.IsInf(cv, 1) {
@@ -290,12 +303,12 @@ func (p *planner) choose() {
 				if d > limit {
 					continue
 				}
-				c := p.cost(i)
+				c := p.cost(i, warm)
 				if best < 0 || c < bestCost || c == bestCost && (d < bestD || d == bestD && i < best) {
 					best, bestCost, bestD = i, c, d
 				}
 			}
-			p.mark(best)
+			p.mark(best, warm)
 			p.reps = append(p.reps, best)
 		}
 	}
@@ -446,7 +459,7 @@ func (p *planner) plan(method cascade.SamplingMethod, eps float64, t Target) Pla
 				rep.DurationNs = &floats[len(floats)-1]
 			}
 			from := len(warm)
-			p.warmScratch = p.warmup(p.warmScratch[:0], i)
+			p.warmScratch = p.warmup(p.warmScratch[:0], i, p.warmFor(s))
 			for _, j := range p.warmScratch {
 				warm = append(warm, cascade.SamplingLaunch{Launch: int(j), KernelID: p.in[j].KernelID})
 			}

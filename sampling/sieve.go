@@ -56,6 +56,7 @@ func (m Sieve) Plan(in Input, target Target) (Plan, error) {
 	}
 	p := newPlanner(in, warm, func(l *Launch) float64 { return float64(l.instructions()) },
 		func(l *Launch) groupKey { return groupKey{name: l.Name} })
+	p.capWarm = m.Warmup == WarmupStep
 	p.stratifyByCV(maxCV)
 	base := append([]stratum(nil), p.strata...)
 	build := func(eps float64) {

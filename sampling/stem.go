@@ -65,6 +65,7 @@ func (m STEM) Plan(in Input, target Target) (Plan, error) {
 		return groupKey{name: l.Name, grid: l.Grid, block: l.Block, untimed: !l.Timed()}
 	})
 	p.basisTimed = true
+	p.capWarm = m.Warmup == WarmupStep
 	build := func(eps float64) {
 		m.cluster(p, eps)
 		p.choose()
