@@ -58,9 +58,20 @@ func TestPeriod(t *testing.T) {
 }
 
 // TestWarmupStep: each representative is warmed up by the step before
-// it, but by no more launches than it stands for; New takes WarmupStep.
+// it, but by no more warp instructions than a step of launches of the
+// mean size: in a first step of large launches (a prefill), by fewer
+// launches. New takes WarmupStep.
 func TestWarmupStep(t *testing.T) {
 	in := steps(300, 4, "norm", "qkv", "attn", "out", "up", "down")
+	for i := range 26 {
+		in.Launches[i].WarpInstructions = 50_000 // the prefill
+		in.Launches[i].DurationNs = 90_000 + float64(i%5)
+	}
+	total := int64(0)
+	for _, l := range in.Launches {
+		total += l.WarpInstructions
+	}
+	capInsts := 26 * (total / 300)
 	m, err := sampling.New(cascade.SamplingSTEM, in, sampling.WarmupStep)
 	if err != nil {
 		t.Fatal(err)
@@ -72,20 +83,26 @@ func TestWarmupStep(t *testing.T) {
 	if p.Warmup != 26 {
 		t.Fatalf("warm-up %d, want 26", p.Warmup)
 	}
-	capped := 0
+	short := 0
 	for _, st := range p.Strata {
 		for _, r := range st.Representatives {
-			weight := (len(st.Members) + len(st.Representatives) - 1) / len(st.Representatives)
-			if weight < 26 {
-				capped++
+			insts := int64(0)
+			for _, w := range r.Warmup {
+				insts += in.Launches[w.Launch].WarpInstructions
 			}
-			if want := min(r.Launch, 26, weight); len(r.Warmup) != want || want > 0 && r.Warmup[want-1].Launch != r.Launch-1 {
-				t.Errorf("launch %d: warm-up %v, want the %d launches before it", r.Launch, r.Warmup, want)
+			want := min(r.Launch, 26)
+			if len(r.Warmup) > 0 && r.Warmup[len(r.Warmup)-1].Launch != r.Launch-1 || len(r.Warmup) > want ||
+				len(r.Warmup) < want && (len(r.Warmup) == 0 || insts+in.Launches[r.Launch-len(r.Warmup)-1].WarpInstructions <= capInsts) ||
+				len(r.Warmup) > 1 && insts > capInsts {
+				t.Errorf("launch %d: warm-up of %d launches, %d instructions: want the %d before it, up to %d instructions", r.Launch, len(r.Warmup), insts, want, capInsts)
+			}
+			if len(r.Warmup) < want {
+				short++
 			}
 		}
 	}
-	if capped == 0 || capped == p.Samples {
-		t.Errorf("%d of %d representatives stand for fewer launches than a step: want some, not all", capped, p.Samples)
+	if short == 0 || short == p.Samples {
+		t.Errorf("%d of %d representatives have less than a step of warm-up: want some, not all", short, p.Samples)
 	}
 	if _, err := sampling.New(cascade.SamplingSTEM, in, -3); err == nil {
 		t.Error("warm-up -3 was taken")

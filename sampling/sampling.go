@@ -85,9 +85,11 @@ const (
 	// WarmupStep asks for one step of the traced program as each
 	// representative's warm-up: Period(in) launches, so that the caches
 	// hold what the step before it left (a model layer's weights, read
-	// once a step, included); but no more launches than the
-	// representative stands for (its stratum's size over its samples):
-	// a launch that stands for itself alone is not worth a step.
+	// once a step, included); but no more warp instructions than a step
+	// of launches of the trace's mean size (always the launch before
+	// it): a step of larger kernels (a prefill) rewrites the caches with
+	// its own traffic, and a launch or two before is what its
+	// representatives need.
 	WarmupStep = -2
 	// z95 is the standard normal quantile of a two-sided 95 % interval.
 	z95 = 1.959963984540054

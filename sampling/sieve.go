@@ -54,9 +54,8 @@ func (m Sieve) Plan(in Input, target Target) (Plan, error) {
 	if len(in.Launches) == 0 {
 		return Plan{}, cascade.Errorf(cascade.EINVALID, "sieve: no launches to plan")
 	}
-	p := newPlanner(in, warm, func(l *Launch) float64 { return float64(l.instructions()) },
+	p := newPlannerCap(in, warm, m.Warmup == WarmupStep, func(l *Launch) float64 { return float64(l.instructions()) },
 		func(l *Launch) groupKey { return groupKey{name: l.Name} })
-	p.capWarm = m.Warmup == WarmupStep
 	p.stratifyByCV(maxCV)
 	base := append([]stratum(nil), p.strata...)
 	build := func(eps float64) {

@@ -56,7 +56,7 @@ func (m STEM) Plan(in Input, target Target) (Plan, error) {
 		return Plan{}, cascade.Errorf(cascade.EINVALID,
 			"stem: no launch has a measured duration (the trace has no real timing): plan with SIEVE")
 	}
-	p := newPlanner(in, warm, func(l *Launch) float64 {
+	p := newPlannerCap(in, warm, m.Warmup == WarmupStep, func(l *Launch) float64 {
 		if l.Timed() {
 			return l.DurationNs
 		}
@@ -65,7 +65,6 @@ func (m STEM) Plan(in Input, target Target) (Plan, error) {
 		return groupKey{name: l.Name, grid: l.Grid, block: l.Block, untimed: !l.Timed()}
 	})
 	p.basisTimed = true
-	p.capWarm = m.Warmup == WarmupStep
 	build := func(eps float64) {
 		m.cluster(p, eps)
 		p.choose()
