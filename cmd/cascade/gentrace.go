@@ -17,6 +17,11 @@ Writes synthetic raw NVBit traces, as the tracer does, for tests,
 benchmarks and demos: kernel traces, kernel lists with MemcpyHtoD lines and
 stats files. The output depends only on the flags.
 
+With -llm, an LLM-like trace instead: -launches kernel launches of a
+prefill step then decode steps, -layers layers of six kernels a step, built
+from the blocks of the real raw trace -from (a vecAdd-like kernel: see
+tracegen/llm.go), with metadata.json and a made-up real_timing.json.
+
 `
 
 // gentrace runs `cascade gentrace [flags] <out traces dir>`; args
