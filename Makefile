@@ -67,8 +67,8 @@ bench:
 # built from ../shared/traces/vecadd-sm61, simulated whole on SM6_TITANX
 # and SM7_QV100, then planned with STEM at each warm-up choice, its
 # segments simulated 2 at a time and projected; and the work a
-# 20,000-launch trace of the same shape saves. Takes about an hour of two
-# cores (the full simulations most of it); BENCH_DIR keeps every
+# 20,000-launch trace of the same shape saves. Took 1.5 to 2 hours of two
+# busy cores (the full simulations 21 and 39 min); BENCH_DIR keeps every
 # simulation's log, and a rerun reuses the finished ones. Not in make bench.
 ACCELSIM_DIR ?= $(or $(CASCADE_TEST_ACCELSIM_DIR),$(CURDIR)/../shared/accelsim)
 TRACES_DIR ?= $(or $(CASCADE_TEST_TRACES_DIR),$(CURDIR)/../shared/traces)
