@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -277,7 +278,7 @@ func arrayBases(all []uint64) ([3]uint64, error) {
 	for a := range uniq {
 		sorted = append(sorted, a)
 	}
-	sortU64(sorted)
+	slices.Sort(sorted)
 	g1, g2 := -1, -1 // indices of the two largest gaps (after i)
 	for i := 0; i+1 < len(sorted); i++ {
 		d := sorted[i+1] - sorted[i]
@@ -294,14 +295,6 @@ func arrayBases(all []uint64) ([3]uint64, error) {
 	lo, hi := min(g1, g2), max(g1, g2)
 	out = [3]uint64{sorted[0], sorted[lo+1], sorted[hi+1]}
 	return out, nil
-}
-
-func sortU64(a []uint64) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // LLMResult is what GenerateLLM wrote.
