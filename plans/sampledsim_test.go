@@ -159,15 +159,14 @@ func BenchmarkSampledSim(b *testing.B) {
 				b.ReportMetric(100*math.Abs(errTot), fmt.Sprintf("%%err-%s-w%d", cfg, w))
 			}
 		}
-		workSaved(b, src)
+		workSaved(b)
 	}
 }
 
 // workSaved prints what a 20,000-launch trace of the same shape saves:
 // planning needs only its stats and timing.
-func workSaved(b *testing.B, src string) {
+func workSaved(b *testing.B) {
 	const n = 20000
-	_ = src
 	ls, err := tracegen.LLMLaunches(tracegen.LLMConfig{Launches: n}, 736)
 	if err != nil {
 		b.Fatal(err)
