@@ -1,6 +1,6 @@
 # Shortcuts; scripts/ holds the real commands so a machine without make
 # needs nothing more than Go.
-.PHONY: serve test ui bench bench-large generate crash fuzz
+.PHONY: serve test ui bench bench-large bench-sampling generate crash fuzz
 
 serve:
 	scripts/serve.sh
@@ -64,6 +64,22 @@ bench:
 	uptime; go test ./accelsim/simlog -run '^$$' -bench Stats1M -benchtime 1x -timeout 30m
 	uptime; go test ./db -run '^$$' -bench RunKernels1M -benchtime 300x -timeout 60m -v
 	uptime; go test ./db -run '^$$' -bench ParseStore1M -benchtime 1x -timeout 60m
+
+# Sampled simulation against full simulation with the real Accel-Sim
+# (docs/benchmarks.md, "Sampled simulation"): a 300-launch LLM-like trace
+# built from ../shared/traces/vecadd-sm61, simulated whole on SM6_TITANX
+# and SM7_QV100, then planned with STEM at each warm-up choice, its
+# segments simulated 2 at a time and projected; and the work a
+# 20,000-launch trace of the same shape saves. Took 1.5 to 2 hours of two
+# busy cores (the full simulations 21 and 39 min); BENCH_DIR keeps every
+# simulation's log, and a rerun reuses the finished ones. Not in make bench.
+ACCELSIM_DIR ?= $(or $(CASCADE_TEST_ACCELSIM_DIR),$(CURDIR)/../shared/accelsim)
+TRACES_DIR ?= $(or $(CASCADE_TEST_TRACES_DIR),$(CURDIR)/../shared/traces)
+BENCH_DIR ?= /tmp/cascade-bench-sampling
+bench-sampling:
+	mkdir -p $(BENCH_DIR)
+	CASCADE_TEST_ACCELSIM_DIR=$(ACCELSIM_DIR) CASCADE_TEST_TRACES_DIR=$(TRACES_DIR) CASCADE_BENCH_DIR=$(BENCH_DIR) \
+		go test ./plans -run '^$$' -bench SampledSim -benchtime 1x -timeout 300m
 
 bench-large:
 	CASCADE_BENCH_LARGE=1 go test ./accelsim/posttraces -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m

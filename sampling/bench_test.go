@@ -23,6 +23,7 @@ func BenchmarkPlan1M(b *testing.B) {
 	}{
 		{"stem", sampling.STEM{}, true},
 		{"sieve", sampling.Sieve{}, false},
+		{"stem-step", sampling.STEM{Warmup: sampling.WarmupStep}, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var before runtime.MemStats

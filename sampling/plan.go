@@ -19,6 +19,10 @@ import (
 type planner struct {
 	in   []Launch
 	warm int // warm-up launches per representative
+	// capWarm: a representative's warm-up holds at most warmCap warp
+	// instructions, but always the launch before it (WarmupStep).
+	capWarm bool
+	warmCap int64
 
 	v      []float64 // per launch: the value it is stratified by
 	order  []int32   // launch indices, grouped, each group by value
@@ -74,6 +78,12 @@ type groupKey struct {
 // newPlanner groups in's launches by key, the groups in order of their
 // first launch, and sorts each group by value (then by launch index).
 func newPlanner(in Input, warm int, value func(*Launch) float64, key func(*Launch) groupKey) *planner {
+	return newPlannerCap(in, warm, false, value, key)
+}
+
+// newPlannerCap is newPlanner; with capWarm, warm-up is capped at warm
+// launches of the trace's mean instructions (WarmupStep).
+func newPlannerCap(in Input, warm int, capWarm bool, value func(*Launch) float64, key func(*Launch) groupKey) *planner {
 	n := len(in.Launches)
 	p := &planner{in: in.Launches, warm: warm, v: make([]float64, n), sim: make([]bool, n)}
 	ids := make([]int32, n)
@@ -133,6 +143,10 @@ func newPlanner(in Input, warm int, value func(*Launch) float64, key func(*Launc
 			s2 += d * d
 			p.p1[base+k+1], p.p2[base+k+1] = s1, s2
 		}
+	}
+	if capWarm && n > 0 {
+		p.capWarm = true
+		p.warmCap = int64(warm) * (p.totalInsts / int64(n))
 	}
 	return p
 }
@@ -199,28 +213,40 @@ func (p *planner) bestSplit(g, lo, hi int32) int32 {
 	return best
 }
 
-// warmup appends to dst the launches to simulate before launch i, oldest
-// first: up to p.warm launches just before it in its context.
-func (p *planner) warmup(dst []int32, i int32) []int32 {
-	start := len(dst)
+// warmFor is the warm-up of a representative of stratum s, in launches.
+func (p *planner) warmFor(s *stratum) int { return p.warm }
+
+// warmLen is how many launches before launch i its warm-up of up to warm
+// launches takes: those just before it in its context, under capWarm
+// only as many as hold at most warmCap warp instructions.
+func (p *planner) warmLen(i int32, warm int) int {
 	ctx := p.in[i].Context
-	for j := i - 1; j >= 0 && len(dst)-start < p.warm && p.in[j].Context == ctx; j-- {
+	n, insts := 0, int64(0)
+	for j := i - 1; j >= 0 && n < warm && p.in[j].Context == ctx; j-- {
+		insts += p.in[j].instructions()
+		if p.capWarm && n > 0 && insts > p.warmCap {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// warmup appends to dst the launches to simulate before launch i, oldest
+// first: its warm-up of up to warm launches (warmLen).
+func (p *planner) warmup(dst []int32, i int32, warm int) []int32 {
+	for j := i - int32(p.warmLen(i, warm)); j < i; j++ {
 		dst = append(dst, j)
 	}
-	slices.Reverse(dst[start:])
 	return dst
 }
 
 // cost is what making launch i a representative adds to the simulation:
 // the instructions (plus one, so empty launches count) of it and its
 // warm-up that are not simulated yet.
-func (p *planner) cost(i int32) int64 {
+func (p *planner) cost(i int32, warm int) int64 {
 	c := int64(0)
-	if !p.sim[i] {
-		c += p.in[i].instructions() + 1
-	}
-	ctx := p.in[i].Context
-	for j, k := i-1, 0; j >= 0 && k < p.warm && p.in[j].Context == ctx; j, k = j-1, k+1 {
+	for j := i - int32(p.warmLen(i, warm)); j <= i; j++ {
 		if !p.sim[j] {
 			c += p.in[j].instructions() + 1
 		}
@@ -229,10 +255,8 @@ func (p *planner) cost(i int32) int64 {
 }
 
 // mark notes launch i, and its warm-up, as simulated.
-func (p *planner) mark(i int32) {
-	p.markOne(i)
-	ctx := p.in[i].Context
-	for j, k := i-1, 0; j >= 0 && k < p.warm && p.in[j].Context == ctx; j, k = j-1, k+1 {
+func (p *planner) mark(i int32, warm int) {
+	for j := i - int32(p.warmLen(i, warm)); j <= i; j++ {
 		p.markOne(j)
 	}
 }
@@ -266,6 +290,7 @@ func (p *planner) choose() {
 	for si := range p.strata {
 		s := &p.strata[si]
 		size := s.hi - s.lo
+		warm := p.warmFor(s)
 		mean, cv, _ := p.moments(s.g, s.lo, s.hi)
 		tol := 0.0
 		if cv > 0 && !math.IsInf(cv, 1) {
@@ -290,12 +315,12 @@ func (p *planner) choose() {
 				if d > limit {
 					continue
 				}
-				c := p.cost(i)
+				c := p.cost(i, warm)
 				if best < 0 || c < bestCost || c == bestCost && (d < bestD || d == bestD && i < best) {
 					best, bestCost, bestD = i, c, d
 				}
 			}
-			p.mark(best)
+			p.mark(best, warm)
 			p.reps = append(p.reps, best)
 		}
 	}
@@ -446,7 +471,7 @@ func (p *planner) plan(method cascade.SamplingMethod, eps float64, t Target) Pla
 				rep.DurationNs = &floats[len(floats)-1]
 			}
 			from := len(warm)
-			p.warmScratch = p.warmup(p.warmScratch[:0], i)
+			p.warmScratch = p.warmup(p.warmScratch[:0], i, p.warmFor(s))
 			for _, j := range p.warmScratch {
 				warm = append(warm, cascade.SamplingLaunch{Launch: int(j), KernelID: p.in[j].KernelID})
 			}

@@ -82,6 +82,15 @@ const (
 	DefaultWarmup = 1
 	NoWarmup      = -1
 	MaxWarmup     = 64
+	// WarmupStep asks for one step of the traced program as each
+	// representative's warm-up: Period(in) launches, so that the caches
+	// hold what the step before it left (a model layer's weights, read
+	// once a step, included); but no more warp instructions than a step
+	// of launches of the trace's mean size (always the launch before
+	// it): a step of larger kernels (a prefill) rewrites the caches with
+	// its own traffic, and a launch or two before is what its
+	// representatives need.
+	WarmupStep = -2
 	// z95 is the standard normal quantile of a two-sided 95 % interval.
 	z95 = 1.959963984540054
 )
@@ -111,13 +120,16 @@ func (t Target) errorBound() (float64, error) {
 	return t.Error, nil
 }
 
-// warmupCount is the warm-up a method's Warmup field asks for.
-func warmupCount(w int) (int, error) {
+// warmupCount is the warm-up a method's Warmup field asks for, planning
+// in.
+func warmupCount(w int, in Input) (int, error) {
 	switch {
 	case w == 0:
 		return DefaultWarmup, nil
 	case w == NoWarmup:
 		return 0, nil
+	case w == WarmupStep:
+		return Period(in), nil
 	case w < 0 || w > MaxWarmup:
 		return 0, cascade.Errorf(cascade.EINVALID, "warmup: must be 0 to %d launches, got %d", MaxWarmup, w)
 	}
@@ -134,9 +146,9 @@ func Default(in Input) Method {
 }
 
 // New returns the method m (Default's for "") with warmup launches before
-// each representative: 0 for none.
+// each representative: 0 for none, WarmupStep for one step (Period).
 func New(m cascade.SamplingMethod, in Input, warmup int) (Method, error) {
-	if warmup < 0 || warmup > MaxWarmup {
+	if (warmup < 0 || warmup > MaxWarmup) && warmup != WarmupStep {
 		return nil, cascade.Errorf(cascade.EINVALID, "warmup: must be 0 to %d launches, got %d", MaxWarmup, warmup)
 	}
 	if warmup == 0 {
@@ -163,4 +175,36 @@ func MethodOf(m Method) cascade.SamplingMethod {
 		return cascade.SamplingSieve
 	}
 	return ""
+}
+
+// periodMatch is the share of launches whose kernel name is that of the
+// launch a period before it, from which Period takes a period.
+const periodMatch = 0.9
+
+// periodScan is how many launches Period reads: a period shows in the
+// first ones.
+const periodScan = 100_000
+
+// Period is the length of the traced program's step in launches: the
+// smallest p ≤ MaxWarmup such that at least 90 % of launches (of the
+// first 100,000) have the kernel name of the launch p before them in
+// their context. A model's decode step launches the same kernels in the
+// same order every step, so p is one step (a layer when the step is no
+// more than its layers). DefaultWarmup when no p fits.
+func Period(in Input) int {
+	ls := in.Launches[:min(len(in.Launches), periodScan)]
+	for p := 1; p <= MaxWarmup && p < len(ls); p++ {
+		n := len(ls) - p
+		allowed := int(float64(n) * (1 - periodMatch))
+		miss := 0
+		for i := p; i < len(ls) && miss <= allowed; i++ {
+			if ls[i].Name != ls[i-p].Name || ls[i].Context != ls[i-p].Context {
+				miss++
+			}
+		}
+		if miss <= allowed {
+			return p
+		}
+	}
+	return DefaultWarmup
 }

@@ -23,7 +23,8 @@ import (
 // are on instruction counts: Sieve needs no timing.
 type Sieve struct {
 	// Warmup is how many launches before each representative are
-	// simulated first: 0 for DefaultWarmup, NoWarmup for none.
+	// simulated first: 0 for DefaultWarmup, NoWarmup for none,
+	// WarmupStep for one step of the program (Period).
 	Warmup int
 	// MaxCV is the coefficient of variation of instruction counts up to
 	// which a stratum is left whole; 0 for DefaultSieveMaxCV.
@@ -39,7 +40,7 @@ func (m Sieve) Plan(in Input, target Target) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	warm, err := warmupCount(m.Warmup)
+	warm, err := warmupCount(m.Warmup, in)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -53,7 +54,7 @@ func (m Sieve) Plan(in Input, target Target) (Plan, error) {
 	if len(in.Launches) == 0 {
 		return Plan{}, cascade.Errorf(cascade.EINVALID, "sieve: no launches to plan")
 	}
-	p := newPlanner(in, warm, func(l *Launch) float64 { return float64(l.instructions()) },
+	p := newPlannerCap(in, warm, m.Warmup == WarmupStep, func(l *Launch) float64 { return float64(l.instructions()) },
 		func(l *Launch) groupKey { return groupKey{name: l.Name} })
 	p.stratifyByCV(maxCV)
 	base := append([]stratum(nil), p.strata...)

@@ -28,7 +28,8 @@ import (
 // launch has a duration is an error.
 type STEM struct {
 	// Warmup is how many launches before each representative are
-	// simulated first: 0 for DefaultWarmup, NoWarmup for none.
+	// simulated first: 0 for DefaultWarmup, NoWarmup for none,
+	// WarmupStep for one step of the program (Period).
 	Warmup int
 	// MaxCV is the coefficient of variation up to which a cluster is
 	// left whole; 0 for ε/1.96, where one sample meets the target.
@@ -41,7 +42,7 @@ func (m STEM) Plan(in Input, target Target) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	warm, err := warmupCount(m.Warmup)
+	warm, err := warmupCount(m.Warmup, in)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -55,7 +56,7 @@ func (m STEM) Plan(in Input, target Target) (Plan, error) {
 		return Plan{}, cascade.Errorf(cascade.EINVALID,
 			"stem: no launch has a measured duration (the trace has no real timing): plan with SIEVE")
 	}
-	p := newPlanner(in, warm, func(l *Launch) float64 {
+	p := newPlannerCap(in, warm, m.Warmup == WarmupStep, func(l *Launch) float64 {
 		if l.Timed() {
 			return l.DurationNs
 		}

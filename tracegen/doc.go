@@ -9,4 +9,9 @@
 // instructions come in (shared, global) pairs, and a fraction of warps can
 // stay idle and of blocks empty. Output depends only on the [Config].
 // `cascade gentrace` (cmd/cascade) parses its command line into one.
+//
+// [GenerateLLM] builds another kind: an LLM-like trace (prefill and
+// decode steps of renamed kernels of varied grids) from the blocks of a
+// real raw kernel trace, with made-up real timing (`cascade gentrace
+// -llm -from DIR`).
 package tracegen

@@ -17,6 +17,11 @@ Writes synthetic raw NVBit traces, as the tracer does, for tests,
 benchmarks and demos: kernel traces, kernel lists with MemcpyHtoD lines and
 stats files. The output depends only on the flags.
 
+With -llm, an LLM-like trace instead: -launches kernel launches of a
+prefill step then decode steps, -layers layers of six kernels a step, built
+from the blocks of the real raw trace -from (a vecAdd-like kernel: see
+tracegen/llm.go), with metadata.json and a made-up real_timing.json.
+
 `
 
 // gentrace runs `cascade gentrace [flags] <out traces dir>`; args
@@ -29,7 +34,14 @@ func gentrace(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		cfg               tracegen.Config
 		grid, block, size string
 		verbose           bool
+		llm               bool
+		lc                tracegen.LLMConfig
 	)
+	fs.BoolVar(&llm, "llm", false, "an LLM-like trace (prefill then decode steps) built from the real trace -from")
+	fs.StringVar(&lc.From, "from", "", "with -llm: the real raw trace directory the kernels come from")
+	fs.IntVar(&lc.Launches, "launches", 300, "with -llm: kernel launches in all")
+	fs.IntVar(&lc.Layers, "layers", 4, "with -llm: layers a step")
+	fs.IntVar(&lc.DecodeSteps, "decode-steps", 11, "with -llm: decode steps a request")
 	fs.IntVar(&cfg.Kernels, "kernels", 1, "kernels per context")
 	fs.IntVar(&cfg.Contexts, "contexts", 0, "0: single-context naming (kernel-N.trace, kernelslist); N: per-context naming with N contexts")
 	fs.StringVar(&grid, "grid", "4,1,1", "grid dim x,y,z")
@@ -59,6 +71,23 @@ func gentrace(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return 2
+	}
+	if llm {
+		if lc.From == "" {
+			fmt.Fprintln(stderr, "gentrace: -llm needs -from <real trace dir>")
+			return 2
+		}
+		res, err := tracegen.GenerateLLM(ctx, fs.Arg(0), lc)
+		if err != nil {
+			fmt.Fprintf(stderr, "gentrace: %v\n", err)
+			return 1
+		}
+		var insts int64
+		for _, l := range res.Launches {
+			insts += l.Insts
+		}
+		fmt.Fprintf(stdout, "wrote an LLM-like trace of %d launches (%d warp instructions) to %s\n", len(res.Launches), insts, fs.Arg(0))
+		return 0
 	}
 	var err error
 	if cfg.Grid, err = parseDim(grid); err != nil {
