@@ -157,7 +157,7 @@ type ComplexityRoot struct {
 		CancelSweep  func(childComplexity int, id string) int
 		LaunchRun    func(childComplexity int, input model.LaunchRunInput) int
 		LaunchSweep  func(childComplexity int, input model.LaunchSweepInput) int
-		PlanSampling func(childComplexity int, traceID string, method *cascade.SamplingMethod, target *model.SamplingTarget, warmup *int) int
+		PlanSampling func(childComplexity int, traceID string, method *cascade.SamplingMethod, target *model.SamplingTarget, warmup *int, warmupStep *bool) int
 		RetryTrace   func(childComplexity int, id string) int
 	}
 
@@ -553,7 +553,7 @@ type MutationResolver interface {
 	RetryTrace(ctx context.Context, id string) (*cascade.Trace, error)
 	LaunchRun(ctx context.Context, input model.LaunchRunInput) (*cascade.Run, error)
 	CancelRun(ctx context.Context, id string) (*cascade.Run, error)
-	PlanSampling(ctx context.Context, traceID string, method *cascade.SamplingMethod, target *model.SamplingTarget, warmup *int) (*cascade.SamplingPlan, error)
+	PlanSampling(ctx context.Context, traceID string, method *cascade.SamplingMethod, target *model.SamplingTarget, warmup *int, warmupStep *bool) (*cascade.SamplingPlan, error)
 	LaunchSweep(ctx context.Context, input model.LaunchSweepInput) (*cascade.Sweep, error)
 	CancelSweep(ctx context.Context, id string) (*cascade.Sweep, error)
 }
@@ -1108,7 +1108,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.PlanSampling(childComplexity, args["traceId"].(string), args["method"].(*cascade.SamplingMethod), args["target"].(*model.SamplingTarget), args["warmup"].(*int)), true
+		return e.ComplexityRoot.Mutation.PlanSampling(childComplexity, args["traceId"].(string), args["method"].(*cascade.SamplingMethod), args["target"].(*model.SamplingTarget), args["warmup"].(*int), args["warmupStep"].(*bool)), true
 	case "Mutation.retryTrace":
 		if e.ComplexityRoot.Mutation.RetryTrace == nil {
 			break
@@ -4114,6 +4114,14 @@ func (ec *executionContext) field_Mutation_planSampling_args(ctx context.Context
 		return nil, err
 	}
 	args["warmup"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "warmupStep",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["warmupStep"] = arg4
 	return args, nil
 }
 
@@ -6250,7 +6258,7 @@ func (ec *executionContext) _Mutation_planSampling(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().PlanSampling(ctx, fc.Args["traceId"].(string), fc.Args["method"].(*cascade.SamplingMethod), fc.Args["target"].(*model.SamplingTarget), fc.Args["warmup"].(*int))
+			return ec.Resolvers.Mutation().PlanSampling(ctx, fc.Args["traceId"].(string), fc.Args["method"].(*cascade.SamplingMethod), fc.Args["target"].(*model.SamplingTarget), fc.Args["warmup"].(*int), fc.Args["warmupStep"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SamplingPlan) graphql.Marshaler {

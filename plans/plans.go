@@ -53,6 +53,9 @@ type Request struct {
 	// Warmup is how many launches warm up each representative; nil for
 	// sampling.DefaultWarmup.
 	Warmup *int
+	// WarmupStep warms each up with one step of the program instead
+	// (sampling.WarmupStep); it excludes Warmup.
+	WarmupStep bool
 }
 
 // Plan plans the trace's sampled simulation as r asks, and stores the
@@ -71,6 +74,12 @@ func (s *Service) Plan(ctx context.Context, r Request) (cascade.SamplingPlan, er
 	}
 	if warmup < 0 || warmup > sampling.MaxWarmup {
 		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "warmup: must be 0 to %d launches, got %d", sampling.MaxWarmup, warmup)
+	}
+	if r.WarmupStep {
+		if r.Warmup != nil {
+			return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "warmupStep: give warmup or warmupStep, not both")
+		}
+		warmup = sampling.WarmupStep
 	}
 	t, err := s.Store.Trace(ctx, r.TraceID)
 	if err != nil {

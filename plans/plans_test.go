@@ -127,6 +127,37 @@ func TestPlanStoredAndRead(t *testing.T) {
 	})
 }
 
+// TestPlanWarmupStep: with WarmupStep each representative is warmed up
+// by one step of the program (the launches back to where its kernel names
+// repeat: 9 on llm's traces), and the plan says how long that step is.
+func TestPlanWarmupStep(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.DB(t)
+	bucket := t.TempDir()
+	ks, rows := llm(900)
+	addTrace(t, d, bucket, "timed", ks, rows)
+	s := &plans.Service{Store: d, BucketDir: bucket}
+	p, err := s.Plan(ctx, plans.Request{TraceID: "timed", WarmupStep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Warmup != 9 {
+		t.Fatalf("warm-up %d launches, want a step of 9", p.Warmup)
+	}
+	longest := 0
+	for _, st := range p.Strata {
+		for _, r := range st.Representatives {
+			longest = max(longest, len(r.Warmup))
+			if n := len(r.Warmup); n > 0 && r.Warmup[n-1].Launch != r.Launch-1 {
+				t.Fatalf("representative %d: warm-up %+v does not end with the launch before it", r.Launch, r.Warmup)
+			}
+		}
+	}
+	if longest < 2 || longest > 9 {
+		t.Fatalf("the longest warm-up is %d launches, want 2 to 9", longest)
+	}
+}
+
 // TestPlanRefuses: NOT_FOUND for an unknown trace; BAD_USER_INPUT for a
 // trace not READY, an unknown method, a target or warm-up out of range,
 // and STEM without timing.
@@ -156,6 +187,7 @@ func TestPlanRefuses(t *testing.T) {
 		{"warm-up below 0", plans.Request{TraceID: "timed", Warmup: cascade.Ptr(-1)}, cascade.EINVALID},
 		{"warm-up too long", plans.Request{TraceID: "timed", Warmup: cascade.Ptr(sampling.MaxWarmup + 1)}, cascade.EINVALID},
 		{"stem without timing", plans.Request{TraceID: "untimed", Method: cascade.SamplingSTEM}, cascade.EINVALID},
+		{"warm-up and a step of warm-up", plans.Request{TraceID: "timed", Warmup: cascade.Ptr(2), WarmupStep: true}, cascade.EINVALID},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if _, err := s.Plan(ctx, tt.req); cascade.ErrorCode(err) != tt.code {

@@ -17,8 +17,8 @@ import (
 )
 
 // PlanSampling is the resolver for the planSampling field.
-func (r *mutationResolver) PlanSampling(ctx context.Context, traceID string, method *cascade.SamplingMethod, target *model.SamplingTarget, warmup *int) (*cascade.SamplingPlan, error) {
-	req := plans.Request{TraceID: traceID, Method: cascade.Deref(method), Warmup: warmup}
+func (r *mutationResolver) PlanSampling(ctx context.Context, traceID string, method *cascade.SamplingMethod, target *model.SamplingTarget, warmup *int, warmupStep *bool) (*cascade.SamplingPlan, error) {
+	req := plans.Request{TraceID: traceID, Method: cascade.Deref(method), Warmup: warmup, WarmupStep: cascade.Deref(warmupStep)}
 	if target != nil {
 		req.Target = sampling.Target{Error: cascade.Deref(target.Error), Instructions: cascade.Deref(target.Instructions)}
 		if target.Error != nil && *target.Error == 0 {

@@ -279,4 +279,28 @@ describe("sampled simulation from the web UI", { skip }, () => {
     assert.deepEqual(errors, []);
     await page.close();
   });
+
+  test("plan with one step of the program as warm-up", { timeout: 120_000 }, async () => {
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/${TRACE}/sample`);
+    await page.getByRole("heading", { name: "New plan" }).waitFor();
+    // 10 %: a representative stands for several launches (at 1 % each of these 48 is its own,
+    // and needs no warm-up).
+    await page.getByLabel("Error bound in percent").fill("10");
+    await page.getByLabel("Warm-up launches").fill("3");
+    await page.getByRole("checkbox", { name: /One step of the program instead/ }).check();
+    assert.equal(await page.getByLabel("Warm-up launches").isDisabled(), true, "a step excludes a count of launches");
+    const before = await page.getByTestId("plan-row").count();
+    const shown = page.url();
+    await page.getByRole("button", { name: "Plan", exact: true }).click();
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="plan-row"]').length === n + 1, before);
+    await page.waitForURL((u) => u.toString() !== shown && /\?plan=/.test(u.toString()));
+    await page.getByTestId("plan-row").first().and(page.locator('[aria-selected="true"]')).waitFor();
+    const warm = await page.getByTestId("plan-view").locator("dt", { hasText: "Warm-up" }).locator("xpath=following-sibling::dd[1]").innerText();
+    const m = warm.match(/^(\d+) launches before each representative$/);
+    assert.ok(m && Number(m[1]) === 4, `warm-up: ${warm}, want a step: the 4 kernels every layer launches`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });

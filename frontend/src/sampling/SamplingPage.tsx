@@ -87,10 +87,11 @@ function PlanForm({ traceId, hasRealTiming, onPlanned }: { traceId: string; hasR
   const [kind, setKind] = useState<TargetKind>("error");
   const [targetText, setTargetText] = useState("");
   const [warmupText, setWarmupText] = useState("");
+  const [warmupStep, setWarmupStep] = useState(false);
   const [{ fetching }, plan] = useMutation(PlanSamplingMutation);
   const [serverError, setServerError] = useState<{ field: PlanField | null; text: string } | null>(null);
   const target = parseTarget(kind, targetText);
-  const warmup = warmupText.trim() === "" ? null : Number(warmupText);
+  const warmup = warmupStep || warmupText.trim() === "" ? null : Number(warmupText);
   const warmupError = warmup != null && !Number.isInteger(warmup) ? "a whole number of launches" : null;
   const fieldError = (f: PlanField) => (serverError?.field === f ? serverError.text : null);
   const defaultMethod = hasRealTiming ? "STEM" : "SIEVE";
@@ -99,7 +100,7 @@ function PlanForm({ traceId, hasRealTiming, onPlanned }: { traceId: string; hasR
     e.preventDefault();
     if (target.error || warmupError || fetching) return;
     setServerError(null);
-    const r = await plan({ traceId, method: method || null, target: target.target, warmup });
+    const r = await plan({ traceId, method: method || null, target: target.target, warmup, warmupStep: warmupStep || null });
     if (r.data) onPlanned(r.data.planSampling.id);
     else if (r.error) setServerError(errorField(r.error.graphQLErrors[0]?.message ?? r.error.message));
   }
@@ -168,7 +169,8 @@ function PlanForm({ traceId, hasRealTiming, onPlanned }: { traceId: string; hasR
           id="warmup"
           inputMode="numeric"
           placeholder="1 (the default)"
-          value={warmupText}
+          value={warmupStep ? "" : warmupText}
+          disabled={warmupStep}
           onChange={(e) => {
             setWarmupText(e.target.value);
             setServerError(null);
@@ -180,6 +182,21 @@ function PlanForm({ traceId, hasRealTiming, onPlanned }: { traceId: string; hasR
         <span id="warmup-hint" className={warmupProblem ? "error" : "hint"} role={warmupProblem ? "alert" : undefined} data-testid="warmup-hint">
           {warmupProblem ?? "Launches simulated before each representative (0 to 64) so caches are not cold. Empty: 1."}
         </span>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={warmupStep}
+            onChange={(e) => {
+              setWarmupStep(e.target.checked);
+              setServerError(null);
+            }}
+          />
+          One step of the program instead
+          <span className="hint">
+            — the launches back to where the same kernels repeat (a decode step), so a layer's weights are in the caches: the
+            most accurate warm-up (see docs/benchmarks.md), for about twice the simulated instructions.
+          </span>
+        </label>
       </div>
       <button type="submit" className="primary" disabled={fetching || !!target.error || !!warmupError}>
         {fetching ? "Planning…" : "Plan"}

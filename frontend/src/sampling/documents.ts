@@ -85,7 +85,7 @@ export const SamplingTraceListQuery = graphql(`
 `);
 
 export const PlanSamplingMutation = graphql(`
-  mutation PlanSampling($traceId: ID!, $method: SamplingMethod, $target: SamplingTarget, $warmup: Int) {
-    planSampling(traceId: $traceId, method: $method, target: $target, warmup: $warmup) { ...SamplingPlanDetail }
+  mutation PlanSampling($traceId: ID!, $method: SamplingMethod, $target: SamplingTarget, $warmup: Int, $warmupStep: Boolean) {
+    planSampling(traceId: $traceId, method: $method, target: $target, warmup: $warmup, warmupStep: $warmupStep) { ...SamplingPlanDetail }
   }
 `);
