@@ -64,7 +64,7 @@ func (f *follower) Grew() {
 	f.m.cfg.Events.Publish(cascade.LogGrew{Kind: "run", ID: f.id})
 	if p := f.parser.Progress(); p != f.last {
 		f.last = p
-		f.m.progress(f.ctx, f.id, f.parser.Kernels(), p)
+		f.m.progress(f.ctx, f.id, f.parser.Take, p)
 	}
 }
 
