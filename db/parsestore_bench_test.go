@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
 	"github.com/cascade-sim/cascade/accelsim/simlog/simlogtest"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
@@ -19,11 +20,10 @@ import (
 // real log's format (compact: the lines Cascade reads, as
 // BenchmarkStats1M) with the run log parser and stores its kernels as a
 // run's progress updates do: about every 10,000 finished kernels, the
-// parser's list (Kernels, all of them) and the new complete ones
-// appended. It
-// reports the whole time (s-total), the part spent storing (s-store) and
-// in Kernels (s-list), the peak heap (MB-heap, sampled after each
-// update), and, beside them, the days the simulator would take to print
+// results final since the last update (Take) appended, and the rest
+// (TakeAll) at the end. It reports the whole time (s-total), the part
+// spent storing (s-store) and taking (s-list), the peak heap (MB-heap,
+// sampled after each update), and, beside them, the days the simulator would take to print
 // such a log at vecAdd's pace (sim-days).
 //
 //	go test ./db -run '^$' -bench ParseStore1M -benchtime 1x -timeout 60m -v
@@ -57,20 +57,16 @@ func BenchmarkParseStore1M(b *testing.B) {
 				}
 				p := simlog.NewParser(total).ReadStats(simstats.Builtin())
 				saved, next := 0, step
-				save := func(all bool) {
+				save := func(take func() []cascade.RunKernel) {
 					t0 := time.Now()
-					ks := p.Kernels()
+					ks := take()
 					list += time.Since(t0)
-					n := len(ks)
-					for !all && n > saved && ks[n-1].Stats == nil {
-						n-- // its statistics block is not over yet
-					}
 					t0 = time.Now()
-					if err := d.AppendRunKernels(ctx, "big", saved, ks[saved:n]); err != nil {
+					if err := d.AppendRunKernels(ctx, "big", saved, ks); err != nil {
 						b.Fatal(err)
 					}
 					store += time.Since(t0)
-					saved = n
+					saved += len(ks)
 					var ms runtime.MemStats
 					runtime.ReadMemStats(&ms)
 					peak = max(peak, ms.HeapInuse)
@@ -81,7 +77,7 @@ func BenchmarkParseStore1M(b *testing.B) {
 				for sc.Scan() {
 					p.Line(sc.Text())
 					if lines++; lines%(1<<18) == 0 && p.Progress().Done >= next { // Progress counts them all
-						save(false)
+						save(p.Take)
 						next = saved + step
 					}
 				}
@@ -89,7 +85,7 @@ func BenchmarkParseStore1M(b *testing.B) {
 				if o := p.Outcome(simlog.Exit{}); !o.Succeeded {
 					b.Fatal(o.Reason)
 				}
-				save(true)
+				save(p.TakeAll)
 				if saved != total {
 					b.Fatalf("%d kernels stored", saved)
 				}

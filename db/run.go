@@ -270,6 +270,47 @@ func (d *DB) AppendRunKernels(ctx context.Context, runID string, from int, ks []
 	return nil
 }
 
+// CopyRunKernels makes the kernel results of run to a copy of those of
+// run from, in the database: its rows are deleted, then from's are copied
+// with INSERT ... SELECT, runKernelChunk rows a transaction, none of them
+// passing through this process. Like AppendRunKernels, a reader may see
+// part of the copy, and a failed copy leaves a prefix that a copy again
+// makes whole.
+func (d *DB) CopyRunKernels(ctx context.Context, from, to string) error {
+	var last sql.NullInt64
+	if err := d.read(ctx).Raw("SELECT MAX(seq) FROM run_kernels WHERE run_id = ?", from).Scan(&last).Error; err != nil {
+		return fmt.Errorf("copy kernels of run %s: %w", from, err)
+	}
+	cols := strings.Join(runKernelColumns[1:], ", ")
+	copyRows := d.sql("INSERT INTO run_kernels (run_id, " + cols + ") SELECT ?, " + cols +
+		" FROM run_kernels WHERE run_id = ? AND seq >= ? AND seq < ?")
+	first := true
+	for lo := int64(0); first || (last.Valid && lo <= last.Int64); lo += int64(runKernelChunk) {
+		err := d.rawTx(ctx, func(conn *sql.Conn) error {
+			if first {
+				if d.dialect == "postgres" {
+					if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7413)"); err != nil { // lockRuns
+						return err
+					}
+				}
+				if _, err := conn.ExecContext(ctx, d.sql("DELETE FROM run_kernels WHERE run_id = ?"), to); err != nil {
+					return fmt.Errorf("delete: %w", err)
+				}
+			}
+			if !last.Valid {
+				return nil
+			}
+			_, err := conn.ExecContext(ctx, copyRows, to, from, lo, lo+int64(runKernelChunk))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("copy kernels of run %s to run %s: %w", from, to, err)
+		}
+		first = false
+	}
+	return nil
+}
+
 // runKernelColumns are the stored columns of cascade.RunKernel, in the
 // order runKernelArgs gives their values.
 var runKernelColumns = []string{

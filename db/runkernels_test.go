@@ -97,3 +97,45 @@ func TestAppendRunKernels(t *testing.T) {
 		}
 	})
 }
+
+// TestCopyRunKernels: a run's kernels copied in the store, across chunk
+// boundaries, are the original's with the copy's run id, replacing what
+// the copy had; a run without kernels copies as none.
+func TestCopyRunKernels(t *testing.T) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
+		db.SetRunKernelChunk(t, 5)
+		ctx := context.Background()
+		if err := d.SaveRunKernels(ctx, "orig", testRunKernels(23, "")); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.SaveRunKernels(ctx, "copy", testRunKernels(30, "old")); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.SaveRunKernels(ctx, "other", testRunKernels(3, "other")); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.CopyRunKernels(ctx, "orig", "copy"); err != nil {
+			t.Fatal(err)
+		}
+		want, err := d.RunKernels(ctx, "orig")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			want[i].RunID = "copy"
+		}
+		got, err := d.RunKernels(ctx, "copy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) != 23 || !reflect.DeepEqual(got, want) {
+			t.Errorf("copy has %d kernels %+v, want %d %+v", len(got), got, len(want), want)
+		}
+		if err := d.CopyRunKernels(ctx, "none", "other"); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := d.RunKernels(ctx, "other"); err != nil || len(got) != 0 {
+			t.Errorf("a copy of no kernels left %d (%v)", len(got), err)
+		}
+	})
+}

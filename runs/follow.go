@@ -39,7 +39,9 @@ func newFollower(m *Manager, ctx context.Context, id, log string, total int) *fo
 
 // read feeds the parser every line written since the last read: the
 // tail gives at most 1 MiB a call, and a batch job's log may have grown by
-// more (or be read for the first time after a restart).
+// more (or be read for the first time after a restart). The results each
+// megabyte made final are stored before the next is read, so that a log
+// read whole holds no more of them than a progress update does.
 func (f *follower) read() bool {
 	any := false
 	for {
@@ -51,6 +53,9 @@ func (f *follower) read() bool {
 			f.parser.Line(l)
 		}
 		any = true
+		if err := f.m.saveKernels(f.ctx, f.id, f.parser.Take); err != nil {
+			f.m.log.Error("save run kernels", "run", f.id, "err", err)
+		}
 	}
 }
 
@@ -64,7 +69,7 @@ func (f *follower) Grew() {
 	f.m.cfg.Events.Publish(cascade.LogGrew{Kind: "run", ID: f.id})
 	if p := f.parser.Progress(); p != f.last {
 		f.last = p
-		f.m.progress(f.ctx, f.id, f.parser.Kernels(), p)
+		f.m.progress(f.ctx, f.id, f.parser.Take, p)
 	}
 }
 

@@ -72,12 +72,11 @@ func (h host) StatusChanged(st cascade.ExecutorStatus) {
 	h.m.cfg.Events.Publish(cascade.ExecutorUpdated{Status: st})
 }
 
-// progress records the parser's progress and kernel results.
-func (m *Manager) progress(ctx context.Context, id string, kernels []cascade.RunKernel, p simlog.Progress) {
-	if kernels != nil {
-		if err := m.saveKernels(ctx, id, kernels); err != nil {
-			m.log.Error("save run kernels", "run", id, "err", err)
-		}
+// progress records the parser's progress and stores the kernel results
+// take gives (those that became final since the last call).
+func (m *Manager) progress(ctx context.Context, id string, take func() []cascade.RunKernel, p simlog.Progress) {
+	if err := m.saveKernels(ctx, id, take); err != nil {
+		m.log.Error("save run kernels", "run", id, "err", err)
 	}
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State != cascade.RunRunning || (r.KernelsDone == p.Done && r.KernelsTotal == p.Total) {
@@ -98,12 +97,12 @@ func (m *Manager) progress(ctx context.Context, id string, kernels []cascade.Run
 // run made by end.Also (when set) in the same write. A run that is over
 // already stays as it was.
 func (m *Manager) finish(ctx context.Context, id string, end End) {
+	defer m.forgetKernels(id)
 	if end.Log != nil {
-		if err := m.saveKernels(ctx, id, end.Log.Kernels()); err != nil {
+		if err := m.saveKernels(ctx, id, end.Log.TakeAll); err != nil {
 			m.log.Error("save run kernels", "run", id, "err", err)
 		}
 	}
-	m.forgetKernels(id)
 	state, msg := end.State, end.Error
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State.Final() {
@@ -146,73 +145,62 @@ func (m *Manager) finish(ctx context.Context, id string, end End) {
 	} else {
 		m.log.Info("run "+strings.ToLower(string(state)), "run", id)
 	}
+	m.keepTotals(r)
 	m.publish(r)
 	if m.cfg.Ended != nil {
 		m.cfg.Ended(r)
 	}
 }
 
-// savedKernels is what a Manager stored last of one run's kernel results:
-// each one's key, in launch order.
+// savedKernels is what a Manager stored of a running run's kernel
+// results since it started following it: how many, and the totals of
+// their statistics.
 type savedKernels struct {
-	mu   sync.Mutex // one save of the run at a time
-	keys []kernelKey
+	mu sync.Mutex // one save of the run at a time
+	n  int        // rows stored: the next result is the run's kernel n
+	// synced is set once a save stored from 0, replacing what was stored.
+	synced bool
+	// unsaved are results taken from the parser that a failed save did
+	// not store: the next save stores them first.
+	unsaved []cascade.RunKernel
+	totals  *totaller // of the n stored; nil after a kernel it could not read
 }
 
-// kernelKey is what of a kernel result the log parser may change once
-// it is in its list, with its launch uid: the parser appends results,
-// fills in a result's statistics when their block ends (a new slice) and
-// marks the kernel the cycle limit cut short truncated; a result that
-// finished before one of a lower launch uid moves down the list.
-type kernelKey struct {
-	uid          int
-	cycles       int64
-	instructions int64
-	truncated    bool
-	stats        *byte // the first byte of Stats: each encoding is new
-	statsLen     int
-}
-
-func keyOf(k *cascade.RunKernel) kernelKey {
-	key := kernelKey{uid: k.LaunchUID, cycles: k.SimCycles, instructions: k.SimInstructions,
-		truncated: k.Truncated, statsLen: len(k.Stats)}
-	if len(k.Stats) > 0 {
-		key.stats = &k.Stats[0]
-	}
-	return key
-}
-
-// saveKernels stores ks, all of a run's kernel results so far in launch
-// order: those from the first one that differs from what it stored last
-// for the run (or all, the first time since the server started), so that
-// a run whose results grow by a few kernels a progress update writes
-// those few, not its whole list again.
-func (m *Manager) saveKernels(ctx context.Context, id string, ks []cascade.RunKernel) error {
+// saveKernels stores the results take gives as the run's next kernels in
+// launch order, after those stored since the Manager started following
+// the run: the first save of a run (after a restart too, when its log is
+// read again from the start) replaces whatever was stored, later ones
+// append. take is called with the run's saves held, so results are stored
+// in the order they were taken.
+func (m *Manager) saveKernels(ctx context.Context, id string, take func() []cascade.RunKernel) error {
 	m.savedMu.Lock()
 	if m.saved == nil {
 		m.saved = map[string]*savedKernels{}
 	}
 	s := m.saved[id]
 	if s == nil {
-		s = &savedKernels{}
+		s = &savedKernels{totals: newTotaller(m.statsTable())}
 		m.saved[id] = s
 	}
 	m.savedMu.Unlock()
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	from := 0
-	for from < len(s.keys) && from < len(ks) && s.keys[from] == keyOf(&ks[from]) {
-		from++
+	ks := take()
+	if len(s.unsaved) > 0 {
+		ks = append(s.unsaved, ks...)
+		s.unsaved = nil
 	}
-	// Whatever happens, the stored rows before from are the ones in ks;
-	// after an error, those from from on are not known.
-	s.keys = s.keys[:from]
-	if err := m.cfg.Store.AppendRunKernels(ctx, id, from, ks[from:]); err != nil {
+	if len(ks) == 0 && s.synced {
+		return nil
+	}
+	if err := m.cfg.Store.AppendRunKernels(ctx, id, s.n, ks); err != nil {
+		s.unsaved = ks
 		return err
 	}
-	for i := from; i < len(ks); i++ {
-		s.keys = append(s.keys, keyOf(&ks[i]))
+	s.n, s.synced = s.n+len(ks), true
+	if s.totals != nil && s.totals.add(ks) != nil {
+		s.totals = nil // StatTotals reads the stored kernels instead
 	}
 	return nil
 }

@@ -36,6 +36,9 @@ type Store interface {
 	SaveRunKernels(ctx context.Context, runID string, ks []cascade.RunKernel) error
 	AppendRunKernels(ctx context.Context, runID string, from int, ks []cascade.RunKernel) error
 	RunKernels(ctx context.Context, runID string) ([]cascade.RunKernel, error)
+	// CopyRunKernels makes to's kernel results a copy of from's, in the
+	// store.
+	CopyRunKernels(ctx context.Context, from, to string) error
 	RunKernelPage(ctx context.Context, runID string, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error)
 
 	CreateSweep(ctx context.Context, s *cascade.Sweep, runs []cascade.Run) error

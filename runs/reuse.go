@@ -98,18 +98,15 @@ func reuse(r *cascade.Run, orig cascade.Run) {
 }
 
 // copyKernels stores, as the kernel results of each reused run of rs, a
-// copy of those of the run it is the same as.
+// copy of those of the run it is the same as, made in the store: a run of
+// a million kernels is never read into memory.
 func (m *Manager) copyKernels(ctx context.Context, rs []cascade.Run) error {
 	for _, r := range rs {
 		if r.SameAsID == nil {
 			continue
 		}
-		ks, err := m.cfg.Store.RunKernels(ctx, *r.SameAsID)
-		if err != nil {
-			return fmt.Errorf("read run %s's kernels: %w", *r.SameAsID, err)
-		}
-		if err := m.cfg.Store.SaveRunKernels(ctx, r.ID, ks); err != nil {
-			return fmt.Errorf("copy run %s's kernels: %w", *r.SameAsID, err)
+		if err := m.cfg.Store.CopyRunKernels(ctx, *r.SameAsID, r.ID); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -2,77 +2,142 @@ package runs
 
 import (
 	"context"
+	"errors"
+	"math"
 	"reflect"
 	"testing"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
-// fromStore records where each AppendRunKernels started.
+// fromStore records where each AppendRunKernels started and how many it
+// stored, and fails the saves it is told to.
 type fromStore struct {
 	*db.DB
-	froms []int
+	froms, lens []int
+	fail        int // saves to fail
 }
 
 func (s *fromStore) AppendRunKernels(ctx context.Context, runID string, from int, ks []cascade.RunKernel) error {
-	s.froms = append(s.froms, from)
+	if s.fail > 0 {
+		s.fail--
+		return errors.New("the database is away")
+	}
+	s.froms, s.lens = append(s.froms, from), append(s.lens, len(ks))
 	return s.DB.AppendRunKernels(ctx, runID, from, ks)
 }
 
-// TestSaveKernelsWritesTheChangedTail: progress saves write the kernels
-// from the first one the parser added, moved or changed since the last
-// save; the stored list is the parser's each time, and a Manager started
-// again (fewer kernels in memory than stored) saves them all.
-func TestSaveKernelsWritesTheChangedTail(t *testing.T) {
+// TestSaveKernelsAppendsWhatWasTaken: progress saves store the results
+// taken from the parser since the last one after those stored, never a
+// stored one again; the first save of a run replaces what was stored (a
+// restart reads the log from the start); a failed save's results go with
+// the next; and the run's totals follow the stored kernels, equal to those
+// read back from the store.
+func TestSaveKernelsAppendsWhatWasTaken(t *testing.T) {
 	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		st := &fromStore{DB: d}
-		m := &Manager{cfg: Config{Store: st}}
-		k := func(uid int, stats []byte) cascade.RunKernel {
-			return cascade.RunKernel{Name: "k", TraceFile: "kernel-1.traceg", LaunchUID: uid, SimCycles: int64(10 * uid), Stats: stats}
+		m := saveManager(st)
+		tab := m.cfg.StatsTable
+		k := func(uid int) cascade.RunKernel {
+			v := make(simstats.Values, len(tab.Counters))
+			for i := range v {
+				v[i] = float64(uid*100 + i)
+			}
+			v[1] = simstats.Absent
+			return cascade.RunKernel{Name: "k", TraceFile: "kernel-1.traceg", LaunchUID: uid, SimCycles: int64(10 * uid), Stats: simstats.Encode(nil, v)}
 		}
-		k1, k2, k3 := k(1, []byte{1}), k(2, []byte{2}), k(3, nil)
-		k3s, k4, k5 := k(3, []byte{3}), k(4, []byte{4}), k(5, []byte{5})
-		k5t := k5
-		k5t.Truncated = true
+		chunk := func(uids ...int) func() []cascade.RunKernel {
+			return func() []cascade.RunKernel {
+				var ks []cascade.RunKernel
+				for _, u := range uids {
+					ks = append(ks, k(u))
+				}
+				return ks
+			}
+		}
+		if err := d.SaveRunKernels(ctx, "r", []cascade.RunKernel{k(7), k(8), k(9)}); err != nil {
+			t.Fatal(err) // what an earlier server stored
+		}
+		st.froms, st.lens = nil, nil
 		steps := []struct {
-			ks   []cascade.RunKernel
-			from int
+			take       func() []cascade.RunKernel
+			fail       int
+			froms      []int
+			lens       []int
+			stored     int
+			wantFailed bool
 		}{
-			{[]cascade.RunKernel{k1, k2, k3}, 0},
-			{[]cascade.RunKernel{k1, k2, k3}, 3},           // unchanged
-			{[]cascade.RunKernel{k1, k2, k3s, k5}, 2},      // k3's statistics came
-			{[]cascade.RunKernel{k1, k2, k3s, k4, k5}, 3},  // k4 finished after k5
-			{[]cascade.RunKernel{k1, k2, k3s, k4, k5t}, 4}, // the cycle limit cut k5
+			{chunk(), 0, []int{0}, []int{0}, 0, false},     // nothing final yet: the old rows go
+			{chunk(1, 2), 0, []int{0}, []int{2}, 2, false}, //
+			{chunk(), 0, nil, nil, 2, false},               // nothing new: nothing written
+			{chunk(3), 1, nil, nil, 2, true},               // the save fails
+			{chunk(4, 5), 0, []int{2}, []int{3}, 5, false}, // 3 goes with 4 and 5
+			{chunk(6), 0, []int{5}, []int{1}, 6, false},    //
 		}
 		for i, s := range steps {
-			st.froms = nil
-			ks := append([]cascade.RunKernel(nil), s.ks...)
-			if err := m.saveKernels(ctx, "r", ks); err != nil {
-				t.Fatal(err)
+			st.froms, st.lens, st.fail = nil, nil, s.fail
+			err := m.saveKernels(ctx, "r", s.take)
+			if (err != nil) != s.wantFailed {
+				t.Fatalf("step %d: %v", i, err)
 			}
-			if !reflect.DeepEqual(st.froms, []int{s.from}) {
-				t.Errorf("step %d: saved from %v, want %d", i, st.froms, s.from)
+			if !reflect.DeepEqual(st.froms, s.froms) || !reflect.DeepEqual(st.lens, s.lens) {
+				t.Errorf("step %d: saved from %v, %v kernels; want %v, %v", i, st.froms, st.lens, s.froms, s.lens)
 			}
-			checkStored(t, d, s.ks)
+			var want []cascade.RunKernel
+			for u := 1; u <= s.stored; u++ {
+				want = append(want, k(u))
+			}
+			checkStored(t, d, want)
 		}
 
-		m = &Manager{cfg: Config{Store: st}} // a restart
+		r := cascade.Run{ID: "r", StatCounters: statCounters(tab)}
+		live, err := m.StatTotals(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.forgetKernels("r")
+		if len(m.saved) != 0 {
+			t.Errorf("forgotten run still remembered: %v", m.saved)
+		}
+		read, err := m.StatTotals(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameTotals(live, read) || live.Kernels[0] != 6 || live.Kernels[1] != 0 {
+			t.Errorf("totals followed %+v, read back %+v", live, read)
+		}
+
+		m = saveManager(st) // a restart: the log is read again
 		st.froms = nil
-		if err := m.saveKernels(ctx, "r", []cascade.RunKernel{k1, k2}); err != nil {
+		if err := m.saveKernels(ctx, "r", chunk(1, 2)); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(st.froms, []int{0}) {
 			t.Errorf("after a restart: saved from %v, want 0", st.froms)
 		}
-		checkStored(t, d, []cascade.RunKernel{k1, k2})
-		m.forgetKernels("r")
-		if len(m.saved) != 0 {
-			t.Errorf("forgotten run still remembered: %v", m.saved)
-		}
+		checkStored(t, d, []cascade.RunKernel{k(1), k(2)})
 	})
+}
+
+// saveManager is a Manager with only what saving kernels needs.
+func saveManager(st Store) *Manager {
+	return &Manager{cfg: Config{Store: st, StatsTable: simstats.Builtin()}, totals: newCache[string, StatTotals](maxCachedTotals)}
+}
+
+func sameTotals(a, b StatTotals) bool {
+	if len(a.Values) != len(b.Values) || !reflect.DeepEqual(a.Kernels, b.Kernels) {
+		return false
+	}
+	for i := range a.Values {
+		if x, y := a.Values[i], b.Values[i]; x != y && !(math.IsNaN(x) && math.IsNaN(y)) {
+			return false
+		}
+	}
+	return true
 }
 
 func checkStored(t *testing.T, d *db.DB, want []cascade.RunKernel) {
@@ -84,6 +149,9 @@ func checkStored(t *testing.T, d *db.DB, want []cascade.RunKernel) {
 	want = append([]cascade.RunKernel(nil), want...)
 	for i := range want {
 		want[i].RunID, want[i].Seq = "r", i
+	}
+	if len(got) == 0 && len(want) == 0 {
+		return
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("stored %+v, want %+v", got, want)

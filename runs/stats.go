@@ -132,9 +132,10 @@ type StatTotals struct {
 	Kernels []int
 }
 
-// StatTotals returns r's totals, reading its kernels' statistics a page
-// at a time: a run of a million kernels is never held at once. They are
-// kept for the run's version, as [Manager.Results] are.
+// StatTotals returns r's totals. Those of a run that is running here
+// follow its kernels as they are stored (see saveKernels); others are
+// read a page of kernels at a time, a run of a million kernels never held
+// at once, and kept for the run's version, as [Manager.Results] are.
 func (m *Manager) StatTotals(ctx context.Context, r cascade.Run) (StatTotals, error) {
 	t, err := StatTable(r)
 	if err != nil {
@@ -143,42 +144,111 @@ func (m *Manager) StatTotals(ctx context.Context, r cascade.Run) (StatTotals, er
 	if len(t.Counters) == 0 {
 		return StatTotals{Values: []float64{}, Kernels: []int{}}, nil
 	}
-	key := fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano())
+	if tot, ok := m.liveTotals(r.ID, t); ok {
+		return tot, nil
+	}
+	key := totalsKey(r)
 	if tot, ok := m.totals.get(key); ok {
 		return tot, nil
 	}
-	sum := simstats.NewSummer(t)
-	derived := make([]int, len(simstats.Ratios))
-	err = m.eachKernelPage(ctx, r.ID, cascade.MaxPageSize, func(ks []cascade.RunKernel) error {
-		for _, k := range ks {
-			v, err := decodeStats(t, k)
-			if err != nil {
-				return err
-			}
-			sum.Add(v)
-			for i, d := range simstats.Derive(t, v) {
-				if simstats.Present(d) {
-					derived[i]++
-				}
-			}
-		}
-		return nil
-	})
+	sum := newTotaller(t)
+	err = m.eachKernelPage(ctx, r.ID, cascade.MaxPageSize, sum.add)
 	if err != nil {
 		return StatTotals{}, err
 	}
-	s := sum.Summaries()
-	tot := StatTotals{Values: make([]float64, 0, len(s)+len(derived)), Kernels: make([]int, 0, len(s)+len(derived))}
+	tot := sum.totals()
+	m.totals.put(key, tot)
+	return tot, nil
+}
+
+func totalsKey(r cascade.Run) string { return fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano()) }
+
+// liveTotals returns the totals of the kernels of the run stored since
+// this Manager started following it, when it is following it and they
+// are of the counters of t.
+func (m *Manager) liveTotals(id string, t *simstats.Table) (StatTotals, bool) {
+	m.savedMu.Lock()
+	s := m.saved[id]
+	m.savedMu.Unlock()
+	if s == nil {
+		return StatTotals{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.totals == nil || s.totals.t != t || !s.synced {
+		return StatTotals{}, false
+	}
+	return s.totals.totals(), true
+}
+
+// keepTotals keeps the totals of the run that just ended, followed as
+// its kernels were stored, for its final version: they need not be read
+// back.
+func (m *Manager) keepTotals(r cascade.Run) {
+	t, err := StatTable(r)
+	if err != nil || len(t.Counters) == 0 {
+		return
+	}
+	if tot, ok := m.liveTotals(r.ID, t); ok {
+		m.totals.put(totalsKey(r), tot)
+	}
+}
+
+// statsTable is the table of the counters of runs started now, as
+// StatTable gives it for them: the same table as for such a run.
+func (m *Manager) statsTable() *simstats.Table {
+	t, err := StatTable(cascade.Run{StatCounters: statCounters(m.cfg.StatsTable)})
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+// totaller adds up kernels' statistics into a run's [StatTotals].
+type totaller struct {
+	t       *simstats.Table
+	sum     *simstats.Summer
+	derived []int
+}
+
+// newTotaller returns a totaller of t's counters; nil for a nil t.
+func newTotaller(t *simstats.Table) *totaller {
+	if t == nil {
+		return nil
+	}
+	return &totaller{t: t, sum: simstats.NewSummer(t), derived: make([]int, len(simstats.Ratios))}
+}
+
+// add adds ks, stopping at the first whose statistics it cannot read.
+func (a *totaller) add(ks []cascade.RunKernel) error {
+	for _, k := range ks {
+		v, err := decodeStats(a.t, k)
+		if err != nil {
+			return err
+		}
+		a.sum.Add(v)
+		for i, d := range simstats.Derive(a.t, v) {
+			if simstats.Present(d) {
+				a.derived[i]++
+			}
+		}
+	}
+	return nil
+}
+
+// totals is the totals of the kernels added so far.
+func (a *totaller) totals() StatTotals {
+	s := a.sum.Summaries()
+	tot := StatTotals{Values: make([]float64, 0, len(s)+len(a.derived)), Kernels: make([]int, 0, len(s)+len(a.derived))}
 	v := make(simstats.Values, len(s))
 	for i := range s {
 		v[i] = s[i].Value
 		tot.Values = append(tot.Values, s[i].Value)
 		tot.Kernels = append(tot.Kernels, s[i].Kernels)
 	}
-	tot.Values = append(tot.Values, simstats.Derive(t, v)...)
-	tot.Kernels = append(tot.Kernels, derived...)
-	m.totals.put(key, tot)
-	return tot, nil
+	tot.Values = append(tot.Values, simstats.Derive(a.t, v)...)
+	tot.Kernels = append(tot.Kernels, a.derived...)
+	return tot
 }
 
 // maxCachedTotals bounds the totals cache; a full cache starts afresh.

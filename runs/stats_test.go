@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/fakesim"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
@@ -334,5 +336,79 @@ func TestKernelsCSV(t *testing.T) {
 	resp = get(tokens.ReadWrite, run.ID)
 	if _, err := io.Copy(io.Discard, resp.Body); err != nil || resp.StatusCode != http.StatusOK {
 		t.Errorf("with the read-write token: %s, %v", resp.Status, err)
+	}
+}
+
+// TestStatTotalsFollowTheRunLive: while a run runs, every runUpdated
+// message carries the totals of the kernels stored so far, as the run's
+// page shows them: held before its third kernel's statistics, a run is
+// RUNNING with totals of its first kernel, equal to what its stored
+// kernels sum to; at its end, of all four.
+func TestStatTotalsFollowTheRunLive(t *testing.T) {
+	t.Parallel()
+	step := filepath.Join(t.TempDir(), "step")
+	if err := syscall.Mkfifo(step, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := os.OpenFile(step, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pipe.Close() })
+	release := func(n int) {
+		if _, err := pipe.WriteString(strings.Repeat("\n", n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := server(t, "ok", func(c *app.Config) { c.SimCmd = append([]string{"env", fakesim.EnvStep + "=" + step}, c.SimCmd...) })
+	tab := simstats.Builtin()
+	agg := slices.IndexFunc(tab.Counters, func(c simstats.Counter) bool { return c.Kind == simstats.Aggregate })
+	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	sub := s.SubscribeNow(t, "graphql-transport-ws", `subscription($id: ID) { runUpdated(id: $id) { state progress { kernelsDone } statTotals } }`, map[string]any{"id": r.ID})
+	type update struct {
+		State      string
+		Progress   struct{ KernelsDone int }
+		StatTotals []*float64
+	}
+	next := func() update {
+		var m struct{ RunUpdated update }
+		if err := sub.Next(60*time.Second, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m.RunUpdated
+	}
+	release(2) // kernels 1 and 2; kernel 1's result is final once 2's block starts
+	var live update
+	for live = next(); len(live.StatTotals) <= agg || live.StatTotals[agg] == nil; live = next() {
+		if live.State != "QUEUED" && live.State != "RUNNING" {
+			t.Fatalf("run %s before any totals", live.State)
+		}
+	}
+	if live.State != "RUNNING" {
+		t.Fatalf("totals first came with state %s", live.State)
+	}
+	kernelSum := func() (float64, int) {
+		got := getStats(t, s, r.ID)
+		sum := 0.0
+		for _, k := range got.Kernels {
+			if v := k.StatValues[agg]; v != nil {
+				sum += *v
+			}
+		}
+		return sum, len(got.Kernels)
+	}
+	if sum, n := kernelSum(); n < 1 || n > 2 || *live.StatTotals[agg] != sum {
+		t.Errorf("running: total %v of %s, %d kernels stored summing to %v", *live.StatTotals[agg], tab.Counters[agg].Name, n, sum)
+	}
+
+	release(1000)
+	var end update
+	for end = next(); end.State == "RUNNING"; end = next() {
+	}
+	if end.State != "SUCCEEDED" {
+		t.Fatalf("run %s", end.State)
+	}
+	if sum, n := kernelSum(); n != 4 || end.StatTotals[agg] == nil || *end.StatTotals[agg] != sum || sum <= *live.StatTotals[agg] {
+		t.Errorf("at the end: total %v, %d kernels summing to %v (running: %v)", end.StatTotals[agg], n, sum, *live.StatTotals[agg])
 	}
 }

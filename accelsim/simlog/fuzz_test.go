@@ -8,10 +8,14 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cascade-sim/cascade"
 )
 
 // FuzzParse: a simulator log never panics the parser; fed whole or in
-// pieces cut anywhere, it gives the same kernels, progress and outcome;
+// pieces cut anywhere, it gives the same kernels, progress and outcome,
+// the kernels of the pieces taken (Take) after each piece and the rest
+// at the end (TakeAll), each once and in order;
 // an outcome fails with a reason or succeeds with none, and success
 // means every expected kernel has a complete result.
 func FuzzParse(f *testing.F) {
@@ -29,6 +33,7 @@ func FuzzParse(f *testing.F) {
 			return // a line past the scanner's limit
 		}
 		pieces := NewParser(int(expected))
+		var taken []cascade.RunKernel
 		rest := log
 		for i := 0; len(rest) > 0; i++ {
 			n := len(rest)
@@ -37,6 +42,7 @@ func FuzzParse(f *testing.F) {
 			}
 			pieces.Write(rest[:n])
 			rest = rest[n:]
+			taken = append(taken, pieces.Take()...)
 		}
 		for _, exit := range []Exit{{Code: 0}, {Code: 1}, {Code: -1, Signal: "killed"}} {
 			a, b := whole.Outcome(exit), pieces.Outcome(exit)
@@ -50,7 +56,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("succeeded with exit %v and progress %+v", exit, whole.Progress())
 			}
 		}
-		ka, kb := whole.Kernels(), pieces.Kernels()
+		ka, kb := whole.Kernels(), append(taken, pieces.TakeAll()...)
 		if !reflect.DeepEqual(ka, kb) {
 			t.Fatalf("whole log gives kernels %+v, in pieces %+v", ka, kb)
 		}

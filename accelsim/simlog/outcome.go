@@ -46,6 +46,7 @@ func (p *Parser) outcome(exit Exit) Outcome {
 		p.stats.Finish()
 		p.takeStats()
 	}
+	p.seal()
 
 	done := p.done()
 	after := fmt.Sprintf("after %d of %d kernels", done, p.expected)
@@ -145,12 +146,12 @@ func (p *Parser) orExit(line string, exit Exit) string {
 func (p *Parser) running() string {
 	for i := len(p.launched) - 1; i >= 0; i-- {
 		uid := p.launched[i]
-		if j, ok := p.byUID[uid]; ok && !p.results[j].Truncated {
+		if p.complete(uid) {
 			continue
 		}
 		s := fmt.Sprintf("in kernel uid %d", uid)
-		if uid >= 1 && uid <= len(p.processed) {
-			s += " (" + filepath.Base(p.processed[uid-1]) + ")"
+		if j := uid - 1 - p.procBase; uid >= 1 && j >= 0 && j < len(p.processed) {
+			s += " (" + filepath.Base(p.processed[j]) + ")"
 		}
 		return s + " "
 	}
@@ -159,17 +160,17 @@ func (p *Parser) running() string {
 
 // processing names the last trace the simulator began to read.
 func (p *Parser) processing() string {
-	if len(p.processed) == 0 {
+	if p.procBase+len(p.processed) == 0 {
 		return ""
 	}
-	return " in " + filepath.Base(p.processed[len(p.processed)-1])
+	return " in " + filepath.Base(p.lastProcessed)
 }
 
 // missing lists up to five processed traces that have no result.
 func (p *Parser) missing() string {
 	var names []string
-	for i, path := range p.processed {
-		if !p.hasResult(i + 1) {
+	for i, path := range p.processed { // those before hold results
+		if !p.hasResult(p.procBase + i + 1) {
 			names = append(names, filepath.Base(path))
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,13 +111,25 @@ type Parser struct {
 	mu       sync.Mutex
 	expected int
 
-	processed []string       // trace paths, in creation order: uid n is processed[n-1]
-	launched  []int          // uids in launch order
-	names     map[int]string // uid → name from the launch line
-	results   []cascade.RunKernel
-	byUID     map[int]int // uid → index in results
-	pending   *statsBlock
-	partial   []byte // an unterminated line given to Write
+	// Per kernel, the parser keeps only what a kernel without a final
+	// result needs: the results flow out in launch order through
+	// [Parser.Take] as they become final, so a run of a million kernels
+	// never has them all in memory (see seal).
+	processed     []string // trace paths of uids procBase+1, ..., in creation order: uid n is processed[n-1-procBase]
+	procBase      int
+	lastProcessed string
+	launched      []int               // uids in launch order, less those taken at the front
+	nlaunched     int                 // uids launched, taken or not
+	lastLaunched  int                 // the uid launched last; 0 before the first
+	names         map[int]string      // uid → name from the launch line, for uids not taken
+	results       []cascade.RunKernel // results not final yet, in the order their blocks ended
+	byUID         map[int]int         // uid → index in results
+	next          int                 // uids below next have a final result, taken or in out
+	out           []cascade.RunKernel // final results not taken yet, in launch order
+	gone          map[int]bool        // uids at or past next whose results TakeAll gave → truncated
+	ndone         int                 // results not truncated, taken or not
+	pending       *statsBlock
+	partial       []byte // an unterminated line given to Write
 
 	exitDetected bool
 	deadlock     string // the deadlock line
@@ -126,6 +137,8 @@ type Parser struct {
 	unsupported  string // the unsupported binary version line
 	errLine      string // the decisive error line: the first of the highest rank
 	errRank      int
+
+	keepAll bool // tests: seal nothing, keep every result to the end, as the parser once did
 
 	stats *simstats.Reader // nil unless ReadStats was called
 	build []string         // the simulator's build lines, as printed
@@ -151,7 +164,7 @@ const (
 
 // NewParser returns a parser for a run of expected kernels.
 func NewParser(expected int) *Parser {
-	return &Parser{expected: expected, names: map[int]string{}, byUID: map[int]int{}}
+	return &Parser{expected: expected, names: map[int]string{}, byUID: map[int]int{}, gone: map[int]bool{}, next: 1}
 }
 
 // ReadStats makes p read every kernel's statistics, the counters of t, into
@@ -170,6 +183,9 @@ func (p *Parser) ReadStats(t *simstats.Table) *Parser {
 // without statistics.
 func (p *Parser) takeStats() {
 	for _, k := range p.stats.Take() {
+		if p.taken(k.UID) {
+			continue // its result is final: a later block for it changes nothing
+		}
 		i, ok := p.byUID[k.UID]
 		if !ok {
 			i = slices.IndexFunc(p.results, func(r cascade.RunKernel) bool { return r.Stats == nil })
@@ -232,7 +248,13 @@ func (p *Parser) Line(line string) {
 	p.line(line)
 }
 
+// line reads one line, and seals the results it made final.
 func (p *Parser) line(line string) {
+	p.readLine(line)
+	p.seal()
+}
+
+func (p *Parser) readLine(line string) {
 	line = strings.TrimRight(line, "\r\n \t")
 	if p.stats != nil {
 		p.stats.Line(line)
@@ -246,7 +268,8 @@ func (p *Parser) line(line string) {
 	}
 	switch {
 	case strings.HasPrefix(trimmed, logProcessing):
-		p.processed = append(p.processed, strings.TrimSpace(strings.TrimPrefix(trimmed, logProcessing)))
+		p.lastProcessed = strings.TrimSpace(strings.TrimPrefix(trimmed, logProcessing))
+		p.processed = append(p.processed, p.lastProcessed)
 		return
 	case strings.HasPrefix(trimmed, logLaunching):
 		p.launch(strings.TrimPrefix(trimmed, logLaunching))
@@ -285,11 +308,16 @@ func (p *Parser) launch(rest string) {
 			continue
 		}
 		uid, err := strconv.Atoi(f[i+1])
-		if err != nil {
+		if err != nil || uid < 1 { // Accel-Sim counts uids from 1
 			return
+		}
+		if p.taken(uid) {
+			return // launched again after its result was final
 		}
 		if _, dup := p.names[uid]; !dup {
 			p.launched = append(p.launched, uid)
+			p.nlaunched++
+			p.lastLaunched = uid
 		}
 		p.names[uid] = strings.Join(f[:i], " ")
 		return
@@ -309,7 +337,7 @@ func (p *Parser) stat(key, val string) {
 	switch key {
 	case "kernel_launch_uid":
 		for _, f := range strings.Fields(val) {
-			if uid, err := strconv.Atoi(f); err == nil {
+			if uid, err := strconv.Atoi(f); err == nil && uid >= 1 {
 				b.uids = append(b.uids, uid)
 			}
 		}
@@ -375,8 +403,8 @@ func (p *Parser) commit() {
 	}
 	// Accel-Sim gives kernels uids 1, 2, ... in the order it processes
 	// their traces.
-	if uid >= 1 && uid <= len(p.processed) {
-		r.TraceFile = p.processed[uid-1]
+	if i := uid - 1 - p.procBase; uid >= 1 && i >= 0 && i < len(p.processed) {
+		r.TraceFile = p.processed[i]
 		if ref, ok := kernellist.ParseTraceFileName(r.TraceFile); ok {
 			r.KernelID = &ref.ID
 			if ref.Context != "" {
@@ -388,11 +416,40 @@ func (p *Parser) commit() {
 		p.byUID[uid] = len(p.results)
 	}
 	p.results = append(p.results, r)
+	p.ndone++
 }
 
+// hasResult reports whether the kernel of uid has a result, final or not,
+// taken or not.
 func (p *Parser) hasResult(uid int) bool {
+	if p.taken(uid) {
+		return true
+	}
 	_, ok := p.byUID[uid]
 	return ok
+}
+
+// taken reports whether the result of uid is final: sealed (below next)
+// or given by TakeAll.
+func (p *Parser) taken(uid int) bool {
+	if uid >= 1 && uid < p.next {
+		return true
+	}
+	_, ok := p.gone[uid]
+	return ok
+}
+
+// complete reports whether the kernel of uid has a result that is not
+// truncated.
+func (p *Parser) complete(uid int) bool {
+	if uid >= 1 && uid < p.next {
+		return true // a truncated result is never sealed
+	}
+	if trunc, ok := p.gone[uid]; ok {
+		return !trunc
+	}
+	i, ok := p.byUID[uid]
+	return ok && !p.results[i].Truncated
 }
 
 // limit marks the kernel that ran when the simulator hit its limit. Newer
@@ -402,11 +459,9 @@ func (p *Parser) hasResult(uid int) bool {
 func (p *Parser) limit() {
 	p.commit()
 	p.limitHit = true
-	if len(p.launched) == 0 || len(p.results) == 0 {
-		return
-	}
-	if i, ok := p.byUID[p.launched[len(p.launched)-1]]; ok {
+	if i, ok := p.byUID[p.lastLaunched]; ok && p.lastLaunched != 0 && !p.results[i].Truncated {
 		p.results[i].Truncated = true
+		p.ndone--
 	}
 }
 
@@ -443,32 +498,7 @@ const unsupportedFileType = "Unsupported file type"
 func (p *Parser) Progress() Progress {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return Progress{Launched: len(p.launched), Done: p.done(), Total: p.expected}
+	return Progress{Launched: p.nlaunched, Done: p.ndone, Total: p.expected}
 }
 
-func (p *Parser) done() int {
-	n := 0
-	for _, r := range p.results {
-		if !r.Truncated {
-			n++
-		}
-	}
-	return n
-}
-
-// Kernels returns the results so far in launch order (by launch uid, which
-// follows the kernel list), whatever order concurrent kernels finished in.
-// Each has what the log says: its launch uid (0 when the log did not
-// say), name, trace file, the kernel id and context its trace file's name
-// gives, cycles, instructions, IPC and whether it was truncated; RunID and
-// Seq are left to the store.
-func (p *Parser) Kernels() []cascade.RunKernel {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	ks := append([]cascade.RunKernel(nil), p.results...)
-	sort.SliceStable(ks, func(i, j int) bool {
-		a, b := ks[i].LaunchUID, ks[j].LaunchUID
-		return a != 0 && (b == 0 || a < b) // unknown uids last
-	})
-	return ks
-}
+func (p *Parser) done() int { return p.ndone }

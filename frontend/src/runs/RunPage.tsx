@@ -63,8 +63,8 @@ export function RunPage({ id }: { id: string }) {
   const f = progressFraction(run.progress);
   // A sampled run's progress counts its representatives.
   const unit = run.sampling ? "representatives" : "kernels";
-  // The totals are only in the query, which is fetched again once the run ends.
-  const totals = data.run?.id === run.id && data.run.updatedAt === run.updatedAt ? data.run.statTotals : null;
+  // The totals come with every update: they follow the kernels stored while the run runs.
+  const totals = run.statTotals;
   const started = run.startedAt ? Date.parse(run.startedAt) : null;
   const ended = run.finishedAt ? Date.parse(run.finishedAt) : null;
   return (

@@ -30,6 +30,7 @@ export const RunDetailFragment = graphql(`
     sameAs { id }
     figures { coreClockMHz wallSeconds peakRssBytes simulatorBuild simulatorSum configSum traceSum }
     statCounters { name kind unit }
+    statTotals
     timingProblems
     simConfig { name computeCapability coreClockMHz error }
     trace { id model sourceGpu traceGpuArch hasRealTiming hasStepTimeline }
@@ -115,7 +116,6 @@ export const RunQuery = graphql(`
     run(id: $id) {
       ...RunDetail
       logTail(lines: 200)
-      statTotals
       statKernels
     }
   }
