@@ -87,8 +87,8 @@ func BenchmarkSampledSim(b *testing.B) {
 		}
 		wg.Wait()
 
-		fmt.Fprintf(os.Stdout, "\nSampled simulation of %s (%d launches, %d warp instructions), STEM at 1 %%\n",
-			filepath.Base(trace), len(in.Launches), totalInsts(in))
+		fmt.Fprintf(os.Stdout, "\nSampled simulation of %s (%d launches, %d warp instructions), STEM at %g %%\n",
+			filepath.Base(trace), len(in.Launches), totalInsts(in), 100*benchTarget(b))
 		fmt.Fprintln(os.Stdout, "| config | warm-up | segments | simulated warp insts (fraction) | full cycles | projected (95 % interval) | error | error beyond latency | inside | full wall s | sampled wall s (2 at once) | sum of segment walls s (longest) | representatives against in context |")
 		fmt.Fprintln(os.Stdout, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, cfg := range configs {
@@ -178,7 +178,7 @@ func workSaved(b *testing.B) {
 			WarpInstructions: l.Insts, DurationNs: l.DurationNs,
 		}
 	}
-	fmt.Fprintf(os.Stdout, "\nWork saved on a %d-launch trace of the same shape (%d warp instructions), STEM at 1 %%\n", n, totalInsts(in))
+	fmt.Fprintf(os.Stdout, "\nWork saved on a %d-launch trace of the same shape (%d warp instructions), STEM at %g %%\n", n, totalInsts(in), 100*benchTarget(b))
 	fmt.Fprintln(os.Stdout, "| warm-up | representatives | simulated launches | simulated warp insts | fewer |")
 	fmt.Fprintln(os.Stdout, "|---|---|---|---|---|")
 	for _, w := range []int{0, 1, 2, 6, sampling.WarmupStep} {
@@ -194,11 +194,25 @@ func planSTEM(b *testing.B, in sampling.Input, warmup int) sampling.Plan {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := m.Plan(in, sampling.Target{})
+	p, err := m.Plan(in, sampling.Target{Error: benchTarget(b)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	return p
+}
+
+// benchTarget is the plans' error bound: CASCADE_BENCH_TARGET (0.05 for
+// 5 %), or sampling.DefaultError.
+func benchTarget(b *testing.B) float64 {
+	v := os.Getenv("CASCADE_BENCH_TARGET")
+	if v == "" {
+		return sampling.DefaultError
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f > 0 && f < 1) {
+		b.Fatalf("CASCADE_BENCH_TARGET=%q: want a fraction, 0.05 for 5 %%", v)
+	}
+	return f
 }
 
 func totalInsts(in sampling.Input) int64 {
