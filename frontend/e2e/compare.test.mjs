@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { launchBrowser, screenshot, sleep, startServer, upload, watchErrors } from "./harness.mjs";
+import { gql, launchBrowser, screenshot, sleep, startServer, upload, waitReady, watchErrors } from "./harness.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const samples = join(repo, "samples", "sim-configs");
@@ -26,27 +26,6 @@ const GOOD = ["SM90_H100", "SM86_RTX3070"];
 // option goes in after the server's start-up probe took the config (a config refused then is
 // refused at launch): runs on it launch, and fail.
 const BAD = "SM6_TITANX";
-
-async function gql(server, query, variables = {}) {
-  const r = await fetch(`${server.url}/graphql`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = await r.json();
-  if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data;
-}
-
-async function waitReady(server, id) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const d = await gql(server, "query($id: ID!) { trace(id: $id) { state } }", { id });
-    if (d.trace?.state === "READY") return;
-    if (Date.now() > deadline) throw new Error(`trace ${id} is ${d.trace?.state}, not READY, after 30 s`);
-    await sleep(200);
-  }
-}
 
 const launch = (server, simConfig) =>
   gql(server, "mutation($in: LaunchRunInput!) { launchRun(input: $in) { id } }", { in: { traceId: TRACE, simConfig, rerun: true } });

@@ -111,6 +111,29 @@ export async function startServer({ dataDir, port, env = {} } = {}) {
 }
 
 /** Uploads a local trace directory into the server's bucket with `cascade upload`, as users do. */
+/** Runs a GraphQL operation on the server as a script would (POST /graphql); throws on errors. */
+export async function gql(server, query, variables = {}) {
+  const r = await fetch(`${server.url}/graphql`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = await r.json();
+  if (body.errors) throw new Error(JSON.stringify(body.errors));
+  return body.data;
+}
+
+/** Resolves once the trace is READY (asked by the test, not the UI); throws after 30 s. */
+export async function waitReady(server, id) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const d = await gql(server, "query($id: ID!) { trace(id: $id) { state } }", { id });
+    if (d.trace?.state === "READY") return;
+    if (Date.now() > deadline) throw new Error(`trace ${id} is ${d.trace?.state}, not READY, after 30 s`);
+    await sleep(200);
+  }
+}
+
 export async function upload(server, dir, runName) {
   await promisify(execFile)(process.env.CASCADE_BIN, ["upload", dir, "--run-name", runName, "--data-dir", server.dataDir]);
 }

@@ -9,23 +9,12 @@ import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { launchBrowser, screenshot, sleep, startServer, upload, watchErrors } from "./harness.mjs";
+import { gql, launchBrowser, screenshot, sleep, startServer, upload, watchErrors } from "./harness.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const configs = join(repo, "samples", "sim-configs");
 const skip = !process.env.CASCADE_SIM_CMD ? "set CASCADE_SIM_CMD to a simulator (the repository's fakesim will do)" : false;
 const QS = "qs-e2e";
-
-async function gql(server, query, variables = {}) {
-  const r = await fetch(`${server.url}/graphql`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = await r.json();
-  if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data;
-}
 
 const RESULTS = `query($id: ID!) { run(id: $id) { state error simConfig { name error } figures { coreClockMHz }
   comparison { mape simTotalNs } steps { step measuredNs projectedNs } timingProblems } }`;

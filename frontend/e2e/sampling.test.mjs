@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { launchBrowser, screenshot, sleep, startServer, upload, watchErrors } from "./harness.mjs";
+import { gql, launchBrowser, screenshot, startServer, upload, waitReady, watchErrors } from "./harness.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const samples = join(repo, "samples", "sim-configs");
@@ -29,27 +29,6 @@ const CTX = "0x55d2c3a1e4f0";
 // The config of the sampled run checked against a full run launched later, apart from the
 // validate test's (SM90_H100), whose validation run would otherwise be that full run.
 const OTHER = "SM86_RTX3070";
-
-async function gql(server, query, variables = {}) {
-  const r = await fetch(`${server.url}/graphql`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = await r.json();
-  if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data;
-}
-
-async function waitReady(server, id) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const d = await gql(server, "query($id: ID!) { trace(id: $id) { state } }", { id });
-    if (d.trace?.state === "READY") return;
-    if (Date.now() > deadline) throw new Error(`trace ${id} is ${d.trace?.state}, not READY, after 30 s`);
-    await sleep(200);
-  }
-}
 
 /**
  * Writes a ready-on-upload trace of LAYERS × 4 launches into dir: the quickstart's kernels
