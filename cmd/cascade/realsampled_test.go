@@ -52,7 +52,7 @@ const realSampledFields = `id state error progress { kernelsDone kernelsTotal }
 
 // TestRealAccelSimSampledRun: a sampled run on the real simulator, through
 // the API as a user launches one. A small LLM-like trace built from the
-// real vecAdd kernel (a prefill step and three decode steps of one layer)
+// real vecAdd kernel (a prefill step and two decode steps of one layer)
 // is uploaded raw, post-processed, planned with a step of warm-up, and
 // launched sampled with validate on SM6_TITANX: its segments and the full
 // run simulate on the real accel-sim.out, and the sampled run succeeds
@@ -63,7 +63,7 @@ func TestRealAccelSimSampledRun(t *testing.T) {
 	checkout := testkit.RealAccelSim(t)
 	src := testkit.RealTrace(t, "vecadd-sm61")
 	gen := t.TempDir()
-	res, err := tracegen.GenerateLLM(context.Background(), gen, tracegen.LLMConfig{From: src, Launches: 32, Layers: 1, DecodeSteps: 3})
+	res, err := tracegen.GenerateLLM(context.Background(), gen, tracegen.LLMConfig{From: src, Launches: 24, Layers: 1, DecodeSteps: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
