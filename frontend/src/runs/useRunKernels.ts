@@ -88,7 +88,8 @@ export function useRunKernels(
           error: null,
           totals: p.pageInfo.hasNextPage ? null : asked,
         }));
-        if (c.again) load(true);
+        // Kernels stored while this was read: the tail, unless pages are left (a scroll reads them).
+        if (c.again && !c.more) load(true);
       });
   }, [client, id, pageSize]);
 
