@@ -136,7 +136,7 @@ export function RunPage({ id }: { id: string }) {
           {run.simConfig.name} <span className="muted">{configFacts(run)}</span>
         </dd>
         <dt>Kernels</dt>
-        <dd>{run.kernelIds ? `${formatCount(run.kernelIds.length)} chosen` : "every kernel"}</dd>
+        <dd>{data.run?.kernelIds ? `${formatCount(data.run.kernelIds.length)} chosen` : "every kernel"}</dd>
         {run.sweep && (
           <>
             <dt>Sweep</dt>

@@ -44,7 +44,6 @@ export const RunKernelRowFragment = graphql(`
 export const RunDetailFragment = graphql(`
   fragment RunDetail on Run {
     ...RunSummary
-    kernelIds
     executor
     slurm { jobId partition node state reason }
     crossArchitecture
@@ -118,6 +117,8 @@ export const RunQuery = graphql(`
   query Run($id: ID!) {
     run(id: $id) {
       ...RunDetail
+      # The kernel subset, which never changes: in the query only, not in every runUpdated.
+      kernelIds
       logTail(lines: 200)
       statKernels
     }
