@@ -75,6 +75,10 @@ describe("a run page reads its kernels by pages", { skip }, () => {
     assert.equal(await table.locator('.kscroll [role="row"]').count(), 4);
 
     assert.ok(updates.length > 0, "the page received runUpdated messages");
+    const largest = Math.max(...updates.map((u) => Buffer.byteLength(u)));
+    console.log(`${updates.length} runUpdated messages, the largest ${largest} bytes`);
+    // Progress, totals of the stand-in's counters and figures: a few kB whatever the kernels.
+    assert.ok(largest < 16_000, `a runUpdated message of ${largest} bytes`);
     for (const u of updates) {
       const run = JSON.parse(u).payload.data.runUpdated;
       assert.ok("progress" in run && "statTotals" in run, "a runUpdated message carries the run's progress and totals");
