@@ -19,9 +19,9 @@ describe("Comparison", () => {
   it("shows MAPE, correlation, totals, the scatter and projected steps", () => {
     render(
       <Comparison
+        kernels={kernels}
         run={{
           trace,
-          kernels,
           timingProblems: ["real_timing.json: row 3: kernel_id is not an integer"],
           comparison: { kernelsCompared: 2, mape: 22.5, correlation: 1, simTotalNs: 3000, measuredTotalNs: 3300 },
           steps: [{ step: 0, measuredNs: 1_000_000, projectedNs: 1_100_000 }],
@@ -33,6 +33,7 @@ describe("Comparison", () => {
     expect(screen.getByText("3.00 µs")).toBeTruthy();
     expect(screen.getByText("3.30 µs")).toBeTruthy();
     expect(screen.getByTestId("scatter").textContent).toBe("2 kernels");
+    expect(screen.queryByTestId("scatter-partial")).toBeNull();
     const steps = screen.getByRole("table", { name: "Projected step times" });
     expect(steps.textContent).toContain("1.10 ms");
     expect(steps.textContent).toContain("+10.0 %");
@@ -40,21 +41,27 @@ describe("Comparison", () => {
   });
 
   it("says why there is nothing to compare", () => {
-    render(<Comparison run={{ trace: { ...trace, hasRealTiming: false }, kernels, timingProblems: [], comparison: null, steps: [] }} />);
+    render(<Comparison kernels={kernels} run={{ trace: { ...trace, hasRealTiming: false }, timingProblems: [], comparison: null, steps: [] }} />);
     expect(screen.getByText(/no real timing/)).toBeTruthy();
     expect(screen.queryByTestId("scatter")).toBeNull();
   });
 
   it("points a finished run without a comparison at its timing problems, and a running one waits", () => {
     const problem = "no simulated times: the run's core clock was not recorded (it ran before clocks were), and its config SM90_H100 is no longer in CASCADE_SIM_CONFIGS_DIR";
-    const run = { trace, kernels, timingProblems: [problem], comparison: null, steps: [] };
-    render(<Comparison run={run} />);
+    const run = { trace, timingProblems: [problem], comparison: null, steps: [] };
+    render(<Comparison run={run} kernels={kernels} />);
     expect(screen.getByText(/No kernel could be compared: see the timing problems below/)).toBeTruthy();
     expect(screen.getByTestId("timing-problems").textContent).toContain("Timing problems (1)");
     expect(screen.getByTestId("timing-problems").textContent).toContain("no longer in CASCADE_SIM_CONFIGS_DIR");
     expect(screen.queryByText(/No kernel has been compared yet/)).toBeNull();
     cleanup();
-    render(<Comparison run={run} over={false} />);
+    render(<Comparison run={run} kernels={kernels} over={false} />);
     expect(screen.getByText("No kernel has been compared yet.")).toBeTruthy();
+  });
+
+  it("says the scatter has the kernels read so far when the run has more", () => {
+    const comparison = { kernelsCompared: 2, mape: 22.5, correlation: 1, simTotalNs: 3000, measuredTotalNs: 3300 };
+    render(<Comparison kernels={kernels} kernelTotal={600} run={{ trace, timingProblems: [], comparison, steps: [] }} />);
+    expect(screen.getByTestId("scatter-partial").textContent).toMatch(/first 2 of 600 kernels/);
   });
 });

@@ -17,12 +17,19 @@ const GAP = 6;
 export function CyclesChart({
   counters,
   kernels,
+  totals,
+  total = kernels.length,
 }: {
   counters: readonly StatCounter[];
+  /** The run's kernels read so far, in launch order. */
   kernels: readonly { label: string; statValues: StatValues }[];
+  /** The run's totals (statTotals): the run's bar, whatever kernels are read. */
+  totals?: StatValues | null;
+  /** The run's kernels, read or not. */
+  total?: number;
 }) {
   const [which, setWhich] = useState<Breakdown>("stalls");
-  const { series, rows } = breakdownBars(counters, kernels, which);
+  const { series, rows } = breakdownBars(counters, kernels, which, undefined, totals);
   const unit = BREAKDOWNS[which].unit;
   const height = rows.length * (ROW_H + GAP);
   const short = (name: string) => name.slice(BREAKDOWNS[which].prefix.length).replaceAll("_", " ");
@@ -85,7 +92,7 @@ export function CyclesChart({
           </svg>
           <figcaption className="hint">
             Each bar is 100 % of its kernel&apos;s {unit} in these counters, its total at the right; the first bar is the whole
-            run{kernels.length > rows.length - 1 ? `, then the first ${rows.length - 1} of ${formatCount(kernels.length)} kernels` : ""}.
+            run{Math.max(total, kernels.length) > rows.length - 1 ? `, then the first ${rows.length - 1} of ${formatCount(Math.max(total, kernels.length))} kernels` : ""}.
           </figcaption>
         </>
       )}

@@ -1,7 +1,7 @@
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { formatCount, formatNs } from "../format";
-import type { RunDetailFragment } from "../gql/graphql";
+import type { RunKernelRowFragment } from "../gql/graphql";
 import { formatPct } from "./compare";
 import { KernelName, kernelMatches } from "../components/KernelName";
 import { THREAD_INSTRUCTIONS } from "../units";
@@ -21,7 +21,9 @@ const FULL_COLUMNS = "110px 90px ";
 const FULL_WIDTH = 200;
 
 /**
- * Per-kernel results of a run, virtualised, with a search over mangled and demangled names, and
+ * Per-kernel results of a run, virtualised, read by pages (onNearEnd asks for the next one as
+ * the rows scroll near the last read; total is the run's count), with a search over the mangled
+ * and demangled names of the kernels read so far, and
  * a column for each picked statistic (columns: their indexes in counters and statValues), the
  * run's totals of those in a first row when known. On a sampled run each kernel says whether it
  * was simulated or projected (from which launch), and with a check its full run's cycles and
@@ -29,11 +31,16 @@ const FULL_WIDTH = 200;
  */
 export function RunKernelsTable({
   kernels: all,
+  total = all.length,
+  onNearEnd,
   columns = [],
   totals,
   sampled = null,
 }: {
-  kernels: RunDetailFragment["kernels"];
+  kernels: readonly RunKernelRowFragment[];
+  /** The run's kernels, read or not; null before the first page. */
+  total?: number | null;
+  onNearEnd?: () => void;
   columns?: readonly { counter: StatCounter; index: number }[];
   totals?: StatValues | null;
   /** On a sampled run: whether it has a check against a full run. */
@@ -43,7 +50,14 @@ export function RunKernelsTable({
   const kernels = text.trim() ? all.filter((k) => kernelMatches(k, text)) : all;
   const scroller = useRef<HTMLDivElement>(null);
   const v = useVirtualizer({ count: kernels.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 15 });
+  const items = v.getVirtualItems();
+  const last = items[items.length - 1]?.index ?? 0;
+  useEffect(() => {
+    if (all.length > 0 && last > kernels.length - 50) onNearEnd?.();
+  }, [last, kernels.length, all.length, onNearEnd]);
+  if (total == null && all.length === 0) return <p aria-busy="true">Loading kernels…</p>;
   if (all.length === 0) return <p className="muted">No kernel has finished yet.</p>;
+  const count = Math.max(total ?? 0, all.length);
   const full = sampled?.checked ?? false;
   const extra = (sampled ? SAMPLED_COLUMN : "") + (full ? FULL_COLUMNS : "");
   const wide = columns.length > 0 || sampled != null;
@@ -67,10 +81,21 @@ export function RunKernelsTable({
         value={text}
         onChange={(e) => setText(e.target.value)}
       />
-      {text.trim() && <span className="hint"> {formatCount(kernels.length)} of {formatCount(all.length)}</span>}
+      {text.trim() && (
+        <span className="hint">
+          {" "}
+          {formatCount(kernels.length)} of {formatCount(all.length)}
+          {all.length < count ? " read so far (scroll to read more)" : ""}
+        </span>
+      )}
     </label>
+    <p className="hint" data-testid="kernel-count">
+      {all.length < count
+        ? `${formatCount(count)} kernels, ${formatCount(all.length)} read so far: more as the table scrolls`
+        : `${formatCount(count)} kernel${count === 1 ? "" : "s"}`}
+    </p>
     <div className="ktable-wrap">
-    <div role="table" aria-label="Run kernels" aria-rowcount={kernels.length + 1} className="ktable" style={width}>
+    <div role="table" aria-label="Run kernels" aria-rowcount={(text.trim() ? kernels.length : count) + 1} className="ktable" style={width}>
       <div role="rowgroup">
         <div role="row" aria-rowindex={1} className="rkrow khead" style={grid}>
           <span role="columnheader">Kernel</span>
@@ -111,7 +136,7 @@ export function RunKernelsTable({
           <div role="row" className="rkrow totals-row" style={grid} data-testid="stat-totals">
             <span role="cell">Run</span>
             <span role="cell" className="muted">
-              all {formatCount(all.length)} kernels
+              all {formatCount(count)} kernels
             </span>
             {Array.from({ length: 7 + (sampled ? 1 : 0) + (full ? 2 : 0) }, (_, i) => (
               <span key={i} role="cell" />
@@ -122,7 +147,7 @@ export function RunKernelsTable({
       </div>
       <div ref={scroller} className="kscroll" role="rowgroup" tabIndex={0} aria-label="Run kernel rows, scrollable">
         <div style={{ height: v.getTotalSize(), position: "relative" }}>
-          {v.getVirtualItems().map((it) => {
+          {items.map((it) => {
             const k = kernels[it.index];
             const mark = sampledMark(k);
             return (

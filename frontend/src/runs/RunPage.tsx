@@ -5,7 +5,7 @@ import { useEvents } from "../api/useEvents";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { StateBadge } from "../components/StateBadge";
 import { formatCount, formatDurationMs, formatNs, formatTime } from "../format";
-import type { RunDetailFragment } from "../gql/graphql";
+import type { RunDetailFragment, RunKernelRowFragment } from "../gql/graphql";
 import { sweepPath } from "../sweeps/progress";
 import { Link, tracePath, useTitle } from "../router";
 import { compareTime, newest } from "../time";
@@ -21,6 +21,7 @@ import { ScatterChart } from "./ScatterChart";
 import { CyclesChart } from "./CyclesChart";
 import { DownloadKernelsCsv, FailureDetails, RunFiguresList, StatColumnPicker, usePickedColumns } from "./RunStats";
 import { pickedColumns } from "./stats";
+import { useRunKernels } from "./useRunKernels";
 
 export function RunPage({ id }: { id: string }) {
   const [{ data, error, fetching }, refetch] = useLiveQuery({ query: RunQuery, variables: { id } });
@@ -41,6 +42,14 @@ export function RunPage({ id }: { id: string }) {
   );
   const finished = run && !isActive(run.state);
   const queriedActive = data?.run ? isActive(data.run.state) : false;
+  // The kernels by pages: no runUpdated message carries them. Read again from the first page
+  // when the run ends or its check appears (rows read may have changed then).
+  const kernels = useRunKernels(
+    id,
+    run?.progress.kernelsDone ?? 0,
+    run?.statTotals,
+    `${run?.state ?? ""}|${run?.sampling?.check != null}`,
+  );
   useEffect(() => {
     // The log tail is only in the query: fetch it once the run ends.
     if (finished && queriedActive) refetch({ requestPolicy: "network-only" });
@@ -127,7 +136,7 @@ export function RunPage({ id }: { id: string }) {
           {run.simConfig.name} <span className="muted">{configFacts(run)}</span>
         </dd>
         <dt>Kernels</dt>
-        <dd>{run.kernelIds ? `${formatCount(run.kernelIds.length)} chosen` : "every kernel"}</dd>
+        <dd>{data.run?.kernelIds ? `${formatCount(data.run.kernelIds.length)} chosen` : "every kernel"}</dd>
         {run.sweep && (
           <>
             <dt>Sweep</dt>
@@ -184,17 +193,26 @@ export function RunPage({ id }: { id: string }) {
           </ul>
         </details>
       )}
-      <Comparison run={run} over={!isActive(run.state)} />
+      <Comparison run={run} kernels={kernels.rows} kernelTotal={kernels.total} over={!isActive(run.state)} />
       <section aria-labelledby="rk-title">
         <h2 id="rk-title">Kernels</h2>
         <div className="toolbar">
           <StatColumnPicker counters={run.statCounters} picked={picked} onChange={setPicked} />
-          {run.kernels.length > 0 && <DownloadKernelsCsv id={run.id} />}
+          {(kernels.total ?? 0) > 0 && <DownloadKernelsCsv id={run.id} />}
         </div>
+        {kernels.error && (
+          <p role="alert" className="error">
+            Could not read the run&apos;s kernels: {kernels.error}
+          </p>
+        )}
         <RunKernelsTable
-          kernels={run.kernels}
+          kernels={kernels.rows}
+          total={kernels.total}
+          onNearEnd={kernels.loadMore}
           columns={pickedColumns(run.statCounters, picked)}
-          totals={totals}
+          // Once every page is read, the totals of the kernels shown (as they were when the
+          // last page was asked for); the run's latest before.
+          totals={kernels.more ? totals : kernels.totals}
           sampled={run.sampling ? { checked: run.sampling.check != null } : null}
         />
       </section>
@@ -203,7 +221,9 @@ export function RunPage({ id }: { id: string }) {
           <h2 id="cycles-title">Where the cycles went</h2>
           <CyclesChart
             counters={run.statCounters}
-            kernels={run.kernels.map((k) => ({ label: `#${k.kernelId} ${k.displayName}`, statValues: k.statValues }))}
+            kernels={kernels.rows.map((k) => ({ label: `#${k.kernelId} ${k.displayName}`, statValues: k.statValues }))}
+            totals={totals}
+            total={kernels.total ?? 0}
           />
         </section>
       )}
@@ -239,9 +259,15 @@ function configFacts(run: Pick<RunDetailFragment, "simConfig" | "figures">): str
 /** MAPE, correlation, totals, the scatter and the projected step times. */
 export function Comparison({
   run,
+  kernels,
+  kernelTotal = kernels.length,
   over = true,
 }: {
-  run: Pick<RunDetailFragment, "comparison" | "kernels" | "steps" | "timingProblems" | "trace">;
+  run: Pick<RunDetailFragment, "comparison" | "steps" | "timingProblems" | "trace">;
+  /** The run's kernels read so far: the scatter's points. */
+  kernels: readonly RunKernelRowFragment[];
+  /** The run's kernels, read or not. */
+  kernelTotal?: number | null;
   /** Whether the run is over: only then is a missing comparison for good. */
   over?: boolean;
 }) {
@@ -266,7 +292,13 @@ export function Comparison({
             <Stat k="Simulated total" v={formatNs(c.simTotalNs)} />
             <Stat k="Measured total" v={formatNs(c.measuredTotalNs)} />
           </div>
-          <ScatterChart kernels={run.kernels} />
+          <ScatterChart kernels={kernels} />
+          {kernels.length < (kernelTotal ?? 0) && (
+            <p className="hint" data-testid="scatter-partial">
+              The first {formatCount(kernels.length)} of {formatCount(kernelTotal ?? 0)} kernels: scroll the kernels table to
+              read more.
+            </p>
+          )}
         </>
       )}
       {run.timingProblems.length > 0 && (

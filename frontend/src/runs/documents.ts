@@ -18,10 +18,32 @@ export const RunSummaryFragment = graphql(`
   }
 `);
 
+export const RunKernelRowFragment = graphql(`
+  fragment RunKernelRow on RunKernel {
+    kernelId
+    context
+    name
+    demangledName
+    displayName
+    launchUid
+    simCycles
+    simInstructions
+    ipc
+    simTimeNs
+    measuredNs
+    errorPct
+    truncated
+    statValues
+    simulated
+    projectedFrom
+    fullCycles
+    fullErrorPct
+  }
+`);
+
 export const RunDetailFragment = graphql(`
   fragment RunDetail on Run {
     ...RunSummary
-    kernelIds
     executor
     slurm { jobId partition node state reason }
     crossArchitecture
@@ -36,26 +58,6 @@ export const RunDetailFragment = graphql(`
     trace { id model sourceGpu traceGpuArch hasRealTiming hasStepTimeline }
     comparison { kernelsCompared mape correlation simTotalNs measuredTotalNs }
     steps { step measuredNs projectedNs }
-    kernels {
-      kernelId
-      context
-      name
-      demangledName
-      displayName
-      launchUid
-      simCycles
-      simInstructions
-      ipc
-      simTimeNs
-      measuredNs
-      errorPct
-      truncated
-      statValues
-      simulated
-      projectedFrom
-      fullCycles
-      fullErrorPct
-    }
     sampling {
       plan { id method errorBound samples warmup }
       segments { ...RunSummary }
@@ -115,8 +117,24 @@ export const RunQuery = graphql(`
   query Run($id: ID!) {
     run(id: $id) {
       ...RunDetail
+      # The kernel subset, which never changes: in the query only, not in every runUpdated.
+      kernelIds
       logTail(lines: 200)
       statKernels
+    }
+  }
+`);
+
+/** A page of a run's kernels, in launch order: the run page reads them as its table scrolls. */
+export const RunKernelPageQuery = graphql(`
+  query RunKernelPage($id: ID!, $first: Int, $after: String) {
+    run(id: $id) {
+      id
+      kernelPage(first: $first, after: $after) {
+        totalCount
+        pageInfo { hasNextPage endCursor }
+        nodes { ...RunKernelRow }
+      }
     }
   }
 `);

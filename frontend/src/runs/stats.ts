@@ -103,6 +103,8 @@ export function breakdownBars(
   kernels: readonly { label: string; statValues: StatValues }[],
   which: Breakdown,
   maxKernels = 40,
+  /** The run's totals (statTotals): its bar when given, else the sum of kernels'. */
+  runTotals?: StatValues | null,
 ): { series: { name: string; index: number }[]; rows: BarRow[] } {
   const prefix = BREAKDOWNS[which].prefix;
   const series = counters.flatMap((c, index) => (c.name.startsWith(prefix) && c.kind === "AGGREGATE" ? [{ name: c.name, index }] : []));
@@ -112,7 +114,7 @@ export function breakdownBars(
   };
   const run = series.map(() => 0);
   for (const k of kernels) series.forEach((s, i) => (run[i] += Math.max(0, k.statValues[s.index] ?? 0)));
-  const rows = [{ label: "Run", values: run, total: run.reduce((a, b) => a + b, 0) }];
+  const rows = [runTotals ? bar("Run", runTotals) : { label: "Run", values: run, total: run.reduce((a, b) => a + b, 0) }];
   for (const k of kernels.slice(0, maxKernels)) rows.push(bar(k.label, k.statValues));
   return { series, rows };
 }
