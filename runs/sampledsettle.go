@@ -40,6 +40,16 @@ func (m *Manager) segmentPublished(r cascade.Run) {
 // settleLater settles the sampled run with the given id in the
 // background: never under the caller's locks or transaction.
 func (m *Manager) settleLater(id string) {
+	m.background(func(ctx context.Context) {
+		if err := m.settleSampled(ctx, id); err != nil && ctx.Err() == nil {
+			m.log.Error("settle sampled run", "run", id, "err", err)
+		}
+	})
+}
+
+// background runs fn in a goroutine the Manager waits for as it stops,
+// under the server's context; once it is stopping, fn is dropped.
+func (m *Manager) background(fn func(ctx context.Context)) {
 	ctx := m.ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -49,11 +59,7 @@ func (m *Manager) settleLater(id string) {
 	if m.bgDone {
 		return
 	}
-	m.bg.Go(func() {
-		if err := m.settleSampled(ctx, id); err != nil && ctx.Err() == nil {
-			m.log.Error("settle sampled run", "run", id, "err", err)
-		}
-	})
+	m.bg.Go(func() { fn(ctx) })
 }
 
 // fullRunSucceeded tells the succeeded sampled runs of a full run's trace
@@ -61,16 +67,7 @@ func (m *Manager) settleLater(id string) {
 // check is computed on read, SampledRun.check): each gets a history line,
 // and so a runUpdated message that carries the check, in the background.
 func (m *Manager) fullRunSucceeded(full cascade.Run) {
-	ctx := m.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	m.bgMu.Lock()
-	defer m.bgMu.Unlock()
-	if m.bgDone {
-		return
-	}
-	m.bg.Go(func() {
+	m.background(func(ctx context.Context) {
 		rs, err := m.cfg.Store.TraceRuns(ctx, full.TraceID)
 		if err != nil {
 			if ctx.Err() == nil {
