@@ -1,8 +1,9 @@
 // Package cascade is Cascade's vocabulary: the domain types every other
 // package shares. Traces and their kernels (trace.go), runs and their
 // kernel results, a run's comparison with measured timing and its step
-// projections (run.go, results.go), sweeps (sweep.go), sampling plans and
-// the kernel ranges they trace (sampling.go), tested sim configs
+// projections (run.go, results.go), sweeps (sweep.go), sampling plans, the
+// kernel ranges they trace and sampled runs (sampling.go), the ids of
+// runs, sweeps and plans (id.go), tested sim configs
 // (simconfig.go), disk usage (disk.go), pages and filters of lists
 // (page.go), the events the server publishes and the one Publisher
 // interface (event.go), the S3 endpoint and its key pair (s3.go), the
@@ -23,19 +24,26 @@
 //   - postproc: post-processing, with the built-in post-processor or an
 //     external one; Accel-Sim's formats are under accelsim/ (posttraces,
 //     tracez, kernellist, simconfig, simlog).
-//   - runs: simulation runs and sweeps, on this machine or through Slurm
-//     (slurm).
-//   - sampling: which few launches of a trace to simulate and how to
-//     project the rest (pure); plans: a trace's plans, made and stored.
+//   - runs: the run lifecycle: simulation runs and sweeps launched,
+//     queued and handed to an executor, on this machine (runs/local) or
+//     as Slurm jobs (runs/slurmexec, over the slurm client), followed and
+//     recorded.
+//   - results: the read side of runs: a run's kernels joined with
+//     measured timing, statistics, comparisons, configs compared, sweep
+//     grids, the kernels CSV, a sampled run's check.
+//   - sampling: sampled simulation, all under one folder: which few
+//     launches of a trace to simulate and how to project the rest (pure);
+//     sampling/plans: a trace's plans, made and stored; sampling/sampled:
+//     sampled runs launched as segments, followed and projected.
 //   - graph and resolvers: the GraphQL API; events: the broker of its
 //     subscriptions; frontend: the embedded web UI.
 //   - metrics, disk, samples, tracegen: the Prometheus registry, the disk
 //     meter, the sample traces and configs, synthetic raw traces.
 //   - internal/: leaf utilities with no domain of their own: proc (child
-//     processes), workqueue (the one work queue), gcfloor (the garbage
-//     collector's floor), buildinfo (the build's version), kernelname
-//     (demangling).
+//     processes), workqueue (the one work queue), versioned (the cache of
+//     values by row version), gcfloor (the garbage collector's floor),
+//     buildinfo (the build's version), kernelname (demangling).
 //   - testkit/: the test harnesses (testkit itself for leaf helpers,
-//     dbtest, servertest, slurmtest) and the stand-ins of the
+//     dbtest, servertest, slurmtest, quickstart) and the stand-ins of the
 //     post-processor (fakepp) and the simulator (fakesim).
 package cascade

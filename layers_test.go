@@ -17,24 +17,32 @@ import (
 const module = "github.com/cascade-sim/cascade"
 
 // layers orders the module's packages from the bottom up: a package may
-// import the root, its own layer's packages below it in this list, and any
-// lower layer, never a higher one. A package matches the first prefix that
-// names it or one of its parents. testkit/ (test harnesses) is apart: only
-// test files and other harnesses import it.
+// import the root, its own layer's packages, and any lower layer, never a
+// higher one. A package is in the layer of the longest prefix that names
+// it or one of its parents. testkit/ (test harnesses) is apart: only test
+// files and other harnesses import it. README.md's layout table and the
+// root package's doc (doc.go) say the same.
 var layers = [][]string{
 	{""}, // the root: the vocabulary every layer shares
 	{"internal"},
+	// Leaves: Accel-Sim's formats, a trace directory's files, the Slurm
+	// client, the S3 endpoint, ..., and sampling's pure planning and
+	// projection.
 	{"accelsim", "tracedir", "slurm", "s3gw", "disk", "events", "metrics", "samples", "tracegen", "upload", "sampling"},
 	{"db"},
-	{"scanner", "postproc", "runs", "plans"},
+	// The services: a trace's states, runs' lifecycle and its executors,
+	// a trace's sampling plans.
+	{"scanner", "postproc", "runs", "sampling/plans"},
+	{"results"},          // the read side: what runs gave back
+	{"sampling/sampled"}, // sampled runs, driving runs and read by results
 	{"graph"},
 	{"resolvers"},
 	{"app"},
 	{"cmd"},
 }
 
-// rules are the narrower promises of the design (docs/layout.md): who may
-// import what beyond the layer order.
+// rules are the narrower promises of the design: who may import what
+// beyond the layer order.
 var rules = []struct {
 	pkg    string   // a package and those under it
 	exact  bool     // pkg alone, not those under it
@@ -46,8 +54,10 @@ var rules = []struct {
 	{pkg: "postproc", forbid: []string{"db", "events"}},
 	{pkg: "runs", forbid: []string{"db", "events"}},
 	{pkg: "runs", exact: true, forbid: []string{"runs/local", "runs/slurmexec"}}, // only the wiring picks an executor
-	{pkg: "sampling", only: []string{""}},
-	{pkg: "plans", forbid: []string{"db", "events"}},
+	{pkg: "sampling", exact: true, only: []string{""}},                           // pure
+	{pkg: "sampling/plans", forbid: []string{"db", "events"}},
+	{pkg: "sampling/sampled", forbid: []string{"db", "events", "runs/local", "runs/slurmexec"}},
+	{pkg: "results", forbid: []string{"db", "events", "runs/local", "runs/slurmexec"}},
 	{pkg: "resolvers", forbid: []string{"internal/proc"}},
 }
 
@@ -59,14 +69,15 @@ func layerOf(pkg string) int {
 	if pkg == "" {
 		return 0
 	}
+	layer, longest := -1, -1
 	for i, l := range layers[1:] {
 		for _, p := range l {
-			if under(pkg, p) {
-				return i + 1
+			if under(pkg, p) && len(p) > longest {
+				layer, longest = i+1, len(p)
 			}
 		}
 	}
-	return -1
+	return layer
 }
 
 // moduleImports maps each package directory of the module (relative, ""

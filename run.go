@@ -140,6 +140,10 @@ type StatCounter struct {
 // while it is queued, and only its executor can end it.
 func (r Run) HasJob() bool { return r.Slurm.JobID != nil }
 
+// IsFull reports whether r simulates every kernel of its trace itself: no
+// subset, not sampled, not a segment of a sampled run.
+func (r Run) IsFull() bool { return len(r.KernelIDs) == 0 && r.Sampling == nil && r.SampledByID == nil }
+
 // SlurmJob is what Cascade knows of a run's Slurm batch job, as of its
 // last poll.
 type SlurmJob struct {

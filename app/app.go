@@ -26,14 +26,16 @@ import (
 	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
 	"github.com/cascade-sim/cascade/metrics"
-	"github.com/cascade-sim/cascade/plans"
 	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/resolvers"
+	"github.com/cascade-sim/cascade/results"
 	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/runs/local"
 	"github.com/cascade-sim/cascade/runs/slurmexec"
 	"github.com/cascade-sim/cascade/s3gw"
 	"github.com/cascade-sim/cascade/samples"
+	"github.com/cascade-sim/cascade/sampling/plans"
+	"github.com/cascade-sim/cascade/sampling/sampled"
 	"github.com/cascade-sim/cascade/scanner"
 	"github.com/cascade-sim/cascade/slurm"
 )
@@ -310,7 +312,6 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	}
 	planner := &plans.Service{Store: m.DB, BucketDir: cfg.BucketDir()}
 	rm := runs.New(runs.Config{
-		Plans:       planner,
 		BucketDir:   cfg.BucketDir(),
 		WorkDir:     filepath.Join(cfg.DataDir, "work"),
 		ConfigsDir:  cfg.SimConfigsDir,
@@ -326,6 +327,12 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 
 		TraceConfigsDir: cfg.SimTraceConfigsDir,
 	})
+	// Sampled runs are coordinated apart from the run lifecycle, which
+	// tells the coordinator of every run it publishes; what runs give
+	// back is read apart from both.
+	sampledRuns := sampled.New(sampled.Config{Runs: rm, Store: m.DB, Plans: planner, Events: broker, Logger: log})
+	rm.Coordinate(sampledRuns)
+	reader := results.New(results.Config{Store: m.DB, Configs: rm, Live: rm, BucketDir: cfg.BucketDir()})
 	found, err := rm.CheckExecutor(ctx)
 	for _, l := range found {
 		log.Info(l, "component", "runs")
@@ -352,7 +359,8 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	if err := m.startS3(ctx); err != nil {
 		return nil, err
 	}
-	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, RunManager: rm, S3: m.S3,
+	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, S3: m.S3,
+		Runs: rm, RunLogs: rm, Configs: rm, Exec: rm, Results: reader, Comparisons: reader, SampledRuns: sampledRuns,
 		Disk:     disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB},
 		Sampling: planner},
 		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
@@ -379,7 +387,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	// probes and scrapers.
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", m.graph)
-	mux.Handle("GET /runs/{id}/kernels.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, kernelsCSV(m.DB, rm, log)))
+	mux.Handle("GET /runs/{id}/kernels.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, kernelsCSV(m.DB, reader, log)))
 	if cfg.Pprof {
 		mux.Handle("/debug/pprof/", requireRole(cfg.Tokens, cascade.RoleReadWrite, pprofHandler()))
 	}

@@ -7,17 +7,17 @@ import (
 	"net/http"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/results"
 )
 
 // kernelsCSV serves GET /runs/{id}/kernels.csv: the run's kernels, one row
-// each with its statistics, as runs.Manager.WriteKernelsCSV writes them,
+// each with its statistics, as results.Reader.WriteKernelsCSV writes them,
 // streamed as they are read. A run that is not there is 404; an error
 // once the rows have begun cuts the response short (the client sees an
 // incomplete download, never a file that looks whole).
 func kernelsCSV(store interface {
 	Run(ctx context.Context, id string) (cascade.Run, error)
-}, rm *runs.Manager, log *slog.Logger) http.Handler {
+}, rd *results.Reader, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		id := req.PathValue("id")
 		r, err := store.Run(req.Context(), id)
@@ -36,7 +36,7 @@ func kernelsCSV(store interface {
 		h.Set("Cache-Control", "no-store")
 		h.Set("X-Content-Type-Options", "nosniff")
 		sw := &sentWriter{w: w}
-		if err := rm.WriteKernelsCSV(req.Context(), sw, r, 0); err != nil {
+		if err := rd.WriteKernelsCSV(req.Context(), sw, r, 0); err != nil {
 			if !errors.Is(err, context.Canceled) {
 				log.Error("kernels CSV", "run", id, "err", err)
 			}

@@ -3,9 +3,9 @@ package db_test
 import (
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/disk"
-	"github.com/cascade-sim/cascade/plans"
 	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/samples"
+	"github.com/cascade-sim/cascade/sampling/plans"
 	"github.com/cascade-sim/cascade/scanner"
 )
 

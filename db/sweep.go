@@ -109,7 +109,8 @@ func (d *DB) SweepRuns(ctx context.Context, id string, states ...cascade.RunStat
 
 // CancelQueuedSweepRuns cancels, in one write transaction, the runs of a
 // sweep that are queued and not yet given to Slurm (no job id), adding
-// history to each, and returns them as stored.
+// history to each, and returns them as stored: CANCELLED, of failure
+// class CANCELLED, as every cancelled run is.
 func (d *DB) CancelQueuedSweepRuns(ctx context.Context, id, history string) ([]cascade.Run, error) {
 	var rs []cascade.Run
 	err := d.write(ctx, func(tx *gorm.DB) error {
@@ -125,9 +126,10 @@ func (d *DB) CancelQueuedSweepRuns(ctx context.Context, id, history string) ([]c
 		for i := range rs {
 			r := &rs[i]
 			r.State, r.FinishedAt, r.UpdatedAt = cascade.RunCancelled, &now, changedAt(now, r.UpdatedAt)
+			r.FailureClass = cascade.FailureCancelled
 			r.History = append(r.History, history)
 			err := tx.Model(&cascade.Run{}).Where("id = ?", r.ID).
-				Select("state", "finished_at", "updated_at", "history").UpdateColumns(r).Error
+				Select("state", "finished_at", "updated_at", "history", "failure_class").UpdateColumns(r).Error
 			if err != nil {
 				return fmt.Errorf("cancel run %s: %w", r.ID, err)
 			}

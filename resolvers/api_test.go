@@ -22,6 +22,7 @@ import (
 type fakeStore struct {
 	traces []cascade.Trace
 	runs   []cascade.Run
+	sweeps []cascade.Sweep
 
 	mu    sync.Mutex
 	calls map[string]int
@@ -126,9 +127,9 @@ func (s *fakeStore) Runs(_ context.Context, f cascade.RunFilter, p cascade.Page)
 	return pageOf(rs, func(r cascade.Run) int64 { return r.Seq }, p)
 }
 
-// fakeRuns is a RunManager that knows no sim config and no run; what the
+// fakeRuns is a Launcher that knows no sim config and no run; what the
 // tests do not call panics.
-type fakeRuns struct{ resolvers.RunManager }
+type fakeRuns struct{ resolvers.Launcher }
 
 func (fakeRuns) Launch(_ context.Context, in runs.LaunchInput) (cascade.Run, error) {
 	return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "simConfig: no sim config %q", in.SimConfig)
@@ -136,6 +137,25 @@ func (fakeRuns) Launch(_ context.Context, in runs.LaunchInput) (cascade.Run, err
 
 func (fakeRuns) Cancel(_ context.Context, id string) (cascade.Run, error) {
 	return cascade.Run{}, cascade.Errorf(cascade.ENOTFOUND, "run %q not found", id)
+}
+
+func (s *fakeStore) Segments(context.Context, string) ([]cascade.Run, error) { return nil, nil }
+
+func (s *fakeStore) Sweep(_ context.Context, id string) (cascade.Sweep, error) {
+	for _, sw := range s.sweeps {
+		if sw.ID == id {
+			return sw, nil
+		}
+	}
+	return cascade.Sweep{}, cascade.Errorf(cascade.ENOTFOUND, "sweep %q not found", id)
+}
+
+func (s *fakeStore) Sweeps(_ context.Context, p cascade.Page) (cascade.PageOf[cascade.Sweep], error) {
+	return pageOf(s.sweeps, func(sw cascade.Sweep) int64 { return sw.Seq }, p)
+}
+
+func (s *fakeStore) SweepProgress(context.Context, string) (cascade.SweepProgress, error) {
+	return cascade.SweepProgress{}, nil
 }
 
 // newStore holds traces t1..t<traces> and runs r1..r<runs>, run i of
@@ -154,7 +174,7 @@ func newStore(traces, runs int) *fakeStore {
 // newClient serves the schema on the fakes in process, as the server
 // does (graph.NewServer), with no network.
 func newClient(store *fakeStore) *client.Client {
-	r := &resolvers.Resolver{DB: store, RunManager: fakeRuns{}, Events: &events.Broker{}}
+	r := &resolvers.Resolver{DB: store, Runs: fakeRuns{}, Events: &events.Broker{}}
 	return client.New(graph.NewServer(r, transport.Options{}))
 }
 

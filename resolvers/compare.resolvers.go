@@ -21,17 +21,17 @@ func (r *configKernelErrorsResolver) DisplayName(ctx context.Context, obj *casca
 
 // Grid is the resolver for the grid field.
 func (r *sweepResolver) Grid(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepCell, error) {
-	return r.RunManager.SweepGrid(ctx, obj.ID)
+	return r.Comparisons.SweepGrid(ctx, obj.ID)
 }
 
 // ConfigComparison is the resolver for the configComparison field.
 func (r *traceResolver) ConfigComparison(ctx context.Context, obj *cascade.Trace) ([]cascade.ConfigComparison, error) {
-	return r.RunManager.ConfigComparison(ctx, obj.ID)
+	return r.Comparisons.ConfigComparison(ctx, obj.ID)
 }
 
 // ConfigComparisonKernels is the resolver for the configComparisonKernels field.
 func (r *traceResolver) ConfigComparisonKernels(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.ConfigKernelErrorsConnection, error) {
-	cs, p, err := r.RunManager.ConfigComparisonKernels(ctx, obj.ID, page(ctx, first, after))
+	cs, p, err := r.Comparisons.ConfigComparisonKernels(ctx, obj.ID, page(ctx, first, after))
 	if err != nil {
 		return nil, err
 	}

@@ -13,11 +13,11 @@ import (
 	"github.com/cascade-sim/cascade/resolvers"
 )
 
-// compareRuns is a RunManager whose trace t1 has a succeeded run on
-// "good" and a failed one on "bad", and whose sweep s1 is t1 on both.
+// compareRuns compares trace t1's runs, a succeeded one on "good" and a
+// failed one on "bad", and those of sweep s1, t1 on both.
 type compareRuns struct {
-	fakeRuns
-	pages []cascade.Page
+	resolvers.Comparisons // what the tests do not call panics
+	pages                 []cascade.Page
 }
 
 func (f *compareRuns) ConfigComparison(context.Context, string) ([]cascade.ConfigComparison, error) {
@@ -36,10 +36,6 @@ func (f *compareRuns) ConfigComparisonKernels(ctx context.Context, traceID strin
 	}, HasNext: true, Total: 9}, nil
 }
 
-func (f *compareRuns) Sweep(_ context.Context, id string) (cascade.Sweep, error) {
-	return cascade.Sweep{ID: id, TraceIDs: []string{"t1"}, SimConfigs: []string{"good", "bad"}}, nil
-}
-
 func (f *compareRuns) SweepGrid(context.Context, string) ([]cascade.SweepCell, error) {
 	return []cascade.SweepCell{
 		{TraceID: "t1", SimConfig: "good", Run: &cascade.Run{ID: "r1", State: cascade.RunSucceeded}, Runs: 1, Succeeded: 1,
@@ -54,7 +50,9 @@ func (f *compareRuns) SweepGrid(context.Context, string) ([]cascade.SweepCell, e
 // where a config has none; Sweep.grid gives each cell's n of m.
 func TestConfigComparisonAPI(t *testing.T) {
 	f := &compareRuns{}
-	c := client.New(graph.NewServer(&resolvers.Resolver{DB: newStore(1, 0), RunManager: f, Events: &events.Broker{}}, transport.Options{}))
+	store := newStore(1, 0)
+	store.sweeps = []cascade.Sweep{{ID: "s1", Seq: 1, TraceIDs: []string{"t1"}, SimConfigs: []string{"good", "bad"}}}
+	c := client.New(graph.NewServer(&resolvers.Resolver{DB: store, Comparisons: f, Events: &events.Broker{}}, transport.Options{}))
 	var r struct {
 		Trace struct {
 			ConfigComparison []struct {

@@ -14,20 +14,25 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph/model"
-	"github.com/cascade-sim/cascade/runs"
 )
 
 // Resolver is the root resolver; its fields are the packages the API
 // calls into, each behind an interface of what the API asks of it (see
 // services.go).
 type Resolver struct {
-	DB         Store
-	Events     *events.Broker
-	Traces     TraceService
-	Postproc   LogSource
-	RunManager RunManager
-	Disk       DiskMeter
-	Sampling   SamplingService
+	DB          Store
+	Events      *events.Broker
+	Traces      TraceService
+	Postproc    LogSource   // post-processing logs
+	Runs        Launcher    // launches and cancels runs and sweeps
+	RunLogs     LogSource   // simulator logs
+	Configs     SimConfigs  // the configs runs launch with
+	Exec        Executor    // where runs execute
+	Results     RunResults  // what runs gave back
+	Comparisons Comparisons // runs compared by config and sweep
+	SampledRuns SampledLauncher
+	Disk        DiskMeter
+	Sampling    Planner
 	// S3 is the S3 endpoint; nil when the server runs without one.
 	S3 *cascade.S3Endpoint
 }
@@ -188,12 +193,4 @@ func (r *Resolver) withStrata(ctx context.Context, p *cascade.SamplingPlan) (cas
 	c := *p
 	c.Strata = s
 	return c, nil
-}
-
-// samplingInput is launchRun's sampling input as package runs takes it.
-func samplingInput(in *model.SamplingRunInput) *runs.SamplingInput {
-	if in == nil {
-		return nil
-	}
-	return &runs.SamplingInput{PlanID: in.Plan, Validate: cascade.Deref(in.Validate)}
 }

@@ -13,15 +13,24 @@ import (
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/internal/kernelname"
+	"github.com/cascade-sim/cascade/results"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/sampling/sampled"
 )
 
 // LaunchRun is the resolver for the launchRun field.
 func (r *mutationResolver) LaunchRun(ctx context.Context, input model.LaunchRunInput) (*cascade.Run, error) {
-	run, err := r.RunManager.Launch(ctx, runs.LaunchInput{
+	in := runs.LaunchInput{
 		TraceID: input.TraceID, SimConfig: input.SimConfig, KernelIDs: input.KernelIds, Label: cascade.Deref(input.Label),
-		Rerun: cascade.Deref(input.Rerun), Sampling: samplingInput(input.Sampling),
-	})
+		Rerun: cascade.Deref(input.Rerun),
+	}
+	var run cascade.Run
+	var err error
+	if s := input.Sampling; s != nil {
+		run, err = r.SampledRuns.Launch(ctx, sampled.Input{Run: in, PlanID: s.Plan, Validate: cascade.Deref(s.Validate)})
+	} else {
+		run, err = r.Runs.Launch(ctx, in)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +39,7 @@ func (r *mutationResolver) LaunchRun(ctx context.Context, input model.LaunchRunI
 
 // CancelRun is the resolver for the cancelRun field.
 func (r *mutationResolver) CancelRun(ctx context.Context, id string) (*cascade.Run, error) {
-	run, err := r.RunManager.Cancel(ctx, id)
+	run, err := r.Runs.Cancel(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +48,7 @@ func (r *mutationResolver) CancelRun(ctx context.Context, id string) (*cascade.R
 
 // SimConfigs is the resolver for the simConfigs field.
 func (r *queryResolver) SimConfigs(ctx context.Context) ([]cascade.SimConfig, error) {
-	cfgs, err := r.RunManager.SimConfigs()
+	cfgs, err := r.Configs.SimConfigs()
 	if cfgs == nil {
 		cfgs = []cascade.SimConfig{}
 	}
@@ -77,7 +86,7 @@ func (r *runResolver) Trace(ctx context.Context, obj *cascade.Run) (*cascade.Tra
 
 // SimConfig is the resolver for the simConfig field.
 func (r *runResolver) SimConfig(ctx context.Context, obj *cascade.Run) (*cascade.SimConfig, error) {
-	c, err := r.RunManager.RunSimConfig(*obj)
+	c, err := r.Configs.RunSimConfig(*obj)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +124,7 @@ func (r *runResolver) SameAs(ctx context.Context, obj *cascade.Run) (*cascade.Ru
 
 // CrossArchitecture is the resolver for the crossArchitecture field.
 func (r *runResolver) CrossArchitecture(ctx context.Context, obj *cascade.Run) (bool, error) {
-	return r.RunManager.CrossArchitecture(ctx, *obj)
+	return r.Configs.CrossArchitecture(ctx, *obj)
 }
 
 // Progress is the resolver for the progress field.
@@ -128,7 +137,7 @@ func (r *runResolver) Kernels(ctx context.Context, obj *cascade.Run) ([]cascade.
 	if err := noteStatTable(ctx, *obj); err != nil {
 		return nil, err
 	}
-	res, err := r.RunManager.Results(ctx, *obj)
+	res, err := r.Results.Read(ctx, *obj)
 	if res.Kernels == nil {
 		res.Kernels = []cascade.RunKernel{}
 	}
@@ -140,7 +149,7 @@ func (r *runResolver) KernelPage(ctx context.Context, obj *cascade.Run, first *i
 	if err := noteStatTable(ctx, *obj); err != nil {
 		return nil, err
 	}
-	p, err := r.RunManager.KernelPage(ctx, *obj, page(ctx, first, after))
+	p, err := r.Results.KernelPage(ctx, *obj, page(ctx, first, after))
 	if err != nil {
 		return nil, err
 	}
@@ -154,34 +163,34 @@ func (r *runResolver) StatCounters(ctx context.Context, obj *cascade.Run) ([]mod
 
 // StatTotals is the resolver for the statTotals field.
 func (r *runResolver) StatTotals(ctx context.Context, obj *cascade.Run) ([]*float64, error) {
-	tot, err := r.RunManager.StatTotals(ctx, *obj)
+	tot, err := r.Results.StatTotals(ctx, *obj)
 	if err != nil {
 		return nil, err
 	}
-	return runs.Present(tot.Values), nil
+	return results.Present(tot.Values), nil
 }
 
 // StatKernels is the resolver for the statKernels field.
 func (r *runResolver) StatKernels(ctx context.Context, obj *cascade.Run) ([]int, error) {
-	tot, err := r.RunManager.StatTotals(ctx, *obj)
+	tot, err := r.Results.StatTotals(ctx, *obj)
 	return tot.Kernels, err
 }
 
 // Comparison is the resolver for the comparison field.
 func (r *runResolver) Comparison(ctx context.Context, obj *cascade.Run) (*cascade.RunComparison, error) {
-	res, err := r.RunManager.Results(ctx, *obj)
+	res, err := r.Results.Read(ctx, *obj)
 	return res.Comparison, err
 }
 
 // Steps is the resolver for the steps field.
 func (r *runResolver) Steps(ctx context.Context, obj *cascade.Run) ([]cascade.StepProjection, error) {
-	res, err := r.RunManager.Results(ctx, *obj)
+	res, err := r.Results.Read(ctx, *obj)
 	return res.Steps, err
 }
 
 // TimingProblems is the resolver for the timingProblems field.
 func (r *runResolver) TimingProblems(ctx context.Context, obj *cascade.Run) ([]string, error) {
-	res, err := r.RunManager.Results(ctx, *obj)
+	res, err := r.Results.Read(ctx, *obj)
 	if res.Problems == nil {
 		res.Problems = []string{}
 	}
@@ -190,7 +199,7 @@ func (r *runResolver) TimingProblems(ctx context.Context, obj *cascade.Run) ([]s
 
 // LogTail is the resolver for the logTail field.
 func (r *runResolver) LogTail(ctx context.Context, obj *cascade.Run, lines *int) ([]string, error) {
-	return logTail(r.RunManager, obj.ID, lines)
+	return logTail(r.RunLogs, obj.ID, lines)
 }
 
 // DemangledName is the resolver for the demangledName field.
@@ -216,7 +225,7 @@ func (r *runKernelResolver) StatValues(ctx context.Context, obj *cascade.RunKern
 	if err != nil {
 		return nil, err
 	}
-	return runs.Present(v), nil
+	return results.Present(v), nil
 }
 
 // CoreClockMHz is the resolver for the coreClockMHz field.
@@ -237,7 +246,7 @@ func (r *simConfigResolver) Error(ctx context.Context, obj *cascade.SimConfig) (
 
 // Checked is the resolver for the checked field.
 func (r *simConfigResolver) Checked(ctx context.Context, obj *cascade.SimConfig) (bool, error) {
-	return r.RunManager.SimConfigsChecked(), nil
+	return r.Configs.SimConfigsChecked(), nil
 }
 
 // SimConfigsChecked is the resolver for the simConfigsChecked field.
@@ -245,7 +254,7 @@ func (r *subscriptionResolver) SimConfigsChecked(ctx context.Context) (<-chan bo
 	// Subscribed before the state is read: a change in between is sent
 	// after it.
 	sub := r.Events.Subscribe(ctx, func(e cascade.Event) bool { _, ok := e.(cascade.SimConfigsChecked); return ok })
-	checked := r.RunManager.SimConfigsChecked()
+	checked := r.Configs.SimConfigsChecked()
 	return stream(ctx, sub, &checked, func(cascade.Event) (bool, bool) { return true, true }), nil
 }
 
@@ -277,7 +286,7 @@ func (r *subscriptionResolver) RunLog(ctx context.Context, id string) (<-chan *m
 	if _, err := r.DB.Run(ctx, id); err != nil {
 		return nil, err
 	}
-	return tailLog(ctx, r.Events, "run", id, r.RunManager.TailLog(id)), nil
+	return tailLog(ctx, r.Events, "run", id, r.RunLogs.TailLog(id)), nil
 }
 
 // RunRemoved is the resolver for the runRemoved field.
@@ -293,7 +302,7 @@ func (r *subscriptionResolver) RunRemoved(ctx context.Context, id *string, trace
 
 // CompatibleSimConfigs is the resolver for the compatibleSimConfigs field.
 func (r *traceResolver) CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]cascade.SimConfig, error) {
-	compatible, err := r.RunManager.CompatibleSimConfigs(*obj)
+	compatible, err := r.Configs.CompatibleSimConfigs(*obj)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +314,7 @@ func (r *traceResolver) CompatibleSimConfigs(ctx context.Context, obj *cascade.T
 
 // DefaultSimConfig is the resolver for the defaultSimConfig field.
 func (r *traceResolver) DefaultSimConfig(ctx context.Context, obj *cascade.Trace) (*cascade.SimConfig, error) {
-	c, ok, err := r.RunManager.DefaultSimConfig(*obj)
+	c, ok, err := r.Configs.DefaultSimConfig(*obj)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -314,12 +323,12 @@ func (r *traceResolver) DefaultSimConfig(ctx context.Context, obj *cascade.Trace
 
 // Simulatable is the resolver for the simulatable field.
 func (r *traceResolver) Simulatable(ctx context.Context, obj *cascade.Trace) (bool, error) {
-	return r.RunManager.NotSimulatable(*obj) == "", nil
+	return r.Configs.NotSimulatable(*obj) == "", nil
 }
 
 // NotSimulatableReason is the resolver for the notSimulatableReason field.
 func (r *traceResolver) NotSimulatableReason(ctx context.Context, obj *cascade.Trace) (*string, error) {
-	if why := r.RunManager.NotSimulatable(*obj); why != "" {
+	if why := r.Configs.NotSimulatable(*obj); why != "" {
 		return &why, nil
 	}
 	return nil, nil

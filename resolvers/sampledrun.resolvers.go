@@ -41,7 +41,7 @@ func (r *sampledRunResolver) Plan(ctx context.Context, obj *cascade.SampledRun) 
 
 // Segments is the resolver for the segments field.
 func (r *sampledRunResolver) Segments(ctx context.Context, obj *cascade.SampledRun) ([]cascade.Run, error) {
-	segs, err := r.RunManager.Segments(ctx, obj.RunID)
+	segs, err := r.DB.Segments(ctx, obj.RunID)
 	if segs == nil {
 		segs = []cascade.Run{}
 	}
@@ -62,7 +62,7 @@ func (r *sampledRunResolver) Check(ctx context.Context, obj *cascade.SampledRun)
 	if err != nil {
 		return nil, err
 	}
-	return r.RunManager.SamplingCheck(ctx, run)
+	return r.Results.SamplingCheck(ctx, run)
 }
 
 // FullRun is the resolver for the fullRun field.

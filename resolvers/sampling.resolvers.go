@@ -12,8 +12,8 @@ import (
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/internal/kernelname"
-	"github.com/cascade-sim/cascade/plans"
 	"github.com/cascade-sim/cascade/sampling"
+	"github.com/cascade-sim/cascade/sampling/plans"
 )
 
 // PlanSampling is the resolver for the planSampling field.

@@ -20,8 +20,8 @@ import (
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/transport"
-	"github.com/cascade-sim/cascade/plans"
 	"github.com/cascade-sim/cascade/resolvers"
+	"github.com/cascade-sim/cascade/sampling/plans"
 )
 
 // planStore is the fake store with kernels, paged by seq as package db
@@ -132,7 +132,7 @@ func newPlanClient(t *testing.T) (*client.Client, *planStore) {
 	if err := os.WriteFile(filepath.Join(bucket, "t1", "real_timing.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := &resolvers.Resolver{DB: store, RunManager: fakeRuns{}, Events: &events.Broker{},
+	r := &resolvers.Resolver{DB: store, Runs: fakeRuns{}, Events: &events.Broker{},
 		Sampling: &plans.Service{Store: store, BucketDir: bucket}}
 	return client.New(graph.NewServer(r, transport.Options{})), store
 }

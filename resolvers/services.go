@@ -4,12 +4,15 @@ import (
 	"context"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/plans"
+	"github.com/cascade-sim/cascade/results"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/sampling/plans"
+	"github.com/cascade-sim/cascade/sampling/sampled"
 )
 
 // The interfaces below are what the resolvers ask of the packages that own
-// the data; app wires in *db.DB, *runs.Manager, *scanner.Scanner,
+// the data, each named for what it serves; app wires in *db.DB,
+// *runs.Manager, *results.Reader, *sampled.Coordinator, *scanner.Scanner,
 // *postproc.Processor, disk.Meter and *plans.Service, and a test may wire
 // in fakes.
 
@@ -24,11 +27,19 @@ type TraceStore interface {
 	Kernels(ctx context.Context, traceID, search string, p cascade.Page) (cascade.PageOf[cascade.Kernel], error)
 }
 
-// RunStore reads runs.
+// RunStore reads runs and sweeps as they are stored.
 type RunStore interface {
 	// Run returns the run with the given id, or a NOT_FOUND error.
 	Run(ctx context.Context, id string) (cascade.Run, error)
 	Runs(ctx context.Context, f cascade.RunFilter, p cascade.Page) (cascade.PageOf[cascade.Run], error)
+	// Segments returns a sampled run's segments, in launch order.
+	Segments(ctx context.Context, id string) ([]cascade.Run, error)
+	// Sweep returns the sweep with the given id, or NOT_FOUND.
+	Sweep(ctx context.Context, id string) (cascade.Sweep, error)
+	// Sweeps returns a page of sweeps, newest first.
+	Sweeps(ctx context.Context, p cascade.Page) (cascade.PageOf[cascade.Sweep], error)
+	// SweepProgress counts a sweep's runs by state.
+	SweepProgress(ctx context.Context, id string) (cascade.SweepProgress, error)
 }
 
 // Store is what the API reads of the database.
@@ -37,25 +48,48 @@ type Store interface {
 	RunStore
 }
 
-// RunService launches and cancels runs and reads what they made.
-type RunService interface {
+// Launcher launches and cancels runs and sweeps (*runs.Manager).
+type Launcher interface {
 	Launch(ctx context.Context, in runs.LaunchInput) (cascade.Run, error)
 	Cancel(ctx context.Context, id string) (cascade.Run, error)
-	Results(ctx context.Context, r cascade.Run) (runs.Results, error)
+	LaunchSweep(ctx context.Context, in runs.SweepInput) (cascade.Sweep, error)
+	CancelSweep(ctx context.Context, id string) (cascade.Sweep, error)
+}
+
+// SampledLauncher launches sampled runs (*sampled.Coordinator).
+type SampledLauncher interface {
+	Launch(ctx context.Context, in sampled.Input) (cascade.Run, error)
+}
+
+// RunResults reads what a run gave back (*results.Reader).
+type RunResults interface {
+	// Read is the run's kernels joined with its trace's measured timing,
+	// its comparison and its step projections.
+	Read(ctx context.Context, r cascade.Run) (results.Results, error)
 	// KernelPage is a page of the run's kernels, joined with timing as
-	// Results' are.
+	// Read's are.
 	KernelPage(ctx context.Context, r cascade.Run, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error)
 	// StatTotals is the run's value of each of its statistics.
 	StatTotals(ctx context.Context, r cascade.Run) (runs.StatTotals, error)
-	RunSimConfig(r cascade.Run) (cascade.SimConfig, error)
-	CrossArchitecture(ctx context.Context, r cascade.Run) (bool, error)
-	// LogLines and TailLog read the run's simulator log.
-	LogLines(id string, n int) ([]string, error)
-	TailLog(id string) cascade.LogTail
+	// SamplingCheck is a SUCCEEDED sampled run checked against a full
+	// run; nil when there is none.
+	SamplingCheck(ctx context.Context, r cascade.Run) (*cascade.SamplingCheck, error)
 }
 
-// SimConfigService lists the sim configs, and those a trace can run on.
-type SimConfigService interface {
+// Comparisons compares a trace's runs config by config, and a sweep's
+// runs trace by config (*results.Reader).
+type Comparisons interface {
+	ConfigComparison(ctx context.Context, traceID string) ([]cascade.ConfigComparison, error)
+	// ConfigComparisonKernels is a page of the trace's kernels with their
+	// errors aligned with the configs it returns.
+	ConfigComparisonKernels(ctx context.Context, traceID string, p cascade.Page) ([]cascade.ConfigComparison, cascade.PageOf[cascade.ConfigKernelErrors], error)
+	SweepGrid(ctx context.Context, id string) ([]cascade.SweepCell, error)
+	SweepComparison(ctx context.Context, id string) ([]cascade.SweepConfigComparison, error)
+}
+
+// SimConfigs lists the sim configs, those a trace can run on, and the
+// one a run used (*runs.Manager).
+type SimConfigs interface {
 	SimConfigs() ([]cascade.SimConfig, error)
 	CompatibleSimConfigs(t cascade.Trace) ([]cascade.SimConfig, error)
 	DefaultSimConfig(t cascade.Trace) (cascade.SimConfig, bool, error)
@@ -65,50 +99,13 @@ type SimConfigService interface {
 	// NotSimulatable says why the simulator cannot simulate t; "" when
 	// it can or that is not known.
 	NotSimulatable(t cascade.Trace) string
+	RunSimConfig(r cascade.Run) (cascade.SimConfig, error)
+	CrossArchitecture(ctx context.Context, r cascade.Run) (bool, error)
 }
 
-// SweepService launches, cancels and reads sweeps.
-type SweepService interface {
-	LaunchSweep(ctx context.Context, in runs.SweepInput) (cascade.Sweep, error)
-	CancelSweep(ctx context.Context, id string) (cascade.Sweep, error)
-	Sweep(ctx context.Context, id string) (cascade.Sweep, error)
-	Sweeps(ctx context.Context, p cascade.Page) (cascade.PageOf[cascade.Sweep], error)
-	SweepProgress(ctx context.Context, id string) (cascade.SweepProgress, error)
-	SweepComparison(ctx context.Context, id string) ([]cascade.SweepConfigComparison, error)
-}
-
-// ComparisonService compares a trace's runs config by config, and a
-// sweep's runs trace by config (see package runs).
-type ComparisonService interface {
-	ConfigComparison(ctx context.Context, traceID string) ([]cascade.ConfigComparison, error)
-	// ConfigComparisonKernels is a page of the trace's kernels with their
-	// errors aligned with the configs it returns.
-	ConfigComparisonKernels(ctx context.Context, traceID string, p cascade.Page) ([]cascade.ConfigComparison, cascade.PageOf[cascade.ConfigKernelErrors], error)
-	SweepGrid(ctx context.Context, id string) ([]cascade.SweepCell, error)
-}
-
-// ExecutorService reports the executor's status.
-type ExecutorService interface {
+// Executor reports the executor's status (*runs.Manager).
+type Executor interface {
 	ExecutorStatus() cascade.ExecutorStatus
-}
-
-// SampledRunService reads what sampled runs are made of.
-type SampledRunService interface {
-	// Segments returns a sampled run's segments, in launch order.
-	Segments(ctx context.Context, id string) ([]cascade.Run, error)
-	// SamplingCheck is a SUCCEEDED sampled run checked against a full
-	// run; nil when there is none.
-	SamplingCheck(ctx context.Context, r cascade.Run) (*cascade.SamplingCheck, error)
-}
-
-// RunManager is what the API asks of the simulations.
-type RunManager interface {
-	RunService
-	SampledRunService
-	SimConfigService
-	SweepService
-	ComparisonService
-	ExecutorService
 }
 
 // TraceService is what the API asks of the scanner.
@@ -116,10 +113,11 @@ type TraceService interface {
 	Retry(ctx context.Context, id string) (cascade.Trace, error)
 }
 
-// LogSource reads a trace's post-processing log.
+// LogSource reads the log a trace's post-processor (*postproc.Processor)
+// or a run's simulator (*runs.Manager) writes.
 type LogSource interface {
-	LogLines(traceID string, n int) ([]string, error)
-	TailLog(traceID string) cascade.LogTail
+	LogLines(id string, n int) ([]string, error)
+	TailLog(id string) cascade.LogTail
 }
 
 // DiskMeter measures the data directory against its budget.
@@ -127,8 +125,8 @@ type DiskMeter interface {
 	Measure(ctx context.Context) (cascade.DiskUsage, error)
 }
 
-// SamplingService makes and reads sampling plans (*plans.Service).
-type SamplingService interface {
+// Planner makes and reads sampling plans (*plans.Service).
+type Planner interface {
 	// Plan plans a trace's sampled simulation and stores the plan, with
 	// its strata: NOT_FOUND for an unknown trace, BAD_USER_INPUT for one
 	// not READY or a request out of range.

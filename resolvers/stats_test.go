@@ -14,16 +14,20 @@ import (
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/resolvers"
-	"github.com/cascade-sim/cascade/runs"
-	"github.com/cascade-sim/cascade/runs/local"
+	"github.com/cascade-sim/cascade/results"
 )
 
-// kernelStore is the API's fake store and a runs.Store holding its runs'
-// kernels, so that a real runs.Manager computes what the API serves.
+// kernelStore is the API's fake store and a results.Store holding its
+// runs' kernels, so that a real results.Reader computes what the API
+// serves.
 type kernelStore struct {
-	runs.Store // what the tests do not call panics
+	results.Store // what the tests do not call panics
 	*fakeStore
 	kernels map[string][]cascade.RunKernel
+}
+
+func (s *kernelStore) Sweep(ctx context.Context, id string) (cascade.Sweep, error) {
+	return s.fakeStore.Sweep(ctx, id)
 }
 
 func (s *kernelStore) Trace(ctx context.Context, id string) (cascade.Trace, error) {
@@ -93,8 +97,8 @@ func statsRun(t *testing.T) (*kernelStore, *client.Client, simstats.Values) {
 		{RunID: "r1", Seq: 1, Name: "k1", Stats: simstats.Encode(nil, v1)},
 		{RunID: "r1", Seq: 2, Name: "k2"},
 	}
-	m := runs.New(runs.Config{Store: store, NewExecutor: func(h runs.Host) runs.Executor { return local.New(h, local.Config{Command: []string{"false"}}) }, BucketDir: t.TempDir(), WorkDir: t.TempDir()})
-	r := &resolvers.Resolver{DB: store, RunManager: m, Events: &events.Broker{}}
+	rd := results.New(results.Config{Store: store, BucketDir: t.TempDir()})
+	r := &resolvers.Resolver{DB: store, Results: rd, Events: &events.Broker{}}
 	return store, client.New(graph.NewServer(r, transport.Options{})), v0
 }
 

@@ -16,7 +16,7 @@ import (
 
 // LaunchSweep is the resolver for the launchSweep field.
 func (r *mutationResolver) LaunchSweep(ctx context.Context, input model.LaunchSweepInput) (*cascade.Sweep, error) {
-	s, err := r.RunManager.LaunchSweep(ctx, runs.SweepInput{
+	s, err := r.Runs.LaunchSweep(ctx, runs.SweepInput{
 		TraceIDs: input.TraceIds, SimConfigs: input.SimConfigs, Label: cascade.Deref(input.Label),
 		Rerun: cascade.Deref(input.Rerun),
 	})
@@ -28,7 +28,7 @@ func (r *mutationResolver) LaunchSweep(ctx context.Context, input model.LaunchSw
 
 // CancelSweep is the resolver for the cancelSweep field.
 func (r *mutationResolver) CancelSweep(ctx context.Context, id string) (*cascade.Sweep, error) {
-	s, err := r.RunManager.CancelSweep(ctx, id)
+	s, err := r.Runs.CancelSweep(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -37,12 +37,12 @@ func (r *mutationResolver) CancelSweep(ctx context.Context, id string) (*cascade
 
 // Sweep is the resolver for the sweep field.
 func (r *queryResolver) Sweep(ctx context.Context, id string) (*cascade.Sweep, error) {
-	return notFoundIsNil(r.RunManager.Sweep(ctx, id))
+	return notFoundIsNil(r.DB.Sweep(ctx, id))
 }
 
 // Sweeps is the resolver for the sweeps field.
 func (r *queryResolver) Sweeps(ctx context.Context, first *int, after *string) (*model.SweepConnection, error) {
-	p, err := r.RunManager.Sweeps(ctx, page(ctx, first, after))
+	p, err := r.DB.Sweeps(ctx, page(ctx, first, after))
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (r *runResolver) Sweep(ctx context.Context, obj *cascade.Run) (*cascade.Swe
 	if obj.SweepID == nil {
 		return nil, nil
 	}
-	return notFoundIsNil(r.RunManager.Sweep(ctx, *obj.SweepID))
+	return notFoundIsNil(r.DB.Sweep(ctx, *obj.SweepID))
 }
 
 // SweepUpdated is the resolver for the sweepUpdated field.
@@ -73,7 +73,7 @@ func (r *subscriptionResolver) SweepUpdated(ctx context.Context, id string) (<-c
 		u, ok := e.(cascade.RunUpdated)
 		return ok && u.Run.SweepID != nil && *u.Run.SweepID == id
 	})
-	s, err := r.RunManager.Sweep(ctx, id)
+	s, err := r.DB.Sweep(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (r *subscriptionResolver) SweepUpdated(ctx context.Context, id string) (<-c
 
 // Progress is the resolver for the progress field.
 func (r *sweepResolver) Progress(ctx context.Context, obj *cascade.Sweep) (*cascade.SweepProgress, error) {
-	p, err := r.RunManager.SweepProgress(ctx, obj.ID)
+	p, err := r.DB.SweepProgress(ctx, obj.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func (r *sweepResolver) Runs(ctx context.Context, obj *cascade.Sweep, state *cas
 
 // Comparison is the resolver for the comparison field.
 func (r *sweepResolver) Comparison(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepConfigComparison, error) {
-	return r.RunManager.SweepComparison(ctx, obj.ID)
+	return r.Comparisons.SweepComparison(ctx, obj.ID)
 }
 
 // Comparison is the resolver for the comparison field.
@@ -115,7 +115,7 @@ func (r *sweepUpdateResolver) Comparison(ctx context.Context, obj *model.SweepUp
 	if obj.Run != nil && obj.Run.State != cascade.RunSucceeded {
 		return nil, nil
 	}
-	return r.RunManager.SweepComparison(ctx, obj.Sweep.ID)
+	return r.Comparisons.SweepComparison(ctx, obj.Sweep.ID)
 }
 
 // Sweep returns graph.SweepResolver implementation.

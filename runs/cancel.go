@@ -18,7 +18,7 @@ import (
 // CONFLICT for a run that is already over, and NOT_FOUND for none.
 func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
 	if r, err := m.cfg.Store.Run(ctx, id); err == nil && r.Sampling != nil {
-		return m.cancelSampled(ctx, id)
+		return m.coord.Cancel(ctx, r)
 	}
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		switch {
@@ -48,10 +48,60 @@ func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
 	return r, err
 }
 
+// CancelRuns cancels the runs of rs that are not over, with history as
+// the line each queued one records: queued ones without a job at once,
+// in one transaction, the others through the executor (see Cancel). A
+// run the executor cannot cancel (a CONFLICT) is no error.
+func (m *Manager) CancelRuns(ctx context.Context, rs []cascade.Run, history string) error {
+	var queued []string
+	var started []cascade.Run
+	for _, r := range rs {
+		switch {
+		case r.State.Final():
+		case r.State == cascade.RunQueued && !r.HasJob():
+			queued = append(queued, r.ID)
+		default:
+			started = append(started, r)
+		}
+	}
+	if len(queued) > 0 {
+		saved, _, err := m.cfg.Store.UpdateRuns(ctx, queued, func(r *cascade.Run) error {
+			if r.State != cascade.RunQueued || r.HasJob() {
+				return cascade.ErrUnchanged
+			}
+			cancelQueued(r, history)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		done := map[string]bool{}
+		for _, r := range saved {
+			done[r.ID] = true
+			m.queue.Cancel(r.ID)
+			m.publish(r)
+		}
+		for _, id := range queued { // started meanwhile
+			if done[id] {
+				continue
+			}
+			r, err := m.cfg.Store.Run(ctx, id)
+			if err == nil && !r.State.Final() {
+				started = append(started, r)
+			}
+		}
+	}
+	if len(started) == 0 {
+		return nil
+	}
+	_, err := m.exec.Cancel(ctx, started)
+	return withoutConflicts(err)
+}
+
 // cancelQueued records a queued run cancelled before it started.
 func cancelQueued(r *cascade.Run, history string) {
 	now := time.Now().UTC()
-	r.State, r.FinishedAt = cascade.RunCancelled, &now
+	r.State, r.FinishedAt, r.FailureClass = cascade.RunCancelled, &now, cascade.FailureCancelled
 	r.History = append(r.History, Stamp(history))
 }
 
@@ -125,15 +175,15 @@ func (m *Manager) RemoveTrace(ctx context.Context, traceID string) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	// No sampled run of the trace is settled meanwhile: none writes its
-	// projection after its rows are gone.
-	m.sampledMu.Lock()
-	defer m.sampledMu.Unlock()
+	// The coordinator writes none of the trace's runs meanwhile (a
+	// sampled run's projection): none is written after its rows are gone.
+	unlock := m.coord.Lock()
+	defer unlock()
 	ids := make([]string, len(rs))
 	for i, r := range rs {
 		ids[i] = r.ID
 		if r.Sampling != nil {
-			continue // never the executor's
+			continue // never the executor's: the coordinator's
 		}
 		if err := m.stop(ctx, r.ID); err != nil {
 			return fmt.Errorf("stop run %s: %w", r.ID, err)

@@ -1,15 +1,25 @@
-// Package runs simulates ready traces with Accel-Sim and turns what the
-// simulator prints into results.
+// Package runs is the run lifecycle: it launches simulations of ready
+// traces with Accel-Sim, queues them, hands them to an executor, follows
+// them and records what the simulator printed.
 //
 // A [Manager] owns runs and their rows: [Manager.Launch] checks a request
-// and queues a run ([Manager.NewRun] and [Manager.Enqueue] do the same for
-// runs a caller stores itself, many at once; [Manager.LaunchSweep] for a
-// sweep's), its queue hands queued runs in launch order to its
-// [Executor], each with its [Job] prepared (manager.go, launch.go,
-// work.go), it cancels and removes runs (cancel.go), and
-// [Manager.Results] joins a run's per-kernel results with the trace's
-// measured timing and step timeline. Run rows are the truth. Every change
-// is committed first and published after, as a copy of the committed row.
+// and queues a run ([Manager.LaunchRuns] launches many together, stored in
+// one transaction; [Manager.LaunchSweep] a sweep's), its queue hands
+// queued runs in launch order to its [Executor], each with its [Job]
+// prepared (manager.go, launch.go, work.go), it records their progress,
+// kernel results and end as the executor reports them (host.go, stats.go),
+// and it cancels and removes runs (cancel.go). It reuses a succeeded run
+// whose simulation a launch would repeat (reuse.go, sums.go), asks the
+// simulator which configs it takes (probe.go), and keeps, while a run
+// runs here, the totals of its statistics ([Manager.LiveTotals]). Run rows
+// are the truth. Every change is committed first and published after, as a
+// copy of the committed row.
+//
+// What a run gives back is read apart, by package results; sampled runs
+// are coordinated apart, by package sampling/sampled, which the Manager
+// tells of every change it publishes and leaves its own runs to
+// ([Coordinator]); it drives its segments through LaunchRuns and
+// CancelRuns like any caller.
 //
 // Where a job executes is its Executor's: it starts jobs, cancels them,
 // reattaches after a restart to what survived it, and reports its health
@@ -26,7 +36,5 @@
 // and [cascade.Publisher] (it imports neither db nor events), nor the
 // GraphQL layer, nor Slurm. Accel-Sim's own formats are read under
 // accelsim/: the simulator's log by accelsim/simlog, kernel lists by
-// accelsim/kernellist, configs by accelsim/simconfig; the trace's timing
-// files by tracedir. The projection files here (comparison.go, steps.go)
-// are pure.
+// accelsim/kernellist, configs by accelsim/simconfig.
 package runs

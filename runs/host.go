@@ -163,7 +163,7 @@ type savedKernels struct {
 	// unsaved are results taken from the parser that a failed save did
 	// not store: the next save stores them first.
 	unsaved []cascade.RunKernel
-	totals  *totaller // of the n stored; nil after a kernel it could not read
+	totals  *Totaller // of the n stored; nil after a kernel it could not read
 }
 
 // saveKernels stores the results take gives as the run's next kernels in
@@ -179,7 +179,7 @@ func (m *Manager) saveKernels(ctx context.Context, id string, take func() []casc
 	}
 	s := m.saved[id]
 	if s == nil {
-		s = &savedKernels{totals: newTotaller(m.statsTable())}
+		s = &savedKernels{totals: NewTotaller(m.statsTable())}
 		m.saved[id] = s
 	}
 	m.savedMu.Unlock()
@@ -199,7 +199,7 @@ func (m *Manager) saveKernels(ctx context.Context, id string, take func() []casc
 		return err
 	}
 	s.n, s.synced = s.n+len(ks), true
-	if s.totals != nil && s.totals.add(ks) != nil {
+	if s.totals != nil && s.totals.Add(ks) != nil {
 		s.totals = nil // StatTotals reads the stored kernels instead
 	}
 	return nil

@@ -2,13 +2,10 @@ package runs
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
@@ -26,9 +23,6 @@ type LaunchInput struct {
 	// already; without it such a launch reuses that run's results (see
 	// [Manager.Launch]).
 	Rerun bool
-	// Sampling, when set, launches a sampled run (see SamplingInput);
-	// KernelIDs must then be nil.
-	Sampling *SamplingInput
 }
 
 // Launch creates a queued run and queues it for the executor. It returns
@@ -45,75 +39,122 @@ type LaunchInput struct {
 // SUCCEEDED at once, its SameAsID that run, its kernel results and figures
 // copies of that run's.
 func (m *Manager) Launch(ctx context.Context, in LaunchInput) (cascade.Run, error) {
-	m.launchMu.Lock()
-	defer m.launchMu.Unlock()
-	if in.Sampling != nil {
-		return m.launchSampled(ctx, in)
-	}
-	r, err := m.newRun(ctx, in, nil)
+	rs, err := m.LaunchRuns(ctx, []LaunchInput{in}, nil)
 	if err != nil {
 		return cascade.Run{}, err
 	}
-	if r.SameAsID != nil {
-		// The kernels first: the run is never seen SUCCEEDED without them.
-		if err := m.copyKernels(ctx, []cascade.Run{r}); err != nil {
-			return cascade.Run{}, err
-		}
-	}
-	if err := m.cfg.Store.CreateRun(ctx, &r); err != nil {
-		return cascade.Run{}, err
-	}
-	m.publish(r)
+	r := rs[0]
 	if r.SameAsID != nil {
 		m.log.Info("run reused", "run", r.ID, "same_as", *r.SameAsID, "trace", r.TraceID, "config", r.SimConfig)
-		return r, nil
+	} else {
+		m.log.Info("run queued", "run", r.ID, "trace", r.TraceID, "config", r.SimConfig)
 	}
-	m.log.Info("run queued", "run", r.ID, "trace", r.TraceID, "config", r.SimConfig)
-	m.Enqueue(r.ID)
 	return r, nil
 }
 
-// NewRun checks a launch request as Launch does and returns the queued run
-// it would create, not stored; it never reuses a run, whatever in.Rerun.
-// With [Manager.Enqueue] it lets a caller store many runs at once (in one
-// transaction) and then queue them.
-func (m *Manager) NewRun(ctx context.Context, in LaunchInput) (cascade.Run, error) {
-	in.Rerun = true
-	return m.newRun(ctx, in, nil)
+// LaunchRuns launches runs together: each request is checked as Launch
+// checks it (and reuses a succeeded run's simulation unless in.Rerun),
+// shape, when not nil, may change the runs before they are stored (a
+// [Coordinator] makes one of them its own and the others its parts: a
+// sampled run and its segments), and they are stored in one transaction,
+// in order, then published, and those queued that the executor runs are
+// queued for it. Nothing is stored when a request is refused or shape
+// fails. A trace's runs are never removed while it works (RemoveTrace
+// waits for it).
+func (m *Manager) LaunchRuns(ctx context.Context, ins []LaunchInput, shape func(rs []cascade.Run) error) ([]cascade.Run, error) {
+	m.launchMu.Lock()
+	defer m.launchMu.Unlock()
+	b := &batch{}
+	rs := make([]cascade.Run, 0, len(ins))
+	for _, in := range ins {
+		r, err := m.newRun(ctx, in, b)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	if shape != nil {
+		if err := shape(rs); err != nil {
+			return nil, err
+		}
+	}
+	// The kernels of reused runs first: a run is never seen SUCCEEDED
+	// without them.
+	if err := m.copyKernels(ctx, rs); err != nil {
+		return nil, err
+	}
+	if err := m.cfg.Store.CreateRuns(ctx, rs); err != nil {
+		return nil, err
+	}
+	var queue []string
+	for _, r := range rs {
+		m.publish(r)
+		if r.State == cascade.RunQueued && r.Sampling == nil {
+			queue = append(queue, r.ID)
+		}
+	}
+	m.enqueue(queue...)
+	return rs, nil
 }
 
-// newRun is NewRun, but without in.Rerun the run it returns reuses a
-// succeeded run that did its simulation, if there is one (see reuse);
-// c, when not nil, keeps what it read for the next call.
-func (m *Manager) newRun(ctx context.Context, in LaunchInput, c *reuseCache) (cascade.Run, error) {
-	t, err := m.cfg.Store.Trace(ctx, in.TraceID)
-	if err != nil {
-		return cascade.Run{}, err
+// batch is what checking a batch of launch requests read, for the next
+// request: its traces, configs, kernel lists and reusable runs.
+type batch struct {
+	reuse   reuseCache
+	traces  map[string]cascade.Trace
+	configs map[string]cascade.SimConfig
+	kernels map[string]map[int]bool // by trace: the ids of its kernel list
+}
+
+// newRun checks a launch request and returns the queued run it makes, not
+// stored; without in.Rerun it reuses a succeeded run that did its
+// simulation, if there is one (see reuse). b keeps what it read.
+func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade.Run, error) {
+	t, ok := b.traces[in.TraceID]
+	if !ok {
+		var err error
+		if t, err = m.cfg.Store.Trace(ctx, in.TraceID); err != nil {
+			return cascade.Run{}, err
+		}
+		switch {
+		case t.Sample:
+			return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "traceId: %q is the sample trace, which has no instruction traces; upload a real trace to simulate", t.ID)
+		case t.State != cascade.TraceReady:
+			return cascade.Run{}, cascade.Errorf(cascade.ECONFLICT, "traceId: trace %q is %s; runs launch on ready traces", t.ID, strings.ToLower(string(t.State)))
+		}
+		if why := m.NotSimulatable(t); why != "" {
+			return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "traceId: %s", why)
+		}
+		b.traces = setIn(b.traces, t.ID, t)
 	}
-	switch {
-	case t.Sample:
-		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "traceId: %q is the sample trace, which has no instruction traces; upload a real trace to simulate", t.ID)
-	case t.State != cascade.TraceReady:
-		return cascade.Run{}, cascade.Errorf(cascade.ECONFLICT, "traceId: trace %q is %s; runs launch on ready traces", t.ID, strings.ToLower(string(t.State)))
-	}
-	cfg, err := m.config(in.SimConfig)
-	if err != nil {
-		return cascade.Run{}, err
-	}
-	if err := m.exec.CheckConfig(cfg); err != nil {
-		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "simConfig: %s: %v", in.SimConfig, err)
-	}
-	if why := m.NotSimulatable(t); why != "" {
-		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "traceId: %s", why)
+	cfg, ok := b.configs[in.SimConfig]
+	if !ok {
+		var err error
+		if cfg, err = m.config(in.SimConfig); err != nil {
+			return cascade.Run{}, err
+		}
+		if err := m.exec.CheckConfig(cfg); err != nil {
+			return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "simConfig: %s: %v", in.SimConfig, err)
+		}
+		b.configs = setIn(b.configs, in.SimConfig, cfg)
 	}
 	var ids []int
 	if in.KernelIDs != nil {
-		if ids, err = m.checkKernels(t.ID, in.KernelIDs); err != nil {
+		have, ok := b.kernels[t.ID]
+		if !ok {
+			var err error
+			if have, err = m.kernelIDs(t.ID); err != nil {
+				return cascade.Run{}, err
+			}
+			b.kernels = setIn(b.kernels, t.ID, have)
+		}
+		var err error
+		if ids, err = checkKernels(t.ID, in.KernelIDs, have); err != nil {
 			return cascade.Run{}, err
 		}
 	}
 	r := cascade.Run{
-		ID: newRunID(), TraceID: t.ID, SimConfig: in.SimConfig, KernelIDs: ids,
+		ID: cascade.NewID(cascade.RunIDPrefix), TraceID: t.ID, SimConfig: in.SimConfig, KernelIDs: ids,
 		State: cascade.RunQueued, Executor: m.exec.Name(), History: []string{},
 		// The clock is recorded now, and again as the run starts (see
 		// [Manager.start]): its results never depend on the config's
@@ -124,7 +165,7 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, c *reuseCache) (ca
 		r.Label = &in.Label
 	}
 	if !in.Rerun {
-		orig, err := m.reusable(ctx, r, cfg, c)
+		orig, err := m.reusable(ctx, r, cfg, &b.reuse)
 		if err != nil {
 			return cascade.Run{}, err
 		}
@@ -135,11 +176,20 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, c *reuseCache) (ca
 	return r, nil
 }
 
-// Enqueue hands stored, queued runs to the executor, in the order given
+// setIn sets m[k] = v, making m first when it is nil.
+func setIn[K comparable, V any](m map[K]V, k K, v V) map[K]V {
+	if m == nil {
+		m = map[K]V{}
+	}
+	m[k] = v
+	return m
+}
+
+// enqueue hands stored, queued runs to the executor, in the order given
 // after any queued before: each is prepared and started as its turn comes
 // (see [Executor.Start]). A run already queued keeps its place; one that
 // is no longer queued when its turn comes is skipped.
-func (m *Manager) Enqueue(ids ...string) {
+func (m *Manager) enqueue(ids ...string) {
 	for _, id := range ids {
 		m.queue.Add(id)
 	}
@@ -176,12 +226,8 @@ func (m *Manager) CrossArchitecture(ctx context.Context, r cascade.Run) (bool, e
 	return ok && simconfig.CrossArchitecture(c, t.TraceGPUArch), nil
 }
 
-// checkKernels returns the distinct, sorted kernel ids, all of which the
-// trace's kernelslist.g must hold.
-func (m *Manager) checkKernels(traceID string, ids []int) ([]int, error) {
-	if len(ids) == 0 {
-		return nil, cascade.Errorf(cascade.EINVALID, "kernelIds: empty; leave it out to simulate every kernel")
-	}
+// kernelIDs returns the ids of the kernels of the trace's kernelslist.g.
+func (m *Manager) kernelIDs(traceID string) (map[int]bool, error) {
 	list, err := kernellist.Read(filepath.Join(m.traceDir(traceID), filepath.FromSlash(tracedir.KernelsListG)))
 	if err != nil {
 		return nil, fmt.Errorf("read kernel list: %w", err)
@@ -192,6 +238,15 @@ func (m *Manager) checkKernels(traceID string, ids []int) ([]int, error) {
 			have[c.Kernel.ID] = true
 		}
 	}
+	return have, nil
+}
+
+// checkKernels returns the distinct, sorted kernel ids, all of which the
+// trace's kernel list, have, must hold.
+func checkKernels(traceID string, ids []int, have map[int]bool) ([]int, error) {
+	if len(ids) == 0 {
+		return nil, cascade.Errorf(cascade.EINVALID, "kernelIds: empty; leave it out to simulate every kernel")
+	}
 	ids = slices.Clone(ids)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -201,17 +256,4 @@ func (m *Manager) checkKernels(traceID string, ids []int) ([]int, error) {
 		}
 	}
 	return ids, nil
-}
-
-var runIDEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
-
-// newRunID returns a short id that sorts by creation time.
-func newRunID() string {
-	b := make([]byte, 10)
-	ts := uint64(time.Now().UnixMilli())
-	for i := range 5 {
-		b[i] = byte(ts >> (8 * (4 - i)))
-	}
-	rand.Read(b[5:])
-	return "r" + runIDEncoding.EncodeToString(b)
 }

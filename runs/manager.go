@@ -15,36 +15,31 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simprobe"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
+	"github.com/cascade-sim/cascade/internal/versioned"
 	"github.com/cascade-sim/cascade/internal/workqueue"
-	"github.com/cascade-sim/cascade/sampling"
 )
 
-// Store is the storage a Manager needs; *db.DB implements it.
+// Store is what the run lifecycle reads and writes of the database
+// (*db.DB): runs as they are launched, queued, run and end, the kernel
+// results they store as they run, and sweeps as they are launched and
+// cancelled. What finished runs give back is read by package results.
 type Store interface {
 	Trace(ctx context.Context, id string) (cascade.Trace, error)
 	Run(ctx context.Context, id string) (cascade.Run, error)
 	RunsInState(ctx context.Context, s cascade.RunState) ([]cascade.Run, error)
 	TraceRuns(ctx context.Context, traceID string) ([]cascade.Run, error)
 	DeleteRuns(ctx context.Context, ids []string) error
-	CreateRun(ctx context.Context, r *cascade.Run) error
 	// CreateRuns stores runs in one transaction, in order.
 	CreateRuns(ctx context.Context, rs []cascade.Run) error
-	// Segments returns a sampled run's segments, in launch order.
-	Segments(ctx context.Context, id string) ([]cascade.Run, error)
 	UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) error) (cascade.Run, bool, error)
 	UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.Run) error) ([]cascade.Run, []string, error)
-	SaveRunKernels(ctx context.Context, runID string, ks []cascade.RunKernel) error
 	AppendRunKernels(ctx context.Context, runID string, from int, ks []cascade.RunKernel) error
-	RunKernels(ctx context.Context, runID string) ([]cascade.RunKernel, error)
 	// CopyRunKernels makes to's kernel results a copy of from's, in the
 	// store.
 	CopyRunKernels(ctx context.Context, from, to string) error
-	RunKernelPage(ctx context.Context, runID string, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error)
 
 	CreateSweep(ctx context.Context, s *cascade.Sweep, runs []cascade.Run) error
 	Sweep(ctx context.Context, id string) (cascade.Sweep, error)
-	Sweeps(ctx context.Context, p cascade.Page) (cascade.PageOf[cascade.Sweep], error)
-	SweepProgress(ctx context.Context, id string) (cascade.SweepProgress, error)
 	SweepRuns(ctx context.Context, id string, states ...cascade.RunState) ([]cascade.Run, error)
 	CancelQueuedSweepRuns(ctx context.Context, id, history string) ([]cascade.Run, error)
 }
@@ -87,21 +82,6 @@ type Config struct {
 	// ProbeCache, when set, is the file the probe's answers are kept in
 	// across restarts.
 	ProbeCache string
-
-	// Plans reads sampling plans for sampled runs (app wires
-	// *plans.Service); nil refuses sampled launches.
-	Plans Plans
-}
-
-// Plans is what a Manager reads of sampling plans.
-type Plans interface {
-	// SamplingPlan returns a plan without its strata, or NOT_FOUND.
-	SamplingPlan(ctx context.Context, id string) (cascade.SamplingPlan, error)
-	// SamplingStrata returns a plan's strata, members and all.
-	SamplingStrata(ctx context.Context, planID string) ([]cascade.SamplingStratum, error)
-	// Input is what plans of trace t are made from (and projected with):
-	// its launches in order, with measured durations.
-	Input(ctx context.Context, t cascade.Trace) (sampling.Input, error)
 }
 
 // Manager owns runs: it launches them, queues them in order, prepares
@@ -125,30 +105,20 @@ type Manager struct {
 	mu      sync.Mutex
 	running map[string]*active // runs a worker took, until its Start returns
 
-	// ctx is Run's: it ends with the server. Work reads it.
-	ctx context.Context
-
-	results      *cache[string, Results]                      // see Results
-	sweepTallies *cache[string, *sweepTally]                  // see SweepComparison
-	aligned      *cache[string, []cascade.ConfigKernelErrors] // see ConfigComparisonKernels
-	comparisons  *cache[string, *cascade.RunComparison]       // see SweepGrid
-	totals       *cache[string, StatTotals]                   // see StatTotals
-	checks       *cache[string, *cascade.SamplingCheck]       // see SamplingCheck
+	// ended keeps the statistics totals of runs that ended here (see
+	// LiveTotals).
+	ended *versioned.Cache[string, StatTotals]
 
 	probe probeState // see Probe
 
 	savedMu sync.Mutex
 	saved   map[string]*savedKernels // see saveKernels
 
-	// Sampled runs (sampledsettle.go): sampledMu makes settling and
-	// cancelling them take turns; startedSampled holds those known to
-	// be running; bg is the settling under way, which starts no more
-	// once bgDone (Run is returning: the next start settles what is left).
-	sampledMu      sync.Mutex
-	startedSampled sync.Map
-	bgMu           sync.Mutex
-	bgDone         bool
-	bg             sync.WaitGroup
+	// ctx is Run's: it ends with the server. Work reads it.
+	ctx context.Context
+
+	// coord owns the runs the executor never runs (see Coordinator).
+	coord Coordinator
 }
 
 // active is a run a worker has taken: done is closed once the executor's
@@ -194,9 +164,7 @@ func New(cfg Config) *Manager {
 		log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{},
-		results: newCache[string, Results](maxCachedResults), sweepTallies: newCache[string, *sweepTally](maxCachedSweeps),
-		aligned: newCache[string, []cascade.ConfigKernelErrors](maxCachedAligned), comparisons: newCache[string, *cascade.RunComparison](maxCachedComparisons),
-		totals: newCache[string, StatTotals](maxCachedTotals), checks: newCache[string, *cascade.SamplingCheck](maxCachedChecks)}
+		ended: versioned.New[string, StatTotals](maxEndedTotals), coord: nobody{}}
 	m.exec = cfg.NewExecutor(host{m})
 	m.queue = workqueue.New(workqueue.Config[string]{Limit: m.exec.Slots(), Work: m.start, Logger: m.log})
 	return m
@@ -258,11 +226,11 @@ func (m *Manager) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load runs: %w", err)
 	}
-	var left []cascade.Run    // for the executor to reattach to
-	var sampled []cascade.Run // never the executor's: they follow their segments
+	var left []cascade.Run        // for the executor to reattach to
+	var coordinated []cascade.Run // never the executor's: see Coordinator
 	for _, r := range running {
 		if r.Sampling != nil {
-			sampled = append(sampled, r)
+			coordinated = append(coordinated, r)
 			continue
 		}
 		if r.HasJob() {
@@ -292,22 +260,19 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	for _, r := range queued {
 		if r.Sampling != nil {
-			sampled = append(sampled, r)
+			coordinated = append(coordinated, r)
 		} else {
 			left = append(left, r)
 		}
 	}
 	m.ctx = ctx // before the queue starts any work
-	m.Enqueue(m.exec.Reattach(ctx, left)...)
-	m.settleUnfinished(sampled)
+	m.enqueue(m.exec.Reattach(ctx, left)...)
+	m.coord.Start(ctx, coordinated)
 	var wg sync.WaitGroup
 	wg.Go(func() { m.queue.Run(ctx) })
 	m.exec.Run(ctx)
 	wg.Wait()
-	m.bgMu.Lock()
-	m.bgDone = true
-	m.bgMu.Unlock()
-	m.bg.Wait()
+	m.coord.Stop()
 	return nil
 }
 
@@ -316,5 +281,5 @@ func Stamp(msg string) string { return time.Now().UTC().Format(time.RFC3339) + "
 
 func (m *Manager) publish(r cascade.Run) {
 	m.cfg.Events.Publish(cascade.RunUpdated{Run: r})
-	m.segmentPublished(r)
+	m.coord.Changed(r)
 }

@@ -141,7 +141,7 @@ func newManagerRig(t *testing.T, slots int) *managerRig {
 		events: &events{}, ended: make(chan cascade.Run, 100), bucket: t.TempDir()}
 	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart", "traces")
 	for _, e := range must(os.ReadDir(src)) {
-		copyFile(t, filepath.Join(src, e.Name()), filepath.Join(r.bucket, quickstartID, "traces", e.Name()))
+		testkit.CopyFile(t, filepath.Join(src, e.Name()), filepath.Join(r.bucket, quickstartID, "traces", e.Name()))
 	}
 	tr := cascade.Trace{ID: quickstartID, State: cascade.TraceReady, TraceGPUArch: cascade.DefaultTraceGPUArch, Prompts: []string{}, Warnings: []string{}}
 	if err := r.d.SaveTrace(context.Background(), &tr); err != nil {
@@ -326,11 +326,9 @@ func TestManagerRestart(t *testing.T) {
 	r := newManagerRig(t, 1)
 	ctx := context.Background()
 	store := func(state cascade.RunState, job *int64) cascade.Run {
-		run, err := r.m.NewRun(ctx, runs.LaunchInput{TraceID: quickstartID, SimConfig: simconfigtest.H100})
-		if err != nil {
-			t.Fatal(err)
-		}
-		run.State, run.Slurm.JobID = state, job
+		run := cascade.Run{ID: cascade.NewID(cascade.RunIDPrefix), TraceID: quickstartID, SimConfig: simconfigtest.H100,
+			State: state, Executor: "fake", History: []string{}}
+		run.Slurm.JobID = job
 		if err := r.d.CreateRun(ctx, &run); err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package runs_test
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"os"
@@ -15,11 +14,11 @@ import (
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 	"github.com/cascade-sim/cascade/testkit/fakesim"
+	"github.com/cascade-sim/cascade/testkit/quickstart"
 	"github.com/cascade-sim/cascade/testkit/servertest"
-	"github.com/cascade-sim/cascade/upload"
 )
 
-const quickstartID = "qs"
+const quickstartID = quickstart.ID
 
 // server starts a server whose simulator is the stand-in in the given
 // mode (through env(1), so parallel tests can differ), with the test
@@ -36,21 +35,7 @@ func server(t *testing.T, mode string, configure ...func(*app.Config)) *serverte
 	return s
 }
 
-func uploadQuickstart(t testing.TB, s *servertest.TestServer) {
-	t.Helper()
-	if _, err := os.Stat(s.TraceDir(quickstartID)); err == nil {
-		return // a restarted server on the same data directory
-	}
-	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
-	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: quickstartID}); err != nil {
-		t.Fatal(err)
-	}
-	testkit.Eventually(t, 10*time.Second, "quickstart ready", func() bool {
-		var r struct{ Trace *struct{ State string } }
-		s.MustDo(t, `{ trace(id: "qs") { state } }`, nil, &r)
-		return r.Trace != nil && r.Trace.State == "READY"
-	})
-}
+func uploadQuickstart(t testing.TB, s *servertest.TestServer) { t.Helper(); quickstart.Upload(t, s) }
 
 type run struct {
 	ID       string

@@ -1,9 +1,7 @@
 package runs
 
 import (
-	"context"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 
@@ -98,7 +96,7 @@ func StatTable(r cascade.Run) (*simstats.Table, error) {
 // run's counters being t: NaN where absent. A kernel without statistics
 // has every value absent.
 func KernelStats(t *simstats.Table, k cascade.RunKernel) ([]float64, error) {
-	v, err := decodeStats(t, k)
+	v, err := DecodeStats(t, k)
 	if err != nil {
 		return nil, err
 	}
@@ -108,9 +106,9 @@ func KernelStats(t *simstats.Table, k cascade.RunKernel) ([]float64, error) {
 	return append(v, simstats.Derive(t, v)...), nil
 }
 
-// decodeStats decodes k's statistics as values of t's counters, absent
+// DecodeStats decodes k's statistics as values of t's counters, absent
 // past the end of what was stored.
-func decodeStats(t *simstats.Table, k cascade.RunKernel) (simstats.Values, error) {
+func DecodeStats(t *simstats.Table, k cascade.RunKernel) (simstats.Values, error) {
 	v, err := simstats.Decode(k.Stats)
 	if err != nil {
 		return nil, fmt.Errorf("kernel %d of run %s: %w", k.Seq, k.RunID, err)
@@ -132,36 +130,27 @@ type StatTotals struct {
 	Kernels []int
 }
 
-// StatTotals returns r's totals. Those of a run that is running here
-// follow its kernels as they are stored (see saveKernels); others are
-// read a page of kernels at a time, a run of a million kernels never held
-// at once, and kept for the run's version, as [Manager.Results] are.
-func (m *Manager) StatTotals(ctx context.Context, r cascade.Run) (StatTotals, error) {
+// LiveTotals returns the totals of run r's statistics as this Manager
+// followed them while it ran here: those of the kernels stored so far
+// while it runs, and, once it has ended, those of every kernel for its
+// final version (they need not be read back). false when it has none of
+// r's version: the reader then adds up the stored kernels.
+func (m *Manager) LiveTotals(r cascade.Run) (StatTotals, bool) {
 	t, err := StatTable(r)
-	if err != nil {
-		return StatTotals{}, err
-	}
-	if len(t.Counters) == 0 {
-		return StatTotals{Values: []float64{}, Kernels: []int{}}, nil
+	if err != nil || len(t.Counters) == 0 {
+		return StatTotals{}, false
 	}
 	if tot, ok := m.liveTotals(r.ID, t); ok {
-		return tot, nil
+		return tot, true
 	}
-	key := totalsKey(r)
-	if tot, ok := m.totals.get(key); ok {
-		return tot, nil
-	}
-	sum := newTotaller(t)
-	err = m.eachKernelPage(ctx, r.ID, cascade.MaxPageSize, sum.add)
-	if err != nil {
-		return StatTotals{}, err
-	}
-	tot := sum.totals()
-	m.totals.put(key, tot)
-	return tot, nil
+	return m.ended.Get(totalsKey(r))
 }
 
+// totalsKey names a run's version.
 func totalsKey(r cascade.Run) string { return fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano()) }
+
+// maxEndedTotals bounds the totals kept of runs that ended here.
+const maxEndedTotals = 64
 
 // liveTotals returns the totals of the kernels of the run stored since
 // this Manager started following it, when it is following it and they
@@ -178,19 +167,18 @@ func (m *Manager) liveTotals(id string, t *simstats.Table) (StatTotals, bool) {
 	if s.totals == nil || s.totals.t != t || !s.synced {
 		return StatTotals{}, false
 	}
-	return s.totals.totals(), true
+	return s.totals.Totals(), true
 }
 
 // keepTotals keeps the totals of the run that just ended, followed as
-// its kernels were stored, for its final version: they need not be read
-// back.
+// its kernels were stored, for its final version (see LiveTotals).
 func (m *Manager) keepTotals(r cascade.Run) {
 	t, err := StatTable(r)
 	if err != nil || len(t.Counters) == 0 {
 		return
 	}
 	if tot, ok := m.liveTotals(r.ID, t); ok {
-		m.totals.put(totalsKey(r), tot)
+		m.ended.Put(totalsKey(r), tot)
 	}
 }
 
@@ -204,25 +192,25 @@ func (m *Manager) statsTable() *simstats.Table {
 	return t
 }
 
-// totaller adds up kernels' statistics into a run's [StatTotals].
-type totaller struct {
+// Totaller adds up kernels' statistics into a run's [StatTotals].
+type Totaller struct {
 	t       *simstats.Table
 	sum     *simstats.Summer
 	derived []int
 }
 
-// newTotaller returns a totaller of t's counters; nil for a nil t.
-func newTotaller(t *simstats.Table) *totaller {
+// NewTotaller returns a Totaller of t's counters; nil for a nil t.
+func NewTotaller(t *simstats.Table) *Totaller {
 	if t == nil {
 		return nil
 	}
-	return &totaller{t: t, sum: simstats.NewSummer(t), derived: make([]int, len(simstats.Ratios))}
+	return &Totaller{t: t, sum: simstats.NewSummer(t), derived: make([]int, len(simstats.Ratios))}
 }
 
-// add adds ks, stopping at the first whose statistics it cannot read.
-func (a *totaller) add(ks []cascade.RunKernel) error {
+// Add adds ks, stopping at the first whose statistics it cannot read.
+func (a *Totaller) Add(ks []cascade.RunKernel) error {
 	for _, k := range ks {
-		v, err := decodeStats(a.t, k)
+		v, err := DecodeStats(a.t, k)
 		if err != nil {
 			return err
 		}
@@ -236,8 +224,8 @@ func (a *totaller) add(ks []cascade.RunKernel) error {
 	return nil
 }
 
-// totals is the totals of the kernels added so far.
-func (a *totaller) totals() StatTotals {
+// Totals is the totals of the kernels added so far.
+func (a *Totaller) Totals() StatTotals {
 	s := a.sum.Summaries()
 	tot := StatTotals{Values: make([]float64, 0, len(s)+len(a.derived)), Kernels: make([]int, 0, len(s)+len(a.derived))}
 	v := make(simstats.Values, len(s))
@@ -249,94 +237,4 @@ func (a *totaller) totals() StatTotals {
 	tot.Values = append(tot.Values, simstats.Derive(a.t, v)...)
 	tot.Kernels = append(tot.Kernels, a.derived...)
 	return tot
-}
-
-// maxCachedTotals bounds the totals cache; a full cache starts afresh.
-const maxCachedTotals = 64
-
-// eachKernelPage calls fn with each page of up to size of the run's stored
-// kernel results, in launch order, until the last page or fn's first error.
-func (m *Manager) eachKernelPage(ctx context.Context, runID string, size int, fn func([]cascade.RunKernel) error) error {
-	p := cascade.Page{First: size}
-	for {
-		page, err := m.cfg.Store.RunKernelPage(ctx, runID, p)
-		if err != nil {
-			return fmt.Errorf("read run %s's kernels: %w", runID, err)
-		}
-		if len(page.Items) > 0 {
-			if err := fn(page.Items); err != nil {
-				return err
-			}
-		}
-		if !page.HasNext || len(page.Items) == 0 {
-			return nil
-		}
-		p.After = cascade.Cursor(int64(page.Items[len(page.Items)-1].Seq))
-	}
-}
-
-// KernelPage returns a page of r's kernel results in launch order, each
-// with its simulated time and, where the trace measured it, its measured
-// time and error, as [Manager.Results] gives them; cursors are
-// cascade.Cursor of the kernels' Seq.
-func (m *Manager) KernelPage(ctx context.Context, r cascade.Run, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error) {
-	t, err := m.cfg.Store.Trace(ctx, r.TraceID)
-	if err != nil {
-		return cascade.PageOf[cascade.RunKernel]{}, err
-	}
-	page, err := m.cfg.Store.RunKernelPage(ctx, r.ID, p)
-	if err != nil {
-		return page, err
-	}
-	cfg, _ := m.runConfig(r)
-	m.timing(t).join(page.Items, cfg)
-	return page, m.joinFull(ctx, r, page.Items)
-}
-
-// KernelPages calls fn with each page of up to size of r's kernel results
-// in launch order, joined with the trace's timing as [Manager.KernelPage]
-// joins them (the timing files read once), until the last page or fn's
-// first error.
-func (m *Manager) KernelPages(ctx context.Context, r cascade.Run, size int, fn func([]cascade.RunKernel) error) error {
-	t, err := m.cfg.Store.Trace(ctx, r.TraceID)
-	if err != nil {
-		return err
-	}
-	tt := m.timing(t)
-	cfg, _ := m.runConfig(r)
-	return m.eachKernelPage(ctx, r.ID, size, func(ks []cascade.RunKernel) error {
-		tt.join(ks, cfg)
-		return fn(ks)
-	})
-}
-
-// join sets the simulated times of kernels under cfg and, where the
-// timing measured them, their measured times and errors.
-func (tt traceTiming) join(kernels []cascade.RunKernel, cfg cascade.SimConfig) {
-	for i, k := range kernels {
-		if ns, ok := cfg.SimTimeNs(k.SimCycles); ok {
-			kernels[i].SimTimeNs = &ns
-		}
-	}
-	if tt.rows != nil {
-		Compare(kernels, tt.rows)
-	}
-}
-
-// present is v, nil when absent.
-func present(v float64) *float64 {
-	if math.IsNaN(v) {
-		return nil
-	}
-	return &v
-}
-
-// Present returns vs as optional values, nil where absent: the API's
-// lists of statistics.
-func Present(vs []float64) []*float64 {
-	out := make([]*float64, len(vs))
-	for i, v := range vs {
-		out[i] = present(v)
-	}
-	return out
 }

@@ -22,6 +22,14 @@
 // simulated results onto every launch; export.go turns a plan into the
 // kernel ranges to trace next time.
 //
+// Sampled simulation lives under this folder, from the plan to the
+// projection: this package is the pure method; sampling/plans makes a
+// ready trace's plans and stores them; sampling/sampled launches a
+// sampled run's segments as runs, follows them and projects every launch
+// from them. The vocabulary they share (SamplingPlan, SampledRun,
+// SamplingCheck) is the root package's sampling.go; what a sampled run is
+// checked against is read by package results (samplingcheck.go).
+//
 // Planning is deterministic: the same input and parameters give the same
 // plan. It allocates a few slices the size of the input and sorts
 // launch indices, never launches, so a million launches plan in well

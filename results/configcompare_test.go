@@ -1,4 +1,4 @@
-package runs_test
+package results_test
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func TestConfigComparisonCountsEveryRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := c.m.Results(ctx, run)
+		res, err := c.m.Read(ctx, run)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestSweepGridSaysHowManyRuns(t *testing.T) {
 				t.Errorf("cell %d: %d of %d succeeded, state %s, compared %v; want %d of 1, %s, %v", i, cl.Succeeded, cl.Runs, cl.Run.State, cl.Comparison != nil, w.succeeded, w.state, w.compared)
 			}
 		}
-		res, err := c.m.Results(ctx, *cells[0].Run)
+		res, err := c.m.Read(ctx, *cells[0].Run)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package runs_test
+package sampled_test
 
 import (
 	"fmt"
@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
+	"github.com/cascade-sim/cascade/testkit/quickstart"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
@@ -92,8 +94,8 @@ func TestSampledRunSegmentFails(t *testing.T) {
 			n := len(plan.TraceRanges)
 			want := fmt.Sprintf("segment 1 of %d (kernels %d–%d): ", n, first.Start, first.End)
 			if r.Error == nil || !strings.HasPrefix(*r.Error, want) || !strings.Contains(*r.Error, "unsupported binary version") ||
-				cascadeDeref(r.FailureClass) != "UNSUPPORTED_BINARY_VERSION" {
-				t.Errorf("sampled run: error %q, class %v; want %q…, UNSUPPORTED_BINARY_VERSION", cascadeDeref(r.Error), cascadeDeref(r.FailureClass), want)
+				cascade.Deref(r.FailureClass) != "UNSUPPORTED_BINARY_VERSION" {
+				t.Errorf("sampled run: error %q, class %v; want %q…, UNSUPPORTED_BINARY_VERSION", cascade.Deref(r.Error), cascade.Deref(r.FailureClass), want)
 			}
 			testkit.Eventually(t, 30*time.Second, "the other segments cancelled", func() bool {
 				r = getSampled(t, s, r.ID)
@@ -104,7 +106,7 @@ func TestSampledRunSegmentFails(t *testing.T) {
 				}
 				return true
 			})
-			if seg := r.Sampling.Segments[0]; seg.State != "FAILED" || cascadeDeref(seg.FailureClass) != "UNSUPPORTED_BINARY_VERSION" {
+			if seg := r.Sampling.Segments[0]; seg.State != "FAILED" || cascade.Deref(seg.FailureClass) != "UNSUPPORTED_BINARY_VERSION" {
 				t.Errorf("first segment: %+v", seg)
 			}
 			if r.Sampling.ProjectedCycles != nil || len(r.KernelPage.Nodes) != 0 {
@@ -139,8 +141,8 @@ func TestSampledRunCancel(t *testing.T) {
 				}
 				return true
 			})
-			if r.State != "CANCELLED" || cascadeDeref(r.FailureClass) != "CANCELLED" {
-				t.Errorf("sampled run: %s, %v", r.State, cascadeDeref(r.FailureClass))
+			if r.State != "CANCELLED" || cascade.Deref(r.FailureClass) != "CANCELLED" {
+				t.Errorf("sampled run: %s, %v", r.State, cascade.Deref(r.FailureClass))
 			}
 		})
 	}
@@ -154,10 +156,10 @@ func TestSampledRunLaunchChecks(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=2s"}, func(c *app.Config) { c.RunConcurrency = 1 })
-			uploadQuickstart(t, s)
+			quickstart.Upload(t, s)
 			plan := planSampling(t, s)
 			var other struct{ PlanSampling struct{ ID string } }
-			s.MustDo(t, `mutation { planSampling(traceId: "`+quickstartID+`") { id } }`, nil, &other)
+			s.MustDo(t, `mutation { planSampling(traceId: "`+quickstart.ID+`") { id } }`, nil, &other)
 			for _, c := range []struct {
 				in        map[string]any
 				code, msg string

@@ -1,4 +1,4 @@
-package runs
+package sampled
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
+	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/sampling"
 )
 
@@ -58,7 +59,7 @@ func TestProjectionStored(t *testing.T) {
 		{Name: "B", Size: 3, Members: []int32{1, 3, 5}, Representatives: []cascade.SamplingRepresentative{{Launch: 3, KernelID: 4}}},
 	}}
 	counters := []cascade.StatCounter{{Name: "l2_hits", Kind: string(simstats.Aggregate)}, {Name: "dram_reads", Kind: string(simstats.Aggregate)}}
-	table, err := StatTable(cascade.Run{StatCounters: counters})
+	table, err := runs.StatTable(cascade.Run{StatCounters: counters})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestProjectionStored(t *testing.T) {
 		"s1": {k(2, 999, 9, 1, 1), k(3, 2000, 4000, 10, 20)}, // warm-up, then A's representative
 		"s2": {k(4, 800, 1000, 4, math.NaN())},
 	}}
-	m := &Manager{cfg: Config{Store: st}}
+	m := &Coordinator{cfg: Config{Store: st}}
 	segs := []cascade.Run{{ID: "s1", StatCounters: counters}, {ID: "s2", StatCounters: counters}}
 	sim, simK, err := m.segmentResults(context.Background(), plan, in, segs, counters, table)
 	if err != nil {
@@ -132,20 +133,8 @@ func TestProjectionStored(t *testing.T) {
 	}
 }
 
-// TestKernelErrors: a sampled run's kernels are matched with the full
-// run's by launch and kernel id.
-func TestKernelErrors(t *testing.T) {
-	id := func(n int) *int { return &n }
-	sampled := []cascade.RunKernel{{Seq: 0, KernelID: id(1), SimCycles: 110}, {Seq: 1, KernelID: id(2), SimCycles: 50}, {Seq: 2, KernelID: id(3), SimCycles: 7}}
-	full := []cascade.RunKernel{{Seq: 0, KernelID: id(1), SimCycles: 100}, {Seq: 1, KernelID: id(2), SimCycles: 0}, {Seq: 2, KernelID: id(9), SimCycles: 7}}
-	errs := kernelErrors(sampled, full)
-	if len(errs) != 1 || math.Abs(errs[0]-10) > 1e-12 {
-		t.Errorf("errors %v, want [10]", errs)
-	}
-	if sampled[0].FullCycles == nil || *sampled[0].FullCycles != 100 || sampled[0].FullErrorPct == nil ||
-		sampled[1].FullCycles == nil || *sampled[1].FullCycles != 0 || sampled[1].FullErrorPct != nil || sampled[2].FullCycles != nil {
-		t.Errorf("kernels %+v", sampled)
-	}
+// TestFullRunEstimate: a full run's seconds at the segments' rate.
+func TestFullRunEstimate(t *testing.T) {
 	if e := fullRunEstimate(10, 1000, 50000); e == nil || *e != 500 {
 		t.Errorf("estimate %v, want 500", e)
 	}
@@ -174,7 +163,7 @@ func BenchmarkProjectSampled1M(b *testing.B) {
 		b.Fatal(err)
 	}
 	counters := []cascade.StatCounter{{Name: "l2_hits", Kind: string(simstats.Aggregate)}, {Name: "dram_reads", Kind: string(simstats.Aggregate)}}
-	table, err := StatTable(cascade.Run{StatCounters: counters})
+	table, err := runs.StatTable(cascade.Run{StatCounters: counters})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -190,7 +179,7 @@ func BenchmarkProjectSampled1M(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		st := &kernelStore{kernels: map[string][]cascade.RunKernel{"s": seg}, count: map[string]int{}}
-		m := &Manager{cfg: Config{Store: st}}
+		m := &Coordinator{cfg: Config{Store: st}}
 		sim, simK, err := m.segmentResults(context.Background(), plan, in, segs, counters, table)
 		if err != nil {
 			b.Fatal(err)

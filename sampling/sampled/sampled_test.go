@@ -1,4 +1,4 @@
-package runs_test
+package sampled_test
 
 import (
 	"context"
@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/app"
-	"github.com/cascade-sim/cascade/plans"
 	"github.com/cascade-sim/cascade/sampling"
+	"github.com/cascade-sim/cascade/sampling/plans"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 	"github.com/cascade-sim/cascade/testkit/fakesim"
@@ -223,6 +224,26 @@ func getSampled(t *testing.T, s *servertest.TestServer, id string) sampledRunVie
 	return r.Run
 }
 
+// fullRun is what the tests read of a full run.
+type fullRun struct {
+	ID, State  string
+	Kernels    []struct{ SimCycles *int64 }
+	Comparison *struct{ Mape float64 }
+}
+
+// waitFull waits for the full run id to succeed and returns it with its
+// kernels' cycles.
+func waitFull(t *testing.T, s *servertest.TestServer, id string) (r fullRun) {
+	t.Helper()
+	testkit.Eventually(t, 60*time.Second, fmt.Sprintf("run %s SUCCEEDED", id), func() bool {
+		var out struct{ Run fullRun }
+		s.MustDo(t, `query($id: ID!) { run(id: $id) { id state kernels { simCycles } comparison { mape } } }`, map[string]any{"id": id}, &out)
+		r = out.Run
+		return r.State == "SUCCEEDED"
+	})
+	return r
+}
+
 func waitSampled(t *testing.T, s *servertest.TestServer, id string, state string) sampledRunView {
 	t.Helper()
 	var r sampledRunView
@@ -241,6 +262,14 @@ func launchSampled(t *testing.T, s *servertest.TestServer, plan string, validate
 		"sampling": map[string]any{"plan": plan, "validate": validate},
 	}}, &r)
 	return r.LaunchRun
+}
+
+// launchFull launches a full run of the sampled trace on H100.
+func launchFull(t *testing.T, s *servertest.TestServer) (r struct{ ID string }) {
+	t.Helper()
+	var out struct{ LaunchRun struct{ ID string } }
+	s.MustDo(t, `mutation { launchRun(input: {traceId: "`+sampledID+`", simConfig: "`+simconfigtest.H100+`", rerun: true}) { id } }`, nil, &out)
+	return out.LaunchRun
 }
 
 // TestSampledRunSucceeds launches a sampled run with validate on the
@@ -275,7 +304,7 @@ func TestSampledRunSucceeds(t *testing.T) {
 			for i, seg := range sr.Segments {
 				rg := plan.TraceRanges[i]
 				if seg.State != "SUCCEEDED" || seg.SampledBy == nil || seg.SampledBy.ID != r.ID ||
-					cascadeDeref(seg.Label) != fmt.Sprintf("segment %d of %d", i+1, len(sr.Segments)) || len(seg.Kernels) != rg.End-rg.Start+1 {
+					cascade.Deref(seg.Label) != fmt.Sprintf("segment %d of %d", i+1, len(sr.Segments)) || len(seg.Kernels) != rg.End-rg.Start+1 {
 					t.Errorf("segment %d: %+v, range %+v", i+1, seg, rg)
 				}
 				for _, k := range seg.Kernels {
@@ -352,7 +381,7 @@ func TestSampledRunSucceeds(t *testing.T) {
 			if sr.ValidationRun == nil {
 				t.Fatal("no validation run")
 			}
-			full := waitRun(t, s, sr.ValidationRun.ID, "SUCCEEDED")
+			full := waitFull(t, s, sr.ValidationRun.ID)
 			var c = getSampled(t, s, r.ID)
 			if c.Sampling.Check == nil {
 				t.Fatal("no check")

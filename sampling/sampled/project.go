@@ -1,4 +1,4 @@
-package runs
+package sampled
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
+	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/sampling"
 )
 
@@ -22,19 +23,19 @@ var projectChunk = 1 << 16
 // representatives' simulations (sampling.Project), stored as its kernels,
 // then its figures and SUCCEEDED, in that order, so that it is never seen
 // SUCCEEDED without its kernels.
-func (m *Manager) projectSampled(ctx context.Context, p cascade.Run, segs []cascade.Run) error {
-	plan, err := m.cfg.Plans.SamplingPlan(ctx, p.Sampling.PlanID)
+func (c *Coordinator) projectSampled(ctx context.Context, p cascade.Run, segs []cascade.Run) error {
+	plan, err := c.cfg.Plans.SamplingPlan(ctx, p.Sampling.PlanID)
 	if err != nil {
 		return fmt.Errorf("read plan %s: %w", p.Sampling.PlanID, err)
 	}
-	if plan.Strata, err = m.cfg.Plans.SamplingStrata(ctx, plan.ID); err != nil {
+	if plan.Strata, err = c.cfg.Plans.SamplingStrata(ctx, plan.ID); err != nil {
 		return fmt.Errorf("read plan %s: %w", plan.ID, err)
 	}
-	t, err := m.cfg.Store.Trace(ctx, p.TraceID)
+	t, err := c.cfg.Store.Trace(ctx, p.TraceID)
 	if err != nil {
 		return err
 	}
-	in, err := m.cfg.Plans.Input(ctx, t)
+	in, err := c.cfg.Plans.Input(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -45,11 +46,11 @@ func (m *Manager) projectSampled(ctx context.Context, p cascade.Run, segs []casc
 	if len(segs) > 0 {
 		counters = segs[0].StatCounters
 	}
-	table, err := StatTable(cascade.Run{ID: p.ID, StatCounters: counters})
+	table, err := runs.StatTable(cascade.Run{ID: p.ID, StatCounters: counters})
 	if err != nil {
 		return err
 	}
-	sim, simK, err := m.segmentResults(ctx, plan, in, segs, counters, table)
+	sim, simK, err := c.segmentResults(ctx, plan, in, segs, counters, table)
 	if err != nil {
 		return err
 	}
@@ -57,7 +58,7 @@ func (m *Manager) projectSampled(ctx context.Context, p cascade.Run, segs []casc
 	if err != nil {
 		return err
 	}
-	if err := m.storeProjection(ctx, p.ID, plan, in, pr, simK); err != nil {
+	if err := c.storeProjection(ctx, p.ID, plan, in, pr, simK); err != nil {
 		return err
 	}
 
@@ -67,7 +68,7 @@ func (m *Manager) projectSampled(ctx context.Context, p cascade.Run, segs []casc
 		wall += s.Figures.WallSeconds
 		peak = max(peak, s.Figures.PeakRSSBytes)
 	}
-	r, saved, err := m.cfg.Store.UpdateRun(ctx, p.ID, func(r *cascade.Run) error {
+	r, saved, err := c.cfg.Store.UpdateRun(ctx, p.ID, func(r *cascade.Run) error {
 		if r.State.Final() || r.Sampling == nil {
 			return cascade.ErrUnchanged
 		}
@@ -96,15 +97,15 @@ func (m *Manager) projectSampled(ctx context.Context, p cascade.Run, segs []casc
 		}
 		r.State, r.FinishedAt, r.KernelsDone = cascade.RunSucceeded, &now, r.KernelsTotal
 		r.FailureClass, r.FailureLine = "", ""
-		r.History = append(r.History, Stamp(fmt.Sprintf("every segment succeeded: %d launches projected from %d representatives", plan.Launches, len(sim))))
+		r.History = append(r.History, runs.Stamp(fmt.Sprintf("every segment succeeded: %d launches projected from %d representatives", plan.Launches, len(sim))))
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	if saved {
-		m.log.Info("sampled run succeeded", "run", p.ID, "projected_cycles", pr.Total, "expected_error", pr.Error)
-		m.publish(r)
+		c.log.Info("sampled run succeeded", "run", p.ID, "projected_cycles", pr.Total, "expected_error", pr.Error)
+		c.publish(r)
 	}
 	return nil
 }
@@ -119,7 +120,7 @@ type launchKey struct {
 // the plan's representatives, by launch: their cycles and statistics (in
 // table's counters' order) for sampling.Project, and the results
 // themselves.
-func (m *Manager) segmentResults(ctx context.Context, plan sampling.Plan, in sampling.Input, segs []cascade.Run, counters []cascade.StatCounter, table *simstats.Table) (map[int]sampling.Simulated, map[int]cascade.RunKernel, error) {
+func (c *Coordinator) segmentResults(ctx context.Context, plan sampling.Plan, in sampling.Input, segs []cascade.Run, counters []cascade.StatCounter, table *simstats.Table) (map[int]sampling.Simulated, map[int]cascade.RunKernel, error) {
 	rep := map[int]bool{}
 	for h := range plan.Strata {
 		for _, r := range plan.Strata[h].Representatives {
@@ -135,7 +136,7 @@ func (m *Manager) segmentResults(ctx context.Context, plan sampling.Plan, in sam
 	sim := make(map[int]sampling.Simulated, len(rep))
 	simK := make(map[int]cascade.RunKernel, len(rep))
 	for _, s := range segs {
-		ks, err := m.cfg.Store.RunKernels(ctx, s.ID)
+		ks, err := c.cfg.Store.RunKernels(ctx, s.ID)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read segment %s's kernels: %w", s.ID, err)
 		}
@@ -148,7 +149,7 @@ func (m *Manager) segmentResults(ctx context.Context, plan sampling.Plan, in sam
 			var stats []float64
 			if len(table.Counters) > 0 {
 				if sameCounters {
-					if stats, err = decodeStats(table, k); err != nil {
+					if stats, err = runs.DecodeStats(table, k); err != nil {
 						return nil, nil, err
 					}
 				} else {
@@ -176,7 +177,7 @@ func absentStats(n int) []float64 {
 // cycles, its instructions scaled from the representative it is
 // projected from by their warp instructions, and its statistics as
 // sampling.Projection.LaunchStats scales them.
-func (m *Manager) storeProjection(ctx context.Context, runID string, plan sampling.Plan, in sampling.Input, pr sampling.Projection, simK map[int]cascade.RunKernel) error {
+func (c *Coordinator) storeProjection(ctx context.Context, runID string, plan sampling.Plan, in sampling.Input, pr sampling.Projection, simK map[int]cascade.RunKernel) error {
 	from := make([]int32, len(in.Launches))
 	for i := range from {
 		from[i] = -1
@@ -198,7 +199,7 @@ func (m *Manager) storeProjection(ctx context.Context, runID string, plan sampli
 	buf := make([]cascade.RunKernel, 0, min(projectChunk, len(in.Launches)))
 	written := 0
 	flush := func() error {
-		if err := m.cfg.Store.AppendRunKernels(ctx, runID, written, buf); err != nil {
+		if err := c.cfg.Store.AppendRunKernels(ctx, runID, written, buf); err != nil {
 			return err
 		}
 		written += len(buf)

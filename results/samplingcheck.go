@@ -1,4 +1,4 @@
-package runs
+package results
 
 import (
 	"context"
@@ -9,16 +9,11 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 )
 
-// Segments returns a sampled run's segments, in launch order.
-func (m *Manager) Segments(ctx context.Context, id string) ([]cascade.Run, error) {
-	return m.cfg.Store.Segments(ctx, id)
-}
-
 // checkFullRun is the full run a SUCCEEDED sampled run r is checked
 // against: its validation run when that SUCCEEDED, else the newest
 // SUCCEEDED full run of its trace and config; nil for none (or when r is
 // not a SUCCEEDED sampled run).
-func (m *Manager) checkFullRun(ctx context.Context, r cascade.Run) (*cascade.Run, error) {
+func (m *Reader) checkFullRun(ctx context.Context, r cascade.Run) (*cascade.Run, error) {
 	if r.Sampling == nil || r.State != cascade.RunSucceeded || r.Sampling.ProjectedCycles == nil {
 		return nil, nil
 	}
@@ -31,19 +26,19 @@ func (m *Manager) checkFullRun(ctx context.Context, r cascade.Run) (*cascade.Run
 			return nil, err
 		}
 	}
-	return m.newestFullRun(ctx, r.TraceID, r.SimConfig)
+	return NewestFullRun(ctx, m.cfg.Store, r.TraceID, r.SimConfig)
 }
 
 // SamplingCheck is sampled run r's projection checked against a full run
 // of its trace and config (see checkFullRun): nil when there is none. It
 // is computed on read, and kept for both runs' versions.
-func (m *Manager) SamplingCheck(ctx context.Context, r cascade.Run) (*cascade.SamplingCheck, error) {
+func (m *Reader) SamplingCheck(ctx context.Context, r cascade.Run) (*cascade.SamplingCheck, error) {
 	full, err := m.checkFullRun(ctx, r)
 	if err != nil || full == nil {
 		return nil, err
 	}
 	key := fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano(), "/", full.ID, "@", full.UpdatedAt.UnixNano())
-	if c, ok := m.checks.get(key); ok {
+	if c, ok := m.checks.Get(key); ok {
 		return c, nil
 	}
 	c := &cascade.SamplingCheck{FullRunID: full.ID}
@@ -86,7 +81,7 @@ func (m *Manager) SamplingCheck(ctx context.Context, r cascade.Run) (*cascade.Sa
 	if r.Sampling.CILowCycles != nil && r.Sampling.CIHighCycles != nil {
 		c.InsideInterval = *r.Sampling.CILowCycles <= c.FullCycles && c.FullCycles <= *r.Sampling.CIHighCycles
 	}
-	if cfgs, err := m.SimConfigs(); err == nil {
+	if cfgs, err := m.cfg.Configs.SimConfigs(); err == nil {
 		if cfg, ok := simconfig.Find(cfgs, r.SimConfig); ok && cfg.LaunchLatencyCycles != nil {
 			l := *cfg.LaunchLatencyCycles
 			c.LaunchLatencyCycles = &l
@@ -97,15 +92,15 @@ func (m *Manager) SamplingCheck(ctx context.Context, r cascade.Run) (*cascade.Sa
 			}
 		}
 	}
-	if res, err := m.Results(ctx, r); err == nil && res.Comparison != nil {
+	if res, err := m.Read(ctx, r); err == nil && res.Comparison != nil {
 		v := res.Comparison.MAPE
 		c.MeasuredMAPE = &v
 	}
-	if res, err := m.Results(ctx, *full); err == nil && res.Comparison != nil {
+	if res, err := m.Read(ctx, *full); err == nil && res.Comparison != nil {
 		v := res.Comparison.MAPE
 		c.FullMeasuredMAPE = &v
 	}
-	m.checks.put(key, c)
+	m.checks.Put(key, c)
 	return c, nil
 }
 
@@ -148,7 +143,7 @@ func kernelErrors(sampled, full []cascade.RunKernel) []float64 {
 
 // joinFull sets FullCycles and FullErrorPct on ks, kernels of sampled run
 // r, from the full run its check is against; nothing without one.
-func (m *Manager) joinFull(ctx context.Context, r cascade.Run, ks []cascade.RunKernel) error {
+func (m *Reader) joinFull(ctx context.Context, r cascade.Run, ks []cascade.RunKernel) error {
 	if r.Sampling == nil || len(ks) == 0 {
 		return nil
 	}
@@ -174,4 +169,19 @@ func (m *Manager) joinFull(ctx context.Context, r cascade.Run, ks []cascade.RunK
 	}
 	kernelErrors(ks, fp.Items)
 	return nil
+}
+
+// NewestFullRun is the newest SUCCEEDED run of every kernel of the trace
+// under the config that is neither sampled nor a segment; nil for none.
+func NewestFullRun(ctx context.Context, s Store, traceID, config string) (*cascade.Run, error) {
+	rs, err := s.TraceRuns(ctx, traceID)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(rs) - 1; i >= 0; i-- { // oldest first
+		if r := rs[i]; r.IsFull() && r.SimConfig == config && r.State == cascade.RunSucceeded {
+			return &r, nil
+		}
+	}
+	return nil, nil
 }

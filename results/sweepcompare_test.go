@@ -1,4 +1,4 @@
-package runs_test
+package results_test
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/runs"
-	"github.com/cascade-sim/cascade/runs/local"
+	"github.com/cascade-sim/cascade/results"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -33,12 +33,12 @@ func (s *countingStore) RunKernels(ctx context.Context, runID string) ([]cascade
 
 // comparisonRig is a sweep of stored runs over traces with the
 // quickstart's timing files ("none": without any) and two configs, and a
-// Manager, not running, to compare it.
+// Reader to compare it.
 type comparisonRig struct {
 	tb     testing.TB
 	d      *db.DB
 	store  *countingStore
-	m      *runs.Manager
+	m      *results.Reader
 	bucket string
 	sweep  cascade.Sweep
 	runs   []cascade.Run // in launch order
@@ -52,7 +52,7 @@ func newComparisonRig(tb testing.TB, d *db.DB, traces []string) *comparisonRig {
 		tr := cascade.Trace{ID: id, State: cascade.TraceReady, TraceGPUArch: cascade.DefaultTraceGPUArch, Prompts: []string{}, Warnings: []string{}}
 		if id != "none" {
 			for _, f := range []string{"real_timing.json", tracedir.TimelineFile, tracedir.KernelMappingFile} {
-				copyFile(tb, filepath.Join(testkit.ModuleRoot(), "samples", "quickstart", f), filepath.Join(c.bucket, id, f))
+				testkit.CopyFile(tb, filepath.Join(testkit.ModuleRoot(), "samples", "quickstart", f), filepath.Join(c.bucket, id, f))
 			}
 			tr.HasRealTiming, tr.HasStepTimeline = true, true
 		}
@@ -74,13 +74,17 @@ func newComparisonRig(tb testing.TB, d *db.DB, traces []string) *comparisonRig {
 	return c
 }
 
-// manager is a new Manager of the rig's traces and configs on store.
-func (c *comparisonRig) manager(store runs.Store) *runs.Manager {
-	return runs.New(runs.Config{
-		BucketDir: c.bucket, WorkDir: c.tb.TempDir(), ConfigsDir: simconfigtest.Write(c.tb, c.tb.TempDir(), c.sweep.SimConfigs...),
-		NewExecutor: func(h runs.Host) runs.Executor { return local.New(h, local.Config{Command: []string{"false"}}) }, Store: store,
+// manager is a new Reader of the rig's traces and configs on store.
+func (c *comparisonRig) manager(store results.Store) *results.Reader {
+	return results.New(results.Config{
+		Store: store, BucketDir: c.bucket, Configs: configsDir(simconfigtest.Write(c.tb, c.tb.TempDir(), c.sweep.SimConfigs...)),
 	})
 }
+
+// configsDir lists the configs of a directory, as they are now.
+type configsDir string
+
+func (d configsDir) SimConfigs() ([]cascade.SimConfig, error) { return simconfig.Load(string(d)) }
 
 // end stores kernel results for r, four kernels of random simulated
 // cycles, and ends it in state.
@@ -184,20 +188,6 @@ func TestSweepComparisonAddsEachRunOnce(t *testing.T) {
 	})
 }
 
-func copyFile(t testing.TB, from, to string) {
-	t.Helper()
-	data, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // BenchmarkSweepComparison: the runs of a sweep of 100 traces × 2
 // configs succeed one by one, SweepComparison called after each, as the
 // sweep page does (on SQLite). It reports the time of the calls per run
@@ -232,7 +222,7 @@ func BenchmarkSweepComparison(b *testing.B) {
 // pooledAfresh pools the results of the sweep's succeeded runs by config,
 // as [cascade.SweepConfigComparison] defines it, from each run's own
 // results, the correlation from the deviations from the pooled means.
-func pooledAfresh(t *testing.T, m *runs.Manager, d *db.DB, s cascade.Sweep) []cascade.SweepConfigComparison {
+func pooledAfresh(t *testing.T, m *results.Reader, d *db.DB, s cascade.Sweep) []cascade.SweepConfigComparison {
 	t.Helper()
 	ctx := context.Background()
 	rs, err := d.SweepRuns(ctx, s.ID)
@@ -253,7 +243,7 @@ func pooledAfresh(t *testing.T, m *runs.Manager, d *db.DB, s cascade.Sweep) []ca
 				continue
 			}
 			c.Succeeded++
-			res, err := m.Results(ctx, r)
+			res, err := m.Read(ctx, r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -330,7 +320,15 @@ func showComparison(cs []cascade.SweepConfigComparison) string {
 	s := ""
 	for _, c := range cs {
 		s += fmt.Sprintf("{%s runs %d succeeded %d compared %d kernels %d steps %d mape %v r %v stepMape %v} ",
-			c.SimConfig, c.Runs, c.Succeeded, c.Compared, c.KernelsCompared, c.StepsCompared, deref(c.MAPE), deref(c.Correlation), deref(c.StepMAPE))
+			c.SimConfig, c.Runs, c.Succeeded, c.Compared, c.KernelsCompared, c.StepsCompared, show(c.MAPE), show(c.Correlation), show(c.StepMAPE))
 	}
 	return s
+}
+
+// show is *p, or "-" for nil.
+func show(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprint(*p)
 }

@@ -1,14 +1,31 @@
-package runs_test
+package sampled_test
 
 import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/slurm"
 	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/servertest"
 	"github.com/cascade-sim/cascade/testkit/slurmtest"
 )
+
+func TestMain(m *testing.M) { slurmtest.Main(m) }
+
+// job is a run's state, executor and Slurm job (nil without one).
+type job struct {
+	State, Executor string
+	Slurm           *struct{ JobID int64 }
+}
+
+func jobOf(t *testing.T, s *servertest.TestServer, id string) job {
+	t.Helper()
+	var out struct{ Run job }
+	s.MustDo(t, `query($id: ID!) { run(id: $id) { state executor slurm { jobId } } }`, map[string]any{"id": id}, &out)
+	return out.Run
+}
 
 // TestSampledRunOnSlurm: under the Slurm executor each segment of a
 // sampled run is a batch job of its own, the sampled run none, and it
@@ -28,18 +45,18 @@ func TestSampledRunOnSlurm(t *testing.T) {
 		return got.State != "QUEUED" && got.State != "RUNNING"
 	})
 	if got.State != "SUCCEEDED" {
-		t.Fatalf("sampled run on Slurm: %s, %v", got.State, cascadeDeref(got.Error))
+		t.Fatalf("sampled run on Slurm: %s, %v", got.State, cascade.Deref(got.Error))
 	}
 	jobs := map[int64]bool{}
 	for _, seg := range got.Sampling.Segments {
-		sr := getSlurm(t, s, seg.ID)
+		sr := jobOf(t, s, seg.ID)
 		if sr.State != "SUCCEEDED" || sr.Executor != "slurm" || sr.Slurm == nil || jobs[sr.Slurm.JobID] {
 			t.Errorf("segment %s: %s, executor %s, job %+v", seg.ID, sr.State, sr.Executor, sr.Slurm)
 			continue
 		}
 		jobs[sr.Slurm.JobID] = true
 	}
-	if p := getSlurm(t, s, r.ID); p.Slurm != nil {
+	if p := jobOf(t, s, r.ID); p.Slurm != nil {
 		t.Errorf("the sampled run has a job: %+v", p.Slurm)
 	}
 	if len(got.KernelPage.Nodes) != sampledLaunches {

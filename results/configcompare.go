@@ -1,4 +1,4 @@
-package runs
+package results
 
 import (
 	"cmp"
@@ -9,22 +9,23 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/runs"
 )
 
 // ConfigComparison compares the runs of a trace config by config, configs
 // in name order, one entry for each config with any run of the trace.
 // Each config's figures are those of its latest succeeded run, computed
-// by [Manager.Results] (cached); failed, cancelled, running and queued runs
+// by [Reader.Read] (cached); failed, cancelled, running and queued runs
 // are counted, never averaged in. The segments of sampled runs take no
 // part: their sampled run does.
-func (m *Manager) ConfigComparison(ctx context.Context, traceID string) ([]cascade.ConfigComparison, error) {
+func (m *Reader) ConfigComparison(ctx context.Context, traceID string) ([]cascade.ConfigComparison, error) {
 	out, _, err := m.configComparison(ctx, traceID)
 	return out, err
 }
 
 // configComparison is ConfigComparison with the results of each config's
 // run (zero without one), in the same order.
-func (m *Manager) configComparison(ctx context.Context, traceID string) ([]cascade.ConfigComparison, []Results, error) {
+func (m *Reader) configComparison(ctx context.Context, traceID string) ([]cascade.ConfigComparison, []Results, error) {
 	rs, err := m.cfg.Store.TraceRuns(ctx, traceID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("config comparison of %s: %w", traceID, err)
@@ -64,7 +65,7 @@ func (m *Manager) configComparison(ctx context.Context, traceID string) ([]casca
 	for i, name := range names {
 		c := by[name]
 		if c.Run != nil {
-			res, err := m.Results(ctx, *c.Run)
+			res, err := m.Read(ctx, *c.Run)
 			if err != nil {
 				return nil, nil, fmt.Errorf("config comparison of %s: results of %s: %w", traceID, c.Run.ID, err)
 			}
@@ -76,12 +77,12 @@ func (m *Manager) configComparison(ctx context.Context, traceID string) ([]casca
 }
 
 // ConfigComparisonKernels is a page of a trace's kernels, each with its
-// error under each config of [Manager.ConfigComparison], in that order.
+// error under each config of [Reader.ConfigComparison], in that order.
 // The kernels are those any config's run compared or simulated, by kernel
 // id and context; p.After is the cursor ([cascade.Cursor]) of a kernel's
 // Seq. The aligned list is kept for the last few versions of the runs it
 // joins, so paging through a large trace joins it once.
-func (m *Manager) ConfigComparisonKernels(ctx context.Context, traceID string, p cascade.Page) ([]cascade.ConfigComparison, cascade.PageOf[cascade.ConfigKernelErrors], error) {
+func (m *Reader) ConfigComparisonKernels(ctx context.Context, traceID string, p cascade.Page) ([]cascade.ConfigComparison, cascade.PageOf[cascade.ConfigKernelErrors], error) {
 	var page cascade.PageOf[cascade.ConfigKernelErrors]
 	limit, err := p.Limit()
 	if err != nil {
@@ -109,7 +110,7 @@ func (m *Manager) ConfigComparisonKernels(ctx context.Context, traceID string, p
 			fmt.Fprint(&key, "|", c.SimConfig, "-")
 		}
 	}
-	aligned := m.aligned.getOrPut(key.String(), func() []cascade.ConfigKernelErrors { return alignKernels(results) })
+	aligned := m.aligned.GetOrPut(key.String(), func() []cascade.ConfigKernelErrors { return alignKernels(results) })
 	start := 0
 	if hasAfter {
 		start = int(min(max(after+1, 0), int64(len(aligned))))
@@ -162,10 +163,10 @@ func alignKernels(results []Results) []cascade.ConfigKernelErrors {
 
 // SweepGrid is a sweep's cells, trace by trace in the sweep's order, each
 // trace's configs in the sweep's order. A succeeded run's comparison is
-// computed as for its own results ([Manager.Results]), each trace's timing
+// computed as for its own results ([Reader.Read]), each trace's timing
 // files read once a call, and kept by run and version (a grid is asked for
 // again on every run's change, and a sweep may hold 10,000 runs).
-func (m *Manager) SweepGrid(ctx context.Context, id string) ([]cascade.SweepCell, error) {
+func (m *Reader) SweepGrid(ctx context.Context, id string) ([]cascade.SweepCell, error) {
 	s, err := m.cfg.Store.Sweep(ctx, id)
 	if err != nil {
 		return nil, err
@@ -213,7 +214,7 @@ func (m *Manager) SweepGrid(ctx context.Context, id string) ([]cascade.SweepCell
 
 // maxCachedComparisons bounds the run comparisons SweepGrid keeps: a
 // large sweep's, twice over.
-const maxCachedComparisons = 2 * MaxSweepRuns
+const maxCachedComparisons = 2 * runs.MaxSweepRuns
 
 // gridTrace is a trace as one SweepGrid call reads it.
 type gridTrace struct {
@@ -224,7 +225,7 @@ type gridTrace struct {
 // gridTimings reads each trace, its timing files and the configs once a
 // SweepGrid, and only for runs not in the cache.
 type gridTimings struct {
-	m      *Manager
+	m      *Reader
 	traces map[string]*gridTrace
 	cfgs   []cascade.SimConfig // nil until read
 }
@@ -242,7 +243,7 @@ func (g *gridTimings) comparison(ctx context.Context, r cascade.Run) (*cascade.R
 		g.traces[r.TraceID] = gt
 	}
 	key := fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano(), "@", gt.t.UpdatedAt.UnixNano())
-	if c, ok := g.m.comparisons.get(key); ok {
+	if c, ok := g.m.comparisons.Get(key); ok {
 		return c, nil
 	}
 	if gt.timing == nil {
@@ -256,7 +257,7 @@ func (g *gridTimings) comparison(ctx context.Context, r cascade.Run) (*cascade.R
 			return nil, err
 		}
 		if g.cfgs == nil { // a config that is gone has no clock, as for runConfig
-			g.cfgs, _ = g.m.SimConfigs()
+			g.cfgs, _ = g.m.cfg.Configs.SimConfigs()
 			if g.cfgs == nil {
 				g.cfgs = []cascade.SimConfig{}
 			}
@@ -264,6 +265,6 @@ func (g *gridTimings) comparison(ctx context.Context, r cascade.Run) (*cascade.R
 		cfg, _ := simconfig.Find(g.cfgs, r.SimConfig)
 		c = gt.timing.results(kernels, cfg).Comparison
 	}
-	g.m.comparisons.put(key, c)
+	g.m.comparisons.Put(key, c)
 	return c, nil
 }

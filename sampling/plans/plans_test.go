@@ -13,8 +13,8 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/plans"
 	"github.com/cascade-sim/cascade/sampling"
+	"github.com/cascade-sim/cascade/sampling/plans"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 

@@ -1,11 +1,10 @@
-package runs_test
+package sampled_test
 
 import (
 	"encoding/json"
 	"testing"
 	"time"
 
-	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
@@ -31,7 +30,7 @@ func TestSampledRunCheckIsPushed(t *testing.T) {
 			if err := sub.Next(10*time.Second, &first); err != nil || first.RunUpdated.Sampling.Check != nil {
 				t.Fatalf("first message: %v, check %+v", err, first.RunUpdated.Sampling)
 			}
-			full := launch(t, s, map[string]any{"traceId": sampledID, "simConfig": simconfigtest.H100, "rerun": true})
+			full := launchFull(t, s)
 			deadline := time.Now().Add(60 * time.Second)
 			for {
 				var m struct{ RunUpdated sampledRunView }

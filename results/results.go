@@ -1,4 +1,4 @@
-package runs
+package results
 
 import (
 	"context"
@@ -27,18 +27,18 @@ type Results struct {
 // and steps separately, so the last few results are kept, by run and
 // version: a run's results change only when its row or its trace's row
 // (the timing flags) does.
-func (m *Manager) Results(ctx context.Context, r cascade.Run) (Results, error) {
+func (m *Reader) Read(ctx context.Context, r cascade.Run) (Results, error) {
 	t, err := m.cfg.Store.Trace(ctx, r.TraceID)
 	if err != nil {
 		return Results{}, err
 	}
 	key := fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano(), "@", t.UpdatedAt.UnixNano())
-	res, ok := m.results.get(key)
+	res, ok := m.results.Get(key)
 	if !ok {
 		if res, err = m.computeResults(ctx, r, t); err != nil {
 			return res, err
 		}
-		m.results.put(key, res)
+		m.results.Put(key, res)
 	}
 	if r.Sampling != nil && r.State == cascade.RunSucceeded {
 		// Against the full run of its check, which may be newer.
@@ -51,7 +51,7 @@ func (m *Manager) Results(ctx context.Context, r cascade.Run) (Results, error) {
 // maxCachedResults bounds the results cache; a full cache starts afresh.
 const maxCachedResults = 64
 
-func (m *Manager) computeResults(ctx context.Context, r cascade.Run, t cascade.Trace) (Results, error) {
+func (m *Reader) computeResults(ctx context.Context, r cascade.Run, t cascade.Trace) (Results, error) {
 	kernels, err := m.cfg.Store.RunKernels(ctx, r.ID)
 	if err != nil {
 		return Results{}, err
@@ -69,15 +69,15 @@ func (m *Manager) computeResults(ctx context.Context, r cascade.Run, t cascade.T
 // clock was recorded falls back to its config as it is now, by name; when
 // that is gone too, there is no clock, and problem says why its kernels
 // have no simulated times.
-func (m *Manager) runConfig(r cascade.Run) (cascade.SimConfig, string) {
+func (m *Reader) runConfig(r cascade.Run) (cascade.SimConfig, string) {
 	if r.Figures.CoreClockMHz > 0 {
 		return recordedConfig(nil, nil, r)
 	}
-	cfgs, err := m.SimConfigs()
+	cfgs, err := m.cfg.Configs.SimConfigs()
 	return recordedConfig(cfgs, err, r)
 }
 
-// recordedConfig is [Manager.runConfig] with the current configs cfgs
+// recordedConfig is [Reader.runConfig] with the current configs cfgs
 // (or the error reading them) given.
 func recordedConfig(cfgs []cascade.SimConfig, err error, r cascade.Run) (cfg cascade.SimConfig, problem string) {
 	cfg.Name = r.SimConfig
@@ -109,9 +109,9 @@ type traceTiming struct {
 
 // timing reads a trace's real timing and step timeline, as far as they
 // are usable; what is wrong with them is in problems.
-func (m *Manager) timing(t cascade.Trace) traceTiming {
+func (m *Reader) timing(t cascade.Trace) traceTiming {
 	var tt traceTiming
-	dir := m.traceDir(t.ID)
+	dir := filepath.Join(m.cfg.BucketDir, t.ID)
 	if t.HasRealTiming {
 		if path, err := tracedir.RealTimingPath(dir); err != nil {
 			tt.problems = append(tt.problems, err.Error())

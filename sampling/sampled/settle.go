@@ -1,4 +1,4 @@
-package runs
+package sampled
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/runs"
 )
 
 // A sampled run follows its segments: it is RUNNING once one of them
@@ -16,76 +17,62 @@ import (
 // publishes it, and each publication of a segment that started or ended
 // settles its sampled run again in the background (settleLater).
 
-// segmentPublished is told of each published change of a run: a segment
-// that started or ended settles its sampled run.
-func (m *Manager) segmentPublished(r cascade.Run) {
+// Changed is told of each change of a run the lifecycle publishes: a
+// segment that started or ended settles its sampled run, and a full run
+// that succeeded is pushed to the sampled runs it checks.
+func (c *Coordinator) Changed(r cascade.Run) {
 	if r.SampledByID == nil {
 		if r.State == cascade.RunSucceeded && r.Sampling == nil && len(r.KernelIDs) == 0 {
-			m.fullRunSucceeded(r)
+			c.fullRunSucceeded(r)
 		}
 		return
 	}
 	switch {
 	case r.State.Final():
 	case r.State == cascade.RunRunning:
-		if _, seen := m.startedSampled.LoadOrStore(*r.SampledByID, true); seen {
+		if _, seen := c.started.LoadOrStore(*r.SampledByID, true); seen {
 			return // its sampled run is running already
 		}
 	default:
 		return
 	}
-	m.settleLater(*r.SampledByID)
+	c.settleLater(*r.SampledByID)
 }
 
 // settleLater settles the sampled run with the given id in the
 // background: never under the caller's locks or transaction.
-func (m *Manager) settleLater(id string) {
-	m.background(func(ctx context.Context) {
-		if err := m.settleSampled(ctx, id); err != nil && ctx.Err() == nil {
-			m.log.Error("settle sampled run", "run", id, "err", err)
+func (c *Coordinator) settleLater(id string) {
+	c.background(func(ctx context.Context) {
+		if err := c.settleSampled(ctx, id); err != nil && ctx.Err() == nil {
+			c.log.Error("settle sampled run", "run", id, "err", err)
 		}
 	})
-}
-
-// background runs fn in a goroutine the Manager waits for as it stops,
-// under the server's context; once it is stopping, fn is dropped.
-func (m *Manager) background(fn func(ctx context.Context)) {
-	ctx := m.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	m.bgMu.Lock()
-	defer m.bgMu.Unlock()
-	if m.bgDone {
-		return
-	}
-	m.bg.Go(func() { fn(ctx) })
 }
 
 // fullRunSucceeded tells the succeeded sampled runs of a full run's trace
 // and config that their projection can now be checked against it (their
 // check is computed on read, SampledRun.check): each gets a history line,
 // and so a runUpdated message that carries the check, in the background.
-func (m *Manager) fullRunSucceeded(full cascade.Run) {
-	m.background(func(ctx context.Context) {
-		rs, err := m.cfg.Store.TraceRuns(ctx, full.TraceID)
+func (c *Coordinator) fullRunSucceeded(full cascade.Run) {
+	c.background(func(ctx context.Context) {
+		rs, err := c.cfg.Store.TraceRuns(ctx, full.TraceID)
 		if err != nil {
 			if ctx.Err() == nil {
-				m.log.Error("list the sampled runs a full run checks", "run", full.ID, "err", err)
+				c.log.Error("list the sampled runs a full run checks", "run", full.ID, "err", err)
 			}
 			return
 		}
-		line := Stamp(fmt.Sprintf("full run %s succeeded: the projection is checked against it", full.ID))
+		line := runs.Stamp(fmt.Sprintf("full run %s succeeded: the projection is checked against it", full.ID))
 		for _, s := range rs {
 			if s.Sampling == nil || s.State != cascade.RunSucceeded || s.SimConfig != full.SimConfig {
 				continue
 			}
-			r, saved, err := m.cfg.Store.UpdateRun(ctx, s.ID, func(r *cascade.Run) error {
+			r, saved, err := c.cfg.Store.UpdateRun(ctx, s.ID, func(r *cascade.Run) error {
 				r.History = append(r.History, line)
 				return nil
 			})
 			if err == nil && saved {
-				m.publish(r)
+				c.publish(r)
 			}
 		}
 	})
@@ -93,10 +80,10 @@ func (m *Manager) fullRunSucceeded(full cascade.Run) {
 
 // settleSampled brings a sampled run up to date with its segments. One
 // sampled run is settled at a time.
-func (m *Manager) settleSampled(ctx context.Context, id string) error {
-	m.sampledMu.Lock()
-	defer m.sampledMu.Unlock()
-	p, err := m.cfg.Store.Run(ctx, id)
+func (c *Coordinator) settleSampled(ctx context.Context, id string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, err := c.cfg.Store.Run(ctx, id)
 	if cascade.ErrorCode(err) == cascade.ENOTFOUND {
 		return nil // removed with its trace
 	}
@@ -104,10 +91,10 @@ func (m *Manager) settleSampled(ctx context.Context, id string) error {
 		return err
 	}
 	if p.Sampling == nil || p.State.Final() {
-		m.startedSampled.Delete(id)
+		c.started.Delete(id)
 		return nil
 	}
-	segs, err := m.cfg.Store.Segments(ctx, id)
+	segs, err := c.cfg.Store.Segments(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -126,9 +113,9 @@ func (m *Manager) settleSampled(ctx context.Context, id string) error {
 		}
 		switch s.State {
 		case cascade.RunFailed:
-			return m.endSampled(ctx, p, segs, s, i)
+			return c.endSampled(ctx, p, segs, s, i)
 		case cascade.RunCancelled:
-			return m.endSampled(ctx, p, segs, s, i)
+			return c.endSampled(ctx, p, segs, s, i)
 		case cascade.RunSucceeded:
 			succeeded++
 			reps += sr.SegmentRepresentatives[i]
@@ -140,14 +127,14 @@ func (m *Manager) settleSampled(ctx context.Context, id string) error {
 		}
 	}
 	if succeeded == len(sr.SegmentIDs) {
-		if err := m.projectSampled(ctx, p, segs); err != nil {
-			m.failSampled(ctx, id, "projecting the segments' results failed: "+err.Error())
+		if err := c.projectSampled(ctx, p, segs); err != nil {
+			c.failSampled(ctx, id, "projecting the segments' results failed: "+err.Error())
 			return err
 		}
-		m.startedSampled.Delete(id)
+		c.started.Delete(id)
 		return nil
 	}
-	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+	r, saved, err := c.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State.Final() || r.Sampling == nil {
 			return cascade.ErrUnchanged
 		}
@@ -173,7 +160,7 @@ func (m *Manager) settleSampled(ctx context.Context, id string) error {
 		return err
 	}
 	if saved {
-		m.publish(r)
+		c.publish(r)
 	}
 	return nil
 }
@@ -191,7 +178,7 @@ func fullRunEstimate(wall float64, instr, total int64) *float64 {
 // endSampled ends sampled run p because its segment s (the i-th) failed or
 // was cancelled: FAILED with the segment's failure class and line, or
 // CANCELLED; the segments not over are cancelled.
-func (m *Manager) endSampled(ctx context.Context, p cascade.Run, segs []cascade.Run, s cascade.Run, i int) error {
+func (c *Coordinator) endSampled(ctx context.Context, p cascade.Run, segs []cascade.Run, s cascade.Run, i int) error {
 	n := len(p.Sampling.SegmentIDs)
 	kernels := ""
 	if k := s.KernelIDs; len(k) > 0 {
@@ -204,7 +191,7 @@ func (m *Manager) endSampled(ctx context.Context, p cascade.Run, segs []cascade.
 		why = "cancelled"
 	}
 	msg := fmt.Sprintf("segment %d of %d%s: %s", i+1, n, kernels, why)
-	r, saved, err := m.cfg.Store.UpdateRun(ctx, p.ID, func(r *cascade.Run) error {
+	r, saved, err := c.cfg.Store.UpdateRun(ctx, p.ID, func(r *cascade.Run) error {
 		if r.State.Final() {
 			return cascade.ErrUnchanged
 		}
@@ -216,23 +203,23 @@ func (m *Manager) endSampled(ctx context.Context, p cascade.Run, segs []cascade.
 		} else if r.FailureClass == "" {
 			r.FailureClass = cascade.FailureOther
 		}
-		r.History = append(r.History, Stamp(fmt.Sprintf("segment %d of %d %s: the other segments are cancelled", i+1, n, strings.ToLower(string(s.State)))))
+		r.History = append(r.History, runs.Stamp(fmt.Sprintf("segment %d of %d %s: the other segments are cancelled", i+1, n, strings.ToLower(string(s.State)))))
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	if saved {
-		m.log.Warn("sampled run "+strings.ToLower(string(r.State)), "run", r.ID, "error", msg)
-		m.publish(r)
+		c.log.Warn("sampled run "+strings.ToLower(string(r.State)), "run", r.ID, "error", msg)
+		c.publish(r)
 	}
-	m.startedSampled.Delete(p.ID)
-	return m.cancelSegments(ctx, segs, fmt.Sprintf("cancelled: segment %d of %d of its sampled run %s", i+1, n, strings.ToLower(string(s.State))))
+	c.started.Delete(p.ID)
+	return c.cfg.Runs.CancelRuns(ctx, segs, fmt.Sprintf("cancelled: segment %d of %d of its sampled run %s", i+1, n, strings.ToLower(string(s.State))))
 }
 
 // failSampled fails a sampled run that is not over with the error msg.
-func (m *Manager) failSampled(ctx context.Context, id, msg string) {
-	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+func (c *Coordinator) failSampled(ctx context.Context, id, msg string) {
+	r, saved, err := c.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State.Final() {
 			return cascade.ErrUnchanged
 		}
@@ -241,92 +228,35 @@ func (m *Manager) failSampled(ctx context.Context, id, msg string) {
 		return nil
 	})
 	if err == nil && saved {
-		m.publish(r)
+		c.publish(r)
 	}
 }
 
-// cancelSegments cancels the segments of segs that are not over: queued
-// ones without a job at once, the others through the executor.
-func (m *Manager) cancelSegments(ctx context.Context, segs []cascade.Run, history string) error {
-	var queued []string
-	var started []cascade.Run
-	for _, s := range segs {
-		switch {
-		case s.State.Final():
-		case s.State == cascade.RunQueued && !s.HasJob():
-			queued = append(queued, s.ID)
-		default:
-			started = append(started, s)
-		}
-	}
-	if len(queued) > 0 {
-		saved, _, err := m.cfg.Store.UpdateRuns(ctx, queued, func(r *cascade.Run) error {
-			if r.State != cascade.RunQueued || r.HasJob() {
-				return cascade.ErrUnchanged
-			}
-			cancelQueued(r, history)
-			r.FailureClass = cascade.FailureCancelled
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		done := map[string]bool{}
-		for _, r := range saved {
-			done[r.ID] = true
-			m.queue.Cancel(r.ID)
-			m.publish(r)
-		}
-		for _, id := range queued { // started meanwhile
-			if done[id] {
-				continue
-			}
-			r, err := m.cfg.Store.Run(ctx, id)
-			if err == nil && !r.State.Final() {
-				started = append(started, r)
-			}
-		}
-	}
-	if len(started) == 0 {
-		return nil
-	}
-	_, err := m.exec.Cancel(ctx, started)
-	return withoutConflicts(err)
-}
-
-// cancelSampled cancels a sampled run and its segments.
-func (m *Manager) cancelSampled(ctx context.Context, id string) (cascade.Run, error) {
-	m.sampledMu.Lock()
-	defer m.sampledMu.Unlock()
-	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+// Cancel cancels a sampled run and its segments.
+func (c *Coordinator) Cancel(ctx context.Context, sr cascade.Run) (cascade.Run, error) {
+	id := sr.ID
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, saved, err := c.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State.Final() {
 			return cascade.Errorf(cascade.ECONFLICT, "run %q is %s already", id, strings.ToLower(string(r.State)))
 		}
 		now := time.Now().UTC()
 		r.State, r.FinishedAt, r.FailureClass = cascade.RunCancelled, &now, cascade.FailureCancelled
-		r.History = append(r.History, Stamp("cancelled, with its segments"))
+		r.History = append(r.History, runs.Stamp("cancelled, with its segments"))
 		return nil
 	})
 	if err != nil {
 		return r, err
 	}
 	if saved {
-		m.log.Info("sampled run cancelled", "run", id)
-		m.publish(r)
+		c.log.Info("sampled run cancelled", "run", id)
+		c.publish(r)
 	}
-	m.startedSampled.Delete(id)
-	segs, err := m.cfg.Store.Segments(ctx, id)
+	c.started.Delete(id)
+	segs, err := c.cfg.Store.Segments(ctx, id)
 	if err != nil {
 		return r, err
 	}
-	return r, m.cancelSegments(ctx, segs, "cancelled with its sampled run")
-}
-
-// settleUnfinished settles, at start, the sampled runs a previous server
-// left unfinished: their segments may have ended meanwhile (Slurm jobs),
-// or all succeeded before it could project them.
-func (m *Manager) settleUnfinished(parents []cascade.Run) {
-	for _, p := range parents {
-		m.settleLater(p.ID)
-	}
+	return r, c.cfg.Runs.CancelRuns(ctx, segs, "cancelled with its sampled run")
 }

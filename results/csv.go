@@ -1,4 +1,4 @@
-package runs
+package results
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/runs"
 )
 
 // kernelsCSVColumns are the columns of a run's kernels CSV before its
@@ -21,7 +22,7 @@ var kernelsCSVColumns = []string{"seq", "kernel_id", "context", "name", "launch_
 // is "stat_" and its name).
 func KernelsCSVHeader(r cascade.Run) []string {
 	h := slices.Clone(kernelsCSVColumns)
-	for _, c := range StatColumns(r) {
+	for _, c := range runs.StatColumns(r) {
 		name := c.Name
 		if slices.Contains(kernelsCSVColumns, name) {
 			name = "stat_" + name
@@ -39,11 +40,11 @@ func KernelsCSVHeader(r cascade.Run) []string {
 // w is flushed after each page when it can be (an http.ResponseWriter):
 // a run of a million kernels streams in constant memory. An error after
 // the first page leaves w with what was written.
-func (m *Manager) WriteKernelsCSV(ctx context.Context, w io.Writer, r cascade.Run, pageSize int) error {
+func (m *Reader) WriteKernelsCSV(ctx context.Context, w io.Writer, r cascade.Run, pageSize int) error {
 	if pageSize <= 0 {
 		pageSize = cascade.MaxPageSize
 	}
-	t, err := StatTable(r)
+	t, err := runs.StatTable(r)
 	if err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func (m *Manager) WriteKernelsCSV(ctx context.Context, w io.Writer, r cascade.Ru
 	var row []string
 	err = m.KernelPages(ctx, r, pageSize, func(ks []cascade.RunKernel) error {
 		for _, k := range ks {
-			stats, err := KernelStats(t, k)
+			stats, err := runs.KernelStats(t, k)
 			if err != nil {
 				return err
 			}

@@ -8,11 +8,8 @@ package plans
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
@@ -103,7 +100,7 @@ func (s *Service) Plan(ctx context.Context, r Request) (cascade.SamplingPlan, er
 	if err != nil {
 		return cascade.SamplingPlan{}, err
 	}
-	p.ID, p.TraceID = newPlanID(), t.ID
+	p.ID, p.TraceID = cascade.NewID(cascade.PlanIDPrefix), t.ID
 	if err := s.Store.CreateSamplingPlan(ctx, &p); err != nil {
 		return cascade.SamplingPlan{}, err
 	}
@@ -258,18 +255,4 @@ func (tm timing) duration(id int, ctx string) float64 {
 		return 0
 	}
 	return m.sum / float64(m.n)
-}
-
-var planIDEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
-
-// newPlanID returns a short id that sorts by creation time: "sp" and the
-// time in milliseconds and 5 random bytes, in base 32.
-func newPlanID() string {
-	b := make([]byte, 10)
-	ts := uint64(time.Now().UnixMilli())
-	for i := range 5 {
-		b[i] = byte(ts >> (8 * (4 - i)))
-	}
-	rand.Read(b[5:])
-	return "sp" + planIDEncoding.EncodeToString(b)
 }

@@ -1,0 +1,145 @@
+package sampled
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/results"
+	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/sampling"
+)
+
+// Input asks for a sampled run: only the plan's representatives (and
+// their warm-up) are simulated, every launch is projected from them.
+type Input struct {
+	// Run is the trace, config, label and rerun of the sampled run, as
+	// for any run; its KernelIDs must be nil: the plan says which kernels
+	// are simulated.
+	Run    runs.LaunchInput
+	PlanID string
+	// Validate also checks the projection against a full run of the same
+	// trace and config: the newest SUCCEEDED one, else one launched with
+	// the sampled run.
+	Validate bool
+}
+
+// Launch stores a sampled run, its segments (one per range of adjacent
+// launches to simulate, sampling.Ranges) and any validation run in one
+// transaction, then the lifecycle queues the segments in order. The
+// sampled run itself is never queued: it follows its segments (see
+// settle). Its errors are those of runs.Manager.Launch, and
+// BAD_USER_INPUT or NOT_FOUND naming the plan.
+func (c *Coordinator) Launch(ctx context.Context, in Input) (cascade.Run, error) {
+	if in.Run.KernelIDs != nil {
+		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "kernelIds: leave it out for a sampled run: its plan says which kernels are simulated")
+	}
+	if c.cfg.Plans == nil {
+		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "sampling: this server reads no sampling plans")
+	}
+	plan, err := c.cfg.Plans.SamplingPlan(ctx, in.PlanID)
+	if cascade.ErrorCode(err) == cascade.ENOTFOUND {
+		return cascade.Run{}, cascade.Errorf(cascade.ENOTFOUND, "sampling.plan: no sampling plan %q", in.PlanID)
+	}
+	if err != nil {
+		return cascade.Run{}, err
+	}
+	if plan.TraceID != in.Run.TraceID {
+		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "sampling.plan: plan %q is a plan of trace %q, not of %q", plan.ID, plan.TraceID, in.Run.TraceID)
+	}
+	if plan.Strata, err = c.cfg.Plans.SamplingStrata(ctx, plan.ID); err != nil {
+		return cascade.Run{}, fmt.Errorf("read plan %s: %w", plan.ID, err)
+	}
+	ranges := sampling.Ranges(plan)
+	if len(ranges) == 0 {
+		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "sampling.plan: plan %q has no launches to simulate", plan.ID)
+	}
+	t, err := c.cfg.Store.Trace(ctx, in.Run.TraceID)
+	if err != nil {
+		return cascade.Run{}, err
+	}
+	input, err := c.cfg.Plans.Input(ctx, t)
+	if err != nil {
+		return cascade.Run{}, err
+	}
+	if len(input.Launches) != plan.Launches {
+		return cascade.Run{}, cascade.Errorf(cascade.ECONFLICT, "sampling.plan: plan %q has %d launches, its trace now %d; plan again", plan.ID, plan.Launches, len(input.Launches))
+	}
+
+	// The sampled run, checked as any run of its trace and config, then
+	// its segments, then any validation run.
+	parentIn := in.Run
+	parentIn.Rerun = true
+	ins := []runs.LaunchInput{parentIn}
+	var instr []int64
+	for i, rg := range ranges {
+		ids := make([]int, 0, rg.End-rg.Start+1)
+		for id := rg.Start; id <= rg.End; id++ {
+			ids = append(ids, id)
+		}
+		var n int64
+		for l := rg.FirstLaunch; l <= rg.LastLaunch; l++ {
+			if x := input.Launches[l]; x.Context == cascade.Deref(rg.Context) && x.KernelID >= rg.Start && x.KernelID <= rg.End {
+				n += max(x.WarpInstructions, 0)
+			}
+		}
+		instr = append(instr, n)
+		ins = append(ins, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig, KernelIDs: ids,
+			Label: fmt.Sprintf("segment %d of %d", i+1, len(ranges)), Rerun: in.Run.Rerun})
+	}
+	var full *cascade.Run
+	if in.Validate {
+		if full, err = results.NewestFullRun(ctx, c.cfg.Store, in.Run.TraceID, in.Run.SimConfig); err != nil {
+			return cascade.Run{}, err
+		}
+		if full == nil {
+			ins = append(ins, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig,
+				Label: "validation of a sampled run", Rerun: in.Run.Rerun})
+		}
+	}
+
+	segs := len(ranges)
+	rs, err := c.cfg.Runs.LaunchRuns(ctx, ins, func(rs []cascade.Run) error {
+		parent := &rs[0]
+		sr := &cascade.SampledRun{
+			PlanID: plan.ID, Instructions: plan.Instructions, Representatives: plan.Samples,
+			SimulatedLaunches: plan.SimulatedLaunches, SimulatedInstructions: plan.SimulatedInstructions,
+			SimulatedFraction: plan.SimulatedFraction,
+		}
+		parent.Sampling, parent.KernelsTotal = sr, plan.Samples
+		parent.History = append(parent.History, runs.Stamp(fmt.Sprintf("sampled with plan %s: %d representatives, %d launches simulated in %d segments",
+			plan.ID, plan.Samples, plan.SimulatedLaunches, segs)))
+		for i, rg := range ranges {
+			seg := &rs[1+i]
+			seg.SampledByID = &parent.ID
+			sr.SegmentIDs = append(sr.SegmentIDs, seg.ID)
+			sr.SegmentRepresentatives = append(sr.SegmentRepresentatives, rg.Representatives)
+			sr.SegmentInstructions = append(sr.SegmentInstructions, instr[i])
+		}
+		switch {
+		case full != nil:
+			sr.ValidationRunID = &full.ID
+		case in.Validate:
+			v := &rs[1+segs]
+			label := "validation of sampled run " + parent.ID
+			v.Label = &label
+			sr.ValidationRunID = &v.ID
+		}
+		return nil
+	})
+	if err != nil {
+		return cascade.Run{}, err
+	}
+	queued := 0
+	for _, s := range rs[1 : 1+segs] {
+		if s.State == cascade.RunQueued {
+			queued++
+		}
+	}
+	c.log.Info("sampled run queued", "run", rs[0].ID, "trace", rs[0].TraceID, "config", rs[0].SimConfig,
+		"plan", plan.ID, "segments", segs, "queued", queued)
+	if queued < segs { // some were reused: they may be all it needs
+		c.settleLater(rs[0].ID)
+	}
+	return rs[0], nil
+}
