@@ -332,7 +332,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	// back is read apart from both.
 	sampledRuns := sampled.New(sampled.Config{Runs: rm, Store: m.DB, Plans: planner, Events: broker, Logger: log})
 	rm.Coordinate(sampledRuns)
-	reader := results.New(results.Config{Store: m.DB, Configs: rm, Live: rm, BucketDir: cfg.BucketDir()})
+	reader := results.New(results.Config{Store: m.DB, Configs: rm.Configs(), Live: rm, BucketDir: cfg.BucketDir()})
 	found, err := rm.CheckExecutor(ctx)
 	for _, l := range found {
 		log.Info(l, "component", "runs")
@@ -360,7 +360,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		return nil, err
 	}
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, S3: m.S3,
-		Runs: rm, RunLogs: rm, Configs: rm, Exec: rm, Results: reader, Comparisons: reader, SampledRuns: sampledRuns,
+		Runs: rm, RunLogs: rm, Configs: rm.Configs(), Exec: rm, Results: reader, Comparisons: reader, SampledRuns: sampledRuns,
 		Disk:     disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB},
 		Sampling: planner},
 		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
@@ -404,7 +404,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	m.goRun("runs", func() error { return rm.Run(runCtx) })
 	// The simulator is asked which configs it accepts in the background:
 	// the server is ready before it answers (see SimConfig.checked).
-	m.goRun("simulator probe", func() error { rm.Probe(runCtx); return nil })
+	m.goRun("simulator probe", func() error { rm.Configs().Probe(runCtx); return nil })
 	if m.s3 != nil {
 		m.goRun("s3", func() error {
 			<-m.s3.Exited()

@@ -9,9 +9,10 @@
 // prepared (manager.go, launch.go, work.go), it records their progress,
 // kernel results and end as the executor reports them (host.go, stats.go),
 // and it cancels and removes runs (cancel.go). It reuses a succeeded run
-// whose simulation a launch would repeat (reuse.go, sums.go), asks the
-// simulator which configs it takes (probe.go), and keeps, while a run
-// runs here, the totals of its statistics ([Manager.LiveTotals]). Run rows
+// whose simulation a launch would repeat (reuse.go, sums.go) and keeps,
+// while a run runs here, the totals of its statistics
+// ([Manager.LiveTotals]). The configs runs launch with, and what the
+// simulator says of them, are its [Configs] (configs.go, probe.go). Run rows
 // are the truth. Every change is committed first and published after, as a
 // copy of the committed row.
 //

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
-	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/tracedir"
 )
 
@@ -31,7 +30,7 @@ type LaunchInput struct {
 // meant, see [simconfig.Unknown]) or an unusable one, or
 // kernel ids the trace does not have. A config of another architecture
 // than the trace's is fine: the run simulates the trace on that
-// architecture (see [Manager.CrossArchitecture]).
+// architecture (see [Configs.CrossArchitecture]).
 //
 // Without in.Rerun, a launch whose simulation a succeeded run did already
 // (the same trace, config and simulator sums and kernel set: see
@@ -122,7 +121,7 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 		case t.State != cascade.TraceReady:
 			return cascade.Run{}, cascade.Errorf(cascade.ECONFLICT, "traceId: trace %q is %s; runs launch on ready traces", t.ID, strings.ToLower(string(t.State)))
 		}
-		if why := m.NotSimulatable(t); why != "" {
+		if why := m.configs.NotSimulatable(t); why != "" {
 			return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "traceId: %s", why)
 		}
 		b.traces = setIn(b.traces, t.ID, t)
@@ -130,7 +129,7 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 	cfg, ok := b.configs[in.SimConfig]
 	if !ok {
 		var err error
-		if cfg, err = m.config(in.SimConfig); err != nil {
+		if cfg, err = m.configs.find(in.SimConfig); err != nil {
 			return cascade.Run{}, err
 		}
 		if err := m.exec.CheckConfig(cfg); err != nil {
@@ -193,37 +192,6 @@ func (m *Manager) enqueue(ids ...string) {
 	for _, id := range ids {
 		m.queue.Add(id)
 	}
-}
-
-// config finds a usable config.
-func (m *Manager) config(name string) (cascade.SimConfig, error) {
-	cfgs, err := m.SimConfigs()
-	if err != nil {
-		return cascade.SimConfig{}, err
-	}
-	c, ok := simconfig.Find(cfgs, name)
-	switch {
-	case !ok:
-		return c, cascade.Errorf(cascade.EINVALID, "simConfig: %s", simconfig.Unknown(cfgs, name))
-	case !c.Usable():
-		return c, cascade.Errorf(cascade.EINVALID, "simConfig: %s cannot be used: %s", name, c.Err)
-	}
-	return c, nil
-}
-
-// CrossArchitecture reports whether the run simulates its trace on another
-// architecture than the trace was taken on; false when its config is gone.
-func (m *Manager) CrossArchitecture(ctx context.Context, r cascade.Run) (bool, error) {
-	t, err := m.cfg.Store.Trace(ctx, r.TraceID)
-	if err != nil {
-		return false, err
-	}
-	cfgs, err := m.SimConfigs()
-	if err != nil {
-		return false, err
-	}
-	c, ok := simconfig.Find(cfgs, r.SimConfig)
-	return ok && simconfig.CrossArchitecture(c, t.TraceGPUArch), nil
 }
 
 // kernelIDs returns the ids of the kernels of the trace's kernelslist.g.

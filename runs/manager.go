@@ -2,17 +2,14 @@ package runs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simprobe"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/internal/versioned"
@@ -109,7 +106,7 @@ type Manager struct {
 	// LiveTotals).
 	ended *versioned.Cache[string, StatTotals]
 
-	probe probeState // see Probe
+	configs *Configs // the configs runs launch with
 
 	savedMu sync.Mutex
 	saved   map[string]*savedKernels // see saveKernels
@@ -165,31 +162,14 @@ func New(cfg Config) *Manager {
 	}
 	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{},
 		ended: versioned.New[string, StatTotals](maxEndedTotals), coord: nobody{}}
+	m.configs = &Configs{cfg: cfg, log: m.log}
 	m.exec = cfg.NewExecutor(host{m})
 	m.queue = workqueue.New(workqueue.Config[string]{Limit: m.exec.Slots(), Work: m.start, Logger: m.log})
 	return m
 }
 
-// SimConfigs lists the tested configs, read anew on each call so a config
-// added to the directory shows without a restart. A missing directory
-// lists none.
-func (m *Manager) SimConfigs() ([]cascade.SimConfig, error) {
-	if m.cfg.ConfigsDir == "" {
-		return nil, nil
-	}
-	load := simconfig.Load
-	if m.cfg.TraceConfigsDir != "" {
-		load = func(dir string) ([]cascade.SimConfig, error) { return simconfig.LoadPaired(dir, m.cfg.TraceConfigsDir) }
-	}
-	cfgs, err := load(m.cfg.ConfigsDir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return m.refused(cfgs), nil
-}
+// Configs is the configs runs launch with, checked by the simulator.
+func (m *Manager) Configs() *Configs { return m.configs }
 
 // LogPath is the simulator log of the run with the given id.
 func (m *Manager) LogPath(id string) string { return filepath.Join(m.runDir(id), "accel-sim.log") }

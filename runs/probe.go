@@ -50,27 +50,27 @@ type probeCache struct {
 // SimConfigsChecked reports whether the simulator probe has finished
 // (or there is none): until then configs the simulator refuses look
 // usable, and every trace simulatable.
-func (m *Manager) SimConfigsChecked() bool {
-	if len(m.cfg.Probe.Command) == 0 {
+func (c *Configs) SimConfigsChecked() bool {
+	if len(c.cfg.Probe.Command) == 0 {
 		return true
 	}
-	m.probe.mu.Lock()
-	defer m.probe.mu.Unlock()
-	return m.probe.checked
+	c.probe.mu.Lock()
+	defer c.probe.mu.Unlock()
+	return c.probe.checked
 }
 
 // refused gives each usable config the simulator refused an Err saying so.
-func (m *Manager) refused(cfgs []cascade.SimConfig) []cascade.SimConfig {
-	m.probe.mu.Lock()
-	defer m.probe.mu.Unlock()
-	if len(m.probe.refusals) == 0 {
+func (c *Configs) refused(cfgs []cascade.SimConfig) []cascade.SimConfig {
+	c.probe.mu.Lock()
+	defer c.probe.mu.Unlock()
+	if len(c.probe.refusals) == 0 {
 		return cfgs
 	}
-	for i, c := range cfgs {
-		if !c.Usable() {
+	for i, sc := range cfgs {
+		if !sc.Usable() {
 			continue
 		}
-		if line := m.probe.refusals[configKey(c)]; line != "" {
+		if line := c.probe.refusals[configKey(sc)]; line != "" {
 			cfgs[i].Err = "the simulator refuses it: " + line
 		}
 	}
@@ -80,10 +80,10 @@ func (m *Manager) refused(cfgs []cascade.SimConfig) []cascade.SimConfig {
 // NotSimulatable returns why the simulator cannot simulate trace t (it
 // does not decode the trace's binary version), or "" when it can or that
 // is not known.
-func (m *Manager) NotSimulatable(t cascade.Trace) string {
-	m.probe.mu.Lock()
-	versions, build := m.probe.versions, m.probe.build
-	m.probe.mu.Unlock()
+func (c *Configs) NotSimulatable(t cascade.Trace) string {
+	c.probe.mu.Lock()
+	versions, build := c.probe.versions, c.probe.build
+	c.probe.mu.Unlock()
 	if versions == nil {
 		return ""
 	}
@@ -157,39 +157,39 @@ func probeKey(command []string) (string, error) {
 // in Config.ProbeCache for the same simulator binary (its SHA-256 and
 // mtime) and config files. A refused config gets an Err from then on, and
 // a trace of a binary version the simulator does not decode is not
-// launched (see [Manager.NotSimulatable]). The simulator runs on the
+// launched (see [Configs.NotSimulatable]). The simulator runs on the
 // server, whatever the executor: Slurm's compute nodes run the same
 // binary from a shared filesystem. It publishes [SimConfigsChecked] when
 // done; a simulator that cannot be run leaves everything as it was
 // (runs then fail saying why).
-func (m *Manager) Probe(ctx context.Context) {
-	if len(m.cfg.Probe.Command) == 0 {
+func (c *Configs) Probe(ctx context.Context) {
+	if len(c.cfg.Probe.Command) == 0 {
 		return
 	}
 	defer func() {
-		m.probe.mu.Lock()
-		m.probe.checked = true
-		m.probe.mu.Unlock()
-		m.cfg.Events.Publish(cascade.SimConfigsChecked{})
+		c.probe.mu.Lock()
+		c.probe.checked = true
+		c.probe.mu.Unlock()
+		c.cfg.Events.Publish(cascade.SimConfigsChecked{})
 	}()
-	err := m.runProbe(ctx)
+	err := c.runProbe(ctx)
 	switch {
 	case err == nil || ctx.Err() != nil:
 	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
-		m.log.Info("no simulator to probe; configs and traces are not checked against it", "err", err)
+		c.log.Info("no simulator to probe; configs and traces are not checked against it", "err", err)
 	default:
-		m.log.Warn("simulator probe failed; configs and traces are not checked against the simulator", "err", err)
+		c.log.Warn("simulator probe failed; configs and traces are not checked against the simulator", "err", err)
 	}
 }
 
-func (m *Manager) runProbe(ctx context.Context) error {
-	key, err := probeKey(m.cfg.Probe.Command)
+func (c *Configs) runProbe(ctx context.Context) error {
+	key, err := probeKey(c.cfg.Probe.Command)
 	if err != nil {
 		return fmt.Errorf("simulator: %w", err)
 	}
 	var cache probeCache
-	if m.cfg.ProbeCache != "" {
-		if b, err := os.ReadFile(m.cfg.ProbeCache); err == nil {
+	if c.cfg.ProbeCache != "" {
+		if b, err := os.ReadFile(c.cfg.ProbeCache); err == nil {
 			if json.Unmarshal(b, &cache) != nil || cache.Simulator != key {
 				cache = probeCache{}
 			}
@@ -199,30 +199,30 @@ func (m *Manager) runProbe(ctx context.Context) error {
 	if cache.Configs == nil {
 		cache.Configs = map[string]string{}
 	}
-	cfgs, err := m.SimConfigs()
+	cfgs, err := c.SimConfigs()
 	if err != nil {
 		return err
 	}
-	root := filepath.Join(m.cfg.WorkDir, "probe")
+	root := filepath.Join(c.cfg.WorkDir, "probe")
 	defer os.RemoveAll(root)
 	refusals := map[string]string{}
 	var accepted string // a probe directory of an accepted config
-	for _, c := range cfgs {
-		if !c.Usable() {
+	for _, sc := range cfgs {
+		if !sc.Usable() {
 			continue
 		}
-		k := configKey(c)
+		k := configKey(sc)
 		refusal, ok := cache.Configs[k]
 		if !ok || (refusal == "" && cache.Versions == nil && accepted == "") {
-			dir := filepath.Join(root, c.Name)
+			dir := filepath.Join(root, sc.Name)
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
-			if err := linkConfigFolders(dir, c); err != nil {
+			if err := linkConfigFolders(dir, sc); err != nil {
 				return err
 			}
 			var build []string
-			if refusal, build, err = m.cfg.Probe.Check(ctx, dir, simconfig.SimulatorArgs(c)); err != nil {
+			if refusal, build, err = c.cfg.Probe.Check(ctx, dir, simconfig.SimulatorArgs(sc)); err != nil {
 				return err
 			}
 			if len(build) > 0 {
@@ -235,15 +235,15 @@ func (m *Manager) runProbe(ctx context.Context) error {
 		}
 		if refusal != "" {
 			refusals[k] = refusal
-			m.log.Info("the simulator refuses a config", "config", c.Name, "line", refusal)
+			c.log.Info("the simulator refuses a config", "config", sc.Name, "line", refusal)
 		}
 	}
-	m.probe.mu.Lock()
-	m.probe.refusals = refusals
-	m.probe.mu.Unlock()
+	c.probe.mu.Lock()
+	c.probe.refusals = refusals
+	c.probe.mu.Unlock()
 	if cache.Versions == nil && accepted != "" {
-		c, _ := simconfig.Find(cfgs, filepath.Base(accepted))
-		v, err := m.cfg.Probe.BinaryVersions(ctx, accepted, simconfig.SimulatorArgs(c), simprobe.Candidates)
+		sc, _ := simconfig.Find(cfgs, filepath.Base(accepted))
+		v, err := c.cfg.Probe.BinaryVersions(ctx, accepted, simconfig.SimulatorArgs(sc), simprobe.Candidates)
 		if err != nil {
 			return err
 		}
@@ -253,21 +253,21 @@ func (m *Manager) runProbe(ctx context.Context) error {
 		}
 	}
 	if cache.Versions != nil {
-		m.log.Info("the simulator decodes binary versions", "versions", cache.Versions)
-		m.probe.mu.Lock()
-		m.probe.versions, m.probe.build = cache.Versions, cache.Build
-		m.probe.mu.Unlock()
+		c.log.Info("the simulator decodes binary versions", "versions", cache.Versions)
+		c.probe.mu.Lock()
+		c.probe.versions, c.probe.build = cache.Versions, cache.Build
+		c.probe.mu.Unlock()
 	}
-	if m.cfg.ProbeCache == "" {
+	if c.cfg.ProbeCache == "" {
 		return nil
 	}
 	b, err := json.Marshal(cache)
 	if err != nil {
 		return err
 	}
-	tmp := m.cfg.ProbeCache + ".tmp"
+	tmp := c.cfg.ProbeCache + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return fmt.Errorf("save simulator probe: %w", err)
 	}
-	return os.Rename(tmp, m.cfg.ProbeCache)
+	return os.Rename(tmp, c.cfg.ProbeCache)
 }

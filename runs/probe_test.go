@@ -45,14 +45,14 @@ func TestProbe(t *testing.T) {
 	cache := filepath.Join(dir, "simprobe.json")
 	ctx := context.Background()
 
-	probe := func() *runs.Manager {
+	probe := func() *runs.Configs {
 		t.Helper()
 		ev := &events{}
 		m := runs.New(runs.Config{
 			BucketDir: t.TempDir(), WorkDir: t.TempDir(), ConfigsDir: configs, Events: ev,
 			NewExecutor: func(h runs.Host) runs.Executor { return local.New(h, local.Config{Command: []string{"false"}}) },
 			Probe:       simprobeSim(script), ProbeCache: cache,
-		})
+		}).Configs()
 		if m.SimConfigsChecked() {
 			t.Error("checked before the probe")
 		}

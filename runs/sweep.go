@@ -89,11 +89,11 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 			refuse("traceIds[%d]: %q is the sample trace, which has no instruction traces", i, id)
 		case t.State != cascade.TraceReady:
 			refuse("traceIds[%d]: trace %q is %s; runs launch on ready traces", i, id, strings.ToLower(string(t.State)))
-		case m.NotSimulatable(t) != "":
-			refuse("traceIds[%d]: %s", i, m.NotSimulatable(t))
+		case m.configs.NotSimulatable(t) != "":
+			refuse("traceIds[%d]: %s", i, m.configs.NotSimulatable(t))
 		}
 	}
-	cfgs, err := m.SimConfigs()
+	cfgs, err := m.configs.SimConfigs()
 	if err != nil {
 		return cascade.Sweep{}, nil, err
 	}

@@ -1,0 +1,110 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
+)
+
+// Configs is the configs runs launch with: the tested configs of the
+// configs directory (with an Accel-Sim checkout's trace.config halves),
+// read anew on each call, each checked by the simulator once
+// ([Configs.Probe], probe.go): a config it refuses is unusable, a trace
+// of a binary version it does not decode is not simulatable. Its methods
+// are safe for concurrent use.
+type Configs struct {
+	cfg   Config // its ConfigsDir, TraceConfigsDir, Probe, ProbeCache, WorkDir, Store and Events
+	log   *slog.Logger
+	probe probeState
+}
+
+// RunSimConfig returns the config a run was launched with; one that has
+// left the configs directory since comes back with only its name and an
+// Err saying so.
+func (c *Configs) RunSimConfig(r cascade.Run) (cascade.SimConfig, error) {
+	cfgs, err := c.SimConfigs()
+	if err != nil {
+		return cascade.SimConfig{}, err
+	}
+	if sc, ok := simconfig.Find(cfgs, r.SimConfig); ok {
+		return sc, nil
+	}
+	return cascade.SimConfig{Name: r.SimConfig, Err: "no longer in CASCADE_SIM_CONFIGS_DIR"}, nil
+}
+
+// CompatibleSimConfigs returns the configs of the architecture the trace
+// was taken on (see [simconfig.Compatible]).
+func (c *Configs) CompatibleSimConfigs(t cascade.Trace) ([]cascade.SimConfig, error) {
+	cfgs, err := c.SimConfigs()
+	if err != nil {
+		return nil, err
+	}
+	return simconfig.Compatible(cfgs, t.TraceGPUArch), nil
+}
+
+// DefaultSimConfig returns the config a new run of the trace starts with
+// (see [simconfig.Default]); false when no config suits it.
+func (c *Configs) DefaultSimConfig(t cascade.Trace) (cascade.SimConfig, bool, error) {
+	cfgs, err := c.SimConfigs()
+	if err != nil {
+		return cascade.SimConfig{}, false, err
+	}
+	sc, ok := simconfig.Default(cfgs, t.TraceGPUArch, cascade.Deref(t.SuggestedSimConfig))
+	return sc, ok, nil
+}
+
+// SimConfigs lists the tested configs, read anew on each call so a config
+// added to the directory shows without a restart. A missing directory
+// lists none.
+func (c *Configs) SimConfigs() ([]cascade.SimConfig, error) {
+	if c.cfg.ConfigsDir == "" {
+		return nil, nil
+	}
+	load := simconfig.Load
+	if c.cfg.TraceConfigsDir != "" {
+		load = func(dir string) ([]cascade.SimConfig, error) { return simconfig.LoadPaired(dir, c.cfg.TraceConfigsDir) }
+	}
+	cfgs, err := load(c.cfg.ConfigsDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.refused(cfgs), nil
+}
+
+// config finds a usable config.
+func (c *Configs) find(name string) (cascade.SimConfig, error) {
+	cfgs, err := c.SimConfigs()
+	if err != nil {
+		return cascade.SimConfig{}, err
+	}
+	sc, ok := simconfig.Find(cfgs, name)
+	switch {
+	case !ok:
+		return sc, cascade.Errorf(cascade.EINVALID, "simConfig: %s", simconfig.Unknown(cfgs, name))
+	case !sc.Usable():
+		return sc, cascade.Errorf(cascade.EINVALID, "simConfig: %s cannot be used: %s", name, sc.Err)
+	}
+	return sc, nil
+}
+
+// CrossArchitecture reports whether the run simulates its trace on another
+// architecture than the trace was taken on; false when its config is gone.
+func (c *Configs) CrossArchitecture(ctx context.Context, r cascade.Run) (bool, error) {
+	t, err := c.cfg.Store.Trace(ctx, r.TraceID)
+	if err != nil {
+		return false, err
+	}
+	cfgs, err := c.SimConfigs()
+	if err != nil {
+		return false, err
+	}
+	sc, ok := simconfig.Find(cfgs, r.SimConfig)
+	return ok && simconfig.CrossArchitecture(sc, t.TraceGPUArch), nil
+}
