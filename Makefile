@@ -60,7 +60,7 @@ bench:
 	uptime; go test ./db -run '^$$' -bench CreateSweep -benchtime 10x
 	uptime; go test ./runs -run '^$$' -bench LaunchSweep -benchtime 1x -timeout 60m -v
 	uptime; go test ./sampling -run '^$$' -bench Plan1M -benchtime 5x
-	uptime; go test ./runs -run '^$$' -bench ProjectSampled1M -benchtime 3x -benchmem
+	uptime; go test ./sampling/sampled -run '^$$' -bench ProjectSampled1M -benchtime 3x -benchmem
 	uptime; go test ./accelsim/simlog -run '^$$' -bench Stats1M -benchtime 1x -timeout 30m
 	uptime; go test ./db -run '^$$' -bench RunKernels1M -benchtime 300x -timeout 60m -v
 	uptime; go test ./db -run '^$$' -bench ParseStore1M -benchtime 1x -timeout 60m
@@ -79,7 +79,7 @@ BENCH_DIR ?= /tmp/cascade-bench-sampling
 bench-sampling:
 	mkdir -p $(BENCH_DIR)
 	CASCADE_TEST_ACCELSIM_DIR=$(ACCELSIM_DIR) CASCADE_TEST_TRACES_DIR=$(TRACES_DIR) CASCADE_BENCH_DIR=$(BENCH_DIR) \
-		go test ./plans -run '^$$' -bench SampledSim -benchtime 1x -timeout 300m
+		go test ./sampling/plans -run '^$$' -bench SampledSim -benchtime 1x -timeout 300m
 
 bench-large:
 	CASCADE_BENCH_LARGE=1 go test ./accelsim/posttraces -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m

@@ -5,7 +5,7 @@ import type { RunKernelRowFragment } from "../gql/graphql";
 import { formatPct } from "./compare";
 import { KernelName, kernelMatches } from "../components/KernelName";
 import { THREAD_INSTRUCTIONS } from "../units";
-import { sampledMark } from "./sampled";
+import { sampledMark } from "../sampling/sampled";
 import { formatStat, headerUnit, type StatCounter, type StatValues } from "./stats";
 
 const ROW = 30;

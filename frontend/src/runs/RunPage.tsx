@@ -15,7 +15,7 @@ import { CancelRunMutation, RunDetailUpdatedSubscription, RunLogSubscription, Ru
 import { RunKernelsTable } from "./RunKernelsTable";
 import { runName } from "./runName";
 import { runPath } from "./RunTable";
-import { SampledRunPanel } from "./SampledRunPanel";
+import { SampledRunPanel } from "../sampling/SampledRunPanel";
 import { useReadAgain } from "./useReadAgain";
 import { ScatterChart } from "./ScatterChart";
 import { CyclesChart } from "./CyclesChart";

@@ -4,12 +4,12 @@ import { StateBadge } from "../components/StateBadge";
 import { formatCount, formatNs } from "../format";
 import type { RunDetailFragment, RunSummaryFragment } from "../gql/graphql";
 import { Link, tracePath } from "../router";
-import { samplePath } from "../sampling/SamplingPage";
-import { formatBound, formatCompact, formatFraction, formatSeconds, formatSpeedup, speedup } from "../sampling/figures";
-import { formatPct } from "./compare";
-import { RunUpdatedSubscription } from "./documents";
-import { runName } from "./runName";
-import { runPath } from "./RunTable";
+import { samplePath } from "./SamplingPage";
+import { formatBound, formatCompact, formatFraction, formatSeconds, formatSpeedup, speedup } from "./figures";
+import { formatPct } from "../runs/compare";
+import { RunUpdatedSubscription } from "../runs/documents";
+import { runName } from "../runs/runName";
+import { runPath } from "../runs/RunTable";
 import { stateCounts, withLive } from "./sampled";
 
 type Sampling = NonNullable<RunDetailFragment["sampling"]>;
