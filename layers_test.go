@@ -26,6 +26,7 @@ var layers = [][]string{
 	{"internal"},
 	{"accelsim", "tracedir", "slurm", "s3gw", "disk", "events", "metrics", "samples", "tracegen", "upload", "sampling"},
 	{"db"},
+	{"tracestate"},
 	{"scanner", "postproc", "runs", "plans"},
 	{"graph"},
 	{"resolvers"},
@@ -42,7 +43,9 @@ var rules = []struct {
 	forbid []string // module packages it must not import (and those under them)
 }{
 	{pkg: "graph", only: []string{"", "graph"}},
-	{pkg: "scanner", forbid: []string{"db", "events"}},
+	{pkg: "tracestate", only: []string{""}}, // the rules of a trace's states, and who is told of a move
+	{pkg: "scanner", forbid: []string{"db", "events", "postproc"}},
+	{pkg: "postproc", forbid: []string{"scanner"}}, // they meet in tracestate
 	{pkg: "postproc", forbid: []string{"db", "events"}},
 	{pkg: "runs", forbid: []string{"db", "events"}},
 	{pkg: "runs", exact: true, forbid: []string{"runs/local", "runs/slurmexec"}}, // only the wiring picks an executor

@@ -36,6 +36,7 @@ import (
 	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/scanner"
 	"github.com/cascade-sim/cascade/slurm"
+	"github.com/cascade-sim/cascade/tracestate"
 )
 
 // Config is everything the server needs to know.
@@ -276,9 +277,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		broker = events.NewBroker(*cfg.SubscriberQueue)
 	}
 	m.events = broker
-	var sc *scanner.Scanner
 	pp := postproc.New(postproc.Config{
-		Moved:       func(id string, state cascade.TraceState, ran bool) { sc.Moved(id, state, ran) },
 		Finished:    reg.Postprocessed,
 		Command:     cfg.PostprocessCmd,
 		Root:        cfg.BucketDir(),
@@ -334,12 +333,15 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc = scanner.New(scanner.Config{
-		Root:      cfg.BucketDir(),
-		Interval:  cfg.ScanInterval,
-		Store:     m.DB,
-		Events:    broker,
-		Processor: pp,
+	// A trace's states: the scanner reports what it sees to states, which
+	// drives the post-processor, which reports its outcomes to states.
+	states := tracestate.New(pp)
+	sc := scanner.New(scanner.Config{
+		Root:     cfg.BucketDir(),
+		Interval: cfg.ScanInterval,
+		Store:    m.DB,
+		Events:   broker,
+		States:   states,
 		Removed: func(ctx context.Context, id string) error {
 			if err := pp.Forget(ctx, id); err != nil {
 				return err
@@ -391,7 +393,7 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.cancel = cancel
-	m.goRun("post-processor", func() error { return pp.Run(runCtx) })
+	m.goRun("post-processor", func() error { return pp.Run(runCtx, states) })
 	m.goRun("scanner", func() error { return sc.Run(runCtx) })
 	m.goRun("runs", func() error { return rm.Run(runCtx) })
 	// The simulator is asked which configs it accepts in the background:

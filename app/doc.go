@@ -1,7 +1,7 @@
 // Package app is Cascade's wiring: [Run] takes a finished [Config] and
 // starts a server from the other packages — the database (db), the event
 // broker (events), the sample trace (samples), the post-processor
-// (postproc), the run manager with its executor, which this package alone
+// (postproc) and the trace state machine it reports to (tracestate), the run manager with its executor, which this package alone
 // picks (runs/local, or runs/slurmexec given the Slurm settings,
 // slurm.Config, as they came), the bucket scanner (scanner), the S3 endpoint (s3gw), the disk
 // meter (disk), the metrics registry (metrics) and one HTTP server for the
