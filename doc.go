@@ -18,6 +18,9 @@
 //     is parsed there into the options of a library call.
 //   - app: the wiring; it starts a server from a finished app.Config.
 //   - db: storage (SQLite or PostgreSQL through GORM).
+//   - tracestate: where a trace's state is decided: the table of which
+//     event moves a trace from which state to which, and the Machine the
+//     scanner and the post-processor report their moves to.
 //   - scanner: the bucket watcher; tracedir reads a trace directory's
 //     files; upload puts a trace directory into a bucket or an S3
 //     endpoint; s3gw is the server's S3 endpoint over the bucket.

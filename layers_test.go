@@ -30,8 +30,11 @@ var layers = [][]string{
 	// projection.
 	{"accelsim", "tracedir", "slurm", "s3gw", "disk", "events", "metrics", "samples", "tracegen", "upload", "sampling"},
 	{"db"},
-	// The services: a trace's states, runs' lifecycle and its executors,
-	// a trace's sampling plans.
+	// A trace's states: which event moves a trace from which state to
+	// which, the scanner and the post-processor reporting to it.
+	{"tracestate"},
+	// The services: a trace's upload and post-processing, runs' lifecycle
+	// and its executors, a trace's sampling plans.
 	{"scanner", "postproc", "runs", "sampling/plans"},
 	{"results"},          // the read side: what runs gave back
 	{"sampling/sampled"}, // sampled runs, driving runs and read by results
@@ -50,7 +53,9 @@ var rules = []struct {
 	forbid []string // module packages it must not import (and those under them)
 }{
 	{pkg: "graph", only: []string{"", "graph"}},
-	{pkg: "scanner", forbid: []string{"db", "events"}},
+	{pkg: "tracestate", only: []string{""}}, // the rules of a trace's states, and who is told of a move
+	{pkg: "scanner", forbid: []string{"db", "events", "postproc"}},
+	{pkg: "postproc", forbid: []string{"scanner"}}, // they meet in tracestate
 	{pkg: "postproc", forbid: []string{"db", "events"}},
 	{pkg: "runs", forbid: []string{"db", "events"}},
 	{pkg: "runs", exact: true, forbid: []string{"runs/local", "runs/slurmexec"}}, // only the wiring picks an executor

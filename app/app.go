@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,7 +17,6 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simprobe"
-	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/disk"
 	"github.com/cascade-sim/cascade/events"
@@ -37,141 +35,8 @@ import (
 	"github.com/cascade-sim/cascade/sampling/plans"
 	"github.com/cascade-sim/cascade/sampling/sampled"
 	"github.com/cascade-sim/cascade/scanner"
-	"github.com/cascade-sim/cascade/slurm"
+	"github.com/cascade-sim/cascade/tracestate"
 )
-
-// Config is everything the server needs to know.
-type Config struct {
-	DataDir     string // CASCADE_DATA_DIR
-	Bucket      string // CASCADE_BUCKET
-	Prefix      string // CASCADE_PREFIX
-	Addr        string // CASCADE_ADDR; port 0 picks a free one
-	DatabaseURL string // CASCADE_DATABASE_URL; empty for SQLite in DataDir
-
-	PostprocessCmd         []string // CASCADE_POSTPROCESS_CMD, or postproc.BuiltinCommand
-	PostprocessConcurrency int      // CASCADE_POSTPROCESS_CONCURRENCY
-	PostprocessJobs        int      // CASCADE_POSTPROCESS_JOBS; 0 shares this process's CPUs
-	ScanInterval           time.Duration
-	AllowedOrigins         []string
-
-	// Executor is where runs execute: "local" (the default, "" too) or
-	// "slurm" (CASCADE_EXECUTOR); Slurm configures the latter
-	// (CASCADE_SLURM_*), and goes to it as it is.
-	Executor string
-	Slurm    slurm.Config
-
-	SimCmd []string // CASCADE_SIM_CMD
-	// SimStats is the simulator statistics runs read from their logs:
-	// simstats.Builtin() with CASCADE_SIM_STATS_FILE's counters; nil for
-	// the built-in ones alone.
-	SimStats       *simstats.Table
-	SimConfigsDir  string  // CASCADE_SIM_CONFIGS_DIR
-	RunConcurrency int     // CASCADE_RUN_CONCURRENCY
-	DiskGiB        float64 // CASCADE_DISK_GIB: the data directory's disk budget
-	// GCHeapFloor, above 0, is the least heap goal of the process's
-	// garbage collector, in bytes (internal/gcfloor; process-wide);
-	// CASCADE_GC_HEAP_FLOOR_MIB.
-	GCHeapFloor int64
-
-	// SimTraceConfigsDir, when set, holds the trace.config halves of the
-	// tested configs and SimConfigsDir the gpgpusim.config ones, paired by
-	// name, as an Accel-Sim checkout keeps them (CASCADE_ACCELSIM_DIR).
-	SimTraceConfigsDir string
-	// SimEnv is added to the simulator's environment (LD_LIBRARY_PATH).
-	SimEnv []string
-	// TraceFormat is what PostprocessCmd writes, "tracez" or "traceg"
-	// (postproc.ChooseFormat), when it is the built-in post-processor; ""
-	// for another command.
-	TraceFormat string
-	// Report says what the configuration found (an Accel-Sim checkout, the
-	// trace format picked); the command prints it at start.
-	Report []string
-	// S3Addr is the S3 endpoint's listen address (CASCADE_S3_ADDR); empty
-	// runs none. S3URL is its URL as clients reach it (CASCADE_S3_URL);
-	// empty derives it from the address. S3Keys sign requests; when empty
-	// they are read from S3KeyFile (default <data dir>/s3-keys.env), which
-	// is created with a new pair if missing.
-	S3Addr    string
-	S3URL     string
-	S3Keys    s3gw.Keys
-	S3KeyFile string
-
-	// SubscriberQueue is how many changes of distinct traces, runs or logs
-	// a subscriber may have waiting before the server closes it (its client
-	// resubscribes and refetches); nil means events.MaxPending. 0 closes
-	// every subscriber at its first change (tests of clients' recovery).
-	SubscriberQueue *int // CASCADE_SUBSCRIBER_QUEUE
-
-	// WebsocketPing is the keep-alive interval; a client silent for two is
-	// dropped. The default when 0 is 15 s.
-	WebsocketPing time.Duration
-	// WebsocketWriteWait is how long a client may take nothing the server
-	// sends before it is dropped. The default when 0 is 10 s.
-	WebsocketWriteWait time.Duration
-
-	// UI serves everything that is not the API (the web UI and the
-	// playground); nil serves gqlgen's playground at /playground only.
-	UI http.Handler
-
-	// Pprof serves Go's profiles at /debug/pprof/, behind the same access
-	// control as /graphql (cmd/cascade refuses it on a non-loopback address
-	// without a token).
-	Pprof bool
-	// Listening, if set, is called with the server's URL once it listens,
-	// before the database is opened and migrated: /healthz answers from
-	// then on.
-	Listening func(url string)
-	// Tokens guard the API (CASCADE_TOKEN, CASCADE_READONLY_TOKEN). Without
-	// them the server listens on loopback only, unless AllowRemote
-	// (CASCADE_ALLOW_REMOTE) says to serve other machines anyway.
-	Tokens      cascade.Tokens
-	AllowRemote bool
-	// TLSCert and TLSKey, PEM files, serve HTTPS and WSS (CASCADE_TLS_CERT,
-	// CASCADE_TLS_KEY).
-	TLSCert, TLSKey string
-	// Limits bound what one client may ask of the API.
-	Limits transport.Limits
-	// S3ReadOnlyKeys, when set, is a second S3 key pair that may read and
-	// list but not write (CASCADE_S3_READONLY_ACCESS_KEY/SECRET_KEY).
-	S3ReadOnlyKeys s3gw.Keys
-
-	Logger *slog.Logger
-}
-
-// BucketDir is where the scanner looks for traces.
-func (c Config) BucketDir() string { return filepath.Join(c.DataDir, "s3", c.Bucket, c.Prefix) }
-
-// absolute resolves the configuration's relative paths against the
-// working directory, once, before anything uses them: the server's
-// children start elsewhere (the post-processor in the trace's directory,
-// the simulator in its run's), and SQLite is opened by URI. A command
-// without a slash ("accel-sim.out") is looked up on PATH and stays as is.
-func (c Config) absolute() (Config, error) {
-	var err error
-	abs := func(what string, p *string) {
-		if err != nil || *p == "" || filepath.IsAbs(*p) {
-			return
-		}
-		a, e := filepath.Abs(*p)
-		if e != nil {
-			err = fmt.Errorf("%s %s: %w", what, *p, e)
-			return
-		}
-		*p = a
-	}
-	abs("data directory", &c.DataDir)
-	abs("sim configs directory", &c.SimConfigsDir)
-	abs("S3 key file", &c.S3KeyFile)
-	abs("TLS certificate", &c.TLSCert)
-	abs("TLS key", &c.TLSKey)
-	for _, cmd := range []*[]string{&c.PostprocessCmd, &c.SimCmd} {
-		if len(*cmd) > 0 && strings.ContainsRune((*cmd)[0], filepath.Separator) {
-			*cmd = slices.Clone(*cmd)
-			abs("command", &(*cmd)[0])
-		}
-	}
-	return c, err
-}
 
 // Main is a running server.
 type Main struct {
@@ -184,12 +49,14 @@ type Main struct {
 	S3            *cascade.S3Endpoint
 	S3KeysCreated bool
 
-	log    *slog.Logger
-	events *events.Broker
-	front  *front
-	http   *http.Server
-	graph  *transport.Server
-	s3     *s3gw.Gateway
+	log     *slog.Logger
+	tls     *tls.Config // nil without TLS
+	metrics *metrics.Registry
+	events  *events.Broker
+	front   *front
+	http    *http.Server
+	graph   *transport.Server
+	s3      *s3gw.Gateway
 	// s3Closing is closed when Close stops the gateway, which is then no error.
 	s3Closing chan struct{}
 	cancel    context.CancelFunc
@@ -204,8 +71,42 @@ type Main struct {
 // starts the scanner, the post-processor and the run manager, and serves
 // HTTP. It listens first, so that /healthz can say the server is migrating
 // (503) while a long migration runs; everything else answers 503 until
-// Run returns. It returns once the server is ready; Close stops it.
-func Run(ctx context.Context, cfg Config) (*Main, error) {
+// Run returns. It returns once the server is ready; Close stops it. If a
+// phase fails, what the earlier ones started is stopped.
+//
+// The phases, in order: listen, open the store, build the services, build
+// the handler, start.
+func Run(ctx context.Context, cfg Config) (m *Main, err error) {
+	if m, err = newMain(cfg); err != nil {
+		return nil, err
+	}
+	if err := m.listenAndServe(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil { // stop what started; the caller gets no Main to Close
+			m.stopStarted()
+			m = nil
+		}
+	}()
+	if err := m.openStore(ctx); err != nil {
+		return nil, err
+	}
+	svc, err := m.buildServices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.startS3(ctx); err != nil {
+		return nil, err
+	}
+	mux := m.buildHandler(svc)
+	m.start(ctx, svc, mux)
+	return m, nil
+}
+
+// newMain checks the configuration and makes the data directory's
+// folders. It starts nothing.
+func newMain(cfg Config) (*Main, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -220,27 +121,33 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	if err := cfg.Tokens.Check(); err != nil {
 		return nil, err
 	}
-	tlsConfig, err := cfg.tlsConfig()
-	if err != nil {
+	m := &Main{Config: cfg, log: log, errc: make(chan error, 5), s3Closing: make(chan struct{})}
+	if m.tls, err = cfg.tlsConfig(); err != nil {
 		return nil, err
 	}
-	m := &Main{Config: cfg, log: log, errc: make(chan error, 5), s3Closing: make(chan struct{})}
 	for _, d := range []string{cfg.DataDir, cfg.BucketDir(), filepath.Join(cfg.DataDir, "work")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("create %s: %w", d, err)
 		}
 	}
-	reg := metrics.New(log)
-	m.front = newFront(cfg.BucketDir(), reg.Handler())
+	m.metrics = metrics.New(log)
+	m.front = newFront(cfg.BucketDir(), m.metrics.Handler())
+	return m, nil
+}
+
+// listenAndServe is the first phase: it listens and serves the front
+// handler, which answers /healthz and /metrics at once and 503 elsewhere
+// until start opens it, and calls Config.Listening.
+func (m *Main) listenAndServe() error {
 	ln, err := m.listen()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	m.http = &http.Server{Handler: m.front, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, TLSConfig: tlsConfig,
+	m.http = &http.Server{Handler: m.front, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, TLSConfig: m.tls,
 		// TLS handshake errors (a scanner, plain HTTP to the HTTPS port).
-		ErrorLog: slog.NewLogLogger(log.With("component", "http").Handler(), slog.LevelDebug)}
-	if tlsConfig != nil {
-		ln = tls.NewListener(ln, tlsConfig)
+		ErrorLog: slog.NewLogLogger(m.log.With("component", "http").Handler(), slog.LevelDebug)}
+	if m.tls != nil {
+		ln = tls.NewListener(ln, m.tls)
 	}
 	m.goRun("http", func() error {
 		if err := m.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
@@ -248,39 +155,69 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		}
 		return nil
 	})
-	if cfg.Listening != nil {
-		cfg.Listening(m.URL)
+	if m.Config.Listening != nil {
+		m.Config.Listening(m.URL)
 	}
-	ok := false
-	defer func() {
-		if !ok { // stop what started; the caller gets no Main to Close
-			m.closeS3()
-			m.http.Close()
-			m.wg.Wait()
-			if m.DB != nil {
-				m.DB.Close()
-			}
-		}
-	}()
-	if m.DB, err = db.Open(ctx, db.Config{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log}); err != nil {
-		return nil, err
+	return nil
+}
+
+// stopStarted stops what the phases started when a later one failed.
+func (m *Main) stopStarted() {
+	m.closeS3()
+	m.http.Close()
+	m.wg.Wait()
+	if m.DB != nil {
+		m.DB.Close()
+	}
+}
+
+// openStore opens (and migrates) the database, seeds the sample trace,
+// and makes the event broker.
+func (m *Main) openStore(ctx context.Context) error {
+	cfg := m.Config
+	var err error
+	if m.DB, err = db.Open(ctx, db.Config{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: m.log}); err != nil {
+		return err
 	}
 	m.front.phase.Store(phaseStarting)
 	sample, err := samples.Seed(ctx, m.DB, filepath.Join(cfg.DataDir, "samples"))
 	if err != nil {
-		return nil, fmt.Errorf("seed sample trace: %w", err)
+		return fmt.Errorf("seed sample trace: %w", err)
 	}
 	if sample.ID != samples.SampleID {
-		log.Warn("an uploaded trace takes the sample's id; the seeded sample moves", "component", "samples", "trace", samples.SampleID, "sample", sample.ID)
+		m.log.Warn("an uploaded trace takes the sample's id; the seeded sample moves", "component", "samples", "trace", samples.SampleID, "sample", sample.ID)
 	}
-	broker := &events.Broker{}
+	m.events = &events.Broker{}
 	if cfg.SubscriberQueue != nil {
-		broker = events.NewBroker(*cfg.SubscriberQueue)
+		m.events = events.NewBroker(*cfg.SubscriberQueue)
 	}
-	m.events = broker
-	var sc *scanner.Scanner
-	pp := postproc.New(postproc.Config{
-		Moved:       func(id string, state cascade.TraceState, ran bool) { sc.Moved(id, state, ran) },
+	return nil
+}
+
+// services are the server's parts that work in the background or answer
+// the API, as buildServices makes them and start runs them.
+type services struct {
+	postproc *postproc.Processor
+	// states is where a trace's state is decided: the scanner reports to
+	// it, and it drives the post-processor, which reports to it.
+	states  *tracestate.Machine
+	scanner *scanner.Scanner
+	runs    *runs.Manager
+	plans   *plans.Service
+	// sampled coordinates sampled runs apart from the run lifecycle,
+	// which tells it of every run it publishes; results reads what runs
+	// gave back, apart from both.
+	sampled *sampled.Coordinator
+	results *results.Reader
+}
+
+// buildServices builds the services on the store, none started: the
+// post-processor, a trace's state machine on it, the run manager with its
+// executor, and the scanner reporting to the state machine.
+func (m *Main) buildServices(ctx context.Context) (*services, error) {
+	cfg, log, reg := m.Config, m.log, m.metrics
+	var s services
+	s.postproc = postproc.New(postproc.Config{
 		Finished:    reg.Postprocessed,
 		Command:     cfg.PostprocessCmd,
 		Root:        cfg.BucketDir(),
@@ -290,9 +227,40 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		Jobs:        cfg.PostprocessJobs,
 		Format:      cfg.TraceFormat,
 		Store:       m.DB,
-		Events:      broker,
+		Events:      m.events,
 		Logger:      log,
 	})
+	s.states = tracestate.New(s.postproc)
+	s.plans = &plans.Service{Store: m.DB, BucketDir: cfg.BucketDir()}
+	var err error
+	if s.runs, err = m.buildRuns(ctx); err != nil {
+		return nil, err
+	}
+	s.sampled = sampled.New(sampled.Config{Runs: s.runs, Store: m.DB, Plans: s.plans, Events: m.events, Logger: log})
+	s.runs.Coordinate(s.sampled)
+	s.results = results.New(results.Config{Store: m.DB, Configs: s.runs.Configs(), Live: s.runs, BucketDir: cfg.BucketDir()})
+	s.scanner = scanner.New(scanner.Config{
+		Root:     cfg.BucketDir(),
+		Interval: cfg.ScanInterval,
+		Store:    m.DB,
+		Events:   m.events,
+		States:   s.states,
+		Removed: func(ctx context.Context, id string) error {
+			if err := s.postproc.Forget(ctx, id); err != nil {
+				return err
+			}
+			return s.runs.RemoveTrace(ctx, id)
+		},
+		Scanned: reg.Scanned,
+		Logger:  log,
+	})
+	return &s, nil
+}
+
+// buildRuns builds the run manager with the executor Config.Executor
+// names, and checks the executor.
+func (m *Main) buildRuns(ctx context.Context) (*runs.Manager, error) {
+	cfg, log := m.Config, m.log
 	simCmd := cfg.SimCmd
 	if len(simCmd) == 0 {
 		simCmd = []string{"accel-sim.out"}
@@ -305,21 +273,20 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		}
 	case "slurm":
 		newExecutor = func(h runs.Host) runs.Executor {
-			return slurmexec.New(h, slurmexec.Config{Command: simCmd, Env: cfg.SimEnv, Slurm: cfg.Slurm, PollFailed: reg.SlurmPollFailed, Logger: log})
+			return slurmexec.New(h, slurmexec.Config{Command: simCmd, Env: cfg.SimEnv, Slurm: cfg.Slurm, PollFailed: m.metrics.SlurmPollFailed, Logger: log})
 		}
 	default:
 		return nil, fmt.Errorf("executor: want local or slurm, got %q", cfg.Executor)
 	}
-	planner := &plans.Service{Store: m.DB, BucketDir: cfg.BucketDir()}
 	rm := runs.New(runs.Config{
 		BucketDir:   cfg.BucketDir(),
 		WorkDir:     filepath.Join(cfg.DataDir, "work"),
 		ConfigsDir:  cfg.SimConfigsDir,
 		NewExecutor: newExecutor,
 		Store:       m.DB,
-		Events:      broker,
+		Events:      m.events,
 		Logger:      log,
-		Ended:       reg.RunEnded,
+		Ended:       m.metrics.RunEnded,
 		StatsTable:  cfg.SimStats,
 		Simulator:   simCmd,
 		Probe:       simprobe.Simulator{Command: simCmd, Env: cfg.SimEnv},
@@ -327,67 +294,49 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 
 		TraceConfigsDir: cfg.SimTraceConfigsDir,
 	})
-	// Sampled runs are coordinated apart from the run lifecycle, which
-	// tells the coordinator of every run it publishes; what runs give
-	// back is read apart from both.
-	sampledRuns := sampled.New(sampled.Config{Runs: rm, Store: m.DB, Plans: planner, Events: broker, Logger: log})
-	rm.Coordinate(sampledRuns)
-	reader := results.New(results.Config{Store: m.DB, Configs: rm.Configs(), Live: rm, BucketDir: cfg.BucketDir()})
 	found, err := rm.CheckExecutor(ctx)
 	for _, l := range found {
 		log.Info(l, "component", "runs")
 	}
 	m.Config.Report = append(slices.Clip(m.Config.Report), found...)
-	if err != nil {
-		return nil, err
-	}
-	sc = scanner.New(scanner.Config{
-		Root:      cfg.BucketDir(),
-		Interval:  cfg.ScanInterval,
-		Store:     m.DB,
-		Events:    broker,
-		Processor: pp,
-		Removed: func(ctx context.Context, id string) error {
-			if err := pp.Forget(ctx, id); err != nil {
-				return err
-			}
-			return rm.RemoveTrace(ctx, id)
-		},
-		Scanned: reg.Scanned,
-		Logger:  log,
-	})
-	if err := m.startS3(ctx); err != nil {
-		return nil, err
-	}
-	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: broker, Traces: sc, Postproc: pp, S3: m.S3,
-		Runs: rm, RunLogs: rm, Configs: rm.Configs(), Exec: rm, Results: reader, Comparisons: reader, SampledRuns: sampledRuns,
+	return rm, err
+}
+
+// buildHandler builds the GraphQL server on the services, has /metrics
+// watch them, and returns the handler of everything but /healthz and
+// /metrics.
+//
+// Only those with a token, when there are tokens, may use the GraphQL
+// endpoint (which answers in GraphQL's terms), and only the read-write
+// token pprof: a CPU profile or an execution trace slows the server while
+// it runs, and a goroutine dump shows its insides, which is for whoever
+// runs it, not for readers. /healthz and /metrics stay open to probes and
+// scrapers.
+func (m *Main) buildHandler(s *services) http.Handler {
+	cfg := m.Config
+	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: m.events, Traces: s.scanner, Postproc: s.postproc, S3: m.S3,
+		Runs: s.runs, RunLogs: s.runs, Configs: s.runs.Configs(), Exec: s.runs, Results: s.results, Comparisons: s.results, SampledRuns: s.sampled,
 		Disk:     disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB},
-		Sampling: planner},
-		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
+		Sampling: s.plans},
+		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: m.log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
 			Tokens: cfg.Tokens, Limits: cfg.Limits})
 	src := metrics.Sources{
 		TraceStates:        m.DB.TraceCounts,
 		RunStates:          m.DB.RunCounts,
-		PostprocessQueued:  pp.Queued,
-		PostprocessRunning: pp.Running,
-		Subscribers:        broker.Subscribers,
-		SubscribersDropped: broker.Dropped,
+		PostprocessQueued:  s.postproc.Queued,
+		PostprocessRunning: s.postproc.Running,
+		Subscribers:        m.events.Subscribers,
+		SubscribersDropped: m.events.Dropped,
 		ClientsDropped:     m.graph.DroppedClients,
 	}
 	if m.s3 != nil {
 		src.UploadsInFlight = m.s3.UploadsInFlight
 	}
-	reg.Watch(src)
+	m.metrics.Watch(src)
 
-	// Only those with a token, when there are tokens, may use the GraphQL
-	// endpoint (which answers in GraphQL's terms), and only the read-write
-	// token pprof: a CPU profile or an execution trace slows the server
-	// while it runs, and a goroutine dump shows its insides, which is for
-	// whoever runs it, not for readers. /healthz and /metrics stay open to
-	// probes and scrapers.
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", m.graph)
-	mux.Handle("GET /runs/{id}/kernels.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, kernelsCSV(m.DB, reader, log)))
+	mux.Handle("GET /runs/{id}/kernels.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, kernelsCSV(m.DB, s.results, m.log)))
 	if cfg.Pprof {
 		mux.Handle("/debug/pprof/", requireRole(cfg.Tokens, cascade.RoleReadWrite, pprofHandler()))
 	}
@@ -396,15 +345,20 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 	} else {
 		mux.Handle("/playground", playground.Handler("Cascade", "/graphql"))
 	}
+	return mux
+}
 
+// start runs the services in the background until Close, and opens the
+// front handler onto mux: the server is ready.
+func (m *Main) start(ctx context.Context, s *services, mux http.Handler) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.cancel = cancel
-	m.goRun("post-processor", func() error { return pp.Run(runCtx) })
-	m.goRun("scanner", func() error { return sc.Run(runCtx) })
-	m.goRun("runs", func() error { return rm.Run(runCtx) })
+	m.goRun("post-processor", func() error { return s.postproc.Run(runCtx, s.states) })
+	m.goRun("scanner", func() error { return s.scanner.Run(runCtx) })
+	m.goRun("runs", func() error { return s.runs.Run(runCtx) })
 	// The simulator is asked which configs it accepts in the background:
 	// the server is ready before it answers (see SimConfig.checked).
-	m.goRun("simulator probe", func() error { rm.Configs().Probe(runCtx); return nil })
+	m.goRun("simulator probe", func() error { s.runs.Configs().Probe(runCtx); return nil })
 	if m.s3 != nil {
 		m.goRun("s3", func() error {
 			<-m.s3.Exited()
@@ -417,8 +371,6 @@ func Run(ctx context.Context, cfg Config) (*Main, error) {
 		})
 	}
 	m.front.open(mux, m.DB)
-	ok = true
-	return m, nil
 }
 
 func (m *Main) goRun(name string, fn func() error) {

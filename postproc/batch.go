@@ -11,6 +11,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/tracedir"
+	"github.com/cascade-sim/cascade/tracestate"
 )
 
 // Traces that skip the post-processor (their upload brought
@@ -215,15 +216,20 @@ func (p *Processor) finishBatch(ctx context.Context, ids []string) {
 			p.finish(ctx, id, filepath.Join(p.cfg.Root, id), "", false)
 			continue
 		}
+		ev := tracestate.Processed
+		if r.msg != "" {
+			ev = tracestate.ProcessFailed
+		}
 		ws = append(ws, cascade.TraceWrite{ID: id, Kernels: r.kernels, Update: func(t *cascade.Trace, found bool) (bool, error) {
-			if !found || t.State != cascade.TraceProcessing {
+			to, ok := tracestate.Next(t.State, ev)
+			if !found || !ok {
 				return false, cascade.ErrUnchanged // failed by its metadata.json, or removed, meanwhile
 			}
 			if r.msg != "" {
-				t.State, t.Error = cascade.TraceFailed, &r.msg
+				t.State, t.Error = to, &r.msg
 				return false, nil
 			}
-			t.State, t.Error, t.KernelCount = cascade.TraceReady, nil, r.count
+			t.State, t.Error, t.KernelCount = to, nil, r.count
 			t.Warnings = append(t.Warnings[:0:0], r.w.Result()...)
 			if t.Warnings == nil {
 				t.Warnings = []string{}
@@ -251,14 +257,14 @@ func (p *Processor) finishBatch(ctx context.Context, ids []string) {
 			continue
 		}
 		t, id := r.Trace, ids[in[j]]
+		ev := tracestate.Processed
 		if t.State == cascade.TraceFailed {
+			ev = tracestate.ProcessFailed
 			p.log.Warn("trace failed", "trace", id, "error", cascade.Deref(t.Error))
 		} else {
 			p.log.Info("trace ready", "trace", id, "kernels", t.KernelCount)
 		}
 		p.cfg.Events.Publish(cascade.TraceUpdated{Trace: t})
-		if p.cfg.Moved != nil {
-			p.cfg.Moved(id, t.State, false)
-		}
+		p.report(tracestate.Move{ID: id, To: t.State, By: ev})
 	}
 }

@@ -1,7 +1,11 @@
 // Package postproc is where post-processing happens: it turns a trace's
 // raw NVBit traces into Accel-Sim's input, with the built-in
-// post-processor or an external one (CASCADE_POSTPROCESS_CMD), and owns
-// the move of the trace from processing to ready or failed.
+// post-processor or an external one (CASCADE_POSTPROCESS_CMD), and reports
+// its outcome, processed or failed, which package tracestate turns into
+// the move from processing to ready or failed (tracestate.Next, inside
+// the transaction that commits the trace's kernels). A [Processor] is the
+// tracestate.Processor its tracestate.Machine starts and stops, and
+// reports to the [Reporter] its Run is given.
 //
 // # The built-in post-processor
 //

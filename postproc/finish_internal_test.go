@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/scanner"
 	"github.com/cascade-sim/cascade/testkit/memstore"
+	"github.com/cascade-sim/cascade/tracestate"
 )
 
 // The post-processor's moves on the in-memory store, with real trace
@@ -31,15 +31,16 @@ import (
 
 var (
 	_ Store = (*memstore.Store)(nil)
-	// What the scanner hands complete uploads and retries to.
-	_ scanner.Processor = (*Processor)(nil)
-	_ scanner.Retrier   = (*Processor)(nil)
+	// What a trace's state machine hands complete uploads, failures by
+	// metadata.json and retries to, and what it is told of moves by.
+	_ tracestate.Processor = (*Processor)(nil)
+	_ Reporter             = (*tracestate.Machine)(nil)
 )
 
 // missingCommand is a post-processor that is not on PATH.
 const missingCommand = "cascade-test-no-such-postprocessor"
 
-// moves is the Events and Config.Moved of a Processor under test. Each
+// moves is the Events and Reporter of a Processor under test. Each
 // published trace must be what the store holds at that moment.
 type moves struct {
 	t     *testing.T
@@ -47,7 +48,7 @@ type moves struct {
 
 	mu     sync.Mutex
 	events []string // "<id> <state>" as published
-	moved  []string // "<id> <state> ran=<bool>" as Config.Moved was told
+	moved  []string // "<id> <state> ran=<bool>" as the Reporter was told
 	nudge  chan struct{}
 }
 
@@ -65,9 +66,12 @@ func (m *moves) Publish(e cascade.Event) {
 	m.mu.Unlock()
 }
 
-func (m *moves) Moved(id string, state cascade.TraceState, ran bool) {
+func (m *moves) Moved(mv tracestate.Move) {
+	if want, ok := tracestate.Next(cascade.TraceProcessing, mv.By); !ok || want != mv.To {
+		m.t.Errorf("reported %+v: the post-processor moves a trace from PROCESSING, by an event of its own", mv)
+	}
 	m.mu.Lock()
-	m.moved = append(m.moved, fmt.Sprintf("%s %s ran=%v", id, state, ran))
+	m.moved = append(m.moved, fmt.Sprintf("%s %s ran=%v", mv.ID, mv.To, mv.Ran))
 	m.mu.Unlock()
 	select {
 	case m.nudge <- struct{}{}:
@@ -75,7 +79,7 @@ func (m *moves) Moved(id string, state cascade.TraceState, ran bool) {
 	}
 }
 
-// waitMoved waits until Config.Moved was told of n moves and returns them
+// waitMoved waits until the Reporter was told of n moves and returns them
 // and the events, each sorted: traces are finished concurrently.
 func (m *moves) waitMoved(n int) (moved, events []string) {
 	m.t.Helper()
@@ -116,7 +120,7 @@ func newRig(t *testing.T) *rig {
 // to concurrency traces at once.
 func (r *rig) processor(concurrency int) *Processor {
 	return New(Config{Command: []string{missingCommand}, Root: r.root, WorkDir: r.work, Concurrency: concurrency,
-		Store: r.m, Events: r.mv, Moved: r.mv.Moved, Logger: slog.New(slog.NewTextHandler(testLog{r.t}, nil))})
+		Store: r.m, Events: r.mv, Logger: slog.New(slog.NewTextHandler(testLog{r.t}, nil))})
 }
 
 // testLog sends the processor's log to the test's, shown on failure.
@@ -132,7 +136,7 @@ func (w testLog) Write(p []byte) (int, error) {
 func (r *rig) run(p *Processor) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
+	go func() { done <- p.Run(ctx, r.mv) }()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
@@ -212,7 +216,7 @@ func processed() map[string]string {
 // kernels (in a batch; one with big stats files on its own) and warnings
 // and the kernel count of kernelslist.g; one without runs the command,
 // which is not found, and fails saying how to set it. Each move is
-// committed, then published, then told to Config.Moved.
+// committed, then published, then told to the Reporter.
 func TestStartFinishesWhatIsProcessing(t *testing.T) {
 	r := newRig(t)
 	r.trace("uploading", cascade.TraceUploading, raw())
@@ -343,7 +347,7 @@ func TestProcessAfterStart(t *testing.T) {
 	}
 	r.trace("unreadable", cascade.TraceProcessing, nil)
 	for _, id := range []string{"moved on", "new", "unreadable"} {
-		p.Process(id, filepath.Join(r.root, id))
+		p.Process(id)
 	}
 	moved, _ := r.mv.waitMoved(3)
 	if want := []string{"at start READY ran=false", "new READY ran=false", "unreadable FAILED ran=false"}; !reflect.DeepEqual(moved, want) {

@@ -17,6 +17,7 @@ import (
 	"github.com/cascade-sim/cascade/internal/proc"
 	"github.com/cascade-sim/cascade/internal/workqueue"
 	"github.com/cascade-sim/cascade/tracedir"
+	"github.com/cascade-sim/cascade/tracestate"
 )
 
 // Store is the storage the post-processor needs; *db.DB implements it.
@@ -49,11 +50,6 @@ type Config struct {
 	Jobs   int // the -j of every post-processor; 0 gives each its share of CPUs
 	Store  Store
 	Events cascade.Publisher
-	// Moved, if set, is told after a trace moved to ready or failed: the
-	// state it moved to, and whether a post-processor ran for it (and so
-	// may have changed its files) or it moved on from the files its upload
-	// brought.
-	Moved func(id string, state cascade.TraceState, ran bool)
 	// Finished, if set, is told how long each post-processor that ran to
 	// its end took and whether it succeeded, for /metrics.
 	Finished func(d time.Duration, ok bool)
@@ -66,8 +62,16 @@ type Config struct {
 	Format string
 }
 
+// Reporter is told of every trace the post-processor moved to ready or
+// failed, once the move is committed; *tracestate.Machine is one.
+type Reporter interface {
+	Moved(tracestate.Move)
+}
+
 // Processor queues and runs post-processing. Process, Stop, Forget and
-// LogPath are safe for concurrent use; Run is called once.
+// LogPath are safe for concurrent use; Run is called once. It is the
+// tracestate.Processor of a trace's state machine, and reports its
+// outcomes to the Reporter Run is given.
 type Processor struct {
 	cfg Config
 	log *slog.Logger
@@ -82,6 +86,8 @@ type Processor struct {
 	// written with it; the post-processor runs under the queue's context,
 	// which Stop and Forget end too.
 	ctx context.Context
+	// to is Run's Reporter.
+	to Reporter
 
 	mu      sync.Mutex
 	shares  []int           // the -j of each slot, largest first
@@ -173,12 +179,12 @@ func (p *Processor) Forget(ctx context.Context, id string) error {
 }
 
 // Process queues the trace with the given id; queuing it while it waits is
-// a no-op. The dir argument is ignored: traces are found under Config.Root.
-func (p *Processor) Process(id, _ string) { p.queue.Add(id) }
+// a no-op. Traces are found under Config.Root.
+func (p *Processor) Process(id string) { p.queue.Add(id) }
 
 // Stop ends the post-processor of the trace with the given id, if one
-// runs, and leaves the trace as it is: the scanner calls it when the trace
-// left processing because its metadata.json says it failed. What it left
+// runs, and leaves the trace as it is: the trace's state machine calls it
+// when the trace left processing because its metadata.json says it failed. What it left
 // behind counts as partial output, as after a failure.
 func (p *Processor) Stop(id string) {
 	p.queue.Cancel(id)
@@ -211,9 +217,10 @@ func (p *Processor) markerPath(id string) string {
 }
 
 // Run queues every trace still processing (a restart redoes them), then
-// runs queued post-processors until ctx is done. Running ones are stopped
-// with their whole process group and left processing for the next start.
-func (p *Processor) Run(ctx context.Context) error {
+// runs queued post-processors until ctx is done, reporting each trace it
+// moves on to to (nil: to none). Running ones are stopped with their
+// whole process group and left processing for the next start.
+func (p *Processor) Run(ctx context.Context, to Reporter) error {
 	if err := os.MkdirAll(filepath.Join(p.cfg.WorkDir, "postprocess"), 0o755); err != nil {
 		return fmt.Errorf("create post-processing directory: %w", err)
 	}
@@ -227,7 +234,7 @@ func (p *Processor) Run(ctx context.Context) error {
 			p.queue.Add(t.ID)
 		}
 	}
-	p.ctx = ctx // before the queue starts any work
+	p.ctx, p.to = ctx, to // before the queue starts any work
 	var wg sync.WaitGroup
 	wg.Go(func() { p.runBatches(ctx) })
 	p.queue.Run(ctx)
@@ -378,9 +385,10 @@ const bigIngest = 5000
 // once.
 const maxOutside = 2
 
-// finish moves the trace to failed with msg, or, when msg is empty, to
-// ready with its kernels and the kernel count of kernelslist.g. ran is
-// whether a post-processor ran (Config.Moved).
+// finish moves the trace to failed with msg (tracestate.ProcessFailed),
+// or, when msg is empty, to ready (tracestate.Processed) with its kernels
+// and the kernel count of kernelslist.g. ran is whether a post-processor
+// ran (tracestate.Move.Ran).
 func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 	var w tracedir.Warnings
 	count := 0
@@ -427,15 +435,20 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 			return
 		}
 	}
+	ev := tracestate.Processed
+	if msg != "" {
+		ev = tracestate.ProcessFailed
+	}
 	t, saved, err := p.cfg.Store.UpdateTrace(ctx, id, func(t *cascade.Trace, found bool) error {
-		if !found || t.State != cascade.TraceProcessing {
-			return cascade.ErrUnchanged
+		to, ok := tracestate.Next(t.State, ev)
+		if !found || !ok {
+			return cascade.ErrUnchanged // no longer processing
 		}
 		if msg != "" {
-			t.State, t.Error = cascade.TraceFailed, &msg
+			t.State, t.Error = to, &msg
 			return nil
 		}
-		t.State, t.Error, t.KernelCount = cascade.TraceReady, nil, count
+		t.State, t.Error, t.KernelCount = to, nil, count
 		t.Warnings = append(t.Warnings[:0:0], w.Result()...)
 		if t.Warnings == nil {
 			t.Warnings = []string{}
@@ -455,7 +468,12 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 		p.log.Info("trace ready", "trace", id, "kernels", count)
 	}
 	p.cfg.Events.Publish(cascade.TraceUpdated{Trace: t})
-	if p.cfg.Moved != nil {
-		p.cfg.Moved(id, t.State, ran)
+	p.report(tracestate.Move{ID: id, To: t.State, By: ev, Ran: ran})
+}
+
+// report tells Run's Reporter of a committed move.
+func (p *Processor) report(mv tracestate.Move) {
+	if p.to != nil {
+		p.to.Moved(mv)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/testkit/memstore"
+	"github.com/cascade-sim/cascade/tracestate"
 )
 
 // The scanner on the in-memory store, with real files in a temporary
@@ -26,7 +27,8 @@ import (
 
 var _ Store = (*memstore.Store)(nil)
 
-// recorder is the Events and Processor of a scanner under test. It
+// recorder is the Events of a scanner under test, and the Processor of
+// its tracestate.Machine. It
 // records what the scanner published and handed on, and at each checks
 // that the store already holds it: a change is committed first and
 // published (or processed) after, as a copy of the committed row.
@@ -71,17 +73,16 @@ func (r *recorder) Publish(e cascade.Event) {
 	}
 }
 
-func (r *recorder) Process(id, dir string) {
+func (r *recorder) Process(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if tr, err := r.store.Trace(context.Background(), id); err != nil || tr.State != cascade.TraceProcessing {
 		r.t.Errorf("Process(%s) with the store's trace %s (%v), want it committed PROCESSING first", id, tr.State, err)
 	}
-	if want := filepath.Join(r.root, id); dir != want {
-		r.t.Errorf("Process(%s, %s), want the directory %s", id, dir, want)
-	}
 	r.processed = append(r.processed, id)
 }
+
+func (r *recorder) Retried(string) {}
 
 func (r *recorder) Stop(id string) {
 	r.mu.Lock()
@@ -120,7 +121,7 @@ func newBucket(t *testing.T) *bucket {
 	m := memstore.New()
 	r := &recorder{t: t, store: m, root: root}
 	b := &bucket{t: t, root: root, m: m, r: r}
-	b.s = New(Config{Root: root, Interval: testInterval, Store: m, Events: r, Processor: r,
+	b.s = New(Config{Root: root, Interval: testInterval, Store: m, Events: r, States: tracestate.New(r),
 		Removed: func(_ context.Context, id string) error {
 			r.mu.Lock()
 			defer r.mu.Unlock()

@@ -14,17 +14,21 @@
 // changes are published in order once it is committed.
 //
 // The scanner alone writes a trace's scan fields (bytes, kernel count while
-// uploading, metadata fields, timing flags) and alone moves a trace from
-// uploading to processing, or to failed when its metadata says so or is
-// broken. It then hands the trace to a [Processor]; what happens in
-// processing belongs to package postproc, except that metadata.json saying
-// "failed" fails a processing trace too (and stops its post-processor).
-// A ready or failed trace uploaded again (metadata.json gone or changed, or
-// a ready trace without traces/kernelslist.g) goes back to uploading, its
-// kernels dropped in the same transaction. Every change is committed first
-// and published after, as a copy of the committed row.
+// uploading, metadata fields, timing flags). It decides no state: what a
+// walk saw of the upload (complete, broken, failed by its metadata.json,
+// or a finished trace's files changed) is an event of package tracestate,
+// and [tracestate.Next] says, inside the committing transaction, where it
+// moves the trace: uploading to processing or failed, processing to
+// failed when metadata.json says "failed", a ready or failed trace back
+// to uploading when it was uploaded again (metadata.json gone or changed,
+// or a ready trace without traces/kernelslist.g), its kernels dropped in
+// the same transaction. Every change is committed first and published
+// after, as a copy of the committed row, and then reported to
+// Config.States, the [tracestate.Machine], which starts or stops the
+// post-processor; the Machine's outcomes of post-processing tell the
+// scanner which traces to walk again (see settle in retry.go).
 //
-// A trace's state is decided in inspect.go: see reads what a walk saw
+// A walk's verdict is reached in inspect.go: see reads what a walk saw
 // (its tree and metadata.json), inspect applies the Traces guide's rules
 // to that, the trace's earlier walks and the clock, reading nothing else,
 // and look.apply writes the outcome into the stored trace inside the

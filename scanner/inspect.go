@@ -11,6 +11,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/tracedir"
+	"github.com/cascade-sim/cascade/tracestate"
 )
 
 // sight is what one walk of a trace saw: its tree (every file's size,
@@ -66,9 +67,10 @@ type history struct {
 	metaSince time.Time
 }
 
-// look is what one walk of a trace says: its scan fields, the state an
-// uploading trace moves to ("" to stay), and what a trace past uploading
-// needs to know to tell a new upload from its own.
+// look is what one walk of a trace says: its scan fields, what the walk
+// saw happen to the upload (an event for package tracestate, "" for
+// none), and what a trace past uploading needs to know to tell a new
+// upload from its own.
 type look struct {
 	// gone: the tree holds no file (only dotfiles or directories), so it
 	// is no trace, as in a bucket, where a folder is only the common
@@ -92,15 +94,18 @@ type look struct {
 	// whatever the trace's state; "" otherwise.
 	metaFailed string
 
-	newState cascade.TraceState
-	err      string
+	// event is the walk's verdict on the upload: complete, broken, or
+	// failed by its metadata.json; err says why for the last two.
+	event tracestate.Event
+	err   string
 }
 
 // inspect applies the guide's rules to what a walk at now saw, given the
 // trace's earlier walks (h) and the scan interval, and returns its look
-// and the history with this walk added. It is the scanner's decision, and
+// and the history with this walk added. It is the scanner's verdict, and
 // reads nothing but its arguments: the clock is now. [look.apply] then
-// applies the look to the stored trace.
+// applies the look to the stored trace, moving its state as
+// [tracestate.Next] says.
 func inspect(saw sight, h history, now time.Time, interval time.Duration) (look, history) {
 	tree := saw.tree
 	if len(tree.Files) == 0 {
@@ -140,9 +145,10 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 			l.metaFailed = failedText(meta)
 		}
 	}
-	// The state a trace moves to is decided for every walk but applied only
-	// to an uploading trace, inside the committing transaction: a retried
-	// trace is uploading again before this scanner hears of it.
+	// The walk's verdict is reached for every walk; what it does to the
+	// trace's state depends on the state the committing transaction finds
+	// (tracestate.Next): a retried trace is uploading again before this
+	// scanner hears of it.
 	switch {
 	case !l.hasMeta:
 		// Still uploading: the upload is complete only once metadata.json exists.
@@ -150,20 +156,20 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 		// A half-written file does not parse either: fail only once it
 		// has stopped changing.
 		if quiet(h.metaSince, now, interval) {
-			l.fail(metaErr.Error())
+			l.fail(tracestate.UploadBroken, metaErr.Error())
 		}
 	case l.metaFailed != "":
-		l.fail(l.metaFailed)
+		l.fail(tracestate.MetadataFailed, l.metaFailed)
 	case meta.HasFiles:
 		complete, err := filesComplete(tree, meta.Files)
 		if err != nil {
-			l.fail(err.Error())
+			l.fail(tracestate.UploadBroken, err.Error())
 		} else if complete {
-			l.newState = cascade.TraceProcessing
+			l.event = tracestate.UploadComplete
 		}
 	default:
 		if streamComplete(tree) && quiet(h.treeSince, now, interval) {
-			l.newState = cascade.TraceProcessing
+			l.event = tracestate.UploadComplete
 		}
 	}
 	return l, h
@@ -204,7 +210,7 @@ func failedText(m tracedir.Metadata) string {
 	return msg
 }
 
-func (l *look) fail(msg string) { l.newState, l.err = cascade.TraceFailed, msg }
+func (l *look) fail(ev tracestate.Event, msg string) { l.event, l.err = ev, msg }
 
 // filesComplete applies the guide's first rule: every listed file is on
 // disk with the listed size. An entry that leaves the trace directory is an
@@ -241,31 +247,28 @@ type change int
 
 const (
 	unchanged   change = iota
-	moved              // uploading to processing or failed, or processing to failed
-	startedOver        // a finished trace uploaded again: back to uploading
+	moved              // by the walk's event: uploading to processing or failed, or processing to failed
+	startedOver        // a finished trace uploaded again (tracestate.FilesChanged): back to uploading
 )
 
-// apply writes the look's fields into t and moves its state:
+// apply writes the look's fields into t and moves its state as
+// [tracestate.Next] says of the event the walk saw:
 //
-//   - an uploading trace by the guide's rules;
-//   - a finished (ready or failed) trace back to uploading when it is
-//     uploaded again: its metadata.json is gone or differs from the one
-//     its upload completed with, or, ready, it lost traces/kernelslist.g;
-//   - a processing trace to failed when metadata.json now says so.
+//   - the walk's verdict (l.event) moves an uploading trace by the
+//     guide's rules, and a processing one to failed when metadata.json
+//     now says so;
+//   - a finished (ready or failed) trace goes back to uploading
+//     (tracestate.FilesChanged) when it is uploaded again: its
+//     metadata.json is gone or differs from the one its upload completed
+//     with, or, ready, it lost traces/kernelslist.g.
 //
-// Nothing else moves a trace here: the post-processor's writes touch
-// neither metadata.json nor, once it is done, kernelslist.g, so they never
-// count as an upload, and processing to ready belongs to package postproc.
+// The post-processor's writes touch neither metadata.json nor, once it is
+// done, kernelslist.g, so they never count as an upload; processing to
+// ready is the post-processor's event.
 func (l look) apply(t *cascade.Trace) (change, string) {
-	var c change
+	ev := l.event
 	why := ""
-	switch {
-	case t.State == cascade.TraceUploading && l.newState != "":
-		c = moved
-	case t.State == cascade.TraceProcessing && l.metaFailed != "":
-		c = moved
-		l.newState, l.err = cascade.TraceFailed, l.metaFailed
-	case t.State.Finished():
+	if t.State.Finished() {
 		switch {
 		case !l.hasMeta:
 			why = "metadata.json removed"
@@ -277,17 +280,22 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 			why = tracedir.KernelsListG + " removed"
 		}
 		if why != "" {
-			c = startedOver
+			ev = tracestate.FilesChanged
 		}
 	}
-	switch c {
-	case moved:
-		t.State, t.Error, t.MetadataSum = l.newState, nil, l.metaSum
-		if l.newState == cascade.TraceFailed {
-			t.Error = &l.err
+	c := unchanged
+	if to, ok := tracestate.Next(t.State, ev); ok {
+		switch {
+		case ev == tracestate.FilesChanged:
+			c = startedOver
+			t.State, t.Error, t.MetadataSum, t.Warnings = to, nil, "", []string{}
+		default:
+			c = moved
+			t.State, t.Error, t.MetadataSum = to, nil, l.metaSum
+			if to == cascade.TraceFailed {
+				t.Error = &l.err
+			}
 		}
-	case startedOver:
-		t.State, t.Error, t.MetadataSum, t.Warnings = cascade.TraceUploading, nil, "", []string{}
 	}
 
 	t.Bytes = l.bytes

@@ -10,6 +10,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/events"
+	"github.com/cascade-sim/cascade/tracestate"
 )
 
 // countingStore counts the scanner's commits, one per walk of a trace that
@@ -26,12 +27,14 @@ func (c *countingStore) UpdateTraceAndKernels(ctx context.Context, id string, fn
 
 type queued []string
 
-func (q *queued) Process(id, _ string) { *q = append(*q, id) }
-func (q *queued) Stop(string)          {}
+func (q *queued) Process(id string) { *q = append(*q, id) }
+func (q *queued) Stop(string)       {}
+func (q *queued) Retried(string)    {}
 
 // TestMovedWalksOnlyWhatChanged: a trace the post-processor moved on
-// without running is walked again only when its files may have changed
-// since the walk that sent it to processing; one it ran for always is.
+// without running (as it reports to the tracestate.Machine) is walked
+// again only when its files may have changed since the walk that sent it
+// to processing; one it ran for always is.
 func TestMovedWalksOnlyWhatChanged(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
@@ -66,7 +69,8 @@ func TestMovedWalksOnlyWhatChanged(t *testing.T) {
 	defer d.Close()
 	store := &countingStore{DB: d, commits: map[string]int{}}
 	var q queued
-	s := New(Config{Root: root, Store: store, Events: &events.Broker{}, Processor: &q})
+	states := tracestate.New(&q)
+	s := New(Config{Root: root, Store: store, Events: &events.Broker{}, States: states})
 	s.watching = true // as Run with file-system events; the test kicks by hand
 	s.scan(ctx, true, true)
 	if len(q) != len(ids) {
@@ -89,13 +93,13 @@ func TestMovedWalksOnlyWhatChanged(t *testing.T) {
 	before := map[string]int{}
 	for _, id := range ids {
 		before[id] = store.commits[id]
-		s.Moved(id, cascade.TraceReady, id == "ran")
+		states.Moved(tracestate.Move{ID: id, To: cascade.TraceReady, By: tracestate.Processed, Ran: id == "ran"})
 	}
 	s.scan(ctx, false, false)
 	for _, id := range ids {
 		walked := store.commits[id] > before[id]
 		if want := id != "same"; walked != want {
-			t.Errorf("%s: walked after Moved = %v, want %v", id, walked, want)
+			t.Errorf("%s: walked after the move = %v, want %v", id, walked, want)
 		}
 		if st := s.traces[id].state; st != cascade.TraceReady {
 			t.Errorf("%s: the scanner saw it %s, want READY", id, st)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/tracestate"
 )
 
 // Retry sends a failed or ready trace back through the completeness rules
@@ -26,31 +27,27 @@ func (s *Scanner) Retry(ctx context.Context, id string) (cascade.Trace, error) {
 		case !t.Retryable():
 			return cascade.Errorf(cascade.ECONFLICT, "trace %q failed on its metadata.json (%s): a retry would read the same file again; upload a corrected metadata.json and the trace starts over by itself", id, cascade.Deref(t.Error))
 		}
-		t.State, t.Error = cascade.TraceUploading, nil
+		to, ok := tracestate.Next(t.State, tracestate.Retried)
+		if !ok { // Finished, checked above: the table and the check agree
+			return cascade.Errorf(cascade.ECONFLICT, "trace %q is %s; it cannot be retried", id, strings.ToLower(string(t.State)))
+		}
+		t.State, t.Error = to, nil
 		return nil
 	})
 	if err != nil {
 		return t, err
 	}
 	s.log.Info("trace retried", "trace", id)
-	if r, ok := s.cfg.Processor.(Retrier); ok {
-		r.Retried(id)
-	}
+	s.report(tracestate.Move{ID: id, To: t.State, By: tracestate.Retried})
 	s.cfg.Events.Publish(cascade.TraceUpdated{Trace: t})
 	s.Refresh(id)
 	return t, nil
 }
 
-// Retrier is a [Processor] that is told of a retry: a retried trace may
-// need processing again even with its processed files in place.
-type Retrier interface {
-	Retried(id string)
-}
-
 // Refresh asks for an immediate walk of the trace whatever state the
-// scanner last saw: the post-processor calls it when it moved a trace on,
-// so the scanner's view (and the trace's bytes, grown by processed files)
-// catches up at once.
+// scanner last saw: after a retry, and (through settle) after the
+// post-processor ran for a trace, so the scanner's view (and the trace's
+// bytes, grown by processed files) catches up at once.
 func (s *Scanner) Refresh(id string) {
 	s.mu.Lock()
 	s.forced[id] = true
@@ -58,22 +55,32 @@ func (s *Scanner) Refresh(id string) {
 	s.wake()
 }
 
-// Moved is told by the post-processor that a trace moved to state (ready
-// or failed), and whether a post-processor ran for it. After one that ran
-// it is [Scanner.Refresh]. Otherwise the trace's files are the ones the
-// walk that sent it to processing saw, unless they changed since: the
-// scanner walks it again only when its directories or metadata.json
-// differ from that walk's, or when it let a file-system event for the
-// trace go by while the trace was processing (or has no file-system events
-// to go by, or not for every directory). Else it only takes the new state,
-// and a bucket of finished uploads is not walked twice at start.
-func (s *Scanner) Moved(id string, state cascade.TraceState, ran bool) {
-	if ran {
-		s.Refresh(id)
+// settle takes the post-processor's moves from Config.States and adds to
+// forced the traces to walk again. A trace a post-processor ran for is
+// walked again (as after [Scanner.Refresh]). Otherwise the trace's files
+// are the ones the walk that sent it to processing saw, unless they
+// changed since: the scanner walks it again only when its directories or
+// metadata.json differ from that walk's, or when it let a file-system
+// event for the trace go by while the trace was processing (or has no
+// file-system events to go by, or not for every directory). Else it only
+// takes the new state, and a bucket of finished uploads is not walked
+// twice at start.
+func (s *Scanner) settle(forced map[string]bool) {
+	if s.cfg.States == nil {
 		return
 	}
-	s.mu.Lock()
-	s.settled[id] = state
-	s.mu.Unlock()
-	s.wake()
+	for id, o := range s.cfg.States.TakeOutcomes() {
+		if e := s.traces[id]; !o.Ran && !forced[id] && e != nil && s.unchanged(id, e) {
+			e.state = o.State
+			continue
+		}
+		forced[id] = true
+	}
+}
+
+// report tells Config.States of a committed move.
+func (s *Scanner) report(mv tracestate.Move) {
+	if s.cfg.States != nil {
+		s.cfg.States.Moved(mv)
+	}
 }

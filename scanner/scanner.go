@@ -18,6 +18,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/tracedir"
+	"github.com/cascade-sim/cascade/tracestate"
 )
 
 // DefaultInterval is the guide's scan period.
@@ -34,20 +35,16 @@ type Store interface {
 	UpdateTraces(ctx context.Context, ws []cascade.TraceWrite) ([]cascade.TraceWritten, error)
 }
 
-// Processor takes a trace whose upload is complete. Process must not
-// block; Stop ends the post-processing of a trace that left processing.
-type Processor interface {
-	Process(id, dir string)
-	Stop(id string)
-}
-
 // Config configures a Scanner.
 type Config struct {
-	Root      string        // the bucket prefix directory; created if missing
-	Interval  time.Duration // DefaultInterval when 0
-	Store     Store
-	Events    cascade.Publisher
-	Processor Processor
+	Root     string        // the bucket prefix directory; created if missing
+	Interval time.Duration // DefaultInterval when 0
+	Store    Store
+	Events   cascade.Publisher
+	// States is told of every move the scanner commits, and tells it of
+	// the post-processor's (see package tracestate); nil for a scanner
+	// alone, whose complete uploads stay processing.
+	States *tracestate.Machine
 	// Removed, if set, is called after a trace whose directory left the
 	// bucket is deleted, before traceRemoved is published: the runs and
 	// the post-processing of the trace end there. It may wait for child
@@ -72,10 +69,7 @@ type Scanner struct {
 	mu     sync.Mutex
 	dirty  map[string]bool // trace ids fsnotify saw change
 	forced map[string]bool // trace ids to walk whatever state the scanner last saw
-	// settled holds trace ids the post-processor moved on without running
-	// (Moved), with their new state.
-	settled map[string]cascade.TraceState
-	all     bool // rescan everything in full (overflow, Rescan)
+	all    bool            // rescan everything in full (overflow, Rescan)
 
 	// Owned by the Run goroutine.
 	traces   map[string]*entry
@@ -122,7 +116,6 @@ func New(cfg Config) *Scanner {
 		kick:     make(chan struct{}, 1),
 		dirty:    map[string]bool{},
 		forced:   map[string]bool{},
-		settled:  map[string]cascade.TraceState{},
 		traces:   map[string]*entry{},
 	}
 }
@@ -175,6 +168,10 @@ func (s *Scanner) Run(ctx context.Context) error {
 	s.scan(ctx, true, true)
 	tick := time.NewTicker(s.interval)
 	defer tick.Stop()
+	var outcomes <-chan struct{} // nil without States: never ready
+	if s.cfg.States != nil {
+		outcomes = s.cfg.States.Outcomes()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -182,6 +179,8 @@ func (s *Scanner) Run(ctx context.Context) error {
 		case <-tick.C:
 			s.scan(ctx, true, false)
 		case <-s.kick:
+			s.scan(ctx, false, false)
+		case <-outcomes:
 			s.scan(ctx, false, false)
 		}
 	}
@@ -192,16 +191,10 @@ func (s *Scanner) Run(ctx context.Context) error {
 // the others; any pass walks the traces fsnotify marked dirty.
 func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
 	s.mu.Lock()
-	dirty, forced, settled, all := s.dirty, s.forced, s.settled, s.all
-	s.dirty, s.forced, s.settled, s.all = map[string]bool{}, map[string]bool{}, map[string]cascade.TraceState{}, false
+	dirty, forced, all := s.dirty, s.forced, s.all
+	s.dirty, s.forced, s.all = map[string]bool{}, map[string]bool{}, false
 	s.mu.Unlock()
-	for id, state := range settled {
-		if e := s.traces[id]; !forced[id] && e != nil && s.unchanged(id, e) {
-			e.state = state
-			continue
-		}
-		forced[id] = true
-	}
+	s.settle(forced)
 	for id := range forced {
 		dirty[id] = true
 	}
@@ -387,9 +380,11 @@ func (s *Scanner) inspectWalk(ctx context.Context, w walked, now time.Time) (*en
 
 // committed finishes the scan of a trace whose look commit applied: an
 // upload that started over is committed once more, and a trace that moved
-// is logged and handed to the processor, or taken from it.
+// is logged and its move reported to Config.States, which hands it to the
+// post-processor or takes it from it.
 func (s *Scanner) committed(ctx context.Context, id string, e *entry, l look, t cascade.Trace, c change, ok bool) {
 	if ok && c == startedOver {
+		s.report(tracestate.Move{ID: id, To: t.State, By: tracestate.FilesChanged})
 		// Published as uploading first, then the guide's rules: an upload
 		// that is already complete moves on at once.
 		t, c, ok = s.commit(ctx, id, e, l)
@@ -399,15 +394,10 @@ func (s *Scanner) committed(ctx context.Context, id string, e *entry, l look, t 
 	}
 	if t.Error != nil {
 		s.log.Warn("trace failed", "trace", id, "error", *t.Error)
-		if s.cfg.Processor != nil {
-			s.cfg.Processor.Stop(id) // it may have been processing
-		}
 	} else {
 		s.log.Info("trace "+strings.ToLower(string(t.State)), "trace", id)
 	}
-	if t.State == cascade.TraceProcessing && s.cfg.Processor != nil {
-		s.cfg.Processor.Process(id, s.dir(id))
-	}
+	s.report(tracestate.Move{ID: id, To: t.State, By: l.event})
 }
 
 // scanBatch is how many traces a pass commits in one transaction.
