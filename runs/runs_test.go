@@ -218,8 +218,13 @@ func TestCancel(t *testing.T) {
 			s := server(t, mode, configure...)
 			r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 			waitRun(t, s, r.ID, "RUNNING")
-			var c struct{ CancelRun run }
-			s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { id state } }`, map[string]any{"id": r.ID}, &c)
+			// The answer is the run cancelled, not as it was a moment
+			// before (its simulator is the server's own: it waits for it).
+			var c struct{ CancelRun struct{ State, FailureClass string } }
+			s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { state failureClass } }`, map[string]any{"id": r.ID}, &c)
+			if c.CancelRun.State != "CANCELLED" || c.CancelRun.FailureClass != "CANCELLED" {
+				t.Fatalf("cancelRun answered %+v, want CANCELLED, failure class CANCELLED", c.CancelRun)
+			}
 			got := waitRun(t, s, r.ID, "CANCELLED", "FAILED", "SUCCEEDED")
 			if got.State != "CANCELLED" {
 				t.Fatalf("state %s (%v)", got.State, got.Error)
@@ -246,7 +251,11 @@ func TestQueueAndConcurrencyLimit(t *testing.T) {
 	if got := get(t, s, b.ID); got.State != "QUEUED" {
 		t.Fatalf("second run %s while the first runs (limit 1)", got.State)
 	}
-	s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { id } }`, map[string]any{"id": c.ID}, nil)
+	var cancelled struct{ CancelRun struct{ State, FailureClass string } }
+	s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { state failureClass } }`, map[string]any{"id": c.ID}, &cancelled)
+	if cancelled.CancelRun.State != "CANCELLED" || cancelled.CancelRun.FailureClass != "CANCELLED" {
+		t.Fatalf("queued run cancelled: %+v, want CANCELLED, failure class CANCELLED as a running one's", cancelled.CancelRun)
+	}
 	if got := get(t, s, c.ID); got.State != "CANCELLED" {
 		t.Fatalf("queued run cancelled: %s", got.State)
 	}
