@@ -26,6 +26,9 @@ type ConfigKernelErrors struct {
 	Context  *string
 	Name     string
 	Errors   []*float64
+	// Cycles is the kernel's simulated cycles in each config's run, in
+	// the same order; nil where the config's run did not simulate it.
+	Cycles []*int64
 }
 
 // SweepCell is one trace under one config of a sweep: its run there (a

@@ -50,6 +50,45 @@ func kernelsCSV(store interface {
 	})
 }
 
+// configsCSV serves GET /traces/{id}/configs.csv: what each config's
+// latest succeeded run of the trace gave, the run's totals and every
+// kernel's, as results.Reader.WriteConfigsCSV writes them. A trace that
+// is not there is 404.
+func configsCSV(store interface {
+	Trace(ctx context.Context, id string) (cascade.Trace, error)
+}, rd *results.Reader, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		id := req.PathValue("id")
+		_, err := store.Trace(req.Context(), id)
+		switch {
+		case cascade.ErrorCode(err) == cascade.ENOTFOUND:
+			http.Error(w, "404 no trace "+id, http.StatusNotFound)
+			return
+		case err != nil:
+			log.Error("configs CSV", "trace", id, "err", err)
+			http.Error(w, "500 could not read the trace", http.StatusInternalServerError)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "text/csv; charset=utf-8")
+		h.Set("Content-Disposition", `attachment; filename="trace-`+id+`-configs.csv"`)
+		h.Set("Cache-Control", "no-store")
+		h.Set("X-Content-Type-Options", "nosniff")
+		sw := &sentWriter{w: w}
+		if err := rd.WriteConfigsCSV(req.Context(), sw, id); err != nil {
+			if !errors.Is(err, context.Canceled) {
+				log.Error("configs CSV", "trace", id, "err", err)
+			}
+			if !sw.sent {
+				h.Del("Content-Disposition")
+				http.Error(w, "500 could not compare the trace's runs", http.StatusInternalServerError)
+				return
+			}
+			panic(http.ErrAbortHandler)
+		}
+	})
+}
+
 // sentWriter is a response writer's body that knows whether anything was
 // sent, and flushes it.
 type sentWriter struct {

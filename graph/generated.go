@@ -75,6 +75,7 @@ type ComplexityRoot struct {
 
 	ConfigKernelErrors struct {
 		Context     func(childComplexity int) int
+		Cycles      func(childComplexity int) int
 		DisplayName func(childComplexity int) int
 		Errors      func(childComplexity int) int
 		KernelID    func(childComplexity int) int
@@ -773,6 +774,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConfigKernelErrors.Context(childComplexity), true
+	case "ConfigKernelErrors.cycles":
+		if e.ComplexityRoot.ConfigKernelErrors.Cycles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigKernelErrors.Cycles(childComplexity), true
 	case "ConfigKernelErrors.displayName":
 		if e.ComplexityRoot.ConfigKernelErrors.DisplayName == nil {
 			break
@@ -3073,6 +3080,8 @@ func (ec *executionContext) childFields_ConfigKernelErrors(ctx context.Context, 
 		return ec.fieldContext_ConfigKernelErrors_displayName(ctx, field)
 	case "errors":
 		return ec.fieldContext_ConfigKernelErrors_errors(ctx, field)
+	case "cycles":
+		return ec.fieldContext_ConfigKernelErrors_cycles(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ConfigKernelErrors", field.Name)
 }
@@ -5081,6 +5090,29 @@ func (ec *executionContext) _ConfigKernelErrors_errors(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_ConfigKernelErrors_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ConfigKernelErrors", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ConfigKernelErrors_cycles(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigKernelErrors) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigKernelErrors_cycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cycles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*int64) graphql.Marshaler {
+			return ec.marshalNInt642ᚕᚖint64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigKernelErrors_cycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigKernelErrors", field, false, false, "Int64")
 }
 
 func (ec *executionContext) _ConfigKernelErrorsConnection_simConfigs(ctx context.Context, field graphql.CollectedField, obj *model.ConfigKernelErrorsConnection) (ret graphql.Marshaler) {
@@ -15152,6 +15184,11 @@ func (ec *executionContext) _ConfigKernelErrors(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "cycles":
+			out.Values[i] = ec._ConfigKernelErrors_cycles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -18688,6 +18725,29 @@ func (ec *executionContext) marshalNInt642int64(ctx context.Context, sel ast.Sel
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int64!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNInt642ᚕᚖint64(ctx context.Context, v any) ([]*int64, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*int64, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalOInt642ᚖint64(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNInt642ᚕᚖint64(ctx context.Context, sel ast.SelectionSet, v []*int64) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalOInt642ᚖint64(ctx, sel, v[i])
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNKernel2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐKernel(ctx context.Context, sel ast.SelectionSet, v cascade.Kernel) graphql.Marshaler {

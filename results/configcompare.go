@@ -14,7 +14,8 @@ import (
 
 // ConfigComparison compares the runs of a trace config by config, configs
 // in name order, one entry for each config with any run of the trace.
-// Each config's figures are those of its latest succeeded run, computed
+// Each config's figures are those of its latest succeeded run (a sampled
+// run only when it has no other: see preferred), computed
 // by [Reader.Read] (cached); failed, cancelled, running and queued runs
 // are counted, never averaged in. The segments of sampled runs take no
 // part: their sampled run does.
@@ -46,7 +47,7 @@ func (m *Reader) configComparison(ctx context.Context, traceID string) ([]cascad
 		switch r.State {
 		case cascade.RunSucceeded:
 			c.Succeeded++
-			if c.Run == nil || r.Seq > c.Run.Seq {
+			if c.Run == nil || preferred(r, *c.Run) {
 				c.Run = &r
 			}
 		case cascade.RunFailed:
@@ -74,6 +75,16 @@ func (m *Reader) configComparison(ctx context.Context, traceID string) ([]cascad
 		out[i] = *c
 	}
 	return out, results, nil
+}
+
+// preferred reports whether succeeded run r stands for its config before
+// succeeded run o: a simulated run before a sampled one (which is
+// projected from its representatives), else the later.
+func preferred(r, o cascade.Run) bool {
+	if (r.Sampling == nil) != (o.Sampling == nil) {
+		return r.Sampling == nil
+	}
+	return r.Seq > o.Seq
 }
 
 // ConfigComparisonKernels is a page of a trace's kernels, each with its
@@ -129,27 +140,25 @@ const maxCachedAligned = 8
 // alignKernels joins the kernels of each config's results by kernel id and
 // context, ordered by them.
 func alignKernels(results []Results) []cascade.ConfigKernelErrors {
-	type ref struct {
-		id  int
-		ctx string
-	}
-	at := map[ref]int{}
+	at := map[kernelRef]int{}
 	var out []cascade.ConfigKernelErrors
 	for i, res := range results {
 		for _, k := range res.Kernels {
 			if k.KernelID == nil {
 				continue
 			}
-			r := ref{*k.KernelID, cascade.Deref(k.Context)}
+			r := kernelRef{*k.KernelID, cascade.Deref(k.Context)}
 			j, ok := at[r]
 			if !ok {
 				j = len(out)
 				at[r] = j
-				out = append(out, cascade.ConfigKernelErrors{KernelID: r.id, Context: k.Context, Name: k.Name, Errors: make([]*float64, len(results))})
+				out = append(out, cascade.ConfigKernelErrors{KernelID: r.id, Context: k.Context, Name: k.Name,
+					Errors: make([]*float64, len(results)), Cycles: make([]*int64, len(results))})
 			}
 			if k.ErrorPct != nil {
 				out[j].Errors[i] = k.ErrorPct
 			}
+			out[j].Cycles[i] = &k.SimCycles
 		}
 	}
 	slices.SortFunc(out, func(a, b cascade.ConfigKernelErrors) int {

@@ -2,9 +2,14 @@ package results_test
 
 import (
 	"context"
+	"encoding/csv"
+	"math"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/db"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
@@ -150,4 +155,81 @@ func sameRunComparison(a, b cascade.RunComparison) bool {
 	ra, rb := a.Correlation, b.Correlation
 	a.Correlation, b.Correlation = nil, nil
 	return a == b && (ra == nil) == (rb == nil) && (ra == nil || *ra == *rb)
+}
+
+// TestConfigsComparedWithoutTiming: a trace without measured timing, run
+// under two configs, still compares what the simulator gave: each
+// kernel's cycles under each config, and a CSV with each run's totals
+// (cycles, time at the config's clock) and each kernel's row per config,
+// the measured columns empty.
+func TestConfigsComparedWithoutTiming(t *testing.T) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		c := newComparisonRig(t, d, []string{"none"})
+		c.end(c.runs[0], cascade.RunSucceeded)
+		c.end(c.runs[1], cascade.RunSucceeded)
+		cs, p, err := c.m.ConfigComparisonKernels(ctx, "none", cascade.Page{First: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) != 2 || cs[0].Comparison != nil || cs[1].Comparison != nil || len(p.Items) != 4 {
+			t.Fatalf("configs %+v, %d kernels: want 2 configs without comparison, 4 kernels", cs, len(p.Items))
+		}
+		stored := map[string][]cascade.RunKernel{}
+		for _, cc := range cs {
+			ks, err := d.RunKernels(ctx, cc.Run.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored[cc.SimConfig] = ks
+		}
+		for i, k := range p.Items {
+			for j, cc := range cs {
+				if k.Cycles[j] == nil || *k.Cycles[j] != stored[cc.SimConfig][i].SimCycles || k.Errors[j] != nil {
+					t.Errorf("kernel %d under %s: cycles %v error %v, want %d and none", k.KernelID, cc.SimConfig, k.Cycles[j], k.Errors[j], stored[cc.SimConfig][i].SimCycles)
+				}
+			}
+		}
+
+		var b strings.Builder
+		if err := c.m.WriteConfigsCSV(ctx, &b, "none"); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := map[string]int{}
+		for i, h := range rows[0] {
+			col[h] = i
+		}
+		if len(rows) != 1+2+8 {
+			t.Fatalf("%d rows, want a header, 2 run rows and 8 kernel rows:\n%s", len(rows), b.String())
+		}
+		cfgs, err := simconfig.Load(string(c.configs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, cc := range cs {
+			row := rows[1+i]
+			var sum int64
+			for _, k := range stored[cc.SimConfig] {
+				sum += k.SimCycles
+			}
+			cfg, _ := simconfig.Find(cfgs, cc.SimConfig)
+			wantNs := float64(sum) * 1000 / cfg.CoreClockMHz
+			gotNs, _ := strconv.ParseFloat(row[col["sim_time_ns"]], 64)
+			if row[col["scope"]] != "run" || row[col["config"]] != cc.SimConfig || row[col["run_id"]] != cc.Run.ID ||
+				row[col["sim_cycles"]] != strconv.FormatInt(sum, 10) || math.Abs(gotNs-wantNs) > 1e-6*wantNs || row[col["measured_ns"]] != "" {
+				t.Errorf("run row %v: want %s, %d cycles, %v ns, no measured time", row, cc.SimConfig, sum, wantNs)
+			}
+		}
+		for n, row := range rows[3:] {
+			k, cc := stored[cs[n%2].SimConfig][n/2], cs[n%2]
+			if row[col["scope"]] != "kernel" || row[col["kernel_id"]] != strconv.Itoa(*k.KernelID) || row[col["config"]] != cc.SimConfig ||
+				row[col["sim_cycles"]] != strconv.FormatInt(k.SimCycles, 10) || row[col["error_pct"]] != "" {
+				t.Errorf("kernel row %v: want kernel %d under %s, %d cycles", row, *k.KernelID, cc.SimConfig, k.SimCycles)
+			}
+		}
+	})
 }

@@ -82,12 +82,6 @@ func (m *Reader) WriteKernelsCSV(ctx context.Context, w io.Writer, r cascade.Run
 
 // kernelCSVRow appends k's fields and its statistics to row.
 func kernelCSVRow(row []string, k cascade.RunKernel, stats []float64) []string {
-	opt := func(v *float64) string {
-		if v == nil {
-			return ""
-		}
-		return formatFloat(*v)
-	}
 	var kernelID, launch string
 	if k.KernelID != nil {
 		kernelID = strconv.Itoa(*k.KernelID)
@@ -97,9 +91,9 @@ func kernelCSVRow(row []string, k cascade.RunKernel, stats []float64) []string {
 	}
 	row = append(row, strconv.Itoa(k.Seq), kernelID, cascade.Deref(k.Context), k.Name, launch,
 		strconv.FormatInt(k.SimCycles, 10), strconv.FormatInt(k.SimInstructions, 10), formatFloat(k.IPC),
-		opt(k.SimTimeNs), opt(k.MeasuredNs), opt(k.ErrorPct))
+		optFloat(k.SimTimeNs), optFloat(k.MeasuredNs), optFloat(k.ErrorPct))
 	for _, v := range stats {
-		row = append(row, opt(present(v)))
+		row = append(row, optFloat(present(v)))
 	}
 	return row
 }

@@ -76,3 +76,24 @@ func TestResultsLeaveOutUnprojectedSteps(t *testing.T) {
 		t.Errorf("no clock: steps %+v, problems %q", res.Steps, res.Problems)
 	}
 }
+
+// TestPreferred: a config's figures come from its latest simulated run,
+// a sampled run only when there is no other.
+func TestPreferred(t *testing.T) {
+	full1 := cascade.Run{Seq: 1}
+	sampled3 := cascade.Run{Seq: 3, Sampling: &cascade.SampledRun{}}
+	full2 := cascade.Run{Seq: 2}
+	sampled4 := cascade.Run{Seq: 4, Sampling: &cascade.SampledRun{}}
+	for _, c := range []struct {
+		r, o cascade.Run
+		want bool
+	}{
+		{full2, full1, true}, {full1, full2, false},
+		{full1, sampled3, true}, {sampled3, full1, false},
+		{sampled4, sampled3, true}, {sampled3, sampled4, false},
+	} {
+		if got := preferred(c.r, c.o); got != c.want {
+			t.Errorf("preferred(run %d, run %d) = %v, want %v", c.r.Seq, c.o.Seq, got, c.want)
+		}
+	}
+}

@@ -35,14 +35,15 @@ func (s *countingStore) RunKernels(ctx context.Context, runID string) ([]cascade
 // quickstart's timing files ("none": without any) and two configs, and a
 // Reader to compare it.
 type comparisonRig struct {
-	tb     testing.TB
-	d      *db.DB
-	store  *countingStore
-	m      *results.Reader
-	bucket string
-	sweep  cascade.Sweep
-	runs   []cascade.Run // in launch order
-	rng    *rand.Rand
+	tb      testing.TB
+	d       *db.DB
+	store   *countingStore
+	m       *results.Reader
+	bucket  string
+	sweep   cascade.Sweep
+	configs configsDir
+	runs    []cascade.Run // in launch order
+	rng     *rand.Rand
 }
 
 func newComparisonRig(tb testing.TB, d *db.DB, traces []string) *comparisonRig {
@@ -76,9 +77,10 @@ func newComparisonRig(tb testing.TB, d *db.DB, traces []string) *comparisonRig {
 
 // manager is a new Reader of the rig's traces and configs on store.
 func (c *comparisonRig) manager(store results.Store) *results.Reader {
-	return results.New(results.Config{
-		Store: store, BucketDir: c.bucket, Configs: configsDir(simconfigtest.Write(c.tb, c.tb.TempDir(), c.sweep.SimConfigs...)),
-	})
+	if c.configs == "" {
+		c.configs = configsDir(simconfigtest.Write(c.tb, c.tb.TempDir(), c.sweep.SimConfigs...))
+	}
+	return results.New(results.Config{Store: store, BucketDir: c.bucket, Configs: c.configs})
 }
 
 // configsDir lists the configs of a directory, as they are now.

@@ -5,7 +5,7 @@
 //   CASCADE_BIN=/path/to/cascade CASCADE_SIM_CMD=/path/to/fakesim node --test e2e/compare.test.mjs
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { cp, appendFile, mkdtemp, rm } from "node:fs/promises";
+import { cp, appendFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -121,6 +121,46 @@ describe("compare configs against a real server", { skip }, () => {
     await bad.getByRole("link", { name: "failed" }).waitFor();
     assert.equal(await bad.getByText(/MAPE/).count(), 0, "a failed cell has no figures");
     await screenshot(page, "92-sweep-grid");
+    assert.deepEqual(errors, []);
+  });
+
+  test("a trace without measured timing compares what the simulator gave, with a CSV", { timeout: 180_000 }, async () => {
+    // The quickstart without its timing files: nothing to compare against.
+    const dir = await mkdtemp(join(tmpdir(), "cascade-untimed-"));
+    await cp(join(repo, "samples", "quickstart", "traces"), join(dir, "traces"), { recursive: true });
+    const meta = JSON.parse(await readFile(join(repo, "samples", "quickstart", "metadata.json"), "utf8"));
+    delete meta.real_timing;
+    await writeFile(join(dir, "metadata.json"), JSON.stringify(meta));
+    const id = "cmp-untimed";
+    await upload(server, dir, id);
+    await waitReady(server, id);
+    await rm(dir, { recursive: true, force: true });
+    for (const c of GOOD) {
+      await gql(server, "mutation($in: LaunchRunInput!) { launchRun(input: $in) { id } }", { in: { traceId: id, simConfig: c, rerun: true } });
+    }
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/${id}/compare`);
+    await page.getByText("the configs are compared on what the simulator gave").waitFor();
+    const sim = page.getByRole("table", { name: "Simulated figures per config" });
+    for (const c of GOOD) {
+      await page.getByTestId(`counts-${c}`).getByText("1 of 1 succeeded", { exact: true }).waitFor({ timeout: 60_000 });
+      await sim.getByTestId(`sim-cycles-${c}`).getByText(/^[\d,]+$/).waitFor();
+      await sim.getByTestId(`sim-time-${c}`).getByText(/s$/).waitFor();
+      await sim.getByTestId(`sim-IPC-${c}`).getByText(/^\d/).waitFor();
+    }
+    assert.equal(await page.getByTestId("mape-chart").count(), 0, "a MAPE chart without measured times");
+    const kernels = page.getByRole("table", { name: "Kernel cycles per config" });
+    await kernels.getByRole("row").nth(1).getByText(/^[\d,]+$/).first().waitFor();
+    await screenshot(page, "93-compare-untimed");
+
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download CSV" }).click()]);
+    assert.equal(download.suggestedFilename(), `trace-${id}-configs.csv`);
+    const csv = await readFile(await download.path(), "utf8");
+    const [header, ...lines] = csv.trim().split("\n");
+    assert.match(header, /^scope,kernel_id,context,name,config,run_id,sim_cycles,sim_time_ns,ipc,measured_ns,error_pct/);
+    assert.equal(lines.filter((l) => l.startsWith("run,")).length, GOOD.length, csv);
+    assert.ok(lines.filter((l) => l.startsWith("kernel,")).length >= 2 * GOOD.length, csv);
     assert.deepEqual(errors, []);
   });
 });

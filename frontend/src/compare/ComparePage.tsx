@@ -10,6 +10,7 @@ import { KernelName } from "../components/KernelName";
 import { CompareConfigsQuery, CompareKernelsQuery } from "./documents";
 import { best, byMape, succeededOf } from "./figures";
 import { KernelErrorChart } from "./KernelErrorChart";
+import { SimulatedTable } from "./SimulatedTable";
 import { useRefetchOnTraceRunState } from "./liveStates";
 
 /**
@@ -41,16 +42,26 @@ export function ComparePage({ id }: { id: string }) {
         <Link href="/">Traces</Link> / <Link href={tracePath(id)}>{id}</Link> / <span>compare configs</span>
       </nav>
       <h1 id="compare-title">Compare configs</h1>
-      {!trace.hasRealTiming && <p className="muted">This trace has no real timing: runs cannot be compared with measured times.</p>}
+      {!trace.hasRealTiming && (
+        <p className="muted">
+          This trace has no real timing: the configs are compared on what the simulator gave, not against measured times.
+        </p>
+      )}
       {rows.length === 0 ? (
         <p className="muted">This trace has no runs yet.</p>
       ) : (
         <>
           <ConfigTable rows={rows} />
-          <h2>MAPE per config</h2>
-          <MapeBars rows={rows} />
-          <h2>Error per kernel</h2>
-          <KernelErrors key={version} traceId={id} />
+          <h2>What the simulator gave</h2>
+          <SimulatedTable traceId={id} rows={rows} />
+          {trace.hasRealTiming && (
+            <>
+              <h2>MAPE per config</h2>
+              <MapeBars rows={rows} />
+            </>
+          )}
+          <h2>{trace.hasRealTiming ? "Error per kernel" : "Cycles per kernel"}</h2>
+          <KernelErrors key={version} traceId={id} measured={trace.hasRealTiming} />
         </>
       )}
     </section>
@@ -99,7 +110,10 @@ function ConfigTable({ rows }: { rows: readonly Row[] }) {
               {c.simConfig === top && <span className="tag" title="Lowest MAPE">best match</span>}
             </td>
             <td data-testid={`counts-${c.simConfig}`}>{counts(c)}</td>
-            <td className="mono">{c.run ? <Link href={`/runs/${encodeURIComponent(c.run.id)}`}>{c.run.id}</Link> : "—"}</td>
+            <td className="mono">
+              {c.run ? <Link href={`/runs/${encodeURIComponent(c.run.id)}`}>{c.run.id}</Link> : "—"}
+              {c.run?.sampling && <span className="tag" title="A sampled run: its kernels are projected from its representatives; a full run of the config is used when there is one">sampled</span>}
+            </td>
             <td>{c.comparison ? formatCount(c.comparison.kernelsCompared) : "—"}</td>
             <td data-testid={`mape-${c.simConfig}`}>{formatPct(c.comparison?.mape, false)}</td>
             <td data-testid={`correlation-${c.simConfig}`}>{c.comparison ? formatCorrelation(c.comparison.correlation) : "—"}</td>
@@ -144,8 +158,11 @@ const PAGE = 500;
 const ROW = 30;
 type KernelRow = NonNullable<KernelsData["trace"]>["configComparisonKernels"]["nodes"][number];
 
-/** Each kernel's error per config, virtualised; pages load as the scroll nears their end. */
-function KernelErrors({ traceId }: { traceId: string }) {
+/**
+ * Each kernel's error per config (its simulated cycles when the trace has no measured timing),
+ * virtualised; pages load as the scroll nears their end.
+ */
+function KernelErrors({ traceId, measured }: { traceId: string; measured: boolean }) {
   const client = useClient();
   const [rows, setRows] = useState<KernelRow[]>([]);
   const [configs, setConfigs] = useState<string[]>([]);
@@ -188,14 +205,14 @@ function KernelErrors({ traceId }: { traceId: string }) {
   const grid = { gridTemplateColumns: `70px minmax(220px, 1fr) ${"110px ".repeat(configs.length)}` };
   return (
     <div className="ktable-wrap">
-      <KernelErrorChart rows={rows} configs={configs} total={total} />
-      <div role="table" aria-label="Kernel errors per config" aria-rowcount={total + 1} className="ktable">
+      {measured && <KernelErrorChart rows={rows} configs={configs} total={total} />}
+      <div role="table" aria-label={measured ? "Kernel errors per config" : "Kernel cycles per config"} aria-rowcount={total + 1} className="ktable">
         <div role="rowgroup">
           <div role="row" aria-rowindex={1} className="rkrow khead" style={grid}>
             <span role="columnheader">Kernel</span>
             <span role="columnheader">Name</span>
             {configs.map((c) => (
-              <span key={c} role="columnheader" className="num mono" title={`Error under ${c}`}>{c}</span>
+              <span key={c} role="columnheader" className="num mono" title={measured ? `Error under ${c}` : `Simulated cycles under ${c}`}>{c}</span>
             ))}
           </div>
         </div>
@@ -214,7 +231,7 @@ function KernelErrors({ traceId }: { traceId: string }) {
                   <span role="cell">{k.kernelId}</span>
                   <span role="cell"><KernelName name={k.name} displayName={k.displayName} /></span>
                   {configs.map((c, i) => (
-                    <span key={c} role="cell" className="num">{formatPct(k.errors[i])}</span>
+                    <span key={c} role="cell" className="num">{measured ? formatPct(k.errors[i]) : formatCount(k.cycles[i])}</span>
                   ))}
                 </div>
               );

@@ -3,7 +3,14 @@ import { graphql } from "../gql";
 export const ConfigComparisonRowFragment = graphql(`
   fragment ConfigComparisonRow on ConfigComparison {
     simConfig
-    run { id state }
+    run {
+      id
+      state
+      statCounters { name unit kind }
+      statTotals
+      figures { coreClockMHz }
+      sampling { representatives }
+    }
     runs
     succeeded
     failed
@@ -33,7 +40,7 @@ export const CompareKernelsQuery = graphql(`
         simConfigs
         totalCount
         pageInfo { hasNextPage endCursor }
-        nodes { kernelId context name displayName errors }
+        nodes { kernelId context name displayName errors cycles }
       }
     }
   }

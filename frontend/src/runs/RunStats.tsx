@@ -1,5 +1,5 @@
 import { useCallback, useState } from "react";
-import { auth } from "../api/auth";
+import { DownloadCsv } from "../components/DownloadCsv";
 import { formatBytes, formatDurationMs } from "../format";
 import type { FailureClass, RunDetailFragment, StatKind } from "../gql/graphql";
 import { FAILURE_CLASSES, KIND_LABELS, formatStat, headerUnit, loadColumns, saveColumns, shortSum, statOf, type StatCounter, type StatValues } from "./stats";
@@ -119,39 +119,7 @@ export function RunFiguresList({
   );
 }
 
-/**
- * Downloads the run's kernels as CSV (GET /runs/<id>/kernels.csv), with the API's token: a
- * plain link could not send it.
- */
+/** Downloads the run's kernels as CSV (GET /runs/<id>/kernels.csv). */
 export function DownloadKernelsCsv({ id }: { id: string }) {
-  const [state, setState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
-  const download = async () => {
-    setState({ busy: true, error: null });
-    try {
-      const r = await fetch(`/runs/${encodeURIComponent(id)}/kernels.csv`, { headers: auth.headers() });
-      if (!r.ok) throw new Error((await r.text()).trim() || r.statusText);
-      const url = URL.createObjectURL(await r.blob());
-      const a = document.createElement("a");
-      a.href = url;
-      a.download = `run-${id}-kernels.csv`;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      setState({ busy: false, error: null });
-    } catch (e) {
-      setState({ busy: false, error: e instanceof Error ? e.message : String(e) });
-    }
-  };
-  return (
-    <>
-      <button type="button" onClick={() => void download()} disabled={state.busy}>
-        {state.busy ? "Preparing CSV…" : "Download CSV"}
-      </button>
-      {state.error && (
-        <span role="alert" className="error">
-          {" "}
-          Download failed: {state.error}
-        </span>
-      )}
-    </>
-  );
+  return <DownloadCsv url={`/runs/${encodeURIComponent(id)}/kernels.csv`} filename={`run-${id}-kernels.csv`} />;
 }

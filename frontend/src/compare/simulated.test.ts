@@ -1,0 +1,27 @@
+import { expect, test } from "vitest";
+import { simulatedTable } from "./simulated";
+
+const cols = [
+  { name: "instructions", unit: "thread-insts" },
+  { name: "cycles", unit: "cycles" },
+  { name: "l2_read_hits", unit: "accesses" },
+];
+
+test("simulatedTable sets the configs' cycles, time, IPC and statistics side by side", () => {
+  const t = simulatedTable([
+    { simConfig: "A", run: { statCounters: cols, statTotals: [2000, 1000, 7], figures: { coreClockMHz: 1000 } } },
+    { simConfig: "B", run: null },
+    { simConfig: "C", run: { statCounters: [...cols, { name: "dram_reads", unit: "requests" }], statTotals: [3000, 500, null, 4], figures: { coreClockMHz: 2000 } } },
+  ]);
+  expect(t.map((s) => s.name)).toEqual(["cycles", "time", "IPC", "instructions", "l2_read_hits", "dram_reads"]);
+  expect(t[0].values).toEqual([1000, null, 500]);
+  expect(t[1].values).toEqual([1000, null, 250]); // ns at each config's clock
+  expect(t[2].values).toEqual([2, null, 6]);
+  expect(t[4].values).toEqual([7, null, null]); // C printed none
+  expect(t[5].values).toEqual([null, null, 4]);
+});
+
+test("simulatedTable without a clock has no time", () => {
+  const t = simulatedTable([{ simConfig: "A", run: { statCounters: cols, statTotals: [1, 2, 3], figures: {} } }]);
+  expect(t[1].values).toEqual([null]);
+});
