@@ -74,7 +74,8 @@ func (m *Manager) runConfig(r cascade.Run) (cascade.SimConfig, string) {
 		return recordedConfig(nil, nil, r)
 	}
 	cfgs, err := m.SimConfigs()
-	return recordedConfig(cfgs, err, r)
+	cfg, problem := recordedConfig(cfgs, err, r)
+	return cfg, m.sayConfigsPlace(problem)
 }
 
 // recordedConfig is [Manager.runConfig] with the current configs cfgs

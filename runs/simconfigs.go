@@ -16,7 +16,7 @@ func (m *Manager) RunSimConfig(r cascade.Run) (cascade.SimConfig, error) {
 	if c, ok := simconfig.Find(cfgs, r.SimConfig); ok {
 		return c, nil
 	}
-	return cascade.SimConfig{Name: r.SimConfig, Err: "no longer in CASCADE_SIM_CONFIGS_DIR"}, nil
+	return cascade.SimConfig{Name: r.SimConfig, Err: m.goneFromConfigs()}, nil
 }
 
 // CompatibleSimConfigs returns the configs of the architecture the trace
