@@ -84,6 +84,6 @@ func applySimSetup(cfg *app.Config, s simSetup) error {
 		return err
 	}
 	cfg.PostprocessCmd, cfg.TraceFormat = postproc.BuiltinCommand(s.postprocessor, format), format
-	cfg.Report = append(cfg.Report, fmt.Sprintf("the built-in post-processor writes %s (%s)", format, why))
+	cfg.Report = append(cfg.Report, fmt.Sprintf("the built-in post-processor writes %s: %s", format, why))
 	return nil
 }

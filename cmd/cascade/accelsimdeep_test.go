@@ -32,3 +32,27 @@ func TestAccelSimDirTooDeep(t *testing.T) {
 		t.Errorf("report:\n%s\nwant %q", report, want)
 	}
 }
+
+// TestTraceFormatLine: the start line said "writes tracez (the default
+// (Accel-Sim 2.0's))"; it says why in one clause, no parenthesis in a
+// parenthesis.
+func TestTraceFormatLine(t *testing.T) {
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "CASCADE_") {
+			t.Setenv(k, "")
+		}
+	}
+	for asked, want := range map[string]string{
+		"":       "the built-in post-processor writes tracez: the default, what Accel-Sim 2.0 reads",
+		"traceg": "the built-in post-processor writes traceg: as CASCADE_TRACE_FORMAT asks",
+	} {
+		t.Setenv("CASCADE_TRACE_FORMAT", asked)
+		cfg, _, _, err := parseServe(nil, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if report := strings.Join(cfg.Report, "\n"); !strings.Contains(report, want) {
+			t.Errorf("CASCADE_TRACE_FORMAT=%q: report\n%s\nwant %q", asked, report, want)
+		}
+	}
+}
