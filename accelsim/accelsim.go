@@ -48,6 +48,9 @@ type Checkout struct {
 
 	// Missing says, one sentence each, what is not there.
 	Missing []string
+	// Above is, when Dir is not a checkout but one of its parents looks
+	// like one (Dir is its gpu-simulator/ folder, say), that parent.
+	Above string
 }
 
 // Find reads the checkout at dir. It fails only when dir is not a
@@ -65,6 +68,9 @@ func Find(dir string) (Checkout, error) {
 		c.Binary = path(BinaryPath)
 	} else {
 		c.Missing = append(c.Missing, fmt.Sprintf("no simulator at %s: build it (source gpu-simulator/setup_environment.sh; make -C gpu-simulator)", BinaryPath))
+		if c.Above = checkoutAbove(dir); c.Above != "" {
+			c.Missing[len(c.Missing)-1] = fmt.Sprintf("no simulator at %s, and no checkout here: %s looks like the checkout (it holds gpu-simulator/); give that folder", BinaryPath, c.Above)
+		}
 	}
 	gpgpu, trace := path(GPGPUSimConfigsPath), path(TraceConfigsPath)
 	if isDir(gpgpu) {

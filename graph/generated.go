@@ -159,6 +159,7 @@ type ComplexityRoot struct {
 		LaunchRun    func(childComplexity int, input model.LaunchRunInput) int
 		LaunchSweep  func(childComplexity int, input model.LaunchSweepInput) int
 		PlanSampling func(childComplexity int, traceID string, method *cascade.SamplingMethod, target *model.SamplingTarget, warmup *int, warmupStep *bool) int
+		RemoveTrace  func(childComplexity int, id string) int
 		RetryTrace   func(childComplexity int, id string) int
 	}
 
@@ -552,6 +553,7 @@ type KernelResolver interface {
 }
 type MutationResolver interface {
 	RetryTrace(ctx context.Context, id string) (*cascade.Trace, error)
+	RemoveTrace(ctx context.Context, id string) (string, error)
 	LaunchRun(ctx context.Context, input model.LaunchRunInput) (*cascade.Run, error)
 	CancelRun(ctx context.Context, id string) (*cascade.Run, error)
 	PlanSampling(ctx context.Context, traceID string, method *cascade.SamplingMethod, target *model.SamplingTarget, warmup *int, warmupStep *bool) (*cascade.SamplingPlan, error)
@@ -1116,6 +1118,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PlanSampling(childComplexity, args["traceId"].(string), args["method"].(*cascade.SamplingMethod), args["target"].(*model.SamplingTarget), args["warmup"].(*int), args["warmupStep"].(*bool)), true
+	case "Mutation.removeTrace":
+		if e.ComplexityRoot.Mutation.RemoveTrace == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeTrace_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveTrace(childComplexity, args["id"].(string)), true
 	case "Mutation.retryTrace":
 		if e.ComplexityRoot.Mutation.RetryTrace == nil {
 			break
@@ -4134,6 +4147,20 @@ func (ec *executionContext) field_Mutation_planSampling_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_removeTrace_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_retryTrace_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6186,6 +6213,50 @@ func (ec *executionContext) fieldContext_Mutation_retryTrace(ctx context.Context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_retryTrace_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeTrace(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeTrace(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveTrace(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeTrace(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeTrace_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -15717,6 +15788,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "retryTrace":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_retryTrace(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeTrace":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeTrace(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

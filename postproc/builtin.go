@@ -89,14 +89,14 @@ func ChooseFormat(asked, reads, readsWhy string) (format, why string, err error)
 		if format, err = ParseFormat(asked); err != nil {
 			return "", "", fmt.Errorf("%w (CASCADE_TRACE_FORMAT)", err)
 		}
-		return format, "CASCADE_TRACE_FORMAT", nil
+		return format, "as CASCADE_TRACE_FORMAT asks", nil
 	case reads != "":
 		if format, err = ParseFormat(reads); err != nil {
 			return "", "", fmt.Errorf("the simulator's: %w", err)
 		}
-		return format, "picked: " + readsWhy, nil
+		return format, "picked because " + readsWhy, nil
 	}
-	return DefaultFormat, "the default (Accel-Sim 2.0's)", nil
+	return DefaultFormat, "the default, what Accel-Sim 2.0 reads", nil
 }
 
 // BuiltinCommand is the command line that starts the built-in

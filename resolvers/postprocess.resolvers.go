@@ -21,6 +21,21 @@ func (r *mutationResolver) RetryTrace(ctx context.Context, id string) (*cascade.
 	return &t, nil
 }
 
+// RemoveTrace is the resolver for the removeTrace field.
+func (r *mutationResolver) RemoveTrace(ctx context.Context, id string) (string, error) {
+	removed := r.Events.Subscribe(ctx, func(e cascade.Event) bool {
+		rm, ok := e.(cascade.TraceRemoved)
+		return ok && rm.ID == id
+	})
+	if err := r.Traces.Remove(ctx, id); err != nil {
+		return "", err
+	}
+	wait, cancel := context.WithTimeout(ctx, removeWait)
+	defer cancel()
+	removed.Next(wait) // a timeout leaves it to the scanner's next pass
+	return id, nil
+}
+
 // PostprocessLog is the resolver for the postprocessLog field.
 func (r *subscriptionResolver) PostprocessLog(ctx context.Context, traceID string) (<-chan *model.LogChunk, error) {
 	if _, err := r.DB.Trace(ctx, traceID); err != nil {

@@ -111,6 +111,9 @@ type Executor interface {
 // TraceService is what the API asks of the scanner.
 type TraceService interface {
 	Retry(ctx context.Context, id string) (cascade.Trace, error)
+	// Remove deletes a trace's directory from the bucket (traceRemoved
+	// follows when the scanner has seen it).
+	Remove(ctx context.Context, id string) error
 }
 
 // LogSource reads the log a trace's post-processor (*postproc.Processor)

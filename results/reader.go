@@ -39,10 +39,13 @@ type Store interface {
 	SweepRuns(ctx context.Context, id string, states ...cascade.RunState) ([]cascade.Run, error)
 }
 
-// Configs lists the sim configs as they are now (*runs.Manager): a run
+// Configs lists the sim configs as they are now (*runs.Configs): a run
 // that recorded no core clock is timed at its config's.
 type Configs interface {
 	SimConfigs() ([]cascade.SimConfig, error)
+	// Gone says where a config that is not among them is gone from,
+	// naming the setting the user gave ("no longer in ... (<dir>)").
+	Gone() string
 }
 
 // Live gives the statistics totals the run lifecycle followed as a run
@@ -95,3 +98,4 @@ func New(cfg Config) *Reader {
 type noConfigs struct{}
 
 func (noConfigs) SimConfigs() ([]cascade.SimConfig, error) { return nil, nil }
+func (noConfigs) Gone() string                             { return "not among the configs: this server reads none" }

@@ -71,15 +71,16 @@ func (m *Reader) computeResults(ctx context.Context, r cascade.Run, t cascade.Tr
 // have no simulated times.
 func (m *Reader) runConfig(r cascade.Run) (cascade.SimConfig, string) {
 	if r.Figures.CoreClockMHz > 0 {
-		return recordedConfig(nil, nil, r)
+		return recordedConfig(nil, nil, "", r)
 	}
 	cfgs, err := m.cfg.Configs.SimConfigs()
-	return recordedConfig(cfgs, err, r)
+	return recordedConfig(cfgs, err, m.cfg.Configs.Gone(), r)
 }
 
 // recordedConfig is [Reader.runConfig] with the current configs cfgs
-// (or the error reading them) given.
-func recordedConfig(cfgs []cascade.SimConfig, err error, r cascade.Run) (cfg cascade.SimConfig, problem string) {
+// (or the error reading them) given, and gone, how a config that left
+// them is said to be gone (see [Configs]).
+func recordedConfig(cfgs []cascade.SimConfig, err error, gone string, r cascade.Run) (cfg cascade.SimConfig, problem string) {
 	cfg.Name = r.SimConfig
 	if r.Figures.CoreClockMHz > 0 {
 		cfg.CoreClockMHz = r.Figures.CoreClockMHz
@@ -91,7 +92,7 @@ func recordedConfig(cfgs []cascade.SimConfig, err error, r cascade.Run) (cfg cas
 	c, ok := simconfig.Find(cfgs, r.SimConfig)
 	switch {
 	case !ok:
-		return cfg, fmt.Sprintf("no simulated times: the run's core clock was not recorded (it ran before clocks were), and its config %s is no longer in CASCADE_SIM_CONFIGS_DIR", r.SimConfig)
+		return cfg, fmt.Sprintf("no simulated times: the run's core clock was not recorded (it ran before clocks were), and its config %s is %s", r.SimConfig, gone)
 	case !(c.CoreClockMHz > 0):
 		return c, fmt.Sprintf("no simulated times: the run's core clock was not recorded, and its config %s has no -gpgpu_clock_domains", r.SimConfig)
 	}

@@ -31,12 +31,12 @@ func TestRecordedConfig(t *testing.T) {
 		{"RecordedConfigGone", cascade.Run{SimConfig: "SM7_QV100", Figures: recorded.Figures}, now, nil, 1755, ""},
 		{"RecordedConfigsUnreadable", recorded, nil, errors.New("boom"), 1755, ""},
 		{"OldRun", old, now, nil, 1980, ""},
-		{"OldRunConfigGone", gone, now, nil, 0, "SM7_QV100 is no longer in CASCADE_SIM_CONFIGS_DIR"},
+		{"OldRunConfigGone", gone, now, nil, 0, "SM7_QV100 is no longer in CASCADE_SIM_CONFIGS_DIR (/configs)"},
 		{"OldRunConfigsUnreadable", old, nil, errors.New("boom"), 0, "boom"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, problem := recordedConfig(c.cfgs, c.err, c.r)
+			cfg, problem := recordedConfig(c.cfgs, c.err, "no longer in CASCADE_SIM_CONFIGS_DIR (/configs)", c.r)
 			if cfg.CoreClockMHz != c.clock || (c.problem == "") != (problem == "") || !strings.Contains(problem, c.problem) {
 				t.Errorf("clock %v, problem %q; want %v, %q", cfg.CoreClockMHz, problem, c.clock, c.problem)
 			}

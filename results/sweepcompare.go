@@ -129,7 +129,7 @@ func (m *Reader) addSucceeded(ctx context.Context, t *sweepTally, rs []cascade.R
 			if err != nil {
 				return err
 			}
-			cfg, _ := recordedConfig(cfgs, cfgsErr, r)
+			cfg, _ := recordedConfig(cfgs, cfgsErr, "", r)
 			res = tt.results(kernels, cfg)
 		}
 		p := t.pools[r.SimConfig]

@@ -87,6 +87,7 @@ func (c *comparisonRig) manager(store results.Store) *results.Reader {
 type configsDir string
 
 func (d configsDir) SimConfigs() ([]cascade.SimConfig, error) { return simconfig.Load(string(d)) }
+func (d configsDir) Gone() string                             { return "no longer in " + string(d) }
 
 // end stores kernel results for r, four kernels of random simulated
 // cycles, and ends it in state.

@@ -33,7 +33,7 @@ func (c *Configs) RunSimConfig(r cascade.Run) (cascade.SimConfig, error) {
 	if sc, ok := simconfig.Find(cfgs, r.SimConfig); ok {
 		return sc, nil
 	}
-	return cascade.SimConfig{Name: r.SimConfig, Err: "no longer in CASCADE_SIM_CONFIGS_DIR"}, nil
+	return cascade.SimConfig{Name: r.SimConfig, Err: c.Gone()}, nil
 }
 
 // CompatibleSimConfigs returns the configs of the architecture the trace
@@ -107,4 +107,15 @@ func (c *Configs) CrossArchitecture(ctx context.Context, r cascade.Run) (bool, e
 	}
 	sc, ok := simconfig.Find(cfgs, r.SimConfig)
 	return ok && simconfig.CrossArchitecture(sc, t.TraceGPUArch), nil
+}
+
+// Gone is how a config that left the configs directory is said to be
+// gone, naming the variable the user set: CASCADE_SIM_CONFIGS_DIR, or
+// CASCADE_ACCELSIM_DIR, whose checkout's tested configs are read when it
+// is set alone (TraceConfigsDir is set only then).
+func (c *Configs) Gone() string {
+	if c.cfg.TraceConfigsDir != "" {
+		return "no longer among the tested configs of CASCADE_ACCELSIM_DIR's checkout (" + c.cfg.ConfigsDir + ")"
+	}
+	return "no longer in CASCADE_SIM_CONFIGS_DIR (" + c.cfg.ConfigsDir + ")"
 }

@@ -220,7 +220,9 @@ func TestCancel(t *testing.T) {
 			waitRun(t, s, r.ID, "RUNNING")
 			// The answer is the run cancelled, not as it was a moment
 			// before (its simulator is the server's own: it waits for it).
-			var c struct{ CancelRun struct{ State, FailureClass string } }
+			var c struct {
+				CancelRun struct{ State, FailureClass string }
+			}
 			s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { state failureClass } }`, map[string]any{"id": r.ID}, &c)
 			if c.CancelRun.State != "CANCELLED" || c.CancelRun.FailureClass != "CANCELLED" {
 				t.Fatalf("cancelRun answered %+v, want CANCELLED, failure class CANCELLED", c.CancelRun)
@@ -251,7 +253,9 @@ func TestQueueAndConcurrencyLimit(t *testing.T) {
 	if got := get(t, s, b.ID); got.State != "QUEUED" {
 		t.Fatalf("second run %s while the first runs (limit 1)", got.State)
 	}
-	var cancelled struct{ CancelRun struct{ State, FailureClass string } }
+	var cancelled struct {
+		CancelRun struct{ State, FailureClass string }
+	}
 	s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { state failureClass } }`, map[string]any{"id": c.ID}, &cancelled)
 	if cancelled.CancelRun.State != "CANCELLED" || cancelled.CancelRun.FailureClass != "CANCELLED" {
 		t.Fatalf("queued run cancelled: %+v, want CANCELLED, failure class CANCELLED as a running one's", cancelled.CancelRun)

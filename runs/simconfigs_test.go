@@ -39,7 +39,7 @@ func TestRunOfARemovedConfig(t *testing.T) {
 	var after result
 	s.MustDo(t, query, map[string]any{"id": r.ID}, &after)
 	c := after.Run.SimConfig
-	if c.Name != simconfigtest.H100 || c.ComputeCapability != "" || cascadeDeref(c.Error) != "no longer in CASCADE_SIM_CONFIGS_DIR" || after.Run.CrossArchitecture {
+	if c.Name != simconfigtest.H100 || c.ComputeCapability != "" || cascadeDeref(c.Error) != "no longer in CASCADE_SIM_CONFIGS_DIR ("+dir+")" || after.Run.CrossArchitecture {
 		t.Errorf("after: %+v (error %q)", after, cascadeDeref(c.Error))
 	}
 }

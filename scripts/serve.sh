@@ -24,6 +24,15 @@ export GOFLAGS="${GOFLAGS:--mod=readonly}"
     fi
   fi
   mkdir -p bin
+  # The first build downloads and compiles every module: minutes of silence
+  # unless we say what it is.
+  if [ -x bin/cascade ]; then
+    echo "building the server (bin/cascade)..." >&2
+  else
+    echo "building the server (bin/cascade; the first time takes a few minutes: Go downloads and compiles its modules)..." >&2
+  fi
+  start=$SECONDS
   go build -buildvcs=auto -o bin/cascade ./cmd/cascade
+  echo "built the server in $((SECONDS - start))s; starting it" >&2
 )
 exec "$root/bin/cascade" serve "$@"

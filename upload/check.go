@@ -29,6 +29,9 @@ func checkSource(src *source, meta *metadata) error {
 		}
 		return fmt.Errorf("%s %s: %w; point cascade upload at the directory the tracer wrote (it holds traces/kernelslist and the kernel-N.trace files)", src.root, what, ErrNotATrace)
 	}
+	if err := checkFolder(src); err != nil {
+		return err
+	}
 	if meta.failed() {
 		return nil
 	}

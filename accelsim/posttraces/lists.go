@@ -36,7 +36,7 @@ func Run(ctx context.Context, target string, opts Options) error {
 	}
 	st, err := os.Stat(target)
 	if err != nil {
-		return fmt.Errorf("stat %s: %w", target, err)
+		return err // an *fs.PathError: it names target once
 	}
 	dir, paths := target, []string(nil)
 	if st.IsDir() {

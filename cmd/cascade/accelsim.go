@@ -43,6 +43,9 @@ func applySimSetup(cfg *app.Config, s simSetup) error {
 			return fmt.Errorf("%w (CASCADE_ACCELSIM_DIR)", err)
 		}
 		report := c.Report()
+		if c.Above != "" {
+			report = append(report, fmt.Sprintf("CASCADE_ACCELSIM_DIR=%s is too deep: set CASCADE_ACCELSIM_DIR=%s, which looks like the checkout", s.accelSimDir, c.Above))
+		}
 		if c.Binary != "" && !s.simCmdSet {
 			cfg.SimCmd = []string{c.Binary}
 		} else if s.simCmdSet {
@@ -81,6 +84,6 @@ func applySimSetup(cfg *app.Config, s simSetup) error {
 		return err
 	}
 	cfg.PostprocessCmd, cfg.TraceFormat = postproc.BuiltinCommand(s.postprocessor, format), format
-	cfg.Report = append(cfg.Report, fmt.Sprintf("the built-in post-processor writes %s (%s)", format, why))
+	cfg.Report = append(cfg.Report, fmt.Sprintf("the built-in post-processor writes %s: %s", format, why))
 	return nil
 }

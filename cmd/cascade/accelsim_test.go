@@ -121,7 +121,7 @@ func TestAccelSimCheckout(t *testing.T) {
 		"Accel-Sim checkout " + checkout + ": simulator " + filepath.Join(checkout, "gpu-simulator/bin/release/accel-sim.out"),
 		"Accel-Sim checkout " + checkout + ": 5 tested configs",
 		"Accel-Sim checkout " + checkout + ": library path " + filepath.Join(checkout, accelsimtest.LibDir),
-		"the built-in post-processor writes traceg (picked: the checkout's simulator reads .traceg and .traceg.xz only (Accel-Sim 1.x))",
+		"the built-in post-processor writes traceg: picked because the checkout's simulator reads .traceg and .traceg.xz only (Accel-Sim 1.x)",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("start-up report lacks %q:\n%s", want, out.String())

@@ -56,6 +56,7 @@ func TestUploadCommand(t *testing.T) {
 		{"unknown flag", []string{src, "--nope"}, 2, "flag provided but not defined"},
 		{"bad run name", []string{src, "--run-name", ".x", "--data-dir", data}, 1, `run name ".x" starts with a dot`},
 		{"missing directory", []string{filepath.Join(data, "nope"), "--data-dir", data}, 1, "no such file"},
+		{"a trace's traces/ folder", []string{filepath.Join(src, "traces"), "--data-dir", data}, 1, "give its parent, the folder that holds traces/ (and metadata.json): cascade upload " + src},
 	} {
 		code, _, errOut := run(tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {

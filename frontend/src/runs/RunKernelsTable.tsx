@@ -6,6 +6,9 @@ import { formatPct } from "./compare";
 import { KernelName, kernelMatches } from "../components/KernelName";
 import { THREAD_INSTRUCTIONS } from "../units";
 import { sampledMark } from "../sampling/sampled";
+import { emptyStatNote } from "./emptyStat";
+import type { RunRow } from "./runRow";
+import { StatName } from "./StatName";
 import { formatStat, headerUnit, type StatCounter, type StatValues } from "./stats";
 
 const ROW = 30;
@@ -35,6 +38,7 @@ export function RunKernelsTable({
   onNearEnd,
   columns = [],
   totals,
+  run = null,
   sampled = null,
 }: {
   kernels: readonly RunKernelRowFragment[];
@@ -43,6 +47,8 @@ export function RunKernelsTable({
   onNearEnd?: () => void;
   columns?: readonly { counter: StatCounter; index: number }[];
   totals?: StatValues | null;
+  /** The run's totals of the kernels' own columns, for the Run row. */
+  run?: RunRow | null;
   /** On a sampled run: whether it has a check against a full run. */
   sampled?: { checked: boolean } | null;
 }) {
@@ -126,19 +132,30 @@ export function RunKernelsTable({
               </span>
             </>
           )}
-          {columns.map(({ counter }) => (
-            <span key={counter.name} role="columnheader" className="num stathead" title={`${counter.name}: ${counter.kind.toLowerCase()}, in ${counter.unit}`}>
-              {counter.name} <span className="unit">({headerUnit(counter.unit)})</span>
-            </span>
-          ))}
+          {columns.map(({ counter, index }) => {
+            const empty = totals ? emptyStatNote(counter.name, totals[index], count) : null;
+            return (
+              <span key={counter.name} role="columnheader" className="num stathead" title={`${counter.name}: ${counter.kind.toLowerCase()}, in ${counter.unit}${empty ? `; ${empty}` : ""}`}>
+                <StatName name={counter.name} /> <span className="unit">({headerUnit(counter.unit)})</span>
+                {empty && <span className="unit">{empty}</span>}
+              </span>
+            );
+          })}
         </div>
-        {columns.length > 0 && totals && (
+        {((columns.length > 0 && totals) || run) && (
           <div role="row" className="rkrow totals-row" style={grid} data-testid="stat-totals">
             <span role="cell">Run</span>
             <span role="cell" className="muted">
               all {formatCount(count)} kernels
             </span>
-            {Array.from({ length: 7 + (sampled ? 1 : 0) + (full ? 2 : 0) }, (_, i) => (
+            <span role="cell" />
+            <span role="cell" className="num">{formatCount(run?.cycles)}</span>
+            <span role="cell" className="num">{formatCount(run?.instructions)}</span>
+            <span role="cell" className="num">{run?.ipc == null ? "—" : run.ipc.toFixed(2)}</span>
+            <span role="cell" className="num">{formatNs(run?.simNs)}</span>
+            <span role="cell" className="num" title="Of the kernels compared with real timing">{formatNs(run?.measuredNs)}</span>
+            <span role="cell" className="num" title="Of the kernels compared with real timing: 100 × (simulated − measured) / measured">{formatPct(run?.errorPct)}</span>
+            {Array.from({ length: (sampled ? 1 : 0) + (full ? 2 : 0) }, (_, i) => (
               <span key={i} role="cell" />
             ))}
             {stats(totals)}

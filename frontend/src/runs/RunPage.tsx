@@ -16,6 +16,8 @@ import { RunKernelsTable } from "./RunKernelsTable";
 import { runName } from "./runName";
 import { runPath } from "./RunTable";
 import { SampledRunPanel } from "../sampling/SampledRunPanel";
+import { runRow } from "./runRow";
+import { timingProblems } from "./timingProblems";
 import { useReadAgain } from "./useReadAgain";
 import { ScatterChart } from "./ScatterChart";
 import { CyclesChart } from "./CyclesChart";
@@ -197,7 +199,7 @@ export function RunPage({ id }: { id: string }) {
       <section aria-labelledby="rk-title">
         <h2 id="rk-title">Kernels</h2>
         <div className="toolbar">
-          <StatColumnPicker counters={run.statCounters} picked={picked} onChange={setPicked} />
+          <StatColumnPicker counters={run.statCounters} picked={picked} onChange={setPicked} totals={totals} kernels={kernels.total ?? 0} />
           {(kernels.total ?? 0) > 0 && <DownloadKernelsCsv id={run.id} />}
         </div>
         {kernels.error && (
@@ -214,6 +216,7 @@ export function RunPage({ id }: { id: string }) {
           // last page was asked for); the run's latest before.
           totals={kernels.more ? totals : kernels.totals}
           sampled={run.sampling ? { checked: run.sampling.check != null } : null}
+          run={runRow(run.statCounters, kernels.more ? totals : kernels.totals, run.figures.coreClockMHz ?? run.simConfig.coreClockMHz, run.comparison)}
         />
       </section>
       {run.statCounters.length > 0 && (
@@ -272,6 +275,7 @@ export function Comparison({
   over?: boolean;
 }) {
   const c = run.comparison;
+  const { problems, note } = timingProblems(run.timingProblems, over);
   return (
     <section aria-labelledby="cmp-title">
       <h2 id="cmp-title">Simulated vs measured</h2>
@@ -279,7 +283,7 @@ export function Comparison({
         <p className="muted">
           {!run.trace.hasRealTiming
             ? "The trace has no real timing, so there is nothing to compare with."
-            : over && run.timingProblems.length > 0
+            : over && problems.length > 0
               ? "No kernel could be compared: see the timing problems below."
               : "No kernel has been compared yet."}
         </p>
@@ -301,11 +305,16 @@ export function Comparison({
           )}
         </>
       )}
-      {run.timingProblems.length > 0 && (
+      {note && (
+        <p className="hint" data-testid="steps-so-far">
+          {note}
+        </p>
+      )}
+      {problems.length > 0 && (
         <div className="warnings" data-testid="timing-problems">
-          <h3>Timing problems ({run.timingProblems.length})</h3>
+          <h3>Timing problems ({problems.length})</h3>
           <ul>
-            {run.timingProblems.map((p, i) => (
+            {problems.map((p, i) => (
               <li key={i}>{p}</li>
             ))}
           </ul>

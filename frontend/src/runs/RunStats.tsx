@@ -2,6 +2,7 @@ import { useCallback, useState } from "react";
 import { DownloadCsv } from "../components/DownloadCsv";
 import { formatBytes, formatDurationMs } from "../format";
 import type { FailureClass, RunDetailFragment, StatKind } from "../gql/graphql";
+import { emptyStatNote } from "./emptyStat";
 import { FAILURE_CLASSES, KIND_LABELS, formatStat, headerUnit, loadColumns, saveColumns, shortSum, statOf, type StatCounter, type StatValues } from "./stats";
 
 /** The picked statistics columns, remembered in localStorage across reloads and runs. */
@@ -19,10 +20,16 @@ export function StatColumnPicker({
   counters,
   picked,
   onChange,
+  totals,
+  kernels = 0,
 }: {
   counters: readonly StatCounter[];
   picked: readonly string[];
   onChange: (names: string[]) => void;
+  /** The run's totals, in counters' order: a counter no kernel had says why. */
+  totals?: StatValues | null;
+  /** How many kernels the run has. */
+  kernels?: number;
 }) {
   if (counters.length === 0) return null;
   const shown = counters.filter((c) => picked.includes(c.name)).length;
@@ -38,12 +45,16 @@ export function StatColumnPicker({
           return (
             <fieldset key={kind}>
               <legend>{KIND_LABELS[kind]}</legend>
-              {cs.map((c) => (
-                <label key={c.name}>
-                  <input type="checkbox" checked={picked.includes(c.name)} onChange={(e) => toggle(c.name, e.target.checked)} /> {c.name}{" "}
-                  <span className="muted">({headerUnit(c.unit)})</span>
-                </label>
-              ))}
+              {cs.map((c) => {
+                const empty = totals ? emptyStatNote(c.name, totals[counters.indexOf(c)], kernels) : null;
+                return (
+                  <label key={c.name}>
+                    <input type="checkbox" checked={picked.includes(c.name)} onChange={(e) => toggle(c.name, e.target.checked)} /> {c.name}{" "}
+                    <span className="muted">({headerUnit(c.unit)})</span>
+                    {empty && <span className="muted"> — {empty}</span>}
+                  </label>
+                );
+              })}
             </fieldset>
           );
         })}

@@ -54,7 +54,7 @@ export function pickedColumns(counters: readonly StatCounter[], picked: readonly
 
 export const KIND_LABELS: Record<StatKind, string> = {
   AGGREGATE: "Counted per kernel",
-  KERNEL: "Measured per kernel",
+  KERNEL: "The simulator's per-kernel figures",
   RATE: "Simulation so far",
   DERIVED: "Hit rates",
 };

@@ -9,6 +9,7 @@ import { Link, useTitle } from "../router";
 import { newest } from "../time";
 import { TraceRuns } from "../runs/TraceRuns";
 import { RetryTraceMutation, TraceDetailUpdatedSubscription, TraceQuery, TraceRemovedSubscription } from "./documents";
+import { DeleteTrace } from "./DeleteTrace";
 import { Kernels } from "./KernelTable";
 import { LivePostprocessLog, StaticLog } from "./PostprocessLog";
 
@@ -60,6 +61,7 @@ export function TracePage({ id }: { id: string }) {
             Upload a corrected metadata.json: the trace starts over by itself.
           </span>
         )}
+        {!trace.sample && !removed && <DeleteTrace id={trace.id} />}
       </div>
       {removed && (
         <p className="error-box" role="alert">

@@ -111,3 +111,9 @@ export const RetryTraceMutation = graphql(`
     retryTrace(id: $id) { ...TraceDetail }
   }
 `);
+
+export const RemoveTraceMutation = graphql(`
+  mutation RemoveTrace($id: ID!) {
+    removeTrace(id: $id)
+  }
+`);
