@@ -16,12 +16,21 @@ import (
 var kernelsCSVColumns = []string{"seq", "kernel_id", "context", "name", "launch_uid", "sim_cycles", "sim_instructions",
 	"ipc", "sim_time_ns", "measured_ns", "error_pct"}
 
+// sampledCSVColumns are the columns a sampled run's kernels CSV adds to
+// kernelsCSVColumns, as its page shows them: whether the launch was
+// simulated, the launch its cycles are projected from, and the full run's
+// cycles and the error against them when the run is checked against one.
+var sampledCSVColumns = []string{"simulated", "projected_from", "full_cycles", "full_error_pct"}
+
 // KernelsCSVHeader is the header row of r's kernels CSV: the kernels'
-// own columns, then one per statistic of [StatColumns], named by it (a
-// statistic whose name is one of the kernel's own columns, as "ipc" is,
-// is "stat_" and its name).
+// own columns (a sampled run's with sampledCSVColumns), then one per
+// statistic of [runs.StatColumns], named by it (a statistic whose name is
+// one of the kernel's own columns, as "ipc" is, is "stat_" and its name).
 func KernelsCSVHeader(r cascade.Run) []string {
 	h := slices.Clone(kernelsCSVColumns)
+	if r.Sampling != nil {
+		h = append(h, sampledCSVColumns...)
+	}
 	for _, c := range runs.StatColumns(r) {
 		name := c.Name
 		if slices.Contains(kernelsCSVColumns, name) {
@@ -59,7 +68,7 @@ func (m *Reader) WriteKernelsCSV(ctx context.Context, w io.Writer, r cascade.Run
 			if err != nil {
 				return err
 			}
-			row = kernelCSVRow(row[:0], k, stats)
+			row = kernelCSVRow(row[:0], k, r.Sampling != nil, stats)
 			if err := cw.Write(row); err != nil {
 				return err
 			}
@@ -80,8 +89,9 @@ func (m *Reader) WriteKernelsCSV(ctx context.Context, w io.Writer, r cascade.Run
 	return cw.Error()
 }
 
-// kernelCSVRow appends k's fields and its statistics to row.
-func kernelCSVRow(row []string, k cascade.RunKernel, stats []float64) []string {
+// kernelCSVRow appends k's fields (a sampled run's kernel's too, when
+// sampled) and its statistics to row.
+func kernelCSVRow(row []string, k cascade.RunKernel, sampled bool, stats []float64) []string {
 	var kernelID, launch string
 	if k.KernelID != nil {
 		kernelID = strconv.Itoa(*k.KernelID)
@@ -92,6 +102,19 @@ func kernelCSVRow(row []string, k cascade.RunKernel, stats []float64) []string {
 	row = append(row, strconv.Itoa(k.Seq), kernelID, cascade.Deref(k.Context), k.Name, launch,
 		strconv.FormatInt(k.SimCycles, 10), strconv.FormatInt(k.SimInstructions, 10), formatFloat(k.IPC),
 		optFloat(k.SimTimeNs), optFloat(k.MeasuredNs), optFloat(k.ErrorPct))
+	if sampled {
+		var simulated, from, full string
+		if k.Simulated != nil {
+			simulated = strconv.FormatBool(*k.Simulated)
+		}
+		if k.ProjectedFrom != nil {
+			from = strconv.Itoa(*k.ProjectedFrom)
+		}
+		if k.FullCycles != nil {
+			full = strconv.FormatInt(*k.FullCycles, 10)
+		}
+		row = append(row, simulated, from, full, optFloat(k.FullErrorPct))
+	}
 	for _, v := range stats {
 		row = append(row, optFloat(present(v)))
 	}
