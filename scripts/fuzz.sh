@@ -42,7 +42,13 @@ trap 'rm -rf "$bin" "$log"' EXIT
 start=$SECONDS
 pkgs=$(grep -rl --include='*_test.go' -E '^func Fuzz[A-Z0-9_]' . | grep -v node_modules | xargs -n1 dirname | sort -u)
 targets=()
+built=0
 for dir in $pkgs; do
+  # A package none of whose targets FUZZ_MATCH picks is not built.
+  if ! grep -ho -E '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go | sed "s|^func |$dir |" | grep -Eq -- "$match"; then
+    continue
+  fi
+  built=$((built + 1))
   exe="$bin/$(printf '%s' "${dir#./}" | tr / _).test"
   go test -c -vet=off "${instrument[@]}" -o "$exe" "$dir"
   importpath=$(go list -f '{{.ImportPath}}' "$dir")
@@ -52,7 +58,7 @@ for dir in $pkgs; do
     fi
   done
 done
-echo "built $(wc -w <<<"$pkgs") packages' fuzzing binaries in $((SECONDS - start)) s; fuzzing ${#targets[@]} targets for $fuzztime each"
+echo "built $built packages' fuzzing binaries in $((SECONDS - start)) s; fuzzing ${#targets[@]} targets for $fuzztime each"
 
 failed=()
 start=$SECONDS
