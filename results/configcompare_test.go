@@ -20,6 +20,7 @@ import (
 // one none, "0 of 1 succeeded"; the kernels page aligns each kernel's
 // error with the configs and pages by cursor.
 func TestConfigComparisonCountsEveryRun(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		c := newComparisonRig(t, d, []string{"ta"})
@@ -96,6 +97,7 @@ type runsKernel struct {
 // 1 without one. Asked again, it reads no run's kernel results; after a
 // run changes, that run's only.
 func TestSweepGridSaysHowManyRuns(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		c := newComparisonRig(t, d, []string{"ta", "none"})

@@ -118,6 +118,7 @@ func (c *comparisonRig) end(r cascade.Run, state cascade.RunState) {
 // succeeded run changes, after one is removed, and after a trace's timing
 // changes and then a run of it succeeds.
 func TestSweepComparisonAddsEachRunOnce(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		c := newComparisonRig(t, d, []string{"ta", "tb", "tc", "none"})

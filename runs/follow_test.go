@@ -17,6 +17,7 @@ import (
 // is stored a megabyte's results at a time as it is read, every kernel
 // once and in order, never the whole run's results at once.
 func TestFollowerStoresALongLogAsItReadsIt(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		const n = 3000
 		path := filepath.Join(t.TempDir(), "accel-sim.log")

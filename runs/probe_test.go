@@ -23,6 +23,7 @@ import (
 // not simulatable, saying why. A second Manager on the same cache asks the
 // simulator nothing; a simulator binary changed since is asked again.
 func TestProbe(t *testing.T) {
+	t.Parallel()
 	sim := fakesim.Build(t)
 	dir := t.TempDir()
 	calls := filepath.Join(dir, "calls")

@@ -38,6 +38,7 @@ func (s *fromStore) AppendRunKernels(ctx context.Context, runID string, from int
 // the next; and the run's totals follow the stored kernels, equal to those
 // read back from the store.
 func TestSaveKernelsAppendsWhatWasTaken(t *testing.T) {
+	t.Parallel()
 	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		ctx := context.Background()
 		st := &fromStore{DB: d}

@@ -29,8 +29,6 @@ import (
 	"github.com/cascade-sim/cascade/upload"
 )
 
-func TestMain(m *testing.M) { slurmtest.Main(m) }
-
 // slurmRun is a run with its Slurm job.
 type slurmRun struct {
 	run

@@ -1,47 +1,80 @@
 #!/usr/bin/env bash
 # Runs every Go fuzz target (func FuzzXxx in a _test.go file) for FUZZTIME
-# each, one after another: go test -fuzz takes one target at a time. The
-# targets are listed with `go test -list`, so a new one is picked up without
-# editing this file. CI runs it with a few seconds each (scripts/test.sh);
-# `make fuzz` runs a longer campaign. A failing input is written by go test
-# under the package's testdata/fuzz/<Target>/: commit it with the fix, as
-# a regression seed.
+# each, one after another. Each package with a target is built once, as a
+# fuzzing-instrumented test binary (go test -c -fuzz), and each of its
+# targets is run from that binary: go test -fuzz would link a binary per
+# target, which took longer than 5 s of fuzzing. The targets are listed by
+# the binary (-test.list), so a new one is picked up without editing this
+# file. CI runs it with a few seconds each (scripts/test.sh); `make fuzz`
+# runs a longer campaign. A failing input is written under the package's
+# testdata/fuzz/<Target>/, as go test -fuzz writes it: commit it with the
+# fix, as a regression seed.
 #
 #   FUZZTIME=5s       time per target (a duration, or Nx for N executions)
 #   FUZZ_PARALLEL=2   fuzzing workers per target
 #   FUZZ_MATCH=.      only targets whose "package Target" matches this regexp
+#   FUZZ_INSTRUMENT=all  coverage guidance from every package the binary
+#                     holds, as go test -fuzz builds it; "module": from
+#                     Cascade's packages alone, the others built as go vet
+#                     and go build already did (so cached): CI's choice, where
+#                     instrumenting the dependencies (the S3 gateway's among
+#                     them) cost minutes of compiling for seconds of fuzzing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime="${FUZZTIME:-5s}"
 parallel="${FUZZ_PARALLEL:-2}"
 match="${FUZZ_MATCH:-.}"
+case "${FUZZ_INSTRUMENT:-all}" in
+  all) instrument=(-fuzz=.) ;;
+  module) instrument=("-gcflags=$(go list -m)/...=-d=libfuzzer") ;;
+  *) echo "FUZZ_INSTRUMENT is all or module, not $FUZZ_INSTRUMENT" >&2; exit 2 ;;
+esac
+# Where go test -fuzz keeps the inputs that widened coverage, per package:
+# a binary run by hand is given the same directory, so campaigns add up.
+fuzzcache="$(go env GOCACHE)/fuzz"
 
-# Packages with a fuzz target; go test -list gives their targets' names.
+bin=$(mktemp -d)
+log=$(mktemp)
+trap 'rm -rf "$bin" "$log"' EXIT
+
+# Packages with a fuzz target, each built once. go vet ran in its own
+# step; vet here would only repeat it.
+start=$SECONDS
 pkgs=$(grep -rl --include='*_test.go' -E '^func Fuzz[A-Z0-9_]' . | grep -v node_modules | xargs -n1 dirname | sort -u)
 targets=()
+built=0
 for dir in $pkgs; do
-  for name in $(go test -list '^Fuzz' "$dir" | grep '^Fuzz' || true); do
+  # A package none of whose targets FUZZ_MATCH picks is not built.
+  if ! grep -ho -E '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go | sed "s|^func |$dir |" | grep -E -- "$match" >/dev/null; then
+    continue
+  fi
+  built=$((built + 1))
+  exe="$bin/$(printf '%s' "${dir#./}" | tr / _).test"
+  go test -c -vet=off "${instrument[@]}" -o "$exe" "$dir"
+  importpath=$(go list -f '{{.ImportPath}}' "$dir")
+  for name in $(cd "$dir" && "$exe" -test.list '^Fuzz' | grep '^Fuzz' || true); do
     if printf '%s %s\n' "$dir" "$name" | grep -Eq -- "$match"; then
-      targets+=("$dir $name")
+      targets+=("$dir $name $exe $importpath")
     fi
   done
 done
-echo "fuzzing ${#targets[@]} targets for $fuzztime each"
+echo "built $built packages' fuzzing binaries in $((SECONDS - start)) s; fuzzing ${#targets[@]} targets for $fuzztime each"
 
 failed=()
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
 start=$SECONDS
 for t in "${targets[@]}"; do
-  read -r dir name <<<"$t"
-  if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -parallel "$parallel" "$dir" >"$log" 2>&1; then
+  read -r dir name exe importpath <<<"$t"
+  # As go test runs it: in the package's directory, so testdata/fuzz holds
+  # the seeds and receives a failing input.
+  if (cd "$dir" && "$exe" -test.run='^$' -test.fuzz="^${name}\$" -test.fuzztime="$fuzztime" \
+    -test.parallel="$parallel" -test.fuzzcachedir="$fuzzcache/$importpath" -test.paniconexit0) >"$log" 2>&1; then
     # The last progress line: executions in all, and the corpus size.
     last=$(grep -E '^fuzz: elapsed:' "$log" | tail -n 1 || true)
     echo "ok   $dir $name: ${last#fuzz: }"
   elif grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log"; then
-    # go test -fuzz can give up when a worker answers after -fuzztime ran
-    # out (on a loaded machine): no input failed, so this is no failure.
-    echo "ok   $dir $name: no input failed (go test: context deadline exceeded at the end)"
+    # Fuzzing can give up when a worker answers after -fuzztime ran out
+    # (on a loaded machine): no input failed, so this is no failure.
+    echo "ok   $dir $name: no input failed (context deadline exceeded at the end)"
   else
     cat "$log"
     echo "FAIL $dir $name"

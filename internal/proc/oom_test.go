@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 // TestOOMKillsIn: the OOM killer's count is read from the process's
@@ -58,6 +60,7 @@ func TestOOMKillsIn(t *testing.T) {
 // stays, or that Run itself killed, is not. The count is a fake file the
 // program raises itself before it kills itself.
 func TestRunOOMKilled(t *testing.T) {
+	testkit.SkipShort(t, "runs /bin/sh")
 	self, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		t.Skipf("no cgroups: %v", err)

@@ -52,6 +52,10 @@ func Server(t testing.TB, configure ...func(*app.Config)) *TestServer {
 	for _, f := range configure {
 		f(&cfg)
 	}
+	if cfg.DatabaseURL == "" {
+		// SQLite in the data directory: a new one starts migrated.
+		dbtest.SeedSQLite(t, cfg.DataDir)
+	}
 	m, err := app.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("start server: %v", err)
