@@ -656,6 +656,7 @@ type SweepUpdateResolver interface {
 	Comparison(ctx context.Context, obj *model.SweepUpdate) ([]cascade.SweepConfigComparison, error)
 }
 type TraceResolver interface {
+	Warnings(ctx context.Context, obj *cascade.Trace) ([]string, error)
 	Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error)
 
 	ConfigComparison(ctx context.Context, obj *cascade.Trace) ([]cascade.ConfigComparison, error)
@@ -13079,7 +13080,7 @@ func (ec *executionContext) _Trace_warnings(ctx context.Context, field graphql.C
 			return ec.fieldContext_Trace_warnings(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Warnings, nil
+			return ec.Resolvers.Trace().Warnings(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -13090,7 +13091,7 @@ func (ec *executionContext) _Trace_warnings(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Trace_warnings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Trace", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Trace", field, true, true, "String")
 }
 
 func (ec *executionContext) _Trace_kernels(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
@@ -17896,10 +17897,11 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "warnings":
-			out.Values[i] = ec._Trace_warnings(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_warnings(ctx, field, obj)
+				})
 		case "kernels":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

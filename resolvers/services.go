@@ -65,6 +65,9 @@ type SimConfigService interface {
 	// NotSimulatable says why the simulator cannot simulate t; "" when
 	// it can or that is not known.
 	NotSimulatable(t cascade.Trace) string
+	// SimConfigWarnings says what is wrong with t's suggested config
+	// against the tested ones; none when nothing is.
+	SimConfigWarnings(t cascade.Trace) []string
 }
 
 // SweepService launches, cancels and reads sweeps.

@@ -1,6 +1,8 @@
 package runs
 
 import (
+	"fmt"
+
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 )
@@ -38,4 +40,25 @@ func (m *Manager) DefaultSimConfig(t cascade.Trace) (cascade.SimConfig, bool, er
 	}
 	c, ok := simconfig.Default(cfgs, t.TraceGPUArch, cascade.Deref(t.SuggestedSimConfig))
 	return c, ok, nil
+}
+
+// SimConfigWarnings says what is wrong with the trace's
+// suggested_sim_config against the tested configs: a name that is none
+// of theirs, with those it most likely meant or else those there are
+// (simconfig.Unknown). None without a
+// suggestion, without configs, or when they cannot be read (the configs
+// query says why).
+func (m *Manager) SimConfigWarnings(t cascade.Trace) []string {
+	name := cascade.Deref(t.SuggestedSimConfig)
+	if name == "" {
+		return nil
+	}
+	cfgs, err := m.SimConfigs()
+	if err != nil || len(cfgs) == 0 {
+		return nil
+	}
+	if _, ok := simconfig.Find(cfgs, name); ok {
+		return nil
+	}
+	return []string{fmt.Sprintf("metadata.json: suggested_sim_config: %s; the New run screen preselects the first compatible config instead", simconfig.Unknown(cfgs, name))}
 }
