@@ -242,6 +242,7 @@ type ComplexityRoot struct {
 		PeakRssBytes   func(childComplexity int) int
 		SimulatorBuild func(childComplexity int) int
 		SimulatorSum   func(childComplexity int) int
+		TraceCurrent   func(childComplexity int) int
 		TraceSum       func(childComplexity int) int
 		WallSeconds    func(childComplexity int) int
 	}
@@ -1546,6 +1547,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RunFigures.SimulatorSum(childComplexity), true
+	case "RunFigures.traceCurrent":
+		if e.ComplexityRoot.RunFigures.TraceCurrent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunFigures.TraceCurrent(childComplexity), true
 	case "RunFigures.traceSum":
 		if e.ComplexityRoot.RunFigures.TraceSum == nil {
 			break
@@ -3356,6 +3363,8 @@ func (ec *executionContext) childFields_RunFigures(ctx context.Context, field gr
 		return ec.fieldContext_RunFigures_configSum(ctx, field)
 	case "traceSum":
 		return ec.fieldContext_RunFigures_traceSum(ctx, field)
+	case "traceCurrent":
+		return ec.fieldContext_RunFigures_traceCurrent(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RunFigures", field.Name)
 }
@@ -8314,6 +8323,29 @@ func (ec *executionContext) _RunFigures_traceSum(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_RunFigures_traceSum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RunFigures", field, false, false, "String")
+}
+
+func (ec *executionContext) _RunFigures_traceCurrent(ctx context.Context, field graphql.CollectedField, obj *model.RunFigures) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunFigures_traceCurrent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TraceCurrent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunFigures_traceCurrent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunFigures", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _RunKernel_kernelId(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
@@ -16288,6 +16320,11 @@ func (ec *executionContext) _RunFigures(ctx context.Context, sel ast.SelectionSe
 			}
 		case "traceSum":
 			out.Values[i] = ec._RunFigures_traceSum(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "traceCurrent":
+			out.Values[i] = ec._RunFigures_traceCurrent(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

@@ -49,6 +49,9 @@ type RunService interface {
 	StatTotals(ctx context.Context, r cascade.Run) (runs.StatTotals, error)
 	RunSimConfig(r cascade.Run) (cascade.SimConfig, error)
 	CrossArchitecture(ctx context.Context, r cascade.Run) (bool, error)
+	// CurrentTraceSum is the traceSum a run of the trace launched now
+	// would record; an error when its processed files cannot be read.
+	CurrentTraceSum(traceID string) (string, error)
 	// LogLines and TailLog read the run's simulator log.
 	LogLines(id string, n int) ([]string, error)
 	TailLog(id string) cascade.LogTail
