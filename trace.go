@@ -74,7 +74,7 @@ type Trace struct {
 	// was kept.
 	UploadSum string
 	CreatedAt time.Time
-	UpdatedAt   time.Time
+	UpdatedAt time.Time
 }
 
 // Retryable reports whether a retry can change the trace's fate: not when
