@@ -323,7 +323,8 @@ const (
 //   - a finished (ready or failed) trace goes back to uploading
 //     (tracestate.FilesChanged) when it is uploaded again: its
 //     metadata.json is gone or differs from the one its upload completed
-//     with, or, ready, it lost traces/kernelslist.g.
+//     with, or, ready, it lost traces/kernelslist.g or a data file of its
+//     upload changed (uploadSum).
 //
 // The post-processor's writes touch neither metadata.json nor, once it is
 // done, kernelslist.g, so they never count as an upload; processing to
@@ -343,7 +344,9 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 			why = tracedir.KernelsListG + " removed"
 		case t.UploadSum == "":
 			t.UploadSum = l.uploadSum // kept since schema version 14: adopt it
-		case l.uploadSum != t.UploadSum:
+		case t.State == cascade.TraceReady && l.uploadSum != t.UploadSum:
+			// A failed trace's files are fixed and then retried
+			// (retryTrace), as its error says: no start-over of its own.
 			why = FilesChangedNote
 			if l.which != "" {
 				why += " (" + l.which + ")"

@@ -432,6 +432,10 @@ func TestDecision(t *testing.T) {
 			walks: []walk{{0, ready}, {testInterval, with(ready, "traces/kernel-1-ctx_0x1.traceg", "processed", "traces/kernelslist_ctx_0x1.g", "kernel-1-ctx_0x1.traceg\n")},
 				{2 * testInterval, with(ready, "traces/kernel-1-ctx_0x1.traceg", "processed again", "traces/kernelslist.g", "kernel-1-ctx_0x1.tracez\n", "traces/kernel-9-ctx_0x1.trace", "x", "notes.txt", "n")}},
 			want: []cascade.TraceState{R, R, R}},
+		{name: "a failed trace's data file changed: failed until retried (its error says to fix the files, then Retry)",
+			stored: stored(F, pcMeta, 0),
+			walks:  []walk{{0, with(pc, "metadata.json", pcMeta)}, {testInterval, with(pc, "metadata.json", pcMeta, "traces/kernel-1-ctx_0x1.trace.xz", strings.Repeat("z", 100))}},
+			want:   []cascade.TraceState{F, F}, err: "an earlier failure"},
 		{name: "a trace stored before upload sums were kept adopts its files'",
 			stored: stored(R, readyMeta, 2), walks: walks(ready, 0), want: []cascade.TraceState{R},
 			check: func(t *testing.T, tr cascade.Trace) {
