@@ -54,15 +54,27 @@ type Trace struct {
 	HasStepTimeline    bool  `gorm:"not null"`
 	Sample             bool  `gorm:"not null"`
 	// Warnings lists recovered bad input (malformed stats rows and the
-	// like), each naming its file and line.
+	// like), each naming its file and line: the post-processor's, set
+	// when the trace becomes ready.
 	Warnings []string `gorm:"serializer:json"`
+	// ScanWarnings are the scanner's: metadata.json values of the wrong
+	// shape (each naming its field and what was expected), and a note
+	// when the upload's data files changed after it completed. They never
+	// fail a trace. The API shows them with Warnings (AllWarnings).
+	ScanWarnings []string `gorm:"serializer:json"`
 	// MetadataSum is the SHA-256 of the metadata.json the trace's upload was
 	// found complete (or failed) with: a finished trace whose metadata.json
 	// differs was uploaded again. Empty until then, and for traces stored
 	// before it was kept.
 	MetadataSum string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// UploadSum fingerprints the upload's data files (tracedir's
+	// UploadFiles: raw kernel traces, kernel lists, stats) as the upload
+	// was found complete: a finished trace whose data files differ was
+	// uploaded again. Empty until then, and for traces stored before it
+	// was kept.
+	UploadSum string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Retryable reports whether a retry can change the trace's fate: not when
@@ -72,6 +84,13 @@ type Trace struct {
 // trace starts over by itself once a new metadata.json is uploaded.
 func (t Trace) Retryable() bool {
 	return !(t.State == TraceFailed && t.Error != nil && strings.HasPrefix(*t.Error, "metadata.json"))
+}
+
+// AllWarnings is what the API shows as the trace's warnings: the
+// scanner's, then the post-processor's.
+func (t Trace) AllWarnings() []string {
+	w := make([]string, 0, len(t.ScanWarnings)+len(t.Warnings))
+	return append(append(w, t.ScanWarnings...), t.Warnings...)
 }
 
 // Kernel is one traced kernel of a trace, from the tracer's stats file.

@@ -76,17 +76,18 @@ type Main struct {
 //
 // The phases, in order: listen, open the store, build the services, build
 // the handler, start.
-func Run(ctx context.Context, cfg Config) (m *Main, err error) {
-	if m, err = newMain(cfg); err != nil {
+func Run(ctx context.Context, cfg Config) (*Main, error) {
+	m, err := newMain(cfg)
+	if err != nil {
 		return nil, err
 	}
 	if err := m.listenAndServe(); err != nil {
 		return nil, err
 	}
+	ok := false
 	defer func() {
-		if err != nil { // stop what started; the caller gets no Main to Close
+		if !ok { // stop what started; the caller gets no Main to Close
 			m.stopStarted()
-			m = nil
 		}
 	}()
 	if err := m.openStore(ctx); err != nil {
@@ -101,6 +102,7 @@ func Run(ctx context.Context, cfg Config) (m *Main, err error) {
 	}
 	mux := m.buildHandler(svc)
 	m.start(ctx, svc, mux)
+	ok = true
 	return m, nil
 }
 

@@ -235,3 +235,41 @@ func TestPprofNeedsAToken(t *testing.T) {
 		t.Errorf("/healthz without a token: %d", resp.StatusCode)
 	}
 }
+
+// TestLatePhaseFailureStopsWhatStarted: a phase that fails after the
+// server listens (the S3 endpoint's port held, the executor unknown)
+// makes Run return its error, with the API's listener closed and the
+// database closed: the same address serves a server started next.
+func TestLatePhaseFailureStopsWhatStarted(t *testing.T) {
+	t.Parallel()
+	testkit.SkipShort(t, "starts the server")
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	dataDir := t.TempDir()
+	for name, configure := range map[string]func(*app.Config){
+		"s3 port held":     func(c *app.Config) { c.S3Addr = held.Addr().String() },
+		"unknown executor": func(c *app.Config) { c.Executor = "nowhere" },
+	} {
+		cfg := config(t, addr)
+		cfg.DataDir = dataDir
+		configure(&cfg)
+		if m, err := app.Run(context.Background(), cfg); err == nil {
+			m.Close()
+			t.Fatalf("%s: started", name)
+		}
+	}
+	m, err := app.Run(context.Background(), func() app.Config { c := config(t, addr); c.DataDir = dataDir; return c }())
+	if err != nil {
+		t.Fatalf("a server on the address and data directory the failed starts left: %v", err)
+	}
+	m.Close()
+}

@@ -15,7 +15,8 @@ import (
 // A migration moves the schema from version-1 to version. Each runs in its
 // own transaction with the version row, so a crash leaves the schema at a
 // version that exists. Migrations never change once released: they create
-// tables from the struct snapshots below, not from package cascade's live
+// tables from the struct snapshots below (from version 14 on, in
+// snapshots.go), not from package cascade's live
 // types, so a later field change needs a new migration.
 type migration struct {
 	version int
@@ -108,6 +109,9 @@ var migrations = []migration{
 			return nil // a database rolled back by a test
 		}
 		return tx.Migrator().CreateIndex(&runV13{}, "idx_runs_sampled_by_id")
+	}},
+	{14, "traces: upload sum, scan warnings", func(tx *gorm.DB) error {
+		return addColumns(tx, &traceV14{}, "UploadSum", "ScanWarnings")
 	}},
 }
 

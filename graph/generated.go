@@ -244,6 +244,7 @@ type ComplexityRoot struct {
 		PeakRssBytes   func(childComplexity int) int
 		SimulatorBuild func(childComplexity int) int
 		SimulatorSum   func(childComplexity int) int
+		TraceCurrent   func(childComplexity int) int
 		TraceSum       func(childComplexity int) int
 		WallSeconds    func(childComplexity int) int
 	}
@@ -659,6 +660,7 @@ type SweepUpdateResolver interface {
 	Comparison(ctx context.Context, obj *model.SweepUpdate) ([]cascade.SweepConfigComparison, error)
 }
 type TraceResolver interface {
+	Warnings(ctx context.Context, obj *cascade.Trace) ([]string, error)
 	Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error)
 
 	ConfigComparison(ctx context.Context, obj *cascade.Trace) ([]cascade.ConfigComparison, error)
@@ -1565,6 +1567,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RunFigures.SimulatorSum(childComplexity), true
+	case "RunFigures.traceCurrent":
+		if e.ComplexityRoot.RunFigures.TraceCurrent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunFigures.TraceCurrent(childComplexity), true
 	case "RunFigures.traceSum":
 		if e.ComplexityRoot.RunFigures.TraceSum == nil {
 			break
@@ -3377,6 +3385,8 @@ func (ec *executionContext) childFields_RunFigures(ctx context.Context, field gr
 		return ec.fieldContext_RunFigures_configSum(ctx, field)
 	case "traceSum":
 		return ec.fieldContext_RunFigures_traceSum(ctx, field)
+	case "traceCurrent":
+		return ec.fieldContext_RunFigures_traceCurrent(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RunFigures", field.Name)
 }
@@ -8418,6 +8428,29 @@ func (ec *executionContext) fieldContext_RunFigures_traceSum(_ context.Context, 
 	return graphql.NewScalarFieldContext("RunFigures", field, false, false, "String")
 }
 
+func (ec *executionContext) _RunFigures_traceCurrent(ctx context.Context, field graphql.CollectedField, obj *model.RunFigures) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunFigures_traceCurrent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TraceCurrent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunFigures_traceCurrent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunFigures", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _RunKernel_kernelId(ctx context.Context, field graphql.CollectedField, obj *cascade.RunKernel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13182,7 +13215,7 @@ func (ec *executionContext) _Trace_warnings(ctx context.Context, field graphql.C
 			return ec.fieldContext_Trace_warnings(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Warnings, nil
+			return ec.Resolvers.Trace().Warnings(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
@@ -13193,7 +13226,7 @@ func (ec *executionContext) _Trace_warnings(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Trace_warnings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Trace", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Trace", field, true, true, "String")
 }
 
 func (ec *executionContext) _Trace_kernels(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
@@ -16405,6 +16438,11 @@ func (ec *executionContext) _RunFigures(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "traceCurrent":
+			out.Values[i] = ec._RunFigures_traceCurrent(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -18011,10 +18049,11 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "warnings":
-			out.Values[i] = ec._Trace_warnings(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_warnings(ctx, field, obj)
+				})
 		case "kernels":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

@@ -111,7 +111,13 @@ func (r *runResolver) FailureLine(ctx context.Context, obj *cascade.Run) (*strin
 
 // Figures is the resolver for the figures field.
 func (r *runResolver) Figures(ctx context.Context, obj *cascade.Run) (*model.RunFigures, error) {
-	return figures(obj.Figures), nil
+	f := figures(obj.Figures)
+	if obj.Figures.TraceSum != "" && r.Results != nil {
+		if cur, err := r.Results.CurrentTraceSum(obj.TraceID); err == nil && cur != "" {
+			f.TraceCurrent = cascade.Ptr(cur == obj.Figures.TraceSum)
+		}
+	}
+	return f, nil
 }
 
 // SameAs is the resolver for the sameAs field.

@@ -74,6 +74,9 @@ type RunResults interface {
 	// SamplingCheck is a SUCCEEDED sampled run checked against a full
 	// run; nil when there is none.
 	SamplingCheck(ctx context.Context, r cascade.Run) (*cascade.SamplingCheck, error)
+	// CurrentTraceSum is the traceSum a run of the trace launched now
+	// would record; an error when its processed files cannot be read.
+	CurrentTraceSum(traceID string) (string, error)
 }
 
 // Comparisons compares a trace's runs config by config, and a sweep's
@@ -101,6 +104,9 @@ type SimConfigs interface {
 	NotSimulatable(t cascade.Trace) string
 	RunSimConfig(r cascade.Run) (cascade.SimConfig, error)
 	CrossArchitecture(ctx context.Context, r cascade.Run) (bool, error)
+	// SimConfigWarnings says what is wrong with t's suggested config
+	// against the tested ones; none when nothing is.
+	SimConfigWarnings(t cascade.Trace) []string
 }
 
 // Executor reports the executor's status (*runs.Manager).

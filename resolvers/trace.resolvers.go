@@ -81,6 +81,17 @@ func (r *subscriptionResolver) TraceRemoved(ctx context.Context) (<-chan string,
 	}), nil
 }
 
+// Warnings is the resolver for the warnings field: the scanner's and the
+// post-processor's, then what the run manager, which knows the tested
+// configs, finds wrong with the suggested config.
+func (r *traceResolver) Warnings(ctx context.Context, obj *cascade.Trace) ([]string, error) {
+	w := obj.AllWarnings()
+	if obj.SuggestedSimConfig != nil && r.Configs != nil {
+		w = append(w, r.Configs.SimConfigWarnings(*obj)...)
+	}
+	return w, nil
+}
+
 // Kernels is the resolver for the kernels field.
 func (r *traceResolver) Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error) {
 	p, err := r.DB.Kernels(ctx, obj.ID, cascade.Deref(search), page(ctx, first, after))

@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 
@@ -118,4 +119,24 @@ func (c *Configs) Gone() string {
 		return "no longer among the tested configs of CASCADE_ACCELSIM_DIR's checkout (" + c.cfg.ConfigsDir + ")"
 	}
 	return "no longer in CASCADE_SIM_CONFIGS_DIR (" + c.cfg.ConfigsDir + ")"
+}
+
+// SimConfigWarnings says what is wrong with the trace's
+// suggested_sim_config against the tested configs: a name that is none
+// of theirs, with those it most likely meant or else those there are
+// (simconfig.Unknown). None without a suggestion, without configs, or
+// when they cannot be read (the configs query says why).
+func (c *Configs) SimConfigWarnings(t cascade.Trace) []string {
+	name := cascade.Deref(t.SuggestedSimConfig)
+	if name == "" {
+		return nil
+	}
+	cfgs, err := c.SimConfigs()
+	if err != nil || len(cfgs) == 0 {
+		return nil
+	}
+	if _, ok := simconfig.Find(cfgs, name); ok {
+		return nil
+	}
+	return []string{fmt.Sprintf("metadata.json: suggested_sim_config: %s; the New run screen preselects the first compatible config instead", simconfig.Unknown(cfgs, name))}
 }

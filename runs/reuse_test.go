@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
@@ -146,5 +147,36 @@ func TestSweepReusesSucceededRuns(t *testing.T) {
 		if r.SameAs != nil {
 			t.Errorf("a rerun sweep's %s run reused %s", name, r.SameAs.ID)
 		}
+	}
+}
+
+// TestRunSaysWhenItsTraceChanged: a run's figures say whether the trace's
+// processed files are still those it simulated (traceCurrent): true until
+// the trace is post-processed again, false after.
+func TestRunSaysWhenItsTraceChanged(t *testing.T) {
+	t.Parallel()
+	s := server(t, "ok")
+	run := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
+	waitRun(t, s, run.ID, "SUCCEEDED")
+	current := func() *bool {
+		var r struct {
+			Run struct{ Figures struct{ TraceCurrent *bool } }
+		}
+		s.MustDo(t, `query($id: ID!) { run(id: $id) { figures { traceCurrent } } }`, map[string]any{"id": run.ID}, &r)
+		return r.Run.Figures.TraceCurrent
+	}
+	if c := current(); c == nil || !*c {
+		t.Fatalf("traceCurrent = %v before the trace changed, want true", c)
+	}
+	// What post-processing again leaves: the kernel traces and then the
+	// kernel list written anew.
+	later := time.Now().Add(time.Minute)
+	for _, f := range []string{"kernel-1-ctx_0x55d2c3a1e4f0.traceg", "kernelslist.g"} {
+		if err := os.Chtimes(filepath.Join(s.TraceDir(quickstartID), "traces", f), later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := current(); c == nil || *c {
+		t.Fatalf("traceCurrent = %v after the trace was post-processed again, want false", c)
 	}
 }

@@ -14,15 +14,16 @@
 // changes are published in order once it is committed.
 //
 // The scanner alone writes a trace's scan fields (bytes, kernel count while
-// uploading, metadata fields, timing flags). It decides no state: what a
+// uploading, metadata fields, timing flags, its ScanWarnings: metadata.json
+// values of an unexpected shape, and the note that data files changed). It decides no state: what a
 // walk saw of the upload (complete, broken, failed by its metadata.json,
 // or a finished trace's files changed) is an event of package tracestate,
 // and [tracestate.Next] says, inside the committing transaction, where it
 // moves the trace: uploading to processing or failed, processing to
 // failed when metadata.json says "failed", a ready or failed trace back
 // to uploading when it was uploaded again (metadata.json gone or changed,
-// or a ready trace without traces/kernelslist.g), its kernels dropped in
-// the same transaction. Every change is committed first and published
+// a data file of the upload changed or gone, or a ready trace without
+// traces/kernelslist.g), its kernels dropped in the same transaction. Every change is committed first and published
 // after, as a copy of the committed row, and then reported to
 // Config.States, the [tracestate.Machine], which starts or stops the
 // post-processor; the Machine's outcomes of post-processing tell the

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cascade-sim/cascade"
@@ -86,6 +88,12 @@ type look struct {
 
 	hasMeta bool
 	metaSum string // SHA-256 of metadata.json; "" when missing
+	// uploadSum fingerprints the upload's data files (see uploadSum);
+	// which names the one to blame when it changed.
+	uploadSum, which string
+	// warnings are metadata.json's values of the wrong shape
+	// (tracedir.Metadata.Warnings).
+	warnings []string
 	// arch and archFrom are the trace's architecture and where it came
 	// from, when metadata.json does not name it (see archOf).
 	arch, archFrom  string
@@ -143,8 +151,10 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 		if metaErr == nil {
 			l.meta = &meta
 			l.metaFailed = failedText(meta)
+			l.warnings = meta.Warnings
 		}
 	}
+	l.uploadSum, l.which = uploadSum(tree, l.meta)
 	// The walk's verdict is reached for every walk; what it does to the
 	// trace's state depends on the state the committing transaction finds
 	// (tracestate.Next): a retried trace is uploading again before this
@@ -186,6 +196,59 @@ func archOf(saw sight) (arch, from string) {
 	}
 	return cascade.DefaultTraceGPUArch, cascade.ArchAssumed
 }
+
+// uploadSum fingerprints the upload's data files (tracedir.IsUploadFile):
+// those metadata.json lists, when it has a files list, else those in the
+// tree. Each counts with its path, size, modification time and, for a
+// link, target; a listed file that is missing counts as missing. Files
+// added beside a files list do not count: an upload that means them
+// lists them in a new metadata.json. It returns which file to name if
+// the sum changed: the first listed file missing ("traces/x gone"), else
+// the file modified last.
+func uploadSum(tree *tracedir.Tree, meta *tracedir.Metadata) (sum, which string) {
+	var files []string
+	if meta != nil && meta.HasFiles {
+		for _, f := range meta.Files {
+			if rel, err := tree.Resolve(f.Path); err == nil && tracedir.IsUploadFile(rel) {
+				files = append(files, rel)
+			}
+		}
+	} else {
+		for p := range tree.Files {
+			if tracedir.IsUploadFile(p) {
+				files = append(files, p)
+			}
+		}
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
+	h := sha256.New()
+	var at time.Time
+	newest, gone := "", ""
+	for _, p := range files {
+		f, ok := tree.Files[p]
+		if !ok {
+			fmt.Fprintf(h, "%s\x00missing\x00", p)
+			if gone == "" {
+				gone = p + " gone"
+			}
+			continue
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00", p, f.Size, f.ModTime.UnixNano(), f.Target)
+		if newest == "" || f.ModTime.After(at) {
+			newest, at = p, f.ModTime
+		}
+	}
+	if gone != "" {
+		newest = gone
+	}
+	return hex.EncodeToString(h.Sum(nil)), newest
+}
+
+// FilesChangedNote starts the note a trace keeps in its ScanWarnings when
+// its upload's data files changed after it completed, and it was
+// post-processed again.
+const FilesChangedNote = "data files changed after the upload completed"
 
 // quiet reports whether something first seen at since has stayed the same
 // for a scan interval: the guide's "hasn't changed since the previous
@@ -260,7 +323,8 @@ const (
 //   - a finished (ready or failed) trace goes back to uploading
 //     (tracestate.FilesChanged) when it is uploaded again: its
 //     metadata.json is gone or differs from the one its upload completed
-//     with, or, ready, it lost traces/kernelslist.g.
+//     with, or, ready, it lost traces/kernelslist.g or a data file of its
+//     upload changed (uploadSum).
 //
 // The post-processor's writes touch neither metadata.json nor, once it is
 // done, kernelslist.g, so they never count as an upload; processing to
@@ -278,26 +342,43 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 			why = "metadata.json replaced"
 		case t.State == cascade.TraceReady && !l.hasKernelsListG:
 			why = tracedir.KernelsListG + " removed"
+		case t.UploadSum == "":
+			t.UploadSum = l.uploadSum // kept since schema version 14: adopt it
+		case t.State == cascade.TraceReady && l.uploadSum != t.UploadSum:
+			// A failed trace's files are fixed and then retried
+			// (retryTrace), as its error says: no start-over of its own.
+			why = FilesChangedNote
+			if l.which != "" {
+				why += " (" + l.which + ")"
+			}
 		}
 		if why != "" {
 			ev = tracestate.FilesChanged
 		}
 	}
+	notes := filesChangedNotes(t.ScanWarnings)
 	c := unchanged
 	if to, ok := tracestate.Next(t.State, ev); ok {
 		switch {
 		case ev == tracestate.FilesChanged:
 			c = startedOver
-			t.State, t.Error, t.MetadataSum, t.Warnings = to, nil, "", []string{}
+			t.State, t.Error, t.MetadataSum, t.UploadSum, t.Warnings = to, nil, "", "", []string{}
+			notes = nil
+			if strings.HasPrefix(why, FilesChangedNote) {
+				// Kept until the next upload: runs of the earlier files
+				// are told apart by their traceSum.
+				notes = []string{why + "; post-processed again: runs launched before simulated the earlier files (their traceSum differs)"}
+			}
 		default:
 			c = moved
-			t.State, t.Error, t.MetadataSum = to, nil, l.metaSum
+			t.State, t.Error, t.MetadataSum, t.UploadSum = to, nil, l.metaSum, l.uploadSum
 			if to == cascade.TraceFailed {
 				t.Error = &l.err
 			}
 		}
 	}
 
+	t.ScanWarnings = append(append([]string{}, l.warnings...), notes...)
 	t.Bytes = l.bytes
 	t.HasRealTiming = l.hasRealTiming
 	t.HasStepTimeline = l.hasStepTimeline
@@ -322,6 +403,17 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 		}
 	}
 	return c, why
+}
+
+// filesChangedNotes returns the notes of ws that FilesChangedNote starts.
+func filesChangedNotes(ws []string) []string {
+	var notes []string
+	for _, w := range ws {
+		if strings.HasPrefix(w, FilesChangedNote) {
+			notes = append(notes, w)
+		}
+	}
+	return notes
 }
 
 // equalScan reports whether two versions of a trace differ in nothing the

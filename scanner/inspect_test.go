@@ -403,6 +403,58 @@ func TestDecision(t *testing.T) {
 					t.Errorf("metadata sum %q", tr.MetadataSum)
 				}
 			}},
+		// Issue 32: a data file changed after the trace completed, with
+		// the same metadata.json (aws s3 cp of a changed kernel trace).
+		{name: "a data file rewritten after ready, the same metadata.json: started over, post-processed again, and says so",
+			stored: stored(R, readyMeta, 2),
+			walks:  []walk{{0, ready}, {testInterval, with(ready, "traces/kernel-1-ctx_0x1.trace.xz", strings.Repeat("z", 100))}},
+			want:   []cascade.TraceState{R, P}, why: FilesChangedNote + " (traces/kernel-1-ctx_0x1.trace.xz)",
+			check: func(t *testing.T, tr cascade.Trace) {
+				if len(tr.ScanWarnings) != 1 || !strings.HasPrefix(tr.ScanWarnings[0], FilesChangedNote+" (traces/kernel-1-ctx_0x1.trace.xz); post-processed again") ||
+					!strings.Contains(tr.ScanWarnings[0], "traceSum") {
+					t.Errorf("scan warnings %q", tr.ScanWarnings)
+				}
+				if tr.UploadSum == "" || tr.MetadataSum != sum(readyMeta) {
+					t.Errorf("sums not those of the upload complete again: %+v", tr)
+				}
+			}},
+		{name: "a listed data file removed after ready: started over, uploading until it is back",
+			stored: stored(R, readyMeta, 2),
+			walks:  []walk{{0, ready}, {testInterval, with(ready, "traces/stats_ctx_0x1", "")}, {time.Hour, with(ready, "traces/stats_ctx_0x1", "")}},
+			want:   []cascade.TraceState{R, U, U}, why: FilesChangedNote + " (traces/stats_ctx_0x1 gone)"},
+		{name: "a streamed trace's data file rewritten after ready: started over, processing once quiet",
+			stored: stored(R, `{"model": "m"}`, 2),
+			walks: []walk{{0, with(streamed, "traces/kernelslist.g", "k\n")}, {testInterval, with(streamed, "traces/kernelslist.g", "k\n", "traces/stats_ctx_0x1", strings.ToUpper(pc["traces/stats_ctx_0x1"]))},
+				{2 * testInterval, with(streamed, "traces/kernelslist.g", "k\n", "traces/stats_ctx_0x1", strings.ToUpper(pc["traces/stats_ctx_0x1"]))}},
+			want: []cascade.TraceState{R, U, P}, why: FilesChangedNote + " (traces/stats_ctx_0x1)"},
+		{name: "the post-processor's writes (processed traces, kernel lists .g) and files beside the files list leave a ready trace ready",
+			stored: stored(R, readyMeta, 2),
+			walks: []walk{{0, ready}, {testInterval, with(ready, "traces/kernel-1-ctx_0x1.traceg", "processed", "traces/kernelslist_ctx_0x1.g", "kernel-1-ctx_0x1.traceg\n")},
+				{2 * testInterval, with(ready, "traces/kernel-1-ctx_0x1.traceg", "processed again", "traces/kernelslist.g", "kernel-1-ctx_0x1.tracez\n", "traces/kernel-9-ctx_0x1.trace", "x", "notes.txt", "n")}},
+			want: []cascade.TraceState{R, R, R}},
+		{name: "a failed trace's data file changed: failed until retried (its error says to fix the files, then Retry)",
+			stored: stored(F, pcMeta, 0),
+			walks:  []walk{{0, with(pc, "metadata.json", pcMeta)}, {testInterval, with(pc, "metadata.json", pcMeta, "traces/kernel-1-ctx_0x1.trace.xz", strings.Repeat("z", 100))}},
+			want:   []cascade.TraceState{F, F}, err: "an earlier failure"},
+		{name: "a trace stored before upload sums were kept adopts its files'",
+			stored: stored(R, readyMeta, 2), walks: walks(ready, 0), want: []cascade.TraceState{R},
+			check: func(t *testing.T, tr cascade.Trace) {
+				if tr.UploadSum == "" || len(tr.ScanWarnings) != 0 {
+					t.Errorf("upload sum %q, scan warnings %q", tr.UploadSum, tr.ScanWarnings)
+				}
+			}},
+		// Issue 32: metadata.json values of an unexpected shape.
+		{name: "layers a string and suggested_sim_config blank: warned, naming the field, and processed",
+			walks: walks(with(pc, "metadata.json", meta(map[string]any{"layers": "0-3", "suggested_sim_config": " "}, pc)), 0), want: []cascade.TraceState{P},
+			check: func(t *testing.T, tr cascade.Trace) {
+				want := []string{
+					`metadata.json: layers: want a list of layer numbers such as [0, 1, 2, 3], got the string "0-3"; shown as given`,
+					`metadata.json: suggested_sim_config: want the name of a tested config such as "SM90_H100", got " "; the New run screen preselects the first compatible config instead`,
+				}
+				if !slices.Equal(tr.ScanWarnings, want) || cascade.Deref(tr.Layers) != "0-3" || tr.Error != nil {
+					t.Errorf("scan warnings %q, want %q; %+v", tr.ScanWarnings, want, tr)
+				}
+			}},
 		{name: "a processing trace with a new metadata.json stays processing (the post-processor has it)",
 			stored: stored(P, pcMeta, 2), walks: walks(with(pc, "metadata.json", meta(map[string]any{"model": "x"}, pc)), 0), want: []cascade.TraceState{P}},
 

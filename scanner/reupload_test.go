@@ -234,3 +234,55 @@ func TestReadyTraceLosesKernelsList(t *testing.T) {
 		t.Fatalf("not post-processed again: %v", err)
 	}
 }
+
+// TestDataFileChangedAfterReady (issue 32): a raw kernel trace of a ready
+// trace is overwritten with other content of the same size, as `aws s3
+// cp` of a changed kernel-1.trace with the same metadata.json does. The
+// trace is not left ready on the old processed files: it starts over, is
+// post-processed again, says why in its warnings, and a run launched
+// before says which content it simulated (its traceSum).
+func TestDataFileChangedAfterReady(t *testing.T) {
+	t.Parallel()
+	s := servertest.Server(t, func(c *app.Config) { c.PostprocessCmd = testkit.FakePostprocessor(t, "ok") })
+	sub := watch(t, s)
+	id := "changed-data"
+	cascadeUpload(t, s, rawTrace(t, "m", []int{1, 2}, 7), id)
+	waitFor(t, sub, id, 20*time.Second, "READY", state("READY"))
+	list := filepath.Join(s.TraceDir(id), "traces", "kernelslist.g")
+	before, err := os.Stat(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	raw := "traces/kernel-1-ctx_0x1.trace"
+	old, err := os.ReadFile(filepath.Join(s.TraceDir(id), filepath.FromSlash(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.WriteFile(t, id, raw, []byte(strings.ToUpper(string(old)))) // the same size: metadata.json's files list still holds
+	seen, tr := states(t, sub, id, func(tr trace) bool { return tr.State == "READY" && len(tr.Warnings) > 0 })
+	// Updates of the first READY (the walk after post-processing) may
+	// come first.
+	if !slices.Equal(seen, []string{"READY", "UPLOADING", "PROCESSING", "READY"}) && !slices.Equal(seen, []string{"UPLOADING", "PROCESSING", "READY"}) {
+		t.Fatalf("after %s changed: states %v, want it post-processed again", raw, seen)
+	}
+	want := "data files changed after the upload completed (" + raw + "); post-processed again"
+	if len(tr.Warnings) == 0 || !strings.HasPrefix(tr.Warnings[0], want) {
+		t.Fatalf("warnings %q, want one starting %q", tr.Warnings, want)
+	}
+	after, err := os.Stat(list)
+	if err != nil || !after.ModTime().After(before.ModTime()) {
+		t.Fatalf("kernelslist.g not written again: %v, %v, %v", before.ModTime(), after, err)
+	}
+	if n, _ := kernels(t, s, id); n != 2 {
+		t.Fatalf("%d kernels after post-processing again", n)
+	}
+	// Still ready on the next scans: the post-processor's writes are no
+	// change of the upload's data.
+	time.Sleep(3 * s.Config.ScanInterval)
+	var r struct{ Trace struct{ State string } }
+	s.MustDo(t, `query($id: ID!) { trace(id: $id) { state } }`, map[string]any{"id": id}, &r)
+	if r.Trace.State != "READY" {
+		t.Fatalf("after post-processing again: %s", r.Trace.State)
+	}
+}

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
@@ -391,5 +394,33 @@ func TestRestartReconciles(t *testing.T) {
 				t.Fatalf("traces after restart: %d", r.Traces.TotalCount)
 			}
 		})
+	}
+}
+
+// TestMetadataValuesWarned (issue 32): "suggested_sim_config": "TITANX"
+// (no such config) and "layers": "0-3" (a string) reach READY, and the
+// trace's warnings in the API name each field and what was expected,
+// with the config it most likely meant.
+func TestMetadataValuesWarned(t *testing.T) {
+	t.Parallel()
+	s := servertest.Server(t, func(c *app.Config) { c.SimConfigsDir = simconfigtest.Write(t, t.TempDir()) })
+	sub := watch(t, s)
+	files := perContextTrace()
+	for _, f := range files {
+		s.WriteFile(t, "odd", f.path, []byte(f.data))
+	}
+	s.WriteFile(t, "odd", "metadata.json", []byte(metadata(t, map[string]any{"layers": "0-3", "suggested_sim_config": "TITANX", "files": filesList(files)})))
+	tr := waitFor(t, sub, "odd", 10*time.Second, "READY", state("READY"))
+	want := []string{
+		`metadata.json: layers: want a list of layer numbers such as [0, 1, 2, 3], got the string "0-3"; shown as given`,
+		`metadata.json: suggested_sim_config: no config "TITANX"; did you mean "SM6_TITANX"?; the New run screen preselects the first compatible config instead`,
+	}
+	if !slices.Equal(tr.Warnings, want) || tr.Error != nil || cascade.Deref(tr.Layers) != "0-3" {
+		t.Fatalf("warnings %q, want %q; %+v", tr.Warnings, want, tr)
+	}
+	var r struct{ Trace trace }
+	s.MustDo(t, `query { trace(id: "odd") { `+traceFields+` } }`, nil, &r)
+	if !slices.Equal(r.Trace.Warnings, want) {
+		t.Fatalf("query: warnings %q, want %q", r.Trace.Warnings, want)
 	}
 }

@@ -28,6 +28,9 @@ type Metadata struct {
 	RealTiming         string
 	Files              []FileEntry
 	HasFiles           bool // the file has a files list (possibly empty)
+	// Warnings name the fields whose values are of a shape Cascade takes
+	// but does not expect, and what it expected: they never fail a trace.
+	Warnings []string
 }
 
 // FileEntry is one entry of metadata.json's files list.
@@ -92,6 +95,12 @@ func ParseMetadata(b []byte) (Metadata, error) {
 	if v, ok := raw["layers"]; ok && string(v) != "null" {
 		m.Layers, err = layersText(v)
 		errs = append(errs, err)
+		if err == nil && bytes.HasPrefix(bytes.TrimSpace(v), []byte(`"`)) {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("%s: layers: want a list of layer numbers such as [0, 1, 2, 3], got the string %s; shown as given", MetadataFile, compact(v)))
+		}
+	}
+	if c := m.SuggestedSimConfig; c != nil && (strings.TrimSpace(*c) == "" || strings.ContainsAny(*c, " \t/")) {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: suggested_sim_config: want the name of a tested config such as \"SM90_H100\", got %q; the New run screen preselects the first compatible config instead", MetadataFile, *c))
 	}
 	if v, ok := raw["prompts"]; ok && string(v) != "null" {
 		var one string

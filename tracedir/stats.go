@@ -50,6 +50,23 @@ func (t *Tree) RawKernels() int {
 	return n
 }
 
+// IsUploadFile reports whether a file of a trace, by slash path, is one
+// of the upload's data files, those a post-processor reads and never
+// writes: a raw kernel trace, a raw kernel list or a stats file, in
+// traces/. Processed files (kernelslist.g, the per-context
+// kernelslist_ctx_*.g, .traceg, .tracez) are not, even when the upload
+// brought them: a retry may write them again.
+func IsUploadFile(rel string) bool {
+	if path.Dir(rel) != TracesDir {
+		return false
+	}
+	b := path.Base(rel)
+	if strings.HasSuffix(b, ".g") {
+		return false
+	}
+	return rawKernelRe.MatchString(b) || b == RawKernelList || strings.HasPrefix(b, RawKernelListCtxPrefix) || b == "stats.csv" || strings.HasPrefix(b, "stats_ctx_")
+}
+
 // KernelLists returns the raw kernel lists: traces/kernelslist_ctx_* (2025+
 // tracers, one per CUDA context) and traces/kernelslist (older ones).
 func (t *Tree) KernelLists() []string {

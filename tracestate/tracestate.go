@@ -16,8 +16,8 @@ const (
 	// MetadataFailed: metadata.json has status "failed".
 	MetadataFailed Event = "metadata failed"
 	// FilesChanged: a finished trace was uploaded again. Its
-	// metadata.json is gone or replaced, a data file its upload
-	// completed with changed, or, ready, it lost traces/kernelslist.g.
+	// metadata.json is gone or replaced, or, ready, a data file its
+	// upload completed with changed or it lost traces/kernelslist.g.
 	FilesChanged Event = "files changed"
 	// Retried: a user asked for the trace to go through the rules and
 	// post-processing again (retryTrace).

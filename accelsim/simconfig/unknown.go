@@ -8,7 +8,8 @@ import (
 )
 
 // Closest returns the names of cfgs a user who typed name most likely
-// meant: those equal to it but for case, else those fewest edits away
+// meant: those equal to it but for case, else those that are it after an
+// "SM<n>_" prefix it left out (TITANX: SM6_TITANX), else those fewest edits away
 // (ignoring case), when that is few enough to be a slip: at most a third
 // of name's length, and at least 1 and at most 3 edits. It returns nil
 // when none is that close.
@@ -21,6 +22,16 @@ func Closest(cfgs []cascade.SimConfig, name string) []string {
 	}
 	if same != nil {
 		return same
+	}
+	if !strings.Contains(name, "_") && name != "" {
+		for _, c := range cfgs {
+			if _, rest, ok := strings.Cut(c.Name, "_"); ok && strings.EqualFold(rest, name) {
+				same = append(same, c.Name)
+			}
+		}
+		if same != nil {
+			return same
+		}
 	}
 	limit := min(max(len([]rune(name))/3, 1), 3)
 	var best []string

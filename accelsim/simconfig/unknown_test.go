@@ -15,6 +15,8 @@ func TestUnknown(t *testing.T) {
 		{"sm7_qv10o", `no config "sm7_qv10o"; did you mean "SM7_QV100"?`},
 		{"SM7_TITAN", `no config "SM7_TITAN"; did you mean "SM7_TITANV"?`},
 		{"SM8_RTX3070", `no config "SM8_RTX3070"; did you mean "SM86_RTX3070"?`},
+		{"TITANX", `no config "TITANX"; did you mean "SM6_TITANX"?`},
+		{"rtx3070", `no config "rtx3070"; did you mean "SM86_RTX3070"?`},
 		{"SM7_", `no config "SM7_" (have SM6_TITANX, SM7_QV100, SM7_TITANV, SM86_RTX3070, SM90_H100)`},
 		{"SM99_NOPE", `no config "SM99_NOPE" (have SM6_TITANX, SM7_QV100, SM7_TITANV, SM86_RTX3070, SM90_H100)`},
 	}

@@ -211,6 +211,29 @@ describe("Cascade UI against a real server", () => {
     await page.close();
   });
 
+  test("a metadata.json value of an unexpected shape is warned on the trace page, naming the field, and fails nothing", async () => {
+    const odd = `${ID}-odd-meta`;
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    for (const [path, text] of traceFiles(odd, 1)) {
+      let t = text;
+      if (path === "metadata.json") {
+        const m = JSON.parse(text);
+        t = JSON.stringify({ ...m, layers: "0-3", suggested_sim_config: "TITANX" }, null, 2) + "\n";
+      }
+      await writeTraceFile(server.bucket, odd, path, t);
+    }
+    await page.goto(`${server.url}/traces/${odd}`);
+    await page.locator('.trace-page .toolbar [data-state="READY"]').waitFor({ timeout: 20000 });
+    const warnings = page.locator("section.warnings");
+    await warnings.getByText('metadata.json: layers: want a list of layer numbers such as [0, 1, 2, 3], got the string "0-3"', { exact: false }).waitFor();
+    // This server has no tested configs, so "TITANX" is not checked against any here (the API
+    // test TestMetadataValuesWarned checks it against some: did you mean "SM6_TITANX"?).
+    await screenshot(page, "11c-trace-odd-metadata");
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test("100,000 kernels load in chunks and scroll", async () => {
     const big = `${ID}-100k`;
     for (const f of bigTraceFiles(100_000)) await writeTraceFile(server.bucket, big, ...f);

@@ -124,6 +124,10 @@ type RunFigures struct {
 	ConfigSum *string `json:"configSum,omitempty"`
 	// SHA-256 of the trace's simulated input: runs with the same three sums and kernels give the same result.
 	TraceSum *string `json:"traceSum,omitempty"`
+	// Whether traceSum is the trace's current one. False once the trace was post-processed again
+	// after the run launched (its data files changed after the upload, or it was retried): the run
+	// simulated the earlier files. Null when either sum is unknown.
+	TraceCurrent *bool `json:"traceCurrent,omitempty"`
 }
 
 type RunKernelConnection struct {

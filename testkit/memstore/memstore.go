@@ -80,7 +80,7 @@ func (s *Store) fail(op, id string) error {
 
 // clone copies t deeply: its slices and the values its pointers point to.
 func clone(t cascade.Trace) cascade.Trace {
-	t.Prompts, t.Warnings = slices.Clone(t.Prompts), slices.Clone(t.Warnings)
+	t.Prompts, t.Warnings, t.ScanWarnings = slices.Clone(t.Prompts), slices.Clone(t.Warnings), slices.Clone(t.ScanWarnings)
 	for _, p := range []**string{&t.Error, &t.Model, &t.Layers, &t.SourceGPU, &t.SuggestedSimConfig} {
 		if *p != nil {
 			*p = cascade.Ptr(**p)

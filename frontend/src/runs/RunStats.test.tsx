@@ -68,7 +68,7 @@ describe("failure and figures", () => {
   it("show the known figures, the sums shortened", () => {
     render(
       <RunFiguresList
-        figures={{ coreClockMHz: null, wallSeconds: 75, peakRssBytes: 3 * 1024 ** 3, simulatorBuild: "Accel-Sim [build x]", simulatorSum: null, configSum: "abcdef0123456789abcd", traceSum: null }}
+        figures={{ coreClockMHz: null, wallSeconds: 75, peakRssBytes: 3 * 1024 ** 3, simulatorBuild: "Accel-Sim [build x]", simulatorSum: null, configSum: "abcdef0123456789abcd", traceSum: null, traceCurrent: null }}
         counters={counters}
         totals={[30, 10, 200288, 0.5]}
       />,
@@ -79,5 +79,15 @@ describe("failure and figures", () => {
     expect(screen.getByTestId("sim-build").textContent).toContain("Accel-Sim [build x]");
     expect(screen.getByText("abcdef012345").getAttribute("title")).toBe("SHA-256 abcdef0123456789abcd");
     expect(screen.queryByText("Trace sum")).toBeNull();
+    expect(screen.queryByTestId("trace-changed")).toBeNull();
+  });
+
+  it("say when the trace was post-processed again since the run", () => {
+    const figures = { coreClockMHz: null, wallSeconds: null, peakRssBytes: null, simulatorBuild: null, simulatorSum: null, configSum: null, traceSum: "0123456789abcdef0123" };
+    const { unmount } = render(<RunFiguresList figures={{ ...figures, traceCurrent: true }} counters={counters} totals={null} />);
+    expect(screen.queryByTestId("trace-changed")).toBeNull();
+    unmount();
+    render(<RunFiguresList figures={{ ...figures, traceCurrent: false }} counters={counters} totals={null} />);
+    expect(screen.getByTestId("trace-changed").textContent).toContain("post-processed again since this run launched");
   });
 });

@@ -117,6 +117,13 @@ export function RunFiguresList({
       ]);
     }
   }
+  if (figures.traceSum && figures.traceCurrent === false) {
+    items.push([
+      "Trace changed",
+      "the trace was post-processed again since this run launched: the run simulated its earlier files (see Trace sum)",
+      "trace-changed",
+    ]);
+  }
   if (items.length === 0) return null;
   return (
     <dl className="facts" aria-label="Run figures" data-testid="run-figures">

@@ -50,7 +50,7 @@ export const RunDetailFragment = graphql(`
     history
     failureLine
     sameAs { id }
-    figures { coreClockMHz wallSeconds peakRssBytes simulatorBuild simulatorSum configSum traceSum }
+    figures { coreClockMHz wallSeconds peakRssBytes simulatorBuild simulatorSum configSum traceSum traceCurrent }
     statCounters { name kind unit }
     statTotals
     timingProblems
