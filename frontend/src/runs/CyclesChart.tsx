@@ -10,9 +10,9 @@ const ROW_H = 20;
 const GAP = 6;
 
 /**
- * "Where the cycles went": per kernel and for the whole run, the stall counters (stall_*) or the
- * warp states (warp_state_*) as 100 % stacked bars, each bar's total beside it. Plain SVG: a
- * row per kernel, a segment per counter with its value in a tooltip.
+ * "Where the cycles went": per kernel and for the whole run, the memory stage's stalls by cause
+ * (see BREAKDOWNS) or the warp states (warp_state_*) as 100 % stacked bars, each bar's total
+ * beside it. Plain SVG: a row per kernel, a segment per counter with its value in a tooltip.
  */
 export function CyclesChart({
   counters,
@@ -90,9 +90,19 @@ export function CyclesChart({
               );
             })}
           </svg>
-          <figcaption className="hint">
-            Each bar is 100 % of its kernel&apos;s {unit} in these counters, its total at the right; the first bar is the whole
-            run{Math.max(total, kernels.length) > rows.length - 1 ? `, then the first ${rows.length - 1} of ${formatCount(Math.max(total, kernels.length))} kernels` : ""}.
+          <figcaption className="hint" data-testid="cycles-caption">
+            {which === "stalls" ? (
+              <>
+                Each bar is its kernel&apos;s memory-stage stalls (stall_shared_mem), its total at the right: an SM&apos;s load/store
+                stage could not take its instruction, counted once per SM and cycle and summed over the SMs, so a bar can reach the
+                SMs × the kernel&apos;s cycles. Its segments are the causes, which add up to it (other: causes the simulator does not
+                print). DRAM-full and interconnect stalls are counted per memory partition, in other clocks, and are left out.
+              </>
+            ) : (
+              <>Each bar is 100 % of its kernel&apos;s {unit} in these counters, its total at the right.</>
+            )}{" "}
+            The first bar is the whole run
+            {Math.max(total, kernels.length) > rows.length - 1 ? `, then the first ${rows.length - 1} of ${formatCount(Math.max(total, kernels.length))} kernels` : ""}.
           </figcaption>
         </>
       )}

@@ -7,8 +7,8 @@ import type { StatCounter } from "./stats";
 afterEach(cleanup);
 
 const counters: StatCounter[] = [
-  { name: "stall_dram_full", kind: "AGGREGATE", unit: "cycles" },
-  { name: "stall_shared_mem", kind: "AGGREGATE", unit: "cycles" },
+  { name: "stall_gmem_resource", kind: "AGGREGATE", unit: "SM-cycles" },
+  { name: "stall_shared_mem", kind: "AGGREGATE", unit: "SM-cycles" },
   { name: "sim_rate_insts", kind: "RATE", unit: "insts/s" },
   { name: "l2_read_hit_rate", kind: "DERIVED", unit: "fraction" },
 ];
@@ -36,12 +36,12 @@ describe("StatColumnPicker", () => {
 });
 
 describe("CyclesChart", () => {
-  it("draws a bar for the run and one per kernel, a segment per stall counter with its value", () => {
+  it("draws a bar for the run and one per kernel, a segment per cause of the memory stage's stalls with its value", () => {
     render(
       <CyclesChart
         counters={counters}
         kernels={[
-          { label: "#1 vecAdd", statValues: [30, 10, 5, 0.5] },
+          { label: "#1 vecAdd", statValues: [30, 40, 5, 0.5] },
           { label: "#2 vecAdd", statValues: [0, 0, 5, 0.5] },
         ]}
       />,
@@ -49,8 +49,12 @@ describe("CyclesChart", () => {
     const svg = screen.getByRole("img");
     expect(svg.querySelectorAll("g[data-row]").length).toBe(3);
     const titles = [...svg.querySelectorAll("rect.seg title")].map((t) => t.textContent);
-    expect(titles).toContain("Run: stall_dram_full 30 cycles (75.0 %)");
-    expect(titles).toContain("#1 vecAdd: stall_shared_mem 10 cycles (25.0 %)");
+    expect(titles).toContain("Run: stall_gmem_resource 30 SM-cycles (75.0 %)");
+    expect(titles).toContain("#1 vecAdd: stall_other 10 SM-cycles (25.0 %)");
+    expect(titles.some((t) => t?.includes("stall_shared_mem"))).toBe(false);
+    const caption = screen.getByTestId("cycles-caption").textContent ?? "";
+    expect(caption).toContain("summed over the SMs");
+    expect(caption).not.toContain("100 %");
     // A kernel that never stalled has no segments.
     expect(svg.querySelector('g[data-row="#2 vecAdd"] rect')).toBeNull();
     fireEvent.click(screen.getByRole("radio", { name: "Warp states" }));

@@ -19,6 +19,8 @@ const run: RunSummaryFragment = {
   trace: { id: "t1", model: null },
   progress: { kernelsDone: 1500, kernelsTotal: 3000 },
   sweep: { id: "s1", label: "my sweep" },
+  figures: { wallSeconds: null },
+  sampling: null,
 };
 
 const headers = (name: string) =>
@@ -29,13 +31,26 @@ const headers = (name: string) =>
 describe("RunTable", () => {
   it("lists every run with its trace, sweep, progress and creation", () => {
     render(<RunTable of="all" rows={[run]} />);
-    expect(headers("Runs")).toEqual(["State", "Run", "Trace", "Config", "Sweep", "Progress", "Created"]);
+    expect(headers("Runs")).toEqual(["State", "Run", "Trace", "Config", "Sweep", "Progress", "Wall time", "Created"]);
     const row = screen.getByRole("table", { name: "Runs" }).querySelector('tr[data-run-id="r1"][data-state="RUNNING"]');
     expect(row).toBeTruthy();
     expect(within(row as HTMLElement).getByRole("link", { name: "my run" }).getAttribute("href")).toBe("/runs/r1");
     expect(within(row as HTMLElement).getByRole("link", { name: "my sweep" })).toBeTruthy();
     expect(row?.textContent).toContain("1,500 / 3,000 (50 %)");
     expect(screen.queryByRole("button", { name: "Show more runs" })).toBeNull();
+  });
+
+  it("shows each run's wall time and marks a sampled run", () => {
+    const sampled = { ...run, id: "r2", state: "SUCCEEDED" as RunSummaryFragment["state"], figures: { wallSeconds: 75 }, sampling: { representatives: 12 } };
+    render(<RunTable of="all" rows={[run, sampled]} />);
+    const table = screen.getByRole("table", { name: "Runs" });
+    const r1 = table.querySelector('tr[data-run-id="r1"]') as HTMLElement;
+    const r2 = table.querySelector('tr[data-run-id="r2"]') as HTMLElement;
+    expect(within(r1).queryByTestId("sampled-run")).toBeNull();
+    expect(r1.textContent).toContain("—");
+    expect(within(r2).getByTestId("sampled-run").textContent).toBe("sampled");
+    expect(within(r2).getByTestId("sampled-run").getAttribute("title")).toContain("12 representative launches simulated");
+    expect(r2.textContent).toContain("1 min 15 s");
   });
 
   it("tells the runs of a sweep apart, which carry its label, by trace and config", () => {
@@ -47,12 +62,12 @@ describe("RunTable", () => {
 
   it("leaves out the trace column for a trace's runs", () => {
     render(<RunTable of="trace" rows={[run]} />);
-    expect(headers("Runs")).toEqual(["State", "Run", "Config", "Sweep", "Progress", "Created"]);
+    expect(headers("Runs")).toEqual(["State", "Run", "Config", "Sweep", "Progress", "Wall time", "Created"]);
   });
 
   it("names a sweep's runs by id, with plain kernel counts", () => {
     render(<RunTable of="sweep" rows={[run]} more={{ fetching: false, onMore: () => {} }} />);
-    expect(headers("Sweep runs")).toEqual(["State", "Run", "Trace", "Config", "Kernels"]);
+    expect(headers("Sweep runs")).toEqual(["State", "Run", "Trace", "Config", "Kernels", "Wall time"]);
     const table = screen.getByRole("table", { name: "Sweep runs" });
     expect(within(table).getByRole("link", { name: "r1" })).toBeTruthy();
     expect(table.textContent).toContain("1500 / 3000");

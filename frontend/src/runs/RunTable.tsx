@@ -1,5 +1,5 @@
 import { StateBadge } from "../components/StateBadge";
-import { formatCount, formatTime } from "../format";
+import { formatCount, formatDurationMs, formatTime } from "../format";
 import type { RunSummaryFragment } from "../gql/graphql";
 import { Link, tracePath } from "../router";
 import { sweepPath } from "../sweeps/progress";
@@ -39,6 +39,9 @@ export function RunTable({
             <th scope="col">Config</th>
             {!inSweep && <th scope="col">Sweep</th>}
             <th scope="col">{inSweep ? "Kernels" : "Progress"}</th>
+            <th scope="col" title="The simulator's wall time">
+              Wall time
+            </th>
             {!inSweep && <th scope="col">Created</th>}
           </tr>
         </thead>
@@ -52,6 +55,11 @@ export function RunTable({
                 <Link href={runPath(r.id)} className="trace-id">
                   {inSweep ? r.id : runName(r)}
                 </Link>
+                {r.sampling && (
+                  <span className="tag sampled" data-testid="sampled-run" title={`A sampled run: ${formatCount(r.sampling.representatives)} representative launches simulated, the others projected from them`}>
+                    sampled
+                  </span>
+                )}
                 {r.state === "FAILED" && r.failureClass && (
                   <span className="tag failure-class" title="Failure class">
                     {FAILURE_CLASSES[r.failureClass] ?? r.failureClass}
@@ -69,6 +77,7 @@ export function RunTable({
                 <td>{r.sweep ? <Link href={sweepPath(r.sweep.id)}>{r.sweep.label || r.sweep.id}</Link> : <span className="muted">—</span>}</td>
               )}
               <td>{inSweep ? `${r.progress.kernelsDone} / ${r.progress.kernelsTotal}` : <Progress run={r} />}</td>
+              <td className="num">{r.figures.wallSeconds == null ? <span className="muted">—</span> : formatDurationMs(r.figures.wallSeconds * 1000)}</td>
               {!inSweep && (
                 <td>
                   <time dateTime={r.createdAt}>{formatTime(r.createdAt)}</time>

@@ -15,6 +15,8 @@ export const RunSummaryFragment = graphql(`
     trace { id model }
     progress { kernelsDone kernelsTotal }
     sweep { id label }
+    figures { wallSeconds }
+    sampling { representatives }
   }
 `);
 

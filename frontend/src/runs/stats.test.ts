@@ -58,18 +58,38 @@ describe("formatStat", () => {
 });
 
 describe("breakdownBars", () => {
-  it("stacks the stall counters of each kernel, the run's bar their sum, absent as 0", () => {
+  it("stacks the memory stage's stalls by cause, each bar stall_shared_mem, which its parts add up to", () => {
+    // SM7_QV100's vecAdd: gpgpu_n_stall_shd_mem 304,568 = gmem resource 255,896 + gmem
+    // coalescing 48,672. Summed beside them (and beside dram_full), "shared mem" was counted twice.
+    const qv: StatCounter[] = [
+      { name: "cycles", kind: "AGGREGATE", unit: "cycles" },
+      { name: "stall_dram_full", kind: "AGGREGATE", unit: "partition-cycles" },
+      { name: "stall_shared_mem", kind: "AGGREGATE", unit: "SM-cycles" },
+      { name: "stall_gmem_resource", kind: "AGGREGATE", unit: "SM-cycles" },
+      { name: "stall_gmem_coalescing", kind: "AGGREGATE", unit: "SM-cycles" },
+      { name: "stall_smem_bank_conflict", kind: "AGGREGATE", unit: "SM-cycles" },
+    ];
+    const vecAdd = [11789, 73726, 304568, 255896, 48672, 0];
+    const { series, rows } = breakdownBars(qv, [{ label: "vecAdd", statValues: vecAdd }], "stalls");
+    expect(series.map((s) => s.name)).toEqual(["stall_gmem_resource", "stall_gmem_coalescing", "stall_smem_bank_conflict"]);
+    expect(rows).toEqual([
+      { label: "Run", values: [255896, 48672, 0], total: 304568 },
+      { label: "vecAdd", values: [255896, 48672, 0], total: 304568 },
+    ]);
+    // What the parts leave of the total is "other"; the run's bar is its totals when given.
+    const more = breakdownBars(qv, [{ label: "k", statValues: [1, 0, 100, 60, 30, null] }], "stalls", 40, [1, 0, 110, 60, 30, 0]);
+    expect(more.series.map((s) => s.name)).toEqual(["stall_gmem_resource", "stall_gmem_coalescing", "stall_smem_bank_conflict", "stall_other"]);
+    expect(more.rows).toEqual([
+      { label: "Run", values: [60, 30, 0, 20], total: 110 },
+      { label: "k", values: [60, 30, 0, 10], total: 100 },
+    ]);
+  });
+
+  it("stacks the warp states", () => {
     const kernels = [
       { label: "k1", statValues: [100, 10, 30, 7, 1, 0.5] },
       { label: "k2", statValues: [200, null, 60, 8, 1, 0.5] },
     ];
-    const { series, rows } = breakdownBars(counters, kernels, "stalls");
-    expect(series.map((s) => s.name)).toEqual(["stall_dram_full", "stall_shared_mem"]);
-    expect(rows).toEqual([
-      { label: "Run", values: [10, 90], total: 100 },
-      { label: "k1", values: [10, 30], total: 40 },
-      { label: "k2", values: [0, 60], total: 60 },
-    ]);
     const warps = breakdownBars(counters, kernels, "warps", 1);
     expect(warps.series.map((s) => s.name)).toEqual(["warp_state_idle"]);
     expect(warps.rows.map((r) => r.label)).toEqual(["Run", "k1"]);

@@ -80,11 +80,24 @@ export function statOf(counters: readonly StatCounter[], values: StatValues | nu
   return i < 0 || !values ? null : (values[i] ?? null);
 }
 
-/** The two breakdowns of "where the cycles went". */
+/**
+ * The two breakdowns of "where the cycles went". The stalls are the memory stage's only:
+ * GPGPU-Sim counts stall_shared_mem (gpgpu_n_stall_shd_mem) once per SM and cycle its
+ * load/store stage cannot take its instruction, and at the same time one of its parts, by cause
+ * (gpgpu_stall_shd_mem[...]): the parts add up to it, so it is the bar, not a segment beside them.
+ * stall_dram_full and stall_icnt_to_shader are counted per memory partition, in the L2 and
+ * interconnect clocks: they add up with nothing here.
+ */
 export const BREAKDOWNS = {
-  stalls: { label: "Pipeline stalls", prefix: "stall_", unit: "cycles" },
+  stalls: { label: "Memory-stage stalls", prefix: "stall_", unit: "SM-cycles" },
   warps: { label: "Warp states", prefix: "warp_state_", unit: "warp cycles" },
 } as const;
+
+/** The memory stage's stalls, summed over the SMs, and its parts by cause. */
+export const STALL_TOTAL = "stall_shared_mem";
+export const STALL_PARTS = ["stall_gmem_resource", "stall_gmem_coalescing", "stall_gmem_data_port", "stall_smem_bank_conflict", "stall_cmem_resource"];
+/** The part of STALL_TOTAL none of STALL_PARTS has (causes the simulator does not print). */
+export const STALL_OTHER = "stall_other";
 export type Breakdown = keyof typeof BREAKDOWNS;
 
 export interface BarRow {
@@ -106,6 +119,7 @@ export function breakdownBars(
   /** The run's totals (statTotals): its bar when given, else the sum of kernels'. */
   runTotals?: StatValues | null,
 ): { series: { name: string; index: number }[]; rows: BarRow[] } {
+  if (which === "stalls") return stallBars(counters, kernels, maxKernels, runTotals);
   const prefix = BREAKDOWNS[which].prefix;
   const series = counters.flatMap((c, index) => (c.name.startsWith(prefix) && c.kind === "AGGREGATE" ? [{ name: c.name, index }] : []));
   const bar = (label: string, vs: StatValues): BarRow => {
@@ -116,6 +130,44 @@ export function breakdownBars(
   for (const k of kernels) series.forEach((s, i) => (run[i] += Math.max(0, k.statValues[s.index] ?? 0)));
   const rows = [runTotals ? bar("Run", runTotals) : { label: "Run", values: run, total: run.reduce((a, b) => a + b, 0) }];
   for (const k of kernels.slice(0, maxKernels)) rows.push(bar(k.label, k.statValues));
+  return { series, rows };
+}
+
+/**
+ * The memory stage's stall bars: a segment per part (STALL_PARTS the run has), and STALL_OTHER
+ * for what of STALL_TOTAL they leave (when any row has some); each bar's total is STALL_TOTAL
+ * (the parts' sum without it).
+ */
+function stallBars(
+  counters: readonly StatCounter[],
+  kernels: readonly { label: string; statValues: StatValues }[],
+  maxKernels: number,
+  runTotals?: StatValues | null,
+): { series: { name: string; index: number }[]; rows: BarRow[] } {
+  const at = (name: string) => counters.findIndex((c) => c.name === name && c.kind === "AGGREGATE");
+  const parts = STALL_PARTS.map((name) => ({ name, index: at(name) })).filter((s) => s.index >= 0);
+  const whole = at(STALL_TOTAL);
+  if (parts.length === 0 && whole < 0) return { series: [], rows: [] };
+  const bar = (label: string, vs: StatValues): BarRow => {
+    const values = parts.map((s) => Math.max(0, vs[s.index] ?? 0));
+    const sum = values.reduce((a, b) => a + b, 0);
+    const total = whole >= 0 && vs[whole] != null ? Math.max(sum, vs[whole] ?? 0) : sum;
+    return { label, values: [...values, total - sum], total };
+  };
+  const kernelRows = kernels.map((k) => bar(k.label, k.statValues));
+  let run: BarRow;
+  if (runTotals) run = bar("Run", runTotals);
+  else {
+    const values = parts.map(() => 0).concat(0);
+    for (const r of kernelRows) r.values.forEach((v, i) => (values[i] += v));
+    run = { label: "Run", values, total: values.reduce((a, b) => a + b, 0) };
+  }
+  const rows = [run, ...kernelRows.slice(0, maxKernels)];
+  const series = [...parts, { name: STALL_OTHER, index: -1 }];
+  if (rows.every((r) => r.values[r.values.length - 1] === 0)) {
+    series.pop();
+    for (const r of rows) r.values.pop();
+  }
   return { series, rows };
 }
 

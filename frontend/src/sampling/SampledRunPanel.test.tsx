@@ -19,6 +19,8 @@ const summary = (id: string, state: string, done: number, total: number) => ({
   trace: { id: "t", model: null },
   progress: { kernelsDone: done, kernelsTotal: total },
   sweep: null,
+  figures: { wallSeconds: null },
+  sampling: null,
 });
 
 const sampling = {
