@@ -16,10 +16,10 @@ import (
 // [Executor.Cancel]), and ends CANCELLED once its simulator or job is gone
 // (a pending batch job's run at once). It returns the run as it is then:
 // CANCELLED, also for a run whose simulator was the server's own, which
-// it waits for (up to cancelWait); a running batch job's run stays
-// RUNNING until the next poll sees the job gone. CONFLICT for a run that
-// is already over, NOT_FOUND for none. Every cancelled run's failure
-// class is CANCELLED.
+// the local executor waits for; a running batch job's run stays RUNNING
+// until the next poll sees the job gone. CONFLICT for a run that is
+// already over, NOT_FOUND for none. Every cancelled run's failure class is
+// CANCELLED.
 func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
 	if r, err := m.cfg.Store.Run(ctx, id); err == nil && r.Sampling != nil {
 		return m.coord.Cancel(ctx, r)
@@ -43,36 +43,21 @@ func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
 		m.publish(r)
 		return r, nil
 	}
-	m.mu.Lock()
-	a := m.running[id] // a worker's: its Start returns once the simulator is gone
-	m.mu.Unlock()
 	changed, err := m.exec.Cancel(ctx, []cascade.Run{r})
 	for _, c := range changed {
 		if c.ID == id {
 			r = c
 		}
 	}
-	if err != nil || a == nil || r.State.Final() {
-		return r, err
+	if err == nil && !r.State.Final() {
+		// The executor may have ended it already (the local one waits
+		// for its simulator to be gone): answer with the run as it is.
+		if now, err := m.cfg.Store.Run(ctx, id); err == nil {
+			r = now
+		}
 	}
-	// A simulator of the server's own ends at once: answer with the run
-	// as its end left it, CANCELLED, not as it was a moment before.
-	wait, stop := context.WithTimeout(ctx, cancelWait)
-	defer stop()
-	select {
-	case <-a.done:
-	case <-wait.Done():
-		return r, nil
-	}
-	if ended, err := m.cfg.Store.Run(ctx, id); err == nil {
-		r = ended
-	}
-	return r, nil
+	return r, err
 }
-
-// cancelWait bounds how long Cancel waits for a cancelled simulator of
-// the server's own to be gone.
-const cancelWait = 10 * time.Second
 
 // CancelRuns cancels the runs of rs that are not over, with history as
 // the line each queued one records: queued ones without a job at once,

@@ -70,7 +70,9 @@ type Executor interface {
 	// (running, or queued with a job); runs over by now are left as they
 	// are. It returns the runs it changed, as stored and published: a run
 	// whose job never ran is cancelled at once; one whose job is being
-	// stopped ends CANCELLED later, once its job is gone. A run it cannot
+	// stopped ends CANCELLED once its job is gone, which the executor may
+	// wait for before it returns (the local one does: a simulator of the
+	// server's own is gone in seconds). A run it cannot
 	// cancel is a CONFLICT error, joined with any other.
 	Cancel(ctx context.Context, rs []cascade.Run) ([]cascade.Run, error)
 

@@ -41,7 +41,14 @@ type Executor struct {
 	// running are the jobs Start has, by run id, from before their run is
 	// committed RUNNING until Start returns: a Cancel that reads RUNNING
 	// always finds the job.
-	running map[string]context.CancelFunc
+	running map[string]*started
+}
+
+// started is a job Start has: cancel stops it, done is closed once Start
+// has recorded its end and returns.
+type started struct {
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 var _ runs.Executor = (*Executor)(nil)
@@ -52,7 +59,7 @@ func New(h runs.Host, cfg Config) *Executor {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Executor{host: h, cfg: cfg, log: log.With("component", "runs"), running: map[string]context.CancelFunc{}}
+	return &Executor{host: h, cfg: cfg, log: log.With("component", "runs"), running: map[string]*started{}}
 }
 
 // Name implements [runs.Executor]: "local".
@@ -108,13 +115,15 @@ func (e *Executor) Start(ctx context.Context, job runs.Job) {
 	defer cancel()
 	// Known from before RUNNING is committed: a Cancel that reads RUNNING
 	// always reaches the job.
+	st := &started{cancel: cancel, done: make(chan struct{})}
 	e.mu.Lock()
-	e.running[id] = cancel
+	e.running[id] = st
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()
 		delete(e.running, id)
 		e.mu.Unlock()
+		close(st.done)
 	}()
 
 	r, started, err := e.host.UpdateRun(ctx, id, func(r *cascade.Run) error {
@@ -177,32 +186,51 @@ func recordCost(r *cascade.Run, res proc.Result) {
 }
 
 // Cancel implements [runs.Executor]: it stops the simulators of running
-// runs rs, which then end CANCELLED once their process group is gone; it
-// changes no run itself. A run that is a Slurm job is a CONFLICT: this
-// server cannot reach it.
-func (e *Executor) Cancel(_ context.Context, rs []cascade.Run) ([]cascade.Run, error) {
+// runs rs and waits (up to CancelWait, or ctx) until each is gone and its
+// run's end recorded CANCELLED; it changes no run itself. A run that is a
+// Slurm job is a CONFLICT: this server cannot reach it.
+func (e *Executor) Cancel(ctx context.Context, rs []cascade.Run) ([]cascade.Run, error) {
 	var errs []error
+	var gone []chan struct{}
 	for _, r := range rs {
 		if r.HasJob() && !r.State.Final() {
 			errs = append(errs, cascade.Errorf(cascade.ECONFLICT, "run %q is Slurm job %d, and this server runs simulations itself (CASCADE_EXECUTOR=local): restart it with CASCADE_EXECUTOR=slurm to cancel the job", r.ID, *r.Slurm.JobID))
 			continue
 		}
-		e.stop(r.ID)
+		if done := e.stop(r.ID); done != nil {
+			gone = append(gone, done)
+		}
+	}
+	wait, stop := context.WithTimeout(ctx, CancelWait)
+	defer stop()
+	for _, done := range gone {
+		select {
+		case <-done:
+		case <-wait.Done():
+			return nil, errors.Join(errs...)
+		}
 	}
 	return nil, errors.Join(errs...)
 }
+
+// CancelWait bounds how long Cancel waits for a cancelled simulator to be
+// gone: SIGKILL follows SIGTERM after proc.DefaultGrace.
+const CancelWait = 2 * proc.DefaultGrace
 
 // Remove implements [runs.Executor]: it stops the run's simulator; Start
 // returns once it is gone, and the Host records no end for a run being
 // removed.
 func (e *Executor) Remove(_ context.Context, r cascade.Run) { e.stop(r.ID) }
 
-// stop cancels the job of the run, if Start has it.
-func (e *Executor) stop(id string) {
+// stop cancels the job of the run, if Start has it, and returns what is
+// closed once Start returns; nil when it has none.
+func (e *Executor) stop(id string) chan struct{} {
 	e.mu.Lock()
-	cancel := e.running[id]
+	st := e.running[id]
 	e.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if st == nil {
+		return nil
 	}
+	st.cancel()
+	return st.done
 }
