@@ -100,6 +100,10 @@ func TestRealAccelSimSampledRun(t *testing.T) {
 		return r.Run.State == "FAILED" || r.Run.State == "CANCELLED" ||
 			r.Run.State == "SUCCEEDED" && r.Run.Sampling != nil && r.Run.Sampling.Check != nil
 	})
+	// Read once more: a response's fields are resolved concurrently, so
+	// the one that first had the check may have read the kernels a moment
+	// before the validation run succeeded, without its cycles.
+	gqlVars(t, addr, `query($id: ID!) { run(id: $id) { `+realSampledFields+` } }`, map[string]any{"id": l.LaunchRun.ID}, &r)
 	s := r.Run.Sampling
 	if r.Run.State != "SUCCEEDED" || s == nil || s.ProjectedCycles == nil {
 		t.Fatalf("sampled run %s: %s, error %v", r.Run.ID, r.Run.State, r.Run.Error)
