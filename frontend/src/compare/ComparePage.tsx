@@ -8,7 +8,7 @@ import { Link, tracePath, useTitle } from "../router";
 import { formatCorrelation, formatPct } from "../runs/compare";
 import { KernelName } from "../components/KernelName";
 import { CompareConfigsQuery, CompareKernelsQuery } from "./documents";
-import { best, byMape, succeededOf } from "./figures";
+import { best, byMape, runsKey, succeededOf } from "./figures";
 import { KernelErrorChart } from "./KernelErrorChart";
 import { SimulatedTable } from "./SimulatedTable";
 import { useRefetchOnTraceRunState } from "./liveStates";
@@ -21,11 +21,7 @@ import { useRefetchOnTraceRunState } from "./liveStates";
 export function ComparePage({ id }: { id: string }) {
   const [{ data, error }, reexecute] = useLiveQuery({ query: CompareConfigsQuery, variables: { id } });
   const known = useRef(new Map<string, string>()).current;
-  const [version, setVersion] = useState(0);
-  const refetch = useCallback(() => {
-    reexecute({ requestPolicy: "network-only" });
-    setVersion((v) => v + 1);
-  }, [reexecute]);
+  const refetch = useCallback(() => reexecute({ requestPolicy: "network-only" }), [reexecute]);
   useRefetchOnTraceRunState(id, known, refetch);
   useTitle(`Compare configs · ${id}`);
   useEffect(() => {
@@ -61,7 +57,7 @@ export function ComparePage({ id }: { id: string }) {
             </>
           )}
           <h2>{trace.hasRealTiming ? "Error per kernel" : "Cycles per kernel"}</h2>
-          <KernelErrors key={version} traceId={id} measured={trace.hasRealTiming} />
+          <KernelErrors key={runsKey(rows)} traceId={id} measured={trace.hasRealTiming} />
         </>
       )}
     </section>
@@ -69,6 +65,7 @@ export function ComparePage({ id }: { id: string }) {
 }
 
 type Row = ConfigComparisonRowFragment;
+
 
 function counts(c: Row): string {
   const rest = [

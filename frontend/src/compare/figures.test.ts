@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { best, byMape, succeededOf } from "./figures";
+import { describe, expect, it, test } from "vitest";
+import { best, byMape, runsKey, succeededOf } from "./figures";
 
 describe("config figures", () => {
   const rows = [
@@ -18,4 +18,11 @@ describe("config figures", () => {
   it("says how many runs went in", () => {
     expect(succeededOf(rows[0])).toBe("0 of 1 succeeded");
   });
+});
+
+test("runsKey changes when a config's run does, and only then", () => {
+  const a = runsKey([{ simConfig: "A", run: { id: "r1" } }, { simConfig: "B", run: null }]);
+  expect(runsKey([{ simConfig: "A", run: { id: "r1" } }, { simConfig: "B", run: null }])).toBe(a);
+  expect(runsKey([{ simConfig: "A", run: { id: "r1" } }, { simConfig: "B", run: { id: "r2" } }])).not.toBe(a);
+  expect(runsKey([{ simConfig: "A", run: { id: "r3" } }, { simConfig: "B", run: null }])).not.toBe(a);
 });

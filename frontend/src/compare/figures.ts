@@ -30,3 +30,13 @@ export function best(rows: readonly ConfigFigures[]): string | null {
 export function succeededOf(c: { runs: number; succeeded: number }): string {
   return `${c.succeeded} of ${c.runs} succeeded`;
 }
+
+/**
+ * runsKey names the runs the comparison stands on: the per-kernel table reads its kernels again
+ * whenever they change, whichever answer or event brought the change (a run's end can reach
+ * this page in the comparison's answer before its runUpdated event, which then changes no
+ * state seen).
+ */
+export function runsKey(rows: readonly { simConfig: string; run?: { id: string } | null }[]): string {
+  return rows.map((c) => `${c.simConfig}:${c.run?.id ?? ""}`).join("|");
+}
