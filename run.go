@@ -19,10 +19,18 @@ func (s RunState) Final() bool { return s == RunSucceeded || s == RunFailed || s
 
 // Run is one Accel-Sim simulation of a ready trace under one config.
 type Run struct {
-	ID        string `gorm:"primaryKey"`
-	Seq       int64  `gorm:"not null;uniqueIndex"`
-	TraceID   string `gorm:"not null;index"`
+	ID      string `gorm:"primaryKey"`
+	Seq     int64  `gorm:"not null;uniqueIndex"`
+	TraceID string `gorm:"not null;index"`
+	// SimConfig is the config's name: a tested config's ("SM7_QV100") or
+	// a variant's ("SM7_QV100-64SM", "SM7_QV100 -gpgpu_n_clusters 40").
 	SimConfig string `gorm:"not null"`
+	// ConfigBase is, for a variant, the tested config it is made of; ""
+	// when SimConfig is a tested config. ConfigParams are the variant's
+	// overrides as they were at launch: the run never depends on a
+	// modifiers file that changes later.
+	ConfigBase   string     `gorm:"not null;default:''"`
+	ConfigParams []SimParam `gorm:"serializer:json"`
 	// KernelIDs is the chosen subset (kernel ids as in Kernel.KernelID);
 	// empty for every kernel.
 	KernelIDs []int `gorm:"serializer:json"`
@@ -139,6 +147,15 @@ type StatCounter struct {
 // which outlives the server that submitted it: such a run is started, even
 // while it is queued, and only its executor can end it.
 func (r Run) HasJob() bool { return r.Slurm.JobID != nil }
+
+// BaseConfig is the tested config the run's config is, or is a variant
+// of.
+func (r Run) BaseConfig() string {
+	if r.ConfigBase != "" {
+		return r.ConfigBase
+	}
+	return r.SimConfig
+}
 
 // IsFull reports whether r simulates every kernel of its trace itself: no
 // subset, not sampled, not a segment of a sampled run.

@@ -24,6 +24,14 @@ type SimConfig struct {
 	// or not a number.
 	LaunchLatencyCycles *int
 
+	// Base is, on a variant, the tested config it is made of (Name is
+	// then the variant's name, "SM7_QV100-64SM"); "" on a tested config.
+	Base string
+	// Params are a variant's overrides, in the order the simulator is
+	// given them after the -config files (a later one wins); nil on a
+	// tested config.
+	Params []SimParam
+
 	// Err says why the config cannot be used ("trace.config: missing", ...).
 	// A config with an Err is never compatible and never the default.
 	Err string
@@ -40,3 +48,21 @@ func (c SimConfig) SimTimeNs(cycles int64) (float64, bool) {
 	}
 	return float64(cycles) * 1000 / c.CoreClockMHz, true
 }
+
+// IsVariant reports whether c is a tested config with overrides.
+func (c SimConfig) IsVariant() bool { return c.Base != "" }
+
+// SimParam is one GPGPU-Sim option a config variant sets on its base:
+// given to the simulator after the config files, it overrides the files'
+// value, as Accel-Sim's launcher appends a modifier's extra_params to the
+// copied gpgpusim.config.
+type SimParam struct {
+	Option string `json:"option"` // with its dash: "-gpgpu_n_clusters"
+	Value  string `json:"value"`
+	// From is the modifier of define-standard-cfgs.yml the override came
+	// from ("64SM"); "" for one given directly.
+	From string `json:"from,omitempty"`
+}
+
+// String is the override as the simulator is given it: "-gpgpu_n_clusters 64".
+func (p SimParam) String() string { return p.Option + " " + p.Value }

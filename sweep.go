@@ -8,13 +8,28 @@ type Sweep struct {
 	ID    string `gorm:"primaryKey"`
 	Seq   int64  `gorm:"not null;uniqueIndex"`
 	Label *string
-	// TraceIDs and SimConfigs are what was asked for, in the order given.
+	// TraceIDs and SimConfigs are what was asked for, in the order given;
+	// a sweep over parameters lists in SimConfigs each cell of its grid,
+	// a variant's name (see [SweepAxis]).
 	TraceIDs   []string `gorm:"serializer:json"`
 	SimConfigs []string `gorm:"serializer:json"`
+	// Axes are the parameters a design sweep varies over its base
+	// configs; nil for a sweep of configs alone.
+	Axes []SweepAxis `gorm:"serializer:json"`
 	// RunCount is len(TraceIDs) * len(SimConfigs): the runs it launched.
 	RunCount  int    `gorm:"not null"`
 	Executor  string `gorm:"not null;default:''"` // "local" or "slurm", as launched
 	CreatedAt time.Time
+}
+
+// SweepAxis is one parameter a design sweep varies: with an Option, each
+// of Values is a value of it ("-gpgpu_n_clusters": "20", "40", "80");
+// without, each is a modifier of define-standard-cfgs.yml, or "" for
+// none ("", "1455MHZ"). A sweep's grid is its base configs × the product
+// of its axes' values.
+type SweepAxis struct {
+	Option string   `json:"option,omitempty"`
+	Values []string `json:"values"`
 }
 
 // SweepProgress counts a sweep's runs by state. Runs removed with their

@@ -18,6 +18,9 @@ const (
 	// LibPath holds GPGPU-Sim's builds: lib/gcc-<version>/cuda-<version>/<release|debug>/,
 	// the directory gpgpu-sim's setup_environment puts on LD_LIBRARY_PATH.
 	LibPath = "gpu-simulator/gpgpu-sim/lib"
+	// ModifiersPath is the launcher's base configs and composable
+	// modifiers, which name config variants ("QV100-64SM").
+	ModifiersPath = "util/job_launching/configs/define-standard-cfgs.yml"
 	// TraceParserPath is the simulator's trace reader, whose source says
 	// which trace files it opens.
 	TraceParserPath = "gpu-simulator/trace-parser"
@@ -40,6 +43,9 @@ type Checkout struct {
 	TraceConfigs    string // "" when missing
 	Configs         int    // tested configs with both halves
 	LibDir          string // the directory holding libcudart.so; "" when missing
+	// Modifiers is its launcher's define-standard-cfgs.yml (config
+	// variants' bases and modifiers); "" when missing.
+	Modifiers string
 
 	// Format is the trace format the checkout's simulator reads, "" when
 	// it cannot be told; FormatWhy says how it was told.
@@ -88,6 +94,9 @@ func Find(dir string) (Checkout, error) {
 		if c.Configs == 0 {
 			c.Missing = append(c.Missing, fmt.Sprintf("no tested config has both %s/<name>/gpgpusim.config and %s/<name>/trace.config", GPGPUSimConfigsPath, TraceConfigsPath))
 		}
+	}
+	if info, err := os.Stat(path(ModifiersPath)); err == nil && !info.IsDir() {
+		c.Modifiers = path(ModifiersPath)
 	}
 	if c.LibDir = findLib(path(LibPath)); c.LibDir == "" {
 		c.Missing = append(c.Missing, fmt.Sprintf("no libcudart.so under %s: GPGPU-Sim's build puts it there (make -C gpu-simulator)", LibPath))
@@ -222,6 +231,9 @@ func (c Checkout) Report() []string {
 	}
 	if c.LibDir != "" {
 		lines = append(lines, "library path "+c.LibDir)
+	}
+	if c.Modifiers != "" {
+		lines = append(lines, "config modifiers "+c.Modifiers)
 	}
 	if c.Format != "" {
 		lines = append(lines, "reads "+c.Format+": "+c.FormatWhy)

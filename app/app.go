@@ -295,6 +295,7 @@ func (m *Main) buildRuns(ctx context.Context) (*runs.Manager, error) {
 		ProbeCache:  filepath.Join(cfg.DataDir, "simprobe.json"),
 
 		TraceConfigsDir: cfg.SimTraceConfigsDir,
+		ModifiersFile:   cfg.ConfigModifiersFile,
 	})
 	found, err := rm.CheckExecutor(ctx)
 	for _, l := range found {

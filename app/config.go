@@ -53,6 +53,10 @@ type Config struct {
 	// tested configs and SimConfigsDir the gpgpusim.config ones, paired by
 	// name, as an Accel-Sim checkout keeps them (CASCADE_ACCELSIM_DIR).
 	SimTraceConfigsDir string
+	// ConfigModifiersFile is the define-standard-cfgs.yml whose bases and
+	// modifiers name config variants ("QV100-64SM"):
+	// CASCADE_CONFIG_MODIFIERS, or the Accel-Sim checkout's.
+	ConfigModifiersFile string
 	// SimEnv is added to the simulator's environment (LD_LIBRARY_PATH).
 	SimEnv []string
 	// TraceFormat is what PostprocessCmd writes, "tracez" or "traceg"
@@ -137,6 +141,7 @@ func (c Config) absolute() (Config, error) {
 	}
 	abs("data directory", &c.DataDir)
 	abs("sim configs directory", &c.SimConfigsDir)
+	abs("config modifiers file", &c.ConfigModifiersFile)
 	abs("S3 key file", &c.S3KeyFile)
 	abs("TLS certificate", &c.TLSCert)
 	abs("TLS key", &c.TLSKey)

@@ -113,6 +113,12 @@ var migrations = []migration{
 	{14, "traces: upload sum, scan warnings", func(tx *gorm.DB) error {
 		return addColumns(tx, &traceV14{}, "UploadSum", "ScanWarnings")
 	}},
+	{15, "runs: config variants; sweeps: axes", func(tx *gorm.DB) error {
+		if err := addColumns(tx, &runV15{}, "ConfigBase", "ConfigParams"); err != nil {
+			return err
+		}
+		return addColumns(tx, &sweepV15{}, "Axes")
+	}},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a
@@ -576,24 +582,3 @@ func migrateSamplingPlans(tx *gorm.DB) error {
 	}
 	return nil
 }
-
-// runV13 and runKernelV13: sampled runs. A segment names the sampled run
-// it is part of; a sampled run holds its plan and projection (JSON); its
-// kernels say whether they were simulated or projected, and from which
-// launch.
-type runV13 struct {
-	ID          string  `gorm:"primaryKey"`
-	SampledByID *string `gorm:"index"`
-	Sampling    string
-}
-
-func (runV13) TableName() string { return "runs" }
-
-type runKernelV13 struct {
-	RunID         string `gorm:"primaryKey"`
-	Seq           int    `gorm:"primaryKey;autoIncrement:false"`
-	Simulated     *bool
-	ProjectedFrom *int
-}
-
-func (runKernelV13) TableName() string { return "run_kernels" }

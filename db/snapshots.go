@@ -1,6 +1,29 @@
 package db
 
-// The schema snapshots of migrations from version 14 on (see migrations).
+// The schema snapshots of migrations from version 13 on (see migrations).
+
+// Schema snapshots, version 13.
+
+// runV13 and runKernelV13: sampled runs. A segment names the sampled run
+// it is part of; a sampled run holds its plan and projection (JSON); its
+// kernels say whether they were simulated or projected, and from which
+// launch.
+type runV13 struct {
+	ID          string  `gorm:"primaryKey"`
+	SampledByID *string `gorm:"index"`
+	Sampling    string
+}
+
+func (runV13) TableName() string { return "runs" }
+
+type runKernelV13 struct {
+	RunID         string `gorm:"primaryKey"`
+	Seq           int    `gorm:"primaryKey;autoIncrement:false"`
+	Simulated     *bool
+	ProjectedFrom *int
+}
+
+func (runKernelV13) TableName() string { return "run_kernels" }
 
 // Schema snapshots, version 14.
 
@@ -11,3 +34,22 @@ type traceV14 struct {
 }
 
 func (traceV14) TableName() string { return "traces" }
+
+// Schema snapshots, version 15.
+
+// runV15: a variant's base config and its overrides (JSON).
+type runV15 struct {
+	ID           string `gorm:"primaryKey"`
+	ConfigBase   string `gorm:"not null;default:''"`
+	ConfigParams string
+}
+
+func (runV15) TableName() string { return "runs" }
+
+// sweepV15: a design sweep's axes (JSON).
+type sweepV15 struct {
+	ID   string `gorm:"primaryKey"`
+	Axes string
+}
+
+func (sweepV15) TableName() string { return "sweeps" }

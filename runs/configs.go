@@ -21,6 +21,8 @@ type Configs struct {
 	cfg   Config // its ConfigsDir, TraceConfigsDir, Probe, ProbeCache, WorkDir, Store and Events
 	log   *slog.Logger
 	probe probeState
+	// checks are the simulator's answers on variants (variants.go).
+	checks variantChecks
 }
 
 // RunSimConfig returns the config a run was launched with; one that has
@@ -31,10 +33,19 @@ func (c *Configs) RunSimConfig(r cascade.Run) (cascade.SimConfig, error) {
 	if err != nil {
 		return cascade.SimConfig{}, err
 	}
-	if sc, ok := simconfig.Find(cfgs, r.SimConfig); ok {
+	sc, ok := simconfig.Find(cfgs, r.BaseConfig())
+	if !ok {
+		return cascade.SimConfig{Name: r.SimConfig, Base: r.ConfigBase, Params: r.ConfigParams, Err: c.Gone()}, nil
+	}
+	if len(r.ConfigParams) == 0 {
 		return sc, nil
 	}
-	return cascade.SimConfig{Name: r.SimConfig, Err: c.Gone()}, nil
+	v := sc
+	v.Base, v.Name = sc.Name, r.SimConfig
+	if v, err = simconfig.Apply(v, r.ConfigParams); err != nil {
+		v.Err = err.Error()
+	}
+	return v, nil
 }
 
 // CompatibleSimConfigs returns the configs of the architecture the trace
@@ -106,7 +117,7 @@ func (c *Configs) CrossArchitecture(ctx context.Context, r cascade.Run) (bool, e
 	if err != nil {
 		return false, err
 	}
-	sc, ok := simconfig.Find(cfgs, r.SimConfig)
+	sc, ok := simconfig.Find(cfgs, r.BaseConfig())
 	return ok && simconfig.CrossArchitecture(sc, t.TraceGPUArch), nil
 }
 

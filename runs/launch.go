@@ -14,8 +14,12 @@ import (
 
 // LaunchInput is what a user asks to simulate.
 type LaunchInput struct {
-	TraceID   string
+	TraceID string
+	// SimConfig names a tested config or a variant of one ("SM7_QV100",
+	// "QV100-64SM", "SM7_QV100 -gpgpu_n_clusters 40": see
+	// [simconfig.Variant]); Params are overrides given beside the name.
 	SimConfig string
+	Params    []cascade.SimParam
 	KernelIDs []int // nil for every kernel
 	Label     string
 	// Rerun simulates even when a succeeded run did the same simulation
@@ -126,16 +130,20 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 		}
 		b.traces = setIn(b.traces, t.ID, t)
 	}
-	cfg, ok := b.configs[in.SimConfig]
+	cfgKey := in.SimConfig
+	for _, p := range in.Params {
+		cfgKey += " " + p.String()
+	}
+	cfg, ok := b.configs[cfgKey]
 	if !ok {
 		var err error
-		if cfg, err = m.configs.find(in.SimConfig); err != nil {
+		if cfg, err = m.configs.Variant(ctx, in.SimConfig, in.Params); err != nil {
 			return cascade.Run{}, err
 		}
 		if err := m.exec.CheckConfig(cfg); err != nil {
 			return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "simConfig: %s: %v", in.SimConfig, err)
 		}
-		b.configs = setIn(b.configs, in.SimConfig, cfg)
+		b.configs = setIn(b.configs, cfgKey, cfg)
 	}
 	var ids []int
 	if in.KernelIDs != nil {
@@ -153,7 +161,8 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 		}
 	}
 	r := cascade.Run{
-		ID: cascade.NewID(cascade.RunIDPrefix), TraceID: t.ID, SimConfig: in.SimConfig, KernelIDs: ids,
+		ID: cascade.NewID(cascade.RunIDPrefix), TraceID: t.ID, SimConfig: cfg.Name, KernelIDs: ids,
+		ConfigBase: cfg.Base, ConfigParams: cfg.Params,
 		State: cascade.RunQueued, Executor: m.exec.Name(), History: []string{},
 		// The clock is recorded now, and again as the run starts (see
 		// [Manager.start]): its results never depend on the config's

@@ -79,6 +79,11 @@ type Config struct {
 	// ProbeCache, when set, is the file the probe's answers are kept in
 	// across restarts.
 	ProbeCache string
+
+	// ModifiersFile is the define-standard-cfgs.yml whose bases and
+	// modifiers name config variants (CASCADE_CONFIG_MODIFIERS, or an
+	// Accel-Sim checkout's); "" names none.
+	ModifiersFile string
 }
 
 // Manager owns runs: it launches them, queues them in order, prepares

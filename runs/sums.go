@@ -125,8 +125,8 @@ func programSum(prog string) (string, error) {
 // uses: gpgpusim.config, trace.config and every side file their folders
 // hold (the interconnect config, AccelWattch's files), as linked into a
 // run's directory, in sorted name order, each as its name, its size and
-// its content. Subdirectories are left out; reserved are names not linked
-// (the log's).
+// its content, then a variant's overrides. Subdirectories are left out;
+// reserved are names not linked (the log's).
 func ConfigSum(cfg cascade.SimConfig, reserved ...string) (string, error) {
 	files, err := configFiles(cfg, reserved...)
 	if err != nil {
@@ -137,6 +137,11 @@ func ConfigSum(cfg cascade.SimConfig, reserved ...string) (string, error) {
 		if err := hashFile(h, f.name, f.path); err != nil {
 			return "", fmt.Errorf("config %s: %w", cfg.Name, err)
 		}
+	}
+	// A variant's overrides, as the simulator is given them (a tested
+	// config's sum is as it was before variants).
+	for _, p := range cfg.Params {
+		fmt.Fprintf(h, "\x00override\x00%s\x00%s", p.Option, p.Value)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -7,16 +7,18 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/accelsim/simconfig"
 )
 
 // MaxSweepRuns bounds the runs one sweep launches (traces × configs).
 const MaxSweepRuns = 10_000
 
-// SweepInput is a sweep a user asks for: every trace under every config.
+// SweepInput is a sweep a user asks for: every trace under every config,
+// or, with Axes, under every cell of the grid of base configs × the axes'
+// values (see [cascade.SweepAxis]).
 type SweepInput struct {
 	TraceIDs   []string
-	SimConfigs []string // config names
+	SimConfigs []string // config or variant names; with Axes, the bases
+	Axes       []cascade.SweepAxis
 	Label      string
 	// Rerun simulates every run; without it a run whose simulation a
 	// succeeded run did already reuses that run's results, as
@@ -69,8 +71,8 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 	if len(in.SimConfigs) == 0 {
 		refuse("simConfigs: empty; a sweep needs at least one config")
 	}
-	if n := len(in.TraceIDs) * len(in.SimConfigs); n > MaxSweepRuns {
-		refuse("too many runs: %d traces × %d configs = %d; a sweep launches at most %d", len(in.TraceIDs), len(in.SimConfigs), n, MaxSweepRuns)
+	if n := len(in.TraceIDs) * gridSize(in); n > MaxSweepRuns {
+		refuse("too many runs: %d traces × %d configs = %d; a sweep launches at most %d", len(in.TraceIDs), gridSize(in), n, MaxSweepRuns)
 	}
 	seen := map[string]int{}
 	for i, id := range in.TraceIDs {
@@ -93,29 +95,8 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 			refuse("traceIds[%d]: %s", i, m.configs.NotSimulatable(t))
 		}
 	}
-	cfgs, err := m.configs.SimConfigs()
-	if err != nil {
-		return cascade.Sweep{}, nil, err
-	}
-	seen = map[string]int{}
-	for i, name := range in.SimConfigs {
-		if j, ok := seen[name]; ok {
-			refuse("simConfigs[%d]: %q is given twice (also simConfigs[%d])", i, name, j)
-			continue
-		}
-		seen[name] = i
-		c, ok := simconfig.Find(cfgs, name)
-		switch {
-		case !ok:
-			refuse("simConfigs[%d]: %s", i, simconfig.Unknown(cfgs, name))
-		case !c.Usable():
-			refuse("simConfigs[%d]: %s cannot be used: %s", i, name, c.Err)
-		default:
-			if err := m.exec.CheckConfig(c); err != nil {
-				refuse("simConfigs[%d]: %s: %v", i, name, err)
-			}
-		}
-	}
+	cells, problems := m.sweepCells(ctx, in)
+	refusals = append(refusals, problems...)
 	if len(refusals) > 0 {
 		noun := "problem"
 		if len(refusals) > 1 {
@@ -123,22 +104,26 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 		}
 		return cascade.Sweep{}, nil, cascade.Errorf(cascade.EINVALID, "sweep refused, nothing queued (%d %s): %s", len(refusals), noun, strings.Join(refusals, "; "))
 	}
+	names := make([]string, len(cells))
+	for i, c := range cells {
+		names[i] = c.Name
+	}
 	s := cascade.Sweep{
-		ID: cascade.NewID(cascade.SweepIDPrefix), TraceIDs: in.TraceIDs, SimConfigs: in.SimConfigs, Executor: m.exec.Name(),
+		ID: cascade.NewID(cascade.SweepIDPrefix), TraceIDs: in.TraceIDs, SimConfigs: names, Axes: in.Axes, Executor: m.exec.Name(),
 	}
 	if in.Label != "" {
 		s.Label = &in.Label
 	}
-	rs := make([]cascade.Run, 0, len(in.TraceIDs)*len(in.SimConfigs))
+	rs := make([]cascade.Run, 0, len(in.TraceIDs)*len(cells))
 	var reused reuseCache
 	for _, t := range in.TraceIDs {
-		for _, c := range in.SimConfigs {
+		for _, cfg := range cells {
 			r := cascade.Run{
-				ID: cascade.NewID(cascade.RunIDPrefix), TraceID: t, SimConfig: c, Label: s.Label,
+				ID: cascade.NewID(cascade.RunIDPrefix), TraceID: t, SimConfig: cfg.Name, Label: s.Label,
+				ConfigBase: cfg.Base, ConfigParams: cfg.Params,
 				State: cascade.RunQueued, Executor: s.Executor, History: []string{},
 			}
 			if !in.Rerun {
-				cfg, _ := simconfig.Find(cfgs, c)
 				orig, err := m.reusable(ctx, r, cfg, &reused)
 				if err != nil {
 					return cascade.Sweep{}, nil, err
@@ -151,4 +136,71 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 		}
 	}
 	return s, rs, nil
+}
+
+// gridSize is how many configs a sweep's grid has.
+func gridSize(in SweepInput) int {
+	n := len(in.SimConfigs)
+	for _, a := range in.Axes {
+		n *= max(len(a.Values), 1)
+	}
+	return n
+}
+
+// sweepCells resolves a sweep's grid into the configs its runs launch
+// with, each checked as a launch checks its config, the variants by the
+// simulator together; the problems name each refused cell's field.
+func (m *Manager) sweepCells(ctx context.Context, in SweepInput) ([]cascade.SimConfig, []string) {
+	var problems []string
+	if gridSize(in) > MaxSweepRuns {
+		return nil, nil // refused for its size already
+	}
+	seen := map[string]int{}
+	for i, name := range in.SimConfigs {
+		if j, ok := seen[name]; ok {
+			problems = append(problems, fmt.Sprintf("simConfigs[%d]: %q is given twice (also simConfigs[%d])", i, name, j))
+		}
+		seen[name] = i
+	}
+	grid, bad := expandGrid(in.SimConfigs, in.Axes)
+	if len(problems)+len(bad) > 0 {
+		return nil, append(problems, bad...)
+	}
+	r, err := m.configs.newResolver()
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	cells := make([]cascade.SimConfig, 0, len(grid))
+	fields := make([]string, 0, len(grid))
+	named := map[string]string{}
+	for _, g := range grid {
+		v, why := r.resolve(g.Name, g.Params)
+		if why != "" {
+			problems = append(problems, g.Field+": "+why)
+			continue
+		}
+		if f, ok := named[v.Name]; ok {
+			problems = append(problems, fmt.Sprintf("%s: %s is given twice (also %s)", g.Field, v.Name, f))
+			continue
+		}
+		named[v.Name] = g.Field
+		if err := m.exec.CheckConfig(v); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %s: %v", g.Field, v.Name, err))
+			continue
+		}
+		cells, fields = append(cells, v), append(fields, g.Field)
+	}
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	refusals, err := m.configs.CheckVariants(ctx, cells)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	for i, why := range refusals {
+		if why != "" {
+			problems = append(problems, fmt.Sprintf("%s: %s: the simulator refuses it: %s", fields[i], cells[i].Name, why))
+		}
+	}
+	return cells, problems
 }

@@ -54,7 +54,7 @@ func (m *Manager) prepare(r cascade.Run) (Job, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Job{}, err
 	}
-	cfg, err := m.configs.find(r.SimConfig)
+	cfg, err := m.configs.runConfig(r)
 	if err != nil {
 		return Job{}, errors.New(cascade.ErrorMessage(err))
 	}

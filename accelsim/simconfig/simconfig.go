@@ -33,9 +33,14 @@ func TracePath(c cascade.SimConfig) string {
 }
 
 // SimulatorArgs are the simulator arguments that select c, in the order
-// Accel-Sim expects them: -config gpgpusim.config -config trace.config.
+// Accel-Sim expects them: -config gpgpusim.config -config trace.config,
+// then a variant's overrides, which win over the files' values.
 func SimulatorArgs(c cascade.SimConfig) []string {
-	return []string{"-config", GPGPUSimPath(c), "-config", TracePath(c)}
+	args := []string{"-config", GPGPUSimPath(c), "-config", TracePath(c)}
+	for _, p := range c.Params {
+		args = append(args, p.Option, p.Value)
+	}
+	return args
 }
 
 // Load reads every subdirectory of dir as a tested config, sorted by name.

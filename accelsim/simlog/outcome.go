@@ -118,7 +118,7 @@ func (p *Parser) classify(f Failure, exit Exit) (cascade.FailureClass, string) {
 		return cascade.FailureCycleLimit, logLimit
 	case f == FailureTraceFormat:
 		return cascade.FailureUnsupportedTrace, line
-	case has("Unknown Option"):
+	case has("Unknown Option", "Cannot parse value"):
 		return cascade.FailureBadConfig, line
 	case has("std::bad_alloc", "Cannot allocate memory", "out of memory"):
 		return cascade.FailureOutOfMemory, line

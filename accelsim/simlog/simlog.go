@@ -471,7 +471,7 @@ func (p *Parser) limit() {
 // ("terminate called ...", "Aborted").
 var errorLines = [][]string{
 	3: {
-		"Assertion", "what():", "Unknown Option", "Could not open", "Unable to open file",
+		"Assertion", "what():", "Unknown Option", "Cannot parse value", "Could not open", "Unable to open file",
 		"error while loading shared libraries", "Segmentation fault",
 	},
 	2: {"ERROR", "No such file or directory"},

@@ -83,6 +83,43 @@ func (s Simulator) Check(ctx context.Context, dir string, configArgs []string) (
 	return fmt.Sprintf("the simulator stopped (%s) before it opened the kernel list", res), build, nil
 }
 
+// endOfOptions is an option no simulator knows, given after the options
+// CheckOptions checks: GPGPU-Sim reads its options in order and stops at
+// the first it refuses, so a refusal of this one means every option
+// before it was taken, and costs the ~30 ms of reading them rather than
+// the second or more it takes to build the simulated GPU.
+const endOfOptions = "-cascade_end_of_options"
+
+// CheckOptions asks the simulator, run in dir where the config's files
+// are, whether it takes the options of args ("-config gpgpusim.config
+// -config trace.config -gpgpu_n_clusters 64"): their names, and values
+// it can parse. It returns "" when it takes them all, else its decisive
+// line ("GPGPU-Sim ** ERROR: Unknown Option: '-gmem_skip_L1D'",
+// "... Cannot parse value 'abc' for option '-gpgpu_n_clusters'."). A
+// value it parses but the simulated GPU cannot be built with (an unknown
+// scheduler's name) is not seen: the run fails at its start, saying so.
+func (s Simulator) CheckOptions(ctx context.Context, dir string, args []string) (refusal string, err error) {
+	list := filepath.Join(dir, missingList)
+	log := filepath.Join(dir, "cascade-probe-options.log")
+	defer os.Remove(log)
+	res, err := s.run(ctx, dir, log, list, append(slices.Clone(args), endOfOptions, "1"))
+	if err != nil {
+		return "", err
+	}
+	out, err := os.ReadFile(log)
+	if err != nil {
+		return "", err
+	}
+	if strings.Contains(string(out), "'"+endOfOptions+"'") || strings.Contains(string(out), "Unable to open file: "+list) {
+		return "", nil
+	}
+	p, _ := simlog.Parse(strings.NewReader(string(out)), 1)
+	if o := p.Outcome(simlog.Exit{Code: res.ExitCode, Signal: res.Signal}); o.Line != "" {
+		return o.Line, nil
+	}
+	return fmt.Sprintf("the simulator stopped (%s) before it read every option", res), nil
+}
+
 // BinaryVersions runs a one-instruction kernel of each candidate binary
 // version under the config in dir (see CheckConfig), two at a time, and
 // returns those the simulator decodes, in order.

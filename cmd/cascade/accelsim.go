@@ -17,6 +17,7 @@ type simSetup struct {
 	traceFormat   string   // CASCADE_TRACE_FORMAT; "" to pick
 	simCmdSet     bool     // CASCADE_SIM_CMD or --sim-cmd given
 	configsSet    bool     // CASCADE_SIM_CONFIGS_DIR or --sim-configs-dir given
+	modifiersSet  bool     // CASCADE_CONFIG_MODIFIERS or --config-modifiers given
 	builtInPP     bool     // the post-processor is `cascade postprocess`
 	postprocessor []string // CASCADE_POSTPROCESS_CMD, or the cascade binary and "postprocess"
 }
@@ -55,6 +56,9 @@ func applySimSetup(cfg *app.Config, s simSetup) error {
 			cfg.SimConfigsDir, cfg.SimTraceConfigsDir = c.GPGPUSimConfigs, c.TraceConfigs
 		} else if s.configsSet {
 			report = append(report, "CASCADE_SIM_CONFIGS_DIR overrides the checkout's configs: "+cfg.SimConfigsDir)
+		}
+		if c.Modifiers != "" && !s.modifiersSet {
+			cfg.ConfigModifiersFile = c.Modifiers
 		}
 		if c.LibDir != "" {
 			path := c.LibDir

@@ -47,6 +47,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.StringVar(&simCmd, "sim-cmd", env("CASCADE_SIM_CMD", "accel-sim.out"), "the simulator, Accel-Sim's accel-sim.out (CASCADE_SIM_CMD)")
 	fs.StringVar(&cfg.SimConfigsDir, "sim-configs-dir", env("CASCADE_SIM_CONFIGS_DIR", ""), "directory of Accel-Sim tested-config directories (CASCADE_SIM_CONFIGS_DIR)")
 	fs.StringVar(&statsFile, "sim-stats-file", env("CASCADE_SIM_STATS_FILE", ""), "file of simulator statistics to read from every run's log besides the built-in ones, one a line: name, kind (aggregate, kernel or rate), unit, regular expression (CASCADE_SIM_STATS_FILE)")
+	fs.StringVar(&cfg.ConfigModifiersFile, "config-modifiers", env("CASCADE_CONFIG_MODIFIERS", ""), "a define-standard-cfgs.yml whose bases and modifiers name config variants (QV100-64SM); the Accel-Sim checkout's when empty (CASCADE_CONFIG_MODIFIERS)")
 	fs.StringVar(&sim.accelSimDir, "accelsim-dir", env("CASCADE_ACCELSIM_DIR", ""), "an Accel-Sim checkout: its accel-sim.out, tested configs and library path (CASCADE_ACCELSIM_DIR)")
 	fs.StringVar(&sim.traceFormat, "trace-format", env("CASCADE_TRACE_FORMAT", ""), "tracez or traceg: what the built-in post-processor writes; picked from CASCADE_ACCELSIM_DIR when empty, else tracez (CASCADE_TRACE_FORMAT)")
 	fs.IntVar(&cfg.RunConcurrency, "run-concurrency", envInt("CASCADE_RUN_CONCURRENCY", 1), "simulations at once (CASCADE_RUN_CONCURRENCY)")
@@ -124,6 +125,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	sim.simCmdSet = given["sim-cmd"] || os.Getenv("CASCADE_SIM_CMD") != ""
 	sim.configsSet = given["sim-configs-dir"] || os.Getenv("CASCADE_SIM_CONFIGS_DIR") != ""
+	sim.modifiersSet = given["config-modifiers"] || os.Getenv("CASCADE_CONFIG_MODIFIERS") != ""
 	sim.builtInPP, sim.postprocessor = ppCmd == "", cfg.PostprocessCmd
 	if err := applySimSetup(&cfg, sim); err != nil {
 		return cfg, 0, "", err

@@ -22,6 +22,15 @@
 // the kernel name from the trace header's "-kernel name =" line (the file
 // name when the header cannot be read, as for .xz files).
 //
+// Options given after the config files override theirs, as in
+// GPGPU-Sim: one that neither file sets and that is not among
+// [KnownOptions] prints "GPGPU-Sim ** ERROR: Unknown Option: '<option>'"
+// and exits 1, and a value that is not a whole number for an option the
+// files give a whole number prints "GPGPU-Sim ** ERROR: Cannot parse
+// value '<value>' for option '<option>'." and exits 1, in the order given
+// (the first refusal only). A command line's -gpgpu_n_clusters N scales
+// every kernel's cycles by the files' clusters over N.
+//
 // Like Accel-Sim (formats.md §6), a config file it cannot open makes it exit
 // 1; an option it does not know ([UnknownOptions], as GPGPU-Sim's dev branch
 // does not know the shipped SM3_KEPLER_TITAN's -smem_latency) prints
@@ -143,6 +152,16 @@ const Libcudart = "libcudart.so"
 // UnknownOptions are the config options the program rejects, as GPGPU-Sim's
 // dev branch rejects an option it does not know.
 var UnknownOptions = map[string]bool{"-smem_latency": true}
+
+// KnownOptions are options the program takes on its command line though
+// no config file sets them, as GPGPU-Sim knows options the tested configs
+// leave at their defaults (AccelWattch's, the instruction limit, ...).
+// Any other option neither config file sets is unknown to it.
+var KnownOptions = map[string]bool{
+	"-power_simulation_enabled": true, "-power_simulation_mode": true, "-accelwattch_xml_file": true,
+	"-gpgpu_max_insn": true, "-gpgpu_concurrent_kernel_sm": true, "-gpgpu_flush_l1_cache": true,
+	"-visualizer_enabled": true, "-gpgpu_n_clusters": true, "-gpgpu_clock_domains": true,
+}
 
 // ExitAbort is the status the program exits with in the crash and deadlock
 // modes: what a shell reports for a process killed by SIGABRT.

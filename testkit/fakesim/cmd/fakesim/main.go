@@ -124,16 +124,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	var trace string
 	var configs []string
+	var cmdline [][2]string // other options, in order
 	for i := 0; i < len(args); i++ {
-		if i+1 >= len(args) {
+		if i+1 >= len(args) && (args[i] == "-trace" || args[i] == "-config") {
 			return fail(1, "\n\nGPGPU-Sim ** ERROR: Missing value for option '%s'.", args[i])
+		}
+		if i+1 >= len(args) { // as the real simulator says of "-gpgpu_n_clusters" alone
+			return fail(1, "\n\nGPGPU-Sim ** ERROR: Cannot parse value '' for option '%s'.", args[i])
 		}
 		switch args[i] {
 		case "-trace":
 			trace = args[i+1]
 		case "-config":
 			configs = append(configs, args[i+1])
-		} // any other "-option value" is accepted, as real options are
+		default:
+			cmdline = append(cmdline, [2]string{args[i], args[i+1]})
+		}
 		i++
 	}
 	options := map[string]string{}
@@ -156,6 +162,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	// Options given on the command line after the config files override
+	// theirs; one neither file sets must be one the simulator knows.
+	fileClusters := options["-gpgpu_n_clusters"]
+	for _, o := range cmdline {
+		have, inFile := options[o[0]]
+		if !inFile && !fakesim.KnownOptions[o[0]] || fakesim.UnknownOptions[o[0]] {
+			return fail(1, "\n\nGPGPU-Sim ** ERROR: Unknown Option: '%s' ", o[0])
+		}
+		if _, err := strconv.ParseInt(have, 10, 64); inFile && err == nil {
+			if _, err := strconv.ParseInt(o[1], 0, 64); err != nil {
+				return fail(1, "\n\nGPGPU-Sim ** ERROR: Cannot parse value '%s' for option '%s'.", o[1], o[0])
+			}
+		}
+		options[o[0]] = o[1]
+	}
+	scale := clusterScale(fileClusters, options["-gpgpu_n_clusters"])
 	say("GPGPU-Sim: Configuration options:\n")
 	for _, c := range configs {
 		data, _ := os.ReadFile(c)
@@ -248,7 +270,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			time.Sleep(delay)
 			runtime.KeepAlive(hog)
 		}
-		cycles, insn := fakesim.Cycles(k.index, k.size), fakesim.Instructions(k.index, k.size)
+		cycles, insn := scale(fakesim.Cycles(k.index, k.size)), fakesim.Instructions(k.index, k.size)
 		for written, c := int64(0), int64(500); written < progress; c += 500 {
 			n, _ := fmt.Fprintf(out, "GPGPU-Sim uArch: cycles simulated: %d  inst.: %d (ipc=%.1f) sim_rate=%d (inst/sec) elapsed = 0:0:00:%02d / Wed Dec  2 14:00:01 2026\n",
 				totCycles+c, totInsn+c*24, 24.0, c*24, c/500%60)
@@ -570,4 +592,16 @@ func libOnPath() bool {
 		}
 	}
 	return false
+}
+
+// clusterScale is how a command line's -gpgpu_n_clusters changes a
+// kernel's cycles: by the files' clusters over the command line's (half
+// the SMs, twice the cycles); unchanged when either is not a number.
+func clusterScale(file, now string) func(int64) int64 {
+	f, err1 := strconv.ParseInt(file, 10, 64)
+	n, err2 := strconv.ParseInt(now, 0, 64)
+	if err1 != nil || err2 != nil || f <= 0 || n <= 0 || f == n {
+		return func(c int64) int64 { return c }
+	}
+	return func(c int64) int64 { return c * f / n }
 }

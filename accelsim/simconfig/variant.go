@@ -1,0 +1,253 @@
+package simconfig
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cascade-sim/cascade"
+)
+
+// A variant is a tested config with overrides, named as Accel-Sim's
+// launcher names them: a base and modifiers joined by hyphens
+// ("QV100-64SM", "SM7_QV100-1455MHZ-PWR_ENABLE"), where the base is a
+// tested config's name or a base of define-standard-cfgs.yml, then any
+// overrides given directly, as the simulator is given them
+// ("SM7_QV100 -gpgpu_n_clusters 40"). Its canonical name ([VariantName])
+// starts with the tested config's name, so "QV100-64SM" and
+// "SM7_QV100-64SM" are one variant.
+
+// VariantName is the canonical name of base with modifiers mods and the
+// directly given overrides direct: "SM7_QV100-64SM -gpgpu_clock_domains
+// 1455.0:1455.0:1455.0:850.0".
+func VariantName(base string, mods []string, direct []cascade.SimParam) string {
+	var b strings.Builder
+	b.WriteString(base)
+	for _, m := range mods {
+		b.WriteString("-" + m)
+	}
+	for _, p := range direct {
+		b.WriteString(" " + p.String())
+	}
+	return b.String()
+}
+
+// SplitName splits a variant's name into its hyphenated head ("QV100-64SM")
+// and the overrides written after it (" -gpgpu_n_clusters 40").
+func SplitName(name string) (head string, direct []cascade.SimParam, err error) {
+	head, rest, _ := strings.Cut(strings.TrimSpace(name), " ")
+	if rest = strings.TrimSpace(rest); rest == "" {
+		return head, nil, nil
+	}
+	direct, err = ParseParams(rest)
+	return head, direct, err
+}
+
+// Variant resolves name, with the overrides params given beside it, into
+// the config to run: a tested config of cfgs itself when there is
+// nothing to override, else a variant of it ([cascade.SimConfig.Base]
+// set) whose Params are its modifiers' overrides, in the order named,
+// then name's own, then params, and whose clock, compute capability and
+// launch latency are those the overrides give. The error, for a user,
+// names what is wrong: an unknown base or modifier (with the names most
+// likely meant), an option given twice directly, a value the base's own
+// value shows cannot be right (a word where it has a number, a clock that
+// is not four positive numbers).
+func Variant(cfgs []cascade.SimConfig, mods Modifiers, name string, params []cascade.SimParam) (cascade.SimConfig, error) {
+	head, direct, err := SplitName(name)
+	if err != nil {
+		return cascade.SimConfig{}, fmt.Errorf("%q: %w", name, err)
+	}
+	base, modNames, err := splitHead(cfgs, mods, head)
+	if err != nil {
+		return cascade.SimConfig{}, err
+	}
+	direct = append(direct, params...)
+	seen := map[string]bool{}
+	for _, p := range direct {
+		if err := checkOption(p.Option); err != nil {
+			return cascade.SimConfig{}, err
+		}
+		if seen[p.Option] {
+			return cascade.SimConfig{}, fmt.Errorf("%s is given twice", p.Option)
+		}
+		seen[p.Option] = true
+	}
+	if len(modNames) == 0 && len(direct) == 0 {
+		return base, nil
+	}
+	var all []cascade.SimParam
+	for _, m := range modNames {
+		all = append(all, mods.Params[m]...)
+	}
+	for _, p := range direct {
+		all = append(all, cascade.SimParam{Option: p.Option, Value: p.Value})
+	}
+	v := base
+	v.Base = base.Name
+	v.Name = VariantName(base.Name, modNames, direct)
+	return Apply(v, all)
+}
+
+// Apply gives v the overrides ps and reads what they change (core clock,
+// compute capability, launch latency) as the simulator would: after the
+// config files, a later value winning. An override whose value cannot be
+// the option's, judged by the value the files give it, is an error naming
+// the option and the modifier it came from.
+func Apply(v cascade.SimConfig, ps []cascade.SimParam) (cascade.SimConfig, error) {
+	v.Params = slices.Clone(ps)
+	if !v.Usable() {
+		return v, nil
+	}
+	opts := options{}
+	if err := opts.read(v); err != nil {
+		return v, err
+	}
+	for _, p := range ps {
+		if err := checkValue(opts, v.Base, p); err != nil {
+			return v, err
+		}
+		opts[p.Option] = option{value: p.Value, file: paramSource(p)}
+	}
+	cc, err := opts.computeCapability()
+	if err != nil {
+		return v, err
+	}
+	clock, err := opts.coreClock()
+	if err != nil {
+		return v, err
+	}
+	v.ComputeCapability, v.CoreClockMHz, v.LaunchLatencyCycles = cc, clock, opts.launchLatency()
+	return v, nil
+}
+
+// paramSource names where an override came from, as an error says it.
+func paramSource(p cascade.SimParam) string {
+	if p.From != "" {
+		return "modifier " + p.From
+	}
+	return "override " + p.Option
+}
+
+// checkValue refuses an override whose value the option cannot take,
+// as far as the base's own value tells: a number for a number, and for
+// -gpgpu_clock_domains four positive numbers joined by ':' (the
+// simulator takes any text for it and simulates at a clock of 0).
+func checkValue(base options, baseName string, p cascade.SimParam) error {
+	if p.Value == "" {
+		return fmt.Errorf("%s: %s has no value", paramSource(p), p.Option)
+	}
+	if p.Option == "-gpgpu_clock_domains" {
+		parts := strings.Split(p.Value, ":")
+		for _, s := range parts {
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(f > 0) || math.IsInf(f, 0) || len(parts) != 4 {
+				return fmt.Errorf("%s: -gpgpu_clock_domains %q: want <core>:<interconnect>:<L2>:<DRAM> clocks in MHz, four positive numbers (%s has %s)",
+					paramSource(p), p.Value, baseName, base[p.Option].value)
+			}
+		}
+		return nil
+	}
+	have, ok := base[p.Option]
+	if !ok {
+		return nil // the simulator knows whether the option exists
+	}
+	if _, err := strconv.ParseInt(have.value, 10, 64); err == nil {
+		if _, err := strconv.ParseInt(p.Value, 0, 64); err != nil {
+			return fmt.Errorf("%s: %s %q: not a whole number (%s has %s)", paramSource(p), p.Option, p.Value, baseName, have.value)
+		}
+	}
+	return nil
+}
+
+// read reads c's two files into o, as [load] does.
+func (o options) read(c cascade.SimConfig) error {
+	for _, path := range []string{GPGPUSimPath(c), TracePath(c)} {
+		data, err := readFile(path)
+		if err != nil {
+			return err
+		}
+		o.parse(path, data)
+	}
+	return nil
+}
+
+// splitHead finds the base of a variant's head and its modifiers: the
+// longest hyphen-joined prefix that is a tested config's name or a base
+// of mods, the rest modifiers, each of which must be one of mods'.
+func splitHead(cfgs []cascade.SimConfig, mods Modifiers, head string) (cascade.SimConfig, []string, error) {
+	parts := strings.Split(head, "-")
+	for n := len(parts); n >= 1; n-- {
+		name := strings.Join(parts[:n], "-")
+		base, ok := Find(cfgs, name)
+		if !ok {
+			tested, isBase := mods.Bases[name]
+			if !isBase {
+				continue
+			}
+			if base, ok = Find(cfgs, tested); !ok {
+				return base, nil, fmt.Errorf("%s is %s in %s, which is not among the tested configs", name, tested, mods.File)
+			}
+		}
+		if !base.Usable() {
+			return base, nil, fmt.Errorf("%s cannot be used: %s", base.Name, base.Err)
+		}
+		rest := parts[n:]
+		for _, m := range rest {
+			if why, bad := mods.Bad[m]; bad {
+				return base, nil, fmt.Errorf("modifier %s of %s cannot be used: %s", m, mods.File, why)
+			}
+			if _, ok := mods.Params[m]; !ok {
+				return base, nil, unknownModifier(mods, m)
+			}
+		}
+		return base, rest, nil
+	}
+	return cascade.SimConfig{}, nil, unknownBase(cfgs, mods, head)
+}
+
+// unknownBase says that head starts with no base, and which were meant.
+func unknownBase(cfgs []cascade.SimConfig, mods Modifiers, head string) error {
+	first, _, _ := strings.Cut(head, "-")
+	all := slices.Clone(cfgs)
+	for b, tested := range mods.Bases {
+		if _, ok := Find(cfgs, tested); ok {
+			all = append(all, cascade.SimConfig{Name: b})
+		}
+	}
+	slices.SortFunc(all, func(a, b cascade.SimConfig) int { return strings.Compare(a.Name, b.Name) })
+	return errors.New(Unknown(all, first))
+}
+
+// unknownModifier says that m is no modifier, and which were meant.
+func unknownModifier(mods Modifiers, m string) error {
+	if mods.File == "" {
+		return fmt.Errorf("no modifier %q: no define-standard-cfgs.yml is read (CASCADE_CONFIG_MODIFIERS)", m)
+	}
+	names := mods.Names()
+	cands := make([]cascade.SimConfig, len(names))
+	for i, n := range names {
+		cands[i] = cascade.SimConfig{Name: n}
+	}
+	if near := Closest(cands, m); len(near) > 0 {
+		return fmt.Errorf("no modifier %q in %s; did you mean %s?", m, mods.File, quoteAll(near))
+	}
+	return fmt.Errorf("no modifier %q in %s (it has %d: %s)", m, mods.File, len(names), strings.Join(names, ", "))
+}
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, " or ")
+}
+
+func readFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	return string(data), err
+}

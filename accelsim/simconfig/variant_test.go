@@ -1,0 +1,159 @@
+package simconfig_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
+)
+
+// ymlExcerpt is define-standard-cfgs.yml's shape, entries taken from
+// Accel-Sim's own (its multi-line AccelWattch entry, a comment as
+// extra_params, a base whose folder is not a tested config here).
+const ymlExcerpt = `# Basefile Configs
+TITANX:
+    base_file: "$GPGPUSIM_ROOT/configs/tested-cfgs/SM6_TITANX/gpgpusim.config"
+QV100:
+    base_file: "$GPGPUSIM_ROOT/configs/tested-cfgs/SM7_QV100/gpgpusim.config"
+QV100_64SM:
+    base_file: "$GPGPUSIM_ROOT/configs/tested-cfgs/SM7_QV100_SMs/gpgpusim.config"
+SASS:
+    extra_params: "#SASS-Driven Accel-Sim"
+64SM:
+    extra_params: "-gpgpu_n_clusters 64"
+L1OFF:
+    extra_params: "-gmem_skip_L1D 1"
+1455MHZ:
+    extra_params: "-gpgpu_clock_domains 1455.0:1455.0:1455.0:850.0"
+LOCALXBAR:
+    extra_params: "-network_mode 2 -icnt_in_buffer_limit 512  -icnt_out_buffer_limit 512  -icnt_subnets 2"
+Accelwattch_SASS_SIM:
+    extra_params: "-power_simulation_enabled 1
+    \n-power_simulation_mode 0
+    \n-accelwattch_xml_file accelwattch_sass_sim.xml"
+BROKEN:
+    extra_params: "-gpgpu_n_clusters"
+`
+
+func variantFixture(t *testing.T) ([]cascade.SimConfig, simconfig.Modifiers) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, clock := range map[string]string{"SM7_QV100": "1132.0:1132.0:1132.0:850.0", "SM6_TITANX": "1417.0:1417.0:1417.0:2500.0"} {
+		d := filepath.Join(dir, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cfg := "-gpgpu_compute_capability_major 7\n-gpgpu_compute_capability_minor 0\n-gpgpu_n_clusters 80\n-gpgpu_scheduler lrr\n-gpgpu_clock_domains " + clock + "\n"
+		if err := os.WriteFile(filepath.Join(d, "gpgpusim.config"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "trace.config"), []byte("-trace_opcode_latency_initiation_int 4,1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfgs, err := simconfig.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yml := filepath.Join(dir, "define-standard-cfgs.yml")
+	if err := os.WriteFile(yml, []byte(ymlExcerpt), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mods, err := simconfig.LoadModifiers(yml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfgs, mods
+}
+
+func TestParseModifiersReadsAccelSimsFile(t *testing.T) {
+	_, mods := variantFixture(t)
+	if got := mods.Bases["QV100"]; got != "SM7_QV100" {
+		t.Errorf("QV100's tested config = %q, want SM7_QV100", got)
+	}
+	if ps := mods.Params["SASS"]; len(ps) != 0 {
+		t.Errorf("SASS (a comment) = %v, want no overrides", ps)
+	}
+	aw := mods.Params["Accelwattch_SASS_SIM"]
+	if len(aw) != 3 || aw[2] != (cascade.SimParam{Option: "-accelwattch_xml_file", Value: "accelwattch_sass_sim.xml", From: "Accelwattch_SASS_SIM"}) {
+		t.Errorf("Accelwattch_SASS_SIM = %+v", aw)
+	}
+	if len(mods.Params["LOCALXBAR"]) != 4 {
+		t.Errorf("LOCALXBAR = %+v, want 4 overrides", mods.Params["LOCALXBAR"])
+	}
+	if why := mods.Bad["BROKEN"]; !strings.Contains(why, "-gpgpu_n_clusters has no value") {
+		t.Errorf("BROKEN: %q", why)
+	}
+}
+
+func TestParseModifiersNamesTheLineOfBadYAML(t *testing.T) {
+	_, err := simconfig.ParseModifiers([]byte("QV100:\n    base_file: \"x\n64SM: [\n"))
+	if err == nil || !strings.Contains(err.Error(), "[") && !strings.Contains(err.Error(), "line") {
+		t.Fatalf("err = %v, want the YAML parser's position", err)
+	}
+}
+
+func TestVariantByNameAndByOverride(t *testing.T) {
+	cfgs, mods := variantFixture(t)
+	for _, tc := range []struct {
+		name   string
+		params []cascade.SimParam
+		want   string
+		args   string
+		clock  float64
+	}{
+		{name: "SM7_QV100", want: "SM7_QV100", clock: 1132},
+		{name: "QV100-64SM", want: "SM7_QV100-64SM", args: "-gpgpu_n_clusters 64", clock: 1132},
+		{name: "SM7_QV100-64SM-1455MHZ", want: "SM7_QV100-64SM-1455MHZ", args: "-gpgpu_n_clusters 64 -gpgpu_clock_domains 1455.0:1455.0:1455.0:850.0", clock: 1455},
+		{name: "SM7_QV100 -gpgpu_n_clusters 40", want: "SM7_QV100 -gpgpu_n_clusters 40", args: "-gpgpu_n_clusters 40", clock: 1132},
+		{name: "TITANX", params: []cascade.SimParam{{Option: "-gpgpu_clock_domains", Value: "1000:1000:1000:1000"}},
+			want: "SM6_TITANX -gpgpu_clock_domains 1000:1000:1000:1000", args: "-gpgpu_clock_domains 1000:1000:1000:1000", clock: 1000},
+		// A direct override after a modifier's wins, as a later option does.
+		{name: "QV100-64SM -gpgpu_n_clusters 20", want: "SM7_QV100-64SM -gpgpu_n_clusters 20", args: "-gpgpu_n_clusters 64 -gpgpu_n_clusters 20", clock: 1132},
+	} {
+		v, err := simconfig.Variant(cfgs, mods, tc.name, tc.params)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		args := strings.Join(simconfig.SimulatorArgs(v)[4:], " ")
+		if v.Name != tc.want || args != tc.args || v.CoreClockMHz != tc.clock {
+			t.Errorf("%s = %q, args %q, clock %v; want %q, %q, %v", tc.name, v.Name, args, v.CoreClockMHz, tc.want, tc.args, tc.clock)
+		}
+		if v.IsVariant() != (tc.args != "") {
+			t.Errorf("%s: IsVariant = %v", tc.name, v.IsVariant())
+		}
+		// The canonical name names the same variant.
+		again, err := simconfig.Variant(cfgs, mods, v.Name, nil)
+		if err != nil || again.Name != v.Name || len(again.Params) != len(v.Params) {
+			t.Errorf("%s: again %q: %+v, %v", tc.name, v.Name, again, err)
+		}
+	}
+}
+
+func TestVariantRefusesWhatCannotBeRight(t *testing.T) {
+	cfgs, mods := variantFixture(t)
+	for _, tc := range []struct {
+		name   string
+		params []cascade.SimParam
+		want   string
+	}{
+		{name: "QV100-64MS", want: `no modifier "64MS" in ` + mods.File + `; did you mean "64SM"?`},
+		{name: "QV10-64SM", want: `did you mean "QV100"?`},
+		{name: "QV100_64SM-64SM", want: "QV100_64SM is SM7_QV100_SMs in " + mods.File + ", which is not among the tested configs"},
+		{name: "QV100-BROKEN", want: "modifier BROKEN of " + mods.File + " cannot be used: extra_params: -gpgpu_n_clusters has no value"},
+		{name: "QV100 -gpgpu_n_clusters", want: "-gpgpu_n_clusters has no value"},
+		{name: "QV100 -gpgpu_n_clusters 40 -gpgpu_n_clusters 20", want: "-gpgpu_n_clusters is given twice"},
+		{name: "QV100", params: []cascade.SimParam{{Option: "gpgpu_n_clusters", Value: "4"}}, want: `"gpgpu_n_clusters" is not an option`},
+		{name: "QV100", params: []cascade.SimParam{{Option: "-gpgpu_n_clusters", Value: "many"}}, want: `override -gpgpu_n_clusters: -gpgpu_n_clusters "many": not a whole number (SM7_QV100 has 80)`},
+		{name: "QV100", params: []cascade.SimParam{{Option: "-gpgpu_clock_domains", Value: "1455"}}, want: "four positive numbers"},
+	} {
+		_, err := simconfig.Variant(cfgs, mods, tc.name, tc.params)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %v: err = %v, want %q", tc.name, tc.params, err, tc.want)
+		}
+	}
+}
