@@ -43,9 +43,11 @@ type ResolverRoot interface {
 	SamplingPlan() SamplingPlanResolver
 	SamplingStratum() SamplingStratumResolver
 	SimConfig() SimConfigResolver
+	SimParam() SimParamResolver
 	SlurmJob() SlurmJobResolver
 	Subscription() SubscriptionResolver
 	Sweep() SweepResolver
+	SweepAxis() SweepAxisResolver
 	SweepUpdate() SweepUpdateResolver
 	Trace() TraceResolver
 }
@@ -59,6 +61,12 @@ type ComplexityRoot struct {
 		Date     func(childComplexity int) int
 		Modified func(childComplexity int) int
 		Version  func(childComplexity int) int
+	}
+
+	ConfigBase struct {
+		Missing   func(childComplexity int) int
+		Name      func(childComplexity int) int
+		SimConfig func(childComplexity int) int
 	}
 
 	ConfigComparison struct {
@@ -93,6 +101,18 @@ type ComplexityRoot struct {
 	ConfigKernelErrorsEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	ConfigModifier struct {
+		Error  func(childComplexity int) int
+		Name   func(childComplexity int) int
+		Params func(childComplexity int) int
+	}
+
+	ConfigModifiers struct {
+		Bases     func(childComplexity int) int
+		File      func(childComplexity int) int
+		Modifiers func(childComplexity int) int
 	}
 
 	Dim3 struct {
@@ -169,18 +189,20 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Build        func(childComplexity int) int
-		DiskUsage    func(childComplexity int) int
-		Executor     func(childComplexity int) int
-		Run          func(childComplexity int, id string) int
-		Runs         func(childComplexity int, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, segments *bool, first *int, after *string) int
-		S3Endpoint   func(childComplexity int) int
-		SamplingPlan func(childComplexity int, id string) int
-		SimConfigs   func(childComplexity int) int
-		Sweep        func(childComplexity int, id string) int
-		Sweeps       func(childComplexity int, first *int, after *string) int
-		Trace        func(childComplexity int, id string) int
-		Traces       func(childComplexity int, state *cascade.TraceState, search *string, first *int, after *string) int
+		Build            func(childComplexity int) int
+		ConfigModifiers  func(childComplexity int) int
+		DiskUsage        func(childComplexity int) int
+		Executor         func(childComplexity int) int
+		Run              func(childComplexity int, id string) int
+		Runs             func(childComplexity int, traceID *string, state *cascade.RunState, failureClass *cascade.FailureClass, segments *bool, first *int, after *string) int
+		S3Endpoint       func(childComplexity int) int
+		SamplingPlan     func(childComplexity int, id string) int
+		SimConfigVariant func(childComplexity int, name string, params []cascade.SimParam) int
+		SimConfigs       func(childComplexity int) int
+		Sweep            func(childComplexity int, id string) int
+		Sweeps           func(childComplexity int, first *int, after *string) int
+		Trace            func(childComplexity int, id string) int
+		Traces           func(childComplexity int, state *cascade.TraceState, search *string, first *int, after *string) int
 	}
 
 	Run struct {
@@ -388,11 +410,19 @@ type ComplexityRoot struct {
 	}
 
 	SimConfig struct {
+		Base              func(childComplexity int) int
 		Checked           func(childComplexity int) int
 		ComputeCapability func(childComplexity int) int
 		CoreClockMHz      func(childComplexity int) int
 		Error             func(childComplexity int) int
 		Name              func(childComplexity int) int
+		Params            func(childComplexity int) int
+	}
+
+	SimParam struct {
+		From   func(childComplexity int) int
+		Option func(childComplexity int) int
+		Value  func(childComplexity int) int
 	}
 
 	SlurmJob struct {
@@ -428,6 +458,7 @@ type ComplexityRoot struct {
 	}
 
 	Sweep struct {
+		Axes       func(childComplexity int) int
 		Comparison func(childComplexity int) int
 		CreatedAt  func(childComplexity int) int
 		Executor   func(childComplexity int) int
@@ -439,6 +470,11 @@ type ComplexityRoot struct {
 		Runs       func(childComplexity int, state *cascade.RunState, first *int, after *string) int
 		SimConfigs func(childComplexity int) int
 		TraceIDs   func(childComplexity int) int
+	}
+
+	SweepAxis struct {
+		Option func(childComplexity int) int
+		Values func(childComplexity int) int
 	}
 
 	SweepCell struct {
@@ -574,6 +610,8 @@ type QueryResolver interface {
 	Sweeps(ctx context.Context, first *int, after *string) (*model.SweepConnection, error)
 	Traces(ctx context.Context, state *cascade.TraceState, search *string, first *int, after *string) (*model.TraceConnection, error)
 	Trace(ctx context.Context, id string) (*cascade.Trace, error)
+	ConfigModifiers(ctx context.Context) (*model.ConfigModifiers, error)
+	SimConfigVariant(ctx context.Context, name string, params []cascade.SimParam) (*cascade.SimConfig, error)
 }
 type RunResolver interface {
 	Trace(ctx context.Context, obj *cascade.Run) (*cascade.Trace, error)
@@ -628,9 +666,14 @@ type SamplingStratumResolver interface {
 	DisplayName(ctx context.Context, obj *cascade.SamplingStratum) (string, error)
 }
 type SimConfigResolver interface {
+	Base(ctx context.Context, obj *cascade.SimConfig) (*string, error)
+
 	CoreClockMHz(ctx context.Context, obj *cascade.SimConfig) (*float64, error)
 	Error(ctx context.Context, obj *cascade.SimConfig) (*string, error)
 	Checked(ctx context.Context, obj *cascade.SimConfig) (bool, error)
+}
+type SimParamResolver interface {
+	From(ctx context.Context, obj *cascade.SimParam) (*string, error)
 }
 type SlurmJobResolver interface {
 	JobID(ctx context.Context, obj *cascade.SlurmJob) (int64, error)
@@ -655,6 +698,9 @@ type SweepResolver interface {
 	Runs(ctx context.Context, obj *cascade.Sweep, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Comparison(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepConfigComparison, error)
 	Grid(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepCell, error)
+}
+type SweepAxisResolver interface {
+	Option(ctx context.Context, obj *cascade.SweepAxis) (*string, error)
 }
 type SweepUpdateResolver interface {
 	Comparison(ctx context.Context, obj *model.SweepUpdate) ([]cascade.SweepConfigComparison, error)
@@ -716,6 +762,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Build.Version(childComplexity), true
+
+	case "ConfigBase.missing":
+		if e.ComplexityRoot.ConfigBase.Missing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigBase.Missing(childComplexity), true
+	case "ConfigBase.name":
+		if e.ComplexityRoot.ConfigBase.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigBase.Name(childComplexity), true
+	case "ConfigBase.simConfig":
+		if e.ComplexityRoot.ConfigBase.SimConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigBase.SimConfig(childComplexity), true
 
 	case "ConfigComparison.cancelled":
 		if e.ComplexityRoot.ConfigComparison.Cancelled == nil {
@@ -852,6 +917,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConfigKernelErrorsEdge.Node(childComplexity), true
+
+	case "ConfigModifier.error":
+		if e.ComplexityRoot.ConfigModifier.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigModifier.Error(childComplexity), true
+	case "ConfigModifier.name":
+		if e.ComplexityRoot.ConfigModifier.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigModifier.Name(childComplexity), true
+	case "ConfigModifier.params":
+		if e.ComplexityRoot.ConfigModifier.Params == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigModifier.Params(childComplexity), true
+
+	case "ConfigModifiers.bases":
+		if e.ComplexityRoot.ConfigModifiers.Bases == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigModifiers.Bases(childComplexity), true
+	case "ConfigModifiers.file":
+		if e.ComplexityRoot.ConfigModifiers.File == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigModifiers.File(childComplexity), true
+	case "ConfigModifiers.modifiers":
+		if e.ComplexityRoot.ConfigModifiers.Modifiers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigModifiers.Modifiers(childComplexity), true
 
 	case "Dim3.x":
 		if e.ComplexityRoot.Dim3.X == nil {
@@ -1162,6 +1265,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Build(childComplexity), true
+	case "Query.configModifiers":
+		if e.ComplexityRoot.Query.ConfigModifiers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.ConfigModifiers(childComplexity), true
 	case "Query.diskUsage":
 		if e.ComplexityRoot.Query.DiskUsage == nil {
 			break
@@ -1214,6 +1323,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.SamplingPlan(childComplexity, args["id"].(string)), true
+	case "Query.simConfigVariant":
+		if e.ComplexityRoot.Query.SimConfigVariant == nil {
+			break
+		}
+
+		args, err := ec.field_Query_simConfigVariant_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SimConfigVariant(childComplexity, args["name"].(string), args["params"].([]cascade.SimParam)), true
 	case "Query.simConfigs":
 		if e.ComplexityRoot.Query.SimConfigs == nil {
 			break
@@ -2227,6 +2347,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SamplingStratum.Size(childComplexity), true
 
+	case "SimConfig.base":
+		if e.ComplexityRoot.SimConfig.Base == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimConfig.Base(childComplexity), true
 	case "SimConfig.checked":
 		if e.ComplexityRoot.SimConfig.Checked == nil {
 			break
@@ -2257,6 +2383,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SimConfig.Name(childComplexity), true
+	case "SimConfig.params":
+		if e.ComplexityRoot.SimConfig.Params == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimConfig.Params(childComplexity), true
+
+	case "SimParam.from":
+		if e.ComplexityRoot.SimParam.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimParam.From(childComplexity), true
+	case "SimParam.option":
+		if e.ComplexityRoot.SimParam.Option == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimParam.Option(childComplexity), true
+	case "SimParam.value":
+		if e.ComplexityRoot.SimParam.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimParam.Value(childComplexity), true
 
 	case "SlurmJob.jobId":
 		if e.ComplexityRoot.SlurmJob.JobID == nil {
@@ -2412,6 +2563,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.TraceUpdated(childComplexity, args["id"].(*string)), true
 
+	case "Sweep.axes":
+		if e.ComplexityRoot.Sweep.Axes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Sweep.Axes(childComplexity), true
 	case "Sweep.comparison":
 		if e.ComplexityRoot.Sweep.Comparison == nil {
 			break
@@ -2483,6 +2640,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Sweep.TraceIDs(childComplexity), true
+
+	case "SweepAxis.option":
+		if e.ComplexityRoot.SweepAxis.Option == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepAxis.Option(childComplexity), true
+	case "SweepAxis.values":
+		if e.ComplexityRoot.SweepAxis.Values == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepAxis.Values(childComplexity), true
 
 	case "SweepCell.comparison":
 		if e.ComplexityRoot.SweepCell.Comparison == nil {
@@ -2928,6 +3098,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("LaunchSweepInput", ec.unmarshalInputLaunchSweepInput),
 			graphql.NewInputUnmarshaler("SamplingRunInput", ec.unmarshalInputSamplingRunInput),
 			graphql.NewInputUnmarshaler("SamplingTarget", ec.unmarshalInputSamplingTarget),
+			graphql.NewInputUnmarshaler("SimParamInput", ec.unmarshalInputSimParamInput),
+			graphql.NewInputUnmarshaler("SweepAxisInput", ec.unmarshalInputSweepAxisInput),
 		)
 	}
 	first := true
@@ -3020,7 +3192,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/compare.graphqls" "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/sampledrun.graphqls" "schema/sampling.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls"
+//go:embed "schema/compare.graphqls" "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/sampledrun.graphqls" "schema/sampling.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls" "schema/variant.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -3044,6 +3216,7 @@ var sources = []*ast.Source{
 	{Name: "schema/server.graphqls", Input: sourceData("schema/server.graphqls"), BuiltIn: false},
 	{Name: "schema/sweep.graphqls", Input: sourceData("schema/sweep.graphqls"), BuiltIn: false},
 	{Name: "schema/trace.graphqls", Input: sourceData("schema/trace.graphqls"), BuiltIn: false},
+	{Name: "schema/variant.graphqls", Input: sourceData("schema/variant.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -3063,6 +3236,18 @@ func (ec *executionContext) childFields_Build(ctx context.Context, field graphql
 		return ec.fieldContext_Build_modified(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Build", field.Name)
+}
+
+func (ec *executionContext) childFields_ConfigBase(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ConfigBase_name(ctx, field)
+	case "simConfig":
+		return ec.fieldContext_ConfigBase_simConfig(ctx, field)
+	case "missing":
+		return ec.fieldContext_ConfigBase_missing(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConfigBase", field.Name)
 }
 
 func (ec *executionContext) childFields_ConfigComparison(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3131,6 +3316,30 @@ func (ec *executionContext) childFields_ConfigKernelErrorsEdge(ctx context.Conte
 		return ec.fieldContext_ConfigKernelErrorsEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ConfigKernelErrorsEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ConfigModifier(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ConfigModifier_name(ctx, field)
+	case "params":
+		return ec.fieldContext_ConfigModifier_params(ctx, field)
+	case "error":
+		return ec.fieldContext_ConfigModifier_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConfigModifier", field.Name)
+}
+
+func (ec *executionContext) childFields_ConfigModifiers(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "file":
+		return ec.fieldContext_ConfigModifiers_file(ctx, field)
+	case "bases":
+		return ec.fieldContext_ConfigModifiers_bases(ctx, field)
+	case "modifiers":
+		return ec.fieldContext_ConfigModifiers_modifiers(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConfigModifiers", field.Name)
 }
 
 func (ec *executionContext) childFields_Dim3(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3671,6 +3880,10 @@ func (ec *executionContext) childFields_SimConfig(ctx context.Context, field gra
 	switch field.Name {
 	case "name":
 		return ec.fieldContext_SimConfig_name(ctx, field)
+	case "base":
+		return ec.fieldContext_SimConfig_base(ctx, field)
+	case "params":
+		return ec.fieldContext_SimConfig_params(ctx, field)
 	case "computeCapability":
 		return ec.fieldContext_SimConfig_computeCapability(ctx, field)
 	case "coreClockMHz":
@@ -3681,6 +3894,18 @@ func (ec *executionContext) childFields_SimConfig(ctx context.Context, field gra
 		return ec.fieldContext_SimConfig_checked(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SimConfig", field.Name)
+}
+
+func (ec *executionContext) childFields_SimParam(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "option":
+		return ec.fieldContext_SimParam_option(ctx, field)
+	case "value":
+		return ec.fieldContext_SimParam_value(ctx, field)
+	case "from":
+		return ec.fieldContext_SimParam_from(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SimParam", field.Name)
 }
 
 func (ec *executionContext) childFields_SlurmJob(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3733,6 +3958,8 @@ func (ec *executionContext) childFields_Sweep(ctx context.Context, field graphql
 		return ec.fieldContext_Sweep_traceIds(ctx, field)
 	case "simConfigs":
 		return ec.fieldContext_Sweep_simConfigs(ctx, field)
+	case "axes":
+		return ec.fieldContext_Sweep_axes(ctx, field)
 	case "runCount":
 		return ec.fieldContext_Sweep_runCount(ctx, field)
 	case "executor":
@@ -3749,6 +3976,16 @@ func (ec *executionContext) childFields_Sweep(ctx context.Context, field graphql
 		return ec.fieldContext_Sweep_grid(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Sweep", field.Name)
+}
+
+func (ec *executionContext) childFields_SweepAxis(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "option":
+		return ec.fieldContext_SweepAxis_option(ctx, field)
+	case "values":
+		return ec.fieldContext_SweepAxis_values(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SweepAxis", field.Name)
 }
 
 func (ec *executionContext) childFields_SweepCell(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4281,6 +4518,28 @@ func (ec *executionContext) field_Query_samplingPlan_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_simConfigVariant_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "name",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["name"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "params",
+		func(ctx context.Context, v any) ([]cascade.SimParam, error) {
+			return ec.unmarshalOSimParamInput2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimParamᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["params"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_sweep_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4787,6 +5046,75 @@ func (ec *executionContext) _Build_modified(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_Build_modified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Build", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ConfigBase_name(ctx context.Context, field graphql.CollectedField, obj *model.ConfigBase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigBase_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigBase_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigBase", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConfigBase_simConfig(ctx context.Context, field graphql.CollectedField, obj *model.ConfigBase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigBase_simConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigBase_simConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigBase", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConfigBase_missing(ctx context.Context, field graphql.CollectedField, obj *model.ConfigBase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigBase_missing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Missing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigBase_missing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigBase", field, false, false, "String")
 }
 
 func (ec *executionContext) _ConfigComparison_simConfig(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
@@ -5344,6 +5672,171 @@ func (ec *executionContext) fieldContext_ConfigKernelErrorsEdge_node(_ context.C
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ConfigKernelErrors(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConfigModifier_name(ctx context.Context, field graphql.CollectedField, obj *model.ConfigModifier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigModifier_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigModifier_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigModifier", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConfigModifier_params(ctx context.Context, field graphql.CollectedField, obj *model.ConfigModifier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigModifier_params(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Params, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SimParam) graphql.Marshaler {
+			return ec.marshalNSimParam2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimParamᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigModifier_params(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConfigModifier",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimParam(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConfigModifier_error(ctx context.Context, field graphql.CollectedField, obj *model.ConfigModifier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigModifier_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigModifier_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigModifier", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConfigModifiers_file(ctx context.Context, field graphql.CollectedField, obj *model.ConfigModifiers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigModifiers_file(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.File, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigModifiers_file(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigModifiers", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConfigModifiers_bases(ctx context.Context, field graphql.CollectedField, obj *model.ConfigModifiers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigModifiers_bases(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bases, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ConfigBase) graphql.Marshaler {
+			return ec.marshalNConfigBase2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigBaseᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigModifiers_bases(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConfigModifiers",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConfigBase(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConfigModifiers_modifiers(ctx context.Context, field graphql.CollectedField, obj *model.ConfigModifiers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigModifiers_modifiers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Modifiers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ConfigModifier) graphql.Marshaler {
+			return ec.marshalNConfigModifier2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigModifierᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigModifiers_modifiers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConfigModifiers",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConfigModifier(ctx, field)
 		},
 	}
 	return fc, nil
@@ -7001,6 +7494,82 @@ func (ec *executionContext) fieldContext_Query_trace(ctx context.Context, field 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_trace_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_configModifiers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_configModifiers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().ConfigModifiers(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ConfigModifiers) graphql.Marshaler {
+			return ec.marshalNConfigModifiers2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigModifiers(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_configModifiers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConfigModifiers(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_simConfigVariant(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_simConfigVariant(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SimConfigVariant(ctx, fc.Args["name"].(string), fc.Args["params"].([]cascade.SimParam))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SimConfig) graphql.Marshaler {
+			return ec.marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimConfig(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_simConfigVariant(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimConfig(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_simConfigVariant_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11033,6 +11602,61 @@ func (ec *executionContext) fieldContext_SimConfig_name(_ context.Context, field
 	return graphql.NewScalarFieldContext("SimConfig", field, false, false, "String")
 }
 
+func (ec *executionContext) _SimConfig_base(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimConfig_base(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimConfig().Base(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SimConfig_base(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimConfig", field, true, true, "String")
+}
+
+func (ec *executionContext) _SimConfig_params(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimConfig_params(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Params, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SimParam) graphql.Marshaler {
+			return ec.marshalNSimParam2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimParamᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimConfig_params(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimConfig",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimParam(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SimConfig_computeCapability(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11123,6 +11747,75 @@ func (ec *executionContext) _SimConfig_checked(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_SimConfig_checked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimConfig", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _SimParam_option(ctx context.Context, field graphql.CollectedField, obj *cascade.SimParam) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimParam_option(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Option, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimParam_option(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimParam", field, false, false, "String")
+}
+
+func (ec *executionContext) _SimParam_value(ctx context.Context, field graphql.CollectedField, obj *cascade.SimParam) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimParam_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimParam_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimParam", field, false, false, "String")
+}
+
+func (ec *executionContext) _SimParam_from(ctx context.Context, field graphql.CollectedField, obj *cascade.SimParam) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimParam_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimParam().From(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SimParam_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimParam", field, true, true, "String")
 }
 
 func (ec *executionContext) _SlurmJob_jobId(ctx context.Context, field graphql.CollectedField, obj *cascade.SlurmJob) (ret graphql.Marshaler) {
@@ -11812,6 +12505,38 @@ func (ec *executionContext) fieldContext_Sweep_simConfigs(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Sweep", field, false, false, "String")
 }
 
+func (ec *executionContext) _Sweep_axes(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Sweep_axes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Axes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SweepAxis) graphql.Marshaler {
+			return ec.marshalNSweepAxis2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepAxisᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Sweep_axes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Sweep",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SweepAxis(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Sweep_runCount(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12019,6 +12744,52 @@ func (ec *executionContext) fieldContext_Sweep_grid(_ context.Context, field gra
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SweepAxis_option(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepAxis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepAxis_option(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SweepAxis().Option(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SweepAxis_option(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepAxis", field, true, true, "String")
+}
+
+func (ec *executionContext) _SweepAxis_values(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepAxis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepAxis_values(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Values, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SweepAxis_values(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepAxis", field, false, false, "String")
 }
 
 func (ec *executionContext) _SweepCell_traceId(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepCell) (ret graphql.Marshaler) {
@@ -14887,7 +15658,7 @@ func (ec *executionContext) unmarshalInputLaunchRunInput(ctx context.Context, ob
 		asMap["rerun"] = false
 	}
 
-	fieldsInOrder := [...]string{"traceId", "simConfig", "kernelIds", "label", "rerun", "sampling"}
+	fieldsInOrder := [...]string{"traceId", "simConfig", "params", "kernelIds", "label", "rerun", "sampling"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -14908,6 +15679,13 @@ func (ec *executionContext) unmarshalInputLaunchRunInput(ctx context.Context, ob
 				return it, err
 			}
 			it.SimConfig = data
+		case "params":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("params"))
+			data, err := ec.unmarshalOSimParamInput2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimParamᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Params = data
 		case "kernelIds":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kernelIds"))
 			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
@@ -14968,7 +15746,7 @@ func (ec *executionContext) unmarshalInputLaunchSweepInput(ctx context.Context, 
 		asMap["rerun"] = false
 	}
 
-	fieldsInOrder := [...]string{"traceIds", "simConfigs", "label", "rerun"}
+	fieldsInOrder := [...]string{"traceIds", "simConfigs", "axes", "label", "rerun"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -14989,6 +15767,13 @@ func (ec *executionContext) unmarshalInputLaunchSweepInput(ctx context.Context, 
 				return it, err
 			}
 			it.SimConfigs = data
+		case "axes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("axes"))
+			data, err := ec.unmarshalOSweepAxisInput2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepAxisᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Axes = data
 		case "label":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -15122,6 +15907,104 @@ func UnmarshalSamplingTarget(ctx context.Context, raw any) (model.SamplingTarget
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputSimParamInput(ctx context.Context, obj any) (cascade.SimParam, error) {
+	var it cascade.SimParam
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"option", "value"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "option":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("option"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Option = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSimParamInput unmarshals raw into the SimParamInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSimParamInput(ctx context.Context, raw any) (cascade.SimParam, error) {
+	var out cascade.SimParam
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SimParamInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSweepAxisInput(ctx context.Context, obj any) (cascade.SweepAxis, error) {
+	var it cascade.SweepAxis
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"option", "values"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "option":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("option"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Option = data
+		case "values":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("values"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Values = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSweepAxisInput unmarshals raw into the SweepAxisInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSweepAxisInput(ctx context.Context, raw any) (cascade.SweepAxis, error) {
+	var out cascade.SweepAxis
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SweepAxisInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -15159,6 +16042,49 @@ func (ec *executionContext) _Build(ctx context.Context, sel ast.SelectionSet, ob
 		case "modified":
 			out.Values[i] = ec._Build_modified(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var configBaseImplementors = []string{"ConfigBase"}
+
+func (ec *executionContext) _ConfigBase(ctx context.Context, sel ast.SelectionSet, obj *model.ConfigBase) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, configBaseImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConfigBase")
+		case "name":
+			out.Values[i] = ec._ConfigBase_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "simConfig":
+			out.Values[i] = ec._ConfigBase_simConfig(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "missing":
+			out.Values[i] = ec._ConfigBase_missing(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -15381,6 +16307,92 @@ func (ec *executionContext) _ConfigKernelErrorsEdge(ctx context.Context, sel ast
 			}
 		case "node":
 			out.Values[i] = ec._ConfigKernelErrorsEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var configModifierImplementors = []string{"ConfigModifier"}
+
+func (ec *executionContext) _ConfigModifier(ctx context.Context, sel ast.SelectionSet, obj *model.ConfigModifier) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, configModifierImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConfigModifier")
+		case "name":
+			out.Values[i] = ec._ConfigModifier_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "params":
+			out.Values[i] = ec._ConfigModifier_params(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._ConfigModifier_error(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var configModifiersImplementors = []string{"ConfigModifiers"}
+
+func (ec *executionContext) _ConfigModifiers(ctx context.Context, sel ast.SelectionSet, obj *model.ConfigModifiers) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, configModifiersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConfigModifiers")
+		case "file":
+			out.Values[i] = ec._ConfigModifiers_file(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "bases":
+			out.Values[i] = ec._ConfigModifiers_bases(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "modifiers":
+			out.Values[i] = ec._ConfigModifiers_modifiers(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -16012,6 +17024,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_trace(ctx, field)
+				})
+		case "configModifiers":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_configModifiers(ctx, field)
+				})
+		case "simConfigVariant":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_simConfigVariant(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -17322,6 +18346,17 @@ func (ec *executionContext) _SimConfig(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "base":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimConfig_base(ctx, field, obj)
+				})
+		case "params":
+			out.Values[i] = ec._SimConfig_params(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "computeCapability":
 			out.Values[i] = ec._SimConfig_computeCapability(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -17344,6 +18379,50 @@ func (ec *executionContext) _SimConfig(ctx context.Context, sel ast.SelectionSet
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._SimConfig_checked(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var simParamImplementors = []string{"SimParam"}
+
+func (ec *executionContext) _SimParam(ctx context.Context, sel ast.SelectionSet, obj *cascade.SimParam) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, simParamImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SimParam")
+		case "option":
+			out.Values[i] = ec._SimParam_option(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "value":
+			out.Values[i] = ec._SimParam_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "from":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimParam_from(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -17572,6 +18651,11 @@ func (ec *executionContext) _Sweep(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "axes":
+			out.Values[i] = ec._Sweep_axes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "runCount":
 			out.Values[i] = ec._Sweep_runCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -17611,6 +18695,45 @@ func (ec *executionContext) _Sweep(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Sweep_grid(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var sweepAxisImplementors = []string{"SweepAxis"}
+
+func (ec *executionContext) _SweepAxis(ctx context.Context, sel ast.SelectionSet, obj *cascade.SweepAxis) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, sweepAxisImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SweepAxis")
+		case "option":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SweepAxis_option(ctx, field, obj)
+				})
+		case "values":
+			out.Values[i] = ec._SweepAxis_values(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -18611,6 +19734,26 @@ func (ec *executionContext) marshalNBuild2ᚖgithubᚗcomᚋcascadeᚑsimᚋcasc
 	return ec._Build(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNConfigBase2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigBase(ctx context.Context, sel ast.SelectionSet, v model.ConfigBase) graphql.Marshaler {
+	return ec._ConfigBase(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNConfigBase2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigBaseᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ConfigBase) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNConfigBase2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigBase(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNConfigComparison2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigComparison(ctx context.Context, sel ast.SelectionSet, v cascade.ConfigComparison) graphql.Marshaler {
 	return ec._ConfigComparison(ctx, sel, &v)
 }
@@ -18685,6 +19828,34 @@ func (ec *executionContext) marshalNConfigKernelErrorsEdge2ᚕgithubᚗcomᚋcas
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNConfigModifier2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigModifier(ctx context.Context, sel ast.SelectionSet, v model.ConfigModifier) graphql.Marshaler {
+	return ec._ConfigModifier(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNConfigModifier2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigModifierᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ConfigModifier) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNConfigModifier2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigModifier(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNConfigModifiers2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐConfigModifiers(ctx context.Context, sel ast.SelectionSet, v *model.ConfigModifiers) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ConfigModifiers!")
+		return graphql.Null
+	}
+	return ec._ConfigModifiers(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNDim32githubᚗcomᚋcascadeᚑsimᚋcascadeᚐDim3(ctx context.Context, sel ast.SelectionSet, v cascade.Dim3) graphql.Marshaler {
@@ -19258,6 +20429,31 @@ func (ec *executionContext) marshalNSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋ
 	return ec._SimConfig(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNSimParam2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimParam(ctx context.Context, sel ast.SelectionSet, v cascade.SimParam) graphql.Marshaler {
+	return ec._SimParam(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSimParam2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimParamᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.SimParam) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSimParam2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimParam(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNSimParamInput2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimParam(ctx context.Context, v any) (cascade.SimParam, error) {
+	res, err := ec.unmarshalInputSimParamInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNStatCounter2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐStatCounter(ctx context.Context, sel ast.SelectionSet, v model.StatCounter) graphql.Marshaler {
 	return ec._StatCounter(ctx, sel, &v)
 }
@@ -19377,6 +20573,31 @@ func (ec *executionContext) marshalNSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcasc
 		return graphql.Null
 	}
 	return ec._Sweep(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSweepAxis2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepAxis(ctx context.Context, sel ast.SelectionSet, v cascade.SweepAxis) graphql.Marshaler {
+	return ec._SweepAxis(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSweepAxis2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepAxisᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.SweepAxis) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSweepAxis2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepAxis(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNSweepAxisInput2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepAxis(ctx context.Context, v any) (cascade.SweepAxis, error) {
+	res, err := ec.unmarshalInputSweepAxisInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNSweepCell2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepCell(ctx context.Context, sel ast.SelectionSet, v cascade.SweepCell) graphql.Marshaler {
@@ -19978,11 +21199,40 @@ func (ec *executionContext) marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋ
 	return ec._SimConfig(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOSimParamInput2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimParamᚄ(ctx context.Context, v any) ([]cascade.SimParam, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]cascade.SimParam, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSimParamInput2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimParam(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalOSlurmJob2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSlurmJob(ctx context.Context, sel ast.SelectionSet, v *cascade.SlurmJob) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._SlurmJob(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalString(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(v)
+	return res
 }
 
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {
@@ -20008,6 +21258,23 @@ func (ec *executionContext) marshalOSweep2ᚖgithubᚗcomᚋcascadeᚑsimᚋcasc
 		return graphql.Null
 	}
 	return ec._Sweep(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSweepAxisInput2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepAxisᚄ(ctx context.Context, v any) ([]cascade.SweepAxis, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]cascade.SweepAxis, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSweepAxisInput2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepAxis(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalOSweepConfigComparison2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepConfigComparisonᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.SweepConfigComparison) graphql.Marshaler {

@@ -21,7 +21,7 @@ import (
 // LaunchRun is the resolver for the launchRun field.
 func (r *mutationResolver) LaunchRun(ctx context.Context, input model.LaunchRunInput) (*cascade.Run, error) {
 	in := runs.LaunchInput{
-		TraceID: input.TraceID, SimConfig: input.SimConfig, KernelIDs: input.KernelIds, Label: cascade.Deref(input.Label),
+		TraceID: input.TraceID, SimConfig: input.SimConfig, Params: input.Params, KernelIDs: input.KernelIds, Label: cascade.Deref(input.Label),
 		Rerun: cascade.Deref(input.Rerun),
 	}
 	var run cascade.Run
@@ -232,6 +232,11 @@ func (r *runKernelResolver) StatValues(ctx context.Context, obj *cascade.RunKern
 		return nil, err
 	}
 	return results.Present(v), nil
+}
+
+// Base is the resolver for the base field.
+func (r *simConfigResolver) Base(ctx context.Context, obj *cascade.SimConfig) (*string, error) {
+	return nonEmpty(obj.Base), nil
 }
 
 // CoreClockMHz is the resolver for the coreClockMHz field.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/results"
 	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/sampling/plans"
@@ -107,6 +108,11 @@ type SimConfigs interface {
 	// SimConfigWarnings says what is wrong with t's suggested config
 	// against the tested ones; none when nothing is.
 	SimConfigWarnings(t cascade.Trace) []string
+	// Modifiers is what define-standard-cfgs.yml defines.
+	Modifiers() (simconfig.Modifiers, error)
+	// Variant resolves a config's name and overrides and has the
+	// simulator check them, as a launch does.
+	Variant(ctx context.Context, name string, params []cascade.SimParam) (cascade.SimConfig, error)
 }
 
 // Executor reports the executor's status (*runs.Manager).

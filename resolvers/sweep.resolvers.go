@@ -17,7 +17,7 @@ import (
 // LaunchSweep is the resolver for the launchSweep field.
 func (r *mutationResolver) LaunchSweep(ctx context.Context, input model.LaunchSweepInput) (*cascade.Sweep, error) {
 	s, err := r.Runs.LaunchSweep(ctx, runs.SweepInput{
-		TraceIDs: input.TraceIds, SimConfigs: input.SimConfigs, Label: cascade.Deref(input.Label),
+		TraceIDs: input.TraceIds, SimConfigs: input.SimConfigs, Axes: input.Axes, Label: cascade.Deref(input.Label),
 		Rerun: cascade.Deref(input.Rerun),
 	})
 	if err != nil {

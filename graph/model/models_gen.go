@@ -24,6 +24,16 @@ type Build struct {
 	Modified bool `json:"modified"`
 }
 
+// A base config of define-standard-cfgs.yml: its launcher name and the tested config it is.
+type ConfigBase struct {
+	// e.g. "QV100"
+	Name string `json:"name"`
+	// e.g. "SM7_QV100"; null when that tested config is not among simConfigs.
+	SimConfig *string `json:"simConfig,omitempty"`
+	// The tested config's folder as the file names it ("SM7_QV100_SMs"), when it is not among simConfigs.
+	Missing *string `json:"missing,omitempty"`
+}
+
 type ConfigKernelErrorsConnection struct {
 	// The configs the errors are aligned with: Trace.configComparison's simConfig, in order.
 	SimConfigs []string                     `json:"simConfigs"`
@@ -36,6 +46,23 @@ type ConfigKernelErrorsConnection struct {
 type ConfigKernelErrorsEdge struct {
 	Cursor string                      `json:"cursor"`
 	Node   *cascade.ConfigKernelErrors `json:"node"`
+}
+
+// A composable modifier of define-standard-cfgs.yml: a name and the overrides its extra_params append.
+type ConfigModifier struct {
+	// e.g. "64SM", "1455MHZ", "PWR_ENABLE"
+	Name   string             `json:"name"`
+	Params []cascade.SimParam `json:"params"`
+	// Why it cannot be used (its extra_params are not option-value pairs); null when it can. Whether the simulator knows its options is said when a variant with it is checked (simConfigVariant).
+	Error *string `json:"error,omitempty"`
+}
+
+// What define-standard-cfgs.yml defines: the names config variants are made of.
+type ConfigModifiers struct {
+	// The file read (CASCADE_CONFIG_MODIFIERS, or the Accel-Sim checkout's); null when there is none.
+	File      *string          `json:"file,omitempty"`
+	Bases     []ConfigBase     `json:"bases"`
+	Modifiers []ConfigModifier `json:"modifiers"`
 }
 
 type KernelConnection struct {
@@ -52,8 +79,10 @@ type KernelEdge struct {
 
 type LaunchRunInput struct {
 	TraceID string `json:"traceId"`
-	// A SimConfig name.
+	// A SimConfig name: a tested config's, or a variant's ("QV100-64SM", "SM7_QV100 -gpgpu_n_clusters 40"; see SimConfig).
 	SimConfig string `json:"simConfig"`
+	// Overrides of simConfig given directly, after any its name holds; each option at most once.
+	Params []cascade.SimParam `json:"params,omitempty"`
 	// Optional subset (kernel ids as in Kernel.kernelId).
 	KernelIds []int   `json:"kernelIds,omitempty"`
 	Label     *string `json:"label,omitempty"`
@@ -71,8 +100,12 @@ type LaunchRunInput struct {
 type LaunchSweepInput struct {
 	// Ready traces, each once.
 	TraceIds []string `json:"traceIds"`
-	// SimConfig names, each once.
+	// SimConfig names (tested configs or variants), each once; with axes, the base configs of the grid.
 	SimConfigs []string `json:"simConfigs"`
+	// A design sweep: the runs are every trace under every cell of simConfigs × the product of
+	// the axes' values (the last axis varying fastest), each cell a variant. Every variant is
+	// checked by the simulator before anything is queued.
+	Axes []cascade.SweepAxis `json:"axes,omitempty"`
 	// Given to the sweep and each of its runs.
 	Label *string `json:"label,omitempty"`
 	// Simulate every run. Without it (the default), each run whose simulation a succeeded run did already reuses that run's results, as LaunchRunInput.rerun says: it is SUCCEEDED at once, with sameAs set.

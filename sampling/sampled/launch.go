@@ -66,6 +66,14 @@ func (c *Coordinator) Launch(ctx context.Context, in Input) (cascade.Run, error)
 		return cascade.Run{}, cascade.Errorf(cascade.ECONFLICT, "sampling.plan: plan %q has %d launches, its trace now %d; plan again", plan.ID, plan.Launches, len(input.Launches))
 	}
 
+	// The config by its canonical name, so that segments, the validation
+	// run and the full run looked for are of the same variant.
+	cfg, err := c.cfg.Runs.Variant(ctx, in.Run.SimConfig, in.Run.Params)
+	if err != nil {
+		return cascade.Run{}, err
+	}
+	in.Run.SimConfig, in.Run.Params = cfg.Name, nil
+
 	// The sampled run, checked as any run of its trace and config, then
 	// its segments, then any validation run.
 	parentIn := in.Run

@@ -57,6 +57,9 @@ type Lifecycle interface {
 	LaunchRuns(ctx context.Context, ins []runs.LaunchInput, shape func(rs []cascade.Run) error) ([]cascade.Run, error)
 	// CancelRuns cancels runs that are not over.
 	CancelRuns(ctx context.Context, rs []cascade.Run, history string) error
+	// Variant resolves and checks a config's name and overrides (see
+	// [runs.Configs.Variant]).
+	Variant(ctx context.Context, name string, params []cascade.SimParam) (cascade.SimConfig, error)
 }
 
 // Config configures a Coordinator.
