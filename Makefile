@@ -1,6 +1,6 @@
 # Shortcuts; scripts/ holds the real commands so a machine without make
 # needs nothing more than Go.
-.PHONY: serve test ui bench bench-large bench-sampling generate crash fuzz
+.PHONY: serve test ui bench bench-large bench-sampling bench-variants generate crash fuzz
 
 serve:
 	scripts/serve.sh
@@ -99,3 +99,9 @@ crash:
 FUZZTIME ?= 10m
 fuzz:
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+# Issue 30's goals on the real simulator (../shared/accelsim): a launch's
+# check of a new variant (ns/op, goal < 200 ms) and a 1,000-cell design
+# sweep resolved, checked, stored and queued (s/sweep, goal < 5 s).
+bench-variants:
+	uptime; CASCADE_TEST_ACCELSIM_DIR=$${CASCADE_TEST_ACCELSIM_DIR:-../shared/accelsim} go test ./runs -run '^$$' -bench 'RealVariantCheck|RealDesignSweep1000' -benchtime 10x
