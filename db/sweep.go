@@ -18,8 +18,10 @@ const sweepInsertBatch = 25
 
 // CreateSweep inserts s and its runs in one write transaction, assigning
 // their Seqs (the runs' in the order given, after every run there is)
-// and timestamps, and setting each run's SweepID. Either all of them are
-// stored or none is.
+// and timestamps. Its runs are those that are not segments of a sampled
+// run (a sampled sweep stores its cells' segments with it): their SweepID
+// is set, and RunCount counts them. Either all of them are stored or none
+// is.
 func (d *DB) CreateSweep(ctx context.Context, s *cascade.Sweep, runs []cascade.Run) error {
 	return d.write(ctx, func(tx *gorm.DB) error {
 		if err := lockRuns(tx); err != nil {
@@ -33,14 +35,18 @@ func (d *DB) CreateSweep(ctx context.Context, s *cascade.Sweep, runs []cascade.R
 			return fmt.Errorf("next run seq: %w", err)
 		}
 		now := tx.NowFunc()
-		s.CreatedAt, s.RunCount = now, len(runs)
-		if err := tx.Create(s).Error; err != nil {
-			return fmt.Errorf("insert sweep: %w", err)
-		}
+		s.CreatedAt, s.RunCount = now, 0
 		for i := range runs {
 			seq++
-			runs[i].Seq, runs[i].SweepID = seq, &s.ID
+			runs[i].Seq = seq
 			runs[i].CreatedAt, runs[i].UpdatedAt = now, now
+			if runs[i].SampledByID == nil {
+				runs[i].SweepID = &s.ID
+				s.RunCount++
+			}
+		}
+		if err := tx.Create(s).Error; err != nil {
+			return fmt.Errorf("insert sweep: %w", err)
 		}
 		if len(runs) == 0 {
 			return nil

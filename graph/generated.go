@@ -15746,7 +15746,7 @@ func (ec *executionContext) unmarshalInputLaunchSweepInput(ctx context.Context, 
 		asMap["rerun"] = false
 	}
 
-	fieldsInOrder := [...]string{"traceIds", "simConfigs", "axes", "label", "rerun"}
+	fieldsInOrder := [...]string{"traceIds", "simConfigs", "axes", "sampling", "label", "rerun"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15774,6 +15774,13 @@ func (ec *executionContext) unmarshalInputLaunchSweepInput(ctx context.Context, 
 				return it, err
 			}
 			it.Axes = data
+		case "sampling":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sampling"))
+			data, err := ec.unmarshalOSamplingRunInput2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSamplingRunInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sampling = data
 		case "label":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)

@@ -60,6 +60,7 @@ type Launcher interface {
 // SampledLauncher launches sampled runs (*sampled.Coordinator).
 type SampledLauncher interface {
 	Launch(ctx context.Context, in sampled.Input) (cascade.Run, error)
+	LaunchSweep(ctx context.Context, in sampled.SweepInput) (cascade.Sweep, error)
 }
 
 // RunResults reads what a run gave back (*results.Reader).

@@ -12,14 +12,22 @@ import (
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/sampling/sampled"
 )
 
 // LaunchSweep is the resolver for the launchSweep field.
 func (r *mutationResolver) LaunchSweep(ctx context.Context, input model.LaunchSweepInput) (*cascade.Sweep, error) {
-	s, err := r.Runs.LaunchSweep(ctx, runs.SweepInput{
+	in := runs.SweepInput{
 		TraceIDs: input.TraceIds, SimConfigs: input.SimConfigs, Axes: input.Axes, Label: cascade.Deref(input.Label),
 		Rerun: cascade.Deref(input.Rerun),
-	})
+	}
+	var s cascade.Sweep
+	var err error
+	if smp := input.Sampling; smp != nil {
+		s, err = r.SampledRuns.LaunchSweep(ctx, sampled.SweepInput{Sweep: in, PlanID: smp.Plan, Validate: cascade.Deref(smp.Validate)})
+	} else {
+		s, err = r.Runs.LaunchSweep(ctx, in)
+	}
 	if err != nil {
 		return nil, err
 	}

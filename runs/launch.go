@@ -67,19 +67,9 @@ func (m *Manager) Launch(ctx context.Context, in LaunchInput) (cascade.Run, erro
 func (m *Manager) LaunchRuns(ctx context.Context, ins []LaunchInput, shape func(rs []cascade.Run) error) ([]cascade.Run, error) {
 	m.launchMu.Lock()
 	defer m.launchMu.Unlock()
-	b := &batch{}
-	rs := make([]cascade.Run, 0, len(ins))
-	for _, in := range ins {
-		r, err := m.newRun(ctx, in, b)
-		if err != nil {
-			return nil, err
-		}
-		rs = append(rs, r)
-	}
-	if shape != nil {
-		if err := shape(rs); err != nil {
-			return nil, err
-		}
+	rs, err := m.newRuns(ctx, ins, shape)
+	if err != nil {
+		return nil, err
 	}
 	// The kernels of reused runs first: a run is never seen SUCCEEDED
 	// without them.
@@ -97,6 +87,26 @@ func (m *Manager) LaunchRuns(ctx context.Context, ins []LaunchInput, shape func(
 		}
 	}
 	m.enqueue(queue...)
+	return rs, nil
+}
+
+// newRuns checks launch requests and returns the runs they make, shaped
+// by shape when it is not nil, not stored.
+func (m *Manager) newRuns(ctx context.Context, ins []LaunchInput, shape func(rs []cascade.Run) error) ([]cascade.Run, error) {
+	b := &batch{}
+	rs := make([]cascade.Run, 0, len(ins))
+	for _, in := range ins {
+		r, err := m.newRun(ctx, in, b)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	if shape != nil {
+		if err := shape(rs); err != nil {
+			return nil, err
+		}
+	}
 	return rs, nil
 }
 

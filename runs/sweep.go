@@ -38,27 +38,73 @@ func (m *Manager) LaunchSweep(ctx context.Context, in SweepInput) (cascade.Sweep
 	m.launchMu.Lock()
 	s, rs, err := m.newSweep(ctx, in)
 	if err == nil {
-		// The kernels first: a reused run is never seen SUCCEEDED without them.
-		err = m.copyKernels(ctx, rs)
-	}
-	if err == nil {
-		start := time.Now()
-		err = m.cfg.Store.CreateSweep(ctx, &s, rs)
-		m.log.Info("sweep queued", "sweep", s.ID, "runs", len(rs), "traces", len(s.TraceIDs), "configs", len(s.SimConfigs), "stored_in", time.Since(start))
+		err = m.storeSweep(ctx, &s, rs)
 	}
 	m.launchMu.Unlock()
 	if err != nil {
 		return cascade.Sweep{}, err
 	}
+	m.queueSweep(rs)
+	return s, nil
+}
+
+// storeSweep stores a sweep and its runs, the kernels of reused runs
+// first: a reused run is never seen SUCCEEDED without them.
+func (m *Manager) storeSweep(ctx context.Context, s *cascade.Sweep, rs []cascade.Run) error {
+	if err := m.copyKernels(ctx, rs); err != nil {
+		return err
+	}
+	start := time.Now()
+	err := m.cfg.Store.CreateSweep(ctx, s, rs)
+	m.log.Info("sweep queued", "sweep", s.ID, "runs", len(rs), "traces", len(s.TraceIDs), "configs", len(s.SimConfigs), "stored_in", time.Since(start))
+	return err
+}
+
+// queueSweep publishes a stored sweep's runs and queues those to
+// simulate.
+func (m *Manager) queueSweep(rs []cascade.Run) {
 	ids := make([]string, 0, len(rs))
 	for _, r := range rs {
-		if r.SameAsID == nil {
+		if r.State == cascade.RunQueued && r.Sampling == nil {
 			ids = append(ids, r.ID)
 		}
 		m.publish(r)
 	}
 	m.enqueue(ids...)
-	return s, nil
+}
+
+// CheckSweep checks a sweep as LaunchSweep does and returns it, not
+// stored, with its cells: the config of each of its SimConfigs, in
+// order. A [Coordinator] launches the runs of such a sweep its own way
+// (see [Manager.LaunchSweepRuns]).
+func (m *Manager) CheckSweep(ctx context.Context, in SweepInput) (cascade.Sweep, []cascade.SimConfig, error) {
+	s, rs, err := m.newSweep(ctx, in)
+	if err != nil {
+		return s, nil, err
+	}
+	cells := make([]cascade.SimConfig, len(s.SimConfigs))
+	for i := range cells {
+		r := rs[i] // the first trace's runs, one per cell
+		cells[i] = cascade.SimConfig{Name: r.SimConfig, Base: r.ConfigBase, Params: r.ConfigParams}
+	}
+	return s, cells, nil
+}
+
+// LaunchSweepRuns stores sweep s (from CheckSweep) with runs checked as
+// [Manager.LaunchRuns] checks them, shaped by shape, in one transaction,
+// then queues them: the runs that are not segments are the sweep's.
+func (m *Manager) LaunchSweepRuns(ctx context.Context, s cascade.Sweep, ins []LaunchInput, shape func(rs []cascade.Run) error) (cascade.Sweep, []cascade.Run, error) {
+	m.launchMu.Lock()
+	rs, err := m.newRuns(ctx, ins, shape)
+	if err == nil {
+		err = m.storeSweep(ctx, &s, rs)
+	}
+	m.launchMu.Unlock()
+	if err != nil {
+		return cascade.Sweep{}, nil, err
+	}
+	m.queueSweep(rs)
+	return s, rs, nil
 }
 
 // newSweep checks a sweep and returns it and its runs, not stored.

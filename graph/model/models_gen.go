@@ -106,6 +106,11 @@ type LaunchSweepInput struct {
 	// the axes' values (the last axis varying fastest), each cell a variant. Every variant is
 	// checked by the simulator before anything is queued.
 	Axes []cascade.SweepAxis `json:"axes,omitempty"`
+	// A sampled sweep: each cell a sampled run of this plan (see SamplingRunInput), the plan's
+	// representatives simulated under every variant, so a design sweep of a whole-model trace
+	// costs a fraction of one full simulation per variant. traceIds must then be the plan's one
+	// trace. With validate, each cell also gets a full run of its variant.
+	Sampling *SamplingRunInput `json:"sampling,omitempty"`
 	// Given to the sweep and each of its runs.
 	Label *string `json:"label,omitempty"`
 	// Simulate every run. Without it (the default), each run whose simulation a succeeded run did already reuses that run's results, as LaunchRunInput.rerun says: it is SUCCEEDED at once, with sameAs set.

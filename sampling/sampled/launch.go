@@ -31,46 +31,56 @@ type Input struct {
 // settle). Its errors are those of runs.Manager.Launch, and
 // BAD_USER_INPUT or NOT_FOUND naming the plan.
 func (c *Coordinator) Launch(ctx context.Context, in Input) (cascade.Run, error) {
+	set, err := c.build(ctx, in)
+	if err != nil {
+		return cascade.Run{}, err
+	}
+	rs, err := c.cfg.Runs.LaunchRuns(ctx, set.ins, set.shape)
+	if err != nil {
+		return cascade.Run{}, err
+	}
+	c.launched(rs, set)
+	return rs[0], nil
+}
+
+// launchSet is what a sampled run launches: the requests of the sampled
+// run, its segments and any validation run, in that order, and how to
+// shape the runs they make into a sampled run with its parts.
+type launchSet struct {
+	ins   []runs.LaunchInput
+	shape func(rs []cascade.Run) error
+	segs  int
+	plan  string
+}
+
+// build checks a sampled run's request and returns what it launches.
+func (c *Coordinator) build(ctx context.Context, in Input) (launchSet, error) {
+	return c.buildWith(ctx, in, c.planParts)
+}
+
+// planParts is what a sampled run of a plan reads of it and its trace.
+type planParts struct {
+	plan   cascade.SamplingPlan
+	ranges []cascade.KernelRange
+	input  sampling.Input
+}
+
+// buildWith is build reading plans with parts (a sweep reads its plan once).
+func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx context.Context, planID, traceID string) (planParts, error)) (launchSet, error) {
 	if in.Run.KernelIDs != nil {
-		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "kernelIds: leave it out for a sampled run: its plan says which kernels are simulated")
+		return launchSet{}, cascade.Errorf(cascade.EINVALID, "kernelIds: leave it out for a sampled run: its plan says which kernels are simulated")
 	}
-	if c.cfg.Plans == nil {
-		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "sampling: this server reads no sampling plans")
-	}
-	plan, err := c.cfg.Plans.SamplingPlan(ctx, in.PlanID)
-	if cascade.ErrorCode(err) == cascade.ENOTFOUND {
-		return cascade.Run{}, cascade.Errorf(cascade.ENOTFOUND, "sampling.plan: no sampling plan %q", in.PlanID)
-	}
+	pp, err := parts(ctx, in.PlanID, in.Run.TraceID)
 	if err != nil {
-		return cascade.Run{}, err
+		return launchSet{}, err
 	}
-	if plan.TraceID != in.Run.TraceID {
-		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "sampling.plan: plan %q is a plan of trace %q, not of %q", plan.ID, plan.TraceID, in.Run.TraceID)
-	}
-	if plan.Strata, err = c.cfg.Plans.SamplingStrata(ctx, plan.ID); err != nil {
-		return cascade.Run{}, fmt.Errorf("read plan %s: %w", plan.ID, err)
-	}
-	ranges := sampling.Ranges(plan)
-	if len(ranges) == 0 {
-		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "sampling.plan: plan %q has no launches to simulate", plan.ID)
-	}
-	t, err := c.cfg.Store.Trace(ctx, in.Run.TraceID)
-	if err != nil {
-		return cascade.Run{}, err
-	}
-	input, err := c.cfg.Plans.Input(ctx, t)
-	if err != nil {
-		return cascade.Run{}, err
-	}
-	if len(input.Launches) != plan.Launches {
-		return cascade.Run{}, cascade.Errorf(cascade.ECONFLICT, "sampling.plan: plan %q has %d launches, its trace now %d; plan again", plan.ID, plan.Launches, len(input.Launches))
-	}
+	plan, ranges, input := pp.plan, pp.ranges, pp.input
 
 	// The config by its canonical name, so that segments, the validation
 	// run and the full run looked for are of the same variant.
 	cfg, err := c.cfg.Runs.Variant(ctx, in.Run.SimConfig, in.Run.Params)
 	if err != nil {
-		return cascade.Run{}, err
+		return launchSet{}, err
 	}
 	in.Run.SimConfig, in.Run.Params = cfg.Name, nil
 
@@ -98,7 +108,7 @@ func (c *Coordinator) Launch(ctx context.Context, in Input) (cascade.Run, error)
 	var full *cascade.Run
 	if in.Validate {
 		if full, err = results.NewestFullRun(ctx, c.cfg.Store, in.Run.TraceID, in.Run.SimConfig); err != nil {
-			return cascade.Run{}, err
+			return launchSet{}, err
 		}
 		if full == nil {
 			ins = append(ins, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig,
@@ -107,7 +117,7 @@ func (c *Coordinator) Launch(ctx context.Context, in Input) (cascade.Run, error)
 	}
 
 	segs := len(ranges)
-	rs, err := c.cfg.Runs.LaunchRuns(ctx, ins, func(rs []cascade.Run) error {
+	shape := func(rs []cascade.Run) error {
 		parent := &rs[0]
 		sr := &cascade.SampledRun{
 			PlanID: plan.ID, Instructions: plan.Instructions, Representatives: plan.Samples,
@@ -134,10 +144,14 @@ func (c *Coordinator) Launch(ctx context.Context, in Input) (cascade.Run, error)
 			sr.ValidationRunID = &v.ID
 		}
 		return nil
-	})
-	if err != nil {
-		return cascade.Run{}, err
 	}
+	return launchSet{ins: ins, shape: shape, segs: segs, plan: plan.ID}, nil
+}
+
+// launched logs a stored sampled run (rs[0], then its parts) and settles
+// it when some of its segments were reused.
+func (c *Coordinator) launched(rs []cascade.Run, set launchSet) {
+	segs := set.segs
 	queued := 0
 	for _, s := range rs[1 : 1+segs] {
 		if s.State == cascade.RunQueued {
@@ -145,9 +159,46 @@ func (c *Coordinator) Launch(ctx context.Context, in Input) (cascade.Run, error)
 		}
 	}
 	c.log.Info("sampled run queued", "run", rs[0].ID, "trace", rs[0].TraceID, "config", rs[0].SimConfig,
-		"plan", plan.ID, "segments", segs, "queued", queued)
+		"plan", set.plan, "segments", segs, "queued", queued)
 	if queued < segs { // some were reused: they may be all it needs
 		c.settleLater(rs[0].ID)
 	}
-	return rs[0], nil
+}
+
+// planParts reads a plan, its ranges and its trace's launches, checking
+// that the plan is of the trace and still matches it.
+func (c *Coordinator) planParts(ctx context.Context, planID, traceID string) (planParts, error) {
+	if c.cfg.Plans == nil {
+		return planParts{}, cascade.Errorf(cascade.EINVALID, "sampling: this server reads no sampling plans")
+	}
+	plan, err := c.cfg.Plans.SamplingPlan(ctx, planID)
+	if cascade.ErrorCode(err) == cascade.ENOTFOUND {
+		return planParts{}, cascade.Errorf(cascade.ENOTFOUND, "sampling.plan: no sampling plan %q", planID)
+	}
+	if err != nil {
+		return planParts{}, err
+	}
+	if plan.TraceID != traceID {
+		return planParts{}, cascade.Errorf(cascade.EINVALID, "sampling.plan: plan %q is a plan of trace %q, not of %q", plan.ID, plan.TraceID, traceID)
+	}
+	if plan.Strata, err = c.cfg.Plans.SamplingStrata(ctx, plan.ID); err != nil {
+		return planParts{}, fmt.Errorf("read plan %s: %w", plan.ID, err)
+	}
+	ranges := sampling.Ranges(plan)
+	if len(ranges) == 0 {
+		return planParts{}, cascade.Errorf(cascade.EINVALID, "sampling.plan: plan %q has no launches to simulate", plan.ID)
+	}
+	t, err := c.cfg.Store.Trace(ctx, traceID)
+	if err != nil {
+		return planParts{}, err
+	}
+	input, err := c.cfg.Plans.Input(ctx, t)
+	if err != nil {
+		return planParts{}, err
+	}
+	if len(input.Launches) != plan.Launches {
+		return planParts{}, cascade.Errorf(cascade.ECONFLICT, "sampling.plan: plan %q has %d launches, its trace now %d; plan again", plan.ID, plan.Launches, len(input.Launches))
+	}
+
+	return planParts{plan: plan, ranges: ranges, input: input}, nil
 }
