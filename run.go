@@ -96,6 +96,11 @@ type RunFigures struct {
 	CoreClockMHz float64 `gorm:"column:core_clock_mhz;not null;default:0"`
 	// WallSeconds is the simulator process's wall time.
 	WallSeconds float64 `gorm:"not null;default:0"`
+	// SimCycles is a succeeded run's total simulated cycles, the sum of
+	// its kernels' (a sampled run's projected total), recorded when it
+	// succeeded so that a list of runs shows it without reading their
+	// kernels; 0 for a run that did not succeed.
+	SimCycles int64 `gorm:"column:sim_cycles;not null;default:0"`
 	// PeakRSSBytes is the simulator's peak resident memory: the process's
 	// rusage locally, sacct's MaxRSS on Slurm.
 	PeakRSSBytes int64 `gorm:"column:peak_rss_bytes;not null;default:0"`

@@ -128,3 +128,15 @@ func (d *DB) Size(ctx context.Context) (int64, error) {
 	err := d.r.WithContext(ctx).Raw(q).Scan(&n).Error
 	return n, err
 }
+
+// RollBackRunCycles undoes migration 16: runs without their total
+// simulated cycles.
+func (d *DB) RollBackRunCycles(t *testing.T) {
+	t.Helper()
+	if err := d.w.Migrator().DropColumn(&runV16{}, "SimCycles"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.w.Exec("DELETE FROM schema_migrations WHERE version = 16").Error; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -12,12 +12,11 @@ import (
 	"github.com/cascade-sim/cascade/internal/kernelname"
 )
 
-// A migration moves the schema from version-1 to version. Each runs in its
-// own transaction with the version row, so a crash leaves the schema at a
-// version that exists. Migrations never change once released: they create
-// tables from the struct snapshots below (from version 14 on, in
-// snapshots.go), not from package cascade's live
-// types, so a later field change needs a new migration.
+// A migration moves the schema from version-1 to version. Each runs in its own
+// transaction with the version row, so a crash leaves the schema at a version
+// that exists. Migrations never change once released: they create tables from
+// the struct snapshots below (from version 14 on, in snapshots.go), not from
+// package cascade's live types, so a later field change needs a new migration.
 type migration struct {
 	version int
 	name    string
@@ -119,6 +118,7 @@ var migrations = []migration{
 		}
 		return addColumns(tx, &sweepV15{}, "Axes")
 	}},
+	{16, "runs: total cycles", migrateRunCycles},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a

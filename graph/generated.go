@@ -264,6 +264,7 @@ type ComplexityRoot struct {
 		ConfigSum      func(childComplexity int) int
 		CoreClockMHz   func(childComplexity int) int
 		PeakRssBytes   func(childComplexity int) int
+		SimCycles      func(childComplexity int) int
 		SimulatorBuild func(childComplexity int) int
 		SimulatorSum   func(childComplexity int) int
 		TraceCurrent   func(childComplexity int) int
@@ -1675,6 +1676,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RunFigures.PeakRssBytes(childComplexity), true
+	case "RunFigures.simCycles":
+		if e.ComplexityRoot.RunFigures.SimCycles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunFigures.SimCycles(childComplexity), true
 	case "RunFigures.simulatorBuild":
 		if e.ComplexityRoot.RunFigures.SimulatorBuild == nil {
 			break
@@ -3584,6 +3591,8 @@ func (ec *executionContext) childFields_RunFigures(ctx context.Context, field gr
 		return ec.fieldContext_RunFigures_coreClockMHz(ctx, field)
 	case "wallSeconds":
 		return ec.fieldContext_RunFigures_wallSeconds(ctx, field)
+	case "simCycles":
+		return ec.fieldContext_RunFigures_simCycles(ctx, field)
 	case "peakRssBytes":
 		return ec.fieldContext_RunFigures_peakRssBytes(ctx, field)
 	case "simulatorBuild":
@@ -8880,6 +8889,29 @@ func (ec *executionContext) _RunFigures_wallSeconds(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_RunFigures_wallSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RunFigures", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RunFigures_simCycles(ctx context.Context, field graphql.CollectedField, obj *model.RunFigures) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunFigures_simCycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimCycles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt642ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RunFigures_simCycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunFigures", field, false, false, "Int64")
 }
 
 func (ec *executionContext) _RunFigures_peakRssBytes(ctx context.Context, field graphql.CollectedField, obj *model.RunFigures) (ret graphql.Marshaler) {
@@ -17441,6 +17473,11 @@ func (ec *executionContext) _RunFigures(ctx context.Context, sel ast.SelectionSe
 			}
 		case "wallSeconds":
 			out.Values[i] = ec._RunFigures_wallSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "simCycles":
+			out.Values[i] = ec._RunFigures_simCycles(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

@@ -98,6 +98,9 @@ func figures(f cascade.RunFigures) *model.RunFigures {
 	if f.PeakRSSBytes > 0 {
 		out.PeakRssBytes = &f.PeakRSSBytes
 	}
+	if f.SimCycles > 0 {
+		out.SimCycles = &f.SimCycles
+	}
 	return out
 }
 

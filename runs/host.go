@@ -98,10 +98,12 @@ func (m *Manager) progress(ctx context.Context, id string, take func() []cascade
 // already stays as it was.
 func (m *Manager) finish(ctx context.Context, id string, end End) {
 	defer m.forgetKernels(id)
+	cycles, counted := int64(0), false
 	if end.Log != nil {
 		if err := m.saveKernels(ctx, id, end.Log.TakeAll); err != nil {
 			m.log.Error("save run kernels", "run", id, "err", err)
 		}
+		cycles, counted = m.savedCycles(id)
 	}
 	state, msg := end.State, end.Error
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
@@ -126,6 +128,9 @@ func (m *Manager) finish(ctx context.Context, id string, end End) {
 			r.StatCounters = statCounters(m.cfg.StatsTable)
 		}
 		recordEnd(r, end.Log)
+		if state == cascade.RunSucceeded && counted {
+			r.Figures.SimCycles = cycles
+		}
 		if end.Also != nil {
 			end.Also(r)
 		}
@@ -164,6 +169,7 @@ type savedKernels struct {
 	// not store: the next save stores them first.
 	unsaved []cascade.RunKernel
 	totals  *Totaller // of the n stored; nil after a kernel it could not read
+	cycles  int64     // the simulated cycles of the n stored
 }
 
 // saveKernels stores the results take gives as the run's next kernels in
@@ -199,10 +205,28 @@ func (m *Manager) saveKernels(ctx context.Context, id string, take func() []casc
 		return err
 	}
 	s.n, s.synced = s.n+len(ks), true
+	for _, k := range ks {
+		s.cycles += k.SimCycles
+	}
 	if s.totals != nil && s.totals.Add(ks) != nil {
 		s.totals = nil // StatTotals reads the stored kernels instead
 	}
 	return nil
+}
+
+// savedCycles returns the total simulated cycles of the kernel results
+// saveKernels stored of a run, and whether they are all of the run's
+// stored results (a save stored from the first).
+func (m *Manager) savedCycles(id string) (int64, bool) {
+	m.savedMu.Lock()
+	s := m.saved[id]
+	m.savedMu.Unlock()
+	if s == nil {
+		return 0, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cycles, s.synced
 }
 
 // forgetKernels drops what saveKernels remembers of a run that ended.

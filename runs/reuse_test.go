@@ -22,12 +22,13 @@ type reusedRun struct {
 		CoreClockMHz                      *float64
 		WallSeconds                       *float64
 		PeakRssBytes                      *int64
+		SimCycles                         *int64
 		SimulatorSum, ConfigSum, TraceSum *string
 	}
 }
 
 const reusedFields = `id state history sameAs { id } progress { kernelsDone kernelsTotal } kernels { simCycles }
-	figures { coreClockMHz wallSeconds peakRssBytes simulatorSum configSum traceSum }`
+	figures { coreClockMHz wallSeconds peakRssBytes simCycles simulatorSum configSum traceSum }`
 
 func launchReused(t *testing.T, s interface {
 	MustDo(t testing.TB, query string, vars map[string]any, out any)
@@ -63,6 +64,13 @@ func TestLaunchReusesASucceededRun(t *testing.T) {
 	if got.Run.SameAs != nil {
 		t.Errorf("a simulated run is sameAs %v", got.Run.SameAs)
 	}
+	var cycles int64
+	for _, k := range got.Run.Kernels {
+		cycles += k.SimCycles
+	}
+	if f.SimCycles == nil || *f.SimCycles != cycles || cycles <= 0 {
+		t.Errorf("simCycles = %v; want the total of its %d kernels' cycles, %d", f.SimCycles, len(got.Run.Kernels), cycles)
+	}
 
 	again := launchReused(t, s, in)
 	if again.ID == first.ID || again.State != "SUCCEEDED" || again.SameAs == nil || again.SameAs.ID != first.ID {
@@ -71,6 +79,9 @@ func TestLaunchReusesASucceededRun(t *testing.T) {
 	if len(again.Kernels) != 4 || again.Kernels[0].SimCycles != got.Run.Kernels[0].SimCycles || again.Progress.KernelsDone != 4 ||
 		*again.Figures.TraceSum != *f.TraceSum || again.Figures.PeakRssBytes == nil {
 		t.Errorf("the reused run's results: %+v; want the first's %+v", again, got.Run)
+	}
+	if again.Figures.SimCycles == nil || *again.Figures.SimCycles != cycles {
+		t.Errorf("the reused run's simCycles = %v; want the first's, %d", again.Figures.SimCycles, cycles)
 	}
 	if len(again.History) != 1 || !strings.Contains(again.History[0], "not simulated: run "+first.ID) {
 		t.Errorf("history %q", again.History)

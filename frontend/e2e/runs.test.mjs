@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { launchBrowser, screenshot, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
+import { gql, launchBrowser, screenshot, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const configs = process.env.CASCADE_SIM_CONFIGS_DIR ?? join(repo, "samples", "sim-configs");
@@ -65,6 +65,7 @@ describe("runs against a real server", { skip }, () => {
 
     await page.getByRole("button", { name: "Launch run" }).click();
     await page.waitForURL(/\/runs\/[^/]+$/);
+    const runId = decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
     await page.getByRole("heading", { name: "e2e quickstart" }).waitFor();
     await page.evaluate(() => (window.__sameDocument = true));
     // Held before kernel 1's statistics: running, its log live, no kernel done.
@@ -101,9 +102,19 @@ describe("runs against a real server", { skip }, () => {
     assert.doesNotMatch(await page.getByRole("tooltip").innerText(), /_Z\w+/);
     await screenshot(page, "22-run-succeeded");
 
-    // The trace page lists the run.
+    // The trace page lists the run, with its total cycles (its kernels') and wall time.
     await page.goto(`${server.url}/traces/${QS}`);
     await page.getByRole("table", { name: "Runs" }).getByText("e2e quickstart").waitFor();
+    const { run } = await gql(server, "query($id: ID!) { run(id: $id) { kernels { simCycles } } }", { id: runId });
+    const total = run.kernels.reduce((n, k) => n + k.simCycles, 0);
+    assert.ok(total > 0);
+    const row = page.locator(`tr[data-run-id="${runId}"]`);
+    assert.equal(await row.getByTestId("run-cycles").innerText(), total.toLocaleString("en-US"));
+    assert.equal(await row.getByTestId("sampled-run").count(), 0);
+    const headers = await page.getByRole("table", { name: "Runs" }).getByRole("columnheader").allTextContents();
+    assert.ok(headers.includes("Wall time"), headers.join());
+    const wall = await row.locator("td").nth(headers.indexOf("Wall time")).innerText();
+    assert.match(wall, /^\d+ (ms|s)$|^\d+ min \d+ s$/);
     await page.getByRole("table", { name: "Kernels" }).getByRole("columnheader", { name: "Instructions (warp)" }).waitFor();
     assert.deepEqual(errors, []);
     await page.close();

@@ -248,6 +248,23 @@ describe("sampled simulation from the web UI", { skip }, () => {
     assert.match(await table.getByTestId("projected-mark").first().innerText(), /^← #\d+$/);
     await screenshot(page, "61-sampled-run");
 
+    // The trace's runs list marks it sampled, its cycles the projected total, and the validation
+    // run's its own kernels' total, unmarked.
+    const projected = await page.getByTestId("projected-cycles").locator(".v").innerText();
+    const runId = decodeURIComponent(new URL(runUrl).pathname.split("/").pop());
+    const fullId = (await gql(server, "query($id: ID!) { run(id: $id) { sampling { validationRun { id } } } }", { id: runId })).run.sampling.validationRun.id;
+    await page.goto(`${server.url}/traces/${TRACE}`);
+    const runs = page.getByRole("table", { name: "Runs" });
+    const row = runs.locator(`tr[data-run-id="${runId}"]`);
+    await row.getByTestId("sampled-run").waitFor();
+    assert.equal(await row.getByTestId("run-cycles").innerText(), `≈ ${projected}`);
+    const fullRow = runs.locator(`tr[data-run-id="${fullId}"]`);
+    await fullRow.waitFor();
+    assert.equal(await fullRow.getByTestId("sampled-run").count(), 0);
+    assert.match(await fullRow.getByTestId("run-cycles").innerText(), /^[\d,]+$/);
+    await screenshot(page, "63-sampled-run-in-list");
+    await page.goto(runUrl);
+
     // A segment's page links back to its sampled run.
     await page.getByTestId("segment").first().getByRole("link").click();
     await page.getByTestId("sampled-by").waitFor();

@@ -152,6 +152,11 @@ type RunFigures struct {
 	CoreClockMHz *float64 `json:"coreClockMHz,omitempty"`
 	// The simulator process's wall time.
 	WallSeconds *float64 `json:"wallSeconds,omitempty"`
+	// A SUCCEEDED run's total simulated cycles, the sum of its kernels' simCycles, recorded when it
+	// succeeded (a list of runs reads it without their kernels). For a sampled run it is the
+	// projected total (SampledRun.projectedCycles, rounded); for a reused run (sameAs), that run's.
+	// Null for a run that has not succeeded.
+	SimCycles *int64 `json:"simCycles,omitempty"`
 	// The simulator's peak resident memory.
 	PeakRssBytes *int64 `json:"peakRssBytes,omitempty"`
 	// The build lines the simulator printed, joined by "; ".

@@ -87,6 +87,7 @@ func (c *Coordinator) projectSampled(ctx context.Context, p cascade.Run, segs []
 			ns := total * 1000 / c
 			s.ProjectedNs = &ns
 		}
+		r.Figures.SimCycles = int64(math.Round(total))
 		s.SimulatorSeconds = wall
 		s.FullRunSecondsEstimate = fullRunEstimate(wall, s.SimulatedInstructions, s.Instructions)
 		r.Sampling = &s

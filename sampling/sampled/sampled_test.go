@@ -172,6 +172,7 @@ type sampledRunView struct {
 	Progress     struct{ KernelsDone, KernelsTotal int }
 	KernelPage   struct{ Nodes []sampledKernel }
 	Comparison   *struct{ Mape float64 }
+	Figures      struct{ SimCycles *int64 }
 	Sampling     *struct {
 		Plan     struct{ ID string }
 		Segments []struct {
@@ -210,7 +211,7 @@ type sampledRunView struct {
 
 const sampledRunFields = `id state error failureClass progress { kernelsDone kernelsTotal }
 	kernelPage(first: 1000) { nodes { kernelId name simCycles simulated projectedFrom fullCycles fullErrorPct } }
-	comparison { mape }
+	comparison { mape } figures { simCycles }
 	sampling { plan { id } segments { id state label failureClass sameAs { id } sampledBy { id } kernels { kernelId simCycles } }
 		representatives simulatedLaunches projectedCycles ciLowCycles ciHighCycles expectedError projectedNs
 		simulatorSeconds fullRunSecondsEstimate validationRun { id state }
@@ -370,6 +371,9 @@ func TestSampledRunSucceeds(t *testing.T) {
 					t.Errorf("kernel %d: %d cycles, projected %v", i, k.SimCycles, pr.Cycles[i])
 				}
 			}
+			if c := r.Figures.SimCycles; c == nil || *c != int64(math.Round(pr.Total)) {
+				t.Errorf("figures' simCycles %v, want the projected total %v", cascade.Deref(c), pr.Total)
+			}
 			if sr.ProjectedNs == nil || !near(*sr.ProjectedNs, pr.Total*1000/h100ClockMHz) {
 				t.Errorf("projectedNs %v, want %v", ptrF(sr.ProjectedNs), pr.Total*1000/h100ClockMHz)
 			}
@@ -438,6 +442,9 @@ func TestSampledRunSucceeds(t *testing.T) {
 			}
 			if a.Sampling.ProjectedCycles == nil || *a.Sampling.ProjectedCycles != *sr.ProjectedCycles || len(a.KernelPage.Nodes) != sampledLaunches {
 				t.Errorf("launched again: projected %v, %d kernels", ptrF(a.Sampling.ProjectedCycles), len(a.KernelPage.Nodes))
+			}
+			if a.Figures.SimCycles == nil || *a.Figures.SimCycles != *r.Figures.SimCycles {
+				t.Errorf("launched again: simCycles %v, want %v", cascade.Deref(a.Figures.SimCycles), cascade.Deref(r.Figures.SimCycles))
 			}
 		})
 	}

@@ -72,7 +72,7 @@ describe("failure and figures", () => {
   it("show the known figures, the sums shortened", () => {
     render(
       <RunFiguresList
-        figures={{ coreClockMHz: null, wallSeconds: 75, peakRssBytes: 3 * 1024 ** 3, simulatorBuild: "Accel-Sim [build x]", simulatorSum: null, configSum: "abcdef0123456789abcd", traceSum: null, traceCurrent: null }}
+        figures={{ coreClockMHz: null, wallSeconds: 75, simCycles: null, peakRssBytes: 3 * 1024 ** 3, simulatorBuild: "Accel-Sim [build x]", simulatorSum: null, configSum: "abcdef0123456789abcd", traceSum: null, traceCurrent: null }}
         counters={counters}
         totals={[30, 10, 200288, 0.5]}
       />,
@@ -87,7 +87,7 @@ describe("failure and figures", () => {
   });
 
   it("say when the trace was post-processed again since the run", () => {
-    const figures = { coreClockMHz: null, wallSeconds: null, peakRssBytes: null, simulatorBuild: null, simulatorSum: null, configSum: null, traceSum: "0123456789abcdef0123" };
+    const figures = { coreClockMHz: null, wallSeconds: null, simCycles: null, peakRssBytes: null, simulatorBuild: null, simulatorSum: null, configSum: null, traceSum: "0123456789abcdef0123" };
     const { unmount } = render(<RunFiguresList figures={{ ...figures, traceCurrent: true }} counters={counters} totals={null} />);
     expect(screen.queryByTestId("trace-changed")).toBeNull();
     unmount();

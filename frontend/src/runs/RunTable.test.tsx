@@ -19,7 +19,7 @@ const run: RunSummaryFragment = {
   trace: { id: "t1", model: null },
   progress: { kernelsDone: 1500, kernelsTotal: 3000 },
   sweep: { id: "s1", label: "my sweep" },
-  figures: { wallSeconds: null },
+  figures: { wallSeconds: null, simCycles: null },
   sampling: null,
 };
 
@@ -31,7 +31,7 @@ const headers = (name: string) =>
 describe("RunTable", () => {
   it("lists every run with its trace, sweep, progress and creation", () => {
     render(<RunTable of="all" rows={[run]} />);
-    expect(headers("Runs")).toEqual(["State", "Run", "Trace", "Config", "Sweep", "Progress", "Wall time", "Created"]);
+    expect(headers("Runs")).toEqual(["State", "Run", "Trace", "Config", "Sweep", "Progress", "Cycles", "Wall time", "Created"]);
     const row = screen.getByRole("table", { name: "Runs" }).querySelector('tr[data-run-id="r1"][data-state="RUNNING"]');
     expect(row).toBeTruthy();
     expect(within(row as HTMLElement).getByRole("link", { name: "my run" }).getAttribute("href")).toBe("/runs/r1");
@@ -40,17 +40,29 @@ describe("RunTable", () => {
     expect(screen.queryByRole("button", { name: "Show more runs" })).toBeNull();
   });
 
-  it("shows each run's wall time and marks a sampled run", () => {
-    const sampled = { ...run, id: "r2", state: "SUCCEEDED" as RunSummaryFragment["state"], figures: { wallSeconds: 75 }, sampling: { representatives: 12 } };
-    render(<RunTable of="all" rows={[run, sampled]} />);
+  it("shows each run's cycles and wall time and marks a sampled run, its cycles projected", () => {
+    const done = { ...run, id: "r3", state: "SUCCEEDED" as RunSummaryFragment["state"], figures: { wallSeconds: 12.3, simCycles: 1234567 } };
+    const sampled = { ...run, id: "r2", state: "SUCCEEDED" as RunSummaryFragment["state"], figures: { wallSeconds: 75, simCycles: 98765 }, sampling: { representatives: 12 } };
+    render(<RunTable of="all" rows={[run, sampled, done]} />);
     const table = screen.getByRole("table", { name: "Runs" });
-    const r1 = table.querySelector('tr[data-run-id="r1"]') as HTMLElement;
-    const r2 = table.querySelector('tr[data-run-id="r2"]') as HTMLElement;
-    expect(within(r1).queryByTestId("sampled-run")).toBeNull();
-    expect(r1.textContent).toContain("—");
-    expect(within(r2).getByTestId("sampled-run").textContent).toBe("sampled");
-    expect(within(r2).getByTestId("sampled-run").getAttribute("title")).toContain("12 representative launches simulated");
-    expect(r2.textContent).toContain("1 min 15 s");
+    const cells = (id: string) => {
+      const tr = table.querySelector(`tr[data-run-id="${id}"]`) as HTMLElement;
+      const td = tr.querySelectorAll("td");
+      return { tr, cycles: td[6].textContent, wall: td[7].textContent };
+    };
+    const r1 = cells("r1");
+    expect(within(r1.tr).queryByTestId("sampled-run")).toBeNull();
+    expect(within(r1.tr).queryByTestId("run-cycles")).toBeNull();
+    expect([r1.cycles, r1.wall]).toEqual(["—", "—"]);
+    const r2 = cells("r2");
+    expect(within(r2.tr).getByTestId("sampled-run").textContent).toBe("sampled");
+    expect(within(r2.tr).getByTestId("sampled-run").getAttribute("title")).toContain("12 representative launches simulated");
+    expect([r2.cycles, r2.wall]).toEqual(["≈ 98,765", "1 min 15 s"]);
+    expect(within(r2.tr).getByTestId("run-cycles").getAttribute("title")).toContain("Projected");
+    const r3 = cells("r3");
+    expect(within(r3.tr).queryByTestId("sampled-run")).toBeNull();
+    expect([r3.cycles, r3.wall]).toEqual(["1,234,567", "12 s"]);
+    expect(within(r3.tr).getByTestId("run-cycles").getAttribute("data-projected")).toBeNull();
   });
 
   it("tells the runs of a sweep apart, which carry its label, by trace and config", () => {
@@ -62,12 +74,12 @@ describe("RunTable", () => {
 
   it("leaves out the trace column for a trace's runs", () => {
     render(<RunTable of="trace" rows={[run]} />);
-    expect(headers("Runs")).toEqual(["State", "Run", "Config", "Sweep", "Progress", "Wall time", "Created"]);
+    expect(headers("Runs")).toEqual(["State", "Run", "Config", "Sweep", "Progress", "Cycles", "Wall time", "Created"]);
   });
 
   it("names a sweep's runs by id, with plain kernel counts", () => {
     render(<RunTable of="sweep" rows={[run]} more={{ fetching: false, onMore: () => {} }} />);
-    expect(headers("Sweep runs")).toEqual(["State", "Run", "Trace", "Config", "Kernels", "Wall time"]);
+    expect(headers("Sweep runs")).toEqual(["State", "Run", "Trace", "Config", "Kernels", "Cycles", "Wall time"]);
     const table = screen.getByRole("table", { name: "Sweep runs" });
     expect(within(table).getByRole("link", { name: "r1" })).toBeTruthy();
     expect(table.textContent).toContain("1500 / 3000");

@@ -16,7 +16,9 @@ export function runPath(id: string): string {
  * more. What it lists decides its columns: every run ("all"), one trace's ("trace": no trace
  * column), or one sweep's ("sweep": runs named by id, their label being the sweep's and their
  * trace and config in columns of their own, kernel counts plain, no sweep or created column).
- * Elsewhere a run of a sweep is named by label, trace and config (runName).
+ * Elsewhere a run of a sweep is named by label, trace and config (runName). Each row shows the
+ * run's total simulated cycles and the simulator's wall time, both recorded on the run (its
+ * figures): a list reads no run's kernels. A sampled run is marked "sampled", its cycles "≈".
  */
 export function RunTable({
   of,
@@ -39,6 +41,9 @@ export function RunTable({
             <th scope="col">Config</th>
             {!inSweep && <th scope="col">Sweep</th>}
             <th scope="col">{inSweep ? "Kernels" : "Progress"}</th>
+            <th scope="col" title="Total simulated cycles of the run's kernels, once it succeeded; ≈ a sampled run's, projected from its representatives">
+              Cycles
+            </th>
             <th scope="col" title="The simulator's wall time">
               Wall time
             </th>
@@ -77,6 +82,9 @@ export function RunTable({
                 <td>{r.sweep ? <Link href={sweepPath(r.sweep.id)}>{r.sweep.label || r.sweep.id}</Link> : <span className="muted">—</span>}</td>
               )}
               <td>{inSweep ? `${r.progress.kernelsDone} / ${r.progress.kernelsTotal}` : <Progress run={r} />}</td>
+              <td className="num">
+                <Cycles run={r} />
+              </td>
               <td className="num">{r.figures.wallSeconds == null ? <span className="muted">—</span> : formatDurationMs(r.figures.wallSeconds * 1000)}</td>
               {!inSweep && (
                 <td>
@@ -93,6 +101,18 @@ export function RunTable({
         </button>
       )}
     </>
+  );
+}
+
+/** The run's total simulated cycles; a sampled run's are projected: "≈ 1,234,567". */
+function Cycles({ run }: { run: RunSummaryFragment }) {
+  const c = run.figures.simCycles;
+  if (c == null) return <span className="muted">—</span>;
+  if (!run.sampling) return <span data-testid="run-cycles">{formatCount(c)}</span>;
+  return (
+    <span data-testid="run-cycles" data-projected="true" title="Projected from the sampled run's representatives">
+      ≈ {formatCount(c)}
+    </span>
   );
 }
 

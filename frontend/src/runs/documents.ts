@@ -15,7 +15,7 @@ export const RunSummaryFragment = graphql(`
     trace { id model }
     progress { kernelsDone kernelsTotal }
     sweep { id label }
-    figures { wallSeconds }
+    figures { wallSeconds simCycles }
     sampling { representatives }
   }
 `);

@@ -19,7 +19,7 @@ const summary = (id: string, state: string, done: number, total: number) => ({
   trace: { id: "t", model: null },
   progress: { kernelsDone: done, kernelsTotal: total },
   sweep: null,
-  figures: { wallSeconds: null },
+  figures: { wallSeconds: null, simCycles: null },
   sampling: null,
 });
 
