@@ -102,6 +102,11 @@ fuzz:
 
 # Issue 30's goals on the real simulator (../shared/accelsim): a launch's
 # check of a new variant (ns/op, goal < 200 ms) and a 1,000-cell design
-# sweep resolved, checked, stored and queued (s/sweep, goal < 5 s).
+# sweep resolved, checked, stored and queued (s/sweep, goal < 5 s); a
+# sampled design sweep of six SM7_QV100 variants on a 120-launch LLM-like
+# trace against full runs (speedup errors, intervals), and the work of 8
+# sampled variants on 20,000 launches against one full run.
 bench-variants:
+	CASCADE_TEST_ACCELSIM_DIR=$(ACCELSIM_DIR) CASCADE_TEST_TRACES_DIR=$(TRACES_DIR) CASCADE_BENCH_DIR=$(BENCH_DIR)-sweep \
+		go test ./sampling/plans -run '^$$' -bench SampledSweep -benchtime 1x -timeout 300m
 	uptime; CASCADE_TEST_ACCELSIM_DIR=$${CASCADE_TEST_ACCELSIM_DIR:-../shared/accelsim} go test ./runs -run '^$$' -bench 'RealVariantCheck|RealDesignSweep1000' -benchtime 10x

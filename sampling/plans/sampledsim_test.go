@@ -167,7 +167,22 @@ func BenchmarkSampledSim(b *testing.B) {
 // planning needs only its stats and timing.
 func workSaved(b *testing.B) {
 	const n = 20000
-	ls, err := tracegen.LLMLaunches(tracegen.LLMConfig{Launches: n}, 736)
+	in := llm20k(b)
+	fmt.Fprintf(os.Stdout, "\nWork saved on a %d-launch trace of the same shape (%d warp instructions), STEM at %g %%\n", n, totalInsts(in), 100*benchTarget(b))
+	fmt.Fprintln(os.Stdout, "| warm-up | representatives | simulated launches | simulated warp insts | fewer |")
+	fmt.Fprintln(os.Stdout, "|---|---|---|---|---|")
+	for _, w := range []int{0, 1, 2, 6, sampling.WarmupStep} {
+		p := planSTEM(b, in, w)
+		fmt.Fprintf(os.Stdout, "| %s | %d | %d | %d | %.0f× |\n", warmName(w, p), p.Samples, p.SimulatedLaunches, p.SimulatedInstructions,
+			float64(p.Instructions)/float64(p.SimulatedInstructions))
+		b.ReportMetric(float64(p.Instructions)/float64(p.SimulatedInstructions), fmt.Sprintf("x-fewer-20k-w%d", w))
+	}
+}
+
+// llm20k is the input of a 20,000-launch LLM-like trace of the
+// benchmark's shape: planning needs only its stats and timing.
+func llm20k(b *testing.B) sampling.Input {
+	ls, err := tracegen.LLMLaunches(tracegen.LLMConfig{Launches: 20000}, 736)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -178,15 +193,7 @@ func workSaved(b *testing.B) {
 			WarpInstructions: l.Insts, DurationNs: l.DurationNs,
 		}
 	}
-	fmt.Fprintf(os.Stdout, "\nWork saved on a %d-launch trace of the same shape (%d warp instructions), STEM at %g %%\n", n, totalInsts(in), 100*benchTarget(b))
-	fmt.Fprintln(os.Stdout, "| warm-up | representatives | simulated launches | simulated warp insts | fewer |")
-	fmt.Fprintln(os.Stdout, "|---|---|---|---|---|")
-	for _, w := range []int{0, 1, 2, 6, sampling.WarmupStep} {
-		p := planSTEM(b, in, w)
-		fmt.Fprintf(os.Stdout, "| %s | %d | %d | %d | %.0f× |\n", warmName(w, p), p.Samples, p.SimulatedLaunches, p.SimulatedInstructions,
-			float64(p.Instructions)/float64(p.SimulatedInstructions))
-		b.ReportMetric(float64(p.Instructions)/float64(p.SimulatedInstructions), fmt.Sprintf("x-fewer-20k-w%d", w))
-	}
+	return in
 }
 
 func planSTEM(b *testing.B, in sampling.Input, warmup int) sampling.Plan {
@@ -311,7 +318,13 @@ type simResult struct {
 // run simulates the kernels refs names (all for nil) on cfg, or reads the
 // result of an earlier run from its directory.
 func (r *simRunner) run(b *testing.B, cfg, name string, refs []kernellist.Ref) *simResult {
-	dir := filepath.Join(r.work, cfg, name)
+	return r.runVariant(b, cfg, "", nil, name, refs)
+}
+
+// runVariant is run under a variant of cfg: overrides given after the
+// config files, its work in work/<config>/<variant>/<name>.
+func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []string, name string, refs []kernellist.Ref) *simResult {
+	dir := filepath.Join(r.work, cfg, variant, name)
 	if res, ok := readDone(dir); ok {
 		return res
 	}
@@ -350,8 +363,9 @@ func (r *simRunner) run(b *testing.B, cfg, name string, refs []kernellist.Ref) *
 		b.Error(err)
 		return &simResult{}
 	}
-	cmd := exec.Command("nice", "-n", "10", filepath.Join(r.accel, "gpu-simulator/bin/release/accel-sim.out"),
-		"-trace", "./"+kernellist.Name, "-config", "gpgpusim.config", "-config", "trace.config")
+	args := append([]string{"-n", "10", filepath.Join(r.accel, "gpu-simulator/bin/release/accel-sim.out"),
+		"-trace", "./" + kernellist.Name, "-config", "gpgpusim.config", "-config", "trace.config"}, overrides...)
+	cmd := exec.Command("nice", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+filepath.Join(r.accel, "gpu-simulator/gpgpu-sim/lib/gcc-12.2.0/cuda-11080/release"))
 	cmd.Stdout, cmd.Stderr = logf, logf
