@@ -10,6 +10,7 @@ import { parseKernelIds } from "./compare";
 import { archToComputeCapability, cannotLaunchReason, pickDefaultConfig } from "./defaultConfig";
 import { LaunchRunMutation, NewRunQuery, SimConfigsCheckedSubscription } from "./documents";
 import { runPath } from "./RunTable";
+import { VariantPicker, type Variant } from "./VariantPicker";
 
 type Config = NewRunData["simConfigs"][number];
 
@@ -67,18 +68,27 @@ function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]
   const [kernelText, setKernelText] = useState("");
   const [label, setLabel] = useState("");
   const [rerun, setRerun] = useState(false);
+  const [variant, setVariant] = useState<Variant | null>(null);
   const [{ fetching, error }, launch] = useMutation(LaunchRunMutation);
   const reason = cannotLaunchReason(trace);
   const kernels = parseKernelIds(kernelText);
   const chosen = configs.find((c) => c.name === choice);
-  const canLaunch = !reason && chosen != null && !configProblem(chosen) && !kernels.error && !fetching;
+  const variantOK = variant == null || (variant.problem == null && !variant.checking);
+  const canLaunch = !reason && chosen != null && !configProblem(chosen) && !kernels.error && !fetching && variantOK;
   const chosenCross = chosen ? crossArchNote(chosen, compatible, trace.traceGpuArch) : null;
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (!canLaunch || choice == null) return;
     const r = await launch({
-      input: { traceId: trace.id, simConfig: choice, kernelIds: kernels.ids, label: label.trim() || null, rerun },
+      input: {
+        traceId: trace.id,
+        simConfig: variant?.name ?? choice,
+        params: variant && variant.params.length > 0 ? variant.params : null,
+        kernelIds: kernels.ids,
+        label: label.trim() || null,
+        rerun,
+      },
     });
     if (r.data) navigate(runPath(r.data.launchRun.id));
   }
@@ -153,6 +163,9 @@ function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]
             </p>
           )}
         </fieldset>
+        {chosen && !configProblem(chosen) && (
+          <VariantPicker key={chosen.name} base={chosen.name} onChange={setVariant} />
+        )}
         <div className="form-row">
           <label htmlFor="kernel-ids">Kernels (optional)</label>
           <input

@@ -137,6 +137,15 @@ export function RunPage({ id }: { id: string }) {
         <dd className="mono">
           {run.simConfig.name} <span className="muted">{configFacts(run)}</span>
         </dd>
+        {run.simConfig.base && (
+          <>
+            <dt>Overrides</dt>
+            <dd className="mono" data-testid="run-overrides">
+              {run.simConfig.params.map((p) => `${p.option} ${p.value}${p.from ? ` (${p.from})` : ""}`).join(", ")}
+              <span className="muted"> on {run.simConfig.base}, as recorded at launch</span>
+            </dd>
+          </>
+        )}
         <dt>Kernels</dt>
         <dd>{data.run?.kernelIds ? `${formatCount(data.run.kernelIds.length)} chosen` : "every kernel"}</dd>
         {run.sweep && (

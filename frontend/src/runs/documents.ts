@@ -56,7 +56,7 @@ export const RunDetailFragment = graphql(`
     statCounters { name kind unit }
     statTotals
     timingProblems
-    simConfig { name computeCapability coreClockMHz error }
+    simConfig { name computeCapability coreClockMHz error base params { option value from } }
     trace { id model sourceGpu traceGpuArch hasRealTiming hasStepTimeline }
     comparison { kernelsCompared mape correlation simTotalNs measuredTotalNs }
     steps { step measuredNs projectedNs }
@@ -175,6 +175,23 @@ export const NewRunQuery = graphql(`
       notSimulatableReason
     }
     simConfigs { name computeCapability coreClockMHz error checked }
+  }
+`);
+
+export const ConfigModifiersQuery = graphql(`
+  query ConfigModifiers {
+    configModifiers { file modifiers { name error params { option value } } }
+  }
+`);
+
+export const SimConfigVariantQuery = graphql(`
+  query SimConfigVariant($name: String!, $params: [SimParamInput!]) {
+    simConfigVariant(name: $name, params: $params) {
+      name
+      base
+      coreClockMHz
+      params { option value from }
+    }
   }
 `);
 
