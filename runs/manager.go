@@ -31,6 +31,8 @@ type Store interface {
 	UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) error) (cascade.Run, bool, error)
 	UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.Run) error) ([]cascade.Run, []string, error)
 	AppendRunKernels(ctx context.Context, runID string, from int, ks []cascade.RunKernel) error
+	// RunKernels returns a run's kernel results in launch order.
+	RunKernels(ctx context.Context, runID string) ([]cascade.RunKernel, error)
 	// CopyRunKernels makes to's kernel results a copy of from's, in the
 	// store.
 	CopyRunKernels(ctx context.Context, from, to string) error
