@@ -124,6 +124,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	var trace string
 	var configs []string
+	given := map[string]string{} // options on the command line
 	for i := 0; i < len(args); i++ {
 		if i+1 >= len(args) {
 			return fail(1, "\n\nGPGPU-Sim ** ERROR: Missing value for option '%s'.", args[i])
@@ -133,7 +134,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			trace = args[i+1]
 		case "-config":
 			configs = append(configs, args[i+1])
-		} // any other "-option value" is accepted, as real options are
+		default: // any other "-option value" is accepted, as real options are
+			given[args[i]] = args[i+1]
+		}
 		i++
 	}
 	options := map[string]string{}
@@ -155,6 +158,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 				options[f[0]] = f[1]
 			}
 		}
+	}
+	for o, v := range given { // after the -config files, overriding them
+		options[o] = v
 	}
 	say("GPGPU-Sim: Configuration options:\n")
 	for _, c := range configs {
@@ -199,6 +205,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	n := len(kernels)
 	failing := fakesim.FailingKernel(n)
+	var power *powerReport
+	if options["-power_simulation_enabled"] == "1" {
+		if power, err = openPowerReport(); err != nil {
+			return fail(1, "fakesim: %v", err)
+		}
+		defer power.close()
+	}
 
 	var totCycles, totInsn int64
 	var tot totals
@@ -277,6 +290,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		printStats(say, k, cycles, insn, totCycles, totInsn)
+		power.kernel(k.index, k.name)
 		totCycles += cycles
 		totInsn += insn
 		tot.add(k.index, insn)
