@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,15 +25,20 @@ import (
 // power is recorded exactly as before) or the run has power's counters
 // already. The local and the Slurm executor alike leave the report
 // there: the simulator's working directory is the run's.
+//
+// Kernels are read and rewritten a page at a time, and the report read
+// as they are (its blocks come in launch order, as the kernels do): a
+// run of many kernels costs the memory of a page, not of the run.
 func (m *Manager) recordPower(ctx context.Context, id string) ([]cascade.StatCounter, error) {
 	path := filepath.Join(m.runDir(id), accelwattch.ReportName)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	report, err := accelwattch.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	r, err := m.cfg.Store.Run(ctx, id)
 	if err != nil {
 		return nil, err
@@ -55,38 +61,81 @@ func (m *Manager) recordPower(ctx context.Context, id string) ([]cascade.StatCou
 	if _, err := StatTable(cascade.Run{ID: id, StatCounters: counters}); err != nil {
 		return nil, err // a counter of CASCADE_SIM_STATS_FILE named as one of power's
 	}
-	ks, err := m.cfg.Store.RunKernels(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	byUID := make(map[int]int, len(report))
-	for i, k := range report {
-		if k.UID > 0 {
-			byUID[k.UID] = i
-		}
-	}
+	report := powerBlocks{r: accelwattch.NewReader(f, path), byUID: map[int]accelwattch.Kernel{}}
 	absent := make(simstats.Values, len(accelwattch.Counters()))
 	for i := range absent {
 		absent[i] = simstats.Absent
 	}
-	for i := range ks {
-		v, err := DecodeStats(table, ks[i])
+	page := cascade.Page{First: powerPageSize}
+	for {
+		ks, err := m.cfg.Store.RunKernelPage(ctx, id, page)
 		if err != nil {
 			return nil, err
 		}
-		j, ok := byUID[ks[i].LaunchUID]
-		if !ok && ks[i].LaunchUID == 0 && i < len(report) && report[i].UID == 0 {
-			j, ok = i, true // neither says: in launch order
+		for i := range ks.Items {
+			k := &ks.Items[i]
+			v, err := DecodeStats(table, *k)
+			if err != nil {
+				return nil, err
+			}
+			p, ok, err := report.find(k.LaunchUID)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				v = append(v, p.Values(k.SimCycles, r.Figures.CoreClockMHz)...)
+			} else {
+				v = append(v, absent...)
+			}
+			k.Stats = simstats.Encode(nil, v)
 		}
-		if ok {
-			v = append(v, report[j].Values(ks[i].SimCycles, r.Figures.CoreClockMHz)...)
-		} else {
-			v = append(v, absent...)
+		if err := m.cfg.Store.SetRunKernelStats(ctx, id, ks.Items); err != nil {
+			return nil, err
 		}
-		ks[i].Stats = simstats.Encode(nil, v)
+		if !ks.HasNext || len(ks.Items) == 0 {
+			return counters, nil
+		}
+		page.After = cascade.Cursor(int64(ks.Items[len(ks.Items)-1].Seq))
 	}
-	if err := m.cfg.Store.AppendRunKernels(ctx, id, 0, ks); err != nil {
-		return nil, err
+}
+
+// powerPageSize is how many kernels recordPower reads and rewrites at a
+// time.
+var powerPageSize = cascade.MaxPageSize
+
+// powerBlocks finds a report's blocks by launch uid, reading it no
+// further than the block asked for: blocks passed on the way are kept
+// until asked for.
+type powerBlocks struct {
+	r     *accelwattch.Reader
+	byUID map[int]accelwattch.Kernel
+	eof   bool
+}
+
+// find returns the block of the kernel of launch uid uid; false when the
+// report has none (or uid is 0: a kernel whose log gave no uid).
+func (b *powerBlocks) find(uid int) (accelwattch.Kernel, bool, error) {
+	if uid <= 0 {
+		return accelwattch.Kernel{}, false, nil
 	}
-	return counters, nil
+	for {
+		if k, ok := b.byUID[uid]; ok {
+			delete(b.byUID, uid)
+			return k, true, nil
+		}
+		if b.eof {
+			return accelwattch.Kernel{}, false, nil
+		}
+		k, err := b.r.Next()
+		if err == io.EOF {
+			b.eof = true
+			continue
+		}
+		if err != nil {
+			return accelwattch.Kernel{}, false, err
+		}
+		if k.UID > 0 {
+			b.byUID[k.UID] = k
+		}
+	}
 }
