@@ -395,3 +395,29 @@ func lockRuns(tx *gorm.DB) error {
 	}
 	return nil
 }
+
+// SetRunKernelStats sets the statistics of stored kernels of a run, each
+// of ks by its Seq, to its Stats, in one transaction; the kernels' other
+// fields are left as stored.
+func (d *DB) SetRunKernelStats(ctx context.Context, runID string, ks []cascade.RunKernel) error {
+	if len(ks) == 0 {
+		return nil
+	}
+	err := d.rawTx(ctx, func(conn *sql.Conn) error {
+		st, err := conn.PrepareContext(ctx, d.sql("UPDATE run_kernels SET stats = ? WHERE run_id = ? AND seq = ?"))
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, k := range ks {
+			if _, err := st.ExecContext(ctx, k.Stats, runID, k.Seq); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("set kernel statistics of run %s: %w", runID, err)
+	}
+	return nil
+}

@@ -139,3 +139,37 @@ func TestCopyRunKernels(t *testing.T) {
 		}
 	})
 }
+
+// TestSetRunKernelStats: the kernels given get their new statistics, by
+// Seq, their other fields and the run's other kernels (and other runs')
+// staying as stored.
+func TestSetRunKernelStats(t *testing.T) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		for _, id := range []string{"run", "other"} {
+			if err := d.SaveRunKernels(ctx, id, testRunKernels(9, "")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		set := []cascade.RunKernel{{Seq: 2, Stats: []byte{1, 9}}, {Seq: 3, Stats: []byte{2, 8, 8}}, {Seq: 7, Stats: nil}}
+		if err := d.SetRunKernelStats(ctx, "run", set); err != nil {
+			t.Fatal(err)
+		}
+		want := testRunKernels(9, "")
+		for i := range want {
+			want[i].RunID, want[i].Seq = "run", i
+		}
+		want[2].Stats, want[3].Stats, want[7].Stats = []byte{1, 9}, []byte{2, 8, 8}, nil
+		got, err := d.RunKernels(ctx, "run")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("after the set:\n got %+v\nwant %+v", got, want)
+		}
+		other, err := d.RunKernels(ctx, "other")
+		if err != nil || len(other) != 9 || !reflect.DeepEqual(other[2].Stats, testRunKernels(9, "")[2].Stats) {
+			t.Errorf("the other run's kernels changed: %v %+v", err, other)
+		}
+	})
+}

@@ -154,8 +154,8 @@ func TestRunStatistics(t *testing.T) {
 	}
 	r := a.Run
 	n := len(tab.Counters)
-	if len(r.StatCounters) != n+len(simstats.Ratios) {
-		t.Fatalf("%d counters, want %d and %d derived", len(r.StatCounters), n, len(simstats.Ratios))
+	if len(r.StatCounters) != n+len(simstats.RatiosOf(simstats.Builtin())) {
+		t.Fatalf("%d counters, want %d and %d derived", len(r.StatCounters), n, len(simstats.RatiosOf(simstats.Builtin())))
 	}
 	if c := r.StatCounters[tab.Index("cycles")]; c.Kind != "AGGREGATE" || c.Unit != "cycles" {
 		t.Errorf("cycles: %+v", c)

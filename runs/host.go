@@ -105,6 +105,13 @@ func (m *Manager) finish(ctx context.Context, id string, end End) {
 		}
 		cycles, counted = m.savedCycles(id)
 	}
+	var power []cascade.StatCounter
+	var powerErr error
+	if end.Log != nil {
+		if power, powerErr = m.recordPower(ctx, id); powerErr != nil {
+			m.log.Warn("read power report", "run", id, "err", powerErr)
+		}
+	}
 	state, msg := end.State, end.Error
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State.Final() {
@@ -126,6 +133,12 @@ func (m *Manager) finish(ctx context.Context, id string, end End) {
 		r.State, r.FinishedAt = state, &now
 		if r.StatCounters == nil && end.Log != nil {
 			r.StatCounters = statCounters(m.cfg.StatsTable)
+		}
+		if power != nil {
+			r.StatCounters = power
+		}
+		if powerErr != nil {
+			r.History = append(r.History, Stamp("power report not read: "+powerErr.Error()))
 		}
 		recordEnd(r, end.Log)
 		if state == cascade.RunSucceeded && counted {

@@ -31,6 +31,12 @@ type Store interface {
 	UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) error) (cascade.Run, bool, error)
 	UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.Run) error) ([]cascade.Run, []string, error)
 	AppendRunKernels(ctx context.Context, runID string, from int, ks []cascade.RunKernel) error
+	// RunKernelPage returns a page of a run's kernel results in launch
+	// order, after the cursor (cascade.Cursor of a Seq) p.After.
+	RunKernelPage(ctx context.Context, runID string, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error)
+	// SetRunKernelStats sets the Stats of stored kernels of a run, each
+	// by its Seq, leaving the rest of them as stored.
+	SetRunKernelStats(ctx context.Context, runID string, ks []cascade.RunKernel) error
 	// CopyRunKernels makes to's kernel results a copy of from's, in the
 	// store.
 	CopyRunKernels(ctx context.Context, from, to string) error

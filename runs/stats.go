@@ -11,7 +11,8 @@ import (
 )
 
 // DerivedKind is the kind of the statistics [StatColumns] appends to a
-// run's counters: the hit rates of simstats.Ratios, each a fraction.
+// run's counters: the ratios simstats.RatiosOf its counters derives (the
+// hit rates, each a fraction; with power, instructions per joule).
 const DerivedKind = "derived"
 
 // statCounters is what a run started now records of the counters its log
@@ -52,15 +53,20 @@ func recordEnd(r *cascade.Run, p *simlog.Parser) {
 
 // StatColumns are the statistics each of r's kernels has a value of, in
 // the order of [KernelStats]: its recorded counters, then the derived hit
-// rates (kind [DerivedKind], unit "fraction"). A run with no counters (one
-// not started yet, or from before they were recorded) has none.
+// ratios (kind [DerivedKind]) simstats.RatiosOf its counters gives. A run
+// with no counters (one not started yet, or from before they were
+// recorded) has none.
 func StatColumns(r cascade.Run) []cascade.StatCounter {
 	if len(r.StatCounters) == 0 {
 		return []cascade.StatCounter{}
 	}
+	t, err := StatTable(r)
+	if err != nil {
+		return []cascade.StatCounter{}
+	}
 	cs := append([]cascade.StatCounter(nil), r.StatCounters...)
-	for _, d := range simstats.Ratios {
-		cs = append(cs, cascade.StatCounter{Name: d.Name, Kind: DerivedKind, Unit: "fraction"})
+	for _, d := range simstats.RatiosOf(t) {
+		cs = append(cs, cascade.StatCounter{Name: d.Name, Kind: DerivedKind, Unit: d.Unit})
 	}
 	return cs
 }
@@ -204,7 +210,7 @@ func NewTotaller(t *simstats.Table) *Totaller {
 	if t == nil {
 		return nil
 	}
-	return &Totaller{t: t, sum: simstats.NewSummer(t), derived: make([]int, len(simstats.Ratios))}
+	return &Totaller{t: t, sum: simstats.NewSummer(t), derived: make([]int, len(simstats.RatiosOf(t)))}
 }
 
 // Add adds ks, stopping at the first whose statistics it cannot read.

@@ -65,8 +65,8 @@ func TestRunStatisticsFromTheLog(t *testing.T) {
 			if b := got.Figures.SimulatorBuild; b == nil || !strings.Contains(*b, "Accel-Sim [build fakesim]") || !strings.Contains(*b, "; ") {
 				t.Errorf("simulator build %v", b)
 			}
-			if len(got.StatCounters) != len(tab.Counters)+len(simstats.Ratios) {
-				t.Fatalf("%d counters, want the table's %d and %d derived", len(got.StatCounters), len(tab.Counters), len(simstats.Ratios))
+			if len(got.StatCounters) != len(tab.Counters)+len(simstats.RatiosOf(simstats.Builtin())) {
+				t.Fatalf("%d counters, want the table's %d and %d derived", len(got.StatCounters), len(tab.Counters), len(simstats.RatiosOf(simstats.Builtin())))
 			}
 			if len(got.Kernels) != 4 {
 				t.Fatalf("%d kernels", len(got.Kernels))
@@ -306,7 +306,7 @@ func TestKernelsCSV(t *testing.T) {
 	}
 	head := rows[0]
 	want := []string{"seq", "kernel_id", "context", "name", "launch_uid", "sim_cycles", "sim_instructions", "ipc", "sim_time_ns", "measured_ns", "error_pct"}
-	if !slices.Equal(head[:len(want)], want) || len(head) != len(want)+len(tab.Counters)+len(simstats.Ratios) {
+	if !slices.Equal(head[:len(want)], want) || len(head) != len(want)+len(tab.Counters)+len(simstats.RatiosOf(simstats.Builtin())) {
 		t.Fatalf("header %v", head)
 	}
 	col := func(name string) int {

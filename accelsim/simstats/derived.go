@@ -1,25 +1,50 @@
 package simstats
 
-// Ratio is a statistic derived from two counters: hits over accesses.
-// Ratios are computed here and nowhere else, from the kernel's or the
-// run's summed counters (never by averaging kernels' ratios).
+// Ratio is a statistic derived from two counters: hits over accesses,
+// instructions over energy. Ratios are computed here and nowhere else,
+// from the kernel's or the run's summed counters (never by averaging
+// kernels' ratios).
 type Ratio struct {
 	Name, Num, Den string
+	Unit           string
+	// Optional ratios are derived only by tables that have both of their
+	// counters (the power counters, which only a run simulated with
+	// AccelWattch records): a table without them derives exactly what it
+	// did before they existed.
+	Optional bool
 }
 
-// Ratios are the derived hit rates, each a fraction from 0 to 1.
+// Ratios are the derived statistics: the hit rates, each a fraction from
+// 0 to 1, for every table; instructions per joule (performance per watt:
+// instructions a second per watt) for tables with an energy counter.
 var Ratios = []Ratio{
-	{"l2_read_hit_rate", "l2_read_hits", "l2_read_accesses"},
-	{"l2_write_hit_rate", "l2_write_hits", "l2_write_accesses"},
-	{"l1d_read_hit_rate", "l1d_read_hits", "l1d_read_accesses"},
-	{"l1d_write_hit_rate", "l1d_write_hits", "l1d_write_accesses"},
+	{Name: "l2_read_hit_rate", Num: "l2_read_hits", Den: "l2_read_accesses", Unit: "fraction"},
+	{Name: "l2_write_hit_rate", Num: "l2_write_hits", Den: "l2_write_accesses", Unit: "fraction"},
+	{Name: "l1d_read_hit_rate", Num: "l1d_read_hits", Den: "l1d_read_accesses", Unit: "fraction"},
+	{Name: "l1d_write_hit_rate", Num: "l1d_write_hits", Den: "l1d_write_accesses", Unit: "fraction"},
+	{Name: "insts_per_joule", Num: "instructions", Den: "energy", Unit: "insts/J", Optional: true},
 }
 
-// Derive returns each of [Ratios] for v, read with t: absent when either
-// counter is, or when there were no accesses.
+// RatiosOf returns the ratios t derives, in the order of [Ratios]: every
+// ratio that is not optional, and the optional ones whose two counters t
+// has.
+func RatiosOf(t *Table) []Ratio {
+	out := make([]Ratio, 0, len(Ratios))
+	for _, r := range Ratios {
+		if r.Optional && (t.Index(r.Num) < 0 || t.Index(r.Den) < 0) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Derive returns each of [RatiosOf] t for v, read with t: absent when
+// either counter is, or when the denominator is not positive.
 func Derive(t *Table, v Values) []float64 {
-	out := make([]float64, len(Ratios))
-	for i, r := range Ratios {
+	rs := RatiosOf(t)
+	out := make([]float64, len(rs))
+	for i, r := range rs {
 		out[i] = Absent
 		n, d := t.Index(r.Num), t.Index(r.Den)
 		if n < 0 || d < 0 || n >= len(v) || d >= len(v) {

@@ -204,3 +204,28 @@ func TestCountersFile(t *testing.T) {
 		t.Errorf("a duplicate name: %v", err)
 	}
 }
+
+// TestOptionalRatio: instructions per joule is derived only by a table
+// with an energy counter: the built-in table derives the hit rates alone,
+// as before power was read.
+func TestOptionalRatio(t *testing.T) {
+	if n := len(simstats.RatiosOf(simstats.Builtin())); n != 4 {
+		t.Fatalf("the built-in table derives %d ratios, want the 4 hit rates", n)
+	}
+	tab, err := simstats.Builtin().With([]simstats.Counter{{Name: "energy", Kind: simstats.Aggregate, Unit: "J"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := simstats.RatiosOf(tab)
+	if len(rs) != 5 || rs[4].Name != "insts_per_joule" || rs[4].Unit != "insts/J" {
+		t.Fatalf("ratios %+v", rs)
+	}
+	v := make(simstats.Values, len(tab.Counters))
+	for i := range v {
+		v[i] = simstats.Absent
+	}
+	v[tab.Index("instructions")], v[tab.Index("energy")] = 2203168, 0.000648
+	if got := simstats.Derive(tab, v)[4]; math.Abs(got-2203168/0.000648) > 1e-3 {
+		t.Errorf("insts_per_joule %v", got)
+	}
+}

@@ -213,12 +213,16 @@ type SamplingTarget struct {
 	Instructions *int64 `json:"instructions,omitempty"`
 }
 
-// One statistic of the simulator, as the run read it from the log.
+// One statistic of the simulator, as the run read it from the log; on a run simulated with
+// -power_simulation_enabled 1, also from AccelWattch's power report: power (the kernel's average,
+// W; a run's is the mean of its kernels'), power_max, power_min, energy (J: power at the run's core
+// clock over the kernel's simulated time; a run's is the sum), and the average power's breakdown,
+// power_<component> (power_dram, power_static, power_const, ...: AccelWattch's gpu_avg_<component>P).
 type StatCounter struct {
-	// e.g. "l2_read_hits", "stall_dram_full", "l2_read_hit_rate"
+	// e.g. "l2_read_hits", "stall_dram_full", "l2_read_hit_rate", "power", "energy"
 	Name string   `json:"name"`
 	Kind StatKind `json:"kind"`
-	// e.g. "cycles", "accesses", "insts/s", "fraction"
+	// e.g. "cycles", "accesses", "insts/s", "fraction", "W", "J", "insts/J"
 	Unit string `json:"unit"`
 }
 
@@ -271,7 +275,7 @@ const (
 	StatKindKernel StatKind = "KERNEL"
 	// A snapshot of the whole simulation so far. The run's total is the last kernel's.
 	StatKindRate StatKind = "RATE"
-	// A hit rate, a fraction from 0 to 1: hits over accesses of two counters, of the kernel or of the run's totals (never a mean of kernels' rates).
+	// A ratio of two counters, of the kernel or of the run's totals (never a mean of kernels' ratios): a hit rate, a fraction from 0 to 1, hits over accesses; on a run with power, insts_per_joule (performance per watt), instructions over energy.
 	StatKindDerived StatKind = "DERIVED"
 )
 

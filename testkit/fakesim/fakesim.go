@@ -106,6 +106,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cascade-sim/cascade/accelsim/accelwattch"
 	"github.com/cascade-sim/cascade/testkit"
 )
 
@@ -174,6 +175,27 @@ func Cycles(i int, size int64) int64 { return 1000*int64(i) + size }
 // Instructions is the gpu_sim_insn reported for the i-th kernel whose trace
 // file is size bytes.
 func Instructions(i int, size int64) int64 { return 3*size + 7*int64(i) }
+
+// Power is the average power, in watts, the program reports for the i-th
+// kernel under -power_simulation_enabled 1 (given in a config file or on
+// the command line), and its breakdown by accelwattch.Components: 50 + i
+// W, of which DRAMP is i W, STATICP 10 W and CONSTP the rest (40 W). It
+// writes accelwattch_power_report.log in its working directory, as the
+// real simulator does, a block per kernel in the real report's shape.
+func Power(i int) (avg float64, breakdown []float64) {
+	breakdown = make([]float64, len(accelwattch.Components))
+	for j, c := range accelwattch.Components {
+		switch c {
+		case "DRAMP":
+			breakdown[j] = float64(i)
+		case "STATICP":
+			breakdown[j] = 10
+		case "CONSTP":
+			breakdown[j] = 40
+		}
+	}
+	return 50 + float64(i), breakdown
+}
 
 // FailingKernel is the 1-based index of the kernel at which the crash,
 // deadlock and maxcycles modes fail, out of n kernels.

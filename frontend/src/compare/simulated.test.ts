@@ -25,3 +25,21 @@ test("simulatedTable without a clock has no time", () => {
   const t = simulatedTable([{ simConfig: "A", run: { statCounters: cols, statTotals: [1, 2, 3], figures: {} } }]);
   expect(t[1].values).toEqual([null]);
 });
+
+test("simulatedTable sets energy, average power and performance per watt beside time when a run has power", () => {
+  const power = [...cols, { name: "power", unit: "W" }, { name: "energy", unit: "J" }, { name: "insts_per_joule", unit: "insts/J" }];
+  const t = simulatedTable([
+    { simConfig: "A", run: { statCounters: power, statTotals: [2000, 1000, 7, 90, 0.0001, 2e7], figures: { coreClockMHz: 1000 } } },
+    { simConfig: "B", run: { statCounters: cols, statTotals: [2000, 500, 7], figures: { coreClockMHz: 1000 } } },
+  ]);
+  expect(t.map((s) => s.name)).toEqual(["cycles", "time", "IPC", "energy", "average power", "performance per watt", "instructions", "l2_read_hits", "power"]);
+  expect(t[3].values).toEqual([0.0001, null]);
+  expect(t[4].values[0]).toBeCloseTo(100); // 0.0001 J over 1000 ns
+  expect(t[4].values[1]).toBeNull();
+  expect(t[5].values).toEqual([2e7, null]);
+});
+
+test("simulatedTable without power has no energy", () => {
+  const t = simulatedTable([{ simConfig: "A", run: { statCounters: cols, statTotals: [1, 2, 3], figures: { coreClockMHz: 1000 } } }]);
+  expect(t.map((s) => s.name)).toEqual(["cycles", "time", "IPC", "instructions", "l2_read_hits"]);
+});

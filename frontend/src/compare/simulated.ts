@@ -19,8 +19,11 @@ export interface SimulatedStat {
 /**
  * simulatedTable is what the simulator gave under each config, a statistic a row, as Accel-Sim's
  * get_stats.py prints it: the run's cycles, its time at the config's core clock, its IPC
- * (instructions over cycles), then every statistic any config's run has, by name, in the order
- * first met. A config without a succeeded run has no values.
+ * (instructions over cycles); when any run was simulated with power (AccelWattch), its energy,
+ * its average power (energy over time, so a config's power weighs its kernels by their time) and
+ * its performance per watt (instructions per joule) beside them; then every other statistic any
+ * config's run has, by name, in the order first met. A config without a succeeded run has no
+ * values.
  */
 export function simulatedTable(rows: readonly SimulatedRow[]): SimulatedStat[] {
   const total = (r: SimulatedRow, name: string): number | null => {
@@ -46,6 +49,22 @@ export function simulatedTable(rows: readonly SimulatedRow[]): SimulatedStat[] {
     { name: "IPC", unit: "insts/cycle", values: ipc },
   ];
   const seen = new Set(["cycles"]);
+  const energy = rows.map((r) => total(r, "energy"));
+  if (energy.some((e) => e != null)) {
+    out.push(
+      { name: "energy", unit: "J", values: energy },
+      {
+        name: "average power",
+        unit: "W",
+        values: energy.map((e, i) => {
+          const ns = time[i];
+          return e != null && ns ? e / (ns * 1e-9) : null;
+        }),
+      },
+      { name: "performance per watt", unit: "insts/J", values: rows.map((r) => total(r, "insts_per_joule")) },
+    );
+    seen.add("energy").add("insts_per_joule");
+  }
   for (const r of rows) {
     for (const c of r.run?.statCounters ?? []) {
       if (seen.has(c.name)) continue;

@@ -18,7 +18,7 @@ describe("StatColumnPicker", () => {
     let picked: string[] = ["l2_read_hit_rate"];
     const { rerender } = render(<StatColumnPicker counters={counters} picked={picked} onChange={(n) => (picked = n)} />);
     expect(screen.getByText("Statistics columns (1 shown)")).toBeTruthy();
-    expect(screen.getByRole("group", { name: "Hit rates" })).toBeTruthy();
+    expect(screen.getByRole("group", { name: "Hit rates and ratios" })).toBeTruthy();
     const box = screen.getByRole("checkbox", { name: /sim_rate_insts/ }) as HTMLInputElement;
     expect(box.checked).toBe(false);
     expect(box.parentElement?.textContent).toContain("(insts/s)");

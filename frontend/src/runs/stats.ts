@@ -56,7 +56,7 @@ export const KIND_LABELS: Record<StatKind, string> = {
   AGGREGATE: "Counted per kernel",
   KERNEL: "The simulator's per-kernel figures",
   RATE: "Simulation so far",
-  DERIVED: "Hit rates",
+  DERIVED: "Hit rates and ratios",
 };
 
 /** A statistic's value in its unit: fractions and % as percentages, counts whole. */

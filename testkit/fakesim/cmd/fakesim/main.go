@@ -221,6 +221,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	n := len(kernels)
 	failing := fakesim.FailingKernel(n)
+	var power *powerReport
+	if options["-power_simulation_enabled"] == "1" {
+		if power, err = openPowerReport(); err != nil {
+			return fail(1, "fakesim: %v", err)
+		}
+		defer power.close()
+	}
 
 	var totCycles, totInsn int64
 	var tot totals
@@ -299,6 +306,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		printStats(say, k, cycles, insn, totCycles, totInsn)
+		power.kernel(k.index, k.name)
 		totCycles += cycles
 		totInsn += insn
 		tot.add(k.index, insn)
