@@ -1,4 +1,4 @@
-package s3serve_test
+package s3gw_test
 
 import (
 	"bytes"
@@ -23,14 +23,15 @@ import (
 	"github.com/cascade-sim/cascade/upload"
 )
 
-// The server's tests that speak S3 are here rather than beside the rest
-// (package app, graph/transport), so that only this test binary of the
-// server's links the S3 server.
+// The server's tests that speak S3 are here and in upload/ rather than
+// beside the rest (package app, graph/transport), so that those test
+// binaries link no S3 server.
 
-// onSmallDisk runs fn on a server whose data directory, database and
-// bucket included, is a tmpfs of the given size, on SQLite and, when
-// configured, PostgreSQL (as app's full-disk tests do).
-func onSmallDisk(t *testing.T, size string, fn func(t *testing.T, s *servertest.TestServer), configure ...func(*app.Config)) {
+// onSmallDataDisk runs fn on a server whose whole data directory, database
+// and bucket included (not only the storage root, as onSmallDisk), is a
+// tmpfs of the given size, on SQLite and, when configured, PostgreSQL (as
+// app's full-disk tests do).
+func onSmallDataDisk(t *testing.T, size string, fn func(t *testing.T, s *servertest.TestServer), configure ...func(*app.Config)) {
 	for name, dbURL := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "data")
@@ -80,7 +81,7 @@ func used(t *testing.T, dir string) int64 {
 // the database are untouched, and the next upload that fits goes through
 // to the Traces list.
 func TestS3UploadOnAFullDisk(t *testing.T) {
-	onSmallDisk(t, "24m", func(t *testing.T, s *servertest.TestServer) {
+	onSmallDataDisk(t, "24m", func(t *testing.T, s *servertest.TestServer) {
 		src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
 		if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: "qs"}); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package s3serve_test
+package s3gw_test
 
 import (
 	"strings"
@@ -9,6 +9,8 @@ import (
 	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
+
+// The server's own S3 keys, on its GraphQL API.
 
 const (
 	rwToken = "rw-token-0123456789abcdef"
