@@ -47,6 +47,6 @@
 //     values by row version), gcfloor (the garbage collector's floor),
 //     buildinfo (the build's version), kernelname (demangling).
 //   - testkit/: the test harnesses (testkit itself for leaf helpers,
-//     dbtest, servertest, slurmtest, quickstart) and the stand-ins of the
+//     dbtest, servertest, s3test, slurmtest, quickstart) and the stand-ins of the
 //     post-processor (fakepp) and the simulator (fakesim).
 package cascade

@@ -189,6 +189,18 @@ func TestLayers(t *testing.T) {
 			bad = append(bad, fmt.Sprintf("%s's tests import testkit/servertest: a leaf package's tests must not link the server", show(pkg)))
 		}
 	}
+	// The S3 server (s3gw's library) is most of the server's
+	// dependencies: app takes it from its caller (Config.S3Server, set to
+	// app/s3serve by cmd/cascade), and servertest leaves it to
+	// testkit/s3test, so that only what serves S3 and the tests that speak
+	// it link it.
+	for _, pkg := range []string{"app", "testkit/servertest"} {
+		for _, imp := range prod[pkg] {
+			if under(imp, "s3gw") || under(imp, "app/s3serve") {
+				bad = append(bad, fmt.Sprintf("%s imports %s: the S3 server is linked only where it is served (app/s3serve, testkit/s3test)", show(pkg), show(imp)))
+			}
+		}
+	}
 	slices.Sort(bad)
 	for _, b := range bad {
 		t.Error(b)

@@ -30,7 +30,6 @@ import (
 	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/runs/local"
 	"github.com/cascade-sim/cascade/runs/slurmexec"
-	"github.com/cascade-sim/cascade/s3gw"
 	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/sampling/plans"
 	"github.com/cascade-sim/cascade/sampling/sampled"
@@ -56,7 +55,7 @@ type Main struct {
 	front   *front
 	http    *http.Server
 	graph   *transport.Server
-	s3      *s3gw.Gateway
+	s3      S3Gateway
 	// s3Closing is closed when Close stops the gateway, which is then no error.
 	s3Closing chan struct{}
 	cancel    context.CancelFunc

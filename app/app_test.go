@@ -236,6 +236,19 @@ func TestPprofNeedsAToken(t *testing.T) {
 	}
 }
 
+// heldS3 is the S3 server of a held S3 port: the port's check comes
+// before it starts.
+type heldS3 struct{ t *testing.T }
+
+func (heldS3) LoadOrCreateKeys(string) (cascade.S3Keys, bool, error) {
+	return cascade.S3Keys{AccessKey: "HELDACCESSKEY", SecretKey: "held-secret-key"}, false, nil
+}
+
+func (s heldS3) Start(context.Context, app.S3Config) (app.S3Gateway, error) {
+	s.t.Error("the S3 endpoint started on a held port")
+	return nil, errors.New("held port")
+}
+
 // TestLatePhaseFailureStopsWhatStarted: a phase that fails after the
 // server listens (the S3 endpoint's port held, the executor unknown)
 // makes Run return its error, with the API's listener closed and the
@@ -256,7 +269,7 @@ func TestLatePhaseFailureStopsWhatStarted(t *testing.T) {
 	ln.Close()
 	dataDir := t.TempDir()
 	for name, configure := range map[string]func(*app.Config){
-		"s3 port held":     func(c *app.Config) { c.S3Addr = held.Addr().String() },
+		"s3 port held":     func(c *app.Config) { c.S3Addr, c.S3Server = held.Addr().String(), heldS3{t} },
 		"unknown executor": func(c *app.Config) { c.Executor = "nowhere" },
 	} {
 		cfg := config(t, addr)

@@ -12,7 +12,6 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/graph/transport"
-	"github.com/cascade-sim/cascade/s3gw"
 	"github.com/cascade-sim/cascade/slurm"
 )
 
@@ -73,8 +72,13 @@ type Config struct {
 	// is created with a new pair if missing.
 	S3Addr    string
 	S3URL     string
-	S3Keys    s3gw.Keys
+	S3Keys    cascade.S3Keys
 	S3KeyFile string
+	// S3Server serves the S3 endpoint when S3Addr is set: s3serve.Server
+	// (s3gw), which the cascade command sets. app itself names no S3
+	// server, the largest part of the server's dependencies, so that the
+	// tests that start a server without S3 do not link one.
+	S3Server S3Server
 
 	// SubscriberQueue is how many changes of distinct traces, runs or logs
 	// a subscriber may have waiting before the server closes it (its client
@@ -113,7 +117,7 @@ type Config struct {
 	Limits transport.Limits
 	// S3ReadOnlyKeys, when set, is a second S3 key pair that may read and
 	// list but not write (CASCADE_S3_READONLY_ACCESS_KEY/SECRET_KEY).
-	S3ReadOnlyKeys s3gw.Keys
+	S3ReadOnlyKeys cascade.S3Keys
 
 	Logger *slog.Logger
 }

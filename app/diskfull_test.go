@@ -3,18 +3,12 @@ package app_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/smithy-go"
 
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/app"
@@ -211,50 +205,6 @@ func TestRunOnAFullDisk(t *testing.T) {
 		c.SimCmd = []string{"env", fakesim.EnvProgress + "=67108864", sim}
 		c.SimConfigsDir = cfgDir
 	})
-}
-
-// TestS3UploadOnAFullDisk: a PUT larger than the room left fails with
-// S3's InsufficientStorage and leaves nothing; the trace already there and
-// the database are untouched, and the next upload that fits goes through
-// to the Traces list.
-func TestS3UploadOnAFullDisk(t *testing.T) {
-	onSmallDisk(t, "24m", func(t *testing.T, s *servertest.TestServer) {
-		src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
-		if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: "qs"}); err != nil {
-			t.Fatal(err)
-		}
-		waitTrace(t, s, "qs", "READY")
-		before := traceNow(t, s, "qs")
-		bucket := filepath.Join(s.Config.DataDir, "s3", "cascade")
-		beforeUsed := used(t, s.Config.DataDir)
-
-		c := s3.New(s3.Options{
-			BaseEndpoint: aws.String(s.S3.URL), Region: "us-east-1", UsePathStyle: true,
-			Credentials: credentials.NewStaticCredentialsProvider(servertest.S3Keys.AccessKey, servertest.S3Keys.SecretKey, ""),
-		})
-		ctx := context.Background()
-		_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String("traces/huge/traces/kernel-1.trace"), Body: bytes.NewReader(make([]byte, 32<<20))})
-		var api smithy.APIError
-		if !errors.As(err, &api) || api.ErrorCode() != "InsufficientStorage" {
-			t.Fatalf("PutObject of 32 MiB on 24: %v, want InsufficientStorage", err)
-		}
-		if _, err := os.Stat(filepath.Join(bucket, "traces", "huge", "traces", "kernel-1.trace")); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("the failed object: %v", err)
-		}
-		if tmp, _ := filepath.Glob(filepath.Join(bucket, ".sgwtmp", "*")); len(tmp) > 0 {
-			t.Errorf("left in .sgwtmp: %v", tmp)
-		}
-		if u := used(t, s.Config.DataDir); u > beforeUsed+512<<10 {
-			t.Errorf("%d bytes in use after the failed PUT, %d before", u, beforeUsed)
-		}
-		if after := traceNow(t, s, "qs"); after != before {
-			t.Fatalf("the trace: %+v, before %+v", after, before)
-		}
-		if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String("traces/next/traces/kernel-1.trace"), Body: bytes.NewReader(make([]byte, 1<<20))}); err != nil {
-			t.Fatalf("1 MiB after the failed PUT: %v", err)
-		}
-		waitTrace(t, s, "next", "UPLOADING")
-	}, servertest.WithS3)
 }
 
 // dirBytes is the size of the files under dir.

@@ -2,18 +2,60 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/s3gw"
 )
+
+// S3Server is what serves the S3 endpoint: s3serve.Server, which runs
+// package s3gw. The server takes it in Config.S3Server rather than
+// importing s3gw, whose S3 library is most of the server's dependencies:
+// only the cascade command and the tests that speak S3 link it.
+type S3Server interface {
+	// LoadOrCreateKeys reads the key pair from file, or makes a new one
+	// and writes it there (created).
+	LoadOrCreateKeys(file string) (keys cascade.S3Keys, created bool, err error)
+	// Start serves the bucket directory over S3 at c.Addr. It returns once
+	// the endpoint accepts connections.
+	Start(ctx context.Context, c S3Config) (S3Gateway, error)
+}
+
+// S3Config is what S3Server.Start is given.
+type S3Config struct {
+	// Root is the storage root, <data dir>/s3; Bucket is in it.
+	Root, Bucket string
+	// Addr is the listen address; PublicURL, when set, the URL clients
+	// reach it at (Config.S3URL).
+	Addr, PublicURL    string
+	Keys, ReadOnlyKeys cascade.S3Keys
+	Logger             *slog.Logger
+}
+
+// S3Gateway is a running S3 endpoint.
+type S3Gateway interface {
+	// URL is the endpoint as clients reach it, and Region the region they
+	// sign with.
+	URL() string
+	Region() string
+	// UploadsInFlight is how many writes are under way (a metric).
+	UploadsInFlight() int64
+	// Exited is closed when the endpoint stopped, Err then says why.
+	Exited() <-chan struct{}
+	Err() error
+	Close() error
+}
 
 // startS3 serves the bucket directory over S3 when the config asks for it.
 func (m *Main) startS3(ctx context.Context) error {
 	cfg := m.Config
 	if cfg.S3Addr == "" {
 		return nil
+	}
+	if cfg.S3Server == nil {
+		return errors.New("S3 endpoint: the S3 address is set but no S3 server is (Config.S3Server)")
 	}
 	keys := cfg.S3Keys
 	if keys.AccessKey == "" || keys.SecretKey == "" {
@@ -22,19 +64,20 @@ func (m *Main) startS3(ctx context.Context) error {
 			file = filepath.Join(cfg.DataDir, "s3-keys.env")
 		}
 		var err error
-		if keys, m.S3KeysCreated, err = s3gw.LoadOrCreateKeys(file); err != nil {
+		if keys, m.S3KeysCreated, err = cfg.S3Server.LoadOrCreateKeys(file); err != nil {
 			return fmt.Errorf("S3 keys: %w", err)
 		}
 	}
 	if err := checkFree("the S3 endpoint's address", cfg.S3Addr, "--s3-addr", "CASCADE_S3_ADDR"); err != nil {
 		return err
 	}
-	g, err := s3gw.Start(ctx, s3gw.Config{
-		Root:   filepath.Join(cfg.DataDir, "s3"),
-		Bucket: cfg.Bucket,
-		Addr:   cfg.S3Addr,
-		Keys:   keys,
-		Logger: m.log,
+	g, err := cfg.S3Server.Start(ctx, S3Config{
+		Root:      filepath.Join(cfg.DataDir, "s3"),
+		Bucket:    cfg.Bucket,
+		Addr:      cfg.S3Addr,
+		PublicURL: cfg.S3URL,
+		Keys:      keys,
+		Logger:    m.log,
 
 		ReadOnlyKeys: cfg.S3ReadOnlyKeys,
 	})
@@ -43,10 +86,10 @@ func (m *Main) startS3(ctx context.Context) error {
 	}
 	m.s3 = g
 	m.S3 = &cascade.S3Endpoint{
-		URL:       s3gw.PublicURL(g.URL, cfg.S3URL),
+		URL:       g.URL(),
 		Bucket:    cfg.Bucket,
 		Prefix:    cfg.Prefix,
-		Region:    s3gw.Region,
+		Region:    g.Region(),
 		AccessKey: keys.AccessKey,
 		SecretKey: keys.SecretKey,
 	}

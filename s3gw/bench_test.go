@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	fastcrc64 "github.com/minio/crc64nvme"
 
+	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
@@ -33,14 +34,14 @@ func BenchmarkPutObject(b *testing.B) {
 	data := bytes.Repeat([]byte("0123456789abcdef"), 64<<20/16)
 	sum32 := base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli))))
 	sum64 := base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, fastcrc64.Checksum(data)))
-	s := servertest.Server(b, servertest.WithS3)
+	s := servertest.Server(b, s3test.WithS3)
 	for _, bc := range []struct {
 		name     string
 		unsigned bool
 		crc32c   bool
 	}{{"signed", false, false}, {"unsigned-crc32c", true, true}, {"unsigned-crc64nvme", true, false}} {
 		b.Run(bc.name, func(b *testing.B) {
-			c := client(s.S3.URL, servertest.S3Keys)
+			c := client(s.S3.URL, s3test.Keys)
 			var optFns []func(*s3.Options)
 			in := &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String("bench/put.trace")}
 			if bc.unsigned {
@@ -72,8 +73,8 @@ func BenchmarkMultipartUpload(b *testing.B) {
 	const partSize = 16 << 20
 	data := bytes.Repeat([]byte("0123456789abcdef"), 64<<20/16)
 	crc32c := crc32.MakeTable(crc32.Castagnoli)
-	s := servertest.Server(b, servertest.WithS3)
-	c := client(s.S3.URL, servertest.S3Keys)
+	s := servertest.Server(b, s3test.WithS3)
+	c := client(s.S3.URL, s3test.Keys)
 	unsigned := s3.WithAPIOptions(v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
 	ctx := context.Background()
 	for _, algo := range []types.ChecksumAlgorithm{types.ChecksumAlgorithmCrc32c, types.ChecksumAlgorithmCrc64nvme} {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
@@ -49,8 +50,8 @@ func clientEnv(t *testing.T) []string {
 		"AWS_CONFIG_FILE=" + filepath.Join(home, "aws-config"),
 		"AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(home, "aws-credentials"),
 		"AWS_EC2_METADATA_DISABLED=true",
-		"AWS_ACCESS_KEY_ID=" + servertest.S3Keys.AccessKey,
-		"AWS_SECRET_ACCESS_KEY=" + servertest.S3Keys.SecretKey,
+		"AWS_ACCESS_KEY_ID=" + s3test.Keys.AccessKey,
+		"AWS_SECRET_ACCESS_KEY=" + s3test.Keys.SecretKey,
 		"AWS_DEFAULT_REGION=us-east-1",
 	}
 }
@@ -146,9 +147,9 @@ func TestPrintedCommandsUploadATrace(t *testing.T) {
 				bin := testkit.Program(t, "./cmd/cascade")
 				env[0] = "PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH")
 			}
-			s := servertest.Server(t, servertest.WithS3)
+			s := servertest.Server(t, s3test.WithS3)
 			e := queryEndpoint(t, s).S3Endpoint
-			if e.URL != s.S3.URL || e.Bucket != "cascade" || e.Prefix != "traces" || e.AccessKeyID != servertest.S3Keys.AccessKey || e.SecretAccessKey != servertest.S3Keys.SecretKey {
+			if e.URL != s.S3.URL || e.Bucket != "cascade" || e.Prefix != "traces" || e.AccessKeyID != s3test.Keys.AccessKey || e.SecretAccessKey != s3test.Keys.SecretKey {
 				t.Fatalf("s3Endpoint %+v", e)
 			}
 			line := map[string]string{"aws": e.AWSCommand, "rclone": e.RcloneCommand, "cascade": e.CascadeCommand}[c.name]
@@ -181,7 +182,7 @@ func TestPrintedCommandsUploadATrace(t *testing.T) {
 // parts, data files before metadata.json.
 func TestBoto3UploadsATrace(t *testing.T) {
 	needBoto3(t)
-	s := servertest.Server(t, servertest.WithS3)
+	s := servertest.Server(t, s3test.WithS3)
 	dir := quickstartCopy(t)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 20<<20/16)
 	if err := os.WriteFile(filepath.Join(dir, "my-trace", "traces", "kernel-5-ctx_0x55d2c3a1e4f0.trace"), big, 0o644); err != nil {

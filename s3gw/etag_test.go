@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
+	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
@@ -37,8 +38,8 @@ func contentMD5(b []byte) *string {
 // Content-MD5 a client sends is still checked: a wrong one (a body changed
 // on the way) is refused with BadDigest and nothing is stored.
 func TestETagsAreChecksumsAndContentMD5IsChecked(t *testing.T) {
-	s := servertest.Server(t, servertest.WithS3)
-	c := client(s.S3.URL, servertest.S3Keys)
+	s := servertest.Server(t, s3test.WithS3)
+	c := client(s.S3.URL, s3test.Keys)
 	ctx := context.Background()
 	bucket := filepath.Join(s.DataDir, "s3", "cascade")
 	data := bytes.Repeat([]byte("etag kernel trace line\n"), 6<<20/23)
@@ -126,8 +127,8 @@ func TestETagsAreChecksumsAndContentMD5IsChecked(t *testing.T) {
 // that checksum as their ETag, and the completed object's is the whole
 // object's CRC64NVME.
 func TestCRC64NVMEHeaderIsChecked(t *testing.T) {
-	s := servertest.Server(t, servertest.WithS3)
-	c := client(s.S3.URL, servertest.S3Keys)
+	s := servertest.Server(t, s3test.WithS3)
+	c := client(s.S3.URL, s3test.Keys)
 	unsigned := s3.WithAPIOptions(v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
 	ctx := context.Background()
 	bucket := filepath.Join(s.DataDir, "s3", "cascade")

@@ -25,6 +25,7 @@ import (
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/s3gw"
 	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
@@ -86,7 +87,7 @@ func apiCode(err error) string {
 // aborted, nothing of it is left.
 func TestMultipartUpload(t *testing.T) {
 	needBoto3(t)
-	s := servertest.Server(t, servertest.WithS3)
+	s := servertest.Server(t, s3test.WithS3)
 	src := filepath.Join(t.TempDir(), "big.trace")
 	data := bytes.Repeat([]byte("multipart kernel trace line\n"), 112<<20/28)
 	if err := os.WriteFile(src, data, 0o644); err != nil {
@@ -170,7 +171,7 @@ func TestMultipartUpload(t *testing.T) {
 // SignatureDoesNotMatch, and nothing written.
 func TestUnsignedAndWronglySignedRequestsAreRefused(t *testing.T) {
 	needTool(t, "aws")
-	s := servertest.Server(t, servertest.WithS3)
+	s := servertest.Server(t, s3test.WithS3)
 	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart", "metadata.json")
 	env := clientEnv(t)
 	for _, c := range []struct {
@@ -202,8 +203,8 @@ func TestUnsignedAndWronglySignedRequestsAreRefused(t *testing.T) {
 // directory. Odd but harmless characters are stored under exactly that
 // name.
 func TestKeysCannotEscapeOrHide(t *testing.T) {
-	s := servertest.Server(t, servertest.WithS3)
-	c := client(s.S3.URL, servertest.S3Keys)
+	s := servertest.Server(t, s3test.WithS3)
+	c := client(s.S3.URL, s3test.Keys)
 	ctx := context.Background()
 	before := files(t, s.DataDir)
 	for _, key := range []string{
@@ -269,7 +270,7 @@ func onSmallDisk(t *testing.T, size string) (*servertest.TestServer, string) {
 		t.Skip("needs root to mount a small file system")
 	}
 	mounted := ""
-	s := servertest.Server(t, servertest.WithS3, func(c *app.Config) {
+	s := servertest.Server(t, s3test.WithS3, func(c *app.Config) {
 		root := filepath.Join(c.DataDir, "s3")
 		if err := os.MkdirAll(root, 0o755); err != nil {
 			t.Fatal(err)
@@ -297,7 +298,7 @@ func onSmallDisk(t *testing.T, size string) (*servertest.TestServer, string) {
 // needs root, for mount(2).
 func TestFullDiskFailsTheRequest(t *testing.T) {
 	s, mounted := onSmallDisk(t, "16m")
-	c := client(s.S3.URL, servertest.S3Keys)
+	c := client(s.S3.URL, s3test.Keys)
 	ctx := context.Background()
 	big := bytes.Repeat([]byte("k"), 24<<20)
 	_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String("traces/full/traces/kernel-1.trace"), Body: bytes.NewReader(big)})
@@ -320,7 +321,7 @@ func TestFullDiskFailsTheRequest(t *testing.T) {
 // nothing the scanner reads has appeared. The rest of the body makes the
 // object appear whole at its path.
 func TestPutIsInvisibleUntilComplete(t *testing.T) {
-	s := servertest.Server(t, servertest.WithS3)
+	s := servertest.Server(t, s3test.WithS3)
 	bucket := filepath.Join(s.DataDir, "s3", "cascade")
 	key := "traces/streamed/traces/kernel-1.trace"
 	half := bytes.Repeat([]byte("streamed kernel trace line\n"), 8<<20/27)
@@ -367,7 +368,7 @@ func TestPutIsInvisibleUntilComplete(t *testing.T) {
 // root, for mount(2).
 func TestCompleteNeedsRoomForOneMorePart(t *testing.T) {
 	s, mounted := onSmallDisk(t, "56m")
-	c := client(s.S3.URL, servertest.S3Keys)
+	c := client(s.S3.URL, s3test.Keys)
 	ctx := context.Background()
 	key := "traces/moved/traces/kernel-1.trace"
 	var data []byte
@@ -485,14 +486,14 @@ func TestRestartReleasesAnUnfinishedCompletion(t *testing.T) {
 	ctx := context.Background()
 	start := func() *s3gw.Gateway {
 		t.Helper()
-		g, err := s3gw.Start(ctx, s3gw.Config{Root: root, Bucket: "cascade", Addr: "127.0.0.1:0", Keys: servertest.S3Keys})
+		g, err := s3gw.Start(ctx, s3gw.Config{Root: root, Bucket: "cascade", Addr: "127.0.0.1:0", Keys: s3test.Keys})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return g
 	}
 	g := start()
-	c := client(g.URL, servertest.S3Keys)
+	c := client(g.URL, s3test.Keys)
 	key := "traces/killed/traces/kernel-1.trace"
 	bodies := [][]byte{bytes.Repeat([]byte("1"), 5<<20), bytes.Repeat([]byte("2"), 5<<20), []byte("3")}
 	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("cascade"), Key: aws.String(key)})
@@ -540,7 +541,7 @@ func TestRestartReleasesAnUnfinishedCompletion(t *testing.T) {
 
 	g = start()
 	defer g.Close()
-	c = client(g.URL, servertest.S3Keys)
+	c = client(g.URL, s3test.Keys)
 	ups, err := c.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: aws.String("cascade")})
 	if err != nil || len(ups.Uploads) != 1 || aws.ToString(ups.Uploads[0].UploadId) != *up.UploadId {
 		t.Fatalf("ListMultipartUploads after the restart: %v; want the upload alone", err)

@@ -14,6 +14,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
@@ -28,7 +29,7 @@ func streamedPut(t *testing.T, url, key string, size int64) (*io.PipeWriter, <-c
 	}
 	req.ContentLength = size
 	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
-	creds := aws.Credentials{AccessKeyID: servertest.S3Keys.AccessKey, SecretAccessKey: servertest.S3Keys.SecretKey}
+	creds := aws.Credentials{AccessKeyID: s3test.Keys.AccessKey, SecretAccessKey: s3test.Keys.SecretKey}
 	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func streamedPut(t *testing.T, url, key string, size int64) (*io.PipeWriter, <-c
 // TestUploadsInFlight: /metrics counts the PUTs streaming into the bucket
 // while they last.
 func TestUploadsInFlight(t *testing.T) {
-	s := servertest.Server(t, servertest.WithS3)
+	s := servertest.Server(t, s3test.WithS3)
 	inFlight := func() float64 { return testkit.Scrape(t, s.URL+"/metrics")["cascade_s3_uploads_in_flight"] }
 	if n := inFlight(); n != 0 {
 		t.Fatalf("uploads in flight before any: %v", n)

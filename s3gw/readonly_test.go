@@ -15,6 +15,7 @@ import (
 
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/s3gw"
+	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
@@ -25,9 +26,9 @@ var readOnlyKeys = s3gw.Keys{AccessKey: "CASCADEREADONLYKEY01", SecretKey: "casc
 // AccessDenied and changes nothing on disk. The read-write pair still
 // writes.
 func TestReadOnlyKeys(t *testing.T) {
-	s := servertest.Server(t, servertest.WithS3, func(c *app.Config) { c.S3ReadOnlyKeys = readOnlyKeys })
+	s := servertest.Server(t, s3test.WithS3, func(c *app.Config) { c.S3ReadOnlyKeys = readOnlyKeys })
 	ctx := context.Background()
-	rw, ro := client(s.S3.URL, servertest.S3Keys), client(s.S3.URL, readOnlyKeys)
+	rw, ro := client(s.S3.URL, s3test.Keys), client(s.S3.URL, readOnlyKeys)
 	bucket := aws.String("cascade")
 	const key = "traces/ro/traces/kernel-1.trace"
 	if _, err := rw.PutObject(ctx, &s3.PutObjectInput{Bucket: bucket, Key: aws.String(key), Body: strings.NewReader("kernel 1")}); err != nil {

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
@@ -109,7 +110,7 @@ func flipMarker(dst io.Writer, src io.Reader) {
 // CRC64NVME each one carries is what the gateway must check: the upload fails
 // and the changed file does not appear.
 func TestEndpointUploadRefusesCorruption(t *testing.T) {
-	s := servertest.Server(t, servertest.WithS3)
+	s := servertest.Server(t, s3test.WithS3)
 	proxy := "http://" + corruptingProxy(t, strings.TrimPrefix(s.S3.URL, "http://"))
 	for _, tc := range []struct {
 		name string
@@ -137,7 +138,7 @@ func TestEndpointUploadRefusesCorruption(t *testing.T) {
 			run := "corrupt-" + tc.name
 			_, err := Upload(context.Background(), Options{
 				Source: src, RunName: run, Endpoint: proxy, Bucket: "cascade", Prefix: "traces",
-				Keys: Keys(servertest.S3Keys), PartSize: 5 << 20, Parallel: 2,
+				Keys: Keys(s3test.Keys), PartSize: 5 << 20, Parallel: 2,
 			})
 			if err == nil || !strings.Contains(err.Error(), "BadDigest") {
 				t.Fatalf("upload of a file changed on the way: %v, want the gateway's BadDigest", err)

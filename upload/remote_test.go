@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
@@ -23,7 +24,7 @@ import (
 // runs it again: the parts already there are not sent again, the kernel
 // lands whole, and the trace goes UPLOADING → READY.
 func TestEndpointUploadResumes(t *testing.T) {
-	s := servertest.Server(t, servertest.WithS3)
+	s := servertest.Server(t, s3test.WithS3)
 	src := filepath.Join(t.TempDir(), "my-trace")
 	if err := os.CopyFS(src, os.DirFS(filepath.Join(testkit.ModuleRoot(), "samples", "quickstart"))); err != nil {
 		t.Fatal(err)
@@ -43,7 +44,7 @@ func TestEndpointUploadResumes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := Options{
 		Source: src, RunName: "resumed", Endpoint: s.S3.URL, Bucket: "cascade", Prefix: "traces",
-		Keys: Keys(servertest.S3Keys), PartSize: 5 << 20, Parallel: 2,
+		Keys: Keys(s3test.Keys), PartSize: 5 << 20, Parallel: 2,
 		partSent: func(key string, part int32) {
 			mu.Lock()
 			defer mu.Unlock()

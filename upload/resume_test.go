@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
@@ -74,7 +75,7 @@ func TestPartMatches(t *testing.T) {
 // checksums, not MD5s, and the changed part is sent again while the
 // others are kept; the object is the new content.
 func TestEndpointUploadResendsChangedPart(t *testing.T) {
-	s := servertest.Server(t, servertest.WithS3)
+	s := servertest.Server(t, s3test.WithS3)
 	src := filepath.Join(t.TempDir(), "my-trace")
 	if err := os.CopyFS(src, os.DirFS(filepath.Join(testkit.ModuleRoot(), "samples", "quickstart"))); err != nil {
 		t.Fatal(err)
@@ -104,7 +105,7 @@ func TestEndpointUploadResendsChangedPart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := Options{
 		Source: src, RunName: "changed", Endpoint: s.S3.URL, Bucket: "cascade", Prefix: "traces",
-		Keys: Keys(servertest.S3Keys), PartSize: partSize, Parallel: 2, partSent: record(cancel),
+		Keys: Keys(s3test.Keys), PartSize: partSize, Parallel: 2, partSent: record(cancel),
 	}
 	if _, err := Upload(ctx, opts); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted upload: %v, want context.Canceled", err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/app/s3serve"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/internal/gcfloor"
@@ -191,6 +192,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	log := slog.New(logHandler(stderr, format, level))
 	cfg.Logger = log
 	cfg.UI = uiHandler()
+	cfg.S3Server = s3serve.Server{}
 	m, err := app.Run(ctx, cfg)
 	if err != nil {
 		log.Error("cannot start", "err", err)

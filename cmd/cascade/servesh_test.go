@@ -16,6 +16,7 @@ import (
 // when it is done. Run with a stand-in go on PATH whose "build" writes a
 // bin/cascade that prints its arguments.
 func TestServeScriptSaysItBuilds(t *testing.T) {
+	testkit.SkipShort(t, "runs scripts/serve.sh, a shell and stand-in commands")
 	root := t.TempDir()
 	script, err := os.ReadFile(filepath.Join(testkit.ModuleRoot(), "scripts", "serve.sh"))
 	if err != nil {

@@ -192,21 +192,6 @@ func TestTokensOverWebsockets(t *testing.T) {
 	})
 }
 
-// TestS3EndpointNeedsTheReadWriteToken: the S3 keys upload, so a read-only
-// token is refused them.
-func TestS3EndpointNeedsTheReadWriteToken(t *testing.T) {
-	s := servertest.Server(t, withTokens, servertest.WithS3)
-	const q = `{ s3Endpoint { url secretAccessKey } }`
-	r := s.Post(t, roToken, q, nil)
-	if len(r.Errors) != 1 || r.Errors[0].Code() != "FORBIDDEN" || strings.Contains(string(r.Data), servertest.S3Keys.SecretKey) {
-		t.Fatalf("read-only: %s %+v", r.Data, r.Errors)
-	}
-	r = s.Post(t, rwToken, q, nil)
-	if len(r.Errors) != 0 || !strings.Contains(string(r.Data), servertest.S3Keys.SecretKey) {
-		t.Fatalf("read-write: %s %+v", r.Data, r.Errors)
-	}
-}
-
 // TestConfiguredOrigins: besides the server's own origin, pages of the
 // configured ones may open websockets and send requests; others may not.
 func TestConfiguredOrigins(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/app"
-	"github.com/cascade-sim/cascade/s3gw"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
@@ -173,15 +172,4 @@ func ForEachServer(t *testing.T, fn func(t *testing.T, s *TestServer), configure
 			fn(t, Server(t, append([]func(*app.Config){func(c *app.Config) { c.DatabaseURL = u }}, configure...)...))
 		})
 	}
-}
-
-// S3Keys is the key pair of the S3 endpoint that WithS3 turns on.
-var S3Keys = s3gw.Keys{AccessKey: "CASCADETESTACCESSKEY", SecretKey: "cascade-test-secret-key-0123456789abcdef"}
-
-// WithS3 is a Server option that turns on the S3 endpoint on a free
-// loopback port, signed with S3Keys. Only one runs per process at a time,
-// so tests using it do not run in parallel.
-func WithS3(c *app.Config) {
-	c.S3Addr = "127.0.0.1:0"
-	c.S3Keys = S3Keys
 }
