@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,38 +16,10 @@ import (
 	"github.com/cascade-sim/cascade/upload"
 )
 
-// powerConfigs makes a configs directory of one config, SM7_QV100 as the
-// checkout ships it with -power_simulation_enabled 1 appended to its
-// gpgpusim.config (what Accel-Sim's launcher does with the PWR_ENABLE
-// modifier's extra_params), its side files (the AccelWattch .xml files,
-// the .icnt) and its trace.config beside it.
-func powerConfigs(t *testing.T, checkout string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "SM7_QV100")
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join(checkout, "gpu-simulator/gpgpu-sim/configs/tested-cfgs/SM7_QV100"))); err != nil {
-		t.Fatal(err)
-	}
-	tc, err := os.ReadFile(filepath.Join(checkout, "gpu-simulator/configs/tested-cfgs/SM7_QV100/trace.config"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "gpgpusim.config")
-	b, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = append(b, "\n# PWR_ENABLE\n-power_simulation_enabled 1\n"...)
-	for f, data := range map[string][]byte{cfg: b, filepath.Join(dir, "trace.config"): tc} {
-		os.Chmod(f, 0o644)
-		if err := os.WriteFile(f, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return filepath.Dir(dir)
-}
-
-// TestRealAccelSimPower: vecAdd on SM7_QV100 with AccelWattch enabled, by
-// the real simulator through the API: the run's statistics gain power
+// TestRealAccelSimPower: vecAdd on SM7_QV100 with AccelWattch enabled
+// (the variant QV100-PWR_ENABLE of the checkout's define-standard-cfgs.yml:
+// -power_simulation_enabled 1 after the config files), by the real
+// simulator through the API: the run's statistics gain power
 // (kernel_avg_power = 83.1298 W in its accelwattch_power_report.log), its
 // breakdown (DRAMP 13.4299 W), energy at the core clock of 1132 MHz and
 // instructions per joule, kernel by kernel, as the run's totals, in the
@@ -58,7 +29,7 @@ func TestRealAccelSimPower(t *testing.T) {
 	checkout := testkit.RealAccelSim(t)
 	trace := testkit.RealTrace(t, "vecadd-sm61")
 	data := t.TempDir()
-	addr, _, _ := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout, "CASCADE_SIM_CONFIGS_DIR="+powerConfigs(t, checkout))
+	addr, _, _ := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout)
 	prefix := filepath.Join(data, "s3", "cascade", "traces")
 	if _, err := upload.Upload(context.Background(), upload.Options{Source: trace, PrefixDir: prefix, RunName: "vecadd"}); err != nil {
 		t.Fatal(err)
@@ -66,7 +37,7 @@ func TestRealAccelSimPower(t *testing.T) {
 	waitTrace(t, addr, "vecadd", "READY")
 
 	var l struct{ LaunchRun struct{ ID string } }
-	if errs := gqlVars(t, addr, `mutation { launchRun(input: {traceId: "vecadd", simConfig: "SM7_QV100"}) { id } }`, nil, &l); len(errs) > 0 {
+	if errs := gqlVars(t, addr, `mutation { launchRun(input: {traceId: "vecadd", simConfig: "QV100-PWR_ENABLE"}) { id } }`, nil, &l); len(errs) > 0 {
 		t.Fatalf("launch: %v", errs)
 	}
 	id := l.LaunchRun.ID
