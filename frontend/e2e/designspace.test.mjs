@@ -106,6 +106,8 @@ describe("a design sweep against a real server", { skip }, () => {
     assert.deepEqual(cols.slice(0, 4), ["scope", "config", "base", "gpgpu_n_clusters"]);
     const cells = rows.map((r) => r.split(",")).filter((r) => r[0] === "cell");
     assert.deepEqual(cells.map((r) => [r[3], r[cols.indexOf("speedup")]]), [["20", "1"], ["40", "2"], ["80", "4"]]);
+    assert.equal((await fetch(`${server.url}/sweeps/${id}/design.csv?baseline=nope`)).status, 400, "a baseline not among the cells");
+    assert.equal((await fetch(`${server.url}/sweeps/no-such-sweep/design.csv`)).status, 404);
     assert.equal(await page.evaluate(() => window.__sameDocument), true, "the sweep page reloaded");
     assert.deepEqual(errors, []);
     await page.close();
