@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/results"
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 // memStore is a sweep's rows in memory: the read side's Store, counting
@@ -236,5 +239,60 @@ func TestDesignCSV(t *testing.T) {
 	}
 	if k := "kernel,SM7_QV100 -gpgpu_n_clusters 40,SM7_QV100,40,,a,,,,,,,4000,,,0.5,,,false"; !strings.Contains(b.String(), k+"\n") {
 		t.Errorf("no row %q in\n%s", k, b.String())
+	}
+}
+
+// TestDesignSpaceSteps: for a trace with a step timeline, each cell's
+// step times are what its run projects (as the run's own results say),
+// and their speedups the baseline's projection over the cell's.
+func TestDesignSpaceSteps(t *testing.T) {
+	ctx := context.Background()
+	s, _ := designRig(t)
+	bucket := t.TempDir()
+	for _, f := range []string{tracedir.TimelineFile, tracedir.KernelMappingFile} {
+		testkit.CopyFile(t, filepath.Join(testkit.ModuleRoot(), "samples", "quickstart", f), filepath.Join(bucket, "t1", f))
+	}
+	tr := s.traces["t1"]
+	tr.HasStepTimeline = true
+	s.traces["t1"] = tr
+	m := results.New(results.Config{Store: s, BucketDir: bucket, Configs: configsDir(simconfigtest.Write(t, t.TempDir(), simconfigtest.QV100))})
+	for i, scale := range map[int]int64{0: 4, 2: 1} {
+		r := &s.runs[i]
+		r.State, r.Figures.CoreClockMHz = cascade.RunSucceeded, 1000
+		var ks []cascade.RunKernel
+		for id := 1; id <= 4; id++ {
+			ks = append(ks, cascade.RunKernel{RunID: r.ID, Seq: id - 1, KernelID: cascade.Ptr(id), Context: cascade.Ptr("0x55d2c3a1e4f0"),
+				Name: fmt.Sprintf("k%d", id), SimCycles: scale * int64(1000*id)})
+		}
+		s.kernels[r.ID] = ks
+	}
+	ds, err := m.DesignSpace(ctx, "s1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Steps) == 0 {
+		t.Fatal("no steps")
+	}
+	own := func(i int) []cascade.StepProjection {
+		res, err := m.Read(ctx, s.runs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Steps
+	}
+	s0, s2 := own(0), own(2)
+	if len(s0) != len(ds.Steps) {
+		t.Fatalf("%d steps, the run projects %d", len(ds.Steps), len(s0))
+	}
+	for j, st := range ds.Steps {
+		if st.TraceID != "t1" || st.Step != s0[j].Step || st.MeasuredNs != s0[j].MeasuredNs {
+			t.Errorf("step %d: %+v, want %+v", j, st, s0[j])
+		}
+		if !near(st.TimeNs[0], s0[j].ProjectedNs) || !near(st.TimeNs[2], s2[j].ProjectedNs) || st.TimeNs[1] != nil {
+			t.Errorf("step %d times %v, want %v and %v", j, st.TimeNs, s0[j].ProjectedNs, s2[j].ProjectedNs)
+		}
+		if !near(st.Speedup[0], s2[j].ProjectedNs/s0[j].ProjectedNs) || !near(st.Speedup[2], 1) {
+			t.Errorf("step %d speedups %v", j, st.Speedup)
+		}
 	}
 }
