@@ -340,6 +340,7 @@ func (m *Main) buildHandler(s *services) http.Handler {
 	mux.Handle("/graphql", m.graph)
 	mux.Handle("GET /runs/{id}/kernels.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, kernelsCSV(m.DB, s.results, m.log)))
 	mux.Handle("GET /traces/{id}/configs.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, configsCSV(m.DB, s.results, m.log)))
+	mux.Handle("GET /sweeps/{id}/design.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, designCSV(m.DB, s.results, m.log)))
 	if cfg.Pprof {
 		mux.Handle("/debug/pprof/", requireRole(cfg.Tokens, cascade.RoleReadWrite, pprofHandler()))
 	}

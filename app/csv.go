@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strconv"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/results"
@@ -103,3 +105,48 @@ func (s *sentWriter) Write(p []byte) (int, error) {
 
 // Flush sends what was written so far.
 func (s *sentWriter) Flush() { http.NewResponseController(s.w).Flush() }
+
+// designCSV serves GET /sweeps/{id}/design.csv: the sweep's grid cell by
+// cell, per kernel name and per model step, speedups against the cell
+// ?baseline= names (by default the shipped one), as
+// results.Reader.WriteDesignCSV writes it. A sweep that is not there is
+// 404, a baseline that is not one of its cells 400.
+func designCSV(store interface {
+	Sweep(ctx context.Context, id string) (cascade.Sweep, error)
+}, rd *results.Reader, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		id := req.PathValue("id")
+		s, err := store.Sweep(req.Context(), id)
+		switch {
+		case cascade.ErrorCode(err) == cascade.ENOTFOUND:
+			http.Error(w, "404 no sweep "+id, http.StatusNotFound)
+			return
+		case err != nil:
+			log.Error("design CSV", "sweep", id, "err", err)
+			http.Error(w, "500 could not read the sweep", http.StatusInternalServerError)
+			return
+		}
+		baseline := req.URL.Query().Get("baseline")
+		if baseline != "" && !slices.Contains(s.SimConfigs, baseline) {
+			http.Error(w, "400 baseline: "+strconv.Quote(baseline)+" is not a cell of sweep "+id, http.StatusBadRequest)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "text/csv; charset=utf-8")
+		h.Set("Content-Disposition", `attachment; filename="sweep-`+id+`-design.csv"`)
+		h.Set("Cache-Control", "no-store")
+		h.Set("X-Content-Type-Options", "nosniff")
+		sw := &sentWriter{w: w}
+		if err := rd.WriteDesignCSV(req.Context(), sw, id, baseline); err != nil {
+			if !errors.Is(err, context.Canceled) {
+				log.Error("design CSV", "sweep", id, "err", err)
+			}
+			if !sw.sent {
+				h.Del("Content-Disposition")
+				http.Error(w, "500 could not read the sweep's runs", http.StatusInternalServerError)
+				return
+			}
+			panic(http.ErrAbortHandler)
+		}
+	})
+}

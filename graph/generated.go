@@ -115,6 +115,46 @@ type ComplexityRoot struct {
 		Modifiers func(childComplexity int) int
 	}
 
+	DesignCell struct {
+		Base        func(childComplexity int) int
+		Cycles      func(childComplexity int) int
+		Runs        func(childComplexity int) int
+		Sampled     func(childComplexity int) int
+		Shipped     func(childComplexity int) int
+		SimConfig   func(childComplexity int) int
+		Speedup     func(childComplexity int) int
+		SpeedupHigh func(childComplexity int) int
+		SpeedupLow  func(childComplexity int) int
+		Succeeded   func(childComplexity int) int
+		TimeHighNs  func(childComplexity int) int
+		TimeLowNs   func(childComplexity int) int
+		TimeNs      func(childComplexity int) int
+		Timed       func(childComplexity int) int
+		Values      func(childComplexity int) int
+	}
+
+	DesignKernel struct {
+		Name    func(childComplexity int) int
+		Speedup func(childComplexity int) int
+		TimeNs  func(childComplexity int) int
+	}
+
+	DesignSpace struct {
+		Axes     func(childComplexity int) int
+		Baseline func(childComplexity int) int
+		Cells    func(childComplexity int) int
+		Kernels  func(childComplexity int) int
+		Steps    func(childComplexity int) int
+	}
+
+	DesignStep struct {
+		MeasuredNs func(childComplexity int) int
+		Speedup    func(childComplexity int) int
+		Step       func(childComplexity int) int
+		TimeNs     func(childComplexity int) int
+		TraceID    func(childComplexity int) int
+	}
+
 	Dim3 struct {
 		X func(childComplexity int) int
 		Y func(childComplexity int) int
@@ -459,18 +499,19 @@ type ComplexityRoot struct {
 	}
 
 	Sweep struct {
-		Axes       func(childComplexity int) int
-		Comparison func(childComplexity int) int
-		CreatedAt  func(childComplexity int) int
-		Executor   func(childComplexity int) int
-		Grid       func(childComplexity int) int
-		ID         func(childComplexity int) int
-		Label      func(childComplexity int) int
-		Progress   func(childComplexity int) int
-		RunCount   func(childComplexity int) int
-		Runs       func(childComplexity int, state *cascade.RunState, first *int, after *string) int
-		SimConfigs func(childComplexity int) int
-		TraceIDs   func(childComplexity int) int
+		Axes        func(childComplexity int) int
+		Comparison  func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		DesignSpace func(childComplexity int, baseline *string) int
+		Executor    func(childComplexity int) int
+		Grid        func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Label       func(childComplexity int) int
+		Progress    func(childComplexity int) int
+		RunCount    func(childComplexity int) int
+		Runs        func(childComplexity int, state *cascade.RunState, first *int, after *string) int
+		SimConfigs  func(childComplexity int) int
+		TraceIDs    func(childComplexity int) int
 	}
 
 	SweepAxis struct {
@@ -523,9 +564,10 @@ type ComplexityRoot struct {
 	}
 
 	SweepUpdate struct {
-		Comparison func(childComplexity int) int
-		Run        func(childComplexity int) int
-		Sweep      func(childComplexity int) int
+		Comparison  func(childComplexity int) int
+		DesignSpace func(childComplexity int) int
+		Run         func(childComplexity int) int
+		Sweep       func(childComplexity int) int
 	}
 
 	Trace struct {
@@ -699,12 +741,14 @@ type SweepResolver interface {
 	Runs(ctx context.Context, obj *cascade.Sweep, state *cascade.RunState, first *int, after *string) (*model.RunConnection, error)
 	Comparison(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepConfigComparison, error)
 	Grid(ctx context.Context, obj *cascade.Sweep) ([]cascade.SweepCell, error)
+	DesignSpace(ctx context.Context, obj *cascade.Sweep, baseline *string) (*cascade.DesignSpace, error)
 }
 type SweepAxisResolver interface {
 	Option(ctx context.Context, obj *cascade.SweepAxis) (*string, error)
 }
 type SweepUpdateResolver interface {
 	Comparison(ctx context.Context, obj *model.SweepUpdate) ([]cascade.SweepConfigComparison, error)
+	DesignSpace(ctx context.Context, obj *model.SweepUpdate) (*cascade.DesignSpace, error)
 }
 type TraceResolver interface {
 	Warnings(ctx context.Context, obj *cascade.Trace) ([]string, error)
@@ -956,6 +1000,178 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConfigModifiers.Modifiers(childComplexity), true
+
+	case "DesignCell.base":
+		if e.ComplexityRoot.DesignCell.Base == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.Base(childComplexity), true
+	case "DesignCell.cycles":
+		if e.ComplexityRoot.DesignCell.Cycles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.Cycles(childComplexity), true
+	case "DesignCell.runs":
+		if e.ComplexityRoot.DesignCell.Runs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.Runs(childComplexity), true
+	case "DesignCell.sampled":
+		if e.ComplexityRoot.DesignCell.Sampled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.Sampled(childComplexity), true
+	case "DesignCell.shipped":
+		if e.ComplexityRoot.DesignCell.Shipped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.Shipped(childComplexity), true
+	case "DesignCell.simConfig":
+		if e.ComplexityRoot.DesignCell.SimConfig == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.SimConfig(childComplexity), true
+	case "DesignCell.speedup":
+		if e.ComplexityRoot.DesignCell.Speedup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.Speedup(childComplexity), true
+	case "DesignCell.speedupHigh":
+		if e.ComplexityRoot.DesignCell.SpeedupHigh == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.SpeedupHigh(childComplexity), true
+	case "DesignCell.speedupLow":
+		if e.ComplexityRoot.DesignCell.SpeedupLow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.SpeedupLow(childComplexity), true
+	case "DesignCell.succeeded":
+		if e.ComplexityRoot.DesignCell.Succeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.Succeeded(childComplexity), true
+	case "DesignCell.timeHighNs":
+		if e.ComplexityRoot.DesignCell.TimeHighNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.TimeHighNs(childComplexity), true
+	case "DesignCell.timeLowNs":
+		if e.ComplexityRoot.DesignCell.TimeLowNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.TimeLowNs(childComplexity), true
+	case "DesignCell.timeNs":
+		if e.ComplexityRoot.DesignCell.TimeNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.TimeNs(childComplexity), true
+	case "DesignCell.timed":
+		if e.ComplexityRoot.DesignCell.Timed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.Timed(childComplexity), true
+	case "DesignCell.values":
+		if e.ComplexityRoot.DesignCell.Values == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.Values(childComplexity), true
+
+	case "DesignKernel.name":
+		if e.ComplexityRoot.DesignKernel.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignKernel.Name(childComplexity), true
+	case "DesignKernel.speedup":
+		if e.ComplexityRoot.DesignKernel.Speedup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignKernel.Speedup(childComplexity), true
+	case "DesignKernel.timeNs":
+		if e.ComplexityRoot.DesignKernel.TimeNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignKernel.TimeNs(childComplexity), true
+
+	case "DesignSpace.axes":
+		if e.ComplexityRoot.DesignSpace.Axes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignSpace.Axes(childComplexity), true
+	case "DesignSpace.baseline":
+		if e.ComplexityRoot.DesignSpace.Baseline == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignSpace.Baseline(childComplexity), true
+	case "DesignSpace.cells":
+		if e.ComplexityRoot.DesignSpace.Cells == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignSpace.Cells(childComplexity), true
+	case "DesignSpace.kernels":
+		if e.ComplexityRoot.DesignSpace.Kernels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignSpace.Kernels(childComplexity), true
+	case "DesignSpace.steps":
+		if e.ComplexityRoot.DesignSpace.Steps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignSpace.Steps(childComplexity), true
+
+	case "DesignStep.measuredNs":
+		if e.ComplexityRoot.DesignStep.MeasuredNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignStep.MeasuredNs(childComplexity), true
+	case "DesignStep.speedup":
+		if e.ComplexityRoot.DesignStep.Speedup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignStep.Speedup(childComplexity), true
+	case "DesignStep.step":
+		if e.ComplexityRoot.DesignStep.Step == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignStep.Step(childComplexity), true
+	case "DesignStep.timeNs":
+		if e.ComplexityRoot.DesignStep.TimeNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignStep.TimeNs(childComplexity), true
+	case "DesignStep.traceId":
+		if e.ComplexityRoot.DesignStep.TraceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignStep.TraceID(childComplexity), true
 
 	case "Dim3.x":
 		if e.ComplexityRoot.Dim3.X == nil {
@@ -2588,6 +2804,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Sweep.CreatedAt(childComplexity), true
+	case "Sweep.designSpace":
+		if e.ComplexityRoot.Sweep.DesignSpace == nil {
+			break
+		}
+
+		args, err := ec.field_Sweep_designSpace_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Sweep.DesignSpace(childComplexity, args["baseline"].(*string)), true
 	case "Sweep.executor":
 		if e.ComplexityRoot.Sweep.Executor == nil {
 			break
@@ -2846,6 +3073,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SweepUpdate.Comparison(childComplexity), true
+	case "SweepUpdate.designSpace":
+		if e.ComplexityRoot.SweepUpdate.DesignSpace == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepUpdate.DesignSpace(childComplexity), true
 	case "SweepUpdate.run":
 		if e.ComplexityRoot.SweepUpdate.Run == nil {
 			break
@@ -3199,7 +3432,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/compare.graphqls" "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/sampledrun.graphqls" "schema/sampling.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls" "schema/variant.graphqls"
+//go:embed "schema/compare.graphqls" "schema/designspace.graphqls" "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/sampledrun.graphqls" "schema/sampling.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls" "schema/variant.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -3212,6 +3445,7 @@ func sourceData(filename string) string {
 
 var sources = []*ast.Source{
 	{Name: "schema/compare.graphqls", Input: sourceData("schema/compare.graphqls"), BuiltIn: false},
+	{Name: "schema/designspace.graphqls", Input: sourceData("schema/designspace.graphqls"), BuiltIn: false},
 	{Name: "schema/disk.graphqls", Input: sourceData("schema/disk.graphqls"), BuiltIn: false},
 	{Name: "schema/executor.graphqls", Input: sourceData("schema/executor.graphqls"), BuiltIn: false},
 	{Name: "schema/postprocess.graphqls", Input: sourceData("schema/postprocess.graphqls"), BuiltIn: false},
@@ -3347,6 +3581,86 @@ func (ec *executionContext) childFields_ConfigModifiers(ctx context.Context, fie
 		return ec.fieldContext_ConfigModifiers_modifiers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ConfigModifiers", field.Name)
+}
+
+func (ec *executionContext) childFields_DesignCell(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "simConfig":
+		return ec.fieldContext_DesignCell_simConfig(ctx, field)
+	case "base":
+		return ec.fieldContext_DesignCell_base(ctx, field)
+	case "values":
+		return ec.fieldContext_DesignCell_values(ctx, field)
+	case "shipped":
+		return ec.fieldContext_DesignCell_shipped(ctx, field)
+	case "runs":
+		return ec.fieldContext_DesignCell_runs(ctx, field)
+	case "succeeded":
+		return ec.fieldContext_DesignCell_succeeded(ctx, field)
+	case "timed":
+		return ec.fieldContext_DesignCell_timed(ctx, field)
+	case "cycles":
+		return ec.fieldContext_DesignCell_cycles(ctx, field)
+	case "timeNs":
+		return ec.fieldContext_DesignCell_timeNs(ctx, field)
+	case "speedup":
+		return ec.fieldContext_DesignCell_speedup(ctx, field)
+	case "sampled":
+		return ec.fieldContext_DesignCell_sampled(ctx, field)
+	case "timeLowNs":
+		return ec.fieldContext_DesignCell_timeLowNs(ctx, field)
+	case "timeHighNs":
+		return ec.fieldContext_DesignCell_timeHighNs(ctx, field)
+	case "speedupLow":
+		return ec.fieldContext_DesignCell_speedupLow(ctx, field)
+	case "speedupHigh":
+		return ec.fieldContext_DesignCell_speedupHigh(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DesignCell", field.Name)
+}
+
+func (ec *executionContext) childFields_DesignKernel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_DesignKernel_name(ctx, field)
+	case "timeNs":
+		return ec.fieldContext_DesignKernel_timeNs(ctx, field)
+	case "speedup":
+		return ec.fieldContext_DesignKernel_speedup(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DesignKernel", field.Name)
+}
+
+func (ec *executionContext) childFields_DesignSpace(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "axes":
+		return ec.fieldContext_DesignSpace_axes(ctx, field)
+	case "baseline":
+		return ec.fieldContext_DesignSpace_baseline(ctx, field)
+	case "cells":
+		return ec.fieldContext_DesignSpace_cells(ctx, field)
+	case "kernels":
+		return ec.fieldContext_DesignSpace_kernels(ctx, field)
+	case "steps":
+		return ec.fieldContext_DesignSpace_steps(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DesignSpace", field.Name)
+}
+
+func (ec *executionContext) childFields_DesignStep(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "traceId":
+		return ec.fieldContext_DesignStep_traceId(ctx, field)
+	case "step":
+		return ec.fieldContext_DesignStep_step(ctx, field)
+	case "measuredNs":
+		return ec.fieldContext_DesignStep_measuredNs(ctx, field)
+	case "timeNs":
+		return ec.fieldContext_DesignStep_timeNs(ctx, field)
+	case "speedup":
+		return ec.fieldContext_DesignStep_speedup(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DesignStep", field.Name)
 }
 
 func (ec *executionContext) childFields_Dim3(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3983,6 +4297,8 @@ func (ec *executionContext) childFields_Sweep(ctx context.Context, field graphql
 		return ec.fieldContext_Sweep_comparison(ctx, field)
 	case "grid":
 		return ec.fieldContext_Sweep_grid(ctx, field)
+	case "designSpace":
+		return ec.fieldContext_Sweep_designSpace(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Sweep", field.Name)
 }
@@ -4093,6 +4409,8 @@ func (ec *executionContext) childFields_SweepUpdate(ctx context.Context, field g
 		return ec.fieldContext_SweepUpdate_run(ctx, field)
 	case "comparison":
 		return ec.fieldContext_SweepUpdate_comparison(ctx, field)
+	case "designSpace":
+		return ec.fieldContext_SweepUpdate_designSpace(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SweepUpdate", field.Name)
 }
@@ -4770,6 +5088,20 @@ func (ec *executionContext) field_Subscription_traceUpdated_args(ctx context.Con
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Sweep_designSpace_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "baseline",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["baseline"] = arg0
 	return args, nil
 }
 
@@ -5849,6 +6181,686 @@ func (ec *executionContext) fieldContext_ConfigModifiers_modifiers(_ context.Con
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _DesignCell_simConfig(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_simConfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimConfig, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_simConfig(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "String")
+}
+
+func (ec *executionContext) _DesignCell_base(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_base(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Base, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_base(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "String")
+}
+
+func (ec *executionContext) _DesignCell_values(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_values(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Values, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_values(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "String")
+}
+
+func (ec *executionContext) _DesignCell_shipped(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_shipped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shipped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_shipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _DesignCell_runs(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Runs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_runs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DesignCell_succeeded(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_succeeded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Succeeded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_succeeded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DesignCell_timed(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_timed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_timed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DesignCell_cycles(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_cycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cycles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_cycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignCell_timeNs(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_timeNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_timeNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignCell_speedup(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_speedup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Speedup, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_speedup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignCell_sampled(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_sampled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sampled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_sampled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DesignCell_timeLowNs(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_timeLowNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeLowNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_timeLowNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignCell_timeHighNs(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_timeHighNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeHighNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_timeHighNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignCell_speedupLow(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_speedupLow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SpeedupLow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_speedupLow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignCell_speedupHigh(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_speedupHigh(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SpeedupHigh, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_speedupHigh(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignKernel_name(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignKernel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignKernel_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignKernel_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignKernel", field, false, false, "String")
+}
+
+func (ec *executionContext) _DesignKernel_timeNs(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignKernel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignKernel_timeNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*float64) graphql.Marshaler {
+			return ec.marshalNFloat2ᚕᚖfloat64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignKernel_timeNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignKernel", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignKernel_speedup(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignKernel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignKernel_speedup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Speedup, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*float64) graphql.Marshaler {
+			return ec.marshalNFloat2ᚕᚖfloat64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignKernel_speedup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignKernel", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignSpace_axes(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignSpace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignSpace_axes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Axes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.SweepAxis) graphql.Marshaler {
+			return ec.marshalNSweepAxis2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSweepAxisᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignSpace_axes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DesignSpace",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SweepAxis(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DesignSpace_baseline(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignSpace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignSpace_baseline(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Baseline, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignSpace_baseline(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignSpace", field, false, false, "String")
+}
+
+func (ec *executionContext) _DesignSpace_cells(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignSpace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignSpace_cells(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cells, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.DesignCell) graphql.Marshaler {
+			return ec.marshalNDesignCell2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignCellᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignSpace_cells(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DesignSpace",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DesignCell(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DesignSpace_kernels(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignSpace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignSpace_kernels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kernels, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.DesignKernel) graphql.Marshaler {
+			return ec.marshalNDesignKernel2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignKernelᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignSpace_kernels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DesignSpace",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DesignKernel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DesignSpace_steps(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignSpace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignSpace_steps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Steps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.DesignStep) graphql.Marshaler {
+			return ec.marshalNDesignStep2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignStepᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignSpace_steps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DesignSpace",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DesignStep(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DesignStep_traceId(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignStep_traceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TraceID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignStep_traceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignStep", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DesignStep_step(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignStep_step(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Step, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignStep_step(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignStep", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DesignStep_measuredNs(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignStep_measuredNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeasuredNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignStep_measuredNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignStep", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignStep_timeNs(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignStep_timeNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*float64) graphql.Marshaler {
+			return ec.marshalNFloat2ᚕᚖfloat64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignStep_timeNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignStep", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignStep_speedup(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignStep_speedup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Speedup, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*float64) graphql.Marshaler {
+			return ec.marshalNFloat2ᚕᚖfloat64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignStep_speedup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignStep", field, false, false, "Float")
 }
 
 func (ec *executionContext) _Dim3_x(ctx context.Context, field graphql.CollectedField, obj *cascade.Dim3) (ret graphql.Marshaler) {
@@ -12778,6 +13790,50 @@ func (ec *executionContext) fieldContext_Sweep_grid(_ context.Context, field gra
 	return fc, nil
 }
 
+func (ec *executionContext) _Sweep_designSpace(ctx context.Context, field graphql.CollectedField, obj *cascade.Sweep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Sweep_designSpace(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Sweep().DesignSpace(ctx, obj, fc.Args["baseline"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.DesignSpace) graphql.Marshaler {
+			return ec.marshalNDesignSpace2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignSpace(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Sweep_designSpace(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Sweep",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DesignSpace(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Sweep_designSpace_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SweepAxis_option(ctx context.Context, field graphql.CollectedField, obj *cascade.SweepAxis) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13636,6 +14692,38 @@ func (ec *executionContext) fieldContext_SweepUpdate_comparison(_ context.Contex
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_SweepConfigComparison(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SweepUpdate_designSpace(ctx context.Context, field graphql.CollectedField, obj *model.SweepUpdate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepUpdate_designSpace(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SweepUpdate().DesignSpace(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.DesignSpace) graphql.Marshaler {
+			return ec.marshalODesignSpace2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignSpace(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SweepUpdate_designSpace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SweepUpdate",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DesignSpace(ctx, field)
 		},
 	}
 	return fc, nil
@@ -16452,6 +17540,258 @@ func (ec *executionContext) _ConfigModifiers(ctx context.Context, sel ast.Select
 	return out
 }
 
+var designCellImplementors = []string{"DesignCell"}
+
+func (ec *executionContext) _DesignCell(ctx context.Context, sel ast.SelectionSet, obj *cascade.DesignCell) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, designCellImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DesignCell")
+		case "simConfig":
+			out.Values[i] = ec._DesignCell_simConfig(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "base":
+			out.Values[i] = ec._DesignCell_base(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "values":
+			out.Values[i] = ec._DesignCell_values(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shipped":
+			out.Values[i] = ec._DesignCell_shipped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runs":
+			out.Values[i] = ec._DesignCell_runs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "succeeded":
+			out.Values[i] = ec._DesignCell_succeeded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timed":
+			out.Values[i] = ec._DesignCell_timed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cycles":
+			out.Values[i] = ec._DesignCell_cycles(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "timeNs":
+			out.Values[i] = ec._DesignCell_timeNs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "speedup":
+			out.Values[i] = ec._DesignCell_speedup(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sampled":
+			out.Values[i] = ec._DesignCell_sampled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timeLowNs":
+			out.Values[i] = ec._DesignCell_timeLowNs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "timeHighNs":
+			out.Values[i] = ec._DesignCell_timeHighNs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "speedupLow":
+			out.Values[i] = ec._DesignCell_speedupLow(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "speedupHigh":
+			out.Values[i] = ec._DesignCell_speedupHigh(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var designKernelImplementors = []string{"DesignKernel"}
+
+func (ec *executionContext) _DesignKernel(ctx context.Context, sel ast.SelectionSet, obj *cascade.DesignKernel) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, designKernelImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DesignKernel")
+		case "name":
+			out.Values[i] = ec._DesignKernel_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timeNs":
+			out.Values[i] = ec._DesignKernel_timeNs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "speedup":
+			out.Values[i] = ec._DesignKernel_speedup(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var designSpaceImplementors = []string{"DesignSpace"}
+
+func (ec *executionContext) _DesignSpace(ctx context.Context, sel ast.SelectionSet, obj *cascade.DesignSpace) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, designSpaceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DesignSpace")
+		case "axes":
+			out.Values[i] = ec._DesignSpace_axes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "baseline":
+			out.Values[i] = ec._DesignSpace_baseline(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cells":
+			out.Values[i] = ec._DesignSpace_cells(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kernels":
+			out.Values[i] = ec._DesignSpace_kernels(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "steps":
+			out.Values[i] = ec._DesignSpace_steps(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var designStepImplementors = []string{"DesignStep"}
+
+func (ec *executionContext) _DesignStep(ctx context.Context, sel ast.SelectionSet, obj *cascade.DesignStep) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, designStepImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DesignStep")
+		case "traceId":
+			out.Values[i] = ec._DesignStep_traceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "step":
+			out.Values[i] = ec._DesignStep_step(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "measuredNs":
+			out.Values[i] = ec._DesignStep_measuredNs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timeNs":
+			out.Values[i] = ec._DesignStep_timeNs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "speedup":
+			out.Values[i] = ec._DesignStep_speedup(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var dim3Implementors = []string{"Dim3"}
 
 func (ec *executionContext) _Dim3(ctx context.Context, sel ast.SelectionSet, obj *cascade.Dim3) graphql.Marshaler {
@@ -18739,6 +20079,12 @@ func (ec *executionContext) _Sweep(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Sweep_grid(ctx, field, obj)
 				})
+		case "designSpace":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Sweep_designSpace(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19106,6 +20452,12 @@ func (ec *executionContext) _SweepUpdate(ctx context.Context, sel ast.SelectionS
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._SweepUpdate_comparison(ctx, field, obj)
+				})
+		case "designSpace":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SweepUpdate_designSpace(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -19900,6 +21252,74 @@ func (ec *executionContext) marshalNConfigModifiers2ᚖgithubᚗcomᚋcascadeᚑ
 		return graphql.Null
 	}
 	return ec._ConfigModifiers(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDesignCell2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignCell(ctx context.Context, sel ast.SelectionSet, v cascade.DesignCell) graphql.Marshaler {
+	return ec._DesignCell(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDesignCell2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignCellᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.DesignCell) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDesignCell2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignCell(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDesignKernel2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignKernel(ctx context.Context, sel ast.SelectionSet, v cascade.DesignKernel) graphql.Marshaler {
+	return ec._DesignKernel(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDesignKernel2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignKernelᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.DesignKernel) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDesignKernel2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignKernel(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDesignSpace2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignSpace(ctx context.Context, sel ast.SelectionSet, v *cascade.DesignSpace) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DesignSpace!")
+		return graphql.Null
+	}
+	return ec._DesignSpace(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDesignStep2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignStep(ctx context.Context, sel ast.SelectionSet, v cascade.DesignStep) graphql.Marshaler {
+	return ec._DesignStep(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDesignStep2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignStepᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.DesignStep) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDesignStep2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignStep(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNDim32githubᚗcomᚋcascadeᚑsimᚋcascadeᚐDim3(ctx context.Context, sel ast.SelectionSet, v cascade.Dim3) graphql.Marshaler {
@@ -20983,6 +22403,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := graphql.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) marshalODesignSpace2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignSpace(ctx context.Context, sel ast.SelectionSet, v *cascade.DesignSpace) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DesignSpace(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalODim32ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐDim3(ctx context.Context, sel ast.SelectionSet, v *cascade.Dim3) graphql.Marshaler {

@@ -90,6 +90,9 @@ type Comparisons interface {
 	ConfigComparisonKernels(ctx context.Context, traceID string, p cascade.Page) ([]cascade.ConfigComparison, cascade.PageOf[cascade.ConfigKernelErrors], error)
 	SweepGrid(ctx context.Context, id string) ([]cascade.SweepCell, error)
 	SweepComparison(ctx context.Context, id string) ([]cascade.SweepConfigComparison, error)
+	// DesignSpace is the sweep's grid cell by cell, speedups against
+	// baseline ("" for the default).
+	DesignSpace(ctx context.Context, id, baseline string) (*cascade.DesignSpace, error)
 }
 
 // SimConfigs lists the sim configs, those a trace can run on, and the

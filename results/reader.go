@@ -5,8 +5,10 @@
 // (comparison.go) and projects the program's steps (steps.go), adds up
 // its statistics, writes its kernels as CSV (csv.go), compares a trace's
 // runs config by config and a sweep's trace by config (configcompare.go,
-// sweepcompare.go), and checks a sampled run's projection against a full
-// run of the same trace and config (samplingcheck.go).
+// sweepcompare.go), sets a sweep's cells side by side with their
+// speedups against a baseline (designspace.go, designcsv.go), and checks
+// a sampled run's projection against a full run of the same trace and
+// config (samplingcheck.go).
 //
 // The run lifecycle (package runs) records what it reads; the only thing
 // it asks of the lifecycle is the statistics totals it followed while a
@@ -76,6 +78,7 @@ type Reader struct {
 	comparisons  *versioned.Cache[string, *cascade.RunComparison]       // see SweepGrid
 	totals       *versioned.Cache[string, runs.StatTotals]              // see StatTotals
 	checks       *versioned.Cache[string, *cascade.SamplingCheck]       // see SamplingCheck
+	designs      *versioned.Cache[string, *designTally]                 // see DesignSpace
 }
 
 // New returns a Reader. Without Configs, a run that recorded no core
@@ -91,6 +94,7 @@ func New(cfg Config) *Reader {
 		comparisons:  versioned.New[string, *cascade.RunComparison](maxCachedComparisons),
 		totals:       versioned.New[string, runs.StatTotals](maxCachedTotals),
 		checks:       versioned.New[string, *cascade.SamplingCheck](maxCachedChecks),
+		designs:      versioned.New[string, *designTally](maxCachedDesigns),
 	}
 }
 

@@ -251,6 +251,9 @@ type SweepUpdate struct {
 	// is as the last one sent). Read when the message is sent, as progress is: of two copies
 	// (a query's answer, a message) the one with the later progress.updatedAt is the newer.
 	Comparison []cascade.SweepConfigComparison `json:"comparison,omitempty"`
+	// The sweep's design space (as Sweep.designSpace with the default baseline) now, in the first
+	// message and when run has succeeded; null in the others, as comparison.
+	DesignSpace *cascade.DesignSpace `json:"designSpace,omitempty"`
 }
 
 type TraceConnection struct {

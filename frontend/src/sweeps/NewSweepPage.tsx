@@ -5,6 +5,8 @@ import { countOf, formatCount } from "../format";
 import { Link, navigate, useTitle } from "../router";
 import { LaunchSweepMutation, NewSweepQuery } from "./documents";
 import { sweepPath } from "./progress";
+import { AxesEditor, axesInput, type AxisDraft } from "./AxesEditor";
+import { axisName, gridSize } from "./design";
 
 /** New sweep: pick ready traces and configs; every trace runs under every config. */
 export function NewSweepPage() {
@@ -14,12 +16,14 @@ export function NewSweepPage() {
   const [configs, setConfigs] = useState<ReadonlySet<string>>(new Set());
   const [label, setLabel] = useState("");
   const [rerun, setRerun] = useState(false);
+  const [axes, setAxes] = useState<AxisDraft[]>([]);
   const [{ fetching, error: launchError }, launch] = useMutation(LaunchSweepMutation);
   if (error && !data) return <p role="alert" className="error">Could not load traces and configs: {error.message}</p>;
   if (!data) return <p aria-busy="true">Loading…</p>;
   const ready = data.traces.nodes.filter((t) => !t.sample);
   const usable = data.simConfigs.filter((c) => !c.error);
-  const n = traces.size * configs.size;
+  const axisValues = axesInput(axes);
+  const n = traces.size * gridSize(configs.size, axisValues);
   const toggle = (set: ReadonlySet<string>, v: string, on: boolean) => {
     const next = new Set(set);
     if (on) next.add(v);
@@ -34,6 +38,7 @@ export function NewSweepPage() {
       input: {
         traceIds: ready.filter((t) => traces.has(t.id)).map((t) => t.id),
         simConfigs: usable.filter((c) => configs.has(c.name)).map((c) => c.name),
+        axes: axisValues.length > 0 ? axisValues : null,
         label: label.trim() || null,
         rerun,
       },
@@ -102,6 +107,7 @@ export function NewSweepPage() {
             </ul>
           )}
         </fieldset>
+        <AxesEditor axes={axes} onChange={setAxes} />
         <div className="form-row">
           <label htmlFor="sweep-label">Label (optional)</label>
           <input id="sweep-label" value={label} onChange={(e) => setLabel(e.target.value)} />
@@ -111,7 +117,8 @@ export function NewSweepPage() {
           </label>
         </div>
         <p data-testid="sweep-size">
-          {countOf(traces.size, "trace")} × {countOf(configs.size, "config")} = {countOf(n, "run")}
+          {countOf(traces.size, "trace")} × {countOf(configs.size, "config")}
+          {axisValues.map((a) => ` × ${countOf(a.values.length, `${axisName(a)} value`)}`).join("")} = {countOf(n, "run")}
         </p>
         <button type="submit" className="primary" disabled={n === 0 || fetching}>
           {fetching ? "Launching…" : "Launch sweep"}

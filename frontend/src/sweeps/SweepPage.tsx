@@ -10,6 +10,7 @@ import { Link, useTitle } from "../router";
 import { formatCorrelation, formatPct, runListReducer, type RunListAction } from "../runs/compare";
 import { RunTable } from "../runs/RunTable";
 import { SweepGrid } from "../compare/SweepGrid";
+import { DesignSpace } from "./DesignSpace";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { CancelSweepMutation, SweepPageUpdatedSubscription, SweepQuery } from "./documents";
 import { sweepActive, type SweepProgress } from "./progress";
@@ -95,12 +96,26 @@ export function SweepPage({ id }: { id: string }) {
         </dd>
         <dt>Configs</dt>
         <dd className="mono">{sweep.simConfigs.join(", ")}</dd>
+        {sweep.axes.length > 0 && (
+          <>
+            <dt>Axes</dt>
+            <dd className="mono">
+              {sweep.axes.map((a) => `${a.option || "modifiers"}: ${a.values.map((v) => v || "none").join(", ")}`).join(" × ")}
+            </dd>
+          </>
+        )}
         <dt>Executor</dt>
         <dd>{sweep.executor}</dd>
         <dt>Created</dt>
         <dd>{formatTime(sweep.createdAt)}</dd>
       </dl>
       <SweepProgressBar progress={p} />
+      {sweep.axes.length > 0 && (
+        <>
+          <h2>Design space</h2>
+          <DesignSpace id={sweep.id} />
+        </>
+      )}
       <h2>Comparison per config</h2>
       <ComparisonTable rows={comparison?.rows ?? sweep.comparison} />
       <h2>Traces × configs</h2>

@@ -9,6 +9,7 @@ export const SweepSummaryFragment = graphql(`
     createdAt
     simConfigs
     traceIds
+    axes { option values }
     progress { total done queued running succeeded failed cancelled updatedAt }
   }
 `);
@@ -91,5 +92,46 @@ export const LaunchSweepMutation = graphql(`
 export const CancelSweepMutation = graphql(`
   mutation CancelSweep($id: ID!) {
     cancelSweep(id: $id) { ...SweepSummary }
+  }
+`);
+
+export const DesignSpaceFragment = graphql(`
+  fragment DesignSpaceFields on DesignSpace {
+    axes { option values }
+    baseline
+    cells {
+      simConfig base values shipped runs succeeded timed cycles timeNs speedup sampled
+      timeLowNs timeHighNs speedupLow speedupHigh
+    }
+    kernels { name timeNs }
+    steps { traceId step measuredNs timeNs }
+  }
+`);
+
+export const SweepDesignQuery = graphql(`
+  query SweepDesign($id: ID!) {
+    sweep(id: $id) {
+      id
+      designSpace { ...DesignSpaceFields }
+    }
+  }
+`);
+
+/** sweepUpdated for a sweep's design space: it comes with the first message and each run that succeeded. */
+export const SweepDesignUpdatedSubscription = graphql(`
+  subscription SweepDesignUpdated($id: ID!) {
+    sweepUpdated(id: $id) {
+      sweep { id progress { updatedAt } }
+      designSpace { ...DesignSpaceFields }
+    }
+  }
+`);
+
+export const ConfigModifiersQuery = graphql(`
+  query ConfigModifiers {
+    configModifiers {
+      file
+      modifiers { name error params { option value } }
+    }
   }
 `);
