@@ -48,6 +48,18 @@ type DesignCell struct {
 	Sampled                 int
 	TimeLowNs, TimeHighNs   *float64
 	SpeedupLow, SpeedupHigh *float64
+	// Paired: the bounds are those of the ratio of two sampled runs of one
+	// plan, this cell's and the baseline's, whose shared representatives
+	// make it tighter than the two intervals (sampling.ProjectSpeedup).
+	Paired bool
+	// Significant, when the speedup has bounds, reports whether they
+	// exclude 1: only then does the speedup rank the two cells.
+	Significant *bool
+	// FullTimeNs is the time of the cell's validation runs (full runs of
+	// its variant launched with a sampled sweep's validate), FullSpeedup
+	// the baseline's FullTimeNs over it, and SpeedupErrorPct how far the
+	// sampled Speedup is from FullSpeedup, in percent; nil without.
+	FullTimeNs, FullSpeedup, SpeedupErrorPct *float64
 }
 
 // DesignKernel is one kernel name's time in each cell (its launches'

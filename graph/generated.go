@@ -116,21 +116,26 @@ type ComplexityRoot struct {
 	}
 
 	DesignCell struct {
-		Base        func(childComplexity int) int
-		Cycles      func(childComplexity int) int
-		Runs        func(childComplexity int) int
-		Sampled     func(childComplexity int) int
-		Shipped     func(childComplexity int) int
-		SimConfig   func(childComplexity int) int
-		Speedup     func(childComplexity int) int
-		SpeedupHigh func(childComplexity int) int
-		SpeedupLow  func(childComplexity int) int
-		Succeeded   func(childComplexity int) int
-		TimeHighNs  func(childComplexity int) int
-		TimeLowNs   func(childComplexity int) int
-		TimeNs      func(childComplexity int) int
-		Timed       func(childComplexity int) int
-		Values      func(childComplexity int) int
+		Base            func(childComplexity int) int
+		Cycles          func(childComplexity int) int
+		FullSpeedup     func(childComplexity int) int
+		FullTimeNs      func(childComplexity int) int
+		Paired          func(childComplexity int) int
+		Runs            func(childComplexity int) int
+		Sampled         func(childComplexity int) int
+		Shipped         func(childComplexity int) int
+		Significant     func(childComplexity int) int
+		SimConfig       func(childComplexity int) int
+		Speedup         func(childComplexity int) int
+		SpeedupErrorPct func(childComplexity int) int
+		SpeedupHigh     func(childComplexity int) int
+		SpeedupLow      func(childComplexity int) int
+		Succeeded       func(childComplexity int) int
+		TimeHighNs      func(childComplexity int) int
+		TimeLowNs       func(childComplexity int) int
+		TimeNs          func(childComplexity int) int
+		Timed           func(childComplexity int) int
+		Values          func(childComplexity int) int
 	}
 
 	DesignKernel struct {
@@ -1013,6 +1018,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DesignCell.Cycles(childComplexity), true
+	case "DesignCell.fullSpeedup":
+		if e.ComplexityRoot.DesignCell.FullSpeedup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.FullSpeedup(childComplexity), true
+	case "DesignCell.fullTimeNs":
+		if e.ComplexityRoot.DesignCell.FullTimeNs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.FullTimeNs(childComplexity), true
+	case "DesignCell.paired":
+		if e.ComplexityRoot.DesignCell.Paired == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.Paired(childComplexity), true
 	case "DesignCell.runs":
 		if e.ComplexityRoot.DesignCell.Runs == nil {
 			break
@@ -1031,6 +1054,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DesignCell.Shipped(childComplexity), true
+	case "DesignCell.significant":
+		if e.ComplexityRoot.DesignCell.Significant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.Significant(childComplexity), true
 	case "DesignCell.simConfig":
 		if e.ComplexityRoot.DesignCell.SimConfig == nil {
 			break
@@ -1043,6 +1072,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DesignCell.Speedup(childComplexity), true
+	case "DesignCell.speedupErrorPct":
+		if e.ComplexityRoot.DesignCell.SpeedupErrorPct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.SpeedupErrorPct(childComplexity), true
 	case "DesignCell.speedupHigh":
 		if e.ComplexityRoot.DesignCell.SpeedupHigh == nil {
 			break
@@ -3615,6 +3650,16 @@ func (ec *executionContext) childFields_DesignCell(ctx context.Context, field gr
 		return ec.fieldContext_DesignCell_speedupLow(ctx, field)
 	case "speedupHigh":
 		return ec.fieldContext_DesignCell_speedupHigh(ctx, field)
+	case "paired":
+		return ec.fieldContext_DesignCell_paired(ctx, field)
+	case "significant":
+		return ec.fieldContext_DesignCell_significant(ctx, field)
+	case "fullTimeNs":
+		return ec.fieldContext_DesignCell_fullTimeNs(ctx, field)
+	case "fullSpeedup":
+		return ec.fieldContext_DesignCell_fullSpeedup(ctx, field)
+	case "speedupErrorPct":
+		return ec.fieldContext_DesignCell_speedupErrorPct(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DesignCell", field.Name)
 }
@@ -6525,6 +6570,121 @@ func (ec *executionContext) _DesignCell_speedupHigh(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_DesignCell_speedupHigh(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignCell_paired(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_paired(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paired, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_paired(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _DesignCell_significant(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_significant(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Significant, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_significant(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _DesignCell_fullTimeNs(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_fullTimeNs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullTimeNs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_fullTimeNs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignCell_fullSpeedup(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_fullSpeedup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullSpeedup, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_fullSpeedup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignCell_speedupErrorPct(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_speedupErrorPct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SpeedupErrorPct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_speedupErrorPct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
 }
 
@@ -17623,6 +17783,31 @@ func (ec *executionContext) _DesignCell(ctx context.Context, sel ast.SelectionSe
 			}
 		case "speedupHigh":
 			out.Values[i] = ec._DesignCell_speedupHigh(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "paired":
+			out.Values[i] = ec._DesignCell_paired(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "significant":
+			out.Values[i] = ec._DesignCell_significant(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "fullTimeNs":
+			out.Values[i] = ec._DesignCell_fullTimeNs(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "fullSpeedup":
+			out.Values[i] = ec._DesignCell_fullSpeedup(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "speedupErrorPct":
+			out.Values[i] = ec._DesignCell_speedupErrorPct(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

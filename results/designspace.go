@@ -8,6 +8,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/sampling"
 )
 
 // DesignSpace is a sweep's grid cell by cell (see [cascade.DesignSpace]),
@@ -33,7 +34,11 @@ func (m *Reader) DesignSpace(ctx context.Context, id, baseline string) (*cascade
 	if err := m.addDesignRuns(ctx, t, rs); err != nil {
 		return nil, err
 	}
-	return t.space(s, rs, m.shipped(s), baseline)
+	ds, err := t.space(s, rs, m.shipped(s), baseline)
+	if err != nil {
+		return nil, err
+	}
+	return ds, m.pairSpeedups(ctx, t, ds, rs)
 }
 
 // maxCachedDesigns bounds the sweeps whose sums are kept.
@@ -49,6 +54,11 @@ type designTally struct {
 	kernelAt map[string]int
 	steps    []stepKey
 	measure  map[stepKey]float64 // a step's measured time
+	// validation are the sweep's validation runs (full runs a sampled
+	// run is checked against), whose sums are full's, not cells'.
+	validation map[string]bool
+	full       map[string]*designSums
+	paired     map[string]sampling.Speedup // by pairedKey
 }
 
 type stepKey struct {
@@ -73,12 +83,18 @@ func newDesignTally() *designTally {
 func (t *designTally) reset() {
 	t.added, t.traces, t.cells = map[string]time.Time{}, map[string]time.Time{}, map[string]*designSums{}
 	t.kernels, t.kernelAt, t.steps, t.measure = nil, map[string]int{}, nil, map[stepKey]float64{}
+	t.validation, t.full, t.paired = map[string]bool{}, map[string]*designSums{}, map[string]sampling.Speedup{}
 }
 
 // addDesignRuns adds to t the succeeded runs of rs it has not added,
 // after starting t again if it is stale. Segments of sampled runs are
 // not cells' runs: their sampled run stands for them.
 func (m *Reader) addDesignRuns(ctx context.Context, t *designTally, rs []cascade.Run) error {
+	for _, r := range rs {
+		if r.Sampling != nil && r.Sampling.ValidationRunID != nil {
+			t.validation[*r.Sampling.ValidationRunID] = true
+		}
+	}
 	succeeded := map[string]time.Time{}
 	for _, r := range rs {
 		if r.State == cascade.RunSucceeded && r.SampledByID == nil {
@@ -114,10 +130,14 @@ func (m *Reader) addDesignRuns(ctx context.Context, t *designTally, rs []cascade
 			}
 		}
 		cfg, _ := recordedConfig(cfgs, cfgsErr, "", r)
-		sums := t.cells[r.SimConfig]
+		into := t.cells
+		if t.validation[r.ID] {
+			into = t.full
+		}
+		sums := into[r.SimConfig]
 		if sums == nil {
 			sums = &designSums{kernels: map[string]float64{}, steps: map[stepKey]float64{}}
-			t.cells[r.SimConfig] = sums
+			into[r.SimConfig] = sums
 		}
 		if err := m.addDesignRun(ctx, t, sums, r, tr, cfg, timings); err != nil {
 			return err
@@ -276,7 +296,7 @@ func (t *designTally) space(s cascade.Sweep, rs []cascade.Run, shipped func(base
 	}
 	for _, r := range rs {
 		i, ok := at[r.SimConfig]
-		if !ok || r.SampledByID != nil {
+		if !ok || r.SampledByID != nil || t.validation[r.ID] {
 			continue
 		}
 		c := &ds.Cells[i]
@@ -328,7 +348,18 @@ func (t *designTally) space(s cascade.Sweep, rs []cascade.Run, shipped func(base
 	ds.Baseline = base.SimConfig
 	for i := range ds.Cells {
 		c := &ds.Cells[i]
+		if f := t.full[c.SimConfig]; f != nil && f.succeeded > 0 && f.timed == f.succeeded {
+			c.FullTimeNs = cascade.Ptr(f.ns)
+		}
+	}
+	base = ds.Cells[b]
+	for i := range ds.Cells {
+		c := &ds.Cells[i]
 		c.Speedup = ratio(base.TimeNs, c.TimeNs)
+		c.FullSpeedup = ratio(base.FullTimeNs, c.FullTimeNs)
+		if c.Speedup != nil && c.FullSpeedup != nil {
+			c.SpeedupErrorPct = cascade.Ptr(100 * (*c.Speedup - *c.FullSpeedup) / *c.FullSpeedup)
+		}
 		if c.TimeLowNs != nil || base.TimeLowNs != nil {
 			c.SpeedupLow = ratio(or(base.TimeLowNs, base.TimeNs), or(c.TimeHighNs, c.TimeNs))
 			c.SpeedupHigh = ratio(or(base.TimeHighNs, base.TimeNs), or(c.TimeLowNs, c.TimeNs))

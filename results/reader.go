@@ -58,8 +58,11 @@ type Live interface {
 
 // Config configures a Reader.
 type Config struct {
-	Store     Store
-	Configs   Configs
+	Store   Store
+	Configs Configs
+	// Plans reads sampling plans, for the paired speedups of a sampled
+	// design sweep's cells; nil states each cell's own interval only.
+	Plans     Plans
 	Live      Live   // nil: totals are always added up from the stored kernels
 	BucketDir string // where trace directories (and their timing files) are
 }

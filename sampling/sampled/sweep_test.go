@@ -62,6 +62,39 @@ func TestSampledDesignSweep(t *testing.T) {
 		}
 		full[r.SimConfig.Name] = total
 	}
+	// The design space: a cell is its sampled run (its validation run
+	// counted apart), the speedup's bounds paired, and its error against
+	// the full runs' speedup.
+	var d struct {
+		Sweep struct {
+			DesignSpace struct {
+				Baseline string
+				Cells    []struct {
+					SimConfig                        string
+					Runs                             int
+					Speedup, SpeedupLow, SpeedupHigh *float64
+					Paired                           bool
+					Significant                      *bool
+					FullSpeedup, SpeedupErrorPct     *float64
+				}
+			}
+		}
+	}
+	s.MustDo(t, `query($id: ID!) { sweep(id: $id) { designSpace { baseline cells { simConfig runs speedup speedupLow speedupHigh paired significant fullSpeedup speedupErrorPct } } } }`,
+		map[string]any{"id": sw.ID}, &d)
+	ds := d.Sweep.DesignSpace
+	if ds.Baseline != sw.SimConfigs[0] || len(ds.Cells) != 2 {
+		t.Fatalf("design space: %+v", ds)
+	}
+	half := ds.Cells[1]
+	if half.Runs != 1 || !half.Paired || half.Significant == nil || !*half.Significant || half.SpeedupLow == nil || half.Speedup == nil ||
+		*half.SpeedupLow > *half.Speedup || *half.SpeedupHigh < *half.Speedup || half.FullSpeedup == nil || half.SpeedupErrorPct == nil ||
+		math.Abs(*half.SpeedupErrorPct) > 1 {
+		t.Errorf("the 66-cluster cell: %+v", half)
+	}
+	if !t.Failed() {
+		t.Logf("66-cluster cell: speedup %v [%v, %v] paired %v, full %v, error %v %%", *half.Speedup, *half.SpeedupLow, *half.SpeedupHigh, half.Paired, *half.FullSpeedup, *half.SpeedupErrorPct)
+	}
 	a, b := sw.SimConfigs[0], sw.SimConfigs[1]
 	sampledSpeedup, fullSpeedup := projected[b]/projected[a], full[b]/full[a]
 	if len(projected) != 2 || math.Abs(sampledSpeedup-fullSpeedup) > 0.01*fullSpeedup || math.Abs(fullSpeedup-2) > 0.05 {

@@ -45,6 +45,14 @@ export function DesignSpace({ id }: { id: string }) {
   let b = cells.findIndex((c) => c.simConfig === (picked ?? ds.baseline));
   if (b < 0) b = 0;
   const sp = speedups(cells, b);
+  // The server's bounds are paired against its baseline (two sampled runs of one plan share their
+  // representatives' errors): tighter than the two intervals the browser can combine.
+  if (cells[b]?.simConfig === ds.baseline) {
+    cells.forEach((c, i) => {
+      if (c.paired && c.speedupLow != null && c.speedupHigh != null) sp[i] = { ...sp[i], low: c.speedupLow, high: c.speedupHigh };
+    });
+  }
+  const validated = cells.some((c) => c.fullSpeedup != null);
   const bases = new Set(cells.map((c) => c.base)).size > 1;
   const cellName = (i: number) =>
     [bases ? cells[i].base : "", ...ds.axes.map((a, k) => `${axisName(a)} ${valueText(a, cells[i].values[k] ?? "")}`)]
@@ -80,6 +88,7 @@ export function DesignSpace({ id }: { id: string }) {
             <th scope="col">Cycles</th>
             <th scope="col">Simulated time</th>
             <th scope="col">Speedup</th>
+            {validated && <th scope="col" title="the speedup the cells' validation runs (full runs) give, and the sampled speedup's error against it">Full runs' speedup</th>}
           </tr>
         </thead>
         <tbody>
@@ -103,9 +112,24 @@ export function DesignSpace({ id }: { id: string }) {
               <td data-testid={`speedup-${i}`}>
                 {i === b ? "baseline" : formatSpeedup(sp[i].speedup)}
                 {i !== b && sp[i].low != null && sp[i].high != null && (
-                  <span className="hint"> ({formatSpeedup(sp[i].low)} – {formatSpeedup(sp[i].high)})</span>
+                  <>
+                    <span className="hint"> ({formatSpeedup(sp[i].low)} – {formatSpeedup(sp[i].high)})</span>
+                    {sp[i].low! <= 1 && sp[i].high! >= 1 && (
+                      <span className="tag" data-testid={`not-significant-${i}`} title="the 95 % interval holds 1: this does not say which is faster">
+                        {" "}not significant
+                      </span>
+                    )}
+                  </>
                 )}
               </td>
+              {validated && (
+                <td data-testid={`full-speedup-${i}`}>
+                  {i === b ? "baseline" : formatSpeedup(c.fullSpeedup ?? null)}
+                  {i !== b && c.speedupErrorPct != null && (
+                    <span className="hint"> (sampled off by {c.speedupErrorPct >= 0 ? "+" : ""}{c.speedupErrorPct.toFixed(2)} %)</span>
+                  )}
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
