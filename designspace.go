@@ -60,6 +60,11 @@ type DesignCell struct {
 	// the baseline's FullTimeNs over it, and SpeedupErrorPct how far the
 	// sampled Speedup is from FullSpeedup, in percent; nil without.
 	FullTimeNs, FullSpeedup, SpeedupErrorPct *float64
+	// EnergyJ is its runs' energy, from AccelWattch's report (a variant
+	// with -power_simulation_enabled 1), AvgPowerW that energy over its
+	// time, and InstsPerJoule its warp instructions per joule
+	// (performance per watt); nil unless every succeeded run has power.
+	EnergyJ, AvgPowerW, InstsPerJoule *float64
 }
 
 // DesignKernel is one kernel name's time in each cell (its launches'

@@ -116,10 +116,13 @@ type ComplexityRoot struct {
 	}
 
 	DesignCell struct {
+		AvgPowerW       func(childComplexity int) int
 		Base            func(childComplexity int) int
 		Cycles          func(childComplexity int) int
+		EnergyJ         func(childComplexity int) int
 		FullSpeedup     func(childComplexity int) int
 		FullTimeNs      func(childComplexity int) int
+		InstsPerJoule   func(childComplexity int) int
 		Paired          func(childComplexity int) int
 		Runs            func(childComplexity int) int
 		Sampled         func(childComplexity int) int
@@ -1006,6 +1009,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ConfigModifiers.Modifiers(childComplexity), true
 
+	case "DesignCell.avgPowerW":
+		if e.ComplexityRoot.DesignCell.AvgPowerW == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.AvgPowerW(childComplexity), true
 	case "DesignCell.base":
 		if e.ComplexityRoot.DesignCell.Base == nil {
 			break
@@ -1018,6 +1027,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DesignCell.Cycles(childComplexity), true
+	case "DesignCell.energyJ":
+		if e.ComplexityRoot.DesignCell.EnergyJ == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.EnergyJ(childComplexity), true
 	case "DesignCell.fullSpeedup":
 		if e.ComplexityRoot.DesignCell.FullSpeedup == nil {
 			break
@@ -1030,6 +1045,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DesignCell.FullTimeNs(childComplexity), true
+	case "DesignCell.instsPerJoule":
+		if e.ComplexityRoot.DesignCell.InstsPerJoule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DesignCell.InstsPerJoule(childComplexity), true
 	case "DesignCell.paired":
 		if e.ComplexityRoot.DesignCell.Paired == nil {
 			break
@@ -3660,6 +3681,12 @@ func (ec *executionContext) childFields_DesignCell(ctx context.Context, field gr
 		return ec.fieldContext_DesignCell_fullSpeedup(ctx, field)
 	case "speedupErrorPct":
 		return ec.fieldContext_DesignCell_speedupErrorPct(ctx, field)
+	case "energyJ":
+		return ec.fieldContext_DesignCell_energyJ(ctx, field)
+	case "avgPowerW":
+		return ec.fieldContext_DesignCell_avgPowerW(ctx, field)
+	case "instsPerJoule":
+		return ec.fieldContext_DesignCell_instsPerJoule(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DesignCell", field.Name)
 }
@@ -6685,6 +6712,75 @@ func (ec *executionContext) _DesignCell_speedupErrorPct(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_DesignCell_speedupErrorPct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignCell_energyJ(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_energyJ(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EnergyJ, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_energyJ(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignCell_avgPowerW(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_avgPowerW(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvgPowerW, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_avgPowerW(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DesignCell_instsPerJoule(ctx context.Context, field graphql.CollectedField, obj *cascade.DesignCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DesignCell_instsPerJoule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstsPerJoule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DesignCell_instsPerJoule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DesignCell", field, false, false, "Float")
 }
 
@@ -17808,6 +17904,21 @@ func (ec *executionContext) _DesignCell(ctx context.Context, sel ast.SelectionSe
 			}
 		case "speedupErrorPct":
 			out.Values[i] = ec._DesignCell_speedupErrorPct(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "energyJ":
+			out.Values[i] = ec._DesignCell_energyJ(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "avgPowerW":
+			out.Values[i] = ec._DesignCell_avgPowerW(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "instsPerJoule":
+			out.Values[i] = ec._DesignCell_instsPerJoule(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

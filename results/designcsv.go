@@ -15,7 +15,8 @@ import (
 // designCSVColumns are the columns of a sweep's design-space CSV; the
 // axes' columns come after base.
 var designCSVColumns = []string{"scope", "config", "base", "kernel", "trace_id", "step", "runs", "succeeded", "sampled",
-	"cycles", "time_ns", "time_low_ns", "time_high_ns", "speedup", "speedup_low", "speedup_high", "baseline"}
+	"cycles", "time_ns", "time_low_ns", "time_high_ns", "speedup", "speedup_low", "speedup_high",
+	"significant", "full_speedup", "speedup_error_pct", "energy_j", "avg_power_w", "insts_per_joule", "baseline"}
 
 // WriteDesignCSV writes a sweep's design space (see [Reader.DesignSpace])
 // to w as CSV, one tidy table a notebook reads as it is: one row per cell
@@ -59,9 +60,11 @@ func (m *Reader) WriteDesignCSV(ctx context.Context, w io.Writer, sweepID, basel
 		return cw.Write(append(out, strconv.FormatBool(c.SimConfig == ds.Baseline)))
 	}
 	blank := []string{"", "", "", ""} // runs, succeeded, sampled, cycles
+	cellOnly := []string{"", "", "", "", "", ""} // significant ... insts_per_joule
 	for _, c := range ds.Cells {
 		if err := row("cell", c, "", "", "", strconv.Itoa(c.Runs), strconv.Itoa(c.Succeeded), strconv.Itoa(c.Sampled), optFloat(c.Cycles),
-			optFloat(c.TimeNs), optFloat(c.TimeLowNs), optFloat(c.TimeHighNs), optFloat(c.Speedup), optFloat(c.SpeedupLow), optFloat(c.SpeedupHigh)); err != nil {
+			optFloat(c.TimeNs), optFloat(c.TimeLowNs), optFloat(c.TimeHighNs), optFloat(c.Speedup), optFloat(c.SpeedupLow), optFloat(c.SpeedupHigh),
+			optBool(c.Significant), optFloat(c.FullSpeedup), optFloat(c.SpeedupErrorPct), optFloat(c.EnergyJ), optFloat(c.AvgPowerW), optFloat(c.InstsPerJoule)); err != nil {
 			return err
 		}
 	}
@@ -70,7 +73,7 @@ func (m *Reader) WriteDesignCSV(ctx context.Context, w io.Writer, sweepID, basel
 			if k.TimeNs[i] == nil {
 				continue
 			}
-			if err := row("kernel", c, k.Name, "", "", append(blank, optFloat(k.TimeNs[i]), "", "", optFloat(k.Speedup[i]), "", "")...); err != nil {
+			if err := row("kernel", c, k.Name, "", "", append(append(blank, optFloat(k.TimeNs[i]), "", "", optFloat(k.Speedup[i]), "", ""), cellOnly...)...); err != nil {
 				return err
 			}
 		}
@@ -80,11 +83,19 @@ func (m *Reader) WriteDesignCSV(ctx context.Context, w io.Writer, sweepID, basel
 			if st.TimeNs[i] == nil {
 				continue
 			}
-			if err := row("step", c, "", st.TraceID, strconv.Itoa(st.Step), append(blank, optFloat(st.TimeNs[i]), "", "", optFloat(st.Speedup[i]), "", "")...); err != nil {
+			if err := row("step", c, "", st.TraceID, strconv.Itoa(st.Step), append(append(blank, optFloat(st.TimeNs[i]), "", "", optFloat(st.Speedup[i]), "", ""), cellOnly...)...); err != nil {
 				return err
 			}
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// optBool is b, or "" for nil.
+func optBool(b *bool) string {
+	if b == nil {
+		return ""
+	}
+	return strconv.FormatBool(*b)
 }

@@ -2,12 +2,16 @@ package results
 
 import (
 	"context"
+	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/accelwattch"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/sampling"
 )
 
@@ -70,8 +74,12 @@ type stepKey struct {
 type designSums struct {
 	succeeded, timed, sampled, noInterval int
 	cycles, ns, lowNs, highNs             float64
-	kernels                               map[string]float64 // ns by kernel name
-	steps                                 map[stepKey]float64
+	// powered counts the runs with AccelWattch's energy, energy and
+	// insts their joules and warp instructions.
+	powered       int
+	energy, insts float64
+	kernels       map[string]float64 // ns by kernel name
+	steps         map[stepKey]float64
 }
 
 func newDesignTally() *designTally {
@@ -154,9 +162,16 @@ func (m *Reader) addDesignRun(ctx context.Context, t *designTally, sums *designS
 	clock := cfg.CoreClockMHz
 	ns := func(cycles float64) float64 { return cycles * 1000 / clock }
 	byName := map[string]float64{} // cycles
-	var cycles float64
+	var cycles, energy, insts float64
+	energyAt := slices.IndexFunc(r.StatCounters, func(c cascade.StatCounter) bool { return c.Name == accelwattch.EnergyCounter })
 	addKernels := func(ks []cascade.RunKernel) {
 		for _, k := range ks {
+			if energyAt >= 0 {
+				if v, err := simstats.Decode(k.Stats); err == nil && energyAt < len(v) && !math.IsNaN(v[energyAt]) {
+					energy += v[energyAt]
+				}
+				insts += float64(k.SimInstructions)
+			}
 			if _, ok := t.kernelAt[k.Name]; !ok {
 				t.kernelAt[k.Name] = len(t.kernels)
 				t.kernels = append(t.kernels, k.Name)
@@ -216,6 +231,11 @@ func (m *Reader) addDesignRun(ctx context.Context, t *designTally, sums *designS
 		}
 	}
 	sums.cycles += cycles
+	if energyAt >= 0 && energy > 0 {
+		sums.powered++
+		sums.energy += energy
+		sums.insts += insts
+	}
 	if clock > 0 {
 		sums.timed++
 		sums.ns += ns(cycles)
@@ -321,6 +341,12 @@ func (t *designTally) space(s cascade.Sweep, rs []cascade.Run, shipped func(base
 		c.Succeeded, c.Timed, c.Sampled = sums.succeeded, sums.timed, sums.sampled
 		if sums.succeeded > 0 {
 			c.Cycles = cascade.Ptr(sums.cycles)
+		}
+		if sums.powered > 0 && sums.powered == sums.succeeded {
+			c.EnergyJ, c.InstsPerJoule = cascade.Ptr(sums.energy), cascade.Ptr(sums.insts/sums.energy)
+			if sums.timed == sums.succeeded && sums.ns > 0 {
+				c.AvgPowerW = cascade.Ptr(sums.energy / (sums.ns * 1e-9))
+			}
 		}
 		if sums.succeeded > 0 && sums.timed == sums.succeeded {
 			c.TimeNs = cascade.Ptr(sums.ns)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
+	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/results"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -227,17 +228,17 @@ func TestDesignCSV(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	want := []string{
-		"scope,config,base,gpgpu_n_clusters,modifier,kernel,trace_id,step,runs,succeeded,sampled,cycles,time_ns,time_low_ns,time_high_ns,speedup,speedup_low,speedup_high,baseline",
-		"cell,SM7_QV100 -gpgpu_n_clusters 40,SM7_QV100,40,,,,,1,1,0,6000,6000,,,0.6666666666666666,,,false",
-		"cell,SM7_QV100-1455MHZ -gpgpu_n_clusters 40,SM7_QV100,40,1455MHZ,,,,1,0,0,,,,,,,,false",
-		"cell,SM7_QV100 -gpgpu_n_clusters 80,SM7_QV100,80,,,,,1,1,0,4000,4000,,,1,,,true",
+		"scope,config,base,gpgpu_n_clusters,modifier,kernel,trace_id,step,runs,succeeded,sampled,cycles,time_ns,time_low_ns,time_high_ns,speedup,speedup_low,speedup_high,significant,full_speedup,speedup_error_pct,energy_j,avg_power_w,insts_per_joule,baseline",
+		"cell,SM7_QV100 -gpgpu_n_clusters 40,SM7_QV100,40,,,,,1,1,0,6000,6000,,,0.6666666666666666,,,,,,,,,false",
+		"cell,SM7_QV100-1455MHZ -gpgpu_n_clusters 40,SM7_QV100,40,1455MHZ,,,,1,0,0,,,,,,,,,,,,,,false",
+		"cell,SM7_QV100 -gpgpu_n_clusters 80,SM7_QV100,80,,,,,1,1,0,4000,4000,,,1,,,,,,,,,true",
 	}
 	for i, w := range want {
 		if i >= len(lines) || lines[i] != w {
 			t.Errorf("line %d:\n got %q\nwant %q", i, lines[min(i, len(lines)-1)], w)
 		}
 	}
-	if k := "kernel,SM7_QV100 -gpgpu_n_clusters 40,SM7_QV100,40,,a,,,,,,,4000,,,0.5,,,false"; !strings.Contains(b.String(), k+"\n") {
+	if k := "kernel,SM7_QV100 -gpgpu_n_clusters 40,SM7_QV100,40,,a,,,,,,,4000,,,0.5,,,,,,,,,false"; !strings.Contains(b.String(), k+"\n") {
 		t.Errorf("no row %q in\n%s", k, b.String())
 	}
 }
@@ -295,4 +296,41 @@ func TestDesignSpaceSteps(t *testing.T) {
 			t.Errorf("step %d speedups %v", j, st.Speedup)
 		}
 	}
+}
+
+// TestDesignSpacePower: cells whose runs have AccelWattch's energy get
+// it added up, their average power (energy over time) and their
+// performance per watt; a cell with a run without power gets none.
+func TestDesignSpacePower(t *testing.T) {
+	ctx := context.Background()
+	s, m := designRig(t)
+	withEnergy := func(i int, joules ...float64) {
+		r := &s.runs[i]
+		r.StatCounters = []cascade.StatCounter{{Name: "cycles", Kind: "aggregate", Unit: "cycles"}, {Name: "energy", Kind: "aggregate", Unit: "J"}}
+		for k := range s.kernels[r.ID] {
+			s.kernels[r.ID][k].SimInstructions = 1000
+			s.kernels[r.ID][k].Stats = simstats.Encode(nil, []float64{float64(s.kernels[r.ID][k].SimCycles), joules[k]})
+		}
+	}
+	s.succeed(2, 1000, 2000, 1000) // 4000 ns
+	withEnergy(2, 1e-4, 2e-4, 1e-4)
+	s.succeed(0, 2000, 2000, 1000) // no power
+	ds, err := m.DesignSpace(ctx, "s1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := ds.Cells[2]
+	if !near(c2.EnergyJ, 4e-4) || !near(c2.AvgPowerW, 4e-4/4000e-9) || !near(c2.InstsPerJoule, 3000/4e-4) {
+		t.Errorf("cell with power: energy %v, power %v, insts/J %v", deref(c2.EnergyJ), deref(c2.AvgPowerW), deref(c2.InstsPerJoule))
+	}
+	if c0 := ds.Cells[0]; c0.EnergyJ != nil || c0.AvgPowerW != nil || c0.InstsPerJoule != nil {
+		t.Errorf("cell without power: %+v", c0)
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

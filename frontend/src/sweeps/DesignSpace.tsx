@@ -53,6 +53,7 @@ export function DesignSpace({ id }: { id: string }) {
     });
   }
   const validated = cells.some((c) => c.fullSpeedup != null);
+  const powered = cells.some((c) => c.energyJ != null);
   const bases = new Set(cells.map((c) => c.base)).size > 1;
   const cellName = (i: number) =>
     [bases ? cells[i].base : "", ...ds.axes.map((a, k) => `${axisName(a)} ${valueText(a, cells[i].values[k] ?? "")}`)]
@@ -88,6 +89,9 @@ export function DesignSpace({ id }: { id: string }) {
             <th scope="col">Cycles</th>
             <th scope="col">Simulated time</th>
             <th scope="col">Speedup</th>
+            {powered && <th scope="col" title="AccelWattch's energy (a variant with PWR_ENABLE: -power_simulation_enabled 1)">Energy</th>}
+            {powered && <th scope="col">Average power</th>}
+            {powered && <th scope="col" title="warp instructions per joule">Performance per watt</th>}
             {validated && <th scope="col" title="the speedup the cells' validation runs (full runs) give, and the sampled speedup's error against it">Full runs' speedup</th>}
           </tr>
         </thead>
@@ -122,6 +126,9 @@ export function DesignSpace({ id }: { id: string }) {
                   </>
                 )}
               </td>
+              {powered && <td data-testid={`energy-${i}`}>{c.energyJ == null ? "—" : `${formatSig(c.energyJ * 1e3)} mJ`}</td>}
+              {powered && <td>{c.avgPowerW == null ? "—" : `${formatSig(c.avgPowerW)} W`}</td>}
+              {powered && <td>{c.instsPerJoule == null ? "—" : `${formatSig(c.instsPerJoule / 1e9)} G insts/J`}</td>}
               {validated && (
                 <td data-testid={`full-speedup-${i}`}>
                   {i === b ? "baseline" : formatSpeedup(c.fullSpeedup ?? null)}
@@ -212,4 +219,9 @@ function RowTable({
       </table>
     </>
   );
+}
+
+/** A figure to four significant digits. */
+function formatSig(v: number): string {
+  return Number(v.toPrecision(4)).toLocaleString("en-US");
 }

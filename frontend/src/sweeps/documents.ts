@@ -101,7 +101,7 @@ export const DesignSpaceFragment = graphql(`
     baseline
     cells {
       simConfig base values shipped runs succeeded timed cycles timeNs speedup sampled
-      timeLowNs timeHighNs speedupLow speedupHigh paired significant fullTimeNs fullSpeedup speedupErrorPct
+      timeLowNs timeHighNs speedupLow speedupHigh paired significant fullTimeNs fullSpeedup speedupErrorPct energyJ avgPowerW instsPerJoule
     }
     kernels { name timeNs }
     steps { traceId step measuredNs timeNs }
