@@ -59,7 +59,7 @@ func (m *Reader) WriteDesignCSV(ctx context.Context, w io.Writer, sweepID, basel
 		out = append(out, fig...)
 		return cw.Write(append(out, strconv.FormatBool(c.SimConfig == ds.Baseline)))
 	}
-	blank := []string{"", "", "", ""} // runs, succeeded, sampled, cycles
+	blank := []string{"", "", "", ""}            // runs, succeeded, sampled, cycles
 	cellOnly := []string{"", "", "", "", "", ""} // significant ... insts_per_joule
 	for _, c := range ds.Cells {
 		if err := row("cell", c, "", "", "", strconv.Itoa(c.Runs), strconv.Itoa(c.Succeeded), strconv.Itoa(c.Sampled), optFloat(c.Cycles),
