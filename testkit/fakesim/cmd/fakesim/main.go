@@ -142,42 +142,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		i++
 	}
-	options := map[string]string{}
-	for _, c := range configs {
-		data, err := os.ReadFile(c)
-		if err != nil {
-			return fail(1, "\n\nGPGPU-Sim ** ERROR: Cannot open config file '%s'", c)
-		}
-		for line := range strings.SplitSeq(string(data), "\n") {
-			opt, _, _ := strings.Cut(line, "#")
-			f := strings.Fields(opt)
-			if len(f) == 0 || !strings.HasPrefix(f[0], "-") {
-				continue
-			}
-			if fakesim.UnknownOptions[f[0]] {
-				return fail(1, "\n\nGPGPU-Sim ** ERROR: Unknown Option: '%s' ", f[0])
-			}
-			if len(f) > 1 {
-				options[f[0]] = f[1]
-			}
-		}
+	options, refusal := readOptions(configs, cmdline)
+	if refusal != "" {
+		return fail(1, "\n\nGPGPU-Sim ** ERROR: %s", refusal)
 	}
-	// Options given on the command line after the config files override
-	// theirs; one neither file sets must be one the simulator knows.
-	fileClusters := options["-gpgpu_n_clusters"]
-	for _, o := range cmdline {
-		have, inFile := options[o[0]]
-		if !inFile && !fakesim.KnownOptions[o[0]] || fakesim.UnknownOptions[o[0]] {
-			return fail(1, "\n\nGPGPU-Sim ** ERROR: Unknown Option: '%s' ", o[0])
-		}
-		if _, err := strconv.ParseInt(have, 10, 64); inFile && err == nil {
-			if _, err := strconv.ParseInt(o[1], 0, 64); err != nil {
-				return fail(1, "\n\nGPGPU-Sim ** ERROR: Cannot parse value '%s' for option '%s'.", o[1], o[0])
-			}
-		}
-		options[o[0]] = o[1]
-	}
-	scale := clusterScale(fileClusters, options["-gpgpu_n_clusters"])
+	scale := clusterScale(options)
 	say("GPGPU-Sim: Configuration options:\n")
 	for _, c := range configs {
 		data, _ := os.ReadFile(c)
@@ -600,16 +569,4 @@ func libOnPath() bool {
 		}
 	}
 	return false
-}
-
-// clusterScale is how a command line's -gpgpu_n_clusters changes a
-// kernel's cycles: by the files' clusters over the command line's (half
-// the SMs, twice the cycles); unchanged when either is not a number.
-func clusterScale(file, now string) func(int64) int64 {
-	f, err1 := strconv.ParseInt(file, 10, 64)
-	n, err2 := strconv.ParseInt(now, 0, 64)
-	if err1 != nil || err2 != nil || f <= 0 || n <= 0 || f == n {
-		return func(c int64) int64 { return c }
-	}
-	return func(c int64) int64 { return c * f / n }
 }
