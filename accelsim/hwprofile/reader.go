@@ -67,8 +67,9 @@ type Reader struct {
 	factor                                           []float64
 	headerLine                                       []byte
 	index                                            int
-	lastID                                           map[int64]int64 // context → last ID
-	lastIDLine                                       map[int64]int
+	pid                                              int
+	lastID                                           map[[2]int64]int64 // process, context → last ID
+	lastIDLine                                       map[[2]int64]int
 	lastStart                                        float64
 	text                                             []textNote
 	lastDev, lastDevName                             string
@@ -92,7 +93,7 @@ var identity = map[string]bool{
 // header (the profiler's ==PROF== or ==<pid>== messages, the program's
 // output) are skipped. name is the file's name in errors.
 func NewReader(r io.Reader, name string) (*Reader, error) {
-	pr := &Reader{name: name, lines: newLines(r, name), lastID: map[int64]int64{}, lastIDLine: map[int64]int{}, lastStart: math.Inf(-1)}
+	pr := &Reader{name: name, lines: newLines(r, name), lastID: map[[2]int64]int64{}, lastIDLine: map[[2]int64]int{}, lastStart: math.Inf(-1)}
 	if err := pr.readHeader(); err != nil {
 		return nil, err
 	}
@@ -174,7 +175,7 @@ func (r *Reader) readUnits() error {
 	r.kernel = max(h.Column("Kernel Name"), h.Column("Kernel"), h.Column("Name"))
 	r.id = max(h.Column("ID"), h.Column("Correlation_ID"))
 	r.ctx, r.stream, r.dev, r.cc = h.Column("Context"), h.Column("Stream"), h.Column("Device"), h.Column("CC")
-	r.devName, r.start = h.Column("device__attribute_display_name"), -1
+	r.devName, r.start, r.pid = h.Column("device__attribute_display_name"), -1, h.Column("Process ID")
 	if h.Profiler == Nvprof {
 		r.start = h.Column("Start")
 	}
@@ -328,7 +329,11 @@ func (r *Reader) launch(l *Launch, line []byte) error {
 		}
 		l.Values = append(l.Values, v)
 	}
-	if err := r.checkOrder(l, cols); err != nil {
+	var pid int64 = -1
+	if r.pid >= 0 {
+		pid, _ = strconv.ParseInt(strings.TrimSpace(string(f[r.pid])), 10, 64)
+	}
+	if err := r.checkOrder(l, pid, cols); err != nil {
 		return err
 	}
 	r.index++
@@ -337,12 +342,13 @@ func (r *Reader) launch(l *Launch, line []byte) error {
 
 // checkOrder refuses rows out of launch order (sorted by another column,
 // or files pasted together), which matching by order would pair wrong.
-func (r *Reader) checkOrder(l *Launch, cols []int) error {
+func (r *Reader) checkOrder(l *Launch, pid int64, cols []int) error {
 	if l.ID >= 0 {
-		if last, ok := r.lastID[l.Context]; ok && l.ID <= last {
-			return r.errorf(l.Line, cols[r.id], "%s %d after %d (line %d): rows are not in launch order (sorted by another column?); export them as the profiler wrote them", r.h.Columns[r.id], l.ID, last, r.lastIDLine[l.Context])
+		k := [2]int64{pid, l.Context}
+		if last, ok := r.lastID[k]; ok && l.ID <= last {
+			return r.errorf(l.Line, cols[r.id], "%s %d after %d (line %d): rows are not in launch order (sorted by another column?); export them as the profiler wrote them", r.h.Columns[r.id], l.ID, last, r.lastIDLine[k])
 		}
-		r.lastID[l.Context], r.lastIDLine[l.Context] = l.ID, l.Line
+		r.lastID[k], r.lastIDLine[k] = l.ID, l.Line
 	}
 	if r.start >= 0 {
 		s := l.Values[r.start]

@@ -247,3 +247,18 @@ func TestValues(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessesCountApart: a profile of several processes
+// (--target-processes all) numbers each one's launches from 0.
+func TestProcessesCountApart(t *testing.T) {
+	text := `"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","m"` + "\n" +
+		`"","","","","","","",""` + "\n" +
+		`"0","11","a","h","k","1","7","1"` + "\n" + `"1","11","a","h","k","1","7","2"` + "\n" +
+		`"0","12","b","h","k","1","7","3"` + "\n" + `"1","12","b","h","k","1","7","4"` + "\n"
+	if err := readAll(text); err != nil {
+		t.Fatal(err)
+	}
+	if err := readAll(strings.Replace(text, `"1","12"`, `"0","12"`, 1)); err == nil || !strings.Contains(err.Error(), "p.csv:6:1: ID 0 after 0 (line 5)") {
+		t.Fatalf("a repeated ID in one process: %v", err)
+	}
+}
