@@ -53,3 +53,28 @@ type sweepV15 struct {
 }
 
 func (sweepV15) TableName() string { return "sweeps" }
+
+// Schema snapshots, version 17.
+
+// traceV17: the hardware profiles a trace's metadata.json named, as read
+// (JSON).
+type traceV17 struct {
+	ID       string `gorm:"primaryKey"`
+	Profiles string
+}
+
+func (traceV17) TableName() string { return "traces" }
+
+// kernelCounterV17: a traced kernel's statistics as its hardware profiles
+// measured them.
+type kernelCounterV17 struct {
+	TraceID string  `gorm:"primaryKey"`
+	Seq     int     `gorm:"primaryKey;autoIncrement:false"`
+	Stat    string  `gorm:"primaryKey"`
+	Mean    float64 `gorm:"not null"`
+	Min     float64 `gorm:"not null"`
+	Max     float64 `gorm:"not null"`
+	Count   int     `gorm:"not null"`
+}
+
+func (kernelCounterV17) TableName() string { return "kernel_counters" }
