@@ -9,24 +9,43 @@ import (
 	"github.com/cascade-sim/cascade"
 )
 
+// countersPerTx is how many counters one transaction inserts: other
+// writers wait for no more than that.
+const countersPerTx = 5000
+
 // ReplaceKernelCounters replaces the hardware counters of the trace's
-// kernels with cs (none when cs is empty), in one transaction.
+// kernels with cs (none when cs is empty): the old ones go in one
+// transaction, the new ones are inserted countersPerTx at a time, so a
+// million kernels' counters never hold the writer long. The post-processor
+// calls it before the trace becomes ready, so readers of a ready trace see
+// them whole.
 func (d *DB) ReplaceKernelCounters(ctx context.Context, traceID string, cs []cascade.KernelCounter) error {
-	return d.write(ctx, func(tx *gorm.DB) error {
+	for i := range cs {
+		cs[i].TraceID = traceID
+	}
+	first := min(len(cs), countersPerTx)
+	err := d.write(ctx, func(tx *gorm.DB) error {
 		if err := dropCounters(tx, traceID); err != nil {
 			return err
 		}
-		for i := range cs {
-			cs[i].TraceID = traceID
-		}
-		if len(cs) == 0 {
-			return nil
-		}
-		if err := tx.CreateInBatches(cs, 500).Error; err != nil {
-			return fmt.Errorf("insert kernel counters of %s: %w", traceID, err)
-		}
-		return nil
+		return insertCounters(tx, traceID, cs[:first])
 	})
+	for rest := cs[first:]; err == nil && len(rest) > 0; {
+		n := min(len(rest), countersPerTx)
+		err = d.write(ctx, func(tx *gorm.DB) error { return insertCounters(tx, traceID, rest[:n]) })
+		rest = rest[n:]
+	}
+	return err
+}
+
+func insertCounters(tx *gorm.DB, traceID string, cs []cascade.KernelCounter) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	if err := tx.CreateInBatches(cs, 500).Error; err != nil {
+		return fmt.Errorf("insert kernel counters of %s: %w", traceID, err)
+	}
+	return nil
 }
 
 // KernelCounters returns the counters of the trace's kernel at seq, by

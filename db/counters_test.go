@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/cascade-sim/cascade"
@@ -46,6 +47,17 @@ func TestKernelCounters(t *testing.T) {
 		}
 		if cs, _ := d.KernelCounters(ctx, "prof2", 1); len(cs) != 1 {
 			t.Fatalf("moved: %+v", cs)
+		}
+		// More than one transaction's worth.
+		var many []cascade.KernelCounter
+		for i := range 12_001 {
+			many = append(many, cascade.KernelCounter{Seq: i % 2, Stat: fmt.Sprintf("s%05d", i), Mean: float64(i), Min: float64(i), Max: float64(i), Count: 1})
+		}
+		if err := d.ReplaceKernelCounters(ctx, "prof2", many); err != nil {
+			t.Fatal(err)
+		}
+		if cs, _ := d.KernelCounters(ctx, "prof2", 0); len(cs) != 6001 || cs[6000].Stat != "s12000" {
+			t.Fatalf("%d counters of kernel 0", len(cs))
 		}
 		if err := d.DeleteTrace(ctx, "prof2"); err != nil {
 			t.Fatal(err)
