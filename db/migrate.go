@@ -120,15 +120,7 @@ var migrations = []migration{
 		return addColumns(tx, &sweepV15{}, "Axes")
 	}},
 	// 16 is another branch's.
-	{17, "hardware counters: traces' profiles, kernels' counters", func(tx *gorm.DB) error {
-		if err := addColumns(tx, &traceV17{}, "Profiles"); err != nil {
-			return err
-		}
-		if tx.Migrator().HasTable(&kernelCounterV17{}) {
-			return nil // a database rolled back by a test
-		}
-		return tx.Migrator().CreateTable(&kernelCounterV17{})
-	}},
+	{17, "hardware counters: traces' profiles, kernels' counters", migrateCounters},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a

@@ -1,5 +1,7 @@
 package db
 
+import "gorm.io/gorm"
+
 // The schema snapshots of migrations from version 13 on (see migrations).
 
 // Schema snapshots, version 13.
@@ -78,3 +80,15 @@ type kernelCounterV17 struct {
 }
 
 func (kernelCounterV17) TableName() string { return "kernel_counters" }
+
+// migrateCounters adds traces' profiles and the kernel counters table
+// (version 17).
+func migrateCounters(tx *gorm.DB) error {
+	if err := addColumns(tx, &traceV17{}, "Profiles"); err != nil {
+		return err
+	}
+	if tx.Migrator().HasTable(&kernelCounterV17{}) {
+		return nil // a database rolled back by a test
+	}
+	return tx.Migrator().CreateTable(&kernelCounterV17{})
+}
