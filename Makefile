@@ -47,7 +47,10 @@ generate:
 # of 100 of them 900,000 deep (goal p99 <= 10 ms), and ParseStore1M, the
 # two end to end: parse and store as a run's progress updates do
 # (s-total, s-store, s-list: the parser's Kernels, MB-heap); both
-# databases with CASCADE_TEST_POSTGRES_DSN set.
+# databases with CASCADE_TEST_POSTGRES_DSN set. Issue 33's Read1M: a
+# 1,000,000-launch Nsight Compute raw page read and the counter table
+# evaluated on every launch (ns/launch, MB/s, peak-heap-MiB: bounded, not
+# growing with the file).
 bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
 	uptime; go test ./graph -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
@@ -62,6 +65,7 @@ bench:
 	uptime; go test ./sampling -run '^$$' -bench Plan1M -benchtime 5x
 	uptime; go test ./sampling/sampled -run '^$$' -bench ProjectSampled1M -benchtime 3x -benchmem
 	uptime; go test ./accelsim/simlog -run '^$$' -bench Stats1M -benchtime 1x -timeout 30m
+	uptime; go test ./accelsim/hwprofile -run '^$$' -bench Read1M -benchtime 1x -benchmem
 	uptime; go test ./db -run '^$$' -bench RunKernels1M -benchtime 300x -timeout 60m -v
 	uptime; go test ./db -run '^$$' -bench ParseStore1M -benchtime 1x -timeout 60m
 

@@ -60,6 +60,7 @@ var rules = []struct {
 	{pkg: "runs", forbid: []string{"db", "events"}},
 	{pkg: "runs", exact: true, forbid: []string{"runs/local", "runs/slurmexec"}}, // only the wiring picks an executor
 	{pkg: "sampling", exact: true, only: []string{""}},                           // pure
+	{pkg: "accelsim/hwprofile", only: []string{""}},                              // a profiler's text in, launches and the counter table out
 	{pkg: "sampling/plans", forbid: []string{"db", "events"}},
 	{pkg: "sampling/sampled", forbid: []string{"db", "events", "runs/local", "runs/slurmexec"}},
 	{pkg: "results", forbid: []string{"db", "events", "runs/local", "runs/slurmexec"}},

@@ -62,6 +62,10 @@ type Trace struct {
 	// when the upload's data files changed after it completed. They never
 	// fail a trace. The API shows them with Warnings (AllWarnings).
 	ScanWarnings []string `gorm:"serializer:json"`
+	// Profiles are the hardware profiles metadata.json named, as they
+	// were read when the trace became ready (KernelCounter holds what
+	// they measured); empty when it named none.
+	Profiles []ProfileRead `gorm:"serializer:json"`
 	// MetadataSum is the SHA-256 of the metadata.json the trace's upload was
 	// found complete (or failed) with: a finished trace whose metadata.json
 	// differs was uploaded again. Empty until then, and for traces stored

@@ -227,6 +227,7 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 		Concurrency: cfg.PostprocessConcurrency,
 		Jobs:        cfg.PostprocessJobs,
 		Format:      cfg.TraceFormat,
+		CounterMap:  cfg.CounterMap,
 		Store:       m.DB,
 		Events:      m.events,
 		Logger:      log,

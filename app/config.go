@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/hwprofile"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/graph/transport"
 	"github.com/cascade-sim/cascade/slurm"
@@ -39,7 +40,11 @@ type Config struct {
 	// SimStats is the simulator statistics runs read from their logs:
 	// simstats.Builtin() with CASCADE_SIM_STATS_FILE's counters; nil for
 	// the built-in ones alone.
-	SimStats       *simstats.Table
+	SimStats *simstats.Table
+	// CounterMap pairs profilers' hardware counters with simulator
+	// statistics: hwprofile.Builtin() with CASCADE_COUNTER_MAP_FILE's pairs
+	// before its own; nil for the built-in ones alone.
+	CounterMap     *hwprofile.Mapping
 	SimConfigsDir  string  // CASCADE_SIM_CONFIGS_DIR
 	RunConcurrency int     // CASCADE_RUN_CONCURRENCY
 	DiskGiB        float64 // CASCADE_DISK_GIB: the data directory's disk budget

@@ -125,6 +125,9 @@ func retireCurrent(tx *gorm.DB, set *int64) error {
 
 // dropKernels leaves the trace without kernels, in tx.
 func dropKernels(tx *gorm.DB, traceID string) error {
+	if err := dropCounters(tx, traceID); err != nil {
+		return err
+	}
 	cur, _, err := traceSet(tx, traceID)
 	if err != nil || cur == nil {
 		return err

@@ -119,6 +119,7 @@ var migrations = []migration{
 		return addColumns(tx, &sweepV15{}, "Axes")
 	}},
 	{16, "runs: total cycles", migrateRunCycles},
+	{17, "hardware counters: traces' profiles, kernels' counters", migrateCounters},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a

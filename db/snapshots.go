@@ -78,3 +78,40 @@ func migrateRunCycles(tx *gorm.DB) error {
 	return tx.Exec("UPDATE runs SET sim_cycles = (SELECT COALESCE(SUM(k.sim_cycles), 0) FROM run_kernels k WHERE k.run_id = runs.id) "+
 		"WHERE state = ? AND sim_cycles = 0", "SUCCEEDED").Error
 }
+
+// Schema snapshots, version 17.
+
+// traceV17: the hardware profiles a trace's metadata.json named, as read
+// (JSON).
+type traceV17 struct {
+	ID       string `gorm:"primaryKey"`
+	Profiles string
+}
+
+func (traceV17) TableName() string { return "traces" }
+
+// kernelCounterV17: a traced kernel's statistics as its hardware profiles
+// measured them.
+type kernelCounterV17 struct {
+	TraceID string  `gorm:"primaryKey"`
+	Seq     int     `gorm:"primaryKey;autoIncrement:false"`
+	Stat    string  `gorm:"primaryKey"`
+	Mean    float64 `gorm:"not null"`
+	Min     float64 `gorm:"not null"`
+	Max     float64 `gorm:"not null"`
+	Count   int     `gorm:"not null"`
+}
+
+func (kernelCounterV17) TableName() string { return "kernel_counters" }
+
+// migrateCounters adds traces' profiles and the kernel counters table
+// (version 17).
+func migrateCounters(tx *gorm.DB) error {
+	if err := addColumns(tx, &traceV17{}, "Profiles"); err != nil {
+		return err
+	}
+	if tx.Migrator().HasTable(&kernelCounterV17{}) {
+		return nil // a database rolled back by a test
+	}
+	return tx.Migrator().CreateTable(&kernelCounterV17{})
+}

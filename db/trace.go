@@ -161,7 +161,8 @@ func lockTraces(tx *gorm.DB) error {
 	return nil
 }
 
-// DeleteTrace removes the trace, its kernels and its sampling plans. Its
+// DeleteTrace removes the trace, its kernels (with their counters) and
+// its sampling plans. Its
 // runs belong to package runs, which ends and removes them (DeleteRuns).
 // Deleting a trace that is not there is not an error.
 func (d *DB) DeleteTrace(ctx context.Context, id string) error {
@@ -216,6 +217,9 @@ func (d *DB) MoveTrace(ctx context.Context, from, to string, fn func(t *cascade.
 			return fmt.Errorf("move trace %s to %s: %w", from, to, err)
 		}
 		if err := tx.Model(&cascade.SamplingPlan{}).Where("trace_id = ?", from).Update("trace_id", to).Error; err != nil {
+			return fmt.Errorf("move trace %s to %s: %w", from, to, err)
+		}
+		if err := tx.Model(&cascade.KernelCounter{}).Where("trace_id = ?", from).Update("trace_id", to).Error; err != nil {
 			return fmt.Errorf("move trace %s to %s: %w", from, to, err)
 		}
 		t.ID = to

@@ -50,6 +50,7 @@ type ResolverRoot interface {
 	SweepAxis() SweepAxisResolver
 	SweepUpdate() SweepUpdateResolver
 	Trace() TraceResolver
+	TraceProfile() TraceProfileResolver
 }
 
 type DirectiveRoot struct {
@@ -186,6 +187,7 @@ type ComplexityRoot struct {
 	Kernel struct {
 		Block         func(childComplexity int) int
 		Context       func(childComplexity int) int
+		Counters      func(childComplexity int) int
 		DemangledName func(childComplexity int) int
 		DisplayName   func(childComplexity int) int
 		Grid          func(childComplexity int) int
@@ -200,6 +202,14 @@ type ComplexityRoot struct {
 		Nodes      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	KernelCounter struct {
+		Count func(childComplexity int) int
+		Max   func(childComplexity int) int
+		Mean  func(childComplexity int) int
+		Min   func(childComplexity int) int
+		Stat  func(childComplexity int) int
 	}
 
 	KernelEdge struct {
@@ -595,6 +605,7 @@ type ComplexityRoot struct {
 		Model                   func(childComplexity int) int
 		NotSimulatableReason    func(childComplexity int) int
 		PostprocessLogTail      func(childComplexity int, lines *int) int
+		Profiles                func(childComplexity int) int
 		Prompts                 func(childComplexity int) int
 		Retryable               func(childComplexity int) int
 		Runs                    func(childComplexity int, first *int, after *string) int
@@ -621,6 +632,17 @@ type ComplexityRoot struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
 	}
+
+	TraceProfile struct {
+		Error     func(childComplexity int) int
+		File      func(childComplexity int) int
+		Gpu       func(childComplexity int) int
+		Launches  func(childComplexity int) int
+		Matched   func(childComplexity int) int
+		Profiler  func(childComplexity int) int
+		Stats     func(childComplexity int) int
+		Unmatched func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -638,6 +660,8 @@ type DiskUsageResolver interface {
 type KernelResolver interface {
 	DemangledName(ctx context.Context, obj *cascade.Kernel) (*string, error)
 	DisplayName(ctx context.Context, obj *cascade.Kernel) (string, error)
+
+	Counters(ctx context.Context, obj *cascade.Kernel) ([]cascade.KernelCounter, error)
 }
 type MutationResolver interface {
 	RetryTrace(ctx context.Context, id string) (*cascade.Trace, error)
@@ -761,6 +785,7 @@ type SweepUpdateResolver interface {
 type TraceResolver interface {
 	Warnings(ctx context.Context, obj *cascade.Trace) ([]string, error)
 	Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error)
+	Profiles(ctx context.Context, obj *cascade.Trace) ([]cascade.ProfileRead, error)
 
 	ConfigComparison(ctx context.Context, obj *cascade.Trace) ([]cascade.ConfigComparison, error)
 	ConfigComparisonKernels(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.ConfigKernelErrorsConnection, error)
@@ -771,6 +796,12 @@ type TraceResolver interface {
 	NotSimulatableReason(ctx context.Context, obj *cascade.Trace) (*string, error)
 	Runs(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.RunConnection, error)
 	SamplingPlans(ctx context.Context, obj *cascade.Trace) ([]cascade.SamplingPlan, error)
+}
+type TraceProfileResolver interface {
+	Profiler(ctx context.Context, obj *cascade.ProfileRead) (*string, error)
+	Gpu(ctx context.Context, obj *cascade.ProfileRead) (*string, error)
+
+	Error(ctx context.Context, obj *cascade.ProfileRead) (*string, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1310,6 +1341,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Kernel.Context(childComplexity), true
+	case "Kernel.counters":
+		if e.ComplexityRoot.Kernel.Counters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Kernel.Counters(childComplexity), true
 	case "Kernel.demangledName":
 		if e.ComplexityRoot.Kernel.DemangledName == nil {
 			break
@@ -1377,6 +1414,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.KernelConnection.TotalCount(childComplexity), true
+
+	case "KernelCounter.count":
+		if e.ComplexityRoot.KernelCounter.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KernelCounter.Count(childComplexity), true
+	case "KernelCounter.max":
+		if e.ComplexityRoot.KernelCounter.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KernelCounter.Max(childComplexity), true
+	case "KernelCounter.mean":
+		if e.ComplexityRoot.KernelCounter.Mean == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KernelCounter.Mean(childComplexity), true
+	case "KernelCounter.min":
+		if e.ComplexityRoot.KernelCounter.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KernelCounter.Min(childComplexity), true
+	case "KernelCounter.statistic":
+		if e.ComplexityRoot.KernelCounter.Stat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KernelCounter.Stat(childComplexity), true
 
 	case "KernelEdge.cursor":
 		if e.ComplexityRoot.KernelEdge.Cursor == nil {
@@ -3259,6 +3327,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.PostprocessLogTail(childComplexity, args["lines"].(*int)), true
+	case "Trace.profiles":
+		if e.ComplexityRoot.Trace.Profiles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.Profiles(childComplexity), true
 	case "Trace.prompts":
 		if e.ComplexityRoot.Trace.Prompts == nil {
 			break
@@ -3380,6 +3454,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TraceEdge.Node(childComplexity), true
+
+	case "TraceProfile.error":
+		if e.ComplexityRoot.TraceProfile.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceProfile.Error(childComplexity), true
+	case "TraceProfile.file":
+		if e.ComplexityRoot.TraceProfile.File == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceProfile.File(childComplexity), true
+	case "TraceProfile.gpu":
+		if e.ComplexityRoot.TraceProfile.Gpu == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceProfile.Gpu(childComplexity), true
+	case "TraceProfile.launches":
+		if e.ComplexityRoot.TraceProfile.Launches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceProfile.Launches(childComplexity), true
+	case "TraceProfile.matched":
+		if e.ComplexityRoot.TraceProfile.Matched == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceProfile.Matched(childComplexity), true
+	case "TraceProfile.profiler":
+		if e.ComplexityRoot.TraceProfile.Profiler == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceProfile.Profiler(childComplexity), true
+	case "TraceProfile.statistics":
+		if e.ComplexityRoot.TraceProfile.Stats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceProfile.Stats(childComplexity), true
+	case "TraceProfile.unmatched":
+		if e.ComplexityRoot.TraceProfile.Unmatched == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceProfile.Unmatched(childComplexity), true
 
 	}
 	return 0, false
@@ -3795,6 +3918,8 @@ func (ec *executionContext) childFields_Kernel(ctx context.Context, field graphq
 		return ec.fieldContext_Kernel_block(ctx, field)
 	case "instructions":
 		return ec.fieldContext_Kernel_instructions(ctx, field)
+	case "counters":
+		return ec.fieldContext_Kernel_counters(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Kernel", field.Name)
 }
@@ -3811,6 +3936,22 @@ func (ec *executionContext) childFields_KernelConnection(ctx context.Context, fi
 		return ec.fieldContext_KernelConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type KernelConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_KernelCounter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "statistic":
+		return ec.fieldContext_KernelCounter_statistic(ctx, field)
+	case "mean":
+		return ec.fieldContext_KernelCounter_mean(ctx, field)
+	case "min":
+		return ec.fieldContext_KernelCounter_min(ctx, field)
+	case "max":
+		return ec.fieldContext_KernelCounter_max(ctx, field)
+	case "count":
+		return ec.fieldContext_KernelCounter_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type KernelCounter", field.Name)
 }
 
 func (ec *executionContext) childFields_KernelEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4525,6 +4666,8 @@ func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql
 		return ec.fieldContext_Trace_warnings(ctx, field)
 	case "kernels":
 		return ec.fieldContext_Trace_kernels(ctx, field)
+	case "profiles":
+		return ec.fieldContext_Trace_profiles(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Trace_createdAt(ctx, field)
 	case "updatedAt":
@@ -4573,6 +4716,28 @@ func (ec *executionContext) childFields_TraceEdge(ctx context.Context, field gra
 		return ec.fieldContext_TraceEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TraceEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TraceProfile(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "file":
+		return ec.fieldContext_TraceProfile_file(ctx, field)
+	case "profiler":
+		return ec.fieldContext_TraceProfile_profiler(ctx, field)
+	case "gpu":
+		return ec.fieldContext_TraceProfile_gpu(ctx, field)
+	case "launches":
+		return ec.fieldContext_TraceProfile_launches(ctx, field)
+	case "matched":
+		return ec.fieldContext_TraceProfile_matched(ctx, field)
+	case "unmatched":
+		return ec.fieldContext_TraceProfile_unmatched(ctx, field)
+	case "statistics":
+		return ec.fieldContext_TraceProfile_statistics(ctx, field)
+	case "error":
+		return ec.fieldContext_TraceProfile_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TraceProfile", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7597,6 +7762,38 @@ func (ec *executionContext) fieldContext_Kernel_instructions(_ context.Context, 
 	return graphql.NewScalarFieldContext("Kernel", field, false, false, "Int64")
 }
 
+func (ec *executionContext) _Kernel_counters(ctx context.Context, field graphql.CollectedField, obj *cascade.Kernel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Kernel_counters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Kernel().Counters(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.KernelCounter) graphql.Marshaler {
+			return ec.marshalNKernelCounter2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐKernelCounterᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Kernel_counters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Kernel",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KernelCounter(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _KernelConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.KernelConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7714,6 +7911,121 @@ func (ec *executionContext) _KernelConnection_totalCount(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_KernelConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KernelConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _KernelCounter_statistic(ctx context.Context, field graphql.CollectedField, obj *cascade.KernelCounter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KernelCounter_statistic(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stat, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KernelCounter_statistic(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KernelCounter", field, false, false, "String")
+}
+
+func (ec *executionContext) _KernelCounter_mean(ctx context.Context, field graphql.CollectedField, obj *cascade.KernelCounter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KernelCounter_mean(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mean, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KernelCounter_mean(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KernelCounter", field, false, false, "Float")
+}
+
+func (ec *executionContext) _KernelCounter_min(ctx context.Context, field graphql.CollectedField, obj *cascade.KernelCounter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KernelCounter_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KernelCounter_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KernelCounter", field, false, false, "Float")
+}
+
+func (ec *executionContext) _KernelCounter_max(ctx context.Context, field graphql.CollectedField, obj *cascade.KernelCounter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KernelCounter_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KernelCounter_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KernelCounter", field, false, false, "Float")
+}
+
+func (ec *executionContext) _KernelCounter_count(ctx context.Context, field graphql.CollectedField, obj *cascade.KernelCounter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KernelCounter_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KernelCounter_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KernelCounter", field, false, false, "Int")
 }
 
 func (ec *executionContext) _KernelEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.KernelEdge) (ret graphql.Marshaler) {
@@ -15420,6 +15732,38 @@ func (ec *executionContext) fieldContext_Trace_kernels(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Trace_profiles(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_profiles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trace().Profiles(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.ProfileRead) graphql.Marshaler {
+			return ec.marshalNTraceProfile2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐProfileReadᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_profiles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TraceProfile(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Trace_createdAt(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15944,6 +16288,190 @@ func (ec *executionContext) fieldContext_TraceEdge_node(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TraceProfile_file(ctx context.Context, field graphql.CollectedField, obj *cascade.ProfileRead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceProfile_file(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.File, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TraceProfile_file(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceProfile", field, false, false, "String")
+}
+
+func (ec *executionContext) _TraceProfile_profiler(ctx context.Context, field graphql.CollectedField, obj *cascade.ProfileRead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceProfile_profiler(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TraceProfile().Profiler(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TraceProfile_profiler(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceProfile", field, true, true, "String")
+}
+
+func (ec *executionContext) _TraceProfile_gpu(ctx context.Context, field graphql.CollectedField, obj *cascade.ProfileRead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceProfile_gpu(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TraceProfile().Gpu(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TraceProfile_gpu(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceProfile", field, true, true, "String")
+}
+
+func (ec *executionContext) _TraceProfile_launches(ctx context.Context, field graphql.CollectedField, obj *cascade.ProfileRead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceProfile_launches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Launches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TraceProfile_launches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceProfile", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TraceProfile_matched(ctx context.Context, field graphql.CollectedField, obj *cascade.ProfileRead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceProfile_matched(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Matched, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TraceProfile_matched(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceProfile", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TraceProfile_unmatched(ctx context.Context, field graphql.CollectedField, obj *cascade.ProfileRead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceProfile_unmatched(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unmatched, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TraceProfile_unmatched(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceProfile", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TraceProfile_statistics(ctx context.Context, field graphql.CollectedField, obj *cascade.ProfileRead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceProfile_statistics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TraceProfile_statistics(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceProfile", field, false, false, "String")
+}
+
+func (ec *executionContext) _TraceProfile_error(ctx context.Context, field graphql.CollectedField, obj *cascade.ProfileRead) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceProfile_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TraceProfile().Error(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TraceProfile_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceProfile", field, true, true, "String")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -18287,6 +18815,12 @@ func (ec *executionContext) _Kernel(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "counters":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Kernel_counters(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -18332,6 +18866,59 @@ func (ec *executionContext) _KernelConnection(ctx context.Context, sel ast.Selec
 			}
 		case "totalCount":
 			out.Values[i] = ec._KernelConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var kernelCounterImplementors = []string{"KernelCounter"}
+
+func (ec *executionContext) _KernelCounter(ctx context.Context, sel ast.SelectionSet, obj *cascade.KernelCounter) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, kernelCounterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("KernelCounter")
+		case "statistic":
+			out.Values[i] = ec._KernelCounter_statistic(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mean":
+			out.Values[i] = ec._KernelCounter_mean(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._KernelCounter_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._KernelCounter_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._KernelCounter_count(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20875,6 +21462,12 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Trace_kernels(ctx, field, obj)
 				})
+		case "profiles":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_profiles(ctx, field, obj)
+				})
 		case "createdAt":
 			out.Values[i] = ec._Trace_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -21025,6 +21618,77 @@ func (ec *executionContext) _TraceEdge(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var traceProfileImplementors = []string{"TraceProfile"}
+
+func (ec *executionContext) _TraceProfile(ctx context.Context, sel ast.SelectionSet, obj *cascade.ProfileRead) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, traceProfileImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TraceProfile")
+		case "file":
+			out.Values[i] = ec._TraceProfile_file(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "profiler":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TraceProfile_profiler(ctx, field, obj)
+				})
+		case "gpu":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TraceProfile_gpu(ctx, field, obj)
+				})
+		case "launches":
+			out.Values[i] = ec._TraceProfile_launches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "matched":
+			out.Values[i] = ec._TraceProfile_matched(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "unmatched":
+			out.Values[i] = ec._TraceProfile_unmatched(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "statistics":
+			out.Values[i] = ec._TraceProfile_statistics(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "error":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TraceProfile_error(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -21834,6 +22498,26 @@ func (ec *executionContext) marshalNKernelConnection2ᚖgithubᚗcomᚋcascade�
 	return ec._KernelConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNKernelCounter2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐKernelCounter(ctx context.Context, sel ast.SelectionSet, v cascade.KernelCounter) graphql.Marshaler {
+	return ec._KernelCounter(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNKernelCounter2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐKernelCounterᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.KernelCounter) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNKernelCounter2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐKernelCounter(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNKernelEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐKernelEdge(ctx context.Context, sel ast.SelectionSet, v model.KernelEdge) graphql.Marshaler {
 	return ec._KernelEdge(ctx, sel, &v)
 }
@@ -22503,6 +23187,26 @@ func (ec *executionContext) marshalNTraceEdge2ᚕgithubᚗcomᚋcascadeᚑsimᚋ
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTraceEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐTraceEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTraceProfile2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐProfileRead(ctx context.Context, sel ast.SelectionSet, v cascade.ProfileRead) graphql.Marshaler {
+	return ec._TraceProfile(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTraceProfile2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐProfileReadᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.ProfileRead) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTraceProfile2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐProfileRead(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {

@@ -148,6 +148,9 @@ type read struct {
 	w       tracedir.Warnings
 	msg     string // why the trace fails; "" when it does not
 	big     bool   // more than smallKernels: finish it on its own
+	// profiles: metadata.json names hardware profiles, or the trace had
+	// some read: finish it on its own, which reads them.
+	profiles bool
 }
 
 var errBig = errors.New("many kernels")
@@ -158,6 +161,10 @@ var errBig = errors.New("many kernels")
 func (p *Processor) readFinished(id string) read {
 	var r read
 	dir := filepath.Join(p.cfg.Root, id)
+	if m, err := tracedir.ReadMetadata(dir); err == nil && len(m.Profiles) > 0 {
+		r.profiles = true
+		return r
+	}
 	var err error
 	if r.count, err = tracedir.CountKernelLines(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))); err != nil {
 		r.msg = fmt.Sprintf("%s: %v", tracedir.KernelsListG, err)
@@ -212,7 +219,7 @@ func (p *Processor) finishBatch(ctx context.Context, ids []string) {
 	var in []int // ids index of each write
 	for i, id := range ids {
 		r := &reads[i]
-		if r.big { // many short rows: rare
+		if r.big || r.profiles { // many short rows, or profiles to read: rare
 			p.finish(ctx, id, filepath.Join(p.cfg.Root, id), "", false)
 			continue
 		}

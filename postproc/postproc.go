@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/hwprofile"
 	"github.com/cascade-sim/cascade/internal/proc"
 	"github.com/cascade-sim/cascade/internal/workqueue"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -29,6 +30,9 @@ type Store interface {
 	// UpdateTraces is many UpdateTrace in one transaction, each trace's
 	// kernels with it (batch.go).
 	UpdateTraces(ctx context.Context, ws []cascade.TraceWrite) ([]cascade.TraceWritten, error)
+	// ReplaceKernelCounters replaces the hardware counters of the trace's
+	// kernels, read from its profiles as it becomes ready.
+	ReplaceKernelCounters(ctx context.Context, traceID string, cs []cascade.KernelCounter) error
 }
 
 // Config configures a Processor.
@@ -60,6 +64,10 @@ type Config struct {
 	// retried trace whose processed files are in the other format is
 	// processed again (retryTrace after CASCADE_TRACE_FORMAT changed).
 	Format string
+
+	// CounterMap pairs profilers' counters with simulator statistics
+	// when a trace's profiles are read; nil is hwprofile.Builtin().
+	CounterMap *hwprofile.Mapping
 }
 
 // Reporter is told of every trace the post-processor moved to ready or
@@ -393,6 +401,9 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 	var w tracedir.Warnings
 	count := 0
 	var tree *tracedir.Tree
+	var counters []cascade.KernelCounter
+	var profiles []cascade.ProfileRead
+	var pw []string // the profiles' warnings
 	if msg == "" {
 		var err error
 		if count, err = tracedir.CountKernelLines(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))); err != nil {
@@ -401,7 +412,8 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 			msg = err.Error()
 		}
 	}
-	if t, err := p.cfg.Store.Trace(ctx, id); err != nil || t.State != cascade.TraceProcessing {
+	cur, err := p.cfg.Store.Trace(ctx, id)
+	if err != nil || cur.State != cascade.TraceProcessing {
 		return // failed by its metadata.json, or removed, meanwhile
 	}
 	if msg == "" {
@@ -415,11 +427,21 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 			}
 		}
 		// A stats file that cannot be read fails the trace; a database
-		// error leaves it processing for the next start.
+		// error leaves it processing for the next start. The profiles
+		// metadata.json names are matched to the kernels as listed.
+		meta, _ := tracedir.ReadMetadata(dir)
+		var traced []hwprofile.Traced
 		var readErr error
 		err := p.cfg.Store.ReplaceKernelsFrom(ctx, id, func(add func([]cascade.Kernel) error) error {
 			var addErr error
-			readErr = tree.EachKernels(&w, 2000, func(b []cascade.Kernel) error { addErr = add(b); return addErr })
+			traced = traced[:0]
+			readErr = tree.EachKernels(&w, 2000, func(b []cascade.Kernel) error {
+				if len(meta.Profiles) > 0 {
+					traced = appendTraced(traced, b)
+				}
+				addErr = add(b)
+				return addErr
+			})
 			if addErr != nil {
 				readErr = nil
 			}
@@ -433,6 +455,15 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 				p.log.Error("save kernels", "trace", id, "err", err)
 			}
 			return
+		}
+		if msg == "" && (len(meta.Profiles) > 0 || len(cur.Profiles) > 0) {
+			counters, profiles, pw = readProfiles(dir, meta.Profiles, traced, p.cfg.CounterMap)
+			if err := p.cfg.Store.ReplaceKernelCounters(ctx, id, counters); err != nil {
+				if ctx.Err() == nil {
+					p.log.Error("save kernel counters", "trace", id, "err", err)
+				}
+				return
+			}
 		}
 	}
 	ev := tracestate.Processed
@@ -449,7 +480,8 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 			return nil
 		}
 		t.State, t.Error, t.KernelCount = to, nil, count
-		t.Warnings = append(t.Warnings[:0:0], w.Result()...)
+		t.Warnings = append(append(t.Warnings[:0:0], w.Result()...), pw...)
+		t.Profiles = profiles
 		if t.Warnings == nil {
 			t.Warnings = []string{}
 		}

@@ -109,6 +109,11 @@ func (s *fakeStore) Kernels(context.Context, string, string, cascade.Page) (casc
 	return cascade.PageOf[cascade.Kernel]{}, nil
 }
 
+func (s *fakeStore) KernelCounters(context.Context, string, int) ([]cascade.KernelCounter, error) {
+	s.count("KernelCounters")
+	return nil, nil
+}
+
 func (s *fakeStore) Run(_ context.Context, id string) (cascade.Run, error) {
 	s.count("Run")
 	for _, r := range s.runs {

@@ -26,6 +26,9 @@ type TraceStore interface {
 	// page's in one query.
 	TracesByID(ctx context.Context, ids []string) ([]cascade.Trace, error)
 	Kernels(ctx context.Context, traceID, search string, p cascade.Page) (cascade.PageOf[cascade.Kernel], error)
+	// KernelCounters returns the hardware counters of the trace's kernel
+	// at seq.
+	KernelCounters(ctx context.Context, traceID string, seq int) ([]cascade.KernelCounter, error)
 }
 
 // RunStore reads runs and sweeps as they are stored.

@@ -28,6 +28,15 @@ func (r *kernelResolver) DisplayName(ctx context.Context, obj *cascade.Kernel) (
 	return kernelname.Short(obj.Name), nil
 }
 
+// Counters is the resolver for the counters field.
+func (r *kernelResolver) Counters(ctx context.Context, obj *cascade.Kernel) ([]cascade.KernelCounter, error) {
+	cs, err := r.DB.KernelCounters(ctx, obj.TraceID, obj.Seq)
+	if cs == nil {
+		cs = []cascade.KernelCounter{}
+	}
+	return cs, err
+}
+
 // Traces is the resolver for the traces field.
 func (r *queryResolver) Traces(ctx context.Context, state *cascade.TraceState, search *string, first *int, after *string) (*model.TraceConnection, error) {
 	f := cascade.TraceFilter{Search: cascade.Deref(search)}
@@ -111,13 +120,40 @@ func (r *traceResolver) Kernels(ctx context.Context, obj *cascade.Trace, search 
 	return c, nil
 }
 
+// Profiles is the resolver for the profiles field.
+func (r *traceResolver) Profiles(ctx context.Context, obj *cascade.Trace) ([]cascade.ProfileRead, error) {
+	if obj.Profiles == nil {
+		return []cascade.ProfileRead{}, nil
+	}
+	return obj.Profiles, nil
+}
+
+// Profiler is the resolver for the profiler field.
+func (r *traceProfileResolver) Profiler(ctx context.Context, obj *cascade.ProfileRead) (*string, error) {
+	return nonEmpty(obj.Profiler), nil
+}
+
+// Gpu is the resolver for the gpu field.
+func (r *traceProfileResolver) Gpu(ctx context.Context, obj *cascade.ProfileRead) (*string, error) {
+	return nonEmpty(obj.GPU), nil
+}
+
+// Error is the resolver for the error field.
+func (r *traceProfileResolver) Error(ctx context.Context, obj *cascade.ProfileRead) (*string, error) {
+	return nonEmpty(obj.Error), nil
+}
+
 // Kernel returns graph.KernelResolver implementation.
 func (r *Resolver) Kernel() graph.KernelResolver { return &kernelResolver{r} }
 
 // Trace returns graph.TraceResolver implementation.
 func (r *Resolver) Trace() graph.TraceResolver { return &traceResolver{r} }
 
+// TraceProfile returns graph.TraceProfileResolver implementation.
+func (r *Resolver) TraceProfile() graph.TraceProfileResolver { return &traceProfileResolver{r} }
+
 type (
-	kernelResolver struct{ *Resolver }
-	traceResolver  struct{ *Resolver }
+	kernelResolver       struct{ *Resolver }
+	traceResolver        struct{ *Resolver }
+	traceProfileResolver struct{ *Resolver }
 )

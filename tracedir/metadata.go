@@ -26,8 +26,12 @@ type Metadata struct {
 	Status             string
 	Error              string
 	RealTiming         string
-	Files              []FileEntry
-	HasFiles           bool // the file has a files list (possibly empty)
+	// Profiles are the hardware profiles of the traced program (Nsight
+	// Compute raw pages, nvprof GPU traces: formats.md §9), paths in the
+	// trace directory: "profiles", a name or a list of names.
+	Profiles []string
+	Files    []FileEntry
+	HasFiles bool // the file has a files list (possibly empty)
 	// Warnings name the fields whose values are of a shape Cascade takes
 	// but does not expect, and what it expected: they never fail a trace.
 	Warnings []string
@@ -108,6 +112,14 @@ func ParseMetadata(b []byte) (Metadata, error) {
 			m.Prompts = []string{one}
 		} else {
 			errs = append(errs, field("prompts", &m.Prompts))
+		}
+	}
+	if v, ok := raw["profiles"]; ok && string(v) != "null" {
+		var one string
+		if json.Unmarshal(v, &one) == nil {
+			m.Profiles = []string{one}
+		} else {
+			errs = append(errs, field("profiles", &m.Profiles))
 		}
 	}
 	if v, ok := raw["files"]; ok && string(v) != "null" {

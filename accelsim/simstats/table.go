@@ -104,6 +104,20 @@ func (t *Table) Index(name string) int {
 	return -1
 }
 
+// Known reports whether name is one of t's counters or a derived hit rate
+// ([Ratios]): a statistic runs read for.
+func (t *Table) Known(name string) bool {
+	if t.Index(name) >= 0 {
+		return true
+	}
+	for _, r := range Ratios {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Names returns the counters' names in order.
 func (t *Table) Names() []string {
 	names := make([]string, len(t.Counters))

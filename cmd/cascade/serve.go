@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/cascade-sim/cascade/accelsim/hwprofile"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/app/s3serve"
@@ -30,7 +31,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	var cfg app.Config
 
 	var sim simSetup
-	var ppCmd, simCmd, origins, level, format, s3Addr, statsFile string
+	var ppCmd, simCmd, origins, level, format, s3Addr, statsFile, counterMapFile string
 	var conc, queue, floorMiB int
 	fs.StringVar(&cfg.DataDir, "data-dir", env("CASCADE_DATA_DIR", "./cascade-data"), "data directory: database, bucket, work files (CASCADE_DATA_DIR)")
 	fs.StringVar(&cfg.Bucket, "bucket", env("CASCADE_BUCKET", "cascade"), "bucket name under <data dir>/s3 (CASCADE_BUCKET)")
@@ -48,6 +49,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.StringVar(&simCmd, "sim-cmd", env("CASCADE_SIM_CMD", "accel-sim.out"), "the simulator, Accel-Sim's accel-sim.out (CASCADE_SIM_CMD)")
 	fs.StringVar(&cfg.SimConfigsDir, "sim-configs-dir", env("CASCADE_SIM_CONFIGS_DIR", ""), "directory of Accel-Sim tested-config directories (CASCADE_SIM_CONFIGS_DIR)")
 	fs.StringVar(&statsFile, "sim-stats-file", env("CASCADE_SIM_STATS_FILE", ""), "file of simulator statistics to read from every run's log besides the built-in ones, one a line: name, kind (aggregate, kernel or rate), unit, regular expression (CASCADE_SIM_STATS_FILE)")
+	fs.StringVar(&counterMapFile, "counter-map-file", env("CASCADE_COUNTER_MAP_FILE", ""), "file of hardware-counter pairs tried before the built-in ones, one a line: simulator statistic, profiler (ncu or nvprof), GPU (all, sm_70, or a name with _ for blanks), expression over the profile's columns (CASCADE_COUNTER_MAP_FILE)")
 	fs.StringVar(&cfg.ConfigModifiersFile, "config-modifiers", env("CASCADE_CONFIG_MODIFIERS", ""), "a define-standard-cfgs.yml whose bases and modifiers name config variants (QV100-64SM); the Accel-Sim checkout's when empty (CASCADE_CONFIG_MODIFIERS)")
 	fs.StringVar(&sim.accelSimDir, "accelsim-dir", env("CASCADE_ACCELSIM_DIR", ""), "an Accel-Sim checkout: its accel-sim.out, tested configs and library path (CASCADE_ACCELSIM_DIR)")
 	fs.StringVar(&sim.traceFormat, "trace-format", env("CASCADE_TRACE_FORMAT", ""), "tracez or traceg: what the built-in post-processor writes; picked from CASCADE_ACCELSIM_DIR when empty, else tracez (CASCADE_TRACE_FORMAT)")
@@ -96,6 +98,18 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	if statsFile != "" {
 		if cfg.SimStats, err = simstats.LoadFile(statsFile); err != nil {
 			return cfg, 0, "", fmt.Errorf("--sim-stats-file (CASCADE_SIM_STATS_FILE): %w", err)
+		}
+	}
+	if counterMapFile != "" {
+		if cfg.CounterMap, err = hwprofile.LoadFile(counterMapFile); err != nil {
+			return cfg, 0, "", fmt.Errorf("--counter-map-file (CASCADE_COUNTER_MAP_FILE): %w", err)
+		}
+		stats := cfg.SimStats
+		if stats == nil {
+			stats = simstats.Builtin()
+		}
+		if err := cfg.CounterMap.Check(stats.Known); err != nil {
+			return cfg, 0, "", fmt.Errorf("--counter-map-file (CASCADE_COUNTER_MAP_FILE): %w", err)
 		}
 	}
 	if s3Addr != "off" {

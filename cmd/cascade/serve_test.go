@@ -322,6 +322,48 @@ func TestServePrintsTheS3Endpoint(t *testing.T) {
 	}
 }
 
+// TestServeCounterMapFile: --counter-map-file (CASCADE_COUNTER_MAP_FILE)
+// adds its pairs before the built-in ones, for statistics runs read
+// (CASCADE_SIM_STATS_FILE's too); a bad line, or a statistic no run
+// reads, stops serve with its file and line.
+func TestServeCounterMapFile(t *testing.T) {
+	dir := t.TempDir()
+	stats := filepath.Join(dir, "stats.txt")
+	good := filepath.Join(dir, "good.txt")
+	unknown := filepath.Join(dir, "unknown.txt")
+	bad := filepath.Join(dir, "bad.txt")
+	for path, text := range map[string]string{
+		stats:   "l2_texture_hits aggregate accesses ^\\s*L2_cache_stats_breakdown\\[TEXTURE_ACC_R\\]\\[HIT\\]\\s*=\\s*(\\S+)\n",
+		good:    "# mine\nl2_texture_hits ncu all lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum\ncycles nvprof RTX_2060 Duration * 1.68\n",
+		unknown: "# mine\n\nl2_texture_hits ncu all x\n",
+		bad:     "\n\ncycles ncu all (x\n",
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, _, _, err := parseServe(nil, &bytes.Buffer{})
+	if err != nil || cfg.CounterMap != nil {
+		t.Fatalf("without a file: table %v, %v", cfg.CounterMap, err)
+	}
+	cfg, _, _, err = parseServe([]string{"--sim-stats-file", stats, "--counter-map-file", good}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := cfg.CounterMap.Pairs; len(ps) <= 2 || ps[0].Stat != "l2_texture_hits" || ps[1].Source != good+":3" {
+		t.Fatalf("the file's pairs first: %+v", ps[:2])
+	}
+	_, _, _, err = parseServe([]string{"--counter-map-file", unknown}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), unknown+`:3: statistic "l2_texture_hits" is not one`) {
+		t.Fatalf("a statistic no run reads: %v", err)
+	}
+	t.Setenv("CASCADE_COUNTER_MAP_FILE", bad)
+	var stderr bytes.Buffer
+	if code := serve(context.Background(), []string{"--data-dir", dir}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), bad+":3:") {
+		t.Fatalf("serve with a bad file: exit %d, %q", code, stderr.String())
+	}
+}
+
 // TestServeSimStatsFile: --sim-stats-file (CASCADE_SIM_STATS_FILE) adds
 // its counters to the built-in ones; a bad file stops serve with its file
 // and line.

@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,7 +55,9 @@ type Store struct {
 	mu      sync.Mutex
 	traces  map[string]cascade.Trace
 	kernels map[string][]cascade.Kernel
-	writes  map[string]int // committed writes per trace id
+	// counters are the traces' kernel counters, by trace id.
+	counters map[string][]cascade.KernelCounter
+	writes   map[string]int // committed writes per trace id
 }
 
 // New returns an empty store.
@@ -64,6 +67,7 @@ func (s *Store) init() {
 	if s.traces == nil {
 		s.traces = map[string]cascade.Trace{}
 		s.kernels = map[string][]cascade.Kernel{}
+		s.counters = map[string][]cascade.KernelCounter{}
 		s.writes = map[string]int{}
 	}
 }
@@ -81,6 +85,10 @@ func (s *Store) fail(op, id string) error {
 // clone copies t deeply: its slices and the values its pointers point to.
 func clone(t cascade.Trace) cascade.Trace {
 	t.Prompts, t.Warnings, t.ScanWarnings = slices.Clone(t.Prompts), slices.Clone(t.Warnings), slices.Clone(t.ScanWarnings)
+	t.Profiles = slices.Clone(t.Profiles)
+	for i := range t.Profiles {
+		t.Profiles[i].Stats = slices.Clone(t.Profiles[i].Stats)
+	}
 	for _, p := range []**string{&t.Error, &t.Model, &t.Layers, &t.SourceGPU, &t.SuggestedSimConfig} {
 		if *p != nil {
 			*p = cascade.Ptr(**p)
@@ -297,6 +305,13 @@ func (s *Store) MoveTrace(_ context.Context, from, to string, fn func(t *cascade
 		}
 		s.kernels[to] = ks
 	}
+	if cs, ok := s.counters[from]; ok {
+		delete(s.counters, from)
+		for i := range cs {
+			cs[i].TraceID = to
+		}
+		s.counters[to] = cs
+	}
 	s.save(&t, true, old.Seq, old.CreatedAt)
 	return t, nil
 }
@@ -312,7 +327,40 @@ func (s *Store) DeleteTrace(_ context.Context, id string) error {
 	}
 	delete(s.traces, id)
 	delete(s.kernels, id)
+	delete(s.counters, id)
 	return nil
+}
+
+// ReplaceKernelCounters replaces the hardware counters of the trace's
+// kernels.
+func (s *Store) ReplaceKernelCounters(_ context.Context, traceID string, cs []cascade.KernelCounter) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	if err := s.fail("ReplaceKernelCounters", traceID); err != nil {
+		return err
+	}
+	cs = slices.Clone(cs)
+	for i := range cs {
+		cs[i].TraceID = traceID
+	}
+	s.counters[traceID] = cs
+	return nil
+}
+
+// KernelCounters returns the counters of the trace's kernel at seq, by
+// statistic name.
+func (s *Store) KernelCounters(_ context.Context, traceID string, seq int) ([]cascade.KernelCounter, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []cascade.KernelCounter
+	for _, c := range s.counters[traceID] {
+		if c.Seq == seq {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b cascade.KernelCounter) int { return strings.Compare(a.Stat, b.Stat) })
+	return out, nil
 }
 
 // ReplaceKernels replaces the kernels of the trace with the given id.
