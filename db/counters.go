@@ -48,11 +48,11 @@ func insertCounters(tx *gorm.DB, traceID string, cs []cascade.KernelCounter) err
 	return nil
 }
 
-// KernelCounters returns the counters of the trace's kernel at seq, by
-// statistic name.
-func (d *DB) KernelCounters(ctx context.Context, traceID string, seq int) ([]cascade.KernelCounter, error) {
+// KernelCounters returns the counters of the trace's kernels whose seq
+// is in [from, to), by seq, then statistic name: a page's in one read.
+func (d *DB) KernelCounters(ctx context.Context, traceID string, from, to int) ([]cascade.KernelCounter, error) {
 	var cs []cascade.KernelCounter
-	err := d.read(ctx).Where("trace_id = ? AND seq = ?", traceID, seq).Order("stat").Find(&cs).Error
+	err := d.read(ctx).Where("trace_id = ? AND seq >= ? AND seq < ?", traceID, from, to).Order("seq, stat").Find(&cs).Error
 	return cs, err
 }
 

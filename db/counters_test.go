@@ -28,7 +28,7 @@ func TestKernelCounters(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		cs, err := d.KernelCounters(ctx, "prof", 0)
+		cs, err := d.KernelCounters(ctx, "prof", 0, 1)
 		if err != nil || len(cs) != 2 || cs[0].Stat != "cycles" || cs[0].Mean != 8867 || cs[0].Min != 8823 || cs[0].Max != 8911 || cs[0].Count != 2 || cs[1].Stat != "dram_reads" {
 			t.Fatalf("kernel 0's counters %+v, %v", cs, err)
 		}
@@ -39,13 +39,13 @@ func TestKernelCounters(t *testing.T) {
 		if err := d.ReplaceKernelCounters(ctx, "prof", []cascade.KernelCounter{{Seq: 1, Stat: "cycles", Mean: 1, Min: 1, Max: 1, Count: 1}}); err != nil {
 			t.Fatal(err)
 		}
-		if cs, _ := d.KernelCounters(ctx, "prof", 0); len(cs) != 0 {
+		if cs, _ := d.KernelCounters(ctx, "prof", 0, 1); len(cs) != 0 {
 			t.Fatalf("replaced, kernel 0 keeps %+v", cs)
 		}
 		if _, err := d.MoveTrace(ctx, "prof", "prof2", func(*cascade.Trace) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
-		if cs, _ := d.KernelCounters(ctx, "prof2", 1); len(cs) != 1 {
+		if cs, _ := d.KernelCounters(ctx, "prof2", 1, 2); len(cs) != 1 {
 			t.Fatalf("moved: %+v", cs)
 		}
 		// More than one transaction's worth.
@@ -56,13 +56,17 @@ func TestKernelCounters(t *testing.T) {
 		if err := d.ReplaceKernelCounters(ctx, "prof2", many); err != nil {
 			t.Fatal(err)
 		}
-		if cs, _ := d.KernelCounters(ctx, "prof2", 0); len(cs) != 6001 || cs[6000].Stat != "s12000" {
+		if cs, _ := d.KernelCounters(ctx, "prof2", 0, 1); len(cs) != 6001 || cs[6000].Stat != "s12000" {
 			t.Fatalf("%d counters of kernel 0", len(cs))
+		}
+		// Both kernels in one read, by seq, then statistic.
+		if cs, _ := d.KernelCounters(ctx, "prof2", 0, 2); len(cs) != 12_001 || cs[6000].Seq != 0 || cs[6001].Seq != 1 || cs[6001].Stat != "s00001" {
+			t.Fatalf("kernels 0 and 1: %d counters", len(cs))
 		}
 		if err := d.DeleteTrace(ctx, "prof2"); err != nil {
 			t.Fatal(err)
 		}
-		if cs, _ := d.KernelCounters(ctx, "prof2", 1); len(cs) != 0 {
+		if cs, _ := d.KernelCounters(ctx, "prof2", 1, 2); len(cs) != 0 {
 			t.Fatalf("deleted, counters stay: %+v", cs)
 		}
 	})

@@ -68,12 +68,12 @@ func TestFinishReadsProfiles(t *testing.T) {
 			t.Errorf("no warning %q in %q", w, tr.Warnings)
 		}
 	}
-	cs, _ := r.m.KernelCounters(context.Background(), "prof", 1)
+	cs, _ := r.m.KernelCounters(context.Background(), "prof", 1, 2)
 	// Its DRAM reads are n/a in both: absent, not zero.
 	if len(cs) != 1 || cs[0].Stat != "cycles" || cs[0].Mean != 8961 || cs[0].Min != 8911 || cs[0].Max != 9011 || cs[0].Count != 2 {
 		t.Fatalf("kernel 2's counters %+v", cs)
 	}
-	if cs, _ := r.m.KernelCounters(context.Background(), "prof", 0); len(cs) != 2 || cs[1].Mean != 2512 || cs[1].Count != 2 {
+	if cs, _ := r.m.KernelCounters(context.Background(), "prof", 0, 1); len(cs) != 2 || cs[1].Mean != 2512 || cs[1].Count != 2 {
 		t.Fatalf("kernel 1's counters %+v", cs)
 	}
 }

@@ -20,9 +20,11 @@ import (
 
 // fakeStore is a Store in memory that counts its calls.
 type fakeStore struct {
-	traces []cascade.Trace
-	runs   []cascade.Run
-	sweeps []cascade.Sweep
+	traces   []cascade.Trace
+	runs     []cascade.Run
+	sweeps   []cascade.Sweep
+	kernels  []cascade.Kernel
+	counters []cascade.KernelCounter
 
 	mu    sync.Mutex
 	calls map[string]int
@@ -104,14 +106,20 @@ func (s *fakeStore) TracesByID(_ context.Context, ids []string) ([]cascade.Trace
 	return ts, nil
 }
 
-func (s *fakeStore) Kernels(context.Context, string, string, cascade.Page) (cascade.PageOf[cascade.Kernel], error) {
+func (s *fakeStore) Kernels(_ context.Context, _, _ string, p cascade.Page) (cascade.PageOf[cascade.Kernel], error) {
 	s.count("Kernels")
-	return cascade.PageOf[cascade.Kernel]{}, nil
+	return pageOf(s.kernels, func(k cascade.Kernel) int64 { return int64(k.Seq) }, p)
 }
 
-func (s *fakeStore) KernelCounters(context.Context, string, int) ([]cascade.KernelCounter, error) {
+func (s *fakeStore) KernelCounters(_ context.Context, _ string, from, to int) ([]cascade.KernelCounter, error) {
 	s.count("KernelCounters")
-	return nil, nil
+	var out []cascade.KernelCounter
+	for _, c := range s.counters {
+		if c.Seq >= from && c.Seq < to {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 func (s *fakeStore) Run(_ context.Context, id string) (cascade.Run, error) {
@@ -379,5 +387,44 @@ func TestRunTracesOneQueryPerPage(t *testing.T) {
 	}
 	if got := store.called(); got["TracesByID"] != 1 {
 		t.Fatalf("store calls %v, want one TracesByID", got)
+	}
+}
+
+// TestKernelCountersOneReadPerPage: a page of kernels with their hardware
+// counters reads the counters in a read or two (a window of consecutive
+// kernels each), not one a kernel, and each kernel gets its own.
+func TestKernelCountersOneReadPerPage(t *testing.T) {
+	store := newStore(1, 0)
+	for i := range 1200 {
+		store.kernels = append(store.kernels, cascade.Kernel{TraceID: "t1", Seq: i, KernelID: i + 1, Name: "k"})
+		store.counters = append(store.counters, cascade.KernelCounter{TraceID: "t1", Seq: i, Stat: "cycles", Mean: float64(i), Min: float64(i), Max: float64(i), Count: 1})
+	}
+	c := newClient(store)
+	var r struct {
+		Trace struct {
+			Kernels struct {
+				Nodes []struct {
+					KernelID int
+					Counters []struct {
+						Statistic string
+						Mean      float64
+					}
+				}
+			}
+		}
+	}
+	if errs := post(t, c, `{ trace(id: "t1") { kernels(first: 100) { nodes { kernelId counters { statistic mean } } } } }`, &r); errs != nil {
+		t.Fatal(errs)
+	}
+	if got := store.called(); got["KernelCounters"] < 1 || got["KernelCounters"] > 2 {
+		t.Errorf("store calls %v, want one or two KernelCounters for a page of 100", got)
+	}
+	if len(r.Trace.Kernels.Nodes) != 100 {
+		t.Fatalf("%d kernels", len(r.Trace.Kernels.Nodes))
+	}
+	for _, k := range r.Trace.Kernels.Nodes {
+		if len(k.Counters) != 1 || k.Counters[0].Mean != float64(k.KernelID-1) {
+			t.Fatalf("kernel %d: counters %+v", k.KernelID, k.Counters)
+		}
 	}
 }

@@ -17,10 +17,12 @@ var _ graph.Loaders = (*Resolver)(nil)
 type loadersKey struct{}
 
 // WithLoaders returns ctx with the loaders of one response (see
-// graph.Loaders): a trace loader, which batches Run.trace, and the
-// statistics tables of the runs whose kernels it lists (stats.go).
+// graph.Loaders): a trace loader, which batches Run.trace, the
+// statistics tables of the runs whose kernels it lists (stats.go), and
+// the kernel counters of the kernels it lists (counters.go).
 func (r *Resolver) WithLoaders(ctx context.Context) context.Context {
 	ctx = context.WithValue(ctx, statTablesKey{}, &statTables{byRun: map[string]*simstats.Table{}})
+	ctx = withCounterCache(ctx)
 	return context.WithValue(ctx, loadersKey{}, &traceLoader{store: r.DB, batches: map[string]*traceBatch{}})
 }
 

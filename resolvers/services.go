@@ -28,7 +28,9 @@ type TraceStore interface {
 	Kernels(ctx context.Context, traceID, search string, p cascade.Page) (cascade.PageOf[cascade.Kernel], error)
 	// KernelCounters returns the hardware counters of the trace's kernel
 	// at seq.
-	KernelCounters(ctx context.Context, traceID string, seq int) ([]cascade.KernelCounter, error)
+	// KernelCounters returns the counters of the trace's kernels whose
+	// seq is in [from, to), by seq, then statistic name.
+	KernelCounters(ctx context.Context, traceID string, from, to int) ([]cascade.KernelCounter, error)
 }
 
 // RunStore reads runs and sweeps as they are stored.

@@ -30,11 +30,7 @@ func (r *kernelResolver) DisplayName(ctx context.Context, obj *cascade.Kernel) (
 
 // Counters is the resolver for the counters field.
 func (r *kernelResolver) Counters(ctx context.Context, obj *cascade.Kernel) ([]cascade.KernelCounter, error) {
-	cs, err := r.DB.KernelCounters(ctx, obj.TraceID, obj.Seq)
-	if cs == nil {
-		cs = []cascade.KernelCounter{}
-	}
-	return cs, err
+	return kernelCounters(ctx, r.DB, obj.TraceID, obj.Seq)
 }
 
 // Traces is the resolver for the traces field.

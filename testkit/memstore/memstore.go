@@ -348,18 +348,23 @@ func (s *Store) ReplaceKernelCounters(_ context.Context, traceID string, cs []ca
 	return nil
 }
 
-// KernelCounters returns the counters of the trace's kernel at seq, by
-// statistic name.
-func (s *Store) KernelCounters(_ context.Context, traceID string, seq int) ([]cascade.KernelCounter, error) {
+// KernelCounters returns the counters of the trace's kernels whose seq
+// is in [from, to), by seq, then statistic name.
+func (s *Store) KernelCounters(_ context.Context, traceID string, from, to int) ([]cascade.KernelCounter, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []cascade.KernelCounter
 	for _, c := range s.counters[traceID] {
-		if c.Seq == seq {
+		if c.Seq >= from && c.Seq < to {
 			out = append(out, c)
 		}
 	}
-	slices.SortFunc(out, func(a, b cascade.KernelCounter) int { return strings.Compare(a.Stat, b.Stat) })
+	slices.SortFunc(out, func(a, b cascade.KernelCounter) int {
+		if a.Seq != b.Seq {
+			return a.Seq - b.Seq
+		}
+		return strings.Compare(a.Stat, b.Stat)
+	})
 	return out, nil
 }
 
