@@ -19,8 +19,9 @@ type gridCell struct {
 // combination of the axes' values (the last axis varying fastest). An
 // axis with an option gives each cell that override; one without
 // appends its modifier to the cell's name. Without axes each base is a
-// cell. The problems it returns name the axis and value.
-func expandGrid(bases []string, axes []cascade.SweepAxis) ([]gridCell, []string) {
+// cell; the bases at skip make none (they are refused already). The
+// problems it returns name the axis and value.
+func expandGrid(bases []string, axes []cascade.SweepAxis, skip map[int]bool) ([]gridCell, []string) {
 	var problems []string
 	seenOpt := map[string]int{}
 	for i, a := range axes {
@@ -60,6 +61,9 @@ func expandGrid(bases []string, axes []cascade.SweepAxis) ([]gridCell, []string)
 	cells := make([]gridCell, 0, n)
 	idx := make([]int, len(axes))
 	for b, base := range bases {
+		if skip[b] {
+			continue
+		}
 		for {
 			c := gridCell{Name: base, Field: fmt.Sprintf("simConfigs[%d]", b)}
 			for i, a := range axes {

@@ -10,7 +10,7 @@ import (
 func TestExpandGrid(t *testing.T) {
 	cells, problems := expandGrid([]string{"QV100", "SM6_TITANX -gpgpu_scheduler gto"}, []cascade.SweepAxis{
 		{Values: []string{"", "1455MHZ"}}, {Option: "-gpgpu_n_clusters", Values: []string{"20", "40"}},
-	})
+	}, nil)
 	if problems != nil {
 		t.Fatal(problems)
 	}
@@ -43,7 +43,7 @@ func TestExpandGridRefusesBadAxes(t *testing.T) {
 		{Option: "-gpgpu_n_clusters", Values: []string{"1"}},
 		{Values: nil},
 		{Values: []string{"64SM-1455MHZ"}},
-	})
+	}, nil)
 	got := strings.Join(problems, "\n")
 	for _, w := range []string{
 		`axes[0].values[1]: "20" is given twice (also values[0])`,

@@ -202,14 +202,16 @@ func (m *Manager) sweepCells(ctx context.Context, in SweepInput) ([]cascade.SimC
 		return nil, nil // refused for its size already
 	}
 	seen := map[string]int{}
+	twice := map[int]bool{}
 	for i, name := range in.SimConfigs {
 		if j, ok := seen[name]; ok {
 			problems = append(problems, fmt.Sprintf("simConfigs[%d]: %q is given twice (also simConfigs[%d])", i, name, j))
+			twice[i] = true
 		}
 		seen[name] = i
 	}
-	grid, bad := expandGrid(in.SimConfigs, in.Axes)
-	if len(problems)+len(bad) > 0 {
+	grid, bad := expandGrid(in.SimConfigs, in.Axes, twice)
+	if len(bad) > 0 {
 		return nil, append(problems, bad...)
 	}
 	r, err := m.configs.newResolver()
