@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Pair says that, in a profile of Profiler on a GPU GPU selects, Expr
@@ -148,10 +149,17 @@ func parsePair(line string) (Pair, error) {
 	if p.Profiler != NsightCompute && p.Profiler != Nvprof {
 		return p, fmt.Errorf("%s: profiler %q: want ncu or nvprof", p.Stat, f[1])
 	}
+	// The expression is the rest of the line after the third field,
+	// fields being split as strings.Fields splits them (a form feed too).
 	rest := line
 	for range 3 {
-		rest = strings.TrimLeft(rest, " \t")
-		rest = rest[strings.IndexAny(rest, " \t"):]
+		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+		i := strings.IndexFunc(rest, unicode.IsSpace)
+		if i < 0 {
+			rest = ""
+			break
+		}
+		rest = rest[i:]
 	}
 	e, err := ParseExpr(strings.TrimSpace(rest))
 	if err != nil {
