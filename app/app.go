@@ -204,6 +204,7 @@ type services struct {
 	states  *tracestate.Machine
 	scanner *scanner.Scanner
 	runs    *runs.Manager
+	sweeps  *runs.Sweeps // sets of runs launched together, through runs
 	plans   *plans.Service
 	// sampled coordinates sampled runs apart from the run lifecycle,
 	// which tells it of every run it publishes; results reads what runs
@@ -238,7 +239,8 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 	if s.runs, err = m.buildRuns(ctx); err != nil {
 		return nil, err
 	}
-	s.sampled = sampled.New(sampled.Config{Runs: s.runs, Store: m.DB, Plans: s.plans, Events: m.events, Logger: log})
+	s.sweeps = runs.NewSweeps(s.runs)
+	s.sampled = sampled.New(sampled.Config{Runs: s.runs, Sweeps: s.sweeps, Variants: s.runs.Configs(), Store: m.DB, Plans: s.plans, Events: m.events, Logger: log})
 	s.runs.Coordinate(s.sampled)
 	s.results = results.New(results.Config{Store: m.DB, Configs: s.runs.Configs(), Live: s.runs, Plans: s.plans, BucketDir: cfg.BucketDir()})
 	s.scanner = scanner.New(scanner.Config{
@@ -318,7 +320,7 @@ func (m *Main) buildRuns(ctx context.Context) (*runs.Manager, error) {
 func (m *Main) buildHandler(s *services) http.Handler {
 	cfg := m.Config
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: m.events, Traces: s.scanner, Postproc: s.postproc, S3: m.S3,
-		Runs: s.runs, RunLogs: s.runs, Configs: s.runs.Configs(), Exec: s.runs, Results: s.results, Comparisons: s.results, SampledRuns: s.sampled,
+		Runs: s.runs, Sweeps: s.sweeps, RunLogs: s.runs, Configs: s.runs.Configs(), Exec: s.runs, Results: s.results, Comparisons: s.results, SampledRuns: s.sampled,
 		Disk:     disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB},
 		Sampling: s.plans},
 		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: m.log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,

@@ -23,13 +23,14 @@ type Resolver struct {
 	DB          Store
 	Events      *events.Broker
 	Traces      TraceService
-	Postproc    LogSource   // post-processing logs
-	Runs        Launcher    // launches and cancels runs and sweeps
-	RunLogs     LogSource   // simulator logs
-	Configs     SimConfigs  // the configs runs launch with
-	Exec        Executor    // where runs execute
-	Results     RunResults  // what runs gave back
-	Comparisons Comparisons // runs compared by config and sweep
+	Postproc    LogSource     // post-processing logs
+	Runs        Launcher      // launches and cancels runs
+	Sweeps      SweepLauncher // launches and cancels sweeps
+	RunLogs     LogSource     // simulator logs
+	Configs     SimConfigs    // the configs runs launch with
+	Exec        Executor      // where runs execute
+	Results     RunResults    // what runs gave back
+	Comparisons Comparisons   // runs compared by config and sweep
 	SampledRuns SampledLauncher
 	Disk        DiskMeter
 	Sampling    Planner

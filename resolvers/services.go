@@ -58,6 +58,10 @@ type Store interface {
 type Launcher interface {
 	Launch(ctx context.Context, in runs.LaunchInput) (cascade.Run, error)
 	Cancel(ctx context.Context, id string) (cascade.Run, error)
+}
+
+// SweepLauncher launches and cancels sweeps (*runs.Sweeps).
+type SweepLauncher interface {
 	LaunchSweep(ctx context.Context, in runs.SweepInput) (cascade.Sweep, error)
 	CancelSweep(ctx context.Context, id string) (cascade.Sweep, error)
 }

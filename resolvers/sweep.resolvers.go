@@ -26,7 +26,7 @@ func (r *mutationResolver) LaunchSweep(ctx context.Context, input model.LaunchSw
 	if smp := input.Sampling; smp != nil {
 		s, err = r.SampledRuns.LaunchSweep(ctx, sampled.SweepInput{Sweep: in, PlanID: smp.Plan, Validate: cascade.Deref(smp.Validate)})
 	} else {
-		s, err = r.Runs.LaunchSweep(ctx, in)
+		s, err = r.Sweeps.LaunchSweep(ctx, in)
 	}
 	if err != nil {
 		return nil, err
@@ -36,7 +36,7 @@ func (r *mutationResolver) LaunchSweep(ctx context.Context, input model.LaunchSw
 
 // CancelSweep is the resolver for the cancelSweep field.
 func (r *mutationResolver) CancelSweep(ctx context.Context, id string) (*cascade.Sweep, error) {
-	s, err := r.Runs.CancelSweep(ctx, id)
+	s, err := r.Sweeps.CancelSweep(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -116,41 +116,6 @@ func cancelQueued(r *cascade.Run, history string) {
 	r.History = append(r.History, Stamp(history))
 }
 
-// CancelSweep cancels every run of a sweep that is not over: the queued
-// ones without a job in one transaction, then the others through the
-// executor, all at once (the Slurm executor cancels thousands of jobs with
-// a few scancel calls; a running one ends once its simulator or job is
-// gone). It returns NOT_FOUND for an unknown sweep; a sweep whose runs are
-// all over is no error, and neither is a run this server's executor
-// cannot cancel (a CONFLICT).
-func (m *Manager) CancelSweep(ctx context.Context, id string) (cascade.Sweep, error) {
-	s, err := m.cfg.Store.Sweep(ctx, id)
-	if err != nil {
-		return s, err
-	}
-	queued, err := m.cfg.Store.CancelQueuedSweepRuns(ctx, id, Stamp("cancelled with its sweep before it started"))
-	if err != nil {
-		return s, err
-	}
-	for _, r := range queued {
-		m.queue.Cancel(r.ID)
-		m.publish(r)
-	}
-	rest, err := m.cfg.Store.SweepRuns(ctx, id, cascade.RunQueued, cascade.RunRunning)
-	if err != nil {
-		return s, err
-	}
-	var started []cascade.Run
-	for _, r := range rest {
-		if r.State == cascade.RunRunning || r.HasJob() {
-			started = append(started, r)
-		}
-	}
-	_, err = m.exec.Cancel(ctx, started)
-	m.log.Info("sweep cancelled", "sweep", id, "queued", len(queued), "started", len(started))
-	return s, withoutConflicts(err)
-}
-
 // withoutConflicts is err without its CONFLICT errors (and nil when that
 // leaves none), err being one error or a join of them.
 func withoutConflicts(err error) error {

@@ -4,7 +4,7 @@
 //
 // A [Manager] owns runs and their rows: [Manager.Launch] checks a request
 // and queues a run ([Manager.LaunchRuns] launches many together, stored in
-// one transaction; [Manager.LaunchSweep] a sweep's), its queue hands
+// one transaction; [Sweeps.LaunchSweep] a sweep's), its queue hands
 // queued runs in launch order to its [Executor], each with its [Job]
 // prepared (manager.go, launch.go, work.go), it records their progress,
 // kernel results and end as the executor reports them (host.go, stats.go),

@@ -372,7 +372,7 @@ func TestManagerRefusesConfigsTheExecutorCannotStart(t *testing.T) {
 	if cascade.ErrorCode(err) != cascade.EINVALID || !strings.Contains(err.Error(), want) {
 		t.Fatalf("launch: %v, want BAD_USER_INPUT with %q", err, want)
 	}
-	_, err = r.m.LaunchSweep(context.Background(), runs.SweepInput{TraceIDs: []string{quickstartID}, SimConfigs: []string{simconfigtest.H100}})
+	_, err = runs.NewSweeps(r.m).LaunchSweep(context.Background(), runs.SweepInput{TraceIDs: []string{quickstartID}, SimConfigs: []string{simconfigtest.H100}})
 	want = "simConfigs[0]: " + simconfigtest.H100 + ": options.conf:2: mem=lots"
 	if cascade.ErrorCode(err) != cascade.EINVALID || !strings.Contains(err.Error(), want) {
 		t.Fatalf("sweep: %v, want BAD_USER_INPUT with %q", err, want)

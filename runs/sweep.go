@@ -9,6 +9,14 @@ import (
 	"github.com/cascade-sim/cascade"
 )
 
+// Sweeps launches and cancels sweeps: sets of runs launched together,
+// checked as a whole and stored in one transaction, through its Manager's
+// lifecycle (the runs are queued, run and cancelled as any run is).
+type Sweeps struct{ m *Manager }
+
+// NewSweeps returns the sweeps of m's runs.
+func NewSweeps(m *Manager) *Sweeps { return &Sweeps{m: m} }
+
 // MaxSweepRuns bounds the runs one sweep launches (traces × configs).
 const MaxSweepRuns = 10_000
 
@@ -34,51 +42,51 @@ type SweepInput struct {
 // every refusal: an empty or too long list, an id or name given twice, a
 // trace that is not there, not ready or the sample, a config that is
 // unknown or unusable, or one the executor cannot start jobs under.
-func (m *Manager) LaunchSweep(ctx context.Context, in SweepInput) (cascade.Sweep, error) {
-	m.launchMu.Lock()
-	s, rs, err := m.newSweep(ctx, in)
+func (w *Sweeps) LaunchSweep(ctx context.Context, in SweepInput) (cascade.Sweep, error) {
+	w.m.launchMu.Lock()
+	s, rs, err := w.newSweep(ctx, in)
 	if err == nil {
-		err = m.storeSweep(ctx, &s, rs)
+		err = w.storeSweep(ctx, &s, rs)
 	}
-	m.launchMu.Unlock()
+	w.m.launchMu.Unlock()
 	if err != nil {
 		return cascade.Sweep{}, err
 	}
-	m.queueSweep(rs)
+	w.queueSweep(rs)
 	return s, nil
 }
 
 // storeSweep stores a sweep and its runs, the kernels of reused runs
 // first: a reused run is never seen SUCCEEDED without them.
-func (m *Manager) storeSweep(ctx context.Context, s *cascade.Sweep, rs []cascade.Run) error {
-	if err := m.copyKernels(ctx, rs); err != nil {
+func (w *Sweeps) storeSweep(ctx context.Context, s *cascade.Sweep, rs []cascade.Run) error {
+	if err := w.m.copyKernels(ctx, rs); err != nil {
 		return err
 	}
 	start := time.Now()
-	err := m.cfg.Store.CreateSweep(ctx, s, rs)
-	m.log.Info("sweep queued", "sweep", s.ID, "runs", len(rs), "traces", len(s.TraceIDs), "configs", len(s.SimConfigs), "stored_in", time.Since(start))
+	err := w.m.cfg.Store.CreateSweep(ctx, s, rs)
+	w.m.log.Info("sweep queued", "sweep", s.ID, "runs", len(rs), "traces", len(s.TraceIDs), "configs", len(s.SimConfigs), "stored_in", time.Since(start))
 	return err
 }
 
 // queueSweep publishes a stored sweep's runs and queues those to
 // simulate.
-func (m *Manager) queueSweep(rs []cascade.Run) {
+func (w *Sweeps) queueSweep(rs []cascade.Run) {
 	ids := make([]string, 0, len(rs))
 	for _, r := range rs {
 		if r.State == cascade.RunQueued && r.Sampling == nil {
 			ids = append(ids, r.ID)
 		}
-		m.publish(r)
+		w.m.publish(r)
 	}
-	m.enqueue(ids...)
+	w.m.enqueue(ids...)
 }
 
 // CheckSweep checks a sweep as LaunchSweep does and returns it, not
 // stored, with its cells: the config of each of its SimConfigs, in
 // order. A [Coordinator] launches the runs of such a sweep its own way
-// (see [Manager.LaunchSweepRuns]).
-func (m *Manager) CheckSweep(ctx context.Context, in SweepInput) (cascade.Sweep, []cascade.SimConfig, error) {
-	s, rs, err := m.newSweep(ctx, in)
+// (see [Sweeps.LaunchSweepRuns]).
+func (w *Sweeps) CheckSweep(ctx context.Context, in SweepInput) (cascade.Sweep, []cascade.SimConfig, error) {
+	s, rs, err := w.newSweep(ctx, in)
 	if err != nil {
 		return s, nil, err
 	}
@@ -93,22 +101,22 @@ func (m *Manager) CheckSweep(ctx context.Context, in SweepInput) (cascade.Sweep,
 // LaunchSweepRuns stores sweep s (from CheckSweep) with runs checked as
 // [Manager.LaunchRuns] checks them, shaped by shape, in one transaction,
 // then queues them: the runs that are not segments are the sweep's.
-func (m *Manager) LaunchSweepRuns(ctx context.Context, s cascade.Sweep, ins []LaunchInput, shape func(rs []cascade.Run) error) (cascade.Sweep, []cascade.Run, error) {
-	m.launchMu.Lock()
-	rs, err := m.newRuns(ctx, ins, shape)
+func (w *Sweeps) LaunchSweepRuns(ctx context.Context, s cascade.Sweep, ins []LaunchInput, shape func(rs []cascade.Run) error) (cascade.Sweep, []cascade.Run, error) {
+	w.m.launchMu.Lock()
+	rs, err := w.m.newRuns(ctx, ins, shape)
 	if err == nil {
-		err = m.storeSweep(ctx, &s, rs)
+		err = w.storeSweep(ctx, &s, rs)
 	}
-	m.launchMu.Unlock()
+	w.m.launchMu.Unlock()
 	if err != nil {
 		return cascade.Sweep{}, nil, err
 	}
-	m.queueSweep(rs)
+	w.queueSweep(rs)
 	return s, rs, nil
 }
 
 // newSweep checks a sweep and returns it and its runs, not stored.
-func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, []cascade.Run, error) {
+func (w *Sweeps) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, []cascade.Run, error) {
 	var refusals []string
 	refuse := func(format string, a ...any) { refusals = append(refusals, fmt.Sprintf(format, a...)) }
 	if len(in.TraceIDs) == 0 {
@@ -127,7 +135,7 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 			continue
 		}
 		seen[id] = i
-		t, err := m.cfg.Store.Trace(ctx, id)
+		t, err := w.m.cfg.Store.Trace(ctx, id)
 		switch {
 		case cascade.ErrorCode(err) == cascade.ENOTFOUND:
 			refuse("traceIds[%d]: trace %q not found", i, id)
@@ -137,11 +145,11 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 			refuse("traceIds[%d]: %q is the sample trace, which has no instruction traces", i, id)
 		case t.State != cascade.TraceReady:
 			refuse("traceIds[%d]: trace %q is %s; runs launch on ready traces", i, id, strings.ToLower(string(t.State)))
-		case m.configs.NotSimulatable(t) != "":
-			refuse("traceIds[%d]: %s", i, m.configs.NotSimulatable(t))
+		case w.m.configs.NotSimulatable(t) != "":
+			refuse("traceIds[%d]: %s", i, w.m.configs.NotSimulatable(t))
 		}
 	}
-	cells, problems := m.sweepCells(ctx, in)
+	cells, problems := w.sweepCells(ctx, in)
 	refusals = append(refusals, problems...)
 	if len(refusals) > 0 {
 		noun := "problem"
@@ -155,7 +163,7 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 		names[i] = c.Name
 	}
 	s := cascade.Sweep{
-		ID: cascade.NewID(cascade.SweepIDPrefix), TraceIDs: in.TraceIDs, SimConfigs: names, Axes: in.Axes, Executor: m.exec.Name(),
+		ID: cascade.NewID(cascade.SweepIDPrefix), TraceIDs: in.TraceIDs, SimConfigs: names, Axes: in.Axes, Executor: w.m.exec.Name(),
 	}
 	if in.Label != "" {
 		s.Label = &in.Label
@@ -170,7 +178,7 @@ func (m *Manager) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, [
 				State: cascade.RunQueued, Executor: s.Executor, History: []string{},
 			}
 			if !in.Rerun {
-				orig, err := m.reusable(ctx, r, cfg, &reused)
+				orig, err := w.m.reusable(ctx, r, cfg, &reused)
 				if err != nil {
 					return cascade.Sweep{}, nil, err
 				}
@@ -196,7 +204,7 @@ func gridSize(in SweepInput) int {
 // sweepCells resolves a sweep's grid into the configs its runs launch
 // with, each checked as a launch checks its config, the variants by the
 // simulator together; the problems name each refused cell's field.
-func (m *Manager) sweepCells(ctx context.Context, in SweepInput) ([]cascade.SimConfig, []string) {
+func (w *Sweeps) sweepCells(ctx context.Context, in SweepInput) ([]cascade.SimConfig, []string) {
 	var problems []string
 	if gridSize(in) > MaxSweepRuns {
 		return nil, nil // refused for its size already
@@ -214,7 +222,7 @@ func (m *Manager) sweepCells(ctx context.Context, in SweepInput) ([]cascade.SimC
 	if len(bad) > 0 {
 		return nil, append(problems, bad...)
 	}
-	r, err := m.configs.newResolver()
+	r, err := w.m.configs.newResolver()
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
@@ -232,7 +240,7 @@ func (m *Manager) sweepCells(ctx context.Context, in SweepInput) ([]cascade.SimC
 			continue
 		}
 		named[v.Name] = g.Field
-		if err := m.exec.CheckConfig(v); err != nil {
+		if err := w.m.exec.CheckConfig(v); err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %s: %v", g.Field, v.Name, err))
 			continue
 		}
@@ -241,7 +249,7 @@ func (m *Manager) sweepCells(ctx context.Context, in SweepInput) ([]cascade.SimC
 	if len(problems) > 0 {
 		return nil, problems
 	}
-	refusals, err := m.configs.CheckVariants(ctx, cells)
+	refusals, err := w.m.configs.CheckVariants(ctx, cells)
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
@@ -251,4 +259,40 @@ func (m *Manager) sweepCells(ctx context.Context, in SweepInput) ([]cascade.SimC
 		}
 	}
 	return cells, problems
+}
+
+// CancelSweep cancels every run of a sweep that is not over: the queued
+// ones without a job in one transaction, then the others through the
+// executor, all at once (the Slurm executor cancels thousands of jobs with
+// a few scancel calls; a running one ends once its simulator or job is
+// gone). It returns NOT_FOUND for an unknown sweep; a sweep whose runs are
+// all over is no error, and neither is a run this server's executor
+// cannot cancel (a CONFLICT).
+func (w *Sweeps) CancelSweep(ctx context.Context, id string) (cascade.Sweep, error) {
+	m := w.m
+	s, err := m.cfg.Store.Sweep(ctx, id)
+	if err != nil {
+		return s, err
+	}
+	queued, err := m.cfg.Store.CancelQueuedSweepRuns(ctx, id, Stamp("cancelled with its sweep before it started"))
+	if err != nil {
+		return s, err
+	}
+	for _, r := range queued {
+		m.queue.Cancel(r.ID)
+		m.publish(r)
+	}
+	rest, err := m.cfg.Store.SweepRuns(ctx, id, cascade.RunQueued, cascade.RunRunning)
+	if err != nil {
+		return s, err
+	}
+	var started []cascade.Run
+	for _, r := range rest {
+		if r.State == cascade.RunRunning || r.HasJob() {
+			started = append(started, r)
+		}
+	}
+	_, err = m.exec.Cancel(ctx, started)
+	m.log.Info("sweep cancelled", "sweep", id, "queued", len(queued), "started", len(started))
+	return s, withoutConflicts(err)
 }

@@ -60,7 +60,7 @@ func BenchmarkRealVariantCheck(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		name := fmt.Sprintf("QV100-1455MHZ -gpgpu_n_clusters %d", 1+i%1000)
-		if _, err := m.Variant(ctx, name, []cascade.SimParam{{Option: "-gpgpu_max_insn", Value: fmt.Sprint(1_000_000 + i)}}); err != nil {
+		if _, err := m.Configs().Variant(ctx, name, []cascade.SimParam{{Option: "-gpgpu_max_insn", Value: fmt.Sprint(1_000_000 + i)}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -89,7 +89,7 @@ func BenchmarkRealDesignSweep1000(b *testing.B) {
 			clocks[k] = fmt.Sprintf("%d.0:%d.0:%d.0:850.0", f, f, f)
 		}
 		start := time.Now()
-		s, err := m.LaunchSweep(ctx, runs.SweepInput{
+		s, err := runs.NewSweeps(m).LaunchSweep(ctx, runs.SweepInput{
 			TraceIDs: []string{quickstartID}, SimConfigs: []string{"SM7_QV100"}, Rerun: true,
 			Axes: []cascade.SweepAxis{{Option: "-gpgpu_n_clusters", Values: clusters}, {Option: "-gpgpu_clock_domains", Values: clocks}},
 		})

@@ -271,9 +271,3 @@ func variantKey(v cascade.SimConfig) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
-
-// Variant resolves and checks a config's name and overrides, as a launch
-// does (see [Configs.Variant]).
-func (m *Manager) Variant(ctx context.Context, name string, params []cascade.SimParam) (cascade.SimConfig, error) {
-	return m.configs.Variant(ctx, name, params)
-}

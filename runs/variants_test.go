@@ -134,7 +134,7 @@ func TestDesignSweep(t *testing.T) {
 	r := newVariantRig(t)
 	ctx := context.Background()
 	before := r.calls()
-	s, err := r.m.LaunchSweep(ctx, runs.SweepInput{
+	s, err := runs.NewSweeps(r.m).LaunchSweep(ctx, runs.SweepInput{
 		TraceIDs: []string{quickstartID}, SimConfigs: []string{"H100"}, Rerun: true,
 		Axes: []cascade.SweepAxis{{Option: "-gpgpu_n_clusters", Values: []string{"33", "66", "132"}}, {Values: []string{"", "PWR_ENABLE"}}},
 	})
@@ -162,7 +162,7 @@ func TestDesignSweep(t *testing.T) {
 		}
 	}
 
-	_, err = r.m.LaunchSweep(ctx, runs.SweepInput{
+	_, err = runs.NewSweeps(r.m).LaunchSweep(ctx, runs.SweepInput{
 		TraceIDs: []string{quickstartID}, SimConfigs: []string{"H100"},
 		Axes: []cascade.SweepAxis{{Values: []string{"", "L1OFF", "L2OFF"}}, {Option: "-gpgpu_n_clusters", Values: []string{"x", "7"}}},
 	})
@@ -172,7 +172,7 @@ func TestDesignSweep(t *testing.T) {
 			t.Errorf("refused sweep: %v, want %q", err, w)
 		}
 	}
-	_, err = r.m.LaunchSweep(ctx, runs.SweepInput{
+	_, err = runs.NewSweeps(r.m).LaunchSweep(ctx, runs.SweepInput{
 		TraceIDs: []string{quickstartID}, SimConfigs: []string{"H100"},
 		Axes: []cascade.SweepAxis{{Values: []string{"", "L1OFF"}}, {Option: "-gpgpu_n_clusters", Values: []string{"5", "7"}}},
 	})

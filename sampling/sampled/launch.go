@@ -78,7 +78,7 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 
 	// The config by its canonical name, so that segments, the validation
 	// run and the full run looked for are of the same variant.
-	cfg, err := c.cfg.Runs.Variant(ctx, in.Run.SimConfig, in.Run.Params)
+	cfg, err := c.cfg.Variants.Variant(ctx, in.Run.SimConfig, in.Run.Params)
 	if err != nil {
 		return launchSet{}, err
 	}

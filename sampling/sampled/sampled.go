@@ -57,20 +57,28 @@ type Lifecycle interface {
 	LaunchRuns(ctx context.Context, ins []runs.LaunchInput, shape func(rs []cascade.Run) error) ([]cascade.Run, error)
 	// CancelRuns cancels runs that are not over.
 	CancelRuns(ctx context.Context, rs []cascade.Run, history string) error
-	// CheckSweep checks a sweep and returns it, not stored, and its
-	// cells' configs; LaunchSweepRuns stores it with runs as LaunchRuns
-	// does (see [runs.Manager.LaunchSweepRuns]).
+}
+
+// Sweeps checks a sweep and returns it, not stored, and its cells'
+// configs; LaunchSweepRuns stores it with runs as LaunchRuns does
+// (*runs.Sweeps).
+type Sweeps interface {
 	CheckSweep(ctx context.Context, in runs.SweepInput) (cascade.Sweep, []cascade.SimConfig, error)
 	LaunchSweepRuns(ctx context.Context, s cascade.Sweep, ins []runs.LaunchInput, shape func(rs []cascade.Run) error) (cascade.Sweep, []cascade.Run, error)
-	// Variant resolves and checks a config's name and overrides (see
-	// [runs.Configs.Variant]).
+}
+
+// Variants resolves and checks a config's name and overrides
+// (*runs.Configs, see [runs.Configs.Variant]).
+type Variants interface {
 	Variant(ctx context.Context, name string, params []cascade.SimParam) (cascade.SimConfig, error)
 }
 
 // Config configures a Coordinator.
 type Config struct {
-	Runs   Lifecycle
-	Store  Store
+	Runs     Lifecycle
+	Sweeps   Sweeps
+	Variants Variants
+	Store    Store
 	Plans  Plans
 	Events cascade.Publisher
 	Logger *slog.Logger

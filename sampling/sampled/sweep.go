@@ -19,7 +19,7 @@ type SweepInput struct {
 	Validate bool
 }
 
-// LaunchSweep checks a sampled sweep as runs.Manager.LaunchSweep checks
+// LaunchSweep checks a sampled sweep as runs.Sweeps.LaunchSweep checks
 // a sweep, then stores it with each cell's sampled run, segments and any
 // validation run in one transaction, and queues the segments. The
 // sweep's runs are the sampled runs and the validation runs; its
@@ -45,7 +45,7 @@ func (c *Coordinator) LaunchSweep(ctx context.Context, in SweepInput) (cascade.S
 	if _, err := once(ctx, in.PlanID, trace); err != nil {
 		return cascade.Sweep{}, err
 	}
-	s, cells, err := c.cfg.Runs.CheckSweep(ctx, in.Sweep)
+	s, cells, err := c.cfg.Sweeps.CheckSweep(ctx, in.Sweep)
 	if err != nil {
 		return cascade.Sweep{}, err
 	}
@@ -58,7 +58,7 @@ func (c *Coordinator) LaunchSweep(ctx context.Context, in SweepInput) (cascade.S
 		}
 		ins = append(ins, sets[i].ins...)
 	}
-	s, rs, err := c.cfg.Runs.LaunchSweepRuns(ctx, s, ins, func(rs []cascade.Run) error {
+	s, rs, err := c.cfg.Sweeps.LaunchSweepRuns(ctx, s, ins, func(rs []cascade.Run) error {
 		off := 0
 		for _, set := range sets {
 			if err := set.shape(rs[off : off+len(set.ins)]); err != nil {
