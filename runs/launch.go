@@ -117,6 +117,9 @@ type batch struct {
 	traces  map[string]cascade.Trace
 	configs map[string]cascade.SimConfig
 	kernels map[string]map[int]bool // by trace: the ids of its kernel list
+	// resolver resolves configs' names, the configs and modifiers read
+	// once for the batch.
+	resolver resolver
 }
 
 // newRun checks a launch request and returns the queued run it makes, not
@@ -147,7 +150,7 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 	cfg, ok := b.configs[cfgKey]
 	if !ok {
 		var err error
-		if cfg, err = m.configs.Variant(ctx, in.SimConfig, in.Params); err != nil {
+		if cfg, err = m.configs.variant(ctx, &b.resolver, in.SimConfig, in.Params); err != nil {
 			return cascade.Run{}, err
 		}
 		if err := m.exec.CheckConfig(cfg); err != nil {

@@ -45,13 +45,26 @@ func (c *Configs) Modifiers() (simconfig.Modifiers, error) {
 // Every refusal is BAD_USER_INPUT naming the field: "simConfig: ..." or
 // "simConfig, params: ...".
 func (c *Configs) Variant(ctx context.Context, name string, params []cascade.SimParam) (cascade.SimConfig, error) {
+	return c.variant(ctx, nil, name, params)
+}
+
+// variant is Variant resolving with *r, read first when nil: a batch of
+// launches reads the configs and modifiers once.
+func (c *Configs) variant(ctx context.Context, r *resolver, name string, params []cascade.SimParam) (cascade.SimConfig, error) {
 	field := "simConfig"
 	if len(params) > 0 {
 		field = "simConfig, params"
 	}
-	r, err := c.newResolver()
-	if err != nil {
-		return cascade.SimConfig{}, err
+	if r == nil || !r.read {
+		fresh, err := c.newResolver()
+		if err != nil {
+			return cascade.SimConfig{}, err
+		}
+		if r == nil {
+			r = &fresh
+		} else {
+			*r = fresh
+		}
 	}
 	v, why := r.resolve(name, params)
 	if why != "" {
@@ -70,6 +83,7 @@ func (c *Configs) Variant(ctx context.Context, name string, params []cascade.Sim
 // resolver resolves variants' names against one reading of the configs
 // and modifiers.
 type resolver struct {
+	read bool // cfgs and mods are read
 	cfgs []cascade.SimConfig
 	mods simconfig.Modifiers
 }
@@ -80,7 +94,7 @@ func (c *Configs) newResolver() (resolver, error) {
 		return resolver{}, err
 	}
 	mods, err := c.Modifiers()
-	return resolver{cfgs: cfgs, mods: mods}, err
+	return resolver{read: true, cfgs: cfgs, mods: mods}, err
 }
 
 // resolve is [simconfig.Variant], its error said for a user; "" when

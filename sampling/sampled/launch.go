@@ -22,6 +22,10 @@ type Input struct {
 	// trace and config: the newest SUCCEEDED one, else one launched with
 	// the sampled run.
 	Validate bool
+
+	// canonical: Run.SimConfig is a config's canonical name, checked
+	// already (a sweep's cell), so it is not resolved again.
+	canonical bool
 }
 
 // Launch stores a sampled run, its segments (one per range of adjacent
@@ -78,11 +82,13 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 
 	// The config by its canonical name, so that segments, the validation
 	// run and the full run looked for are of the same variant.
-	cfg, err := c.cfg.Variants.Variant(ctx, in.Run.SimConfig, in.Run.Params)
-	if err != nil {
-		return launchSet{}, err
+	if !in.canonical {
+		cfg, err := c.cfg.Variants.Variant(ctx, in.Run.SimConfig, in.Run.Params)
+		if err != nil {
+			return launchSet{}, err
+		}
+		in.Run.SimConfig, in.Run.Params = cfg.Name, nil
 	}
-	in.Run.SimConfig, in.Run.Params = cfg.Name, nil
 
 	// The sampled run, checked as any run of its trace and config, then
 	// its segments, then any validation run.

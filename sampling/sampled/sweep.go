@@ -53,7 +53,7 @@ func (c *Coordinator) LaunchSweep(ctx context.Context, in SweepInput) (cascade.S
 	sets := make([]launchSet, len(cells))
 	for i, cell := range cells {
 		run := runs.LaunchInput{TraceID: trace, SimConfig: cell.Name, Label: in.Sweep.Label, Rerun: in.Sweep.Rerun}
-		if sets[i], err = c.buildWith(ctx, Input{Run: run, PlanID: in.PlanID, Validate: in.Validate}, once); err != nil {
+		if sets[i], err = c.buildWith(ctx, Input{Run: run, PlanID: in.PlanID, Validate: in.Validate, canonical: true}, once); err != nil {
 			return cascade.Sweep{}, err
 		}
 		ins = append(ins, sets[i].ins...)
