@@ -79,9 +79,9 @@ type Config struct {
 	Sweeps   Sweeps
 	Variants Variants
 	Store    Store
-	Plans  Plans
-	Events cascade.Publisher
-	Logger *slog.Logger
+	Plans    Plans
+	Events   cascade.Publisher
+	Logger   *slog.Logger
 }
 
 // Coordinator launches sampled runs, follows their segments and projects
