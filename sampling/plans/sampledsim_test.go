@@ -43,14 +43,7 @@ import (
 // (default 300) change what is measured, CASCADE_BENCH_PARALLEL (default
 // 2) how many simulations run at once.
 func BenchmarkSampledSim(b *testing.B) {
-	accel := testkit.RealAccelSim(b)
-	src := testkit.RealTrace(b, "vecadd-sm61")
-	work := os.Getenv("CASCADE_BENCH_DIR")
-	if work == "" {
-		work = b.TempDir()
-	}
-	launches := envInt(b, "CASCADE_BENCH_LAUNCHES", 300)
-	parallel := envInt(b, "CASCADE_BENCH_PARALLEL", 2)
+	accel, src, work, launches, parallel := benchSetup(b, 300)
 	configs := strings.Split(envOr("CASCADE_BENCH_CONFIGS", "SM6_TITANX,SM7_QV100"), ",")
 	var warmups []int
 	for _, w := range strings.Split(envOr("CASCADE_BENCH_WARMUPS", "0,1,2,6,step"), ",") {
@@ -161,6 +154,21 @@ func BenchmarkSampledSim(b *testing.B) {
 		}
 		workSaved(b)
 	}
+}
+
+// benchSetup is what the real-simulator benchmarks run on: the checkout
+// (CASCADE_TEST_ACCELSIM_DIR), the real trace their LLM-like traces are
+// built from (CASCADE_TEST_TRACES_DIR), where they keep their work
+// (CASCADE_BENCH_DIR, else a temporary directory), how many launches
+// (CASCADE_BENCH_LAUNCHES, else launches) and how many simulations at
+// once (CASCADE_BENCH_PARALLEL, else 2).
+func benchSetup(b *testing.B, launches int) (accel, src, work string, n, parallel int) {
+	accel = testkit.RealAccelSim(b)
+	src = testkit.RealTrace(b, "vecadd-sm61")
+	if work = os.Getenv("CASCADE_BENCH_DIR"); work == "" {
+		work = b.TempDir()
+	}
+	return accel, src, work, envInt(b, "CASCADE_BENCH_LAUNCHES", launches), envInt(b, "CASCADE_BENCH_PARALLEL", 2)
 }
 
 // workSaved prints what a 20,000-launch trace of the same shape saves:

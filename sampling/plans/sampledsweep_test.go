@@ -12,7 +12,6 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/sampling"
-	"github.com/cascade-sim/cascade/testkit"
 )
 
 // sweepVariant is one cell of the benchmark's design sweep: overrides of
@@ -39,14 +38,7 @@ type sweepVariant struct {
 //	CASCADE_TEST_ACCELSIM_DIR=../shared/accelsim CASCADE_TEST_TRACES_DIR=../shared/traces \
 //	  go test ./sampling/plans -run '^$' -bench SampledSweep -benchtime 1x -timeout 300m
 func BenchmarkSampledSweep(b *testing.B) {
-	accel := testkit.RealAccelSim(b)
-	src := testkit.RealTrace(b, "vecadd-sm61")
-	work := os.Getenv("CASCADE_BENCH_DIR")
-	if work == "" {
-		work = b.TempDir()
-	}
-	launches := envInt(b, "CASCADE_BENCH_LAUNCHES", 120)
-	parallel := envInt(b, "CASCADE_BENCH_PARALLEL", 2)
+	accel, src, work, launches, parallel := benchSetup(b, 120)
 	var variants []sweepVariant
 	for _, n := range []int{80, 40} {
 		for _, clock := range []float64{1132, 1455, 1700} {
