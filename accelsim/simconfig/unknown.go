@@ -56,11 +56,7 @@ func Unknown(cfgs []cascade.SimConfig, name string) string {
 		return fmt.Sprintf("no config %q: no configs are set up (CASCADE_SIM_CONFIGS_DIR)", name)
 	}
 	if near := Closest(cfgs, name); len(near) > 0 {
-		quoted := make([]string, len(near))
-		for i, n := range near {
-			quoted[i] = fmt.Sprintf("%q", n)
-		}
-		return fmt.Sprintf("no config %q; did you mean %s?", name, strings.Join(quoted, " or "))
+		return fmt.Sprintf("no config %q; did you mean %s?", name, quoteAll(near))
 	}
 	names := make([]string, len(cfgs))
 	for i, c := range cfgs {
