@@ -320,7 +320,7 @@ func (m *Main) buildRuns(ctx context.Context) (*runs.Manager, error) {
 func (m *Main) buildHandler(s *services) http.Handler {
 	cfg := m.Config
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: m.events, Traces: s.scanner, Postproc: s.postproc, S3: m.S3,
-		Runs: s.runs, Sweeps: s.sweeps, RunLogs: s.runs, Configs: s.runs.Configs(), Exec: s.runs, Results: s.results, Comparisons: s.results, SampledRuns: s.sampled,
+		Runs: s.runs, Sweeps: s.sweeps, RunLogs: s.runs, Configs: s.runs.Configs(), Exec: s.runs, Results: s.results, Comparisons: s.results, Correlations: s.results, SampledRuns: s.sampled,
 		Disk:     disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB},
 		Sampling: s.plans},
 		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: m.log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
@@ -341,9 +341,7 @@ func (m *Main) buildHandler(s *services) http.Handler {
 
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", m.graph)
-	mux.Handle("GET /runs/{id}/kernels.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, kernelsCSV(m.DB, s.results, m.log)))
-	mux.Handle("GET /traces/{id}/configs.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, configsCSV(m.DB, s.results, m.log)))
-	mux.Handle("GET /sweeps/{id}/design.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, designCSV(m.DB, s.results, m.log)))
+	csvRoutes(mux, cfg.Tokens, m.DB, s.results, m.log)
 	if cfg.Pprof {
 		mux.Handle("/debug/pprof/", requireRole(cfg.Tokens, cascade.RoleReadWrite, pprofHandler()))
 	}

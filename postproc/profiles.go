@@ -47,7 +47,7 @@ func readProfiles(dir string, names []string, kernels []hwprofile.Traced, table 
 			reads = append(reads, read)
 			continue
 		}
-		read.Profiler, read.GPU = string(rep.Profiler), rep.GPU.Name
+		read.Profiler, read.GPU, read.CC = string(rep.Profiler), rep.GPU.Name, rep.GPU.CC
 		read.Launches, read.Matched, read.Unmatched = rep.Launches, rep.Matched, rep.UnmatchedCount
 		read.Stats = append(read.Stats, rep.Stats...)
 		reads = append(reads, read)
