@@ -77,6 +77,12 @@ func SameGPU(a, b string) bool {
 	return strings.Contains(na, nb) || strings.Contains(nb, na)
 }
 
+// Named reports whether a device name names a card, rather than an
+// index ("0") or nothing.
+func Named(name string) bool {
+	return strings.IndexFunc(name, unicode.IsLetter) >= 0
+}
+
 // normalize is name in lower case without blanks, punctuation and the
 // vendor's and product lines' words.
 func normalize(name string) string {
