@@ -45,7 +45,7 @@ type CounterPair struct {
 	Context  *string
 	Name     string
 	// Simulated is the run's value (RunKernel.Stats); on a sampled run,
-	// a projected launch's is its representative's.
+	// a projected launch's is projected from its stratum's.
 	Simulated float64
 	// Measured is the mean of Measurements, within [MeasuredMin, MeasuredMax].
 	Measured, MeasuredMin, MeasuredMax float64
