@@ -58,6 +58,10 @@ type SamplingPlan struct {
 	// Warmup is how many launches before each representative (in its
 	// CUDA context) are simulated first to warm the caches.
 	Warmup int `gorm:"not null"`
+	// WarmupStep is set when that warm-up is a step of the program (the
+	// launches back to where the same kernels repeat; Warmup is then the
+	// step's length) rather than a number of launches asked for.
+	WarmupStep bool `gorm:"not null;default:false"`
 
 	// Launches counts the trace's launches; UntimedLaunches those of them
 	// without a measured duration on a DURATION plan (they are planned by

@@ -115,3 +115,12 @@ func migrateCounters(tx *gorm.DB) error {
 	}
 	return tx.Migrator().CreateTable(&kernelCounterV17{})
 }
+
+// Schema snapshot, version 18.
+
+// samplingPlanV18: whether a plan's warm-up is a step of the program.
+type samplingPlanV18 struct {
+	WarmupStep bool `gorm:"not null;default:false"`
+}
+
+func (samplingPlanV18) TableName() string { return "sampling_plans" }

@@ -486,6 +486,7 @@ type ComplexityRoot struct {
 		TraceRanges           func(childComplexity int) int
 		UntimedLaunches       func(childComplexity int) int
 		Warmup                func(childComplexity int) int
+		WarmupStep            func(childComplexity int) int
 	}
 
 	SamplingRepresentative struct {
@@ -2838,6 +2839,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SamplingPlan.Warmup(childComplexity), true
+	case "SamplingPlan.warmupStep":
+		if e.ComplexityRoot.SamplingPlan.WarmupStep == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.WarmupStep(childComplexity), true
 
 	case "SamplingRepresentative.context":
 		if e.ComplexityRoot.SamplingRepresentative.Context == nil {
@@ -4798,6 +4805,8 @@ func (ec *executionContext) childFields_SamplingPlan(ctx context.Context, field 
 		return ec.fieldContext_SamplingPlan_errorBound(ctx, field)
 	case "warmup":
 		return ec.fieldContext_SamplingPlan_warmup(ctx, field)
+	case "warmupStep":
+		return ec.fieldContext_SamplingPlan_warmupStep(ctx, field)
 	case "launches":
 		return ec.fieldContext_SamplingPlan_launches(ctx, field)
 	case "untimedLaunches":
@@ -13637,6 +13646,29 @@ func (ec *executionContext) fieldContext_SamplingPlan_warmup(_ context.Context, 
 	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Int")
 }
 
+func (ec *executionContext) _SamplingPlan_warmupStep(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_warmupStep(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WarmupStep, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_warmupStep(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingPlan", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _SamplingPlan_launches(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22431,6 +22463,11 @@ func (ec *executionContext) _SamplingPlan(ctx context.Context, sel ast.Selection
 			}
 		case "warmup":
 			out.Values[i] = ec._SamplingPlan_warmup(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "warmupStep":
+			out.Values[i] = ec._SamplingPlan_warmupStep(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -294,8 +294,11 @@ describe("sampled simulation from the web UI", { skip }, () => {
     await page.waitForURL((u) => u.toString() !== shown && /\?plan=/.test(u.toString()));
     await page.getByTestId("plan-row").first().and(page.locator('[aria-selected="true"]')).waitFor();
     const warm = await page.getByTestId("plan-view").locator("dt", { hasText: "Warm-up" }).locator("xpath=following-sibling::dd[1]").innerText();
-    const m = warm.match(/^(\d+) launches before each representative$/);
+    const m = warm.match(/^(\d+) launches before each representative \(a step of the program\)$/);
     assert.ok(m && Number(m[1]) === 4, `warm-up: ${warm}, want a step: the 4 kernels every layer launches`);
+    // The list says which plan's warm-up is a step, and which is launches.
+    assert.equal(await page.getByTestId("plan-row").first().getByTestId("plan-warmup").innerText(), "a step (4 launches)");
+    assert.match(await page.getByTestId("plan-row").last().getByTestId("plan-warmup").innerText(), /^\d+ launch(es)?$/);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -100,7 +100,7 @@ func (s *Service) Plan(ctx context.Context, r Request) (cascade.SamplingPlan, er
 	if err != nil {
 		return cascade.SamplingPlan{}, err
 	}
-	p.ID, p.TraceID = cascade.NewID(cascade.PlanIDPrefix), t.ID
+	p.ID, p.TraceID, p.WarmupStep = cascade.NewID(cascade.PlanIDPrefix), t.ID, r.WarmupStep
 	if err := s.Store.CreateSamplingPlan(ctx, &p); err != nil {
 		return cascade.SamplingPlan{}, err
 	}

@@ -141,8 +141,16 @@ func TestPlanWarmupStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Warmup != 9 {
-		t.Fatalf("warm-up %d launches, want a step of 9", p.Warmup)
+	if p.Warmup != 9 || !p.WarmupStep {
+		t.Fatalf("warm-up %d launches (a step: %v), want a step of 9", p.Warmup, p.WarmupStep)
+	}
+	// The plan says so when read back, and one of launches does not.
+	if got, err := s.SamplingPlan(ctx, p.ID); err != nil || !got.WarmupStep || got.Warmup != 9 {
+		t.Fatalf("plan read back: warm-up %d, a step %v, %v", got.Warmup, got.WarmupStep, err)
+	}
+	q, err := s.Plan(ctx, plans.Request{TraceID: "timed", Warmup: cascade.Ptr(9)})
+	if err != nil || q.WarmupStep {
+		t.Fatalf("a plan of 9 launches of warm-up says it is a step: %v, %v", q.WarmupStep, err)
 	}
 	longest := 0
 	for _, st := range p.Strata {

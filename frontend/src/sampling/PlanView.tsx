@@ -84,7 +84,10 @@ function PlanFigures({ p }: { p: SamplingPlanDetailFragment }) {
           </span>
         </dd>
         <dt>Warm-up</dt>
-        <dd>{p.warmup === 0 ? "none" : `${p.warmup} launch${p.warmup === 1 ? "" : "es"} before each representative`}</dd>
+        <dd>
+          {p.warmup === 0 ? "none" : `${p.warmup} launch${p.warmup === 1 ? "" : "es"} before each representative`}
+          {p.warmupStep && <span className="muted"> (a step of the program)</span>}
+        </dd>
       </dl>
     </>
   );

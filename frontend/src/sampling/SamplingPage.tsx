@@ -8,7 +8,7 @@ import type { SamplingMethod, SamplingPlanSummaryFragment } from "../gql/graphql
 import { Link, navigate, tracePath, useLocation, useTitle } from "../router";
 import { TraceUpdatedSubscription } from "../traces/documents";
 import { PlanSamplingMutation, SamplingPageQuery } from "./documents";
-import { errorField, formatBound, formatCompact, formatFraction, parseTarget, type PlanField, type TargetKind } from "./figures";
+import { errorField, formatBound, formatCompact, formatFraction, parseTarget, warmupText, type PlanField, type TargetKind } from "./figures";
 import { PlanView } from "./PlanView";
 
 export function samplePath(traceId: string, planId?: string): string {
@@ -244,7 +244,7 @@ function PlanList({ traceId, plans, chosen }: { traceId: string; plans: readonly
                 </td>
                 <td>{p.method}</td>
                 <td>{targetText(p)}</td>
-                <td className="num">{p.warmup}</td>
+                <td className="num" data-testid="plan-warmup">{warmupText(p)}</td>
                 <td className="num">{formatCount(p.samples)}</td>
                 <td className="num">{formatFraction(p.simulatedFraction)}</td>
                 <td className="num">{formatBound(p.expectedError)}</td>

@@ -9,6 +9,7 @@ export const SamplingPlanSummaryFragment = graphql(`
     targetInstructions
     errorBound
     warmup
+    warmupStep
     samples
     simulatedFraction
     expectedError

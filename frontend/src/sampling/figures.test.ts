@@ -10,6 +10,7 @@ import {
   formatSeconds,
   formatSpeedup,
   niceStep,
+  warmupText,
   parseTarget,
   speedup,
 } from "./figures";
@@ -137,4 +138,10 @@ test("extent: mean ± sd, its low end kept above 0", () => {
   const [lo, hi] = extent(100, 1.5);
   expect(lo).toBeGreaterThan(0);
   expect(hi).toBe(250);
+});
+
+test("warmupText says whether a plan's warm-up is a step or launches", () => {
+  expect(warmupText({ warmup: 4, warmupStep: true })).toBe("a step (4 launches)");
+  expect(warmupText({ warmup: 1, warmupStep: false })).toBe("1 launch");
+  expect(warmupText({ warmup: 0, warmupStep: false })).toBe("0 launches");
 });

@@ -151,3 +151,9 @@ export function extent(mean: number, cv: number | null | undefined): [number, nu
   const low = mean - sd;
   return [low > 0 ? low : Math.min(mean, mean / 10), mean + sd];
 }
+
+/** A plan's warm-up as the list shows it: a step of the program (and its length) or N launches. */
+export function warmupText(p: { warmup: number; warmupStep: boolean }): string {
+  if (p.warmupStep) return `a step (${formatCount(p.warmup)} launches)`;
+  return p.warmup === 1 ? "1 launch" : `${formatCount(p.warmup)} launches`;
+}
