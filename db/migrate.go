@@ -120,6 +120,9 @@ var migrations = []migration{
 	}},
 	{16, "runs: total cycles", migrateRunCycles},
 	{17, "hardware counters: traces' profiles, kernels' counters", migrateCounters},
+	{18, "traces: metadata sum without profiles", func(tx *gorm.DB) error {
+		return addColumns(tx, &traceV18{}, "MetadataCoreSum")
+	}},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a

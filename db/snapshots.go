@@ -115,3 +115,14 @@ func migrateCounters(tx *gorm.DB) error {
 	}
 	return tx.Migrator().CreateTable(&kernelCounterV17{})
 }
+
+// Schema snapshots, version 18.
+
+// traceV18: the fingerprint of a trace's metadata.json without its
+// profiles, so that a change of its profiles alone is told apart.
+type traceV18 struct {
+	ID              string `gorm:"primaryKey"`
+	MetadataCoreSum string `gorm:"not null;default:''"`
+}
+
+func (traceV18) TableName() string { return "traces" }
