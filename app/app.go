@@ -242,7 +242,7 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 	s.sweeps = runs.NewSweeps(s.runs)
 	s.sampled = sampled.New(sampled.Config{Runs: s.runs, Sweeps: s.sweeps, Variants: s.runs.Configs(), Store: m.DB, Plans: s.plans, Events: m.events, Logger: log})
 	s.runs.Coordinate(s.sampled)
-	s.results = results.New(results.Config{Store: m.DB, Configs: s.runs.Configs(), Live: s.runs, Plans: s.plans, BucketDir: cfg.BucketDir()})
+	s.results = results.New(results.Config{Store: m.DB, Counters: m.DB, Configs: s.runs.Configs(), Live: s.runs, Plans: s.plans, BucketDir: cfg.BucketDir()})
 	s.scanner = scanner.New(scanner.Config{
 		Root:     cfg.BucketDir(),
 		Interval: cfg.ScanInterval,

@@ -23,6 +23,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/internal/versioned"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 // Store is what the read side reads of the database (*db.DB): runs,
@@ -39,6 +40,16 @@ type Store interface {
 	RunKernelPage(ctx context.Context, runID string, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error)
 	Sweep(ctx context.Context, id string) (cascade.Sweep, error)
 	SweepRuns(ctx context.Context, id string, states ...cascade.RunState) ([]cascade.Run, error)
+}
+
+// CounterStore is what the read side reads of a trace's kernels and
+// their hardware counters (*db.DB): the durations its profiles measured
+// are its measured times when it has no real timing (measured.go).
+type CounterStore interface {
+	// KernelRange and KernelCounters return the trace's kernels, and
+	// their counters, whose seq is in [from, to).
+	KernelRange(ctx context.Context, traceID string, from, to int) ([]cascade.Kernel, error)
+	KernelCounters(ctx context.Context, traceID string, from, to int) ([]cascade.KernelCounter, error)
 }
 
 // Configs lists the sim configs as they are now (*runs.Configs): a run
@@ -62,7 +73,10 @@ type Config struct {
 	Configs Configs
 	// Plans reads sampling plans, for the paired speedups of a sampled
 	// design sweep's cells; nil states each cell's own interval only.
-	Plans     Plans
+	Plans Plans
+	// Counters reads traces' kernel counters; nil: the durations
+	// profiles measured are never a trace's measured times.
+	Counters  CounterStore
 	Live      Live   // nil: totals are always added up from the stored kernels
 	BucketDir string // where trace directories (and their timing files) are
 }
@@ -82,6 +96,7 @@ type Reader struct {
 	totals       *versioned.Cache[string, runs.StatTotals]              // see StatTotals
 	checks       *versioned.Cache[string, *cascade.SamplingCheck]       // see SamplingCheck
 	designs      *versioned.Cache[string, *designTally]                 // see DesignSpace
+	profileRows  *versioned.Cache[string, []tracedir.TimingRow]         // see profileTimes
 }
 
 // New returns a Reader. Without Configs, a run that recorded no core
@@ -98,6 +113,7 @@ func New(cfg Config) *Reader {
 		totals:       versioned.New[string, runs.StatTotals](maxCachedTotals),
 		checks:       versioned.New[string, *cascade.SamplingCheck](maxCachedChecks),
 		designs:      versioned.New[string, *designTally](maxCachedDesigns),
+		profileRows:  versioned.New[string, []tracedir.TimingRow](maxCachedProfileTimes),
 	}
 }
 
