@@ -117,7 +117,9 @@ func TestMeasuredTimesFromProfiles(t *testing.T) {
 	waitTrace(t, s, "both", "READY")
 
 	from := func(id string) *string {
-		var r struct{ Trace struct{ MeasuredTimesFrom *string } }
+		var r struct {
+			Trace struct{ MeasuredTimesFrom *string }
+		}
 		s.MustDo(t, `query($id: ID!) { trace(id: $id) { measuredTimesFrom } }`, map[string]any{"id": id}, &r)
 		return r.Trace.MeasuredTimesFrom
 	}
