@@ -242,7 +242,7 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 	s.sweeps = runs.NewSweeps(s.runs)
 	s.sampled = sampled.New(sampled.Config{Runs: s.runs, Sweeps: s.sweeps, Variants: s.runs.Configs(), Store: m.DB, Plans: s.plans, Events: m.events, Logger: log})
 	s.runs.Coordinate(s.sampled)
-	s.results = results.New(results.Config{Store: m.DB, Counters: m.DB, Configs: s.runs.Configs(), Live: s.runs, Plans: s.plans, BucketDir: cfg.BucketDir()})
+	s.results = results.New(results.Config{Store: m.DB, Configs: s.runs.Configs(), Live: s.runs, Plans: s.plans, BucketDir: cfg.BucketDir()})
 	s.scanner = scanner.New(scanner.Config{
 		Root:     cfg.BucketDir(),
 		Interval: cfg.ScanInterval,
@@ -320,7 +320,7 @@ func (m *Main) buildRuns(ctx context.Context) (*runs.Manager, error) {
 func (m *Main) buildHandler(s *services) http.Handler {
 	cfg := m.Config
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: m.events, Traces: s.scanner, Postproc: s.postproc, S3: m.S3,
-		Runs: s.runs, Sweeps: s.sweeps, RunLogs: s.runs, Configs: s.runs.Configs(), Exec: s.runs, Results: s.results, Comparisons: s.results, SampledRuns: s.sampled,
+		Runs: s.runs, Sweeps: s.sweeps, RunLogs: s.runs, Configs: s.runs.Configs(), Exec: s.runs, Results: s.results, Comparisons: s.results, Correlations: s.results, SampledRuns: s.sampled,
 		Disk:     disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB},
 		Sampling: s.plans},
 		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: m.log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
@@ -341,9 +341,7 @@ func (m *Main) buildHandler(s *services) http.Handler {
 
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", m.graph)
-	mux.Handle("GET /runs/{id}/kernels.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, kernelsCSV(m.DB, s.results, m.log)))
-	mux.Handle("GET /traces/{id}/configs.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, configsCSV(m.DB, s.results, m.log)))
-	mux.Handle("GET /sweeps/{id}/design.csv", requireRole(cfg.Tokens, cascade.RoleReadOnly, designCSV(m.DB, s.results, m.log)))
+	csvRoutes(mux, cfg.Tokens, m.DB, s.results, m.log)
 	if cfg.Pprof {
 		mux.Handle("/debug/pprof/", requireRole(cfg.Tokens, cascade.RoleReadWrite, pprofHandler()))
 	}

@@ -32,6 +32,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	ConfigKernelErrors() ConfigKernelErrorsResolver
+	CounterPair() CounterPairResolver
 	DiskUsage() DiskUsageResolver
 	Kernel() KernelResolver
 	Mutation() MutationResolver
@@ -114,6 +115,41 @@ type ComplexityRoot struct {
 		Bases     func(childComplexity int) int
 		File      func(childComplexity int) int
 		Modifiers func(childComplexity int) int
+	}
+
+	ConfigStatCorrelation struct {
+		Best    func(childComplexity int) int
+		Configs func(childComplexity int) int
+		Figure  func(childComplexity int) int
+		Stat    func(childComplexity int) int
+		Unit    func(childComplexity int) int
+	}
+
+	CounterPair struct {
+		Context        func(childComplexity int) int
+		DisplayName    func(childComplexity int) int
+		ErrorPct       func(childComplexity int) int
+		KernelID       func(childComplexity int) int
+		Measured       func(childComplexity int) int
+		MeasuredMax    func(childComplexity int) int
+		MeasuredMin    func(childComplexity int) int
+		Measurements   func(childComplexity int) int
+		Name           func(childComplexity int) int
+		Representative func(childComplexity int) int
+		Seq            func(childComplexity int) int
+		Simulated      func(childComplexity int) int
+	}
+
+	CounterPairConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	CounterPairEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	DesignCell struct {
@@ -265,6 +301,8 @@ type ComplexityRoot struct {
 
 	Run struct {
 		Comparison        func(childComplexity int) int
+		Correlation       func(childComplexity int) int
+		CounterPairs      func(childComplexity int, statistic string, first *int, after *string) int
 		CreatedAt         func(childComplexity int) int
 		CrossArchitecture func(childComplexity int) int
 		Error             func(childComplexity int) int
@@ -311,6 +349,11 @@ type ComplexityRoot struct {
 		Nodes      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	RunCorrelation struct {
+		GPUWarnings func(childComplexity int) int
+		Stats       func(childComplexity int) int
 	}
 
 	RunEdge struct {
@@ -492,6 +535,25 @@ type ComplexityRoot struct {
 		State     func(childComplexity int) int
 	}
 
+	StatCorrelation struct {
+		AggregateErrorPct func(childComplexity int) int
+		FurthestOff       func(childComplexity int) int
+		Kernels           func(childComplexity int) int
+		MAE               func(childComplexity int) int
+		MAPE              func(childComplexity int) int
+		MeasuredTotal     func(childComplexity int) int
+		NRMSE             func(childComplexity int) int
+		Over              func(childComplexity int) int
+		Pearson           func(childComplexity int) int
+		SimTotal          func(childComplexity int) int
+		Stat              func(childComplexity int) int
+		TotalErrorPct     func(childComplexity int) int
+		Under             func(childComplexity int) int
+		Unit              func(childComplexity int) int
+		Within10Pct       func(childComplexity int) int
+		Within1Pct        func(childComplexity int) int
+	}
+
 	StatCounter struct {
 		Kind func(childComplexity int) int
 		Name func(childComplexity int) int
@@ -593,6 +655,7 @@ type ComplexityRoot struct {
 		CompatibleSimConfigs    func(childComplexity int) int
 		ConfigComparison        func(childComplexity int) int
 		ConfigComparisonKernels func(childComplexity int, first *int, after *string) int
+		ConfigCorrelation       func(childComplexity int) int
 		CreatedAt               func(childComplexity int) int
 		DefaultSimConfig        func(childComplexity int) int
 		Error                   func(childComplexity int) int
@@ -629,6 +692,14 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	TraceCorrelation struct {
+		Best        func(childComplexity int) int
+		GPUWarnings func(childComplexity int) int
+		Runs        func(childComplexity int) int
+		SimConfigs  func(childComplexity int) int
+		Stats       func(childComplexity int) int
+	}
+
 	TraceEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
@@ -652,6 +723,9 @@ type ComplexityRoot struct {
 
 type ConfigKernelErrorsResolver interface {
 	DisplayName(ctx context.Context, obj *cascade.ConfigKernelErrors) (string, error)
+}
+type CounterPairResolver interface {
+	DisplayName(ctx context.Context, obj *cascade.CounterPair) (string, error)
 }
 type DiskUsageResolver interface {
 	BudgetBytes(ctx context.Context, obj *cascade.DiskUsage) (*int64, error)
@@ -710,6 +784,8 @@ type RunResolver interface {
 	Steps(ctx context.Context, obj *cascade.Run) ([]cascade.StepProjection, error)
 	TimingProblems(ctx context.Context, obj *cascade.Run) ([]string, error)
 	LogTail(ctx context.Context, obj *cascade.Run, lines *int) ([]string, error)
+	Correlation(ctx context.Context, obj *cascade.Run) (*cascade.RunCorrelation, error)
+	CounterPairs(ctx context.Context, obj *cascade.Run, statistic string, first *int, after *string) (*model.CounterPairConnection, error)
 	Slurm(ctx context.Context, obj *cascade.Run) (*cascade.SlurmJob, error)
 	Sampling(ctx context.Context, obj *cascade.Run) (*cascade.SampledRun, error)
 	SampledBy(ctx context.Context, obj *cascade.Run) (*cascade.Run, error)
@@ -792,6 +868,7 @@ type TraceResolver interface {
 
 	ConfigComparison(ctx context.Context, obj *cascade.Trace) ([]cascade.ConfigComparison, error)
 	ConfigComparisonKernels(ctx context.Context, obj *cascade.Trace, first *int, after *string) (*model.ConfigKernelErrorsConnection, error)
+	ConfigCorrelation(ctx context.Context, obj *cascade.Trace) (*cascade.ConfigCorrelation, error)
 	PostprocessLogTail(ctx context.Context, obj *cascade.Trace, lines *int) ([]string, error)
 	CompatibleSimConfigs(ctx context.Context, obj *cascade.Trace) ([]cascade.SimConfig, error)
 	DefaultSimConfig(ctx context.Context, obj *cascade.Trace) (*cascade.SimConfig, error)
@@ -1042,6 +1119,148 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConfigModifiers.Modifiers(childComplexity), true
+
+	case "ConfigStatCorrelation.best":
+		if e.ComplexityRoot.ConfigStatCorrelation.Best == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigStatCorrelation.Best(childComplexity), true
+	case "ConfigStatCorrelation.configs":
+		if e.ComplexityRoot.ConfigStatCorrelation.Configs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigStatCorrelation.Configs(childComplexity), true
+	case "ConfigStatCorrelation.rankedBy":
+		if e.ComplexityRoot.ConfigStatCorrelation.Figure == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigStatCorrelation.Figure(childComplexity), true
+	case "ConfigStatCorrelation.statistic":
+		if e.ComplexityRoot.ConfigStatCorrelation.Stat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigStatCorrelation.Stat(childComplexity), true
+	case "ConfigStatCorrelation.unit":
+		if e.ComplexityRoot.ConfigStatCorrelation.Unit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigStatCorrelation.Unit(childComplexity), true
+
+	case "CounterPair.context":
+		if e.ComplexityRoot.CounterPair.Context == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPair.Context(childComplexity), true
+	case "CounterPair.displayName":
+		if e.ComplexityRoot.CounterPair.DisplayName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPair.DisplayName(childComplexity), true
+	case "CounterPair.errorPct":
+		if e.ComplexityRoot.CounterPair.ErrorPct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPair.ErrorPct(childComplexity), true
+	case "CounterPair.kernelId":
+		if e.ComplexityRoot.CounterPair.KernelID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPair.KernelID(childComplexity), true
+	case "CounterPair.measured":
+		if e.ComplexityRoot.CounterPair.Measured == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPair.Measured(childComplexity), true
+	case "CounterPair.measuredMax":
+		if e.ComplexityRoot.CounterPair.MeasuredMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPair.MeasuredMax(childComplexity), true
+	case "CounterPair.measuredMin":
+		if e.ComplexityRoot.CounterPair.MeasuredMin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPair.MeasuredMin(childComplexity), true
+	case "CounterPair.measurements":
+		if e.ComplexityRoot.CounterPair.Measurements == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPair.Measurements(childComplexity), true
+	case "CounterPair.name":
+		if e.ComplexityRoot.CounterPair.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPair.Name(childComplexity), true
+	case "CounterPair.representative":
+		if e.ComplexityRoot.CounterPair.Representative == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPair.Representative(childComplexity), true
+	case "CounterPair.seq":
+		if e.ComplexityRoot.CounterPair.Seq == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPair.Seq(childComplexity), true
+	case "CounterPair.simulated":
+		if e.ComplexityRoot.CounterPair.Simulated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPair.Simulated(childComplexity), true
+
+	case "CounterPairConnection.edges":
+		if e.ComplexityRoot.CounterPairConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPairConnection.Edges(childComplexity), true
+	case "CounterPairConnection.nodes":
+		if e.ComplexityRoot.CounterPairConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPairConnection.Nodes(childComplexity), true
+	case "CounterPairConnection.pageInfo":
+		if e.ComplexityRoot.CounterPairConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPairConnection.PageInfo(childComplexity), true
+	case "CounterPairConnection.totalCount":
+		if e.ComplexityRoot.CounterPairConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPairConnection.TotalCount(childComplexity), true
+
+	case "CounterPairEdge.cursor":
+		if e.ComplexityRoot.CounterPairEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPairEdge.Cursor(childComplexity), true
+	case "CounterPairEdge.node":
+		if e.ComplexityRoot.CounterPairEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterPairEdge.Node(childComplexity), true
 
 	case "DesignCell.avgPowerW":
 		if e.ComplexityRoot.DesignCell.AvgPowerW == nil {
@@ -1735,6 +1954,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.Comparison(childComplexity), true
+	case "Run.correlation":
+		if e.ComplexityRoot.Run.Correlation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Correlation(childComplexity), true
+	case "Run.counterPairs":
+		if e.ComplexityRoot.Run.CounterPairs == nil {
+			break
+		}
+
+		args, err := ec.field_Run_counterPairs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Run.CounterPairs(childComplexity, args["statistic"].(string), args["first"].(*int), args["after"].(*string)), true
 	case "Run.createdAt":
 		if e.ComplexityRoot.Run.CreatedAt == nil {
 			break
@@ -1987,6 +2223,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RunConnection.TotalCount(childComplexity), true
+
+	case "RunCorrelation.gpuWarnings":
+		if e.ComplexityRoot.RunCorrelation.GPUWarnings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunCorrelation.GPUWarnings(childComplexity), true
+	case "RunCorrelation.statistics":
+		if e.ComplexityRoot.RunCorrelation.Stats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RunCorrelation.Stats(childComplexity), true
 
 	case "RunEdge.cursor":
 		if e.ComplexityRoot.RunEdge.Cursor == nil {
@@ -2790,6 +3039,103 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SlurmJob.State(childComplexity), true
 
+	case "StatCorrelation.aggregateErrorPct":
+		if e.ComplexityRoot.StatCorrelation.AggregateErrorPct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.AggregateErrorPct(childComplexity), true
+	case "StatCorrelation.furthestOff":
+		if e.ComplexityRoot.StatCorrelation.FurthestOff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.FurthestOff(childComplexity), true
+	case "StatCorrelation.kernels":
+		if e.ComplexityRoot.StatCorrelation.Kernels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.Kernels(childComplexity), true
+	case "StatCorrelation.mae":
+		if e.ComplexityRoot.StatCorrelation.MAE == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.MAE(childComplexity), true
+	case "StatCorrelation.mapePct":
+		if e.ComplexityRoot.StatCorrelation.MAPE == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.MAPE(childComplexity), true
+	case "StatCorrelation.measuredTotal":
+		if e.ComplexityRoot.StatCorrelation.MeasuredTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.MeasuredTotal(childComplexity), true
+	case "StatCorrelation.nrmse":
+		if e.ComplexityRoot.StatCorrelation.NRMSE == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.NRMSE(childComplexity), true
+	case "StatCorrelation.over":
+		if e.ComplexityRoot.StatCorrelation.Over == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.Over(childComplexity), true
+	case "StatCorrelation.pearson":
+		if e.ComplexityRoot.StatCorrelation.Pearson == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.Pearson(childComplexity), true
+	case "StatCorrelation.simTotal":
+		if e.ComplexityRoot.StatCorrelation.SimTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.SimTotal(childComplexity), true
+	case "StatCorrelation.statistic":
+		if e.ComplexityRoot.StatCorrelation.Stat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.Stat(childComplexity), true
+	case "StatCorrelation.totalErrorPct":
+		if e.ComplexityRoot.StatCorrelation.TotalErrorPct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.TotalErrorPct(childComplexity), true
+	case "StatCorrelation.under":
+		if e.ComplexityRoot.StatCorrelation.Under == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.Under(childComplexity), true
+	case "StatCorrelation.unit":
+		if e.ComplexityRoot.StatCorrelation.Unit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.Unit(childComplexity), true
+	case "StatCorrelation.within10Pct":
+		if e.ComplexityRoot.StatCorrelation.Within10Pct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.Within10Pct(childComplexity), true
+	case "StatCorrelation.within1Pct":
+		if e.ComplexityRoot.StatCorrelation.Within1Pct == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatCorrelation.Within1Pct(childComplexity), true
+
 	case "StatCounter.kind":
 		if e.ComplexityRoot.StatCounter.Kind == nil {
 			break
@@ -3248,6 +3594,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.ConfigComparisonKernels(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Trace.configCorrelation":
+		if e.ComplexityRoot.Trace.ConfigCorrelation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.ConfigCorrelation(childComplexity), true
 	case "Trace.createdAt":
 		if e.ComplexityRoot.Trace.CreatedAt == nil {
 			break
@@ -3451,6 +3803,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TraceConnection.TotalCount(childComplexity), true
 
+	case "TraceCorrelation.best":
+		if e.ComplexityRoot.TraceCorrelation.Best == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceCorrelation.Best(childComplexity), true
+	case "TraceCorrelation.gpuWarnings":
+		if e.ComplexityRoot.TraceCorrelation.GPUWarnings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceCorrelation.GPUWarnings(childComplexity), true
+	case "TraceCorrelation.runs":
+		if e.ComplexityRoot.TraceCorrelation.Runs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceCorrelation.Runs(childComplexity), true
+	case "TraceCorrelation.simConfigs":
+		if e.ComplexityRoot.TraceCorrelation.SimConfigs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceCorrelation.SimConfigs(childComplexity), true
+	case "TraceCorrelation.statistics":
+		if e.ComplexityRoot.TraceCorrelation.Stats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceCorrelation.Stats(childComplexity), true
+
 	case "TraceEdge.cursor":
 		if e.ComplexityRoot.TraceEdge.Cursor == nil {
 			break
@@ -3620,7 +4003,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/compare.graphqls" "schema/designspace.graphqls" "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/sampledrun.graphqls" "schema/sampling.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls" "schema/variant.graphqls"
+//go:embed "schema/compare.graphqls" "schema/correlation.graphqls" "schema/designspace.graphqls" "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/sampledrun.graphqls" "schema/sampling.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls" "schema/variant.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -3633,6 +4016,7 @@ func sourceData(filename string) string {
 
 var sources = []*ast.Source{
 	{Name: "schema/compare.graphqls", Input: sourceData("schema/compare.graphqls"), BuiltIn: false},
+	{Name: "schema/correlation.graphqls", Input: sourceData("schema/correlation.graphqls"), BuiltIn: false},
 	{Name: "schema/designspace.graphqls", Input: sourceData("schema/designspace.graphqls"), BuiltIn: false},
 	{Name: "schema/disk.graphqls", Input: sourceData("schema/disk.graphqls"), BuiltIn: false},
 	{Name: "schema/executor.graphqls", Input: sourceData("schema/executor.graphqls"), BuiltIn: false},
@@ -3769,6 +4153,76 @@ func (ec *executionContext) childFields_ConfigModifiers(ctx context.Context, fie
 		return ec.fieldContext_ConfigModifiers_modifiers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ConfigModifiers", field.Name)
+}
+
+func (ec *executionContext) childFields_ConfigStatCorrelation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "statistic":
+		return ec.fieldContext_ConfigStatCorrelation_statistic(ctx, field)
+	case "unit":
+		return ec.fieldContext_ConfigStatCorrelation_unit(ctx, field)
+	case "configs":
+		return ec.fieldContext_ConfigStatCorrelation_configs(ctx, field)
+	case "rankedBy":
+		return ec.fieldContext_ConfigStatCorrelation_rankedBy(ctx, field)
+	case "best":
+		return ec.fieldContext_ConfigStatCorrelation_best(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConfigStatCorrelation", field.Name)
+}
+
+func (ec *executionContext) childFields_CounterPair(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "seq":
+		return ec.fieldContext_CounterPair_seq(ctx, field)
+	case "kernelId":
+		return ec.fieldContext_CounterPair_kernelId(ctx, field)
+	case "context":
+		return ec.fieldContext_CounterPair_context(ctx, field)
+	case "name":
+		return ec.fieldContext_CounterPair_name(ctx, field)
+	case "displayName":
+		return ec.fieldContext_CounterPair_displayName(ctx, field)
+	case "simulated":
+		return ec.fieldContext_CounterPair_simulated(ctx, field)
+	case "measured":
+		return ec.fieldContext_CounterPair_measured(ctx, field)
+	case "measuredMin":
+		return ec.fieldContext_CounterPair_measuredMin(ctx, field)
+	case "measuredMax":
+		return ec.fieldContext_CounterPair_measuredMax(ctx, field)
+	case "measurements":
+		return ec.fieldContext_CounterPair_measurements(ctx, field)
+	case "errorPct":
+		return ec.fieldContext_CounterPair_errorPct(ctx, field)
+	case "representative":
+		return ec.fieldContext_CounterPair_representative(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CounterPair", field.Name)
+}
+
+func (ec *executionContext) childFields_CounterPairConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CounterPairConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_CounterPairConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CounterPairConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_CounterPairConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CounterPairConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CounterPairEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_CounterPairEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_CounterPairEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CounterPairEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_DesignCell(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4069,6 +4523,10 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_timingProblems(ctx, field)
 	case "logTail":
 		return ec.fieldContext_Run_logTail(ctx, field)
+	case "correlation":
+		return ec.fieldContext_Run_correlation(ctx, field)
+	case "counterPairs":
+		return ec.fieldContext_Run_counterPairs(ctx, field)
 	case "slurm":
 		return ec.fieldContext_Run_slurm(ctx, field)
 	case "sampling":
@@ -4109,6 +4567,16 @@ func (ec *executionContext) childFields_RunConnection(ctx context.Context, field
 		return ec.fieldContext_RunConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RunConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_RunCorrelation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "statistics":
+		return ec.fieldContext_RunCorrelation_statistics(ctx, field)
+	case "gpuWarnings":
+		return ec.fieldContext_RunCorrelation_gpuWarnings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RunCorrelation", field.Name)
 }
 
 func (ec *executionContext) childFields_RunEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4469,6 +4937,44 @@ func (ec *executionContext) childFields_SlurmJob(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type SlurmJob", field.Name)
 }
 
+func (ec *executionContext) childFields_StatCorrelation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "statistic":
+		return ec.fieldContext_StatCorrelation_statistic(ctx, field)
+	case "unit":
+		return ec.fieldContext_StatCorrelation_unit(ctx, field)
+	case "kernels":
+		return ec.fieldContext_StatCorrelation_kernels(ctx, field)
+	case "pearson":
+		return ec.fieldContext_StatCorrelation_pearson(ctx, field)
+	case "mae":
+		return ec.fieldContext_StatCorrelation_mae(ctx, field)
+	case "mapePct":
+		return ec.fieldContext_StatCorrelation_mapePct(ctx, field)
+	case "aggregateErrorPct":
+		return ec.fieldContext_StatCorrelation_aggregateErrorPct(ctx, field)
+	case "totalErrorPct":
+		return ec.fieldContext_StatCorrelation_totalErrorPct(ctx, field)
+	case "nrmse":
+		return ec.fieldContext_StatCorrelation_nrmse(ctx, field)
+	case "within1Pct":
+		return ec.fieldContext_StatCorrelation_within1Pct(ctx, field)
+	case "within10Pct":
+		return ec.fieldContext_StatCorrelation_within10Pct(ctx, field)
+	case "over":
+		return ec.fieldContext_StatCorrelation_over(ctx, field)
+	case "under":
+		return ec.fieldContext_StatCorrelation_under(ctx, field)
+	case "simTotal":
+		return ec.fieldContext_StatCorrelation_simTotal(ctx, field)
+	case "measuredTotal":
+		return ec.fieldContext_StatCorrelation_measuredTotal(ctx, field)
+	case "furthestOff":
+		return ec.fieldContext_StatCorrelation_furthestOff(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StatCorrelation", field.Name)
+}
+
 func (ec *executionContext) childFields_StatCounter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -4687,6 +5193,8 @@ func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql
 		return ec.fieldContext_Trace_configComparison(ctx, field)
 	case "configComparisonKernels":
 		return ec.fieldContext_Trace_configComparisonKernels(ctx, field)
+	case "configCorrelation":
+		return ec.fieldContext_Trace_configCorrelation(ctx, field)
 	case "postprocessLogTail":
 		return ec.fieldContext_Trace_postprocessLogTail(ctx, field)
 	case "compatibleSimConfigs":
@@ -4717,6 +5225,22 @@ func (ec *executionContext) childFields_TraceConnection(ctx context.Context, fie
 		return ec.fieldContext_TraceConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TraceConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TraceCorrelation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "simConfigs":
+		return ec.fieldContext_TraceCorrelation_simConfigs(ctx, field)
+	case "runs":
+		return ec.fieldContext_TraceCorrelation_runs(ctx, field)
+	case "statistics":
+		return ec.fieldContext_TraceCorrelation_statistics(ctx, field)
+	case "best":
+		return ec.fieldContext_TraceCorrelation_best(ctx, field)
+	case "gpuWarnings":
+		return ec.fieldContext_TraceCorrelation_gpuWarnings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TraceCorrelation", field.Name)
 }
 
 func (ec *executionContext) childFields_TraceEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5200,6 +5724,36 @@ func (ec *executionContext) field_Query_traces_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Run_counterPairs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "statistic",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["statistic"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -6426,6 +6980,580 @@ func (ec *executionContext) fieldContext_ConfigModifiers_modifiers(_ context.Con
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ConfigModifier(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConfigStatCorrelation_statistic(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigStatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigStatCorrelation_statistic(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stat, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigStatCorrelation_statistic(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigStatCorrelation", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConfigStatCorrelation_unit(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigStatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigStatCorrelation_unit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigStatCorrelation_unit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigStatCorrelation", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConfigStatCorrelation_configs(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigStatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigStatCorrelation_configs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Configs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*cascade.StatCorrelation) graphql.Marshaler {
+			return ec.marshalNStatCorrelation2ᚕᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐStatCorrelation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigStatCorrelation_configs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConfigStatCorrelation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatCorrelation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConfigStatCorrelation_rankedBy(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigStatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigStatCorrelation_rankedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Figure, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigStatCorrelation_rankedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigStatCorrelation", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConfigStatCorrelation_best(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigStatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigStatCorrelation_best(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Best, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigStatCorrelation_best(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigStatCorrelation", field, false, false, "String")
+}
+
+func (ec *executionContext) _CounterPair_seq(ctx context.Context, field graphql.CollectedField, obj *cascade.CounterPair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPair_seq(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Seq, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPair_seq(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPair", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CounterPair_kernelId(ctx context.Context, field graphql.CollectedField, obj *cascade.CounterPair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPair_kernelId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPair_kernelId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPair", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CounterPair_context(ctx context.Context, field graphql.CollectedField, obj *cascade.CounterPair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPair_context(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Context, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPair_context(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPair", field, false, false, "String")
+}
+
+func (ec *executionContext) _CounterPair_name(ctx context.Context, field graphql.CollectedField, obj *cascade.CounterPair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPair_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPair_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPair", field, false, false, "String")
+}
+
+func (ec *executionContext) _CounterPair_displayName(ctx context.Context, field graphql.CollectedField, obj *cascade.CounterPair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPair_displayName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CounterPair().DisplayName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPair_displayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPair", field, true, true, "String")
+}
+
+func (ec *executionContext) _CounterPair_simulated(ctx context.Context, field graphql.CollectedField, obj *cascade.CounterPair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPair_simulated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Simulated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPair_simulated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPair", field, false, false, "Float")
+}
+
+func (ec *executionContext) _CounterPair_measured(ctx context.Context, field graphql.CollectedField, obj *cascade.CounterPair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPair_measured(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Measured, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPair_measured(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPair", field, false, false, "Float")
+}
+
+func (ec *executionContext) _CounterPair_measuredMin(ctx context.Context, field graphql.CollectedField, obj *cascade.CounterPair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPair_measuredMin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeasuredMin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPair_measuredMin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPair", field, false, false, "Float")
+}
+
+func (ec *executionContext) _CounterPair_measuredMax(ctx context.Context, field graphql.CollectedField, obj *cascade.CounterPair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPair_measuredMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeasuredMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPair_measuredMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPair", field, false, false, "Float")
+}
+
+func (ec *executionContext) _CounterPair_measurements(ctx context.Context, field graphql.CollectedField, obj *cascade.CounterPair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPair_measurements(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Measurements, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPair_measurements(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPair", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CounterPair_errorPct(ctx context.Context, field graphql.CollectedField, obj *cascade.CounterPair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPair_errorPct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ErrorPct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPair_errorPct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPair", field, false, false, "Float")
+}
+
+func (ec *executionContext) _CounterPair_representative(ctx context.Context, field graphql.CollectedField, obj *cascade.CounterPair) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPair_representative(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Representative, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPair_representative(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPair", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _CounterPairConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CounterPairConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPairConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.CounterPairEdge) graphql.Marshaler {
+			return ec.marshalNCounterPairEdge2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐCounterPairEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPairConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CounterPairConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CounterPairEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CounterPairConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.CounterPairConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPairConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.CounterPair) graphql.Marshaler {
+			return ec.marshalNCounterPair2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐCounterPairᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPairConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CounterPairConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CounterPair(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CounterPairConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CounterPairConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPairConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPairConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CounterPairConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CounterPairConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.CounterPairConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPairConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPairConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPairConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CounterPairEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CounterPairEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPairEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPairEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterPairEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _CounterPairEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.CounterPairEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterPairEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.CounterPair) graphql.Marshaler {
+			return ec.marshalNCounterPair2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐCounterPair(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterPairEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CounterPairEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CounterPair(ctx, field)
 		},
 	}
 	return fc, nil
@@ -10019,6 +11147,82 @@ func (ec *executionContext) fieldContext_Run_logTail(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Run_correlation(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_correlation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().Correlation(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.RunCorrelation) graphql.Marshaler {
+			return ec.marshalNRunCorrelation2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunCorrelation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_correlation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RunCorrelation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Run_counterPairs(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_counterPairs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Run().CounterPairs(ctx, obj, fc.Args["statistic"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CounterPairConnection) graphql.Marshaler {
+			return ec.marshalNCounterPairConnection2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐCounterPairConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_counterPairs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CounterPairConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Run_counterPairs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Run_slurm(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10379,6 +11583,61 @@ func (ec *executionContext) _RunConnection_totalCount(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_RunConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RunConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RunCorrelation_statistics(ctx context.Context, field graphql.CollectedField, obj *cascade.RunCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunCorrelation_statistics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.StatCorrelation) graphql.Marshaler {
+			return ec.marshalNStatCorrelation2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐStatCorrelationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunCorrelation_statistics(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RunCorrelation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StatCorrelation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RunCorrelation_gpuWarnings(ctx context.Context, field graphql.CollectedField, obj *cascade.RunCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RunCorrelation_gpuWarnings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GPUWarnings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RunCorrelation_gpuWarnings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RunCorrelation", field, false, false, "String")
 }
 
 func (ec *executionContext) _RunEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.RunEdge) (ret graphql.Marshaler) {
@@ -13556,6 +14815,383 @@ func (ec *executionContext) fieldContext_SlurmJob_reason(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("SlurmJob", field, true, true, "String")
 }
 
+func (ec *executionContext) _StatCorrelation_statistic(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_statistic(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stat, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_statistic(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatCorrelation_unit(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_unit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_unit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "String")
+}
+
+func (ec *executionContext) _StatCorrelation_kernels(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_kernels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kernels, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_kernels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StatCorrelation_pearson(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_pearson(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pearson, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_pearson(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _StatCorrelation_mae(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_mae(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MAE, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_mae(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _StatCorrelation_mapePct(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_mapePct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MAPE, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_mapePct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _StatCorrelation_aggregateErrorPct(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_aggregateErrorPct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AggregateErrorPct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_aggregateErrorPct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _StatCorrelation_totalErrorPct(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_totalErrorPct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalErrorPct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_totalErrorPct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _StatCorrelation_nrmse(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_nrmse(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NRMSE, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_nrmse(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _StatCorrelation_within1Pct(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_within1Pct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Within1Pct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_within1Pct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StatCorrelation_within10Pct(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_within10Pct(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Within10Pct, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_within10Pct(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StatCorrelation_over(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_over(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Over, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_over(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StatCorrelation_under(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_under(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Under, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_under(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StatCorrelation_simTotal(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_simTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimTotal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_simTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _StatCorrelation_measuredTotal(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_measuredTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeasuredTotal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_measuredTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StatCorrelation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _StatCorrelation_furthestOff(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StatCorrelation_furthestOff(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FurthestOff, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.CounterPair) graphql.Marshaler {
+			return ec.marshalNCounterPair2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐCounterPairᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StatCorrelation_furthestOff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StatCorrelation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CounterPair(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _StatCounter_name(ctx context.Context, field graphql.CollectedField, obj *model.StatCounter) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15920,6 +17556,38 @@ func (ec *executionContext) fieldContext_Trace_configComparisonKernels(ctx conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Trace_configCorrelation(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_configCorrelation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trace().ConfigCorrelation(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.ConfigCorrelation) graphql.Marshaler {
+			return ec.marshalNTraceCorrelation2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigCorrelation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_configCorrelation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trace",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TraceCorrelation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Trace_postprocessLogTail(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16267,6 +17935,139 @@ func (ec *executionContext) _TraceConnection_totalCount(ctx context.Context, fie
 }
 func (ec *executionContext) fieldContext_TraceConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TraceConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TraceCorrelation_simConfigs(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceCorrelation_simConfigs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimConfigs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TraceCorrelation_simConfigs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceCorrelation", field, false, false, "String")
+}
+
+func (ec *executionContext) _TraceCorrelation_runs(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceCorrelation_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Runs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*cascade.Run) graphql.Marshaler {
+			return ec.marshalNRun2ᚕᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TraceCorrelation_runs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TraceCorrelation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TraceCorrelation_statistics(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceCorrelation_statistics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stats, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.ConfigStatCorrelation) graphql.Marshaler {
+			return ec.marshalNConfigStatCorrelation2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigStatCorrelationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TraceCorrelation_statistics(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TraceCorrelation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConfigStatCorrelation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TraceCorrelation_best(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceCorrelation_best(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Best, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TraceCorrelation_best(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceCorrelation", field, false, false, "String")
+}
+
+func (ec *executionContext) _TraceCorrelation_gpuWarnings(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigCorrelation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceCorrelation_gpuWarnings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GPUWarnings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]string) graphql.Marshaler {
+			return ec.marshalNString2ᚕᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TraceCorrelation_gpuWarnings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceCorrelation", field, false, false, "String")
 }
 
 func (ec *executionContext) _TraceEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TraceEdge) (ret graphql.Marshaler) {
@@ -18358,6 +20159,234 @@ func (ec *executionContext) _ConfigModifiers(ctx context.Context, sel ast.Select
 	return out
 }
 
+var configStatCorrelationImplementors = []string{"ConfigStatCorrelation"}
+
+func (ec *executionContext) _ConfigStatCorrelation(ctx context.Context, sel ast.SelectionSet, obj *cascade.ConfigStatCorrelation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, configStatCorrelationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConfigStatCorrelation")
+		case "statistic":
+			out.Values[i] = ec._ConfigStatCorrelation_statistic(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unit":
+			out.Values[i] = ec._ConfigStatCorrelation_unit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "configs":
+			out.Values[i] = ec._ConfigStatCorrelation_configs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rankedBy":
+			out.Values[i] = ec._ConfigStatCorrelation_rankedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "best":
+			out.Values[i] = ec._ConfigStatCorrelation_best(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var counterPairImplementors = []string{"CounterPair"}
+
+func (ec *executionContext) _CounterPair(ctx context.Context, sel ast.SelectionSet, obj *cascade.CounterPair) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, counterPairImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CounterPair")
+		case "seq":
+			out.Values[i] = ec._CounterPair_seq(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "kernelId":
+			out.Values[i] = ec._CounterPair_kernelId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "context":
+			out.Values[i] = ec._CounterPair_context(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._CounterPair_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "displayName":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CounterPair_displayName(ctx, field, obj)
+				})
+		case "simulated":
+			out.Values[i] = ec._CounterPair_simulated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "measured":
+			out.Values[i] = ec._CounterPair_measured(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "measuredMin":
+			out.Values[i] = ec._CounterPair_measuredMin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "measuredMax":
+			out.Values[i] = ec._CounterPair_measuredMax(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "measurements":
+			out.Values[i] = ec._CounterPair_measurements(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "errorPct":
+			out.Values[i] = ec._CounterPair_errorPct(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "representative":
+			out.Values[i] = ec._CounterPair_representative(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var counterPairConnectionImplementors = []string{"CounterPairConnection"}
+
+func (ec *executionContext) _CounterPairConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CounterPairConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, counterPairConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CounterPairConnection")
+		case "edges":
+			out.Values[i] = ec._CounterPairConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._CounterPairConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CounterPairConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._CounterPairConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var counterPairEdgeImplementors = []string{"CounterPairEdge"}
+
+func (ec *executionContext) _CounterPairEdge(ctx context.Context, sel ast.SelectionSet, obj *model.CounterPairEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, counterPairEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CounterPairEdge")
+		case "cursor":
+			out.Values[i] = ec._CounterPairEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._CounterPairEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var designCellImplementors = []string{"DesignCell"}
 
 func (ec *executionContext) _DesignCell(ctx context.Context, sel ast.SelectionSet, obj *cascade.DesignCell) graphql.Marshaler {
@@ -19532,6 +21561,18 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Run_logTail(ctx, field, obj)
 				})
+		case "correlation":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_correlation(ctx, field, obj)
+				})
+		case "counterPairs":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_counterPairs(ctx, field, obj)
+				})
 		case "slurm":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -19654,6 +21695,44 @@ func (ec *executionContext) _RunConnection(ctx context.Context, sel ast.Selectio
 			}
 		case "totalCount":
 			out.Values[i] = ec._RunConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var runCorrelationImplementors = []string{"RunCorrelation"}
+
+func (ec *executionContext) _RunCorrelation(ctx context.Context, sel ast.SelectionSet, obj *cascade.RunCorrelation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, runCorrelationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RunCorrelation")
+		case "statistics":
+			out.Values[i] = ec._RunCorrelation_statistics(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gpuWarnings":
+			out.Values[i] = ec._RunCorrelation_gpuWarnings(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20799,6 +22878,114 @@ func (ec *executionContext) _SlurmJob(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var statCorrelationImplementors = []string{"StatCorrelation"}
+
+func (ec *executionContext) _StatCorrelation(ctx context.Context, sel ast.SelectionSet, obj *cascade.StatCorrelation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, statCorrelationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StatCorrelation")
+		case "statistic":
+			out.Values[i] = ec._StatCorrelation_statistic(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unit":
+			out.Values[i] = ec._StatCorrelation_unit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kernels":
+			out.Values[i] = ec._StatCorrelation_kernels(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pearson":
+			out.Values[i] = ec._StatCorrelation_pearson(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "mae":
+			out.Values[i] = ec._StatCorrelation_mae(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mapePct":
+			out.Values[i] = ec._StatCorrelation_mapePct(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "aggregateErrorPct":
+			out.Values[i] = ec._StatCorrelation_aggregateErrorPct(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "totalErrorPct":
+			out.Values[i] = ec._StatCorrelation_totalErrorPct(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "nrmse":
+			out.Values[i] = ec._StatCorrelation_nrmse(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "within1Pct":
+			out.Values[i] = ec._StatCorrelation_within1Pct(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "within10Pct":
+			out.Values[i] = ec._StatCorrelation_within10Pct(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "over":
+			out.Values[i] = ec._StatCorrelation_over(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "under":
+			out.Values[i] = ec._StatCorrelation_under(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "simTotal":
+			out.Values[i] = ec._StatCorrelation_simTotal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "measuredTotal":
+			out.Values[i] = ec._StatCorrelation_measuredTotal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "furthestOff":
+			out.Values[i] = ec._StatCorrelation_furthestOff(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var statCounterImplementors = []string{"StatCounter"}
 
 func (ec *executionContext) _StatCounter(ctx context.Context, sel ast.SelectionSet, obj *model.StatCounter) graphql.Marshaler {
@@ -21530,6 +23717,12 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Trace_configComparisonKernels(ctx, field, obj)
 				})
+		case "configCorrelation":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_configCorrelation(ctx, field, obj)
+				})
 		case "postprocessLogTail":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -21617,6 +23810,59 @@ func (ec *executionContext) _TraceConnection(ctx context.Context, sel ast.Select
 			}
 		case "totalCount":
 			out.Values[i] = ec._TraceConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var traceCorrelationImplementors = []string{"TraceCorrelation"}
+
+func (ec *executionContext) _TraceCorrelation(ctx context.Context, sel ast.SelectionSet, obj *cascade.ConfigCorrelation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, traceCorrelationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TraceCorrelation")
+		case "simConfigs":
+			out.Values[i] = ec._TraceCorrelation_simConfigs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runs":
+			out.Values[i] = ec._TraceCorrelation_runs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "statistics":
+			out.Values[i] = ec._TraceCorrelation_statistics(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "best":
+			out.Values[i] = ec._TraceCorrelation_best(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "gpuWarnings":
+			out.Values[i] = ec._TraceCorrelation_gpuWarnings(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -22254,6 +24500,82 @@ func (ec *executionContext) marshalNConfigModifiers2ᚖgithubᚗcomᚋcascadeᚑ
 	return ec._ConfigModifiers(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNConfigStatCorrelation2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigStatCorrelation(ctx context.Context, sel ast.SelectionSet, v cascade.ConfigStatCorrelation) graphql.Marshaler {
+	return ec._ConfigStatCorrelation(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNConfigStatCorrelation2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigStatCorrelationᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.ConfigStatCorrelation) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNConfigStatCorrelation2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigStatCorrelation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCounterPair2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐCounterPair(ctx context.Context, sel ast.SelectionSet, v cascade.CounterPair) graphql.Marshaler {
+	return ec._CounterPair(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCounterPair2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐCounterPairᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.CounterPair) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCounterPair2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐCounterPair(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCounterPair2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐCounterPair(ctx context.Context, sel ast.SelectionSet, v *cascade.CounterPair) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CounterPair!")
+		return graphql.Null
+	}
+	return ec._CounterPair(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCounterPairConnection2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐCounterPairConnection(ctx context.Context, sel ast.SelectionSet, v *model.CounterPairConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CounterPairConnection!")
+		return graphql.Null
+	}
+	return ec._CounterPairConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCounterPairEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐCounterPairEdge(ctx context.Context, sel ast.SelectionSet, v model.CounterPairEdge) graphql.Marshaler {
+	return ec._CounterPairEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCounterPairEdge2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐCounterPairEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.CounterPairEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCounterPairEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐCounterPairEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNDesignCell2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐDesignCell(ctx context.Context, sel ast.SelectionSet, v cascade.DesignCell) graphql.Marshaler {
 	return ec._DesignCell(ctx, sel, &v)
 }
@@ -22644,6 +24966,16 @@ func (ec *executionContext) marshalNRun2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascad
 	return ret
 }
 
+func (ec *executionContext) marshalNRun2ᚕᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx context.Context, sel ast.SelectionSet, v []*cascade.Run) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalORun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalNRun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx context.Context, sel ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Run!")
@@ -22658,6 +24990,14 @@ func (ec *executionContext) marshalNRunConnection2ᚖgithubᚗcomᚋcascadeᚑsi
 		return graphql.Null
 	}
 	return ec._RunConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRunCorrelation2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunCorrelation(ctx context.Context, sel ast.SelectionSet, v *cascade.RunCorrelation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RunCorrelation!")
+		return graphql.Null
+	}
+	return ec._RunCorrelation(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNRunEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐRunEdge(ctx context.Context, sel ast.SelectionSet, v model.RunEdge) graphql.Marshaler {
@@ -22938,6 +25278,36 @@ func (ec *executionContext) unmarshalNSimParamInput2githubᚗcomᚋcascadeᚑsim
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNStatCorrelation2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐStatCorrelation(ctx context.Context, sel ast.SelectionSet, v cascade.StatCorrelation) graphql.Marshaler {
+	return ec._StatCorrelation(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNStatCorrelation2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐStatCorrelationᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.StatCorrelation) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStatCorrelation2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐStatCorrelation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStatCorrelation2ᚕᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐStatCorrelation(ctx context.Context, sel ast.SelectionSet, v []*cascade.StatCorrelation) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOStatCorrelation2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐStatCorrelation(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalNStatCounter2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐStatCounter(ctx context.Context, sel ast.SelectionSet, v model.StatCounter) graphql.Marshaler {
 	return ec._StatCounter(ctx, sel, &v)
 }
@@ -23020,6 +25390,35 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	ret := make(graphql.Array, len(v))
 	for i := range v {
 		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNString2ᚕᚕstringᚄ(ctx context.Context, v any) ([][]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([][]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2ᚕstringᚄ(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNString2ᚕᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v [][]string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2ᚕstringᚄ(ctx, sel, v[i])
 	}
 
 	for _, e := range ret {
@@ -23216,6 +25615,14 @@ func (ec *executionContext) marshalNTraceConnection2ᚖgithubᚗcomᚋcascadeᚑ
 		return graphql.Null
 	}
 	return ec._TraceConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTraceCorrelation2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐConfigCorrelation(ctx context.Context, sel ast.SelectionSet, v *cascade.ConfigCorrelation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TraceCorrelation!")
+		return graphql.Null
+	}
+	return ec._TraceCorrelation(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTraceEdge2githubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐTraceEdge(ctx context.Context, sel ast.SelectionSet, v model.TraceEdge) graphql.Marshaler {
@@ -23732,6 +26139,13 @@ func (ec *executionContext) marshalOSlurmJob2ᚖgithubᚗcomᚋcascadeᚑsimᚋc
 		return graphql.Null
 	}
 	return ec._SlurmJob(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOStatCorrelation2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐStatCorrelation(ctx context.Context, sel ast.SelectionSet, v *cascade.StatCorrelation) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._StatCorrelation(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {

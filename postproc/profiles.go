@@ -54,7 +54,7 @@ func readProfiles(dir string, names []string, kernels []hwprofile.Traced, table 
 			reads = append(reads, read)
 			continue
 		}
-		read.Profiler, read.GPU = string(rep.Profiler), rep.GPU.Name
+		read.Profiler, read.GPU, read.CC = string(rep.Profiler), rep.GPU.Name, rep.GPU.CC
 		read.Launches, read.Matched, read.Unmatched = rep.Launches, rep.Matched, rep.UnmatchedCount
 		for _, st := range rep.Stats {
 			if st == hwprofile.DurationStat {

@@ -20,20 +20,21 @@ import (
 // calls into, each behind an interface of what the API asks of it (see
 // services.go).
 type Resolver struct {
-	DB          Store
-	Events      *events.Broker
-	Traces      TraceService
-	Postproc    LogSource     // post-processing logs
-	Runs        Launcher      // launches and cancels runs
-	Sweeps      SweepLauncher // launches and cancels sweeps
-	RunLogs     LogSource     // simulator logs
-	Configs     SimConfigs    // the configs runs launch with
-	Exec        Executor      // where runs execute
-	Results     RunResults    // what runs gave back
-	Comparisons Comparisons   // runs compared by config and sweep
-	SampledRuns SampledLauncher
-	Disk        DiskMeter
-	Sampling    Planner
+	DB           Store
+	Events       *events.Broker
+	Traces       TraceService
+	Postproc     LogSource     // post-processing logs
+	Runs         Launcher      // launches and cancels runs
+	Sweeps       SweepLauncher // launches and cancels sweeps
+	RunLogs      LogSource     // simulator logs
+	Configs      SimConfigs    // the configs runs launch with
+	Exec         Executor      // where runs execute
+	Results      RunResults    // what runs gave back
+	Comparisons  Comparisons   // runs compared by config and sweep
+	Correlations Correlations  // runs' statistics against hardware counters
+	SampledRuns  SampledLauncher
+	Disk         DiskMeter
+	Sampling     Planner
 	// S3 is the S3 endpoint; nil when the server runs without one.
 	S3 *cascade.S3Endpoint
 }

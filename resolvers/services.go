@@ -107,6 +107,15 @@ type Comparisons interface {
 	DesignSpace(ctx context.Context, id, baseline string) (*cascade.DesignSpace, error)
 }
 
+// Correlations set runs' statistics against their traces' hardware
+// counters (*results.Reader).
+type Correlations interface {
+	Correlation(ctx context.Context, r cascade.Run) (cascade.RunCorrelation, error)
+	// CounterPairs is a page of the run's pairs of one statistic.
+	CounterPairs(ctx context.Context, r cascade.Run, stat string, p cascade.Page) (cascade.PageOf[cascade.CounterPair], error)
+	ConfigCorrelation(ctx context.Context, traceID string) (cascade.ConfigCorrelation, error)
+}
+
 // SimConfigs lists the sim configs, those a trace can run on, and the
 // one a run used (*runs.Manager).
 type SimConfigs interface {

@@ -30,6 +30,14 @@ func (s *kernelStore) Sweep(ctx context.Context, id string) (cascade.Sweep, erro
 	return s.fakeStore.Sweep(ctx, id)
 }
 
+func (s *kernelStore) Kernels(ctx context.Context, traceID, search string, p cascade.Page) (cascade.PageOf[cascade.Kernel], error) {
+	return s.fakeStore.Kernels(ctx, traceID, search, p)
+}
+
+func (s *kernelStore) KernelCounters(ctx context.Context, traceID string, from, to int) ([]cascade.KernelCounter, error) {
+	return s.fakeStore.KernelCounters(ctx, traceID, from, to)
+}
+
 func (s *kernelStore) Trace(ctx context.Context, id string) (cascade.Trace, error) {
 	return s.fakeStore.Trace(ctx, id)
 }

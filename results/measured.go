@@ -27,10 +27,6 @@ import (
 // maxCachedProfileTimes bounds the cache of traces' profile durations.
 const maxCachedProfileTimes = 16
 
-// profileKernels is how many kernels' durations are read from the store
-// at once.
-const profileKernels = 5000
-
 // MeasuredTimesFrom says where the trace's measured kernel times come
 // from: "real_timing.json: duration_ns" (adding which profile durations
 // are not used, when some are there too), "profiles/ncu.csv:
@@ -75,7 +71,7 @@ func (m *Reader) realTimingName(t cascade.Trace) string {
 // timing row per kernel that has one; nil when it has none. They are
 // kept for the trace's version: reading its profiles again changes it.
 func (m *Reader) profileTimes(ctx context.Context, t cascade.Trace) ([]tracedir.TimingRow, error) {
-	if m.cfg.Counters == nil || m.MeasuredTimesFrom(t) == nil {
+	if m.MeasuredTimesFrom(t) == nil {
 		return nil, nil
 	}
 	key := fmt.Sprint(t.ID, "@", t.UpdatedAt.UnixNano())
@@ -83,12 +79,16 @@ func (m *Reader) profileTimes(ctx context.Context, t cascade.Trace) ([]tracedir.
 		return rows, nil
 	}
 	rows := []tracedir.TimingRow{}
-	for from := 0; ; from += profileKernels {
-		ks, err := m.cfg.Counters.KernelRange(ctx, t.ID, from, from+profileKernels)
+	for after := ""; ; {
+		page, err := m.cfg.Store.Kernels(ctx, t.ID, "", cascade.Page{First: cascade.MaxPageSize, After: after})
 		if err != nil {
 			return nil, err
 		}
-		cs, err := m.cfg.Counters.KernelCounters(ctx, t.ID, from, from+profileKernels)
+		ks := page.Items
+		if len(ks) == 0 {
+			break
+		}
+		cs, err := m.cfg.Store.KernelCounters(ctx, t.ID, ks[0].Seq, ks[len(ks)-1].Seq+1)
 		if err != nil {
 			return nil, err
 		}
@@ -104,9 +104,10 @@ func (m *Reader) profileTimes(ctx context.Context, t cascade.Trace) ([]tracedir.
 					Context: kernellist.NormalizeContext(cascade.Deref(k.Context)), DurationNs: &d})
 			}
 		}
-		if len(ks) < profileKernels {
+		if !page.HasNext {
 			break
 		}
+		after = cascade.Cursor(int64(ks[len(ks)-1].Seq))
 	}
 	m.profileRows.Put(key, rows)
 	return rows, nil

@@ -6,7 +6,10 @@
 // its statistics, writes its kernels as CSV (csv.go), compares a trace's
 // runs config by config and a sweep's trace by config (configcompare.go,
 // sweepcompare.go), sets a sweep's cells side by side with their
-// speedups against a baseline (designspace.go, designcsv.go), and checks
+// speedups against a baseline (designspace.go, designcsv.go), sets its
+// statistics against the hardware counters the trace's profiles measured,
+// run by run and config by config (correlate.go, correlation.go,
+// configcorrelation.go), and checks
 // a sampled run's projection against a full run of the same trace and
 // config (samplingcheck.go).
 //
@@ -21,6 +24,7 @@ import (
 	"context"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/internal/versioned"
 	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -40,15 +44,11 @@ type Store interface {
 	RunKernelPage(ctx context.Context, runID string, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error)
 	Sweep(ctx context.Context, id string) (cascade.Sweep, error)
 	SweepRuns(ctx context.Context, id string, states ...cascade.RunState) ([]cascade.Run, error)
-}
-
-// CounterStore is what the read side reads of a trace's kernels and
-// their hardware counters (*db.DB): the durations its profiles measured
-// are its measured times when it has no real timing (measured.go).
-type CounterStore interface {
-	// KernelRange and KernelCounters return the trace's kernels, and
-	// their counters, whose seq is in [from, to).
-	KernelRange(ctx context.Context, traceID string, from, to int) ([]cascade.Kernel, error)
+	// Kernels is a page of a trace's kernels in list order (search "":
+	// all of them).
+	Kernels(ctx context.Context, traceID, search string, p cascade.Page) (cascade.PageOf[cascade.Kernel], error)
+	// KernelCounters returns what the trace's hardware profiles measured
+	// of its kernels whose position is in [from, to).
 	KernelCounters(ctx context.Context, traceID string, from, to int) ([]cascade.KernelCounter, error)
 }
 
@@ -73,10 +73,7 @@ type Config struct {
 	Configs Configs
 	// Plans reads sampling plans, for the paired speedups of a sampled
 	// design sweep's cells; nil states each cell's own interval only.
-	Plans Plans
-	// Counters reads traces' kernel counters; nil: the durations
-	// profiles measured are never a trace's measured times.
-	Counters  CounterStore
+	Plans     Plans
 	Live      Live   // nil: totals are always added up from the stored kernels
 	BucketDir string // where trace directories (and their timing files) are
 }
@@ -96,7 +93,10 @@ type Reader struct {
 	totals       *versioned.Cache[string, runs.StatTotals]              // see StatTotals
 	checks       *versioned.Cache[string, *cascade.SamplingCheck]       // see SamplingCheck
 	designs      *versioned.Cache[string, *designTally]                 // see DesignSpace
-	profileRows  *versioned.Cache[string, []tracedir.TimingRow]         // see profileTimes
+	correlations *versioned.Cache[string, cascade.RunCorrelation]       // see Correlation
+	// kernelIndexes map traces' kernels to their positions (see kernelIndex).
+	kernelIndexes *versioned.Cache[string, map[kernellist.Ref]int]
+	profileRows   *versioned.Cache[string, []tracedir.TimingRow] // see profileTimes
 }
 
 // New returns a Reader. Without Configs, a run that recorded no core
@@ -106,14 +106,16 @@ func New(cfg Config) *Reader {
 		cfg.Configs = noConfigs{}
 	}
 	return &Reader{cfg: cfg,
-		results:      versioned.New[string, Results](maxCachedResults),
-		sweepTallies: versioned.New[string, *sweepTally](maxCachedSweeps),
-		aligned:      versioned.New[string, []cascade.ConfigKernelErrors](maxCachedAligned),
-		comparisons:  versioned.New[string, *cascade.RunComparison](maxCachedComparisons),
-		totals:       versioned.New[string, runs.StatTotals](maxCachedTotals),
-		checks:       versioned.New[string, *cascade.SamplingCheck](maxCachedChecks),
-		designs:      versioned.New[string, *designTally](maxCachedDesigns),
-		profileRows:  versioned.New[string, []tracedir.TimingRow](maxCachedProfileTimes),
+		results:       versioned.New[string, Results](maxCachedResults),
+		sweepTallies:  versioned.New[string, *sweepTally](maxCachedSweeps),
+		aligned:       versioned.New[string, []cascade.ConfigKernelErrors](maxCachedAligned),
+		comparisons:   versioned.New[string, *cascade.RunComparison](maxCachedComparisons),
+		totals:        versioned.New[string, runs.StatTotals](maxCachedTotals),
+		checks:        versioned.New[string, *cascade.SamplingCheck](maxCachedChecks),
+		designs:       versioned.New[string, *designTally](maxCachedDesigns),
+		correlations:  versioned.New[string, cascade.RunCorrelation](maxCachedCorrelations),
+		kernelIndexes: versioned.New[string, map[kernellist.Ref]int](maxCachedIndexes),
+		profileRows:   versioned.New[string, []tracedir.TimingRow](maxCachedProfileTimes),
 	}
 }
 

@@ -173,7 +173,9 @@ func (m *Reader) joinFull(ctx context.Context, r cascade.Run, ks []cascade.RunKe
 
 // NewestFullRun is the newest SUCCEEDED run of every kernel of the trace
 // under the config that is neither sampled nor a segment; nil for none.
-func NewestFullRun(ctx context.Context, s Store, traceID, config string) (*cascade.Run, error) {
+func NewestFullRun(ctx context.Context, s interface {
+	TraceRuns(ctx context.Context, traceID string) ([]cascade.Run, error)
+}, traceID, config string) (*cascade.Run, error) {
 	rs, err := s.TraceRuns(ctx, traceID)
 	if err != nil {
 		return nil, err

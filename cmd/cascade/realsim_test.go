@@ -43,10 +43,12 @@ const realRunFields = `id state error kernels { name simCycles simInstructions s
 // post-processed by the built-in post-processor into the .traceg the real
 // simulator (Accel-Sim dev) reads, simulated on SM6_TITANX and SM7_QV100
 // through the API: both succeed with the cycles and instructions
-// ../shared/accelsim/README.md gives.
+// ../shared/accelsim/README.md gives. The upload brings made-up nvprof
+// profiles of vecAdd, and each run's statistics are correlated with
+// their counters (checkCorrelation).
 func TestRealAccelSim(t *testing.T) {
 	checkout := testkit.RealAccelSim(t)
-	trace := testkit.RealTrace(t, "vecadd-sm61")
+	trace := withProfiles(t, testkit.RealTrace(t, "vecadd-sm61"))
 	data := t.TempDir()
 	addr, out, _ := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout, "CASCADE_RUN_CONCURRENCY=2")
 	testkit.Eventually(t, 10*time.Second, "start-up report", func() bool { return strings.Contains(out.String(), "cascade: S3 endpoint") })
@@ -59,6 +61,7 @@ func TestRealAccelSim(t *testing.T) {
 
 	want := map[string]int64{"SM6_TITANX": 11789, "SM7_QV100": 8823}
 	ids := map[string]string{}
+	done := map[string]realRun{}
 	for config := range want {
 		var l struct{ LaunchRun realRun }
 		if errs := gqlVars(t, addr, `mutation($t: ID!, $c: String!) { launchRun(input: {traceId: $t, simConfig: $c}) { id state } }`,
@@ -83,7 +86,9 @@ func TestRealAccelSim(t *testing.T) {
 		}
 		checkStatsAgainstLog(t, config, r.Run, filepath.Join(data, "work", "runs", r.Run.ID, "accel-sim.log"))
 		checkFigures(t, config, r.Run)
+		done[config] = r.Run
 	}
+	checkCorrelation(t, addr, done)
 }
 
 // TestRealAccelSimResultsOutliveConfigs: a vecAdd run of the real

@@ -65,6 +65,20 @@ type ConfigModifiers struct {
 	Modifiers []ConfigModifier `json:"modifiers"`
 }
 
+type CounterPairConnection struct {
+	Edges    []CounterPairEdge     `json:"edges"`
+	Nodes    []cascade.CounterPair `json:"nodes"`
+	PageInfo *PageInfo             `json:"pageInfo"`
+	// The statistic's kernels (StatCorrelation.kernels).
+	TotalCount int `json:"totalCount"`
+}
+
+type CounterPairEdge struct {
+	// base64url("seq:N"), N the run's kernel's seq (RunKernel.seq).
+	Cursor string               `json:"cursor"`
+	Node   *cascade.CounterPair `json:"node"`
+}
+
 type KernelConnection struct {
 	Edges      []KernelEdge     `json:"edges"`
 	Nodes      []cascade.Kernel `json:"nodes"`
