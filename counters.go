@@ -17,7 +17,8 @@ type KernelCounter struct {
 }
 
 // ProfileRead is one hardware profile a trace's metadata.json named, as it
-// was read when the trace became ready.
+// was last read: when the trace became ready, or when the profile (or
+// metadata.json's profiles) changed in the ready trace.
 type ProfileRead struct {
 	File     string `json:"file"`
 	Profiler string `json:"profiler,omitempty"` // "ncu" or "nvprof"
@@ -30,6 +31,14 @@ type ProfileRead struct {
 	Unmatched int `json:"unmatched"`
 	// Stats are the simulator statistics it gave a counter for.
 	Stats []string `json:"stats"`
+	// Durations is the column it gave launch durations from
+	// (gpu__time_duration.sum, nvprof's Duration), kept as the counter
+	// hwprofile.DurationStat; "" when it has none.
+	Durations string `json:"durations,omitempty"`
+	// Sum fingerprints the file as it was read (tracedir.Tree.FileSig):
+	// the scanner reads a ready trace's profiles again when a file's
+	// differs.
+	Sum string `json:"sum,omitempty"`
 	// Error says why it was not read (a malformed file names its line and
 	// column); nothing of it was then stored.
 	Error string `json:"error,omitempty"`

@@ -71,6 +71,12 @@ type Trace struct {
 	// differs was uploaded again. Empty until then, and for traces stored
 	// before it was kept.
 	MetadataSum string
+	// MetadataCoreSum fingerprints that metadata.json without its
+	// profiles (tracedir.MetadataCoreSum): a ready trace whose
+	// metadata.json changed in its profiles alone is not uploaded again,
+	// its profiles are read again. Empty until then, and for traces
+	// stored before it was kept.
+	MetadataCoreSum string `gorm:"not null;default:''"`
 	// UploadSum fingerprints the upload's data files (tracedir's
 	// UploadFiles: raw kernel traces, kernel lists, stats) as the upload
 	// was found complete: a finished trace whose data files differ was

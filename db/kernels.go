@@ -110,6 +110,16 @@ func (d *DB) Kernels(ctx context.Context, traceID, search string, p cascade.Page
 	return fetchPageWith(q, p, false, func() (int64, error) { return d.kernelCount(ctx, traceID) }, find)
 }
 
+// KernelRange returns the kernels of the trace whose seq is in [from,
+// to), in the tracer's order: a caller that reads a whole list reads it
+// a bounded range at a time.
+func (d *DB) KernelRange(ctx context.Context, traceID string, from, to int) ([]cascade.Kernel, error) {
+	q := d.read(ctx).Model(&kernelRow{}).Where("set_id = (?) AND seq >= ? AND seq < ?", d.currentSet(ctx, traceID), from, to).Order("seq")
+	var ks []cascade.Kernel
+	err := scanKernels(q, traceID, min(max(to-from, 0), cascade.MaxPageSize), &ks)
+	return ks, err
+}
+
 // Columns of the kernels table, as scanKernels knows them.
 const (
 	colOther = iota

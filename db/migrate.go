@@ -120,8 +120,11 @@ var migrations = []migration{
 	}},
 	{16, "runs: total cycles", migrateRunCycles},
 	{17, "hardware counters: traces' profiles, kernels' counters", migrateCounters},
-	{18, "sampling plans: warm-up kind", func(tx *gorm.DB) error {
-		return addColumns(tx, &samplingPlanV18{}, "WarmupStep")
+	{18, "traces: metadata sum without profiles", func(tx *gorm.DB) error {
+		return addColumns(tx, &traceV18{}, "MetadataCoreSum")
+	}},
+	{19, "sampling plans: warm-up kind", func(tx *gorm.DB) error {
+		return addColumns(tx, &samplingPlanV19{}, "WarmupStep")
 	}},
 }
 

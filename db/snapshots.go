@@ -116,11 +116,22 @@ func migrateCounters(tx *gorm.DB) error {
 	return tx.Migrator().CreateTable(&kernelCounterV17{})
 }
 
-// Schema snapshot, version 18.
+// Schema snapshots, version 18.
 
-// samplingPlanV18: whether a plan's warm-up is a step of the program.
-type samplingPlanV18 struct {
+// traceV18: the fingerprint of a trace's metadata.json without its
+// profiles, so that a change of its profiles alone is told apart.
+type traceV18 struct {
+	ID              string `gorm:"primaryKey"`
+	MetadataCoreSum string `gorm:"not null;default:''"`
+}
+
+func (traceV18) TableName() string { return "traces" }
+
+// Schema snapshot, version 19.
+
+// samplingPlanV19: whether a plan's warm-up is a step of the program.
+type samplingPlanV19 struct {
 	WarmupStep bool `gorm:"not null;default:false"`
 }
 
-func (samplingPlanV18) TableName() string { return "sampling_plans" }
+func (samplingPlanV19) TableName() string { return "sampling_plans" }

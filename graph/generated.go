@@ -666,6 +666,7 @@ type ComplexityRoot struct {
 		KernelCount             func(childComplexity int) int
 		Kernels                 func(childComplexity int, search *string, first *int, after *string) int
 		Layers                  func(childComplexity int) int
+		MeasuredTimesFrom       func(childComplexity int) int
 		Model                   func(childComplexity int) int
 		NotSimulatableReason    func(childComplexity int) int
 		PostprocessLogTail      func(childComplexity int, lines *int) int
@@ -860,6 +861,8 @@ type SweepUpdateResolver interface {
 	DesignSpace(ctx context.Context, obj *model.SweepUpdate) (*cascade.DesignSpace, error)
 }
 type TraceResolver interface {
+	MeasuredTimesFrom(ctx context.Context, obj *cascade.Trace) (*string, error)
+
 	Warnings(ctx context.Context, obj *cascade.Trace) ([]string, error)
 	Kernels(ctx context.Context, obj *cascade.Trace, search *string, first *int, after *string) (*model.KernelConnection, error)
 	Profiles(ctx context.Context, obj *cascade.Trace) ([]cascade.ProfileRead, error)
@@ -3663,6 +3666,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.Layers(childComplexity), true
+	case "Trace.measuredTimesFrom":
+		if e.ComplexityRoot.Trace.MeasuredTimesFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.MeasuredTimesFrom(childComplexity), true
 	case "Trace.model":
 		if e.ComplexityRoot.Trace.Model == nil {
 			break
@@ -5173,6 +5182,8 @@ func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql
 		return ec.fieldContext_Trace_bytes(ctx, field)
 	case "hasRealTiming":
 		return ec.fieldContext_Trace_hasRealTiming(ctx, field)
+	case "measuredTimesFrom":
+		return ec.fieldContext_Trace_measuredTimesFrom(ctx, field)
 	case "hasStepTimeline":
 		return ec.fieldContext_Trace_hasStepTimeline(ctx, field)
 	case "sample":
@@ -17287,6 +17298,29 @@ func (ec *executionContext) fieldContext_Trace_hasRealTiming(_ context.Context, 
 	return graphql.NewScalarFieldContext("Trace", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Trace_measuredTimesFrom(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_measuredTimesFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trace().MeasuredTimesFrom(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_measuredTimesFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Trace", field, true, true, "String")
+}
+
 func (ec *executionContext) _Trace_hasStepTimeline(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23664,6 +23698,12 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "measuredTimesFrom":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_measuredTimesFrom(ctx, field, obj)
+				})
 		case "hasStepTimeline":
 			out.Values[i] = ec._Trace_hasStepTimeline(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

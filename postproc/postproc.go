@@ -33,6 +33,10 @@ type Store interface {
 	// ReplaceKernelCounters replaces the hardware counters of the trace's
 	// kernels, read from its profiles as it becomes ready.
 	ReplaceKernelCounters(ctx context.Context, traceID string, cs []cascade.KernelCounter) error
+	// KernelRange returns the trace's stored kernels whose seq is in
+	// [from, to): the list a ready trace's profiles are matched to when
+	// they are read again (reprofile.go).
+	KernelRange(ctx context.Context, traceID string, from, to int) ([]cascade.Kernel, error)
 }
 
 // Config configures a Processor.
@@ -87,6 +91,9 @@ type Processor struct {
 	// queue holds the ids of traces to post-process, in the order they
 	// were queued, and runs handle for at most Concurrency at once.
 	queue *workqueue.Queue[string]
+	// profiles holds the ids of ready traces whose profiles are to be
+	// read again (reprofile.go), one at a time.
+	profiles *workqueue.Queue[string]
 	// batch holds the traces that skip the post-processor, to finish
 	// many in one transaction (batch.go).
 	batch *batcher
@@ -127,6 +134,7 @@ func New(cfg Config) *Processor {
 		batch: newBatcher(),
 	}
 	p.queue = workqueue.New(workqueue.Config[string]{Limit: cfg.Concurrency, Work: p.handle, Logger: p.log})
+	p.profiles = workqueue.New(workqueue.Config[string]{Limit: 1, Work: p.reprofile, Logger: p.log})
 	return p
 }
 
@@ -173,6 +181,9 @@ func (p *Processor) freeSlot(i int) {
 // afresh.
 func (p *Processor) Forget(ctx context.Context, id string) error {
 	if err := p.queue.Stop(ctx, id, nil); err != nil {
+		return err
+	}
+	if err := p.profiles.Stop(ctx, id, nil); err != nil {
 		return err
 	}
 	if done := p.batch.cancel(id); done != nil {
@@ -245,6 +256,7 @@ func (p *Processor) Run(ctx context.Context, to Reporter) error {
 	p.ctx, p.to = ctx, to // before the queue starts any work
 	var wg sync.WaitGroup
 	wg.Go(func() { p.runBatches(ctx) })
+	wg.Go(func() { p.profiles.Run(ctx) })
 	p.queue.Run(ctx)
 	wg.Wait()
 	return nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/hwprofile"
@@ -20,7 +21,9 @@ const maxUnmatchedShown = 5
 // readProfiles reads the hardware profiles metadata.json names
 // (formats.md §9) in the trace directory dir, matches their launches to
 // the trace's kernels (in list order: a kernel's index is its Seq) and
-// returns the counters to store, what each profile gave, and warnings: a
+// returns the counters to store (with each matched launch's duration, as
+// hwprofile.DurationStat, where a profile has durations), what each
+// profile gave, and warnings, each starting "profile" (profileWarning): a
 // profile that is missing or malformed (its line and column) gives
 // nothing and a warning, never a failed trace; launches not matched are
 // named with why.
@@ -28,6 +31,7 @@ func readProfiles(dir string, names []string, kernels []hwprofile.Traced, table 
 	if table == nil {
 		table = hwprofile.Builtin()
 	}
+	table = table.With(hwprofile.Durations())
 	var tree *tracedir.Tree
 	if len(names) > 0 {
 		var err error
@@ -40,6 +44,9 @@ func readProfiles(dir string, names []string, kernels []hwprofile.Traced, table 
 	var warnings []string
 	for _, name := range names {
 		read := cascade.ProfileRead{File: name, Stats: []string{}}
+		if tree != nil {
+			read.Sum = tree.FileSig(name)
+		}
 		rep, err := readProfile(dir, tree, name, m, table)
 		if err != nil {
 			read.Error = err.Error()
@@ -49,7 +56,13 @@ func readProfiles(dir string, names []string, kernels []hwprofile.Traced, table 
 		}
 		read.Profiler, read.GPU, read.CC = string(rep.Profiler), rep.GPU.Name, rep.GPU.CC
 		read.Launches, read.Matched, read.Unmatched = rep.Launches, rep.Matched, rep.UnmatchedCount
-		read.Stats = append(read.Stats, rep.Stats...)
+		for _, st := range rep.Stats {
+			if st == hwprofile.DurationStat {
+				read.Durations = hwprofile.DurationColumn(rep.Profiler)
+			} else {
+				read.Stats = append(read.Stats, st)
+			}
+		}
 		reads = append(reads, read)
 		switch {
 		case rep.Launches == 0:
@@ -73,6 +86,12 @@ func readProfiles(dir string, names []string, kernels []hwprofile.Traced, table 
 		}
 	}
 	return cs, reads, warnings
+}
+
+// profileWarning reports whether w is one of readProfiles' warnings,
+// which a later read of the profiles replaces.
+func profileWarning(w string) bool {
+	return strings.HasPrefix(w, "profile ") || strings.HasPrefix(w, "profiles not read: ")
 }
 
 // appendTraced appends to ts what matching needs of each of ks.

@@ -3,10 +3,14 @@ package postproc
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/hwprofile"
+	"github.com/cascade-sim/cascade/testkit"
 )
 
 // ncuProfile is a made-up Nsight Compute raw page (ncu --csv --page raw,
@@ -75,5 +79,70 @@ func TestFinishReadsProfiles(t *testing.T) {
 	}
 	if cs, _ := r.m.KernelCounters(context.Background(), "prof", 0, 1); len(cs) != 2 || cs[1].Mean != 2512 || cs[1].Count != 2 {
 		t.Fatalf("kernel 1's counters %+v", cs)
+	}
+}
+
+// TestReadProfilesAgain: a ready trace's profiles read again
+// (ReadProfiles) against its stored kernels replace its counters, its
+// profiles and the profiles' warnings; its other warnings (a bad stats
+// row's) stay, it stays READY, no move is reported, and the change is
+// published. A trace that is not ready is left alone.
+func TestReadProfilesAgain(t *testing.T) {
+	r := newRig(t)
+	files := processed()
+	files["metadata.json"] = `{"profiles": ["prof/ncu.csv", "prof/bad.csv"]}`
+	files["prof/ncu.csv"] = ncuProfile
+	files["prof/bad.csv"] = strings.Replace(ncuProfile, `"2,512"`, `"25,12"`, 1)
+	r.trace("prof", cascade.TraceProcessing, files)
+	p := r.processor(1)
+	r.run(p)
+	r.mv.waitMoved(1)
+	before := r.stored("prof")
+	stats := slices.DeleteFunc(slices.Clone(before.Warnings), profileWarning)
+	if len(stats) != 1 || !strings.Contains(stats[0], "stats_ctx_0x1") || len(before.Warnings) != 2 {
+		t.Fatalf("warnings when ready %q", before.Warnings)
+	}
+
+	// The bad one fixed, a second good one added with durations.
+	r.files("prof", map[string]string{
+		"metadata.json": `{"profiles": ["prof/ncu.csv", "prof/bad.csv", "prof/timed.csv"]}`,
+		"prof/bad.csv":  strings.Replace(ncuProfile, `"8,911"`, `"9,011"`, 1),
+		"prof/timed.csv": strings.NewReplacer(`"gpc__cycles_elapsed.max"`, `"gpc__cycles_elapsed.max","gpu__time_duration.sum"`,
+			`"cycle"`, `"cycle","usecond"`, `"8,823"`, `"8,823","2.5"`, `"8,911"`, `"8,911","3"`).Replace(ncuProfile),
+	})
+	r.trace("other", cascade.TraceUploading, processed())
+	p.ReadProfiles("other")
+	p.ReadProfiles("prof")
+	testkit.Eventually(t, 10*time.Second, "profiles read again", func() bool { return len(r.stored("prof").Profiles) == 3 })
+	tr := r.stored("prof")
+	if tr.State != cascade.TraceReady || tr.KernelCount != before.KernelCount {
+		t.Fatalf("after reading its profiles again: %+v", tr)
+	}
+	if !reflect.DeepEqual(tr.Warnings, stats) {
+		t.Errorf("warnings %q, want the stats' %q alone", tr.Warnings, stats)
+	}
+	if p := tr.Profiles[1]; p.Error != "" || p.Matched != 2 {
+		t.Errorf("bad.csv, fixed, read as %+v", p)
+	}
+	if p := tr.Profiles[2]; p.Durations != "gpu__time_duration.sum" || p.Sum == "" || slices.Contains(p.Stats, hwprofile.DurationStat) {
+		t.Errorf("timed.csv read as %+v", p)
+	}
+	cs, _ := r.m.KernelCounters(context.Background(), "prof", 1, 2)
+	if len(cs) != 2 || cs[0].Stat != "cycles" || cs[0].Count != 3 || cs[0].Max != 9011 || cs[1].Stat != hwprofile.DurationStat || cs[1].Mean != 3000 {
+		t.Errorf("kernel 2's counters %+v", cs)
+	}
+	r.mv.mu.Lock()
+	defer r.mv.mu.Unlock()
+	ready := 0 // as it became ready, then as its profiles were read again
+	for _, e := range r.mv.events {
+		if e == "prof READY" {
+			ready++
+		}
+	}
+	if len(r.mv.moved) != 1 || ready != 2 || slices.Contains(r.mv.events, "other UPLOADING") {
+		t.Errorf("moves %q, events %q", r.mv.moved, r.mv.events)
+	}
+	if o := r.stored("other"); o.State != cascade.TraceUploading || len(o.Profiles) != 0 {
+		t.Errorf("a trace not ready: %+v", o)
 	}
 }

@@ -88,6 +88,9 @@ type RunResults interface {
 	// CurrentTraceSum is the traceSum a run of the trace launched now
 	// would record; an error when its processed files cannot be read.
 	CurrentTraceSum(traceID string) (string, error)
+	// MeasuredTimesFrom says where the trace's measured kernel times
+	// come from; nil when it has none.
+	MeasuredTimesFrom(t cascade.Trace) *string
 }
 
 // Comparisons compares a trace's runs config by config, and a sweep's

@@ -86,6 +86,14 @@ func (r *subscriptionResolver) TraceRemoved(ctx context.Context) (<-chan string,
 	}), nil
 }
 
+// MeasuredTimesFrom is the resolver for the measuredTimesFrom field.
+func (r *traceResolver) MeasuredTimesFrom(ctx context.Context, obj *cascade.Trace) (*string, error) {
+	if r.Results == nil {
+		return nil, nil
+	}
+	return r.Results.MeasuredTimesFrom(*obj), nil
+}
+
 // Warnings is the resolver for the warnings field: the scanner's and the
 // post-processor's, then what the run manager, which knows the tested
 // configs, finds wrong with the suggested config.

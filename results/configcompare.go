@@ -256,7 +256,7 @@ func (g *gridTimings) comparison(ctx context.Context, r cascade.Run) (*cascade.R
 		return c, nil
 	}
 	if gt.timing == nil {
-		tt := g.m.timing(gt.t)
+		tt := g.m.timing(ctx, gt.t)
 		gt.timing = &tt
 	}
 	var c *cascade.RunComparison

@@ -183,7 +183,7 @@ func (m *Reader) addDesignRun(ctx context.Context, t *designTally, sums *designS
 	if tr.HasStepTimeline {
 		tt, ok := timings[tr.ID]
 		if !ok {
-			v := m.timing(tr)
+			v := m.timing(ctx, tr)
 			tt, timings[tr.ID] = &v, &v
 			t.traces[tr.ID] = tr.UpdatedAt
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/internal/versioned"
 	"github.com/cascade-sim/cascade/runs"
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 // Store is what the read side reads of the database (*db.DB): runs,
@@ -95,6 +96,7 @@ type Reader struct {
 	correlations *versioned.Cache[string, cascade.RunCorrelation]       // see Correlation
 	// kernelIndexes map traces' kernels to their positions (see kernelIndex).
 	kernelIndexes *versioned.Cache[string, map[kernellist.Ref]int]
+	profileRows   *versioned.Cache[string, []tracedir.TimingRow] // see profileTimes
 }
 
 // New returns a Reader. Without Configs, a run that recorded no core
@@ -113,6 +115,7 @@ func New(cfg Config) *Reader {
 		designs:       versioned.New[string, *designTally](maxCachedDesigns),
 		correlations:  versioned.New[string, cascade.RunCorrelation](maxCachedCorrelations),
 		kernelIndexes: versioned.New[string, map[kernellist.Ref]int](maxCachedIndexes),
+		profileRows:   versioned.New[string, []tracedir.TimingRow](maxCachedProfileTimes),
 	}
 }
 

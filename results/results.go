@@ -57,7 +57,7 @@ func (m *Reader) computeResults(ctx context.Context, r cascade.Run, t cascade.Tr
 		return Results{}, err
 	}
 	cfg, problem := m.runConfig(r)
-	res := m.timing(t).results(kernels, cfg)
+	res := m.timing(ctx, t).results(kernels, cfg)
 	if problem != "" {
 		res.Problems = append([]string{problem}, res.Problems...)
 	}
@@ -108,9 +108,10 @@ type traceTiming struct {
 	problems []string
 }
 
-// timing reads a trace's real timing and step timeline, as far as they
-// are usable; what is wrong with them is in problems.
-func (m *Reader) timing(t cascade.Trace) traceTiming {
+// timing reads a trace's measured kernel times (its real timing, else
+// its profiles' durations: see measured.go) and step timeline, as far as
+// they are usable; what is wrong with them is in problems.
+func (m *Reader) timing(ctx context.Context, t cascade.Trace) traceTiming {
 	var tt traceTiming
 	dir := filepath.Join(m.cfg.BucketDir, t.ID)
 	if t.HasRealTiming {
@@ -126,6 +127,13 @@ func (m *Reader) timing(t cascade.Trace) traceTiming {
 			if tt.rows == nil {
 				tt.rows = []tracedir.TimingRow{}
 			}
+		}
+	}
+	if !t.HasRealTiming {
+		if rows, err := m.profileTimes(ctx, t); err != nil {
+			tt.problems = append(tt.problems, fmt.Sprintf("the profiles' kernel durations not read: %v", err))
+		} else if rows != nil {
+			tt.rows = rows
 		}
 	}
 	if t.HasStepTimeline {

@@ -78,7 +78,7 @@ func (m *Reader) KernelPage(ctx context.Context, r cascade.Run, p cascade.Page) 
 		return page, err
 	}
 	cfg, _ := m.runConfig(r)
-	m.timing(t).join(page.Items, cfg)
+	m.timing(ctx, t).join(page.Items, cfg)
 	return page, m.joinFull(ctx, r, page.Items)
 }
 
@@ -91,7 +91,7 @@ func (m *Reader) KernelPages(ctx context.Context, r cascade.Run, size int, fn fu
 	if err != nil {
 		return err
 	}
-	tt := m.timing(t)
+	tt := m.timing(ctx, t)
 	cfg, _ := m.runConfig(r)
 	return m.eachKernelPage(ctx, r.ID, size, func(ks []cascade.RunKernel) error {
 		tt.join(ks, cfg)

@@ -94,7 +94,7 @@ func (m *Reader) addSucceeded(ctx context.Context, t *sweepTally, rs []cascade.R
 		if err != nil {
 			return nil, err
 		}
-		tt := m.timing(tr)
+		tt := m.timing(ctx, tr)
 		timings[traceID], versions[traceID] = &tt, tr.UpdatedAt
 		return &tt, nil
 	}

@@ -43,7 +43,10 @@ type recorder struct {
 	events    []string
 	processed []string // ids, in order
 	stopped   []string
-	notify    chan struct{} // if not nil, nudged at each event
+	// reprofiled are the ids told to ReadProfiles, in order; take
+	// leaves them (see takeReprofiled).
+	reprofiled []string
+	notify     chan struct{} // if not nil, nudged at each event
 }
 
 func (r *recorder) Publish(e cascade.Event) {
@@ -83,6 +86,24 @@ func (r *recorder) Process(id string) {
 }
 
 func (r *recorder) Retried(string) {}
+
+func (r *recorder) ReadProfiles(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if tr, err := r.store.Trace(context.Background(), id); err != nil || tr.State != cascade.TraceReady {
+		r.t.Errorf("ReadProfiles(%s) with the store's trace %s (%v), want it READY", id, tr.State, err)
+	}
+	r.reprofiled = append(r.reprofiled, id)
+}
+
+// takeReprofiled returns the ids told to ReadProfiles since the last call.
+func (r *recorder) takeReprofiled() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ids := r.reprofiled
+	r.reprofiled = nil
+	return ids
+}
 
 func (r *recorder) Stop(id string) {
 	r.mu.Lock()

@@ -23,7 +23,10 @@
 // failed when metadata.json says "failed", a ready or failed trace back
 // to uploading when it was uploaded again (metadata.json gone or changed,
 // a data file of the upload changed or gone, or a ready trace without
-// traces/kernelslist.g), its kernels dropped in the same transaction. Every change is committed first and published
+// traces/kernelslist.g), its kernels dropped in the same transaction; a
+// ready trace whose hardware profiles alone changed (profiles.go) stays
+// ready and is reported as [tracestate.ProfilesChanged], which has the
+// post-processor read them again. Every change is committed first and published
 // after, as a copy of the committed row, and then reported to
 // Config.States, the [tracestate.Machine], which starts or stops the
 // post-processor; the Machine's outcomes of post-processing tell the

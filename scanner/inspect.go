@@ -91,6 +91,10 @@ type look struct {
 	// uploadSum fingerprints the upload's data files (see uploadSum);
 	// which names the one to blame when it changed.
 	uploadSum, which string
+	// profiles is what the walk saw of the hardware profiles
+	// metadata.json names (profiles.go); zero without a metadata.json
+	// that parses.
+	profiles profilesLook
 	// warnings are metadata.json's values of the wrong shape
 	// (tracedir.Metadata.Warnings).
 	warnings []string
@@ -152,6 +156,7 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 			l.meta = &meta
 			l.metaFailed = failedText(meta)
 			l.warnings = meta.Warnings
+			l.profiles = lookProfiles(tree, saw.meta, meta)
 		}
 	}
 	l.uploadSum, l.which = uploadSum(tree, l.meta)
@@ -312,6 +317,9 @@ const (
 	unchanged   change = iota
 	moved              // by the walk's event: uploading to processing or failed, or processing to failed
 	startedOver        // a finished trace uploaded again (tracestate.FilesChanged): back to uploading
+	// reprofiled: a ready trace's profiles changed, and nothing else of
+	// its upload (tracestate.ProfilesChanged): it stays READY.
+	reprofiled
 )
 
 // apply writes the look's fields into t and moves its state as
@@ -324,7 +332,12 @@ const (
 //     (tracestate.FilesChanged) when it is uploaded again: its
 //     metadata.json is gone or differs from the one its upload completed
 //     with, or, ready, it lost traces/kernelslist.g or a data file of its
-//     upload changed (uploadSum).
+//     upload changed (uploadSum);
+//   - a ready trace whose hardware profiles changed and nothing else
+//     (its metadata.json differs in its profiles alone, or a profile
+//     file it names was added, changed or removed) stays READY, and
+//     apply returns reprofiled (tracestate.ProfilesChanged): its profiles
+//     are read again, the post-processor does not run.
 //
 // The post-processor's writes touch neither metadata.json nor, once it is
 // done, kernelslist.g, so they never count as an upload; processing to
@@ -338,7 +351,7 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 			why = "metadata.json removed"
 		case t.MetadataSum == "":
 			t.MetadataSum = l.metaSum // kept since schema version 3: adopt it
-		case l.metaSum != t.MetadataSum:
+		case l.metaSum != t.MetadataSum && (t.State != cascade.TraceReady || t.MetadataCoreSum == "" || l.profiles.metaCoreSum != t.MetadataCoreSum):
 			why = "metadata.json replaced"
 		case t.State == cascade.TraceReady && !l.hasKernelsListG:
 			why = tracedir.KernelsListG + " removed"
@@ -356,13 +369,25 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 			ev = tracestate.FilesChanged
 		}
 	}
-	notes := filesChangedNotes(t.ScanWarnings)
 	c := unchanged
+	if t.State == cascade.TraceReady && why == "" && l.hasMeta {
+		// Its profiles alone may have changed: metadata.json's (the
+		// rest of it is as it was) or their files.
+		if l.metaSum != t.MetadataSum || l.profiles.changed(t.Profiles) {
+			c = reprofiled
+		}
+		if t.MetadataCoreSum == "" || l.metaSum == t.MetadataSum {
+			t.MetadataCoreSum = l.profiles.metaCoreSum // kept since schema version 18: adopt it
+		}
+		t.MetadataSum = l.metaSum
+	}
+	notes := filesChangedNotes(t.ScanWarnings)
 	if to, ok := tracestate.Next(t.State, ev); ok {
 		switch {
 		case ev == tracestate.FilesChanged:
 			c = startedOver
 			t.State, t.Error, t.MetadataSum, t.UploadSum, t.Warnings = to, nil, "", "", []string{}
+			t.MetadataCoreSum = ""
 			notes = nil
 			if strings.HasPrefix(why, FilesChangedNote) {
 				// Kept until the next upload: runs of the earlier files
@@ -372,6 +397,7 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 		default:
 			c = moved
 			t.State, t.Error, t.MetadataSum, t.UploadSum = to, nil, l.metaSum, l.uploadSum
+			t.MetadataCoreSum = l.profiles.metaCoreSum
 			if to == cascade.TraceFailed {
 				t.Error = &l.err
 			}

@@ -112,6 +112,21 @@ func stored(state cascade.TraceState, metadata string, kernels int) *cascade.Tra
 	return t
 }
 
+// withCore returns t with the core sum of metadata
+// (tracedir.MetadataCoreSum), as a trace stored since schema 18 has it.
+func withCore(t *cascade.Trace, metadata string) *cascade.Trace {
+	t.MetadataCoreSum = coreSum(metadata)
+	return t
+}
+
+func coreSum(metadata string) string {
+	m, err := tracedir.ParseMetadata([]byte(metadata))
+	if err != nil {
+		panic(err)
+	}
+	return tracedir.MetadataCoreSum([]byte(metadata), m)
+}
+
 type row struct {
 	name       string
 	stored     *cascade.Trace // before the first walk; nil: no trace yet
@@ -201,6 +216,8 @@ func TestDecision(t *testing.T) {
 	oneKernel := map[string]string{"traces/kernel-1-ctx_0x1.trace.xz": strings.Repeat("x", 1000)}
 	withFields := with(pc, "metadata.json", meta(map[string]any{"model": "meta-llama/Llama-3.1-8B", "layers": []int{0, 1},
 		"prompts": []string{"The capital of France is"}, "gpu": "NVIDIA H100 80GB HBM3", "trace_gpu_arch": "sm_89", "suggested_sim_config": "SM89_RTX4090"}, pc))
+	profiled := with(ready, "prof/ncu.csv", "p")
+	profiledMeta := meta(map[string]any{"model": "first", "profiles": []string{"prof/ncu.csv"}}, with(pcList, "prof/ncu.csv", "p"))
 	forever := []time.Duration{0, testInterval, time.Hour}
 	walks := func(files map[string]string, at ...time.Duration) []walk {
 		var ws []walk
@@ -443,6 +460,23 @@ func TestDecision(t *testing.T) {
 					t.Errorf("upload sum %q, scan warnings %q", tr.UploadSum, tr.ScanWarnings)
 				}
 			}},
+		// Issue 33: a ready trace's profiles alone changed are read again
+		// (ProfilesChanged, profiles_test.go); it stays ready.
+		{name: "metadata.json replaced naming profiles (and listing them) alone: stays ready",
+			stored: withCore(stored(R, readyMeta, 2), readyMeta),
+			walks:  walks(with(profiled, "metadata.json", profiledMeta), 0, time.Hour), want: []cascade.TraceState{R, R},
+			check: func(t *testing.T, tr cascade.Trace) {
+				if tr.MetadataSum != sum(profiledMeta) || tr.MetadataCoreSum != coreSum(readyMeta) || tr.UploadSum == "" {
+					t.Errorf("sums %q %q %q", tr.MetadataSum, tr.MetadataCoreSum, tr.UploadSum)
+				}
+			}},
+		{name: "a trace stored before metadata core sums were kept adopts one, then stays ready when its profiles change",
+			stored: stored(R, readyMeta, 2),
+			walks:  []walk{{0, ready}, {time.Hour, with(profiled, "metadata.json", profiledMeta)}}, want: []cascade.TraceState{R, R}},
+		{name: "metadata.json replaced naming profiles and changing more: started over",
+			stored: withCore(stored(R, readyMeta, 2), readyMeta),
+			walks:  walks(with(profiled, "metadata.json", meta(map[string]any{"model": "second", "profiles": "prof/ncu.csv"}, with(pcList, "prof/ncu.csv", "p"))), 0),
+			want:   []cascade.TraceState{P}, why: "metadata.json replaced"},
 		// Issue 32: metadata.json values of an unexpected shape.
 		{name: "layers a string and suggested_sim_config blank: warned, naming the field, and processed",
 			walks: walks(with(pc, "metadata.json", meta(map[string]any{"layers": "0-3", "suggested_sim_config": " "}, pc)), 0), want: []cascade.TraceState{P},

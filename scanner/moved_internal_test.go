@@ -27,9 +27,10 @@ func (c *countingStore) UpdateTraceAndKernels(ctx context.Context, id string, fn
 
 type queued []string
 
-func (q *queued) Process(id string) { *q = append(*q, id) }
-func (q *queued) Stop(string)       {}
-func (q *queued) Retried(string)    {}
+func (q *queued) Process(id string)   { *q = append(*q, id) }
+func (q *queued) Stop(string)         {}
+func (q *queued) Retried(string)      {}
+func (q *queued) ReadProfiles(string) {}
 
 // TestMovedWalksOnlyWhatChanged: a trace the post-processor moved on
 // without running (as it reports to the tracestate.Machine) is walked

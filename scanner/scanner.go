@@ -389,6 +389,12 @@ func (s *Scanner) committed(ctx context.Context, id string, e *entry, l look, t 
 		// that is already complete moves on at once.
 		t, c, ok = s.commit(ctx, id, e, l)
 	}
+	if ok && c == reprofiled {
+		// apply found it READY in the committing transaction; it stays so.
+		s.log.Info("trace profiles changed; reading them again", "trace", id)
+		s.report(tracestate.Move{ID: id, To: cascade.TraceReady, By: tracestate.ProfilesChanged})
+		return
+	}
 	if !ok || c != moved {
 		return
 	}
@@ -552,6 +558,11 @@ func (s *Scanner) saved(id string, e *entry, committed cascade.Trace, saved bool
 	e.state = committed.State
 	s.traces[id] = e
 	if !saved {
+		if c == reprofiled {
+			// A profile file changed, which is none of the trace's
+			// scan fields: nothing to publish, but its profiles are read.
+			return committed, c, true
+		}
 		return committed, unchanged, false
 	}
 	if c == startedOver {

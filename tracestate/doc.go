@@ -10,7 +10,9 @@
 //     trace: its upload complete ([UploadComplete]), its metadata.json
 //     broken or its files list bad ([UploadBroken]), its metadata.json
 //     saying "failed" ([MetadataFailed]), or the files of a finished
-//     trace changed ([FilesChanged]); and a user's retry ([Retried]).
+//     trace changed ([FilesChanged]), or only the hardware profiles of
+//     a ready one ([ProfilesChanged], which moves no state); and a
+//     user's retry ([Retried]).
 //   - package postproc runs the post-processor and reports its outcome:
 //     [Processed] or [ProcessFailed].
 //
@@ -19,7 +21,8 @@
 // tells the [Machine] of the move ([Machine.Moved]). The Machine then
 // does what the move calls for: a trace that reached PROCESSING is handed
 // to the post-processor, one the scanner failed has its post-processor
-// stopped, a retried one is announced to it; and a move the
+// stopped, a retried one is announced to it, a ready one whose profiles
+// changed has them read again (and stays READY); and a move the
 // post-processor made is kept for the scanner ([Machine.Outcomes]), which
 // walks the trace again when the post-processor may have changed its
 // files.

@@ -17,11 +17,15 @@ type Processor interface {
 	// Retried says a user retried the trace: it may need processing
 	// again even with its processed files in place.
 	Retried(id string)
+	// ReadProfiles reads a ready trace's hardware profiles again
+	// (ProfilesChanged), leaving it READY.
+	ReadProfiles(id string)
 }
 
 // A Move is one committed change of a trace's state, as its reporter
 // tells the Machine: the state the trace is in now, and the event that
-// moved it there (Next(from, By) gave To).
+// moved it there (Next(from, By) gave To). A ProfilesChanged move moves
+// nothing: To is the state the trace stays in.
 type Move struct {
 	ID string
 	To cascade.TraceState
@@ -58,7 +62,8 @@ func New(p Processor) *Machine {
 
 // Moved is told of a move once it is committed. A move the scanner
 // reported starts the post-processor (To PROCESSING), stops it (To
-// FAILED) or tells it of a retry; a move the post-processor reported is
+// FAILED), tells it of a retry, or has it read a ready trace's profiles
+// again (ProfilesChanged); a move the post-processor reported is
 // kept until the scanner takes it (TakeOutcomes).
 func (m *Machine) Moved(mv Move) {
 	if !mv.By.ByScanner() {
@@ -77,6 +82,10 @@ func (m *Machine) Moved(mv Move) {
 		return
 	}
 	switch {
+	case mv.By == ProfilesChanged:
+		if mv.To == cascade.TraceReady {
+			m.proc.ReadProfiles(mv.ID)
+		}
 	case mv.By == Retried:
 		m.proc.Retried(mv.ID)
 	case mv.To == cascade.TraceFailed:

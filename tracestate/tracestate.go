@@ -22,6 +22,12 @@ const (
 	// Retried: a user asked for the trace to go through the rules and
 	// post-processing again (retryTrace).
 	Retried Event = "retried"
+	// ProfilesChanged: a ready trace's hardware profiles changed (a file
+	// metadata.json names as a profile was added, changed or removed, or
+	// metadata.json was replaced by one that differs in its profiles
+	// alone). It moves no trace: a ready one stays READY while the
+	// post-processor reads its profiles again (no post-processing).
+	ProfilesChanged Event = "profiles changed"
 )
 
 // What the post-processor reports.
@@ -49,6 +55,7 @@ var transitions = map[cascade.TraceState]map[Event]cascade.TraceState{
 		Processed:      cascade.TraceReady,
 		ProcessFailed:  cascade.TraceFailed,
 	},
+	// ProfilesChanged is listed for no state: it never moves a trace.
 	cascade.TraceReady: {
 		FilesChanged: cascade.TraceUploading,
 		Retried:      cascade.TraceUploading,

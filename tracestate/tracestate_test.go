@@ -18,7 +18,7 @@ const (
 
 var events = []tracestate.Event{
 	tracestate.UploadComplete, tracestate.UploadBroken, tracestate.MetadataFailed, tracestate.FilesChanged,
-	tracestate.Retried, tracestate.Processed, tracestate.ProcessFailed,
+	tracestate.Retried, tracestate.ProfilesChanged, tracestate.Processed, tracestate.ProcessFailed,
 }
 
 // TestNext tables every state and event: the moves the Traces guide
@@ -50,6 +50,9 @@ type procLog []string
 func (p *procLog) Process(id string) { *p = append(*p, "process "+id) }
 func (p *procLog) Stop(id string)    { *p = append(*p, "stop "+id) }
 func (p *procLog) Retried(id string) { *p = append(*p, "retried "+id) }
+func (p *procLog) ReadProfiles(id string) {
+	*p = append(*p, "read profiles "+id)
+}
 
 // TestMachine: the scanner's moves drive the post-processor; the
 // post-processor's are kept for the scanner, one per trace, and it is
@@ -63,10 +66,12 @@ func TestMachine(t *testing.T) {
 		{ID: "c", To: F, By: tracestate.UploadBroken},
 		{ID: "d", To: U, By: tracestate.Retried},
 		{ID: "e", To: U, By: tracestate.FilesChanged},
+		{ID: "f", To: R, By: tracestate.ProfilesChanged},
+		{ID: "g", To: U, By: tracestate.ProfilesChanged}, // started over meanwhile: nothing to read
 	} {
 		m.Moved(mv)
 	}
-	if want := []string{"process a", "stop b", "stop c", "retried d"}; !slices.Equal(p, want) {
+	if want := []string{"process a", "stop b", "stop c", "retried d", "read profiles f"}; !slices.Equal(p, want) {
 		t.Errorf("the post-processor was told %q, want %q", p, want)
 	}
 	select {

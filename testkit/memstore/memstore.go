@@ -410,6 +410,20 @@ func (s *Store) Kernels(traceID string) []cascade.Kernel {
 	return cloneKernels(s.kernels[traceID])
 }
 
+// KernelRange returns the trace's kernels whose seq is in [from, to),
+// in list order.
+func (s *Store) KernelRange(_ context.Context, traceID string, from, to int) ([]cascade.Kernel, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []cascade.Kernel
+	for _, k := range s.kernels[traceID] {
+		if k.Seq >= from && k.Seq < to {
+			out = append(out, k)
+		}
+	}
+	return cloneKernels(out), nil
+}
+
 // Writes is how many writes of the trace with the given id were
 // committed (inserts and saved updates; not those fn left unchanged).
 func (s *Store) Writes(id string) int {
