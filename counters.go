@@ -127,8 +127,9 @@ type ConfigCorrelation struct {
 	Runs       []*Run // aligned with SimConfigs; nil where none succeeded
 	Stats      []ConfigStatCorrelation
 	// Best is the config of the least mean rank over the statistics
-	// ranked (see ConfigStatCorrelation.Best); nil with fewer than two
-	// configs ranked.
+	// ranked (see ConfigStatCorrelation.Best), configs of equal figures
+	// sharing their ranks' mean; nil with fewer than two configs ranked,
+	// or when the least mean rank is shared.
 	Best *string
 	// GPUWarnings are each config's RunCorrelation.GPUWarnings, aligned.
 	GPUWarnings [][]string
@@ -146,6 +147,6 @@ type ConfigStatCorrelation struct {
 	// "NRMSE".
 	Figure string
 	// Best is the config whose Figure is least; nil unless two or more
-	// configs have one.
+	// configs have one, or when another config's is as small.
 	Best *string
 }

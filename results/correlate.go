@@ -51,10 +51,11 @@ func (m *Reader) Correlation(ctx context.Context, r cascade.Run) (cascade.RunCor
 	}
 	cfgs, _ := m.cfg.Configs.SimConfigs()
 	cfg, found := simconfig.Find(cfgs, r.SimConfig)
-	if !found {
-		cfg.Name = r.SimConfig
-		cfg.Base = r.ConfigBase
+	if !found && r.ConfigBase != "" {
+		// A variant: its base's compute capability and card.
+		cfg, found = simconfig.Find(cfgs, r.ConfigBase)
 	}
+	cfg.Name, cfg.Base = r.SimConfig, r.ConfigBase
 	out.GPUWarnings = gpuWarnings(t, cfg, found)
 	m.correlations.Put(key, out)
 	return out, nil

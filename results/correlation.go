@@ -145,10 +145,12 @@ func figure(c *cascade.StatCorrelation) (float64, bool) {
 }
 
 // rank sets each statistic's Best (the config of the least figure, with
-// two or more ranked) and returns the overall best: the config of the
-// least mean rank over the statistics ranked, a config without a figure
-// of one ranked last there, ties to the earlier config; nil when no
-// statistic ranks two configs.
+// two or more ranked, unless another config's figure is as small) and
+// returns the overall best: the config of the least mean rank over the
+// statistics ranked, configs of equal figures sharing their ranks' mean,
+// a config without a figure of one ranked last there; nil when no
+// statistic ranks two configs, or when the least mean rank is shared
+// (configs the figures cannot tell apart have no best among them).
 func rank(configs []string, stats []cascade.ConfigStatCorrelation) *string {
 	rankSum := make([]float64, len(configs))
 	figured := make([]bool, len(configs)) // ranked on some statistic
@@ -165,17 +167,25 @@ func rank(configs []string, stats []cascade.ConfigStatCorrelation) *string {
 		if len(order) < 2 {
 			continue
 		}
-		slices.SortStableFunc(order, func(a, b int) int {
-			fa, _ := figure(st.Configs[a])
-			fb, _ := figure(st.Configs[b])
-			return cmp.Compare(fa, fb)
-		})
-		st.Best = &configs[order[0]]
+		fig := func(j int) float64 { f, _ := figure(st.Configs[j]); return f }
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(fig(a), fig(b)) })
+		if fig(order[0]) < fig(order[1]) {
+			st.Best = &configs[order[0]]
+		}
 		ranked++
 		seen := make([]bool, len(configs))
-		for r, j := range order {
-			rankSum[j] += float64(r + 1)
-			seen[j], figured[j] = true, true
+		for r := 0; r < len(order); {
+			// Equal figures share the mean of their ranks r+1 .. e.
+			e := r + 1
+			for e < len(order) && fig(order[e]) == fig(order[r]) {
+				e++
+			}
+			mean := float64(r+1+e) / 2
+			for _, j := range order[r:e] {
+				rankSum[j] += mean
+				seen[j], figured[j] = true, true
+			}
+			r = e
 		}
 		for j := range configs {
 			if !seen[j] {
@@ -186,11 +196,18 @@ func rank(configs []string, stats []cascade.ConfigStatCorrelation) *string {
 	if ranked == 0 {
 		return nil
 	}
-	best := -1
+	best, shared := -1, false
 	for j := range configs {
-		if figured[j] && (best < 0 || rankSum[j] < rankSum[best]) {
-			best = j
+		switch {
+		case !figured[j]:
+		case best < 0 || rankSum[j] < rankSum[best]:
+			best, shared = j, false
+		case rankSum[j] == rankSum[best]:
+			shared = true
 		}
+	}
+	if best < 0 || shared {
+		return nil
 	}
 	return &configs[best]
 }

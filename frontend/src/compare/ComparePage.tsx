@@ -12,6 +12,7 @@ import { best, byMape, runsKey, succeededOf } from "./figures";
 import { KernelErrorChart } from "./KernelErrorChart";
 import { SimulatedTable } from "./SimulatedTable";
 import { useRefetchOnTraceRunState } from "./liveStates";
+import { ConfigCorrelation } from "../correlation/ConfigCorrelation";
 
 /**
  * A trace's runs side by side, config by config: each config's figures (from its latest
@@ -56,6 +57,7 @@ export function ComparePage({ id }: { id: string }) {
               <MapeBars rows={rows} />
             </>
           )}
+          <ConfigCorrelation traceId={id} />
           <h2>{trace.hasRealTiming ? "Error per kernel" : "Cycles per kernel"}</h2>
           <KernelErrors key={runsKey(rows)} traceId={id} measured={trace.hasRealTiming} />
         </>

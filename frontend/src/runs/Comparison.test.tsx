@@ -5,6 +5,7 @@ import { cleanup, render, screen } from "@testing-library/react";
 vi.mock("./ScatterChart", () => ({
   ScatterChart: ({ kernels }: { kernels: unknown[] }) => <div data-testid="scatter">{kernels.length} kernels</div>,
 }));
+vi.mock("../correlation/CounterScatter", () => ({ CounterScatter: () => null }));
 const { Comparison } = await import("./RunPage");
 
 afterEach(cleanup);

@@ -24,6 +24,7 @@ import { CyclesChart } from "./CyclesChart";
 import { DownloadKernelsCsv, FailureDetails, RunFiguresList, StatColumnPicker, usePickedColumns } from "./RunStats";
 import { pickedColumns } from "./stats";
 import { useRunKernels } from "./useRunKernels";
+import { HardwareCounters } from "../correlation/HardwareCounters";
 
 export function RunPage({ id }: { id: string }) {
   const [{ data, error, fetching }, refetch] = useLiveQuery({ query: RunQuery, variables: { id } });
@@ -205,6 +206,7 @@ export function RunPage({ id }: { id: string }) {
         </details>
       )}
       <Comparison run={run} kernels={kernels.rows} kernelTotal={kernels.total} over={!isActive(run.state)} />
+      <HardwareCounters runId={run.id} state={run.state} kernelsDone={run.progress.kernelsDone} />
       <section aria-labelledby="rk-title">
         <h2 id="rk-title">Kernels</h2>
         <div className="toolbar">
