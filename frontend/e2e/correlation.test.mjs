@@ -189,7 +189,7 @@ describe("hardware counters against a real server", { skip }, () => {
     await table.getByTestId(`gpu-warning-${RTX}`).waitFor();
     assert.equal(await table.getByTestId(`gpu-warning-${H100}`).count(), 0);
     const warning = await section.getByTestId("config-gpu-warnings").locator("li").innerText();
-    assert.match(warning, /^SM86_RTX3070 -gpgpu_n_clusters 23: profile profiles\/ncu\.csv was measured on NVIDIA H100 80GB HBM3 \(sm_90\); config SM86_RTX3070 -gpgpu_n_clusters 23 models a GeForce RTX 3070$/);
+    assert.match(warning, /^SM86_RTX3070 -gpgpu_n_clusters 23: profile profiles\/ncu\.csv was measured on NVIDIA H100 80GB HBM3 \(sm_90\); config SM86_RTX3070 -gpgpu_n_clusters 23 models sm_86: its figures set two GPUs side by side$/);
     assert.equal(await page.evaluate(() => window.__sameDocument), true, "the compare page reloaded");
     await screenshot(page, "96-compare-hardware-counters");
 
@@ -200,11 +200,11 @@ describe("hardware counters against a real server", { skip }, () => {
     const cyc = rows.filter((l) => l.includes(",cycles,cycles,"));
     assert.equal(cyc.length, 2);
     assert.match(cyc.find((l) => l.startsWith(`${H100},`)), new RegExp(`^${H100},${h100Run},cycles,cycles,4,.*,MAPE,true,true,$`));
-    assert.match(cyc.find((l) => l.startsWith(`"${RTX}"`) || l.startsWith(`${RTX},`)), new RegExp(`${rtxRun},cycles,cycles,4,.*,MAPE,false,false,.*models a GeForce RTX 3070`));
+    assert.match(cyc.find((l) => l.startsWith(`"${RTX}"`) || l.startsWith(`${RTX},`)), new RegExp(`${rtxRun},cycles,cycles,4,.*,MAPE,false,false,.*models sm_86: its figures set two GPUs side by side`));
 
     // The run page of that config says the profile is of another GPU, beside its figures.
     await page.goto(`${server.url}/runs/${rtxRun}`);
-    await page.getByTestId("gpu-warnings").getByText(/measured on NVIDIA H100 80GB HBM3 .*models a GeForce RTX 3070/).waitFor();
+    await page.getByTestId("gpu-warnings").getByText(/measured on NVIDIA H100 80GB HBM3 .*models sm_86/).waitFor();
     assert.deepEqual(errors, []);
   });
 });
