@@ -66,6 +66,7 @@ bench:
 	uptime; go test ./sampling/sampled -run '^$$' -bench ProjectSampled1M -benchtime 3x -benchmem
 	uptime; go test ./accelsim/simlog -run '^$$' -bench Stats1M -benchtime 1x -timeout 30m
 	uptime; go test ./accelsim/hwprofile -run '^$$' -bench Read1M -benchtime 1x -benchmem
+	uptime; go test ./results -run '^$$' -bench Correlation100k -benchtime 3x -benchmem
 	uptime; go test ./db -run '^$$' -bench RunKernels1M -benchtime 300x -timeout 60m -v
 	uptime; go test ./db -run '^$$' -bench ParseStore1M -benchtime 1x -timeout 60m
 

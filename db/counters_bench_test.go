@@ -1,0 +1,49 @@
+package db_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/db"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
+)
+
+// BenchmarkReplaceKernelCounters400k stores 100,000 kernels' counters of
+// four statistics each (what reading their profiles gives) on each
+// database, reporting the time a counter.
+func BenchmarkReplaceKernelCounters400k(b *testing.B) {
+	const kernels, stats = 100_000, 4
+	names := []string{"cycles", "warp_instructions", "dram_reads", "l2_read_hits"}
+	cs := make([]cascade.KernelCounter, 0, kernels*stats)
+	for i := range kernels {
+		for j := range stats {
+			v := float64(1000 + (i*7+j)%500)
+			cs = append(cs, cascade.KernelCounter{Seq: i, Stat: names[j], Mean: v, Min: v, Max: v, Count: 2})
+		}
+	}
+	for name, u := range dbtest.DatabaseURLs(b) {
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			if u == "" {
+				dbtest.SeedSQLite(b, dir)
+			}
+			d, err := db.Open(context.Background(), db.Config{URL: u, DataDir: dir})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer d.Close()
+			ctx := context.Background()
+			if err := d.SaveTrace(ctx, &cascade.Trace{ID: "t", State: cascade.TraceReady, Prompts: []string{}, Warnings: []string{}}); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for range b.N {
+				if err := d.ReplaceKernelCounters(ctx, "t", cs); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cs)), "ns/counter")
+		})
+	}
+}
