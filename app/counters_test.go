@@ -27,8 +27,9 @@ const quickstartProfile = `==PROF== Connected to process 4242 (/usr/bin/python3)
 `
 
 // uploadWithProfiles uploads the quickstart sample as id with the given
-// profiles (path in the trace: content), named in its metadata.json.
-func uploadWithProfiles(t *testing.T, s *servertest.TestServer, id string, profiles map[string]string) {
+// profiles (path in the trace: content), named in its metadata.json; edit,
+// when not nil, changes the copy (its directory and metadata) first.
+func uploadWithProfiles(t *testing.T, s *servertest.TestServer, id string, profiles map[string]string, edit func(dir string, meta map[string]any)) {
 	t.Helper()
 	src := t.TempDir()
 	if err := os.CopyFS(src, os.DirFS(filepath.Join(testkit.ModuleRoot(), "samples", "quickstart"))); err != nil {
@@ -48,6 +49,9 @@ func uploadWithProfiles(t *testing.T, s *servertest.TestServer, id string, profi
 		}
 	}
 	meta["profiles"] = names
+	if edit != nil {
+		edit(src, meta)
+	}
 	b, _ = json.Marshal(meta)
 	if err := os.WriteFile(filepath.Join(src, "metadata.json"), b, 0o644); err != nil {
 		t.Fatal(err)
@@ -92,8 +96,8 @@ const countedQuery = `query($id: ID!) { trace(id: $id) { state warnings
 // line and column, and no counters.
 func TestProfileCountersThroughTheAPI(t *testing.T) {
 	s := servertest.Server(t)
-	uploadWithProfiles(t, s, "counted", map[string]string{"profiles/ncu.csv": quickstartProfile})
-	uploadWithProfiles(t, s, "garbled", map[string]string{"profiles/ncu.csv": strings.Replace(quickstartProfile, `"8,192"`, `"81,92"`, 1)})
+	uploadWithProfiles(t, s, "counted", map[string]string{"profiles/ncu.csv": quickstartProfile}, nil)
+	uploadWithProfiles(t, s, "garbled", map[string]string{"profiles/ncu.csv": strings.Replace(quickstartProfile, `"8,192"`, `"81,92"`, 1)}, nil)
 	waitTrace(t, s, "counted", "READY")
 	waitTrace(t, s, "garbled", "READY")
 

@@ -1,8 +1,6 @@
 package app_test
 
 import (
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +12,6 @@ import (
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/fakesim"
 	"github.com/cascade-sim/cascade/testkit/servertest"
-	"github.com/cascade-sim/cascade/upload"
 )
 
 // timedProfile is quickstartProfile with each launch's duration
@@ -31,35 +28,15 @@ var timedProfile = strings.NewReplacer(
 // false (its real_timing.json and metadata.json's real_timing gone).
 func uploadTimed(t *testing.T, s *servertest.TestServer, id string, realTiming bool) {
 	t.Helper()
-	src := t.TempDir()
-	if err := os.CopyFS(src, os.DirFS(filepath.Join(testkit.ModuleRoot(), "samples", "quickstart"))); err != nil {
-		t.Fatal(err)
-	}
-	var meta map[string]any
-	b, _ := os.ReadFile(filepath.Join(src, "metadata.json"))
-	if err := json.Unmarshal(b, &meta); err != nil {
-		t.Fatal(err)
-	}
-	if !realTiming {
+	uploadWithProfiles(t, s, id, map[string]string{"profiles/ncu.csv": timedProfile}, func(dir string, meta map[string]any) {
+		if realTiming {
+			return
+		}
 		delete(meta, "real_timing")
-		if err := os.Remove(filepath.Join(src, "real_timing.json")); err != nil {
+		if err := os.Remove(filepath.Join(dir, "real_timing.json")); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := os.MkdirAll(filepath.Join(src, "profiles"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(src, "profiles", "ncu.csv"), []byte(timedProfile), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	meta["profiles"] = []string{"profiles/ncu.csv"}
-	b, _ = json.Marshal(meta)
-	if err := os.WriteFile(filepath.Join(src, "metadata.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: id}); err != nil {
-		t.Fatal(err)
-	}
+	})
 }
 
 type compared struct {
