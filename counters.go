@@ -7,13 +7,13 @@ package cascade
 // draws its error bars. Stat is a simulator statistic's name (package
 // accelsim/simstats), paired with a counter by accelsim/hwprofile's table.
 type KernelCounter struct {
-	TraceID string  `gorm:"primaryKey"`
-	Seq     int     `gorm:"primaryKey;autoIncrement:false"` // the kernel's position in the trace's list
-	Stat    string  `gorm:"primaryKey"`
-	Mean    float64 `gorm:"not null"`
-	Min     float64 `gorm:"not null"`
-	Max     float64 `gorm:"not null"`
-	Count   int     `gorm:"not null"`
+	TraceID string
+	Seq     int // the kernel's position in the trace's list
+	Stat    string
+	Mean    float64
+	Min     float64
+	Max     float64
+	Count   int
 }
 
 // ProfileRead is one hardware profile a trace's metadata.json named, as it

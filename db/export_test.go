@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cascade-sim/cascade"
 )
 
 // Explain returns the database's plan for query, a statement as logged at
@@ -140,3 +142,35 @@ func (d *DB) RollBackRunCycles(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// RollBackCounterRows undoes migration 20: kernel counters stored one
+// row a counter, as version 17 stored them, and none stored.
+func (d *DB) RollBackCounterRows(t testing.TB) {
+	t.Helper()
+	m := d.w.Migrator()
+	if err := m.DropTable(&traceCounterStatsV20{}, &kernelCounterValuesV20{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CreateTable(&kernelCounterV17{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.w.Exec("DELETE FROM schema_migrations WHERE version >= 20").Error; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// InsertOldCounters inserts counters, of the trace each names, as
+// version 17 stored them.
+func (d *DB) InsertOldCounters(t testing.TB, cs []cascade.KernelCounter) {
+	t.Helper()
+	rows := make([]kernelCounterV17, len(cs))
+	for i, c := range cs {
+		rows[i] = kernelCounterV17{TraceID: c.TraceID, Seq: c.Seq, Stat: c.Stat, Mean: c.Mean, Min: c.Min, Max: c.Max, Count: c.Count}
+	}
+	if err := d.w.CreateInBatches(rows, 100).Error; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// HasTable says whether the database has the table.
+func (d *DB) HasTable(name string) bool { return d.w.Migrator().HasTable(name) }

@@ -123,6 +123,7 @@ var migrations = []migration{
 	{19, "sampling plans: warm-up kind", func(tx *gorm.DB) error {
 		return addColumns(tx, &samplingPlanV19{}, "WarmupStep")
 	}},
+	{20, "kernel counters: one row a kernel", migrateCounterRows},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a

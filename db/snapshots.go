@@ -135,3 +135,24 @@ type samplingPlanV19 struct {
 }
 
 func (samplingPlanV19) TableName() string { return "sampling_plans" }
+
+// Schema snapshots, version 20.
+
+// traceCounterStatsV20: the names of the statistics a trace's kernel
+// counters are of, encoded (countercodec.go), one row a trace.
+type traceCounterStatsV20 struct {
+	TraceID string `gorm:"primaryKey"`
+	Names   []byte `gorm:"not null"`
+}
+
+func (traceCounterStatsV20) TableName() string { return "trace_counter_stats" }
+
+// kernelCounterValuesV20: a traced kernel's counters, encoded
+// (countercodec.go), one row a kernel.
+type kernelCounterValuesV20 struct {
+	TraceID  string `gorm:"primaryKey"`
+	Seq      int    `gorm:"primaryKey;autoIncrement:false"`
+	Counters []byte `gorm:"not null"`
+}
+
+func (kernelCounterValuesV20) TableName() string { return "kernel_counter_values" }

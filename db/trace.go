@@ -219,8 +219,8 @@ func (d *DB) MoveTrace(ctx context.Context, from, to string, fn func(t *cascade.
 		if err := tx.Model(&cascade.SamplingPlan{}).Where("trace_id = ?", from).Update("trace_id", to).Error; err != nil {
 			return fmt.Errorf("move trace %s to %s: %w", from, to, err)
 		}
-		if err := tx.Model(&cascade.KernelCounter{}).Where("trace_id = ?", from).Update("trace_id", to).Error; err != nil {
-			return fmt.Errorf("move trace %s to %s: %w", from, to, err)
+		if err := moveCounters(tx, from, to); err != nil {
+			return err
 		}
 		t.ID = to
 		return saveTrace(tx, &t)
