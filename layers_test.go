@@ -42,6 +42,9 @@ var layers = [][]string{
 	{"resolvers"},
 	{"app"},
 	{"cmd"},
+	// The full tier's tests that start a server, apart from the packages
+	// they test so that -short links the server into few test binaries.
+	{"servertests"},
 }
 
 // rules are the narrower promises of the design: who may import what

@@ -1,4 +1,4 @@
-package resolvers_test
+package api_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package transport_test
+package api_test
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package graph_test
+package api_test
 
 import (
 	"context"
