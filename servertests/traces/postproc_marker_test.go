@@ -1,4 +1,4 @@
-package postproc_test
+package traces_test
 
 import (
 	"bytes"
@@ -109,7 +109,7 @@ func TestStaleMarkerNeverDefeatsTheSkipRule(t *testing.T) {
 		if err := os.RemoveAll(s.TraceDir("tr")); err != nil {
 			t.Fatal(err)
 		}
-		testkit.Eventually(t, 20*time.Second, "trace removed", func() bool { return find(t, s, "tr") == nil })
+		testkit.Eventually(t, 20*time.Second, "trace removed", func() bool { return findProcessed(t, s, "tr") == nil })
 		// Forgetting the trace stopped its post-processor.
 		if out, _ := exec.Command("pgrep", "-f", s.TraceDir("tr")).Output(); len(bytes.TrimSpace(out)) > 0 {
 			t.Fatalf("post-processor outlived its trace: pids %s", out)

@@ -1,4 +1,4 @@
-package s3gw_test
+package traces_test
 
 import (
 	"bytes"

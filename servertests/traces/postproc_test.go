@@ -1,4 +1,4 @@
-package postproc_test
+package traces_test
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
-type trace struct {
+type processedTrace struct {
 	ID                 string
 	State              string
 	Error              *string
@@ -25,18 +25,18 @@ type trace struct {
 
 const fields = `id state error kernelCount postprocessLogTail(lines: 10)`
 
-func find(t *testing.T, s *servertest.TestServer, id string) *trace {
+func findProcessed(t *testing.T, s *servertest.TestServer, id string) *processedTrace {
 	t.Helper()
-	var r struct{ Trace *trace }
+	var r struct{ Trace *processedTrace }
 	s.MustDo(t, `query($id: ID!) { trace(id: $id) { `+fields+` } }`, map[string]any{"id": id}, &r)
 	return r.Trace
 }
 
-func waitState(t *testing.T, s *servertest.TestServer, id, want string) trace {
+func waitState(t *testing.T, s *servertest.TestServer, id, want string) processedTrace {
 	t.Helper()
-	var tr *trace
+	var tr *processedTrace
 	testkit.Eventually(t, 20*time.Second, "trace "+id+" "+want, func() bool {
-		tr = find(t, s, id)
+		tr = findProcessed(t, s, id)
 		return tr != nil && tr.State == want
 	})
 	return *tr
@@ -116,7 +116,7 @@ func TestRestartDuringPostprocessingRunsItAgain(t *testing.T) {
 	s := servertest.Server(t, func(c *app.Config) { c.DataDir, c.PostprocessCmd = dir, slow })
 	uploadRaw(t, s, "slow")
 	testkit.Eventually(t, 10*time.Second, "post-processor started", func() bool {
-		tr := find(t, s, "slow")
+		tr := findProcessed(t, s, "slow")
 		return tr != nil && len(tr.PostprocessLogTail) > 0 && tr.PostprocessLogTail[0] == "started"
 	})
 	// Partial output: an interrupted tool may leave a kernelslist.g behind.
@@ -133,7 +133,7 @@ func TestRestartDuringPostprocessingRunsItAgain(t *testing.T) {
 		t.Fatalf("post-processor outlived the server: pids %s", out)
 	}
 	s2 := servertest.Server(t, func(c *app.Config) { c.DataDir, c.PostprocessCmd = dir, testkit.FakePostprocessor(t, "ok") })
-	if tr := find(t, s2, "slow"); tr.State != "PROCESSING" && tr.State != "READY" {
+	if tr := findProcessed(t, s2, "slow"); tr.State != "PROCESSING" && tr.State != "READY" {
 		t.Fatalf("after restart: %s", tr.State)
 	}
 	tr := waitState(t, s2, "slow", "READY")
@@ -206,7 +206,7 @@ func TestRetryAfterFixing(t *testing.T) {
 	// The user adds the missing file; metadata.json is unchanged, so only a
 	// retry sends the trace round again.
 	s.WriteFile(t, "broken", "traces/kernelslist_ctx_0x1", []byte("kernel-1-ctx_0x1.trace\n"))
-	var r struct{ RetryTrace trace }
+	var r struct{ RetryTrace processedTrace }
 	s.MustDo(t, `mutation { retryTrace(id: "broken") { `+fields+` } }`, nil, &r)
 	if r.RetryTrace.State != "UPLOADING" || r.RetryTrace.Error != nil {
 		t.Fatalf("retried: %+v", r.RetryTrace)
@@ -218,7 +218,7 @@ func TestLogStreamsLive(t *testing.T) {
 	t.Parallel()
 	s := servertest.Server(t, func(c *app.Config) { c.PostprocessCmd = testkit.FakePostprocessor(t, "fail") })
 	s.WriteFile(t, "logged", "traces/kernel-1.trace", []byte("x"))
-	testkit.Eventually(t, 5*time.Second, "trace seen", func() bool { return find(t, s, "logged") != nil })
+	testkit.Eventually(t, 5*time.Second, "trace seen", func() bool { return findProcessed(t, s, "logged") != nil })
 	sub := s.Subscribe(t, "graphql-transport-ws", `subscription { postprocessLog(traceId: "logged") { lines } }`, nil)
 	uploadRaw(t, s, "logged")
 	var got []string
