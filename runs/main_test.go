@@ -2,16 +2,19 @@ package runs_test
 
 import (
 	"flag"
+	"os"
 	"testing"
-
-	"github.com/cascade-sim/cascade/testkit/slurmtest"
 )
+
+// quickstartID is the quickstart trace's id in the Manager's tests, as
+// testkit/quickstart gives it in servertests/runs' (which would link the
+// server into this package's tests).
+const quickstartID = "qs"
 
 // TestMain runs up to 4 tests at a time where -test.parallel does not say
 // (go test's default is GOMAXPROCS, 2 in CI): this package's tests mostly
-// wait, on the stand-in simulator, on Slurm's jobs and on polls, and its
-// parallel tests took 450 s of the race step at 2. It stops the Slurm
-// cluster at the end.
+// wait, on the stand-in simulator. Its tests that start a server, and
+// Slurm's, are in servertests/runs.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	given := false
@@ -19,5 +22,5 @@ func TestMain(m *testing.M) {
 	if !given {
 		flag.Set("test.parallel", "4")
 	}
-	slurmtest.Main(m)
+	os.Exit(m.Run())
 }

@@ -82,19 +82,20 @@ fi
 
 step "Slurm"
 if command -v slurmctld >/dev/null && command -v munged >/dev/null; then
-  echo "$(slurmctld -V): the tests in slurm/, runs/ and cmd/cascade (TestCrashRecoverySlurm; and e2e/slurm.test.mjs) start a one-node cluster with scripts/slurm.sh"
+  echo "$(slurmctld -V): the tests in slurm/, servertests/runs and cmd/cascade (TestCrashRecoverySlurm; and e2e/slurm.test.mjs) start a one-node cluster with scripts/slurm.sh"
 else
-  echo "SKIPPING the Slurm cluster tests in slurm/, runs/ and cmd/cascade: Slurm's packages are not installed and cannot be"
+  echo "SKIPPING the Slurm cluster tests in slurm/, servertests/runs and cmd/cascade: Slurm's packages are not installed and cannot be"
 fi
 
 step "go test -race"
 # go test starts the packages' test binaries in the order they are named,
 # two at a time (2 cores): the longest start first, so that no long one is
 # left running alone at the end: cmd/cascade (the real Accel-Sim's tests,
-# about 9 minutes here), runs/ (its Slurm tests wait on a real controller
-# stopped and started again) and slurm/, instead of after the packages
-# before them in the alphabet.
-go test -race -count=1 -timeout 20m ./cmd/cascade ./runs ./slurm ./...
+# about 9 minutes here), servertests/runs (runs' and sampled runs' server
+# tests; its Slurm tests wait on a real controller stopped and started
+# again) and slurm/, instead of after the packages before them in the
+# alphabet.
+go test -race -count=1 -timeout 20m ./cmd/cascade ./servertests/runs ./slurm ./...
 
 step "fuzz targets, 5 s each (make fuzz runs a longer campaign)"
 # Coverage guidance from Cascade's own packages: instrumenting every

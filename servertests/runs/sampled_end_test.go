@@ -1,4 +1,4 @@
-package sampled_test
+package runs_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package sampled_test
+package runs_test
 
 import (
 	"testing"
@@ -11,8 +11,6 @@ import (
 	"github.com/cascade-sim/cascade/testkit/servertest"
 	"github.com/cascade-sim/cascade/testkit/slurmtest"
 )
-
-func TestMain(m *testing.M) { slurmtest.Main(m) }
 
 // job is a run's state, executor and Slurm job (nil without one).
 type job struct {
