@@ -53,15 +53,16 @@ generate:
 # growing with the file).
 bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
-	uptime; go test ./graph -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
-	uptime; go test ./graph -run '^$$' -bench Fanout -benchtime 500x -timeout 10m
+	go test ./servertests/traces -run '^$$' -bench LastFileToSubscriber -benchtime 200x
+	uptime; go test ./servertests/api -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
+	uptime; go test ./graph/transport -run '^$$' -bench Fanout -benchtime 500x -timeout 10m
 	uptime; go test ./app -run '^$$' -bench 'Ingest1M|Start' -benchtime 1x -timeout 60m
 	go test ./accelsim/posttraces -run '^$$' -bench Postprocess -benchtime 3x -timeout 60m
-	go test ./s3gw -run '^$$' -bench PutObject -benchtime 8x
+	go test ./servertests/traces -run '^$$' -bench PutObject -benchtime 8x
 	scripts/bench-s3.sh
-	go test ./runs -run '^$$' -bench SlurmPoll3600 -benchtime 1x -timeout 60m -v
+	go test ./servertests/runs -run '^$$' -bench SlurmPoll3600 -benchtime 1x -timeout 60m -v
 	uptime; go test ./db -run '^$$' -bench CreateSweep -benchtime 10x
-	uptime; go test ./runs -run '^$$' -bench LaunchSweep -benchtime 1x -timeout 60m -v
+	uptime; go test ./servertests/runs -run '^$$' -bench LaunchSweep -benchtime 1x -timeout 60m -v
 	uptime; go test ./sampling -run '^$$' -bench Plan1M -benchtime 5x
 	uptime; go test ./sampling/sampled -run '^$$' -bench ProjectSampled1M -benchtime 3x -benchmem
 	uptime; go test ./accelsim/simlog -run '^$$' -bench Stats1M -benchtime 1x -timeout 30m
