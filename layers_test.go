@@ -185,12 +185,21 @@ func TestLayers(t *testing.T) {
 			}
 		}
 	}
-	// A lower package's tests must not link the server: they import no
-	// harness that starts one. The S3 endpoint's and the uploader's are
-	// the exceptions: they follow uploads by real clients to READY.
+	// Only app's, the command's and servertests' tests link the server:
+	// they alone import a harness that starts one. A test binary is
+	// linked on every go test -short, even when -short skips every test
+	// in it, and one that links the server costs about 2 CPU-s: a test
+	// that starts a server goes to servertests/, beside those of its
+	// area. The uploader's are the exception: its tests that follow an
+	// upload to READY watch parts sent through an unexported hook.
 	for pkg, imps := range tests {
-		if l := layerOf(pkg); l >= 0 && l <= 2 && !under(pkg, "s3gw") && !under(pkg, "upload") && slices.Contains(imps, "testkit/servertest") {
-			bad = append(bad, fmt.Sprintf("%s's tests import testkit/servertest: a leaf package's tests must not link the server", show(pkg)))
+		if under(pkg, "app") || under(pkg, "cmd") || under(pkg, "servertests") || under(pkg, "upload") {
+			continue
+		}
+		for _, h := range []string{"testkit/servertest", "testkit/s3test", "testkit/quickstart"} {
+			if slices.Contains(imps, h) {
+				bad = append(bad, fmt.Sprintf("%s's tests import %s, which links the server into its test binary: put tests that start a server in servertests/", show(pkg), h))
+			}
 		}
 	}
 	// The S3 server (s3gw's library) is most of the server's
