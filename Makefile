@@ -53,12 +53,12 @@ generate:
 # growing with the file).
 bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
-	go test ./servertests/traces -run '^$$' -bench LastFileToSubscriber -benchtime 200x
-	uptime; go test ./servertests/api -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
+	go test ./servertests -run '^$$' -bench LastFileToSubscriber -benchtime 200x
+	uptime; go test ./servertests -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
 	uptime; go test ./graph/transport -run '^$$' -bench Fanout -benchtime 500x -timeout 10m
 	uptime; go test ./app -run '^$$' -bench 'Ingest1M|Start' -benchtime 1x -timeout 60m
 	go test ./accelsim/posttraces -run '^$$' -bench Postprocess -benchtime 3x -timeout 60m
-	go test ./servertests/traces -run '^$$' -bench PutObject -benchtime 8x
+	go test ./servertests -run '^$$' -bench PutObject -benchtime 8x
 	scripts/bench-s3.sh
 	go test ./servertests/runs -run '^$$' -bench SlurmPoll3600 -benchtime 1x -timeout 60m -v
 	uptime; go test ./db -run '^$$' -bench CreateSweep -benchtime 10x

@@ -49,4 +49,7 @@
 //   - testkit/: the test harnesses (testkit itself for leaf helpers,
 //     dbtest, servertest, s3test, slurmtest, quickstart) and the stand-ins of the
 //     post-processor (fakepp) and the simulator (fakesim).
+//   - servertests/: the full tier's tests that start a server (runs' in
+//     servertests/runs), kept apart from the packages they test so that
+//     go test -short links the server into few test binaries.
 package cascade

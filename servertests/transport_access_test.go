@@ -1,4 +1,4 @@
-package api_test
+package servertests_test
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package traces_test
+package servertests_test
 
 import (
 	"encoding/json"

@@ -1,25 +1,15 @@
-package traces_test
+package servertests_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 )
 
-// The server's own S3 keys, on its GraphQL API.
-
-const (
-	rwToken = "rw-token-0123456789abcdef"
-	roToken = "ro-token-0123456789abcdef"
-)
-
-func withTokens(c *app.Config) {
-	c.Tokens = cascade.Tokens{ReadWrite: rwToken, ReadOnly: roToken}
-}
+// The server's own S3 keys, on its GraphQL API (with the tokens of
+// transport_access_test.go).
 
 // TestS3EndpointNeedsTheReadWriteToken: the S3 keys upload, so a read-only
 // token is refused them.
