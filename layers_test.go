@@ -189,11 +189,9 @@ func TestLayers(t *testing.T) {
 	// they alone import a harness that starts one. A test binary is
 	// linked on every go test -short, even when -short skips every test
 	// in it, and one that links the server costs about 2 CPU-s: a test
-	// that starts a server goes to servertests/, beside those of its
-	// area. The uploader's are the exception: its tests that follow an
-	// upload to READY watch parts sent through an unexported hook.
+	// that starts a server goes to servertests/.
 	for pkg, imps := range tests {
-		if under(pkg, "app") || under(pkg, "cmd") || under(pkg, "servertests") || under(pkg, "upload") {
+		if under(pkg, "app") || under(pkg, "cmd") || under(pkg, "servertests") {
 			continue
 		}
 		for _, h := range []string{"testkit/servertest", "testkit/s3test", "testkit/quickstart"} {

@@ -1,11 +1,11 @@
 // Package servertests holds the full tier's tests that start a real
 // server (testkit/servertest) for the packages beneath it: a trace's way
-// in, through the S3 endpoint (s3gw_*) by real clients, the scanner
-// (scanner_*) and post-processing (postproc_*), and the GraphQL API, its
-// handler (graph_*), HTTP and websockets (transport_*) and resolvers'
-// subscriptions (resolvers_*), each file named after the package it
-// tests. Runs' and sampled runs' are in servertests/runs. go test -short
-// skips them all.
+// in, through the S3 endpoint (s3gw_*) by real clients and the uploader
+// (upload_*), the scanner (scanner_*) and post-processing (postproc_*),
+// and the GraphQL API, its handler (graph_*), HTTP and websockets
+// (transport_*) and resolvers' subscriptions (resolvers_*), each file
+// named after the package it tests. Runs' and sampled runs' are in
+// servertests/runs. go test -short skips them all.
 //
 // They live here, not beside the code they test, so that the fast tier
 // links the whole server into as few test binaries as it can: a test

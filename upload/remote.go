@@ -466,8 +466,8 @@ func (r *remote) sendPart(ctx context.Context, mp *multipart, i int) error {
 		mp.parts[i].ChecksumCRC64NVME = &sum
 	}
 	r.done(size, func(res *Result) { res.PartsSent++ })
-	if r.opts.partSent != nil {
-		r.opts.partSent(mp.key, num)
+	if r.opts.PartSent != nil {
+		r.opts.PartSent(mp.key, num)
 	}
 	return nil
 }

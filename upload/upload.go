@@ -66,12 +66,15 @@ type Options struct {
 	Terminal bool
 	// Width is the terminal's width in columns; 0 means 80.
 	Width int
+	// PartSent, when set, is called after each part of a multipart
+	// upload to an Endpoint is sent: the tests of resumed uploads
+	// (servertests) interrupt one with it and see which parts went.
+	PartSent func(key string, part int32)
 
 	// Test hooks.
 	now      func() time.Time
 	interval time.Duration
 	renamed  func(rel string) // after each file reaches its real name
-	partSent func(key string, part int32)
 }
 
 // Result describes a finished upload.

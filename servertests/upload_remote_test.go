@@ -1,9 +1,10 @@
-package upload
+package servertests_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"math/rand/v2"
@@ -17,6 +18,7 @@ import (
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
+	"github.com/cascade-sim/cascade/upload"
 )
 
 // TestEndpointUploadResumes uploads a trace with a 40 MiB kernel to a real
@@ -42,10 +44,10 @@ func TestEndpointUploadResumes(t *testing.T) {
 	var mu sync.Mutex
 	var sent []int32
 	ctx, cancel := context.WithCancel(context.Background())
-	opts := Options{
+	opts := upload.Options{
 		Source: src, RunName: "resumed", Endpoint: s.S3.URL, Bucket: "cascade", Prefix: "traces",
-		Keys: Keys(s3test.Keys), PartSize: 5 << 20, Parallel: 2,
-		partSent: func(key string, part int32) {
+		Keys: upload.Keys(s3test.Keys), PartSize: 5 << 20, Parallel: 2,
+		PartSent: func(key string, part int32) {
 			mu.Lock()
 			defer mu.Unlock()
 			sent = append(sent, part)
@@ -54,7 +56,7 @@ func TestEndpointUploadResumes(t *testing.T) {
 			}
 		},
 	}
-	_, err := Upload(ctx, opts)
+	_, err := upload.Upload(ctx, opts)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted upload: %v, want context.Canceled", err)
 	}
@@ -67,14 +69,14 @@ func TestEndpointUploadResumes(t *testing.T) {
 	}
 
 	sent = nil
-	opts.partSent = func(key string, part int32) {
+	opts.PartSent = func(key string, part int32) {
 		mu.Lock()
 		defer mu.Unlock()
 		sent = append(sent, part)
 	}
 	var progress bytes.Buffer
 	opts.Progress = &progress
-	res, err := Upload(context.Background(), opts)
+	res, err := upload.Upload(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("resumed upload: %v", err)
 	}
@@ -114,7 +116,28 @@ func TestEndpointUploadResumes(t *testing.T) {
 	}
 
 	// A finished trace is not overwritten without --force.
-	if _, err := Upload(context.Background(), opts); !errors.Is(err, ErrExists) {
+	if _, err := upload.Upload(context.Background(), opts); !errors.Is(err, upload.ErrExists) {
 		t.Fatalf("upload over a finished trace: %v, want ErrExists", err)
 	}
+}
+
+// readMetadata reads dest's metadata.json: its files list, and the rest.
+func readMetadata(t *testing.T, dest string) ([]upload.File, map[string]any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dest, "metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Files []upload.File `json:"files"`
+	}
+	var all map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("metadata.json: %v\n%s", err, data)
+	}
+	if err := json.Unmarshal(data, &all); err != nil {
+		t.Fatal(err)
+	}
+	delete(all, "files")
+	return doc.Files, all
 }

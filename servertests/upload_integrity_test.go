@@ -1,4 +1,4 @@
-package upload
+package servertests_test
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
+	"github.com/cascade-sim/cascade/upload"
 )
 
 // marker is written into a trace file; corruptingProxy changes its last
@@ -136,9 +137,9 @@ func TestEndpointUploadRefusesCorruption(t *testing.T) {
 				t.Fatal(err)
 			}
 			run := "corrupt-" + tc.name
-			_, err := Upload(context.Background(), Options{
+			_, err := upload.Upload(context.Background(), upload.Options{
 				Source: src, RunName: run, Endpoint: proxy, Bucket: "cascade", Prefix: "traces",
-				Keys: Keys(s3test.Keys), PartSize: 5 << 20, Parallel: 2,
+				Keys: upload.Keys(s3test.Keys), PartSize: 5 << 20, Parallel: 2,
 			})
 			if err == nil || !strings.Contains(err.Error(), "BadDigest") {
 				t.Fatalf("upload of a file changed on the way: %v, want the gateway's BadDigest", err)
