@@ -461,7 +461,7 @@ func TestDecision(t *testing.T) {
 				}
 			}},
 		// Issue 33: a ready trace's profiles alone changed are read again
-		// (ProfilesChanged, profiles_test.go); it stays ready.
+		// (ProfilesChanged, servertests/scanner_profiles_test.go); it stays ready.
 		{name: "metadata.json replaced naming profiles (and listing them) alone: stays ready",
 			stored: withCore(stored(R, readyMeta, 2), readyMeta),
 			walks:  walks(with(profiled, "metadata.json", profiledMeta), 0, time.Hour), want: []cascade.TraceState{R, R},

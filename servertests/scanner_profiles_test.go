@@ -1,4 +1,4 @@
-package scanner_test
+package servertests_test
 
 import (
 	"encoding/json"
