@@ -211,6 +211,7 @@ type services struct {
 	// gave back, apart from both.
 	sampled *sampled.Coordinator
 	results *results.Reader
+	correl  *results.Correlator // runs' statistics against hardware counters
 }
 
 // buildServices builds the services on the store, none started: the
@@ -243,6 +244,7 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 	s.sampled = sampled.New(sampled.Config{Runs: s.runs, Sweeps: s.sweeps, Variants: s.runs.Configs(), Store: m.DB, Plans: s.plans, Events: m.events, Logger: log})
 	s.runs.Coordinate(s.sampled)
 	s.results = results.New(results.Config{Store: m.DB, Configs: s.runs.Configs(), Live: s.runs, Plans: s.plans, BucketDir: cfg.BucketDir()})
+	s.correl = results.NewCorrelator(s.results)
 	s.scanner = scanner.New(scanner.Config{
 		Root:     cfg.BucketDir(),
 		Interval: cfg.ScanInterval,
@@ -320,7 +322,7 @@ func (m *Main) buildRuns(ctx context.Context) (*runs.Manager, error) {
 func (m *Main) buildHandler(s *services) http.Handler {
 	cfg := m.Config
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: m.events, Traces: s.scanner, Postproc: s.postproc, S3: m.S3,
-		Runs: s.runs, Sweeps: s.sweeps, RunLogs: s.runs, Configs: s.runs.Configs(), Exec: s.runs, Results: s.results, Comparisons: s.results, Correlations: s.results, SampledRuns: s.sampled,
+		Runs: s.runs, Sweeps: s.sweeps, RunLogs: s.runs, Configs: s.runs.Configs(), Exec: s.runs, Results: s.results, Comparisons: s.results, Correlations: s.correl, SampledRuns: s.sampled,
 		Disk:     disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB},
 		Sampling: s.plans},
 		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: m.log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
@@ -341,7 +343,7 @@ func (m *Main) buildHandler(s *services) http.Handler {
 
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", m.graph)
-	csvRoutes(mux, cfg.Tokens, m.DB, s.results, m.log)
+	csvRoutes(mux, cfg.Tokens, m.DB, s.results, s.correl, m.log)
 	if cfg.Pprof {
 		mux.Handle("/debug/pprof/", requireRole(cfg.Tokens, cascade.RoleReadWrite, pprofHandler()))
 	}

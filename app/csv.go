@@ -22,7 +22,7 @@ type csvStore interface {
 
 // csvRoutes adds the CSV downloads of runs, traces and sweeps to mux,
 // each readable with a read-only token.
-func csvRoutes(mux *http.ServeMux, tokens cascade.Tokens, store csvStore, rd *results.Reader, log *slog.Logger) {
+func csvRoutes(mux *http.ServeMux, tokens cascade.Tokens, store csvStore, rd *results.Reader, co *results.Correlator, log *slog.Logger) {
 	run := func(file string, write func(ctx context.Context, w io.Writer, r cascade.Run) error) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			r, err := store.Run(req.Context(), req.PathValue("id"))
@@ -49,12 +49,12 @@ func csvRoutes(mux *http.ServeMux, tokens cascade.Tokens, store csvStore, rd *re
 	}))
 	// The run's statistics against the trace's hardware counters: the
 	// figures, and every pair.
-	handle("/runs/{id}/correlation.csv", run("correlation.csv", rd.WriteCorrelationCSV))
-	handle("/runs/{id}/counters.csv", run("counters.csv", rd.WriteCounterPairsCSV))
+	handle("/runs/{id}/correlation.csv", run("correlation.csv", co.WriteCorrelationCSV))
+	handle("/runs/{id}/counters.csv", run("counters.csv", co.WriteCounterPairsCSV))
 	// What each config's latest succeeded run of the trace gave, and how
 	// each matches the trace's hardware counters.
 	handle("/traces/{id}/configs.csv", trace("configs.csv", rd.WriteConfigsCSV))
-	handle("/traces/{id}/correlation.csv", trace("correlation.csv", rd.WriteConfigCorrelationCSV))
+	handle("/traces/{id}/correlation.csv", trace("correlation.csv", co.WriteConfigCorrelationCSV))
 	// The sweep's grid cell by cell, per kernel name and per model step,
 	// speedups against the cell ?baseline= names (by default the shipped
 	// one); a baseline that is not one of its cells is 400.

@@ -14,8 +14,8 @@ import (
 // correlator's legend gives ([cascade.ConfigStatCorrelation]), overall by
 // the mean rank. Statistics are in the order the configs' runs first give
 // them.
-func (m *Reader) ConfigCorrelation(ctx context.Context, traceID string) (cascade.ConfigCorrelation, error) {
-	cs, _, err := m.configComparison(ctx, traceID)
+func (co *Correlator) ConfigCorrelation(ctx context.Context, traceID string) (cascade.ConfigCorrelation, error) {
+	cs, _, err := co.rd.configComparison(ctx, traceID)
 	if err != nil {
 		return cascade.ConfigCorrelation{}, err
 	}
@@ -29,7 +29,7 @@ func (m *Reader) ConfigCorrelation(ctx context.Context, traceID string) (cascade
 		if c.Run == nil {
 			continue
 		}
-		rc, err := m.Correlation(ctx, *c.Run)
+		rc, err := co.Correlation(ctx, *c.Run)
 		if err != nil {
 			return cascade.ConfigCorrelation{}, fmt.Errorf("correlation of %s under %s: %w", traceID, c.SimConfig, err)
 		}

@@ -11,8 +11,31 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
+	"github.com/cascade-sim/cascade/internal/versioned"
 	"github.com/cascade-sim/cascade/runs"
 )
+
+// Correlator sets runs' statistics against the hardware counters their
+// traces' profiles measured (formats.md §9), as Accel-Sim's correlator
+// does: run by run ([Correlator.Correlation], the scatter's points
+// [Correlator.CounterPairs]), config by config over the runs a [Reader]
+// compares ([Correlator.ConfigCorrelation]), and as CSV. It reads through
+// its Reader's store and keeps what it computes for the versions of the
+// rows it read.
+type Correlator struct {
+	rd           *Reader
+	correlations *versioned.Cache[string, cascade.RunCorrelation] // see Correlation
+	// kernelIndexes map traces' kernels to their positions (see kernelIndex).
+	kernelIndexes *versioned.Cache[string, map[kernellist.Ref]int]
+}
+
+// NewCorrelator returns a Correlator reading what rd reads.
+func NewCorrelator(rd *Reader) *Correlator {
+	return &Correlator{rd: rd,
+		correlations:  versioned.New[string, cascade.RunCorrelation](maxCachedCorrelations),
+		kernelIndexes: versioned.New[string, map[kernellist.Ref]int](maxCachedIndexes),
+	}
+}
 
 // Correlation sets each of r's statistics against what its trace's
 // hardware profiles measured of the same kernels (Kernel.counters), with
@@ -22,13 +45,13 @@ import (
 // their representatives' values. Its kernels are read a page at a time,
 // their pairs never held, and the figures kept for the run's and trace's
 // versions: a run that is still running is correlated as far as it got.
-func (m *Reader) Correlation(ctx context.Context, r cascade.Run) (cascade.RunCorrelation, error) {
-	t, err := m.cfg.Store.Trace(ctx, r.TraceID)
+func (co *Correlator) Correlation(ctx context.Context, r cascade.Run) (cascade.RunCorrelation, error) {
+	t, err := co.rd.cfg.Store.Trace(ctx, r.TraceID)
 	if err != nil {
 		return cascade.RunCorrelation{}, err
 	}
 	key := fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano(), "@", t.UpdatedAt.UnixNano())
-	if c, ok := m.correlations.Get(key); ok {
+	if c, ok := co.correlations.Get(key); ok {
 		return c, nil
 	}
 	cols := runs.StatColumns(r)
@@ -36,7 +59,7 @@ func (m *Reader) Correlation(ctx context.Context, r cascade.Run) (cascade.RunCor
 	for i, c := range cols {
 		tallies[i] = statTally{stat: c.Name, unit: c.Unit}
 	}
-	err = m.eachPair(ctx, r, t, -1, func(_, col int, p cascade.CounterPair) bool {
+	err = co.eachPair(ctx, r, t, -1, func(_, col int, p cascade.CounterPair) bool {
 		tallies[col].add(p)
 		return true
 	})
@@ -49,7 +72,7 @@ func (m *Reader) Correlation(ctx context.Context, r cascade.Run) (cascade.RunCor
 			out.Stats = append(out.Stats, c)
 		}
 	}
-	cfgs, _ := m.cfg.Configs.SimConfigs()
+	cfgs, _ := co.rd.cfg.Configs.SimConfigs()
 	cfg, found := simconfig.Find(cfgs, r.SimConfig)
 	if !found && r.ConfigBase != "" {
 		// A variant: its base's compute capability and card.
@@ -57,7 +80,7 @@ func (m *Reader) Correlation(ctx context.Context, r cascade.Run) (cascade.RunCor
 	}
 	cfg.Name, cfg.Base = r.SimConfig, r.ConfigBase
 	out.GPUWarnings = gpuWarnings(t, cfg, found)
-	m.correlations.Put(key, out)
+	co.correlations.Put(key, out)
 	return out, nil
 }
 
@@ -65,10 +88,10 @@ func (m *Reader) Correlation(ctx context.Context, r cascade.Run) (cascade.RunCor
 const maxCachedCorrelations = 64
 
 // CounterPairs is a page of r's pairs of one statistic, in launch order,
-// as [Reader.Correlation] counts them: the points of its scatter.
+// as [Correlator.Correlation] counts them: the points of its scatter.
 // Cursors are cascade.Cursor of the run's kernels' Seq; Total (with
 // p.Count) is the statistic's Kernels.
-func (m *Reader) CounterPairs(ctx context.Context, r cascade.Run, stat string, p cascade.Page) (cascade.PageOf[cascade.CounterPair], error) {
+func (co *Correlator) CounterPairs(ctx context.Context, r cascade.Run, stat string, p cascade.Page) (cascade.PageOf[cascade.CounterPair], error) {
 	var page cascade.PageOf[cascade.CounterPair]
 	limit, err := p.Limit()
 	if err != nil {
@@ -82,7 +105,7 @@ func (m *Reader) CounterPairs(ctx context.Context, r cascade.Run, stat string, p
 	if want < 0 {
 		return page, cascade.Errorf(cascade.EINVALID, "stat: run %s has no statistic %q", r.ID, stat)
 	}
-	t, err := m.cfg.Store.Trace(ctx, r.TraceID)
+	t, err := co.rd.cfg.Store.Trace(ctx, r.TraceID)
 	if err != nil {
 		return page, err
 	}
@@ -91,7 +114,7 @@ func (m *Reader) CounterPairs(ctx context.Context, r cascade.Run, stat string, p
 		from = int(after)
 	}
 	page.Items = []cascade.CounterPair{}
-	err = m.eachPair(ctx, r, t, from, func(_, col int, pr cascade.CounterPair) bool {
+	err = co.eachPair(ctx, r, t, from, func(_, col int, pr cascade.CounterPair) bool {
 		if col != want {
 			return true
 		}
@@ -105,7 +128,7 @@ func (m *Reader) CounterPairs(ctx context.Context, r cascade.Run, stat string, p
 	if err != nil || !p.Count {
 		return page, err
 	}
-	c, err := m.Correlation(ctx, r)
+	c, err := co.Correlation(ctx, r)
 	for _, s := range c.Stats {
 		if s.Stat == stat {
 			page.Total = int64(s.Kernels)
@@ -122,7 +145,7 @@ var errStop = errors.New("stop")
 // statistics (an index of runs.StatColumns) that the trace's profiles
 // measured and the run has a value of, until fn returns false. A kernel
 // the simulator's cycle limit truncated takes no part.
-func (m *Reader) eachPair(ctx context.Context, r cascade.Run, t cascade.Trace, after int, fn func(seq, col int, p cascade.CounterPair) bool) error {
+func (co *Correlator) eachPair(ctx context.Context, r cascade.Run, t cascade.Trace, after int, fn func(seq, col int, p cascade.CounterPair) bool) error {
 	if !profiled(t) {
 		return nil
 	}
@@ -138,7 +161,7 @@ func (m *Reader) eachPair(ctx context.Context, r cascade.Run, t cascade.Trace, a
 	if err != nil {
 		return err
 	}
-	idx, err := m.kernelIndex(ctx, t)
+	idx, err := co.kernelIndex(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -147,11 +170,11 @@ func (m *Reader) eachPair(ctx context.Context, r cascade.Run, t cascade.Trace, a
 		p.After = cascade.Cursor(int64(after))
 	}
 	for {
-		page, err := m.cfg.Store.RunKernelPage(ctx, r.ID, p)
+		page, err := co.rd.cfg.Store.RunKernelPage(ctx, r.ID, p)
 		if err != nil {
 			return fmt.Errorf("read run %s's kernels: %w", r.ID, err)
 		}
-		err = m.pairPage(ctx, t.ID, page.Items, idx, table, colOf, fn)
+		err = co.pairPage(ctx, t.ID, page.Items, idx, table, colOf, fn)
 		if errors.Is(err, errStop) || (err == nil && (!page.HasNext || len(page.Items) == 0)) {
 			return nil
 		}
@@ -164,7 +187,7 @@ func (m *Reader) eachPair(ctx context.Context, r cascade.Run, t cascade.Trace, a
 
 // pairPage is eachPair over one page of kernels: their counters are read
 // in one read, of the span of trace positions they cover.
-func (m *Reader) pairPage(ctx context.Context, traceID string, ks []cascade.RunKernel, idx map[kernellist.Ref]int, table *simstats.Table, colOf map[string]int, fn func(seq, col int, p cascade.CounterPair) bool) error {
+func (co *Correlator) pairPage(ctx context.Context, traceID string, ks []cascade.RunKernel, idx map[kernellist.Ref]int, table *simstats.Table, colOf map[string]int, fn func(seq, col int, p cascade.CounterPair) bool) error {
 	at := make([]int, len(ks)) // trace position of each, -1 for none
 	from, to := math.MaxInt, -1
 	for i, k := range ks {
@@ -179,7 +202,7 @@ func (m *Reader) pairPage(ctx context.Context, traceID string, ks []cascade.RunK
 	if to < 0 {
 		return nil
 	}
-	cs, err := m.cfg.Store.KernelCounters(ctx, traceID, from, to)
+	cs, err := co.rd.cfg.Store.KernelCounters(ctx, traceID, from, to)
 	if err != nil {
 		return fmt.Errorf("read the counters of %s: %w", traceID, err)
 	}
@@ -227,15 +250,15 @@ func profiled(t cascade.Trace) bool {
 
 // kernelIndex maps t's kernels (id and context) to their positions in its
 // list, read a page at a time and kept for the trace's version.
-func (m *Reader) kernelIndex(ctx context.Context, t cascade.Trace) (map[kernellist.Ref]int, error) {
+func (co *Correlator) kernelIndex(ctx context.Context, t cascade.Trace) (map[kernellist.Ref]int, error) {
 	key := fmt.Sprint(t.ID, "@", t.UpdatedAt.UnixNano())
-	if idx, ok := m.kernelIndexes.Get(key); ok {
+	if idx, ok := co.kernelIndexes.Get(key); ok {
 		return idx, nil
 	}
 	idx := make(map[kernellist.Ref]int, t.KernelCount)
 	p := cascade.Page{First: cascade.MaxPageSize}
 	for {
-		page, err := m.cfg.Store.Kernels(ctx, t.ID, "", p)
+		page, err := co.rd.cfg.Store.Kernels(ctx, t.ID, "", p)
 		if err != nil {
 			return nil, fmt.Errorf("read the kernels of %s: %w", t.ID, err)
 		}
@@ -247,7 +270,7 @@ func (m *Reader) kernelIndex(ctx context.Context, t cascade.Trace) (map[kernelli
 		}
 		p.After = cascade.Cursor(int64(page.Items[len(page.Items)-1].Seq))
 	}
-	m.kernelIndexes.Put(key, idx)
+	co.kernelIndexes.Put(key, idx)
 	return idx, nil
 }
 

@@ -95,7 +95,7 @@ func BenchmarkCorrelation100k(b *testing.B) {
 	})
 	b.ResetTimer()
 	for range b.N {
-		c, err := results.New(results.Config{Store: d}).Correlation(ctx, r)
+		c, err := results.NewCorrelator(results.New(results.Config{Store: d})).Correlation(ctx, r)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -18,7 +18,7 @@ import (
 // whose kernels carry cycles and dram_reads.
 type correlRig struct {
 	s  *memStore
-	rd *results.Reader
+	rd *results.Correlator
 }
 
 var correlCounters = []cascade.StatCounter{
@@ -53,7 +53,7 @@ func newCorrelRig(ctx *string, measured map[string][]float64) *correlRig {
 	}
 	s.traces["t1"] = cascade.Trace{ID: "t1", State: cascade.TraceReady, KernelCount: n,
 		Profiles: []cascade.ProfileRead{{File: "ncu.csv", Profiler: "ncu", Launches: n, Matched: n, Stats: stats}}}
-	return &correlRig{s: s, rd: results.New(results.Config{Store: s})}
+	return &correlRig{s: s, rd: results.NewCorrelator(results.New(results.Config{Store: s}))}
 }
 
 // run adds a succeeded run of config whose kernel i (id i+1) simulated

@@ -16,10 +16,10 @@ import (
 var correlationHeader = []string{"stat", "unit", "kernels", "pearson", "mae", "mape_pct", "aggregate_error_pct",
 	"total_error_pct", "nrmse", "within_1pct", "within_10pct", "over", "under", "sim_total", "measured_total"}
 
-// WriteCorrelationCSV writes r's [Reader.Correlation], one row a
+// WriteCorrelationCSV writes r's [Correlator.Correlation], one row a
 // statistic, the GPU warnings in the last column (empty when none).
-func (m *Reader) WriteCorrelationCSV(ctx context.Context, w io.Writer, r cascade.Run) error {
-	c, err := m.Correlation(ctx, r)
+func (co *Correlator) WriteCorrelationCSV(ctx context.Context, w io.Writer, r cascade.Run) error {
+	c, err := co.Correlation(ctx, r)
 	if err != nil {
 		return err
 	}
@@ -33,13 +33,13 @@ func (m *Reader) WriteCorrelationCSV(ctx context.Context, w io.Writer, r cascade
 	return cw.Error()
 }
 
-// WriteConfigCorrelationCSV writes the trace's [Reader.ConfigCorrelation]:
+// WriteConfigCorrelationCSV writes the trace's [Correlator.ConfigCorrelation]:
 // a row for each statistic under each config that has a figure of it,
 // statistics in its order, configs in name order; best says whether the
 // config is the statistic's best, best_overall whether it is the best
 // over all.
-func (m *Reader) WriteConfigCorrelationCSV(ctx context.Context, w io.Writer, traceID string) error {
-	c, err := m.ConfigCorrelation(ctx, traceID)
+func (co *Correlator) WriteConfigCorrelationCSV(ctx context.Context, w io.Writer, traceID string) error {
+	c, err := co.ConfigCorrelation(ctx, traceID)
 	if err != nil {
 		return err
 	}
@@ -62,13 +62,13 @@ func (m *Reader) WriteConfigCorrelationCSV(ctx context.Context, w io.Writer, tra
 	return cw.Error()
 }
 
-// WriteCounterPairsCSV writes every pair of r ([Reader.CounterPairs]),
+// WriteCounterPairsCSV writes every pair of r ([Correlator.CounterPairs]),
 // kernel by kernel in launch order and statistic by statistic, with the
 // ratio of simulated to measured that the correlator's kernel.raw.csv
 // gives (empty when measured is 0). w is flushed after each page of
 // kernels when it can be.
-func (m *Reader) WriteCounterPairsCSV(ctx context.Context, w io.Writer, r cascade.Run) error {
-	t, err := m.cfg.Store.Trace(ctx, r.TraceID)
+func (co *Correlator) WriteCounterPairsCSV(ctx context.Context, w io.Writer, r cascade.Run) error {
+	t, err := co.rd.cfg.Store.Trace(ctx, r.TraceID)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (m *Reader) WriteCounterPairsCSV(ctx context.Context, w io.Writer, r cascad
 	cw.Write([]string{"seq", "kernel_id", "context", "name", "stat", "simulated", "measured", "measured_min", "measured_max",
 		"measurements", "sim_over_measured", "error_pct", "representative"})
 	n := 0
-	err = m.eachPair(ctx, r, t, -1, func(_, col int, p cascade.CounterPair) bool {
+	err = co.eachPair(ctx, r, t, -1, func(_, col int, p cascade.CounterPair) bool {
 		ratio := ""
 		if p.Measured != 0 {
 			ratio = formatFloat(p.Simulated / p.Measured)

@@ -13,6 +13,10 @@
 // a sampled run's projection against a full run of the same trace and
 // config (samplingcheck.go).
 //
+// A [Correlator] sets runs' statistics against the hardware counters
+// their traces' profiles measured, run by run and config by config
+// (correlate.go, correlation.go, configcorrelation.go, correlationcsv.go).
+//
 // The run lifecycle (package runs) records what it reads; the only thing
 // it asks of the lifecycle is the statistics totals it followed while a
 // run ran here ([Live]). Everything it computes is kept for the versions
@@ -24,7 +28,6 @@ import (
 	"context"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/internal/versioned"
 	"github.com/cascade-sim/cascade/runs"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -93,10 +96,7 @@ type Reader struct {
 	totals       *versioned.Cache[string, runs.StatTotals]              // see StatTotals
 	checks       *versioned.Cache[string, *cascade.SamplingCheck]       // see SamplingCheck
 	designs      *versioned.Cache[string, *designTally]                 // see DesignSpace
-	correlations *versioned.Cache[string, cascade.RunCorrelation]       // see Correlation
-	// kernelIndexes map traces' kernels to their positions (see kernelIndex).
-	kernelIndexes *versioned.Cache[string, map[kernellist.Ref]int]
-	profileRows   *versioned.Cache[string, []tracedir.TimingRow] // see profileTimes
+	profileRows  *versioned.Cache[string, []tracedir.TimingRow]         // see profileTimes
 }
 
 // New returns a Reader. Without Configs, a run that recorded no core
@@ -106,16 +106,14 @@ func New(cfg Config) *Reader {
 		cfg.Configs = noConfigs{}
 	}
 	return &Reader{cfg: cfg,
-		results:       versioned.New[string, Results](maxCachedResults),
-		sweepTallies:  versioned.New[string, *sweepTally](maxCachedSweeps),
-		aligned:       versioned.New[string, []cascade.ConfigKernelErrors](maxCachedAligned),
-		comparisons:   versioned.New[string, *cascade.RunComparison](maxCachedComparisons),
-		totals:        versioned.New[string, runs.StatTotals](maxCachedTotals),
-		checks:        versioned.New[string, *cascade.SamplingCheck](maxCachedChecks),
-		designs:       versioned.New[string, *designTally](maxCachedDesigns),
-		correlations:  versioned.New[string, cascade.RunCorrelation](maxCachedCorrelations),
-		kernelIndexes: versioned.New[string, map[kernellist.Ref]int](maxCachedIndexes),
-		profileRows:   versioned.New[string, []tracedir.TimingRow](maxCachedProfileTimes),
+		results:      versioned.New[string, Results](maxCachedResults),
+		sweepTallies: versioned.New[string, *sweepTally](maxCachedSweeps),
+		aligned:      versioned.New[string, []cascade.ConfigKernelErrors](maxCachedAligned),
+		comparisons:  versioned.New[string, *cascade.RunComparison](maxCachedComparisons),
+		totals:       versioned.New[string, runs.StatTotals](maxCachedTotals),
+		checks:       versioned.New[string, *cascade.SamplingCheck](maxCachedChecks),
+		designs:      versioned.New[string, *designTally](maxCachedDesigns),
+		profileRows:  versioned.New[string, []tracedir.TimingRow](maxCachedProfileTimes),
 	}
 }
 
