@@ -18,6 +18,7 @@ step() {
 }
 summary() {
   local rc=$? i end
+  if [ -n "${fuzz_pid:-}" ]; then kill "$fuzz_pid" 2>/dev/null || true; fi
   # A failure before the web UI's step leaves npm ci running: let it end.
   if [ -n "${ui_install:-}" ]; then wait "$ui_install" 2>/dev/null || true; fi
   if [ -n "${ui_log:-}" ]; then rm -f "$ui_log"; fi
@@ -97,18 +98,35 @@ step "go test -race"
 # alphabet.
 go test -race -count=1 -timeout 20m ./cmd/cascade ./servertests/runs ./slurm ./...
 
-step "fuzz targets, 5 s each (make fuzz runs a longer campaign)"
-# Coverage guidance from Cascade's own packages: instrumenting every
-# dependency for fuzzing compiled them all again, minutes for 5 s a target.
-FUZZTIME=5s FUZZ_INSTRUMENT=module scripts/fuzz.sh
-
 step "GraphQL over HTTP: graphql-http's server audits against cascade serve"
 go build -buildvcs=auto -o bin/cascade ./cmd/cascade
 (cd frontend && CASCADE_BIN="$PWD/../bin/cascade" npm run graphql-audit)
 
+# Fuzzing: coverage guidance from Cascade's own packages (instrumenting
+# every dependency for fuzzing compiled them all again, minutes for 5 s a
+# target). The Chromium tests mostly wait (on the browser, the server, the
+# stand-in simulator: about 40 % of 2 cores), so the fuzz targets run
+# beside them rather than after: each target still gets its 5 s.
+fuzz() { FUZZTIME=5s FUZZ_INSTRUMENT=module scripts/fuzz.sh; }
 if [ -d frontend ] && [ -f frontend/package.json ] && grep -q '"e2e"' frontend/package.json; then
-  step "web UI: end-to-end tests in Chromium"
-  go build -buildvcs=auto -o bin/cascade ./cmd/cascade
+  step "web UI: end-to-end tests in Chromium, and beside them every fuzz target for 5 s (make fuzz runs a longer campaign)"
   go build -o bin/accel-sim.out ./testkit/fakesim/cmd/fakesim
-  (cd frontend && CASCADE_BIN="$PWD/../bin/cascade" CASCADE_SIM_CMD="$PWD/../bin/accel-sim.out" npm run e2e)
+  fuzz_log=$(mktemp)
+  fuzz >"$fuzz_log" 2>&1 &
+  fuzz_pid=$!
+  e2e_status=0
+  (cd frontend && CASCADE_BIN="$PWD/../bin/cascade" CASCADE_SIM_CMD="$PWD/../bin/accel-sim.out" npm run e2e) || e2e_status=$?
+  fuzz_status=0
+  wait "$fuzz_pid" || fuzz_status=$?
+  fuzz_pid=""
+  printf '\n--- the fuzz targets, run beside the Chromium tests:\n'
+  cat "$fuzz_log"
+  rm -f "$fuzz_log"
+  if [ "$e2e_status" -ne 0 ] || [ "$fuzz_status" -ne 0 ]; then
+    echo "Chromium tests exit $e2e_status, fuzz targets exit $fuzz_status"
+    exit 1
+  fi
+else
+  step "fuzz targets, 5 s each (make fuzz runs a longer campaign)"
+  fuzz
 fi
