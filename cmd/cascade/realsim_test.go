@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -45,12 +46,13 @@ const realRunFields = `id state error kernels { name simCycles simInstructions s
 // through the API: both succeed with the cycles and instructions
 // ../shared/accelsim/README.md gives. The upload brings made-up nvprof
 // profiles of vecAdd, and each run's statistics are correlated with
-// their counters (checkCorrelation).
+// their counters (checkCorrelation). The server then restarts without the
+// runs' configs, and their results outlive them (checkOutlivesConfigs).
 func TestRealAccelSim(t *testing.T) {
 	checkout := testkit.RealAccelSim(t)
 	trace := withProfiles(t, testkit.RealTrace(t, "vecadd-sm61"))
 	data := t.TempDir()
-	addr, out, _ := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout, "CASCADE_RUN_CONCURRENCY=2")
+	addr, out, cmd := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout, "CASCADE_RUN_CONCURRENCY=2")
 	testkit.Eventually(t, 10*time.Second, "start-up report", func() bool { return strings.Contains(out.String(), "cascade: S3 endpoint") })
 
 	prefix := filepath.Join(data, "s3", "cascade", "traces")
@@ -89,24 +91,16 @@ func TestRealAccelSim(t *testing.T) {
 		done[config] = r.Run
 	}
 	checkCorrelation(t, addr, done)
+	checkOutlivesConfigs(t, checkout, data, cmd, done["SM6_TITANX"].ID)
 }
 
-// TestRealAccelSimResultsOutliveConfigs: a vecAdd run of the real
-// simulator on SM6_TITANX keeps its simulated time after the server
-// restarts with a configs directory that no longer has SM6_TITANX: the
-// time is its cycles at the core clock recorded when it ran (1417 MHz),
-// and its config says it is gone.
-func TestRealAccelSimResultsOutliveConfigs(t *testing.T) {
-	checkout := testkit.RealAccelSim(t)
-	trace := testkit.RealTrace(t, "vecadd-sm61")
-	data := t.TempDir()
-	addr, _, cmd := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout)
-	prefix := filepath.Join(data, "s3", "cascade", "traces")
-	if _, err := upload.Upload(context.Background(), upload.Options{Source: trace, PrefixDir: prefix, RunName: "vecadd"}); err != nil {
-		t.Fatal(err)
-	}
-	waitTrace(t, addr, "vecadd", "READY")
-
+// checkOutlivesConfigs: the SM6_TITANX run id of TestRealAccelSim keeps
+// its simulated time after the server (cmd, on data) restarts with a
+// configs directory that no longer has SM6_TITANX: the time is its cycles
+// at the core clock recorded when it ran (1417 MHz), and its config says
+// it is gone.
+func checkOutlivesConfigs(t *testing.T, checkout, data string, cmd *exec.Cmd, id string) {
+	t.Helper()
 	type result struct {
 		State     string
 		Error     *string
@@ -122,38 +116,24 @@ func TestRealAccelSimResultsOutliveConfigs(t *testing.T) {
 		TimingProblems []string
 	}
 	const query = `query($id: ID!) { run(id: $id) { state error simConfig { name error } figures { coreClockMHz } kernels { simCycles simTimeNs } timingProblems } }`
-	var l struct{ LaunchRun struct{ ID string } }
-	if errs := gqlVars(t, addr, `mutation { launchRun(input: {traceId: "vecadd", simConfig: "SM6_TITANX"}) { id } }`, nil, &l); len(errs) > 0 {
-		t.Fatalf("launch: %v", errs)
-	}
-	id := l.LaunchRun.ID
-	var before struct{ Run result }
-	testkit.Eventually(t, 5*time.Minute, "run over", func() bool {
-		gqlVars(t, addr, query, map[string]any{"id": id}, &before)
-		return before.Run.State == "SUCCEEDED" || before.Run.State == "FAILED"
-	})
 	want := float64(11789) * 1000 / 1417
-	if r := before.Run; r.State != "SUCCEEDED" || len(r.Kernels) != 1 || r.Kernels[0].SimCycles != 11789 || r.Kernels[0].SimTimeNs == nil || *r.Kernels[0].SimTimeNs != want {
-		t.Fatalf("run: %+v, want 11,789 cycles, %.3f ns at 1417 MHz", r, want)
-	}
-	if c := before.Run.Figures.CoreClockMHz; c == nil || *c != 1417 {
-		t.Errorf("recorded core clock %v, want 1417", c)
-	}
-
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Wait()
 	// The checkout's simulator, but configs that no longer have the run's.
-	addr, _, _ = checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout, "CASCADE_SIM_CONFIGS_DIR="+t.TempDir())
+	addr, _, _ := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout, "CASCADE_SIM_CONFIGS_DIR="+t.TempDir())
 	var after struct{ Run result }
 	gqlVars(t, addr, query, map[string]any{"id": id}, &after)
 	r := after.Run
-	if r.SimConfig.Name != "SM6_TITANX" || r.SimConfig.Error == nil || !strings.Contains(*r.SimConfig.Error, "no longer in CASCADE_SIM_CONFIGS_DIR") {
-		t.Errorf("config after the restart: %+v", r.SimConfig)
+	if r.State != "SUCCEEDED" || r.SimConfig.Name != "SM6_TITANX" || r.SimConfig.Error == nil || !strings.Contains(*r.SimConfig.Error, "no longer in CASCADE_SIM_CONFIGS_DIR") {
+		t.Errorf("config after the restart: %+v", r)
 	}
-	if len(r.Kernels) != 1 || r.Kernels[0].SimTimeNs == nil || *r.Kernels[0].SimTimeNs != want || len(r.TimingProblems) != 0 {
-		t.Errorf("after the restart: %+v, want %.3f ns", r, want)
+	if c := r.Figures.CoreClockMHz; c == nil || *c != 1417 {
+		t.Errorf("recorded core clock %v, want 1417", c)
+	}
+	if len(r.Kernels) != 1 || r.Kernels[0].SimCycles != 11789 || r.Kernels[0].SimTimeNs == nil || *r.Kernels[0].SimTimeNs != want || len(r.TimingProblems) != 0 {
+		t.Errorf("after the restart: %+v, want 11,789 cycles, %.3f ns at 1417 MHz", r, want)
 	}
 }
 
