@@ -15,30 +15,15 @@ import (
 // database, reporting the time a counter.
 func BenchmarkReplaceKernelCounters400k(b *testing.B) {
 	cs := benchCounters()
-	for name, u := range dbtest.DatabaseURLs(b) {
-		b.Run(name, func(b *testing.B) {
-			dir := b.TempDir()
-			if u == "" {
-				dbtest.SeedSQLite(b, dir)
-			}
-			d, err := db.Open(context.Background(), db.Config{URL: u, DataDir: dir})
-			if err != nil {
+	eachBenchDB(b, func(b *testing.B, ctx context.Context, d *db.DB) {
+		b.ResetTimer()
+		for range b.N {
+			if err := d.ReplaceKernelCounters(ctx, "t", cs); err != nil {
 				b.Fatal(err)
 			}
-			defer d.Close()
-			ctx := context.Background()
-			if err := d.SaveTrace(ctx, &cascade.Trace{ID: "t", State: cascade.TraceReady, Prompts: []string{}, Warnings: []string{}}); err != nil {
-				b.Fatal(err)
-			}
-			b.ResetTimer()
-			for range b.N {
-				if err := d.ReplaceKernelCounters(ctx, "t", cs); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cs)), "ns/counter")
-		})
-	}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cs)), "ns/counter")
+	})
 }
 
 // benchCounters are 100,000 kernels' counters of four statistics each,
@@ -62,6 +47,35 @@ func benchCounters() []cascade.KernelCounter {
 // a counter.
 func BenchmarkKernelCounters400k(b *testing.B) {
 	cs := benchCounters()
+	eachBenchDB(b, func(b *testing.B, ctx context.Context, d *db.DB) {
+		if err := d.ReplaceKernelCounters(ctx, "t", cs); err != nil {
+			b.Fatal(err)
+		}
+		for _, page := range []int{100_000, 1000} {
+			b.Run(fmt.Sprintf("by%d", page), func(b *testing.B) {
+				for range b.N {
+					n := 0
+					for from := 0; from < 100_000; from += page {
+						got, err := d.KernelCounters(ctx, "t", from, from+page)
+						if err != nil {
+							b.Fatal(err)
+						}
+						n += len(got)
+					}
+					if n != len(cs) {
+						b.Fatalf("%d counters read", n)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cs)), "ns/counter")
+			})
+		}
+	})
+}
+
+// eachBenchDB runs fn as a sub-benchmark on a fresh SQLite database and,
+// when dbtest.PostgresEnv is set, on a fresh PostgreSQL schema, each
+// holding a ready trace "t".
+func eachBenchDB(b *testing.B, fn func(b *testing.B, ctx context.Context, d *db.DB)) {
 	for name, u := range dbtest.DatabaseURLs(b) {
 		b.Run(name, func(b *testing.B) {
 			dir := b.TempDir()
@@ -77,27 +91,7 @@ func BenchmarkKernelCounters400k(b *testing.B) {
 			if err := d.SaveTrace(ctx, &cascade.Trace{ID: "t", State: cascade.TraceReady, Prompts: []string{}, Warnings: []string{}}); err != nil {
 				b.Fatal(err)
 			}
-			if err := d.ReplaceKernelCounters(ctx, "t", cs); err != nil {
-				b.Fatal(err)
-			}
-			for _, page := range []int{100_000, 1000} {
-				b.Run(fmt.Sprintf("by%d", page), func(b *testing.B) {
-					for range b.N {
-						n := 0
-						for from := 0; from < 100_000; from += page {
-							got, err := d.KernelCounters(ctx, "t", from, from+page)
-							if err != nil {
-								b.Fatal(err)
-							}
-							n += len(got)
-						}
-						if n != len(cs) {
-							b.Fatalf("%d counters read", n)
-						}
-					}
-					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cs)), "ns/counter")
-				})
-			}
+			fn(b, ctx, d)
 		})
 	}
 }
