@@ -27,9 +27,31 @@ func (m *Reader) ConfigComparison(ctx context.Context, traceID string) ([]cascad
 // configComparison is ConfigComparison with the results of each config's
 // run (zero without one), in the same order.
 func (m *Reader) configComparison(ctx context.Context, traceID string) ([]cascade.ConfigComparison, []Results, error) {
+	out, err := m.configRuns(ctx, traceID)
+	if err != nil {
+		return nil, nil, err
+	}
+	results := make([]Results, len(out))
+	for i := range out {
+		c := &out[i]
+		if c.Run != nil {
+			res, err := m.Read(ctx, *c.Run)
+			if err != nil {
+				return nil, nil, fmt.Errorf("config comparison of %s: results of %s: %w", traceID, c.Run.ID, err)
+			}
+			c.Comparison, results[i] = res.Comparison, res
+		}
+	}
+	return out, results, nil
+}
+
+// configRuns is ConfigComparison without the comparisons: each config's
+// run that stands for it, and its runs counted by state, read from the
+// trace's runs alone.
+func (m *Reader) configRuns(ctx context.Context, traceID string) ([]cascade.ConfigComparison, error) {
 	rs, err := m.cfg.Store.TraceRuns(ctx, traceID)
 	if err != nil {
-		return nil, nil, fmt.Errorf("config comparison of %s: %w", traceID, err)
+		return nil, fmt.Errorf("config comparison of %s: %w", traceID, err)
 	}
 	by := map[string]*cascade.ConfigComparison{}
 	var names []string
@@ -62,19 +84,10 @@ func (m *Reader) configComparison(ctx context.Context, traceID string) ([]cascad
 	}
 	slices.Sort(names)
 	out := make([]cascade.ConfigComparison, len(names))
-	results := make([]Results, len(names))
 	for i, name := range names {
-		c := by[name]
-		if c.Run != nil {
-			res, err := m.Read(ctx, *c.Run)
-			if err != nil {
-				return nil, nil, fmt.Errorf("config comparison of %s: results of %s: %w", traceID, c.Run.ID, err)
-			}
-			c.Comparison, results[i] = res.Comparison, res
-		}
-		out[i] = *c
+		out[i] = *by[name]
 	}
-	return out, results, nil
+	return out, nil
 }
 
 // preferred reports whether succeeded run r stands for its config before

@@ -15,7 +15,7 @@ import (
 // the mean rank. Statistics are in the order the configs' runs first give
 // them.
 func (co *Correlator) ConfigCorrelation(ctx context.Context, traceID string) (cascade.ConfigCorrelation, error) {
-	cs, _, err := co.rd.configComparison(ctx, traceID)
+	cs, err := co.rd.configRuns(ctx, traceID)
 	if err != nil {
 		return cascade.ConfigCorrelation{}, err
 	}
