@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/hwprofile"
@@ -55,12 +56,4 @@ func gpuWarnings(t cascade.Trace, cfg cascade.SimConfig, ok bool) []string {
 }
 
 // nodot is a compute capability as an architecture's number: "6.1" is 61.
-func nodot(cc string) string {
-	out := make([]byte, 0, len(cc))
-	for i := 0; i < len(cc); i++ {
-		if cc[i] != '.' {
-			out = append(out, cc[i])
-		}
-	}
-	return string(out)
-}
+func nodot(cc string) string { return strings.ReplaceAll(cc, ".", "") }
