@@ -15,6 +15,9 @@ type memStore struct {
 	kernels map[string][]cascade.RunKernel
 	sweep   cascade.Sweep
 	pages   int
+	// wholes counts the runs' kernels read whole (RunKernels), maxFirst
+	// is the largest page asked for.
+	wholes, maxFirst int
 	// traceKernels and counters are traces' kernel lists and what their
 	// profiles measured, by trace.
 	traceKernels map[string][]cascade.Kernel
@@ -48,11 +51,13 @@ func (s *memStore) TraceRuns(_ context.Context, traceID string) ([]cascade.Run, 
 }
 
 func (s *memStore) RunKernels(_ context.Context, runID string) ([]cascade.RunKernel, error) {
+	s.wholes++
 	return append([]cascade.RunKernel(nil), s.kernels[runID]...), nil
 }
 
 func (s *memStore) RunKernelPage(_ context.Context, runID string, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error) {
 	s.pages++
+	s.maxFirst = max(s.maxFirst, p.First)
 	after := -1
 	if seq, ok, err := cascade.ParseCursor(p.After); err != nil {
 		return cascade.PageOf[cascade.RunKernel]{}, err

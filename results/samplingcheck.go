@@ -159,15 +159,26 @@ func (m *Reader) joinFull(ctx context.Context, r cascade.Run, ks []cascade.RunKe
 		kernelErrors(ks, fks)
 		return nil
 	}
-	p := cascade.Page{First: len(ks)}
-	if ks[0].Seq > 0 {
-		p.After = cascade.Cursor(int64(ks[0].Seq - 1))
+	return m.joinFullPages(ctx, full.ID, ks)
+}
+
+// joinFullPages sets FullCycles and FullErrorPct on ks, consecutive
+// kernels of a sampled run in launch order, from the same launches of full
+// run fullID, read a page of at most cascade.MaxPageSize at a time.
+func (m *Reader) joinFullPages(ctx context.Context, fullID string, ks []cascade.RunKernel) error {
+	for len(ks) > 0 {
+		n := min(len(ks), cascade.MaxPageSize)
+		p := cascade.Page{First: n}
+		if ks[0].Seq > 0 {
+			p.After = cascade.Cursor(int64(ks[0].Seq - 1))
+		}
+		fp, err := m.cfg.Store.RunKernelPage(ctx, fullID, p)
+		if err != nil {
+			return fmt.Errorf("read full run %s's kernels: %w", fullID, err)
+		}
+		kernelErrors(ks[:n], fp.Items)
+		ks = ks[n:]
 	}
-	fp, err := m.cfg.Store.RunKernelPage(ctx, full.ID, p)
-	if err != nil {
-		return err
-	}
-	kernelErrors(ks, fp.Items)
 	return nil
 }
 

@@ -83,9 +83,11 @@ func (m *Reader) KernelPage(ctx context.Context, r cascade.Run, p cascade.Page) 
 }
 
 // KernelPages calls fn with each page of up to size of r's kernel results
-// in launch order, joined with the trace's timing as [Reader.KernelPage]
-// joins them (the timing files read once), until the last page or fn's
-// first error.
+// in launch order, joined with the trace's timing and, on a sampled run
+// with a check, with its full run's kernels as [Reader.KernelPage] joins
+// them (the timing files read and the full run found once; the full run's
+// kernels a page at a time, alongside), until the last page or fn's first
+// error.
 func (m *Reader) KernelPages(ctx context.Context, r cascade.Run, size int, fn func([]cascade.RunKernel) error) error {
 	t, err := m.cfg.Store.Trace(ctx, r.TraceID)
 	if err != nil {
@@ -93,8 +95,17 @@ func (m *Reader) KernelPages(ctx context.Context, r cascade.Run, size int, fn fu
 	}
 	tt := m.timing(ctx, t)
 	cfg, _ := m.runConfig(r)
+	full, err := m.checkFullRun(ctx, r)
+	if err != nil {
+		return fmt.Errorf("the full run sampled run %s is checked against: %w", r.ID, err)
+	}
 	return m.eachKernelPage(ctx, r.ID, size, func(ks []cascade.RunKernel) error {
 		tt.join(ks, cfg)
+		if full != nil {
+			if err := m.joinFullPages(ctx, full.ID, ks); err != nil {
+				return err
+			}
+		}
 		return fn(ks)
 	})
 }
