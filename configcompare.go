@@ -5,8 +5,9 @@ package cascade
 // each state, so that a figure always says how many runs it stands for.
 type ConfigComparison struct {
 	SimConfig string
-	// Run is the latest succeeded run (by launch order), whose figures
-	// these are; nil when none has succeeded.
+	// Run is the run whose figures these are: the latest succeeded run
+	// (by launch order) that is not sampled, the latest succeeded sampled
+	// run only when the config has no other; nil when none has succeeded.
 	Run *Run
 	// Comparison is Run's comparison with the trace's measured times; nil
 	// without Run or without usable real timing.
@@ -15,6 +16,10 @@ type ConfigComparison struct {
 	// count those in one state.
 	Runs, Succeeded, Failed, Cancelled, Running, Queued int
 }
+
+// Sampled reports whether Run is a sampled run: its kernels' cycles are
+// projected from its representatives.
+func (c ConfigComparison) Sampled() bool { return c.Run != nil && c.Run.Sampling != nil }
 
 // ConfigKernelErrors is one traced kernel's error under each config of a
 // trace's comparison: Errors[i] is the ErrorPct of the kernel in the run

@@ -79,6 +79,7 @@ type ComplexityRoot struct {
 		Run        func(childComplexity int) int
 		Running    func(childComplexity int) int
 		Runs       func(childComplexity int) int
+		Sampled    func(childComplexity int) int
 		SimConfig  func(childComplexity int) int
 		Succeeded  func(childComplexity int) int
 	}
@@ -989,6 +990,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConfigComparison.Runs(childComplexity), true
+	case "ConfigComparison.sampled":
+		if e.ComplexityRoot.ConfigComparison.Sampled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConfigComparison.Sampled(childComplexity), true
 	case "ConfigComparison.simConfig":
 		if e.ComplexityRoot.ConfigComparison.SimConfig == nil {
 			break
@@ -4076,6 +4083,8 @@ func (ec *executionContext) childFields_ConfigComparison(ctx context.Context, fi
 		return ec.fieldContext_ConfigComparison_simConfig(ctx, field)
 	case "run":
 		return ec.fieldContext_ConfigComparison_run(ctx, field)
+	case "sampled":
+		return ec.fieldContext_ConfigComparison_sampled(ctx, field)
 	case "runs":
 		return ec.fieldContext_ConfigComparison_runs(ctx, field)
 	case "succeeded":
@@ -6322,6 +6331,29 @@ func (ec *executionContext) fieldContext_ConfigComparison_run(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ConfigComparison_sampled(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConfigComparison_sampled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sampled(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConfigComparison_sampled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConfigComparison", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _ConfigComparison_runs(ctx context.Context, field graphql.CollectedField, obj *cascade.ConfigComparison) (ret graphql.Marshaler) {
@@ -19901,6 +19933,11 @@ func (ec *executionContext) _ConfigComparison(ctx context.Context, sel ast.Selec
 		case "run":
 			out.Values[i] = ec._ConfigComparison_run(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sampled":
+			out.Values[i] = ec._ConfigComparison_sampled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "runs":

@@ -15,7 +15,7 @@ import (
 // configsCSVColumns are the columns of a trace's configs-compared CSV
 // before the statistics.
 var configsCSVColumns = []string{"scope", "kernel_id", "context", "name", "config", "run_id", "sim_cycles", "sim_time_ns",
-	"ipc", "measured_ns", "error_pct"}
+	"ipc", "measured_ns", "error_pct", "sampled"}
 
 // WriteConfigsCSV writes what each config's latest succeeded run of the
 // trace gave (see [Reader.ConfigComparison]) to w as CSV, the table
@@ -27,6 +27,9 @@ var configsCSVColumns = []string{"scope", "kernel_id", "context", "name", "confi
 // statistic any of the runs has, by name, in the order first met; a value
 // a run has not is an empty field, as is a measured time the trace has
 // not. It is written whether the trace has measured timing or not.
+// Column sampled says whether the config's run is a sampled run (a config
+// has one only when it has no other succeeded run): its kernels' cycles
+// are then projected from its representatives.
 func (m *Reader) WriteConfigsCSV(ctx context.Context, w io.Writer, traceID string) error {
 	cs, res, err := m.configComparison(ctx, traceID)
 	if err != nil {
@@ -91,7 +94,7 @@ func (m *Reader) WriteConfigsCSV(ctx context.Context, w io.Writer, traceID strin
 			errPct = cascade.Ptr(100 * (cmp.SimTotalNs - cmp.MeasuredTotalNs) / cmp.MeasuredTotalNs)
 		}
 		row := []string{"run", "", "", "", c.SimConfig, c.Run.ID, strconv.FormatInt(cycles, 10), optFloat(simNs),
-			optFloat(ipc), optFloat(measured), optFloat(errPct)}
+			optFloat(ipc), optFloat(measured), optFloat(errPct), strconv.FormatBool(c.Run.Sampling != nil)}
 		if err := cw.Write(append(row, at(i, tot.Values)...)); err != nil {
 			return err
 		}
@@ -124,7 +127,8 @@ func (m *Reader) WriteConfigsCSV(ctx context.Context, w io.Writer, traceID strin
 				return err
 			}
 			row := []string{"kernel", strconv.Itoa(k.KernelID), cascade.Deref(k.Context), k.Name, c.SimConfig, c.Run.ID,
-				strconv.FormatInt(rk.SimCycles, 10), optFloat(rk.SimTimeNs), formatFloat(rk.IPC), optFloat(rk.MeasuredNs), optFloat(rk.ErrorPct)}
+				strconv.FormatInt(rk.SimCycles, 10), optFloat(rk.SimTimeNs), formatFloat(rk.IPC), optFloat(rk.MeasuredNs), optFloat(rk.ErrorPct),
+				strconv.FormatBool(c.Run.Sampling != nil)}
 			if err := cw.Write(append(row, at(i, stats)...)); err != nil {
 				return err
 			}

@@ -17,8 +17,9 @@ import (
 // correlRig is a trace of kernels measured by a profile, and runs of it
 // whose kernels carry cycles and dram_reads.
 type correlRig struct {
-	s  *memStore
-	rd *results.Correlator
+	s      *memStore
+	rd     *results.Correlator
+	reader *results.Reader // rd's
 }
 
 var correlCounters = []cascade.StatCounter{
@@ -53,7 +54,8 @@ func newCorrelRig(ctx *string, measured map[string][]float64) *correlRig {
 	}
 	s.traces["t1"] = cascade.Trace{ID: "t1", State: cascade.TraceReady, KernelCount: n,
 		Profiles: []cascade.ProfileRead{{File: "ncu.csv", Profiler: "ncu", Launches: n, Matched: n, Stats: stats}}}
-	return &correlRig{s: s, rd: results.NewCorrelator(results.New(results.Config{Store: s}))}
+	reader := results.New(results.Config{Store: s})
+	return &correlRig{s: s, rd: results.NewCorrelator(reader), reader: reader}
 }
 
 // run adds a succeeded run of config whose kernel i (id i+1) simulated
@@ -306,7 +308,7 @@ func TestConfigCorrelationRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 5 || rows[0][0] != "sim_config" || rows[1][0] != "A" || rows[1][2] != "cycles" {
+	if len(rows) != 5 || rows[0][0] != "sim_config" || rows[1][0] != "A" || rows[1][2] != "false" || rows[1][3] != "cycles" {
 		t.Fatalf("CSV %q", rows)
 	}
 	for _, row := range rows[1:] {

@@ -37,14 +37,15 @@ func (co *Correlator) WriteCorrelationCSV(ctx context.Context, w io.Writer, r ca
 // a row for each statistic under each config that has a figure of it,
 // statistics in its order, configs in name order; best says whether the
 // config is the statistic's best, best_overall whether it is the best
-// over all.
+// over all; sampled whether the config's run is a sampled run (one
+// stands for its config only when the config has no other succeeded run).
 func (co *Correlator) WriteConfigCorrelationCSV(ctx context.Context, w io.Writer, traceID string) error {
 	c, err := co.ConfigCorrelation(ctx, traceID)
 	if err != nil {
 		return err
 	}
 	cw := csv.NewWriter(w)
-	head := append([]string{"sim_config", "run"}, correlationHeader...)
+	head := append([]string{"sim_config", "run", "sampled"}, correlationHeader...)
 	cw.Write(append(head, "ranked_by", "best", "best_overall", "gpu_warnings"))
 	for _, st := range c.Stats {
 		for i, s := range st.Configs {
@@ -52,7 +53,7 @@ func (co *Correlator) WriteConfigCorrelationCSV(ctx context.Context, w io.Writer
 				continue
 			}
 			cfg := c.SimConfigs[i]
-			row := append([]string{cfg, c.Runs[i].ID}, figuresRow(*s)...)
+			row := append([]string{cfg, c.Runs[i].ID, strconv.FormatBool(c.Runs[i].Sampling != nil)}, figuresRow(*s)...)
 			row = append(row, st.Figure, strconv.FormatBool(st.Best != nil && *st.Best == cfg),
 				strconv.FormatBool(c.Best != nil && *c.Best == cfg), strings.Join(c.GPUWarnings[i], "; "))
 			cw.Write(row)

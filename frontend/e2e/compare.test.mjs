@@ -158,7 +158,7 @@ describe("compare configs against a real server", { skip }, () => {
     assert.equal(download.suggestedFilename(), `trace-${id}-configs.csv`);
     const csv = await readFile(await download.path(), "utf8");
     const [header, ...lines] = csv.trim().split("\n");
-    assert.match(header, /^scope,kernel_id,context,name,config,run_id,sim_cycles,sim_time_ns,ipc,measured_ns,error_pct/);
+    assert.match(header, /^scope,kernel_id,context,name,config,run_id,sim_cycles,sim_time_ns,ipc,measured_ns,error_pct,sampled/);
     assert.equal(lines.filter((l) => l.startsWith("run,")).length, GOOD.length, csv);
     assert.ok(lines.filter((l) => l.startsWith("kernel,")).length >= 2 * GOOD.length, csv);
     assert.deepEqual(errors, []);

@@ -194,13 +194,13 @@ describe("hardware counters against a real server", { skip }, () => {
     await screenshot(page, "96-compare-hardware-counters");
 
     const lines = await downloadCsv(page, "Download figures per config (CSV)", `trace-${TRACE}-correlation.csv`);
-    assert.match(lines[0], /^sim_config,run,stat,unit,kernels,.*,ranked_by,best,best_overall,gpu_warnings$/);
+    assert.match(lines[0], /^sim_config,run,sampled,stat,unit,kernels,.*,ranked_by,best,best_overall,gpu_warnings$/);
     const rows = lines.slice(1);
     assert.equal(rows.length, 2 * STATS.length);
     const cyc = rows.filter((l) => l.includes(",cycles,cycles,"));
     assert.equal(cyc.length, 2);
-    assert.match(cyc.find((l) => l.startsWith(`${H100},`)), new RegExp(`^${H100},${h100Run},cycles,cycles,4,.*,MAPE,true,true,$`));
-    assert.match(cyc.find((l) => l.startsWith(`"${RTX}"`) || l.startsWith(`${RTX},`)), new RegExp(`${rtxRun},cycles,cycles,4,.*,MAPE,false,false,.*models sm_86: its figures set two GPUs side by side`));
+    assert.match(cyc.find((l) => l.startsWith(`${H100},`)), new RegExp(`^${H100},${h100Run},false,cycles,cycles,4,.*,MAPE,true,true,$`));
+    assert.match(cyc.find((l) => l.startsWith(`"${RTX}"`) || l.startsWith(`${RTX},`)), new RegExp(`${rtxRun},false,cycles,cycles,4,.*,MAPE,false,false,.*models sm_86: its figures set two GPUs side by side`));
 
     // The run page of that config says the profile is of another GPU, beside its figures.
     await page.goto(`${server.url}/runs/${rtxRun}`);

@@ -111,7 +111,11 @@ function ConfigTable({ rows }: { rows: readonly Row[] }) {
             <td data-testid={`counts-${c.simConfig}`}>{counts(c)}</td>
             <td className="mono">
               {c.run ? <Link href={`/runs/${encodeURIComponent(c.run.id)}`}>{c.run.id}</Link> : "—"}
-              {c.run?.sampling && <span className="tag" title="A sampled run: its kernels are projected from its representatives; a full run of the config is used when there is one">sampled</span>}
+              {c.sampled && (
+                <span className="tag" data-testid={`sampled-${c.simConfig}`} title="A sampled run: its kernels are projected from its representatives; a full run of the config is used when there is one">
+                  sampled
+                </span>
+              )}
             </td>
             <td>{c.comparison ? formatCount(c.comparison.kernelsCompared) : "—"}</td>
             <td data-testid={`mape-${c.simConfig}`}>{formatPct(c.comparison?.mape, false)}</td>

@@ -5,10 +5,10 @@ import { simulatedTable, type SimulatedRow } from "./simulated";
 
 /**
  * What the simulator gave under each config, side by side: a statistic a row, a config a column
- * (each config's latest succeeded run), as Accel-Sim's get_stats.py prints it, and the CSV of the
+ * (each config's latest succeeded run, a sampled one, marked, only when it has no other), as Accel-Sim's get_stats.py prints it, and the CSV of the
  * runs' totals and every kernel's figures under each config. It needs no measured timing.
  */
-export function SimulatedTable({ traceId, rows }: { traceId: string; rows: readonly (SimulatedRow & { run?: { id: string; sampling?: unknown } | null })[] }) {
+export function SimulatedTable({ traceId, rows }: { traceId: string; rows: readonly (SimulatedRow & { sampled?: boolean })[] }) {
   const stats = simulatedTable(rows);
   return (
     <>
@@ -19,7 +19,11 @@ export function SimulatedTable({ traceId, rows }: { traceId: string; rows: reado
             {rows.map((r) => (
               <th key={r.simConfig} scope="col" className="num mono">
                 {r.simConfig}
-                {r.run?.sampling != null && <span className="tag" title="A sampled run: projected from its representatives">sampled</span>}
+                {r.sampled && (
+                  <span className="tag" data-testid={`sim-sampled-${r.simConfig}`} title="A sampled run: projected from its representatives">
+                    sampled
+                  </span>
+                )}
               </th>
             ))}
           </tr>

@@ -9,8 +9,8 @@ export const ConfigComparisonRowFragment = graphql(`
       statCounters { name unit kind }
       statTotals
       figures { coreClockMHz }
-      sampling { representatives }
     }
+    sampled
     runs
     succeeded
     failed

@@ -5,7 +5,6 @@ export interface SimulatedRow {
     statCounters: readonly { name: string; unit: string }[];
     statTotals: readonly (number | null)[];
     figures: { coreClockMHz?: number | null };
-    sampling?: unknown;
   } | null;
 }
 

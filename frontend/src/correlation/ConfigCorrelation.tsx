@@ -66,7 +66,11 @@ export function ConfigCorrelation({ traceId }: { traceId: string }) {
                   <th key={cfg} scope="col" className="num mono" data-config={cfg}>
                     {cfg}
                     {cfg === c.best && <span className="tag">best</span>}
-                    {c.runs[i]?.sampling && <span className="tag" title="A sampled run: its projections are correlated too">sampled</span>}
+                    {c.runs[i]?.sampling && (
+                      <span className="tag" data-testid={`corr-sampled-${cfg}`} title="A sampled run: its projections are correlated too; a full run of the config is used when there is one">
+                        sampled
+                      </span>
+                    )}
                     {warned[i] && (
                       <div className="warn-line" data-testid={`gpu-warning-${cfg}`}>
                         ⚠ another GPU
