@@ -2,7 +2,8 @@
 // quickstart's four kernels as twelve layers, prefill launches five times the decode ones'
 // duration) planned from its sampling page (the form's errors, the plan's figures, strata table
 // and chart), then a sampled run launched with validate, followed live to SUCCEEDED with its
-// projected total and its check against the full run, without a reload.
+// projected total and its check against the full run, without a reload; Compare configs marks
+// a sampled run that stands for its config, until a full run of the config succeeds.
 //   CASCADE_BIN=/path/to/cascade CASCADE_SIM_CMD=/path/to/fakesim node --test e2e/sampling.test.mjs
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -197,12 +198,43 @@ describe("sampled simulation from the web UI", { skip }, () => {
     await page.getByTestId("no-check").getByText(/No full run of this trace and config has succeeded/).waitFor();
     assert.equal(await page.getByTestId("validation-run").count(), 0);
     assert.equal(await page.getByRole("table", { name: "Run kernels" }).getByRole("columnheader", { name: /Full run/ }).count(), 0);
+    const sampledId = decodeURIComponent(page.url().split("/").pop());
+    // Its config has no other run: Compare configs stands by it, marked sampled.
+    const compare = await browser.context.newPage();
+    const compareErrors = watchErrors(compare);
+    await compare.goto(`${server.url}/traces/${TRACE}/compare`);
+    const configRow = compare.getByRole("table", { name: "Configs compared" }).locator(`tr[data-config="${OTHER}"]`);
+    await configRow.getByRole("link", { name: sampledId, exact: true }).waitFor();
+    await configRow.getByTestId(`sampled-${OTHER}`).waitFor();
+    await compare.getByTestId(`sim-sampled-${OTHER}`).waitFor();
+    await screenshot(compare, "64-compare-sampled");
     // A full run of the same config, launched elsewhere: its success brings the check here.
-    await gql(server, "mutation($in: LaunchRunInput!) { launchRun(input: $in) { id } }", { in: { traceId: TRACE, simConfig: OTHER, rerun: true } });
+    const full = await gql(server, "mutation($in: LaunchRunInput!) { launchRun(input: $in) { id } }", { in: { traceId: TRACE, simConfig: OTHER, rerun: true } });
     await page.getByTestId("sampling-check").waitFor({ timeout: 120_000 });
     await page.getByRole("table", { name: "Run kernels" }).getByRole("columnheader", { name: /Full run/ }).waitFor();
     assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
+    // The kernels CSV has what the page shows: simulated or projected from which launch, and the
+    // full run's cycles of every launch.
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download CSV", exact: true }).click()]);
+    assert.equal(download.suggestedFilename(), `run-${sampledId}-kernels.csv`);
+    const [header, ...lines] = (await readFile(await download.path(), "utf8")).trim().split("\n");
+    const cols = header.split(",");
+    const at = (line, name) => line.split(",")[cols.indexOf(name)];
+    assert.ok(["simulated", "projected_from", "full_cycles", "full_error_pct"].every((c) => cols.includes(c)), header);
+    assert.equal(lines.length, launches);
+    const simulated = lines.filter((l) => at(l, "simulated") === "true");
+    assert.ok(simulated.length > 0 && simulated.length < launches, `${simulated.length} of ${launches} simulated`);
+    for (const l of lines) {
+      assert.equal(at(l, "projected_from") === "", at(l, "simulated") === "true", l);
+      assert.match(at(l, "full_cycles"), /^\d+$/, l);
+    }
+    // Compare configs now stands by the full run, not marked, live.
+    await configRow.getByRole("link", { name: full.launchRun.id, exact: true }).waitFor({ timeout: 30_000 });
+    assert.equal(await configRow.getByTestId(`sampled-${OTHER}`).count(), 0);
+    assert.equal(await compare.getByTestId(`sim-sampled-${OTHER}`).count(), 0);
     assert.deepEqual(errors, []);
+    assert.deepEqual(compareErrors, []);
+    await compare.close();
     await page.close();
   });
 
