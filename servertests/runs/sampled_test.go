@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -412,6 +413,28 @@ func TestSampledRunSucceeds(t *testing.T) {
 			if l := ch.LaunchLatencyCycles; l == nil || *l != 5000 || ch.BeyondLatencyErrorPct == nil ||
 				!near(*ch.BeyondLatencyErrorPct, 100*(proj-fullTotal)/(fullTotal-float64(sampledLaunches*(*l)))) {
 				t.Errorf("launch latency %v, error beyond it %v", ch.LaunchLatencyCycles, ptrF(ch.BeyondLatencyErrorPct))
+			}
+			// The kernels CSV says what the kernels table does.
+			rows := getCSV(t, s, "/runs/"+r.ID+"/kernels.csv")
+			col := map[string]int{}
+			for i, h := range rows[0] {
+				col[h] = i
+			}
+			if len(rows) != sampledLaunches+1 {
+				t.Fatalf("kernels.csv: %d rows, want %d and a header", len(rows), sampledLaunches+1)
+			}
+			for i, row := range rows[1:] {
+				k := c.KernelPage.Nodes[i]
+				from := ""
+				if k.ProjectedFrom != nil {
+					from = strconv.Itoa(*k.ProjectedFrom)
+				}
+				fe, err := strconv.ParseFloat(row[col["full_error_pct"]], 64)
+				if k.Simulated == nil || k.FullCycles == nil || k.FullErrorPct == nil || err != nil ||
+					row[col["simulated"]] != strconv.FormatBool(*k.Simulated) || row[col["projected_from"]] != from ||
+					row[col["full_cycles"]] != strconv.FormatInt(*k.FullCycles, 10) || !near(fe, *k.FullErrorPct) {
+					t.Errorf("kernels.csv row %d: %v, want kernel %+v", i, row, k)
+				}
 			}
 			if ch.MeasuredMape == nil || ch.FullMeasuredMape == nil || full.Comparison == nil || !near(*ch.FullMeasuredMape, full.Comparison.Mape) ||
 				!near(*ch.MeasuredMape, c.Comparison.Mape) {
