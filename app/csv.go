@@ -51,8 +51,9 @@ func csvRoutes(mux *http.ServeMux, tokens cascade.Tokens, store csvStore, rd *re
 	// figures, and every pair.
 	handle("/runs/{id}/correlation.csv", run("correlation.csv", co.WriteCorrelationCSV))
 	handle("/runs/{id}/counters.csv", run("counters.csv", co.WriteCounterPairsCSV))
-	// What each config's latest succeeded run of the trace gave, and how
-	// each matches the trace's hardware counters.
+	// What the run standing for each config of the trace gave (its latest
+	// succeeded run that is not sampled, a sampled one only when it has no
+	// other), and how each matches the trace's hardware counters.
 	handle("/traces/{id}/configs.csv", trace("configs.csv", rd.WriteConfigsCSV))
 	handle("/traces/{id}/correlation.csv", trace("correlation.csv", co.WriteConfigCorrelationCSV))
 	// The sweep's grid cell by cell, per kernel name and per model step,
