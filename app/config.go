@@ -46,7 +46,7 @@ type Config struct {
 	// before its own; nil for the built-in ones alone.
 	CounterMap     *hwprofile.Mapping
 	SimConfigsDir  string  // CASCADE_SIM_CONFIGS_DIR
-	RunConcurrency int     // CASCADE_RUN_CONCURRENCY
+	RunConcurrency int     // CASCADE_RUN_CONCURRENCY; 0 sizes it by the machine (see local.Config.Concurrency)
 	DiskGiB        float64 // CASCADE_DISK_GIB: the data directory's disk budget
 	// GCHeapFloor, above 0, is the least heap goal of the process's
 	// garbage collector, in bytes (internal/gcfloor; process-wide);

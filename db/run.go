@@ -126,6 +126,27 @@ func (d *DB) CreateRuns(ctx context.Context, rs []cascade.Run) error {
 	})
 }
 
+// PeakRSS is the largest peak resident memory (Figures.PeakRSSBytes)
+// among the last recent runs of the config simConfig that recorded one,
+// those of the trace traceID alone when it is not ""; 0 when there are
+// none. The local executor sizes what a simulation of the config needs by
+// it.
+func (d *DB) PeakRSS(ctx context.Context, simConfig, traceID string, recent int) (int64, error) {
+	q := d.read(ctx).Model(&cascade.Run{}).Where("sim_config = ? AND peak_rss_bytes > 0", simConfig)
+	if traceID != "" {
+		q = q.Where("trace_id = ?", traceID)
+	}
+	var peaks []int64
+	if err := q.Order("seq DESC").Limit(max(1, recent)).Pluck("peak_rss_bytes", &peaks).Error; err != nil {
+		return 0, err
+	}
+	var top int64
+	for _, p := range peaks {
+		top = max(top, p)
+	}
+	return top, nil
+}
+
 // Segments returns the segments of the sampled run with the given id,
 // oldest (first) first; none for another run.
 func (d *DB) Segments(ctx context.Context, id string) ([]cascade.Run, error) {

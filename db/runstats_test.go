@@ -159,3 +159,37 @@ func TestRunKernelPage(t *testing.T) {
 		}
 	})
 }
+
+// TestPeakRSS: the largest peak of a config's last runs that recorded one,
+// of one trace or of any; runs without a peak, of other configs, and
+// older than the last few do not count.
+func TestPeakRSS(t *testing.T) {
+	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
+		ctx := context.Background()
+		add := func(id, trace, config string, peak int64) {
+			t.Helper()
+			r := &cascade.Run{ID: id, TraceID: trace, SimConfig: config, State: cascade.RunSucceeded, Executor: "local",
+				Figures: cascade.RunFigures{PeakRSSBytes: peak}}
+			if err := d.CreateRun(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, err := d.PeakRSS(ctx, "SM7_QV100", "", 5); err != nil || got != 0 {
+			t.Fatalf("no runs: %d, %v; want 0", got, err)
+		}
+		add("old", "a", "SM7_QV100", 9<<30) // older than the last 2 of the config
+		add("a1", "a", "SM7_QV100", 3<<30)
+		add("b1", "b", "SM7_QV100", 1<<30)
+		add("a2", "a", "SM7_QV100", 0) // recorded none: does not count
+		add("c1", "a", "SM6_TITANX", 7<<30)
+		for _, tt := range []struct {
+			trace  string
+			recent int
+			want   int64
+		}{{"", 2, 3 << 30}, {"", 3, 9 << 30}, {"b", 5, 1 << 30}, {"a", 1, 3 << 30}, {"a", 2, 9 << 30}, {"z", 5, 0}} {
+			if got, err := d.PeakRSS(ctx, "SM7_QV100", tt.trace, tt.recent); err != nil || got != tt.want {
+				t.Errorf("PeakRSS(SM7_QV100, %q, %d) = %d, %v; want %d", tt.trace, tt.recent, got, err, tt.want)
+			}
+		}
+	})
+}

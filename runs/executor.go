@@ -129,7 +129,16 @@ type Job struct {
 	Config     cascade.SimConfig
 	Log        string // the simulator's output goes here, in Dir
 	Total      int    // kernels to simulate
+	// PeakRSS is the most memory a simulation of its config took lately:
+	// the largest peak resident memory of the last runs of its trace and
+	// config, or of its config on any trace when those recorded none
+	// (see [RecentRuns]); 0 when no run of the config recorded one.
+	PeakRSS int64
 }
+
+// RecentRuns is how many of the last runs of a config (or of a trace and
+// config) a [Job]'s PeakRSS is the largest peak of.
+const RecentRuns = 5
 
 // End is how a run's job ended, for [Host.Finish].
 type End struct {

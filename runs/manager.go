@@ -40,6 +40,10 @@ type Store interface {
 	// CopyRunKernels makes to's kernel results a copy of from's, in the
 	// store.
 	CopyRunKernels(ctx context.Context, from, to string) error
+	// PeakRSS is the largest peak resident memory among the last recent
+	// runs of a config that recorded one (of traceID's alone when it is
+	// not ""); 0 for none.
+	PeakRSS(ctx context.Context, simConfig, traceID string, recent int) (int64, error)
 
 	CreateSweep(ctx context.Context, s *cascade.Sweep, runs []cascade.Run) error
 	Sweep(ctx context.Context, id string) (cascade.Sweep, error)

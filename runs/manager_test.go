@@ -6,6 +6,7 @@ package runs_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -423,5 +424,44 @@ func TestManagerRemoveTraceWaitsForTheExecutor(t *testing.T) {
 	}
 	if _, err := r.d.Run(context.Background(), a.ID); cascade.ErrorCode(err) != cascade.ENOTFOUND {
 		t.Fatalf("run %s: %v, want NOT_FOUND", a.ID, err)
+	}
+}
+
+// TestJobCarriesTheConfigsRecentPeakMemory: a job's PeakRSS is the
+// largest peak of the last runs of its trace and config, or of its config
+// on other traces when its trace has none; 0 when no run recorded one.
+func TestJobCarriesTheConfigsRecentPeakMemory(t *testing.T) {
+	t.Parallel()
+	r := newManagerRig(t, 1)
+	r.run()
+	ctx := context.Background()
+	r.launch()
+	j := r.nextStart()
+	if j.PeakRSS != 0 {
+		t.Fatalf("PeakRSS %d with no run recorded, want 0", j.PeakRSS)
+	}
+	done := func(j runs.Job) { r.exec.turn(j.Run.ID) <- func(context.Context, runs.Host) {} }
+	done(j)
+	for i, p := range []struct {
+		trace string
+		peak  int64
+	}{{"other", 3 << 30}, {quickstartID, 1 << 30}} {
+		run := &cascade.Run{ID: fmt.Sprint("done", i), TraceID: p.trace, SimConfig: simconfigtest.H100, State: cascade.RunSucceeded,
+			Executor: "fake", Figures: cascade.RunFigures{PeakRSSBytes: p.peak}}
+		if err := r.d.CreateRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			r.launch()
+			j := r.nextStart()
+			if j.PeakRSS != 3<<30 {
+				t.Fatalf("PeakRSS %d, want the config's 3 GiB on another trace", j.PeakRSS)
+			}
+			done(j)
+		}
+	}
+	r.launch()
+	if j := r.nextStart(); j.PeakRSS != 1<<30 {
+		t.Fatalf("PeakRSS %d, want its own trace's 1 GiB", j.PeakRSS)
 	}
 }

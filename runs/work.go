@@ -41,7 +41,27 @@ func (m *Manager) start(_ context.Context, id string) {
 		return
 	}
 	job.Run = m.recordStart(ctx, job)
+	job.PeakRSS = m.peakRSS(ctx, r)
 	m.exec.Start(ctx, job)
+}
+
+// peakRSS is the most memory recent simulations of the run's config took,
+// those of its trace first (see [Job.PeakRSS]); 0 when none recorded it or
+// the store does not answer.
+func (m *Manager) peakRSS(ctx context.Context, r cascade.Run) int64 {
+	for _, trace := range []string{r.TraceID, ""} {
+		peak, err := m.cfg.Store.PeakRSS(ctx, r.SimConfig, trace, RecentRuns)
+		if err != nil {
+			if ctx.Err() == nil {
+				m.log.Warn("read the peak memory of recent runs", "run", r.ID, "config", r.SimConfig, "err", err)
+			}
+			return 0
+		}
+		if peak > 0 {
+			return peak
+		}
+	}
+	return 0
 }
 
 // prepare makes the run's directory, with its kernel list (a subset's, or

@@ -53,7 +53,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.StringVar(&cfg.ConfigModifiersFile, "config-modifiers", env("CASCADE_CONFIG_MODIFIERS", ""), "a define-standard-cfgs.yml whose bases and modifiers name config variants (QV100-64SM); the Accel-Sim checkout's when empty (CASCADE_CONFIG_MODIFIERS)")
 	fs.StringVar(&sim.accelSimDir, "accelsim-dir", env("CASCADE_ACCELSIM_DIR", ""), "an Accel-Sim checkout: its accel-sim.out, tested configs and library path (CASCADE_ACCELSIM_DIR)")
 	fs.StringVar(&sim.traceFormat, "trace-format", env("CASCADE_TRACE_FORMAT", ""), "tracez or traceg: what the built-in post-processor writes; picked from CASCADE_ACCELSIM_DIR when empty, else tracez (CASCADE_TRACE_FORMAT)")
-	fs.IntVar(&cfg.RunConcurrency, "run-concurrency", envInt("CASCADE_RUN_CONCURRENCY", 1), "simulations at once (CASCADE_RUN_CONCURRENCY)")
+	fs.IntVar(&cfg.RunConcurrency, "run-concurrency", envInt("CASCADE_RUN_CONCURRENCY", 0), "simulations at once; 0 sizes it by the machine: up to its CPUs, as many as fit in the memory available by the peak memory recent runs of each config took (CASCADE_RUN_CONCURRENCY)")
 	applyExecutorFlags := defineExecutorFlags(fs, &cfg)
 	fs.Float64Var(&cfg.DiskGiB, "disk-gib", envFloat("CASCADE_DISK_GIB", 0), "disk budget of the data directory in GiB; plan 2.2 times the uploaded size (CASCADE_DISK_GIB)")
 	fs.DurationVar(&cfg.ScanInterval, "scan-interval", envDuration("CASCADE_SCAN_INTERVAL", 2*time.Second), "periodic bucket scan (CASCADE_SCAN_INTERVAL)")
@@ -87,6 +87,9 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	cfg.GCHeapFloor = int64(floorMiB) << 20
 	if err := applyExecutorFlags(); err != nil {
 		return cfg, 0, "", err
+	}
+	if cfg.RunConcurrency < 0 {
+		return cfg, 0, "", fmt.Errorf("--run-concurrency (CASCADE_RUN_CONCURRENCY): want 0 (sized by the machine) or more, got %d", cfg.RunConcurrency)
 	}
 	if cfg.PostprocessJobs < 0 {
 		return cfg, 0, "", fmt.Errorf("--postprocess-jobs (CASCADE_POSTPROCESS_JOBS): want 0 (share this process's CPUs) or more, got %d", cfg.PostprocessJobs)

@@ -133,6 +133,17 @@ func TestServeConfig(t *testing.T) {
 	if _, _, _, err := parseServe([]string{"--gc-heap-floor-mib", "-1"}, &bytes.Buffer{}); err == nil {
 		t.Fatal("a negative GC heap floor accepted")
 	}
+	// Simulations at once: sized by the machine (0) unless given.
+	if cfg.RunConcurrency != 0 {
+		t.Fatalf("RunConcurrency %d by default, want 0: sized by the machine", cfg.RunConcurrency)
+	}
+	t.Setenv("CASCADE_RUN_CONCURRENCY", "3")
+	if cfg, _, _, err := parseServe(nil, &bytes.Buffer{}); err != nil || cfg.RunConcurrency != 3 {
+		t.Fatalf("CASCADE_RUN_CONCURRENCY=3: %d, %v", cfg.RunConcurrency, err)
+	}
+	if _, _, _, err := parseServe([]string{"--run-concurrency", "-1"}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "CASCADE_RUN_CONCURRENCY") {
+		t.Fatalf("a negative run concurrency: %v", err)
+	}
 }
 
 // TestServeRelativePaths: a relative data directory, sim configs directory

@@ -40,6 +40,9 @@ type Cmd struct {
 	// whose log is its result. Otherwise what cannot be written is lost and
 	// the program runs on. Either way Run returns a *LogError.
 	StopOnLogError bool
+	// Started, if set, is called with the process's id once it has
+	// started, before Run waits for it.
+	Started func(pid int)
 }
 
 // LogError is returned by [Run], with the program's result, when some of
@@ -126,6 +129,9 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		return Result{ExitCode: -1}, err
 	}
 	began := time.Now()
+	if c.Started != nil {
+		c.Started(cmd.Process.Pid)
+	}
 	done := make(chan struct{})
 	var stopped, signalled atomic.Bool
 	go func() {

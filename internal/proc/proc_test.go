@@ -369,15 +369,20 @@ func TestMain(m *testing.M) {
 const allocEnv = "PROC_TEST_ALLOC_MB"
 
 // TestRunPeakRSSAndWall: Result has the child's own peak resident set,
-// from its rusage, and its wall time.
+// from its rusage, and its wall time; Started is told the child's pid.
 func TestRunPeakRSSAndWall(t *testing.T) {
 	testkit.SkipShort(t, "runs the test binary as a child")
 	dir := t.TempDir()
 	const mb = 64
+	started := 0
 	res, err := proc.Run(context.Background(), proc.Cmd{Args: []string{os.Args[0], "-test.run=^$"}, Dir: dir,
-		Env: []string{fmt.Sprint(allocEnv, "=", mb)}, Log: filepath.Join(dir, "out.log")})
+		Env: []string{fmt.Sprint(allocEnv, "=", mb)}, Log: filepath.Join(dir, "out.log"),
+		Started: func(pid int) { started = pid }})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if started <= 0 || started == os.Getpid() {
+		t.Errorf("Started was called with %d, want the child's pid", started)
 	}
 	if res.PeakRSS < mb<<20 {
 		t.Errorf("PeakRSS = %d, want at least %d", res.PeakRSS, mb<<20)

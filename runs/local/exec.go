@@ -24,13 +24,13 @@ var ErrSimulatorNotFound = errors.New("simulator not found")
 // `<command> -trace <kernelslist.g> -config <cfg>/gpgpusim.config -config <cfg>/trace.config`
 // in the job's directory, where the files of the config's folders are
 // linked. It also returns what the process cost (its wall time and peak
-// resident set).
-func execute(ctx context.Context, cfg Config, job runs.Job, grew func()) (simlog.Exit, proc.Result, error) {
+// resident set). started is told the simulator's pid once it runs.
+func execute(ctx context.Context, cfg Config, job runs.Job, grew func(), started func(pid int)) (simlog.Exit, proc.Result, error) {
 	args := append(append([]string(nil), cfg.Command...), "-trace", job.KernelList)
 	args = append(args, simconfig.SimulatorArgs(job.Config)...)
 	// The log is the run's result: a simulator whose output cannot be
 	// written (a full disk) is stopped, and the error is a *proc.LogError.
-	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: job.Dir, Env: cfg.Env, Log: job.Log, Grew: grew, StopOnLogError: true})
+	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: job.Dir, Env: cfg.Env, Log: job.Log, Grew: grew, StopOnLogError: true, Started: started})
 	if errors.Is(err, proc.ErrNotFound) {
 		return simlog.Exit{Code: -1}, res, fmt.Errorf("%w: %w", ErrSimulatorNotFound, err)
 	}

@@ -21,8 +21,19 @@ type Config struct {
 	// LD_LIBRARY_PATH with GPGPU-Sim's libcudart.so, as Accel-Sim's
 	// setup_environment.sh sets it.
 	Env []string
-	// Concurrency is how many simulators run at once; 1 when 0.
+	// Concurrency is how many simulators run at once
+	// (CASCADE_RUN_CONCURRENCY). 0 sizes it by the machine: up to CPUs at
+	// once, each started only once the memory recent runs of its config
+	// took ([runs.Job.PeakRSS], or DefaultPeakRSS) fits in the memory
+	// available beside the simulators running; until then its run stays
+	// queued.
 	Concurrency int
+	// CPUs caps the simulators at once when Concurrency is 0; 0 is
+	// runtime.GOMAXPROCS(0), the CPUs this process may use.
+	CPUs int
+	// Memory reads the memory available when Concurrency is 0; nil is
+	// [ReadMemory]. Tests set it.
+	Memory func() (Memory, error)
 	// DataDir, when set, is the data directory: a log that cannot be
 	// written is named relative to it in its run's error.
 	DataDir string
@@ -36,6 +47,12 @@ type Executor struct {
 	host runs.Host
 	cfg  Config
 	log  *slog.Logger
+	// gate holds simulations back until the memory they need is
+	// available; nil when Concurrency is set.
+	gate *gate
+	// sizing says how many simulations run at once, for the log at start
+	// and Status.
+	sizing string
 
 	mu sync.Mutex
 	// running are the jobs Start has, by run id, from before their run is
@@ -59,25 +76,42 @@ func New(h runs.Host, cfg Config) *Executor {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Executor{host: h, cfg: cfg, log: log.With("component", "runs"), running: map[string]*started{}}
+	e := &Executor{host: h, cfg: cfg, log: log.With("component", "runs"), running: map[string]*started{}}
+	var mem Memory
+	var err error
+	if cfg.Concurrency <= 0 {
+		read := cfg.Memory
+		if read == nil {
+			read = ReadMemory
+		}
+		e.gate = newGate(read, e.log)
+		mem, err = read()
+	}
+	e.sizing = describe(cfg.Concurrency, e.Slots(), mem, err)
+	return e
 }
 
 // Name implements [runs.Executor]: "local".
 func (*Executor) Name() string { return "local" }
 
-// Slots implements [runs.Executor]: Concurrency simulators at once.
-func (e *Executor) Slots() int { return max(1, e.cfg.Concurrency) }
+// Slots implements [runs.Executor]: Concurrency simulators at once, or
+// when it is 0 up to CPUs (as memory allows, see Config.Concurrency).
+func (e *Executor) Slots() int { return slots(e.cfg.Concurrency, e.cfg.CPUs) }
 
 // Check implements [runs.Executor]: the local executor needs nothing
-// more than its simulator, whose absence fails each run saying so.
-func (*Executor) Check(context.Context, []runs.Dir) ([]string, error) { return nil, nil }
+// more than its simulator, whose absence fails each run saying so. It
+// says how many simulations run at once.
+func (e *Executor) Check(context.Context, []runs.Dir) ([]string, error) {
+	return []string{e.sizing}, nil
+}
 
 // CheckConfig implements [runs.Executor]: every usable config will do.
 func (*Executor) CheckConfig(cascade.SimConfig) error { return nil }
 
-// Status implements [runs.Executor]: always healthy.
-func (*Executor) Status() cascade.ExecutorStatus {
-	return cascade.ExecutorStatus{Kind: "local", Healthy: true}
+// Status implements [runs.Executor]: always healthy; its message says
+// how many simulations run at once.
+func (e *Executor) Status() cascade.ExecutorStatus {
+	return cascade.ExecutorStatus{Kind: "local", Healthy: true, Message: &e.sizing}
 }
 
 // Reattach implements [runs.Executor]: nothing a previous server ran
@@ -126,6 +160,14 @@ func (e *Executor) Start(ctx context.Context, job runs.Job) {
 		close(st.done)
 	}()
 
+	if e.gate != nil {
+		// Queued until the memory it needs is there; a run cancelled or
+		// removed meanwhile, or a server stopping, ends the wait.
+		if !e.gate.admit(jobCtx, id, need(job.PeakRSS), func() bool { return e.queued(ctx, id) }) {
+			return
+		}
+		defer e.gate.done(id)
+	}
 	r, started, err := e.host.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State != cascade.RunQueued || r.HasJob() {
 			return cascade.ErrUnchanged // cancelled while it waited
@@ -150,7 +192,11 @@ func (e *Executor) Start(ctx context.Context, job runs.Job) {
 	}
 
 	f := e.host.Follow(ctx, id, job.Total)
-	exit, res, err := execute(jobCtx, e.cfg, job, f.Grew)
+	exit, res, err := execute(jobCtx, e.cfg, job, f.Grew, func(pid int) {
+		if e.gate != nil {
+			e.gate.started(id, pid)
+		}
+	})
 	p := f.Finish()
 	var logErr *proc.LogError
 	var end runs.End
@@ -171,6 +217,13 @@ func (e *Executor) Start(ctx context.Context, job runs.Job) {
 	}
 	end.Also = func(r *cascade.Run) { recordCost(r, res) }
 	e.host.Finish(ctx, id, end)
+}
+
+// queued reports whether the run is still queued without a job: not
+// cancelled while it waited for memory.
+func (e *Executor) queued(ctx context.Context, id string) bool {
+	r, _, err := e.host.UpdateRun(ctx, id, func(*cascade.Run) error { return cascade.ErrUnchanged })
+	return err == nil && r.State == cascade.RunQueued && !r.HasJob()
 }
 
 // recordCost records on a run what its simulator process cost: its wall

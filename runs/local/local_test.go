@@ -268,3 +268,72 @@ func TestMissingSimulatorFailsTheRun(t *testing.T) {
 		t.Fatalf("end %+v", end)
 	}
 }
+
+// TestMemoryHoldsASimulationBack: sized by the machine (Concurrency 0),
+// with 3 GiB available and two slots, a simulation whose config peaked at
+// 2 GiB waits, queued and with no process, while another such one runs,
+// and starts once it has ended; a smaller one starts beside it at once.
+// A waiting run cancelled meanwhile never starts.
+func TestMemoryHoldsASimulationBack(t *testing.T) {
+	t.Parallel()
+	h := newHost()
+	cmd := []string{"env", "FAKESIM_MODE=slow", "FAKESIM_DELAY=1h", fakesim.Build(t)}
+	e := local.New(h, local.Config{Command: cmd, CPUs: 2,
+		Memory: func() (local.Memory, error) { return local.Memory{Available: 3 << 30, From: "test"}, nil }})
+	if e.Slots() != 2 {
+		t.Fatalf("Slots = %d, want the 2 CPUs", e.Slots())
+	}
+	if msg := e.Status().Message; msg == nil || !strings.Contains(*msg, "up to 2") || !strings.Contains(*msg, "3.0 GiB now") {
+		t.Fatalf("status message %v", msg)
+	}
+	ctx := context.Background()
+	start := func(id string, peak int64) (runs.Job, chan struct{}) {
+		j := job(t, h, id)
+		j.PeakRSS = peak
+		returned := make(chan struct{})
+		go func() { defer close(returned); e.Start(ctx, j) }()
+		return j, returned
+	}
+	logged := func(j runs.Job) bool { _, err := os.Stat(j.Log); return err == nil }
+	j1, r1 := start("big1", 2<<30)
+	testkit.Eventually(t, 30*time.Second, "the first simulator started", func() bool { return logged(j1) })
+	j2, r2 := start("big2", 2<<30)
+	j3, r3 := start("small", 64<<20)
+	testkit.Eventually(t, 30*time.Second, "the small one started beside the first", func() bool { return logged(j3) })
+	if logged(j2) || h.get("big2").State != cascade.RunQueued {
+		t.Fatalf("the second big one started beside the first: %s", h.get("big2").State)
+	}
+	for _, id := range []string{"small", "big1"} {
+		if _, err := e.Cancel(ctx, []cascade.Run{h.get(id)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-r1
+	<-r3
+	testkit.Eventually(t, 30*time.Second, "the second big one started once the first ended", func() bool { return logged(j2) })
+	if r := h.get("big2"); r.State != cascade.RunRunning {
+		t.Fatalf("big2 %s, want RUNNING", r.State)
+	}
+
+	// big3 waits beside big2, and is cancelled while it waits.
+	j4, r4 := start("big3", 2<<30)
+	time.Sleep(200 * time.Millisecond)
+	h.UpdateRun(ctx, "big3", func(r *cascade.Run) error { r.State = cascade.RunCancelled; return nil })
+	select {
+	case <-r4:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Start of a run cancelled while it waited for memory did not return")
+	}
+	if logged(j4) {
+		t.Fatal("big3 started after it was cancelled")
+	}
+	if _, err := e.Cancel(ctx, []cascade.Run{h.get("big2")}); err != nil {
+		t.Fatal(err)
+	}
+	<-r2
+	for range 3 { // big1, small, big2: cancelled
+		if end := nextEnd(t, h); end.State != cascade.RunCancelled {
+			t.Fatalf("end %+v, want CANCELLED", end)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -509,11 +510,12 @@ func cascadeDeref(s *string) string {
 	return *s
 }
 
-// TestLocalExecutorStatus: the local executor is always healthy, and its
-// runs have no Slurm job.
+// TestLocalExecutorStatus: the local executor is always healthy, says
+// how many simulations it runs at once (sized by the machine when
+// CASCADE_RUN_CONCURRENCY is not set), and its runs have no Slurm job.
 func TestLocalExecutorStatus(t *testing.T) {
 	t.Parallel()
-	s := server(t, "ok")
+	s := server(t, "ok", func(c *app.Config) { c.RunConcurrency = 0 })
 	r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 	waitRun(t, s, r.ID, "SUCCEEDED")
 	var got struct {
@@ -528,7 +530,8 @@ func TestLocalExecutorStatus(t *testing.T) {
 		}
 	}
 	s.MustDo(t, `query($id: ID!) { executor { kind healthy message } run(id: $id) { executor slurm { jobId } } }`, map[string]any{"id": r.ID}, &got)
-	if got.Executor.Kind != "local" || !got.Executor.Healthy || got.Executor.Message != nil || got.Run.Executor != "local" || got.Run.Slurm != nil {
+	if got.Executor.Kind != "local" || !got.Executor.Healthy || got.Executor.Message == nil || got.Run.Executor != "local" || got.Run.Slurm != nil ||
+		!strings.Contains(*got.Executor.Message, fmt.Sprintf("simulations at once: up to %d (the CPUs)", runtime.GOMAXPROCS(0))) {
 		t.Fatalf("%+v", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/app"
+	"github.com/cascade-sim/cascade/runs/local"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 	"github.com/cascade-sim/cascade/testkit/quickstart"
@@ -197,4 +199,34 @@ func TestSampledRunLaunchChecks(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestSampledRunSegmentsInParallel: with CASCADE_RUN_CONCURRENCY unset
+// the server sizes it by the machine, and a sampled run's segments run
+// side by side, up to the CPUs, as memory allows.
+func TestSampledRunSegmentsInParallel(t *testing.T) {
+	t.Parallel()
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one CPU: segments run one at a time")
+	}
+	// Two stand-in simulators with no recorded peak are taken to need
+	// 2 GiB each (local.DefaultPeakRSS) and an eighth: a machine with less
+	// free runs them one at a time, rightly.
+	if mem, err := local.ReadMemory(); err != nil || mem.Available < 5*local.DefaultPeakRSS/2 {
+		t.Skipf("memory available %+v, %v: too little for two simulations at once", mem, err)
+	}
+	s := sampledServer(t, "", []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=1h"}, func(c *app.Config) { c.RunConcurrency = 0 })
+	plan := planSampling(t, s)
+	r := launchSampled(t, s, plan.ID, false)
+	testkit.Eventually(t, 60*time.Second, "two segments running at once", func() bool {
+		n := 0
+		for _, seg := range getSampled(t, s, r.ID).Sampling.Segments {
+			if seg.State == "RUNNING" {
+				n++
+			}
+		}
+		return n >= 2
+	})
+	var c struct{ CancelRun struct{ State string } }
+	s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { state } }`, map[string]any{"id": r.ID}, &c)
 }

@@ -46,6 +46,9 @@ func Server(t testing.TB, configure ...func(*app.Config)) *TestServer {
 		Addr:           "127.0.0.1:0",
 		ScanInterval:   200 * time.Millisecond,
 		PostprocessCmd: []string{"/nonexistent/postprocessor"},
+		// One simulation at once, as tests were written for; 0 sizes it
+		// by the machine, as cascade serve does by default.
+		RunConcurrency: 1,
 		Logger:         slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	for _, f := range configure {
