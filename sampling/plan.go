@@ -3,6 +3,7 @@ package sampling
 import (
 	"cmp"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/cascade-sim/cascade"
@@ -33,10 +34,18 @@ type planner struct {
 
 	strata []stratum
 	stack  []span // scratch of the recursive splits
+	// costPrefix is the prefix sum, over order, of each launch's cost as
+	// a representative (cost with nothing simulated yet); allocs are
+	// the allocation's strata (STEM).
+	costPrefix []float64
+	allocs     []alloc
+	// seed, when not 0, picks representatives at random in their bins.
+	seed uint64
 
 	// What choose picked: the representatives, stratum by stratum, and
 	// per launch whether it is simulated (a representative or warm-up).
 	reps         []int32
+	repCost      []int64 // per stratum: the warp instructions its choices added
 	sim          []bool
 	simLaunches  int
 	simInsts     int64
@@ -64,6 +73,9 @@ type stratum struct {
 	// byMean: its one representative is the launch closest to its mean
 	// (Sieve's rule) rather than those at the middle of its quantiles.
 	byMean bool
+	// why it has n, and the allocation's n before rounding (STEM).
+	why   cascade.SamplingAllocation
+	share float64
 }
 
 type span struct{ lo, hi int32 }
@@ -241,6 +253,14 @@ func (p *planner) warmup(dst []int32, i int32, warm int) []int32 {
 	return dst
 }
 
+// costs fills costPrefix.
+func (p *planner) costs() {
+	p.costPrefix = make([]float64, len(p.order)+1)
+	for k, i := range p.order {
+		p.costPrefix[k+1] = p.costPrefix[k] + float64(p.cost(i, p.warm))
+	}
+}
+
 // cost is what making launch i a representative adds to the simulation:
 // the instructions (plus one, so empty launches count) of it and its
 // warm-up that are not simulated yet.
@@ -255,18 +275,23 @@ func (p *planner) cost(i int32, warm int) int64 {
 }
 
 // mark notes launch i, and its warm-up, as simulated.
-func (p *planner) mark(i int32, warm int) {
+// It returns the warp instructions that adds.
+func (p *planner) mark(i int32, warm int) int64 {
+	added := int64(0)
 	for j := i - int32(p.warmLen(i, warm)); j <= i; j++ {
-		p.markOne(j)
+		added += p.markOne(j)
 	}
+	return added
 }
 
-func (p *planner) markOne(i int32) {
-	if !p.sim[i] {
-		p.sim[i] = true
-		p.simLaunches++
-		p.simInsts += p.in[i].instructions()
+func (p *planner) markOne(i int32) int64 {
+	if p.sim[i] {
+		return 0
 	}
+	p.sim[i] = true
+	p.simLaunches++
+	p.simInsts += p.in[i].instructions()
+	return p.in[i].instructions()
 }
 
 // tieTolerance is how far, in standard deviations of its stratum, a
@@ -288,8 +313,13 @@ const tieTolerance = 0.25
 // choices simulate (a launch right after a representative shares its
 // warm-up), then the closest, then the first.
 func (p *planner) choose() {
+	var rng *rand.Rand
+	if p.seed != 0 {
+		rng = rand.New(rand.NewPCG(p.seed, 0x5eed))
+	}
 	clear(p.sim)
 	p.reps = p.reps[:0]
+	p.repCost = append(p.repCost[:0], make([]int64, len(p.strata))...)
 	p.simLaunches, p.simInsts = 0, 0
 	for si := range p.strata {
 		s := &p.strata[si]
@@ -306,6 +336,12 @@ func (p *planner) choose() {
 			target := p.v[p.order[blo+(bhi-blo)/2]]
 			if s.byMean {
 				target = mean
+			}
+			if rng != nil && !s.byMean {
+				best := p.order[blo+rng.Int32N(bhi-blo)]
+				p.repCost[si] += p.mark(best, warm)
+				p.reps = append(p.reps, best)
+				continue
 			}
 			dmin := math.Inf(1)
 			for k := blo; k < bhi; k++ {
@@ -324,7 +360,7 @@ func (p *planner) choose() {
 					best, bestCost, bestD = i, c, d
 				}
 			}
-			p.mark(best, warm)
+			p.repCost[si] += p.mark(best, warm)
 			p.reps = append(p.reps, best)
 		}
 	}
@@ -405,6 +441,7 @@ func (p *planner) plan(method cascade.SamplingMethod, eps float64, t Target) Pla
 	warm := make([]cascade.SamplingLaunch, 0, len(p.reps)*p.warm)
 	contexts := map[string]*string{}
 	variance := 0.0
+	terms := make([]float64, len(p.strata))
 	r := 0
 	for si := range p.strata {
 		s := &p.strata[si]
@@ -450,12 +487,19 @@ func (p *planner) plan(method cascade.SamplingMethod, eps float64, t Target) Pla
 			pl.Total += sumOf(p.v, members)
 			pl.Estimate += size * repMean
 			if size > 1 {
-				variance += size * size * (1 - n/size) * (sse / (size - 1)) / n
+				mean := sumOf(p.v, members) / size
+				spread := SimSpread * mean
+				terms[si] = size * size * (1 - n/size) * (sse/(size-1) + spread*spread) / n
+				variance += terms[si]
 			}
 		} else {
 			pl.UntimedLaunches += len(members)
 		}
 
+		st.Why, st.Allocation = s.why, s.share
+		if si < len(p.repCost) {
+			st.Cost = p.repCost[si]
+		}
 		st.Representatives = reps[r : r+int(s.n) : r+int(s.n)]
 		for k, i := range p.reps[r : r+int(s.n)] {
 			l := &p.in[i]
@@ -484,6 +528,11 @@ func (p *planner) plan(method cascade.SamplingMethod, eps float64, t Target) Pla
 		r += int(s.n)
 		slices.Sort(members)
 		st.Members = members
+	}
+	if variance > 0 {
+		for si := range pl.Strata {
+			pl.Strata[si].VarianceShare = terms[si] / variance
+		}
 	}
 	half := z95 * math.Sqrt(variance)
 	pl.CILow, pl.CIHigh = pl.Estimate-half, pl.Estimate+half

@@ -91,6 +91,17 @@ const (
 	// its own traffic, and a launch or two before is what its
 	// representatives need.
 	WarmupStep = -2
+	// SimSpread is the simulator's spread, relative, between launches
+	// of one kernel, grid and block beyond what their measured durations
+	// explain (cache state, scheduling): a plan counts it in each
+	// stratum's spread, and a projection takes it as PriorWeight degrees
+	// of freedom of prior for the spread it measures among the simulated
+	// launches. Measured on the real Accel-Sim's full runs of
+	// testdata/fullruns (TestSimSpread).
+	SimSpread = 0.01
+	// PriorWeight is how many degrees of freedom SimSpread counts for
+	// in a projection's pooled spread.
+	PriorWeight = 1
 	// z95 is the standard normal quantile of a two-sided 95 % interval.
 	z95 = 1.959963984540054
 )

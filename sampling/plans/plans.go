@@ -38,6 +38,8 @@ type Service struct {
 	Store Store
 	// BucketDir holds the trace directories, each named by its trace id.
 	BucketDir string
+	// Runs reads the full runs plans are evaluated against (Evaluate).
+	Runs RunReader
 }
 
 // Request asks for a plan of a trace.

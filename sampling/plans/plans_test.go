@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -330,5 +331,64 @@ func TestTraceLess(t *testing.T) {
 	}
 	if !(pr.Low <= truth && truth <= pr.High) || math.Abs(pr.Total-truth) > 0.05*truth {
 		t.Fatalf("projected %g in [%g, %g], simulated total %g", pr.Total, pr.Low, pr.High, truth)
+	}
+}
+
+// TestEvaluate: a plan evaluated against a stored full run projects the
+// representatives' cycles onto every launch; a run that is not a
+// SUCCEEDED full run of the plan's trace is refused, naming why.
+func TestEvaluate(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.DB(t)
+	bucket := t.TempDir()
+	ks, rows := llm(900)
+	addTrace(t, d, bucket, "timed", ks, rows)
+	addTrace(t, d, bucket, "other", ks[:10], nil)
+	s := &plans.Service{Store: d, BucketDir: bucket, Runs: d}
+	p, err := s.Plan(ctx, plans.Request{TraceID: "timed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cycles: 3 a warp instruction, so a plan projects them closely.
+	full := cascade.Run{ID: "r-full", TraceID: "timed", SimConfig: "SM7_QV100", State: cascade.RunSucceeded}
+	if err := d.CreateRun(ctx, &full); err != nil {
+		t.Fatal(err)
+	}
+	var rks []cascade.RunKernel
+	total := 0.0
+	for i, k := range ks {
+		c := 3 * *k.Instructions
+		total += float64(c)
+		rks = append(rks, cascade.RunKernel{Seq: i, KernelID: cascade.Ptr(k.KernelID), Context: k.Context, Name: k.Name, TraceFile: k.TraceFile, SimCycles: c})
+	}
+	if err := d.SaveRunKernels(ctx, full.ID, rks); err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.Evaluate(ctx, p.ID, full.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.RunID != full.ID || e.Full != total || math.Abs(e.Error) > 0.05 || !(e.Low <= e.Projected && e.Projected <= e.High) {
+		t.Fatalf("evaluation %+v against a total of %g", e, total)
+	}
+	for _, tt := range []struct {
+		run  cascade.Run
+		want string
+	}{
+		{cascade.Run{ID: "r-other", TraceID: "other", SimConfig: "SM7_QV100", State: cascade.RunSucceeded}, "a run of trace other"},
+		{cascade.Run{ID: "r-running", TraceID: "timed", SimConfig: "SM7_QV100", State: cascade.RunRunning}, "is RUNNING"},
+		{cascade.Run{ID: "r-some", TraceID: "timed", SimConfig: "SM7_QV100", State: cascade.RunSucceeded, KernelIDs: []int{1, 2}}, "a run of some kernels"},
+		{cascade.Run{ID: "r-empty", TraceID: "timed", SimConfig: "SM7_QV100", State: cascade.RunSucceeded}, "has 0 of the trace's 900 launches"},
+	} {
+		if err := d.CreateRun(ctx, &tt.run); err != nil {
+			t.Fatal(err)
+		}
+		_, err := s.Evaluate(ctx, p.ID, tt.run.ID)
+		if cascade.ErrorCode(err) != cascade.EINVALID || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want BAD_USER_INPUT saying %q", tt.run.ID, err, tt.want)
+		}
+	}
+	if _, err := s.Evaluate(ctx, p.ID, "r-none"); cascade.ErrorCode(err) != cascade.ENOTFOUND {
+		t.Errorf("an unknown run: %v", err)
 	}
 }
