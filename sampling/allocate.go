@@ -38,9 +38,9 @@ import (
 // alloc is a stratum as the allocation sees it.
 type alloc struct {
 	stratum
-	size  float64 // N_h
-	sd    float64 // S_h, of the basis
-	cost  float64 // c_h
+	size float64 // N_h
+	sd   float64 // S_h, of the basis
+	cost float64 // c_h
 	// A stratum may be split when its best split is known to pay: tried
 	// once, then not again.
 	tried bool
