@@ -119,7 +119,7 @@ func (p *planner) newAlloc(g, lo, hi int32) alloc {
 	sd := 0.0
 	if hi-lo > 1 {
 		// The basis's spread and the simulator's own (SimSpread).
-		sd = math.Sqrt(sse/(size-1) + SimSpread*SimSpread*mean*mean)
+		sd = math.Sqrt(p.basisWeight*p.basisWeight*sse/(size-1) + SimSpread*SimSpread*mean*mean)
 	}
 	return alloc{stratum: stratum{g: g, lo: lo, hi: hi, n: 1}, size: size, sd: sd,
 		cost: (p.costPrefix[hi] - p.costPrefix[lo]) / size}
@@ -256,7 +256,7 @@ func (p *planner) spreadStrata() {
 			mean, _, sse := p.moments(s.g, s.lo, s.hi)
 			size := float64(s.hi - s.lo)
 			spread := SimSpread * mean
-			score[h] = size * math.Sqrt(sse/(size-1)+spread*spread)
+			score[h] = size * math.Sqrt(p.basisWeight*p.basisWeight*sse/(size-1)+spread*spread)
 			ones = append(ones, h)
 		}
 	}

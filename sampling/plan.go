@@ -52,6 +52,9 @@ type planner struct {
 	warmScratch  []int32
 	totalInsts   int64
 	basisTimed   bool // the basis is measured duration (STEM)
+	// basisWeight is the share of the basis's spread a plan counts as
+	// the simulator's: TimingWeight for durations, 1 for instructions.
+	basisWeight float64
 	untimedCount int
 }
 
@@ -97,7 +100,7 @@ func newPlanner(in Input, warm int, value func(*Launch) float64, key func(*Launc
 // launches of the trace's mean instructions (WarmupStep).
 func newPlannerCap(in Input, warm int, capWarm bool, value func(*Launch) float64, key func(*Launch) groupKey) *planner {
 	n := len(in.Launches)
-	p := &planner{in: in.Launches, warm: warm, v: make([]float64, n), sim: make([]bool, n)}
+	p := &planner{in: in.Launches, warm: warm, v: make([]float64, n), sim: make([]bool, n), basisWeight: 1}
 	ids := make([]int32, n)
 	index := map[groupKey]int32{}
 	var counts []int32
@@ -294,9 +297,10 @@ func (p *planner) markOne(i int32) int64 {
 	return p.in[i].instructions()
 }
 
-// tieTolerance is how far, in standard deviations of its stratum, a
-// candidate's value may be from the best one's and still count as equally
-// good: among those, choose prefers the cheapest (whose warm-up is
+// tieTolerance is how far, in standard deviations of its stratum (of
+// the spread the plan counts as the simulator's: a tenth of a STEM
+// stratum's, TimingWeight), a candidate's value may be from the best
+// one's and still count as equally good: among those, choose prefers the cheapest (whose warm-up is
 // already simulated). A quarter of a standard deviation lets the
 // representatives of a step's kernels fall in the same steps and share
 // their warm-up: on the LLM-like trace of docs/benchmarks.md, 118× fewer
@@ -318,9 +322,9 @@ func (p *planner) choose() {
 		rng = rand.New(rand.NewPCG(p.seed, 0x5eed))
 	}
 	clear(p.sim)
-	p.reps = p.reps[:0]
 	p.repCost = append(p.repCost[:0], make([]int64, len(p.strata))...)
 	p.simLaunches, p.simInsts = 0, 0
+	p.reps = p.reps[:0]
 	for si := range p.strata {
 		s := &p.strata[si]
 		size := s.hi - s.lo
@@ -328,7 +332,8 @@ func (p *planner) choose() {
 		mean, cv, _ := p.moments(s.g, s.lo, s.hi)
 		tol := 0.0
 		if cv > 0 && !math.IsInf(cv, 1) {
-			tol = tieTolerance * cv * mean
+			// On the spread the plan counts as the simulator's.
+			tol = tieTolerance * cv * mean / p.basisWeight
 		}
 		for b := range s.n {
 			blo := s.lo + int32(int64(b)*int64(size)/int64(s.n))
@@ -348,11 +353,13 @@ func (p *planner) choose() {
 				dmin = min(dmin, math.Abs(p.v[p.order[k]]-target))
 			}
 			limit := dmin + tol
+			// At most maxCandidates costs a bin, evenly spread over it.
+			step := max(1, (bhi-blo)/maxCandidates)
 			best, bestCost, bestD := int32(-1), int64(0), 0.0
 			for k := blo; k < bhi; k++ {
 				i := p.order[k]
 				d := math.Abs(p.v[i] - target)
-				if d > limit {
+				if d > limit || (k-blo)%step != 0 && d != dmin {
 					continue
 				}
 				c := p.cost(i, warm)
@@ -365,6 +372,9 @@ func (p *planner) choose() {
 		}
 	}
 }
+
+// maxCandidates is how many launches of a bin choose weighs at most.
+const maxCandidates = 2048
 
 // finish builds the plan with build: at error bound eps, or, for a budget
 // of instructions, at the smallest bound that fits it.
@@ -489,7 +499,7 @@ func (p *planner) plan(method cascade.SamplingMethod, eps float64, t Target) Pla
 			if size > 1 {
 				mean := sumOf(p.v, members) / size
 				spread := SimSpread * mean
-				terms[si] = size * size * (1 - n/size) * (sse/(size-1) + spread*spread) / n
+				terms[si] = size * size * (1 - n/size) * (p.basisWeight*p.basisWeight*sse/(size-1) + spread*spread) / n
 				variance += terms[si]
 			}
 		} else {

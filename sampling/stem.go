@@ -59,7 +59,7 @@ func (m STEM) Plan(in Input, target Target) (Plan, error) {
 	}, func(l *Launch) groupKey {
 		return groupKey{name: l.Name, grid: l.Grid, block: l.Block, untimed: !l.Timed()}
 	})
-	p.basisTimed = true
+	p.basisTimed, p.basisWeight = true, TimingWeight
 	p.seed = m.Seed
 	p.costs()
 	build := func(eps float64) {

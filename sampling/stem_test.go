@@ -156,8 +156,9 @@ func TestSTEM(t *testing.T) {
 		{"identical durations", input(launches("k", 8, repeat(2000, 100)...)), func(t *testing.T, in sampling.Input, p sampling.Plan) {
 			// The simulator's own spread (SimSpread) still asks for a
 			// few: n = ceil(1 / ((ε/(1.96·ρ))² + 1/N)).
+			// At least 2: a run measures that spread (MinSpreadDF).
 			r := 0.01 / (1.959963984540054 * sampling.SimSpread)
-			want := int(math.Ceil(1 / (r*r + 1.0/100)))
+			want := max(int(math.Ceil(1/(r*r+1.0/100))), 2)
 			if len(p.Strata) != 1 || p.Samples != want || p.ExpectedError > 0.01 || p.Total != 200000 || p.Estimate != 200000 {
 				t.Fatalf("%d strata, %d samples, error %g, total %g, estimate %g", len(p.Strata), p.Samples, p.ExpectedError, p.Total, p.Estimate)
 			}
@@ -186,8 +187,10 @@ func TestSTEM(t *testing.T) {
 			if s := p.Strata[main]; s.Size != 300 || len(s.Representatives) > 3 {
 				t.Fatalf("the 1000 ns launches: size %d, %d representatives; want 300, at most 3", s.Size, len(s.Representatives))
 			}
-			if math.Abs(p.Estimate-p.Total) > 0.001*p.Total {
-				t.Fatalf("estimate %g, total %g", p.Estimate, p.Total)
+			// The outliers' spread is mostly counted as timing noise
+			// (TimingWeight): one stands for both, within the bound.
+			if math.Abs(p.Estimate-p.Total) > 0.01*p.Total || p.ExpectedError > 0.01 {
+				t.Fatalf("estimate %g, total %g, expected error %g", p.Estimate, p.Total, p.ExpectedError)
 			}
 		}},
 		{"grids apart", input(launches("k", 8, repeat(1000, 10)...), launches("k", 16, repeat(1000, 10)...)), func(t *testing.T, in sampling.Input, p sampling.Plan) {
@@ -220,19 +223,20 @@ func TestSTEM(t *testing.T) {
 
 // TestSTEMAllocation: one stratum of equal durations samples what the
 // simulator's own spread (SimSpread) needs for the bound on the total,
-// n = ceil(1 / ((ε/(1.96·ρ))² + 1/N)), and no fewer; of two strata alike
+// n = ceil(1 / ((ε/(1.96·ρ))² + 1/N)), and no fewer (but 2: a run
+// measures that spread); of two strata alike
 // but for the cost of a launch, the one 4× dearer gets half the
 // representatives (Neyman's allocation: n ∝ N·S/√c).
 func TestSTEMAllocation(t *testing.T) {
 	in := input(launches("k", 8, repeat(1000, 1000)...))
-	for _, eps := range []float64{0.002, 0.005, 0.01} {
+	for _, eps := range []float64{0.001, 0.002, 0.004} {
 		p, err := sampling.STEM{Warmup: sampling.NoWarmup}.Plan(in, sampling.Target{Error: eps})
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkPlan(t, in, p)
 		r := eps / (1.959963984540054 * sampling.SimSpread)
-		want := int(math.Ceil(1 / (r*r + 1.0/1000)))
+		want := max(int(math.Ceil(1/(r*r+1.0/1000))), 2) // 2 at least: MinSpreadDF
 		if len(p.Strata) != 1 || p.Samples != want {
 			t.Fatalf("ε %g: %d strata, %d samples; want 1, %d", eps, len(p.Strata), p.Samples, want)
 		}
@@ -250,7 +254,7 @@ func TestSTEMAllocation(t *testing.T) {
 		dear[i].WarpInstructions = 4000
 	}
 	in = input(cheap, dear)
-	p, err := sampling.STEM{Warmup: sampling.NoWarmup}.Plan(in, sampling.Target{Error: 0.002})
+	p, err := sampling.STEM{Warmup: sampling.NoWarmup}.Plan(in, sampling.Target{Error: 0.0005})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +266,7 @@ func TestSTEMAllocation(t *testing.T) {
 	if ratio := float64(n["a"]) / float64(n["b"]); ratio < 1.7 || ratio > 2.3 {
 		t.Fatalf("representatives %v: the cheaper kernel should have about twice the dearer's", n)
 	}
-	if p.ExpectedError > 0.002 {
+	if p.ExpectedError > 0.0005 {
 		t.Fatalf("expected error %g over the bound", p.ExpectedError)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"os"
 	"path/filepath"
@@ -215,11 +214,17 @@ func LLMLaunches(cfg LLMConfig, blockInsts int64) ([]LLMLaunch, error) {
 	return out, nil
 }
 
-// noise is a deterministic value in [-1, 1] for launch i.
+// noise is a deterministic value in [-1, 1] for launch i: splitmix64's
+// output for i, whose every bit depends on every bit of i (a hash of a
+// short string such as FNV-1a barely moves its top bits when only the
+// last digit changes, which left neighbouring launches with almost the
+// same noise).
 func noise(i int) float64 {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "llm-noise-%d", i)
-	return float64(h.Sum64()>>11)/float64(1<<53)*2 - 1
+	z := uint64(i) + 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return float64(z>>11)/float64(1<<53)*2 - 1
 }
 
 // source is a parsed real kernel trace.

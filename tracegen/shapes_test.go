@@ -1,6 +1,7 @@
 package tracegen_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/cascade-sim/cascade/tracegen"
@@ -49,5 +50,34 @@ func TestShapes(t *testing.T) {
 	}
 	if _, err := tracegen.LLMLaunches(tracegen.LLMConfig{Kinds: 7}, 736); err == nil {
 		t.Error("7 kinds a layer were taken")
+	}
+}
+
+// TestNoise: durations of launches of one kernel and grid spread as far
+// as Noise says: a standard deviation near Noise/√3 (uniform on ±Noise).
+func TestNoise(t *testing.T) {
+	cfg := tracegen.Shapes["noisy"]
+	cfg.Launches = 3000
+	ls, err := tracegen.LLMLaunches(cfg, 736)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds []float64
+	for _, l := range ls {
+		if l.Kind == "qkv" && l.Step > 0 && l.Blocks == 3 {
+			ds = append(ds, l.DurationNs)
+		}
+	}
+	mean, ss := 0.0, 0.0
+	for _, d := range ds {
+		mean += d
+	}
+	mean /= float64(len(ds))
+	for _, d := range ds {
+		ss += (d - mean) * (d - mean)
+	}
+	cv := math.Sqrt(ss/float64(len(ds)-1)) / mean
+	if want := 0.05 / math.Sqrt(3); len(ds) < 100 || cv < 0.8*want || cv > 1.2*want {
+		t.Fatalf("%d qkv launches: duration CV %.4f, want about %.4f", len(ds), cv, want)
 	}
 }

@@ -79,7 +79,8 @@ func llm(n int) ([]cascade.Kernel, []timingRow) {
 
 // TestPlanStoredAndRead: a ready trace with real timing, of more
 // kernels than a page, whose bucket directory holds only its timing
-// file, plans with STEM by default; the plan is stored and reads back;
+// file, plans with STEM and a step of warm-up (9 launches) by default;
+// the plan is stored and reads back;
 // a trace without timing plans with Sieve.
 func TestPlanStoredAndRead(t *testing.T) {
 	ctx := context.Background()
@@ -95,7 +96,7 @@ func TestPlanStoredAndRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		if p.ID == "" || p.TraceID != "timed" || p.Method != cascade.SamplingSTEM || p.Basis != cascade.BasisDuration ||
-			p.Launches != 12000 || p.UntimedLaunches != 240 || p.Warmup != sampling.DefaultWarmup {
+			p.Launches != 12000 || p.UntimedLaunches != 240 || p.Warmup != 9 || !p.WarmupStep {
 			t.Fatalf("plan %s of %s: %s on %s, %d launches, %d untimed, warm-up %d", p.ID, p.TraceID, p.Method, p.Basis, p.Launches, p.UntimedLaunches, p.Warmup)
 		}
 		stored, err := s.SamplingPlan(ctx, p.ID)
