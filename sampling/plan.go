@@ -44,17 +44,17 @@ type planner struct {
 
 	// What choose picked: the representatives, stratum by stratum, and
 	// per launch whether it is simulated (a representative or warm-up).
-	reps         []int32
-	repCost      []int64 // per stratum: the warp instructions its choices added
-	sim          []bool
-	simLaunches  int
-	simInsts     int64
-	warmScratch  []int32
-	totalInsts   int64
-	basisTimed   bool // the basis is measured duration (STEM)
+	reps        []int32
+	repCost     []int64 // per stratum: the warp instructions its choices added
+	sim         []bool
+	simLaunches int
+	simInsts    int64
+	warmScratch []int32
+	totalInsts  int64
+	basisTimed  bool // the basis is measured duration (STEM)
 	// basisWeight is the share of the basis's spread a plan counts as
 	// the simulator's: TimingWeight for durations, 1 for instructions.
-	basisWeight float64
+	basisWeight  float64
 	untimedCount int
 }
 
