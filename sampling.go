@@ -119,7 +119,44 @@ type SamplingStratum struct {
 	MeanInstructions float64
 	CVInstructions   float64
 	Representatives  []SamplingRepresentative
+	// Why says why it has the representatives it has.
+	Why SamplingAllocation
+	// Allocation is the representatives Neyman's allocation gave it
+	// before it was rounded up and clamped to [1, Size] (STEM; 0 for
+	// SIEVE, which takes one a stratum).
+	Allocation float64
+	// Cost is the warp instructions its representatives add to the
+	// simulation, warm-up included, less what earlier strata simulate
+	// already (a representative warmed by another's launches costs only
+	// itself).
+	Cost int64
+	// VarianceShare is its share of the variance of the plan's projected
+	// total.
+	VarianceShare float64
 }
+
+// SamplingAllocation is why a stratum has the representatives it has.
+type SamplingAllocation string
+
+// The reasons.
+const (
+	// AllocNeyman: its share of the least-cost allocation that meets the
+	// bound on the total, rounded up.
+	AllocNeyman SamplingAllocation = "NEYMAN"
+	// AllocLeast: one, the least a stratum takes (the allocation asked
+	// for less).
+	AllocLeast SamplingAllocation = "LEAST"
+	// AllocSpread: one more than the allocation, so that a sampled run
+	// measures the simulator's spread between launches of one kernel.
+	AllocSpread SamplingAllocation = "SPREAD"
+	// AllocAll: every launch (the allocation asked for as many).
+	AllocAll SamplingAllocation = "ALL"
+	// AllocUntimed: one, launches without a measured duration (STEM).
+	AllocUntimed SamplingAllocation = "UNTIMED"
+	// AllocSieve: Sieve's one a stratum, the stratum split until the
+	// bound is met.
+	AllocSieve SamplingAllocation = "SIEVE"
+)
 
 // SamplingRepresentative is a launch to simulate, standing for Weight
 // launches of its stratum (its Size / its representatives).

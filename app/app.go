@@ -235,7 +235,7 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 		Logger:      log,
 	})
 	s.states = tracestate.New(s.postproc)
-	s.plans = &plans.Service{Store: m.DB, BucketDir: cfg.BucketDir()}
+	s.plans = &plans.Service{Store: m.DB, BucketDir: cfg.BucketDir(), Runs: m.DB}
 	var err error
 	if s.runs, err = m.buildRuns(ctx); err != nil {
 		return nil, err

@@ -37,6 +37,10 @@ type samplingStratumRow struct {
 	CVInstructions   float64 `gorm:"column:cv_instructions"`
 	Members          []byte
 	Representatives  []byte
+	Why              string  `gorm:"not null;default:''"`
+	Allocation       float64 `gorm:"not null;default:0"`
+	Cost             int64   `gorm:"not null;default:0"`
+	VarianceShare    float64 `gorm:"not null;default:0"`
 }
 
 func (samplingStratumRow) TableName() string { return "sampling_strata" }
@@ -52,7 +56,7 @@ type storedRep struct {
 	Warmup       [][2]int `json:"u,omitempty"` // launch, kernel id
 }
 
-// stratumInsertBatch is how many strata one INSERT holds: 16 columns
+// stratumInsertBatch is how many strata one INSERT holds: 20 columns
 // each, far below either database's limit on bound parameters.
 const stratumInsertBatch = 200
 
@@ -151,6 +155,7 @@ func stratumRow(planID string, idx int, s *cascade.SamplingStratum) (samplingStr
 		PlanID: planID, Idx: idx, Name: s.Name, Size: s.Size,
 		MeanDurationNs: s.MeanDurationNs, CVDuration: s.CVDuration,
 		MeanInstructions: s.MeanInstructions, CVInstructions: s.CVInstructions,
+		Why: string(s.Why), Allocation: s.Allocation, Cost: s.Cost, VarianceShare: s.VarianceShare,
 	}
 	if g := s.Grid; g != nil {
 		r.GridX, r.GridY, r.GridZ = &g.X, &g.Y, &g.Z
@@ -179,6 +184,7 @@ func (r *samplingStratumRow) stratum() (cascade.SamplingStratum, error) {
 	s := cascade.SamplingStratum{
 		Name: r.Name, Size: r.Size, MeanDurationNs: r.MeanDurationNs, CVDuration: r.CVDuration,
 		MeanInstructions: r.MeanInstructions, CVInstructions: r.CVInstructions,
+		Why: cascade.SamplingAllocation(r.Why), Allocation: r.Allocation, Cost: r.Cost, VarianceShare: r.VarianceShare,
 	}
 	if r.GridX != nil && r.GridY != nil && r.GridZ != nil {
 		s.Grid = &cascade.Dim3{X: *r.GridX, Y: *r.GridY, Z: *r.GridZ}

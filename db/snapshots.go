@@ -156,3 +156,17 @@ type kernelCounterValuesV20 struct {
 }
 
 func (kernelCounterValuesV20) TableName() string { return "kernel_counter_values" }
+
+// Schema snapshot, version 21.
+
+// samplingStratumV21: why a stratum has its representatives, Neyman's
+// allocation before rounding, what they cost and the stratum's share of
+// the plan's variance.
+type samplingStratumV21 struct {
+	Why           string  `gorm:"not null;default:''"`
+	Allocation    float64 `gorm:"not null;default:0"`
+	Cost          int64   `gorm:"not null;default:0"`
+	VarianceShare float64 `gorm:"not null;default:0"`
+}
+
+func (samplingStratumV21) TableName() string { return "sampling_strata" }

@@ -17,6 +17,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/graph/model"
+	"github.com/cascade-sim/cascade/sampling/plans"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -41,6 +42,7 @@ type ResolverRoot interface {
 	RunKernel() RunKernelResolver
 	SampledRun() SampledRunResolver
 	SamplingCheck() SamplingCheckResolver
+	SamplingEvaluation() SamplingEvaluationResolver
 	SamplingPlan() SamplingPlanResolver
 	SamplingStratum() SamplingStratumResolver
 	SimConfig() SimConfigResolver
@@ -457,6 +459,17 @@ type ComplexityRoot struct {
 		TotalErrorPct         func(childComplexity int) int
 	}
 
+	SamplingEvaluation struct {
+		Error     func(childComplexity int) int
+		Full      func(childComplexity int) int
+		HalfWidth func(childComplexity int) int
+		High      func(childComplexity int) int
+		Inside    func(childComplexity int) int
+		Low       func(childComplexity int) int
+		Projected func(childComplexity int) int
+		Run       func(childComplexity int) int
+	}
+
 	SamplingLaunch struct {
 		KernelID func(childComplexity int) int
 		Launch   func(childComplexity int) int
@@ -469,6 +482,7 @@ type ComplexityRoot struct {
 		CreatedAt             func(childComplexity int) int
 		ErrorBound            func(childComplexity int) int
 		Estimate              func(childComplexity int) int
+		Evaluate              func(childComplexity int, run string) int
 		ExpectedError         func(childComplexity int) int
 		ID                    func(childComplexity int) int
 		Instructions          func(childComplexity int) int
@@ -501,9 +515,11 @@ type ComplexityRoot struct {
 	}
 
 	SamplingStratum struct {
+		Allocation       func(childComplexity int) int
 		Block            func(childComplexity int) int
 		CVDuration       func(childComplexity int) int
 		CVInstructions   func(childComplexity int) int
+		Cost             func(childComplexity int) int
 		DisplayName      func(childComplexity int) int
 		Grid             func(childComplexity int) int
 		MeanDurationNs   func(childComplexity int) int
@@ -511,6 +527,8 @@ type ComplexityRoot struct {
 		Name             func(childComplexity int) int
 		Representatives  func(childComplexity int) int
 		Size             func(childComplexity int) int
+		VarianceShare    func(childComplexity int) int
+		Why              func(childComplexity int) int
 	}
 
 	SimConfig struct {
@@ -809,10 +827,14 @@ type SampledRunResolver interface {
 type SamplingCheckResolver interface {
 	FullRun(ctx context.Context, obj *cascade.SamplingCheck) (*cascade.Run, error)
 }
+type SamplingEvaluationResolver interface {
+	Run(ctx context.Context, obj *plans.Evaluation) (*cascade.Run, error)
+}
 type SamplingPlanResolver interface {
 	Trace(ctx context.Context, obj *cascade.SamplingPlan) (*cascade.Trace, error)
 
 	Strata(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.SamplingStratum, error)
+	Evaluate(ctx context.Context, obj *cascade.SamplingPlan, run string) (*plans.Evaluation, error)
 	TraceRanges(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.KernelRange, error)
 	TraceList(ctx context.Context, obj *cascade.SamplingPlan) (string, error)
 }
@@ -2692,6 +2714,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SamplingCheck.TotalErrorPct(childComplexity), true
 
+	case "SamplingEvaluation.error":
+		if e.ComplexityRoot.SamplingEvaluation.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingEvaluation.Error(childComplexity), true
+	case "SamplingEvaluation.fullCycles":
+		if e.ComplexityRoot.SamplingEvaluation.Full == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingEvaluation.Full(childComplexity), true
+	case "SamplingEvaluation.statedError":
+		if e.ComplexityRoot.SamplingEvaluation.HalfWidth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingEvaluation.HalfWidth(childComplexity), true
+	case "SamplingEvaluation.ciHighCycles":
+		if e.ComplexityRoot.SamplingEvaluation.High == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingEvaluation.High(childComplexity), true
+	case "SamplingEvaluation.inside":
+		if e.ComplexityRoot.SamplingEvaluation.Inside == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingEvaluation.Inside(childComplexity), true
+	case "SamplingEvaluation.ciLowCycles":
+		if e.ComplexityRoot.SamplingEvaluation.Low == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingEvaluation.Low(childComplexity), true
+	case "SamplingEvaluation.projectedCycles":
+		if e.ComplexityRoot.SamplingEvaluation.Projected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingEvaluation.Projected(childComplexity), true
+	case "SamplingEvaluation.run":
+		if e.ComplexityRoot.SamplingEvaluation.Run == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingEvaluation.Run(childComplexity), true
+
 	case "SamplingLaunch.kernelId":
 		if e.ComplexityRoot.SamplingLaunch.KernelID == nil {
 			break
@@ -2741,6 +2812,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SamplingPlan.Estimate(childComplexity), true
+	case "SamplingPlan.evaluate":
+		if e.ComplexityRoot.SamplingPlan.Evaluate == nil {
+			break
+		}
+
+		args, err := ec.field_SamplingPlan_evaluate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.SamplingPlan.Evaluate(childComplexity, args["run"].(string)), true
 	case "SamplingPlan.expectedError":
 		if e.ComplexityRoot.SamplingPlan.ExpectedError == nil {
 			break
@@ -2899,6 +2981,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SamplingRepresentative.Weight(childComplexity), true
 
+	case "SamplingStratum.allocation":
+		if e.ComplexityRoot.SamplingStratum.Allocation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.Allocation(childComplexity), true
 	case "SamplingStratum.block":
 		if e.ComplexityRoot.SamplingStratum.Block == nil {
 			break
@@ -2917,6 +3005,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SamplingStratum.CVInstructions(childComplexity), true
+	case "SamplingStratum.cost":
+		if e.ComplexityRoot.SamplingStratum.Cost == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.Cost(childComplexity), true
 	case "SamplingStratum.displayName":
 		if e.ComplexityRoot.SamplingStratum.DisplayName == nil {
 			break
@@ -2959,6 +3053,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SamplingStratum.Size(childComplexity), true
+	case "SamplingStratum.varianceShare":
+		if e.ComplexityRoot.SamplingStratum.VarianceShare == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.VarianceShare(childComplexity), true
+	case "SamplingStratum.why":
+		if e.ComplexityRoot.SamplingStratum.Why == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingStratum.Why(childComplexity), true
 
 	case "SimConfig.base":
 		if e.ComplexityRoot.SimConfig.Base == nil {
@@ -4795,6 +4901,28 @@ func (ec *executionContext) childFields_SamplingCheck(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type SamplingCheck", field.Name)
 }
 
+func (ec *executionContext) childFields_SamplingEvaluation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "run":
+		return ec.fieldContext_SamplingEvaluation_run(ctx, field)
+	case "projectedCycles":
+		return ec.fieldContext_SamplingEvaluation_projectedCycles(ctx, field)
+	case "ciLowCycles":
+		return ec.fieldContext_SamplingEvaluation_ciLowCycles(ctx, field)
+	case "ciHighCycles":
+		return ec.fieldContext_SamplingEvaluation_ciHighCycles(ctx, field)
+	case "fullCycles":
+		return ec.fieldContext_SamplingEvaluation_fullCycles(ctx, field)
+	case "error":
+		return ec.fieldContext_SamplingEvaluation_error(ctx, field)
+	case "statedError":
+		return ec.fieldContext_SamplingEvaluation_statedError(ctx, field)
+	case "inside":
+		return ec.fieldContext_SamplingEvaluation_inside(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SamplingEvaluation", field.Name)
+}
+
 func (ec *executionContext) childFields_SamplingLaunch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "launch":
@@ -4853,6 +4981,8 @@ func (ec *executionContext) childFields_SamplingPlan(ctx context.Context, field 
 		return ec.fieldContext_SamplingPlan_createdAt(ctx, field)
 	case "strata":
 		return ec.fieldContext_SamplingPlan_strata(ctx, field)
+	case "evaluate":
+		return ec.fieldContext_SamplingPlan_evaluate(ctx, field)
 	case "traceRanges":
 		return ec.fieldContext_SamplingPlan_traceRanges(ctx, field)
 	case "traceList":
@@ -4903,6 +5033,14 @@ func (ec *executionContext) childFields_SamplingStratum(ctx context.Context, fie
 		return ec.fieldContext_SamplingStratum_cvInstructions(ctx, field)
 	case "representatives":
 		return ec.fieldContext_SamplingStratum_representatives(ctx, field)
+	case "why":
+		return ec.fieldContext_SamplingStratum_why(ctx, field)
+	case "allocation":
+		return ec.fieldContext_SamplingStratum_allocation(ctx, field)
+	case "cost":
+		return ec.fieldContext_SamplingStratum_cost(ctx, field)
+	case "varianceShare":
+		return ec.fieldContext_SamplingStratum_varianceShare(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SamplingStratum", field.Name)
 }
@@ -5808,6 +5946,20 @@ func (ec *executionContext) field_Run_logTail_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["lines"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_SamplingPlan_evaluate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "run",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["run"] = arg0
 	return args, nil
 }
 
@@ -13450,6 +13602,199 @@ func (ec *executionContext) fieldContext_SamplingCheck_fullMeasuredMape(_ contex
 	return graphql.NewScalarFieldContext("SamplingCheck", field, false, false, "Float")
 }
 
+func (ec *executionContext) _SamplingEvaluation_run(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingEvaluation_run(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SamplingEvaluation().Run(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.Run) graphql.Marshaler {
+			return ec.marshalNRun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRun(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingEvaluation_run(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingEvaluation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SamplingEvaluation_projectedCycles(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingEvaluation_projectedCycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Projected, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingEvaluation_projectedCycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingEvaluation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingEvaluation_ciLowCycles(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingEvaluation_ciLowCycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Low, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingEvaluation_ciLowCycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingEvaluation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingEvaluation_ciHighCycles(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingEvaluation_ciHighCycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.High, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingEvaluation_ciHighCycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingEvaluation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingEvaluation_fullCycles(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingEvaluation_fullCycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Full, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingEvaluation_fullCycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingEvaluation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingEvaluation_error(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingEvaluation_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingEvaluation_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingEvaluation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingEvaluation_statedError(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingEvaluation_statedError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HalfWidth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingEvaluation_statedError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingEvaluation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingEvaluation_inside(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingEvaluation_inside(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Inside, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingEvaluation_inside(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingEvaluation", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _SamplingLaunch_launch(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingLaunch) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14043,6 +14388,50 @@ func (ec *executionContext) fieldContext_SamplingPlan_strata(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _SamplingPlan_evaluate(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_evaluate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.SamplingPlan().Evaluate(ctx, obj, fc.Args["run"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *plans.Evaluation) graphql.Marshaler {
+			return ec.marshalNSamplingEvaluation2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsamplingᚋplansᚐEvaluation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_evaluate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingPlan",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SamplingEvaluation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_SamplingPlan_evaluate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SamplingPlan_traceRanges(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14523,6 +14912,98 @@ func (ec *executionContext) fieldContext_SamplingStratum_representatives(_ conte
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SamplingStratum_why(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_why(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Why, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v cascade.SamplingAllocation) graphql.Marshaler {
+			return ec.marshalNSamplingAllocation2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingAllocation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_why(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingStratum", field, false, false, "SamplingAllocation")
+}
+
+func (ec *executionContext) _SamplingStratum_allocation(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_allocation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Allocation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_allocation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingStratum", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingStratum_cost(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_cost(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cost, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt642int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_cost(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingStratum", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _SamplingStratum_varianceShare(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingStratum) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingStratum_varianceShare(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VarianceShare, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingStratum_varianceShare(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingStratum", field, false, false, "Float")
 }
 
 func (ec *executionContext) _SimConfig_name(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
@@ -22447,6 +22928,75 @@ func (ec *executionContext) _SamplingCheck(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var samplingEvaluationImplementors = []string{"SamplingEvaluation"}
+
+func (ec *executionContext) _SamplingEvaluation(ctx context.Context, sel ast.SelectionSet, obj *plans.Evaluation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, samplingEvaluationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SamplingEvaluation")
+		case "run":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SamplingEvaluation_run(ctx, field, obj)
+				})
+		case "projectedCycles":
+			out.Values[i] = ec._SamplingEvaluation_projectedCycles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ciLowCycles":
+			out.Values[i] = ec._SamplingEvaluation_ciLowCycles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ciHighCycles":
+			out.Values[i] = ec._SamplingEvaluation_ciHighCycles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fullCycles":
+			out.Values[i] = ec._SamplingEvaluation_fullCycles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "error":
+			out.Values[i] = ec._SamplingEvaluation_error(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "statedError":
+			out.Values[i] = ec._SamplingEvaluation_statedError(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "inside":
+			out.Values[i] = ec._SamplingEvaluation_inside(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var samplingLaunchImplementors = []string{"SamplingLaunch"}
 
 func (ec *executionContext) _SamplingLaunch(ctx context.Context, sel ast.SelectionSet, obj *cascade.SamplingLaunch) graphql.Marshaler {
@@ -22613,6 +23163,12 @@ func (ec *executionContext) _SamplingPlan(ctx context.Context, sel ast.Selection
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._SamplingPlan_strata(ctx, field, obj)
 				})
+		case "evaluate":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SamplingPlan_evaluate(ctx, field, obj)
+				})
 		case "traceRanges":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -22764,6 +23320,26 @@ func (ec *executionContext) _SamplingStratum(ctx context.Context, sel ast.Select
 			}
 		case "representatives":
 			out.Values[i] = ec._SamplingStratum_representatives(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "why":
+			out.Values[i] = ec._SamplingStratum_why(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "allocation":
+			out.Values[i] = ec._SamplingStratum_allocation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cost":
+			out.Values[i] = ec._SamplingStratum_cost(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "varianceShare":
+			out.Values[i] = ec._SamplingStratum_varianceShare(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -25181,6 +25757,21 @@ func (ec *executionContext) marshalNRunState2githubᚗcomᚋcascadeᚑsimᚋcasc
 	return res
 }
 
+func (ec *executionContext) unmarshalNSamplingAllocation2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingAllocation(ctx context.Context, v any) (cascade.SamplingAllocation, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := cascade.SamplingAllocation(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSamplingAllocation2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingAllocation(ctx context.Context, sel ast.SelectionSet, v cascade.SamplingAllocation) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "SamplingAllocation!")
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNSamplingBasis2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingBasis(ctx context.Context, v any) (cascade.SamplingBasis, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := cascade.SamplingBasis(tmp)
@@ -25194,6 +25785,14 @@ func (ec *executionContext) marshalNSamplingBasis2githubᚗcomᚋcascadeᚑsim�
 		graphql.AddInvalidNullFromMarshaler(ctx, "SamplingBasis!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNSamplingEvaluation2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsamplingᚋplansᚐEvaluation(ctx context.Context, sel ast.SelectionSet, v *plans.Evaluation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SamplingEvaluation!")
+		return graphql.Null
+	}
+	return ec._SamplingEvaluation(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSamplingLaunch2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingLaunch(ctx context.Context, sel ast.SelectionSet, v cascade.SamplingLaunch) graphql.Marshaler {

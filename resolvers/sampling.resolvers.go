@@ -44,6 +44,15 @@ func (r *queryResolver) SamplingPlan(ctx context.Context, id string) (*cascade.S
 	return &p, nil
 }
 
+// Run is the resolver for the run field.
+func (r *samplingEvaluationResolver) Run(ctx context.Context, obj *plans.Evaluation) (*cascade.Run, error) {
+	run, err := r.DB.Run(ctx, obj.RunID)
+	if err != nil {
+		return nil, err
+	}
+	return &run, nil
+}
+
 // Trace is the resolver for the trace field.
 func (r *samplingPlanResolver) Trace(ctx context.Context, obj *cascade.SamplingPlan) (*cascade.Trace, error) {
 	t, err := r.DB.Trace(ctx, obj.TraceID)
@@ -56,6 +65,15 @@ func (r *samplingPlanResolver) Trace(ctx context.Context, obj *cascade.SamplingP
 // Strata is the resolver for the strata field.
 func (r *samplingPlanResolver) Strata(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.SamplingStratum, error) {
 	return r.strata(ctx, obj)
+}
+
+// Evaluate is the resolver for the evaluate field.
+func (r *samplingPlanResolver) Evaluate(ctx context.Context, obj *cascade.SamplingPlan, run string) (*plans.Evaluation, error) {
+	e, err := r.Sampling.Evaluate(ctx, obj.ID, run)
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
 }
 
 // TraceRanges is the resolver for the traceRanges field.
@@ -94,6 +112,11 @@ func (r *traceResolver) SamplingPlans(ctx context.Context, obj *cascade.Trace) (
 	return ps, err
 }
 
+// SamplingEvaluation returns graph.SamplingEvaluationResolver implementation.
+func (r *Resolver) SamplingEvaluation() graph.SamplingEvaluationResolver {
+	return &samplingEvaluationResolver{r}
+}
+
 // SamplingPlan returns graph.SamplingPlanResolver implementation.
 func (r *Resolver) SamplingPlan() graph.SamplingPlanResolver { return &samplingPlanResolver{r} }
 
@@ -103,6 +126,7 @@ func (r *Resolver) SamplingStratum() graph.SamplingStratumResolver {
 }
 
 type (
-	samplingPlanResolver    struct{ *Resolver }
-	samplingStratumResolver struct{ *Resolver }
+	samplingEvaluationResolver struct{ *Resolver }
+	samplingPlanResolver       struct{ *Resolver }
+	samplingStratumResolver    struct{ *Resolver }
 )

@@ -138,10 +138,11 @@ func newPlanClient(t *testing.T) (*client.Client, *planStore) {
 }
 
 // planFields are the fields the tests read of a plan.
-const planFields = `id trace { id } method basis targetError targetInstructions errorBound warmup launches
+const planFields = `id trace { id } method basis targetError targetInstructions errorBound warmup warmupStep launches
 	untimedLaunches instructions samples simulatedLaunches simulatedInstructions simulatedFraction
 	total estimate expectedError ciLow ciHigh createdAt
 	strata { name displayName grid { x y z } block { x } size meanDurationNs cvDuration meanInstructions cvInstructions
+		why allocation cost varianceShare
 		representatives { launch kernelId context weight durationNs instructions warmup { launch kernelId } } }
 	traceRanges { context start end firstLaunch lastLaunch launches representatives }
 	traceList`
@@ -154,6 +155,7 @@ type planJSON struct {
 	TargetInstructions                                *int64
 	ErrorBound                                        float64
 	Warmup, Launches, UntimedLaunches                 int
+	WarmupStep                                        bool
 	Instructions                                      int64
 	Samples, SimulatedLaunches                        int
 	SimulatedInstructions                             int64
@@ -168,6 +170,10 @@ type planJSON struct {
 		CVDuration        *float64
 		MeanInstructions  float64
 		CVInstructions    float64
+		Why               string
+		Allocation        float64
+		Cost              int64
+		VarianceShare     float64
 		Representatives   []struct {
 			Launch, KernelID int
 			Context          *string
@@ -195,7 +201,7 @@ func TestPlanSampling(t *testing.T) {
 	}
 	p := r.PlanSampling
 	if p.ID == "" || p.Trace.ID != "t1" || p.Method != "STEM" || p.Basis != "DURATION" || *p.TargetError != 0.01 ||
-		p.TargetInstructions != nil || p.ErrorBound != 0.01 || p.Warmup != 1 || p.Launches != 3000 || p.UntimedLaunches != 0 {
+		p.TargetInstructions != nil || p.ErrorBound != 0.01 || p.Warmup < 1 || !p.WarmupStep || p.Launches != 3000 || p.UntimedLaunches != 0 {
 		t.Fatalf("plan %+v", p)
 	}
 	if len(p.Strata) < 5 || p.Samples < len(p.Strata) || p.SimulatedLaunches < p.Samples || !(p.SimulatedFraction > 0 && p.SimulatedFraction < 1) ||
@@ -203,6 +209,7 @@ func TestPlanSampling(t *testing.T) {
 		t.Fatalf("figures of %+v", p)
 	}
 	samples, launches := 0, 0
+	shares, costs := 0.0, int64(0)
 	for _, s := range p.Strata {
 		if s.Grid == nil || s.Block.X != 128 || s.MeanDurationNs == nil || s.CVDuration == nil || s.DisplayName != "vllm::"+strings.TrimSuffix(strings.TrimPrefix(s.Name, "_ZN4vllm7"), "Ev") {
 			t.Fatalf("stratum %+v", s)
@@ -211,13 +218,18 @@ func TestPlanSampling(t *testing.T) {
 		for _, rep := range s.Representatives {
 			w += rep.Weight
 			if rep.KernelID != rep.Launch+1 || rep.DurationNs == nil || rep.Context != nil ||
-				rep.Launch > 0 && (len(rep.Warmup) != 1 || rep.Warmup[0].Launch != rep.Launch-1 || rep.Warmup[0].KernelID != rep.Launch) {
+				len(rep.Warmup) > p.Warmup || len(rep.Warmup) > 0 && (rep.Warmup[len(rep.Warmup)-1].Launch != rep.Launch-1 || rep.Warmup[len(rep.Warmup)-1].KernelID != rep.Launch) {
 				t.Fatalf("representative %+v", rep)
 			}
 		}
 		if math.Abs(w-float64(s.Size)) > 1e-9 {
 			t.Fatalf("stratum %s: weights %g, size %d", s.Name, w, s.Size)
 		}
+		if s.Why == "" || s.Cost < 0 || s.VarianceShare < 0 || s.VarianceShare > 1 {
+			t.Fatalf("stratum %s: why %q, cost %d, variance share %g", s.Name, s.Why, s.Cost, s.VarianceShare)
+		}
+		shares += s.VarianceShare
+		costs += s.Cost
 		samples += len(s.Representatives)
 	}
 	for _, rg := range p.TraceRanges {
@@ -225,6 +237,9 @@ func TestPlanSampling(t *testing.T) {
 		if !strings.Contains(p.TraceList, fmt.Sprintf("\nDYNAMIC_KERNEL_LIMIT_START=%d DYNAMIC_KERNEL_LIMIT_END=%d TERMINATE_UPON_LIMIT=1\n", rg.Start, rg.End)) {
 			t.Fatalf("trace list lacks range %+v:\n%s", rg, p.TraceList)
 		}
+	}
+	if math.Abs(shares-1) > 1e-9 || costs != p.SimulatedInstructions {
+		t.Fatalf("strata's variance shares sum to %g, costs to %d (the plan simulates %d)", shares, costs, p.SimulatedInstructions)
 	}
 	if samples != p.Samples || launches != p.SimulatedLaunches || !strings.HasPrefix(p.TraceList, "# Cascade sampling plan "+p.ID+" of trace t1: STEM") {
 		t.Fatalf("%d samples, %d launches in ranges; plan: %d, %d; trace list:\n%s", samples, launches, p.Samples, p.SimulatedLaunches, p.TraceList)

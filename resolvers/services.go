@@ -177,4 +177,7 @@ type Planner interface {
 	SamplingPlans(ctx context.Context, traceID string) ([]cascade.SamplingPlan, error)
 	// SamplingStrata returns a plan's strata.
 	SamplingStrata(ctx context.Context, planID string) ([]cascade.SamplingStratum, error)
+	// Evaluate evaluates a plan against a SUCCEEDED full run of its
+	// trace: BAD_USER_INPUT for another run.
+	Evaluate(ctx context.Context, planID, runID string) (plans.Evaluation, error)
 }

@@ -3,6 +3,7 @@ package sampling
 import (
 	"cmp"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/cascade-sim/cascade"
@@ -33,16 +34,27 @@ type planner struct {
 
 	strata []stratum
 	stack  []span // scratch of the recursive splits
+	// costPrefix is the prefix sum, over order, of each launch's cost as
+	// a representative (cost with nothing simulated yet); allocs are
+	// the allocation's strata (STEM).
+	costPrefix []float64
+	allocs     []alloc
+	// seed, when not 0, picks representatives at random in their bins.
+	seed uint64
 
 	// What choose picked: the representatives, stratum by stratum, and
 	// per launch whether it is simulated (a representative or warm-up).
-	reps         []int32
-	sim          []bool
-	simLaunches  int
-	simInsts     int64
-	warmScratch  []int32
-	totalInsts   int64
-	basisTimed   bool // the basis is measured duration (STEM)
+	reps        []int32
+	repCost     []int64 // per stratum: the warp instructions its choices added
+	sim         []bool
+	simLaunches int
+	simInsts    int64
+	warmScratch []int32
+	totalInsts  int64
+	basisTimed  bool // the basis is measured duration (STEM)
+	// basisWeight is the share of the basis's spread a plan counts as
+	// the simulator's: TimingWeight for durations, 1 for instructions.
+	basisWeight  float64
 	untimedCount int
 }
 
@@ -64,6 +76,9 @@ type stratum struct {
 	// byMean: its one representative is the launch closest to its mean
 	// (Sieve's rule) rather than those at the middle of its quantiles.
 	byMean bool
+	// why it has n, and the allocation's n before rounding (STEM).
+	why   cascade.SamplingAllocation
+	share float64
 }
 
 type span struct{ lo, hi int32 }
@@ -85,7 +100,7 @@ func newPlanner(in Input, warm int, value func(*Launch) float64, key func(*Launc
 // launches of the trace's mean instructions (WarmupStep).
 func newPlannerCap(in Input, warm int, capWarm bool, value func(*Launch) float64, key func(*Launch) groupKey) *planner {
 	n := len(in.Launches)
-	p := &planner{in: in.Launches, warm: warm, v: make([]float64, n), sim: make([]bool, n)}
+	p := &planner{in: in.Launches, warm: warm, v: make([]float64, n), sim: make([]bool, n), basisWeight: 1}
 	ids := make([]int32, n)
 	index := map[groupKey]int32{}
 	var counts []int32
@@ -241,6 +256,14 @@ func (p *planner) warmup(dst []int32, i int32, warm int) []int32 {
 	return dst
 }
 
+// costs fills costPrefix.
+func (p *planner) costs() {
+	p.costPrefix = make([]float64, len(p.order)+1)
+	for k, i := range p.order {
+		p.costPrefix[k+1] = p.costPrefix[k] + float64(p.cost(i, p.warm))
+	}
+}
+
 // cost is what making launch i a representative adds to the simulation:
 // the instructions (plus one, so empty launches count) of it and its
 // warm-up that are not simulated yet.
@@ -255,23 +278,29 @@ func (p *planner) cost(i int32, warm int) int64 {
 }
 
 // mark notes launch i, and its warm-up, as simulated.
-func (p *planner) mark(i int32, warm int) {
+// It returns the warp instructions that adds.
+func (p *planner) mark(i int32, warm int) int64 {
+	added := int64(0)
 	for j := i - int32(p.warmLen(i, warm)); j <= i; j++ {
-		p.markOne(j)
+		added += p.markOne(j)
 	}
+	return added
 }
 
-func (p *planner) markOne(i int32) {
-	if !p.sim[i] {
-		p.sim[i] = true
-		p.simLaunches++
-		p.simInsts += p.in[i].instructions()
+func (p *planner) markOne(i int32) int64 {
+	if p.sim[i] {
+		return 0
 	}
+	p.sim[i] = true
+	p.simLaunches++
+	p.simInsts += p.in[i].instructions()
+	return p.in[i].instructions()
 }
 
-// tieTolerance is how far, in standard deviations of its stratum, a
-// candidate's value may be from the best one's and still count as equally
-// good: among those, choose prefers the cheapest (whose warm-up is
+// tieTolerance is how far, in standard deviations of its stratum (of
+// the spread the plan counts as the simulator's: a tenth of a STEM
+// stratum's, TimingWeight), a candidate's value may be from the best
+// one's and still count as equally good: among those, choose prefers the cheapest (whose warm-up is
 // already simulated). A quarter of a standard deviation lets the
 // representatives of a step's kernels fall in the same steps and share
 // their warm-up: on the LLM-like trace of docs/benchmarks.md, 118× fewer
@@ -288,9 +317,14 @@ const tieTolerance = 0.25
 // choices simulate (a launch right after a representative shares its
 // warm-up), then the closest, then the first.
 func (p *planner) choose() {
+	var rng *rand.Rand
+	if p.seed != 0 {
+		rng = rand.New(rand.NewPCG(p.seed, 0x5eed))
+	}
 	clear(p.sim)
-	p.reps = p.reps[:0]
+	p.repCost = append(p.repCost[:0], make([]int64, len(p.strata))...)
 	p.simLaunches, p.simInsts = 0, 0
+	p.reps = p.reps[:0]
 	for si := range p.strata {
 		s := &p.strata[si]
 		size := s.hi - s.lo
@@ -298,7 +332,8 @@ func (p *planner) choose() {
 		mean, cv, _ := p.moments(s.g, s.lo, s.hi)
 		tol := 0.0
 		if cv > 0 && !math.IsInf(cv, 1) {
-			tol = tieTolerance * cv * mean
+			// On the spread the plan counts as the simulator's.
+			tol = tieTolerance * cv * mean / p.basisWeight
 		}
 		for b := range s.n {
 			blo := s.lo + int32(int64(b)*int64(size)/int64(s.n))
@@ -307,16 +342,24 @@ func (p *planner) choose() {
 			if s.byMean {
 				target = mean
 			}
+			if rng != nil && !s.byMean {
+				best := p.order[blo+rng.Int32N(bhi-blo)]
+				p.repCost[si] += p.mark(best, warm)
+				p.reps = append(p.reps, best)
+				continue
+			}
 			dmin := math.Inf(1)
 			for k := blo; k < bhi; k++ {
 				dmin = min(dmin, math.Abs(p.v[p.order[k]]-target))
 			}
 			limit := dmin + tol
+			// At most maxCandidates costs a bin, evenly spread over it.
+			step := max(1, (bhi-blo)/maxCandidates)
 			best, bestCost, bestD := int32(-1), int64(0), 0.0
 			for k := blo; k < bhi; k++ {
 				i := p.order[k]
 				d := math.Abs(p.v[i] - target)
-				if d > limit {
+				if d > limit || (k-blo)%step != 0 && d != dmin {
 					continue
 				}
 				c := p.cost(i, warm)
@@ -324,11 +367,14 @@ func (p *planner) choose() {
 					best, bestCost, bestD = i, c, d
 				}
 			}
-			p.mark(best, warm)
+			p.repCost[si] += p.mark(best, warm)
 			p.reps = append(p.reps, best)
 		}
 	}
 }
+
+// maxCandidates is how many launches of a bin choose weighs at most.
+const maxCandidates = 2048
 
 // finish builds the plan with build: at error bound eps, or, for a budget
 // of instructions, at the smallest bound that fits it.
@@ -405,6 +451,7 @@ func (p *planner) plan(method cascade.SamplingMethod, eps float64, t Target) Pla
 	warm := make([]cascade.SamplingLaunch, 0, len(p.reps)*p.warm)
 	contexts := map[string]*string{}
 	variance := 0.0
+	terms := make([]float64, len(p.strata))
 	r := 0
 	for si := range p.strata {
 		s := &p.strata[si]
@@ -450,12 +497,19 @@ func (p *planner) plan(method cascade.SamplingMethod, eps float64, t Target) Pla
 			pl.Total += sumOf(p.v, members)
 			pl.Estimate += size * repMean
 			if size > 1 {
-				variance += size * size * (1 - n/size) * (sse / (size - 1)) / n
+				mean := sumOf(p.v, members) / size
+				spread := SimSpread * mean
+				terms[si] = size * size * (1 - n/size) * (p.basisWeight*p.basisWeight*sse/(size-1) + spread*spread) / n
+				variance += terms[si]
 			}
 		} else {
 			pl.UntimedLaunches += len(members)
 		}
 
+		st.Why, st.Allocation = s.why, s.share
+		if si < len(p.repCost) {
+			st.Cost = p.repCost[si]
+		}
 		st.Representatives = reps[r : r+int(s.n) : r+int(s.n)]
 		for k, i := range p.reps[r : r+int(s.n)] {
 			l := &p.in[i]
@@ -484,6 +538,11 @@ func (p *planner) plan(method cascade.SamplingMethod, eps float64, t Target) Pla
 		r += int(s.n)
 		slices.Sort(members)
 		st.Members = members
+	}
+	if variance > 0 {
+		for si := range pl.Strata {
+			pl.Strata[si].VarianceShare = terms[si] / variance
+		}
 	}
 	half := z95 * math.Sqrt(variance)
 	pl.CILow, pl.CIHigh = pl.Estimate-half, pl.Estimate+half

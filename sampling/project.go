@@ -3,8 +3,6 @@ package sampling
 import (
 	"fmt"
 	"math"
-
-	"github.com/cascade-sim/cascade"
 )
 
 // Simulated is what simulating one launch gave: its cycles and its
@@ -54,26 +52,30 @@ func (pr *Projection) LaunchStats(i int) []float64 {
 // sim by launch position, onto every launch of in, the input the plan
 // was made from (its Members must be there, as a store reads them).
 //
-// Within a stratum, a launch's cycles are its basis value x (measured
-// duration on a DURATION stratum, else warp instructions) times the
-// stratum's ratio R = Σy/Σx over its simulated representatives: a ratio
-// estimator, which corrects for how far the representatives' x is from
-// their stratum's. A stratum whose representatives' x sum to 0, or an
-// empty in, takes their mean cycles ȳ for each launch. Statistics scale
-// with a launch's cycles.
+// Within a stratum, a launch's cycles are its warp instructions x times
+// the stratum's ratio R = Σy/Σx over its simulated representatives: a
+// ratio estimator, which corrects for how far the representatives' work
+// is from their stratum's. It is on the work the simulator simulates,
+// never on the measured duration a plan stratifies by: a measured
+// duration is off by the GPU's timing noise, which the simulator does
+// not see, and a projection that followed it would copy the noise into
+// every projected launch (and make a sampled run's kernels agree with
+// the measured ones by construction). A stratum whose representatives' x
+// sum to 0, or an empty in, takes their mean cycles ȳ for each launch.
+// Statistics scale with a launch's cycles.
 //
-// The interval is the stratified one: variance Σ_h T_h²·ρ_h²·(1 − m_h/N_h)/m_h
-// over strata of N_h launches, m_h of them simulated, projected total
-// T_h, where ρ_h² is the relative variance of y/x (of y for ȳ) among the
-// stratum's simulated launches when it has two or more. A stratum of one
-// simulated launch takes the pooled relative variance of every simulated
-// launch's y/x against its kernel name's Σy/Σx (the simulator's spread
-// around the measured basis, which STEM's tight clusters leave to one
-// launch a cluster), and one of more takes at least that; when nothing
-// simulated measures it (no kernel name with two simulated launches),
-// the stratum's coefficient of variation of the basis in the plan stands
-// in. A representative sim lacks is left out (m_h
-// counts those simulated); a stratum with none is an error.
+// The interval is the stratified one, on the model a plan's expected
+// error is computed on: variance Σ_h T_h²·ρ²·(1 − m_h/N_h)/m_h over
+// strata of N_h launches, m_h of them simulated, projected total T_h.
+// For a ratio stratum ρ² is pooled over the plan: the relative variance
+// of y/x within each stratum of two or more simulated launches, about
+// its own Σy/Σx, with SimSpread² counting as PriorWeight degrees of
+// freedom (a plan gives a run MinSpreadDF of its own); the quantile is
+// Student's t at those degrees of freedom. A stratum projected by its
+// mean ȳ takes its own relative variance of y, or, with one simulated
+// launch, its plan's coefficient of variation. A representative sim
+// lacks is left out (m_h counts those simulated); a stratum with none is
+// an error.
 func Project(p Plan, in Input, sim map[int]Simulated) (Projection, error) {
 	pr := Projection{Cycles: make([]float64, p.Launches), stratumOf: make([]int32, p.Launches)}
 	ratioMode := len(in.Launches) > 0
@@ -87,7 +89,6 @@ func Project(p Plan, in Input, sim map[int]Simulated) (Projection, error) {
 		ratio    bool    // y = R·x, else y = ȳ
 		own      float64 // relative variance among its simulated launches; NaN with < 2
 		name     string
-		byDur    bool // x is the measured duration, else instructions
 		prior    float64
 		projTot  float64
 		size     int
@@ -98,12 +99,11 @@ func Project(p Plan, in Input, sim map[int]Simulated) (Projection, error) {
 		st := &p.Strata[h]
 		f := &fits[h]
 		f.name, f.size = st.Name, len(st.Members)
-		f.byDur = p.Basis == cascade.BasisDuration && st.MeanDurationNs != nil
 		f.prior = st.CVInstructions
-		if f.byDur && st.CVDuration != nil {
+		if st.CVDuration != nil {
 			f.prior = *st.CVDuration
 		}
-		x := func(i int) float64 { return basisValue(in, i, f.byDur) }
+		x := func(i int) float64 { return workOf(in, i) }
 		for _, r := range st.Representatives {
 			s, ok := sim[r.Launch]
 			if !ok {
@@ -180,51 +180,19 @@ func Project(p Plan, in Input, sim map[int]Simulated) (Projection, error) {
 		}
 	}
 
-	// Pooled: each simulated launch's ratio against its kernel name's.
-	pooled := math.NaN()
+	// Pooled: the spread of y/x within each stratum of two or more
+	// simulated launches, with SimSpread as PriorWeight degrees of
+	// freedom of prior.
+	pooled, spreadDF := math.NaN(), math.Inf(1)
 	if ratioMode {
-		type nameSums struct{ sy, sx float64 }
-		byName := map[string]*nameSums{}
-		for h := range p.Strata {
-			if f := &fits[h]; f.ratio {
-				ns := byName[f.name]
-				if ns == nil {
-					ns = &nameSums{}
-					byName[f.name] = ns
-				}
-				ns.sy += f.sy
-				ns.sx += f.sx
+		ss, df := PriorWeight*SimSpread*SimSpread, float64(PriorWeight)
+		for h := range fits {
+			if f := &fits[h]; f.ratio && !math.IsNaN(f.own) {
+				ss += f.own * float64(f.m-1)
+				df += float64(f.m - 1)
 			}
 		}
-		ss, df := 0.0, 0
-		count := map[string]int{}
-		for h := range p.Strata {
-			f := &fits[h]
-			if !f.ratio {
-				continue
-			}
-			ns := byName[f.name]
-			center := ns.sy / ns.sx
-			for _, r := range p.Strata[h].Representatives {
-				s, ok := sim[r.Launch]
-				if !ok || center == 0 {
-					continue
-				}
-				xr := basisValue(in, r.Launch, f.byDur)
-				if xr <= 0 {
-					continue
-				}
-				d := s.Cycles/xr/center - 1
-				ss += d * d
-				count[f.name]++
-			}
-		}
-		for _, n := range count {
-			df += n - 1
-		}
-		if df > 0 {
-			pooled = ss / float64(df)
-		}
+		pooled, spreadDF = ss/df, df
 	}
 
 	variance := 0.0
@@ -236,11 +204,11 @@ func Project(p Plan, in Input, sim map[int]Simulated) (Projection, error) {
 	for h := range fits {
 		f := &fits[h]
 		rho2 := math.NaN()
-		if !math.IsNaN(f.own) {
+		switch {
+		case f.ratio:
+			rho2 = pooled
+		case !math.IsNaN(f.own):
 			rho2 = f.own
-		}
-		if f.ratio && !math.IsNaN(pooled) && !(rho2 >= pooled) {
-			rho2 = pooled // none of its own, or less than the pooled one
 		}
 		if math.IsNaN(rho2) {
 			rho2 = f.prior * f.prior
@@ -267,7 +235,7 @@ func Project(p Plan, in Input, sim map[int]Simulated) (Projection, error) {
 			}
 		}
 	}
-	half := z95 * math.Sqrt(variance)
+	half := tQuantile95(spreadDF) * math.Sqrt(variance)
 	pr.Low, pr.High = pr.Total-half, pr.Total+half
 	if pr.Total != 0 {
 		pr.Error = half / math.Abs(pr.Total)
@@ -275,14 +243,25 @@ func Project(p Plan, in Input, sim map[int]Simulated) (Projection, error) {
 	return pr, nil
 }
 
-// basisValue is launch i's x in a projection: its measured duration, or
-// its warp instructions; 0 without an input.
-func basisValue(in Input, i int, byDuration bool) float64 {
+// workOf is launch i's x in a projection: its warp instructions; 0
+// without an input.
+func workOf(in Input, i int) float64 {
 	if len(in.Launches) == 0 {
 		return 0
 	}
-	if byDuration {
-		return in.Launches[i].DurationNs
-	}
 	return float64(in.Launches[i].instructions())
+}
+
+// tQuantile95 is the two-sided 95 % quantile of Student's t with df
+// degrees of freedom (z95 for +Inf): the Cornish-Fisher expansion around
+// the normal's, within 1 % of the exact value from 3 degrees of
+// freedom up (3.159 for 3.182, 2.228 at 10).
+func tQuantile95(df float64) float64 {
+	z := z95
+	if math.IsInf(df, 1) {
+		return z
+	}
+	df = max(df, 3)
+	z3, z5, z7 := z*z*z, z*z*z*z*z, z*z*z*z*z*z*z
+	return z + (z3+z)/(4*df) + (5*z5+16*z3+3*z)/(96*df*df) + (3*z7+19*z5+17*z3-15*z)/(384*df*df*df)
 }

@@ -91,6 +91,26 @@ const (
 	// its own traffic, and a launch or two before is what its
 	// representatives need.
 	WarmupStep = -2
+	// SimSpread is the simulator's spread, relative, between launches
+	// of one kernel, grid and block beyond what their measured durations
+	// explain (cache state, scheduling): a plan counts it in each
+	// stratum's spread, and a projection takes it as PriorWeight degrees
+	// of freedom of prior for the spread it measures among the simulated
+	// launches. Measured on the real Accel-Sim's full runs of
+	// testdata/fullruns (TestSimSpread).
+	SimSpread = 0.003
+	// TimingWeight is the share of a stratum's spread of measured
+	// durations a STEM plan counts as spread the simulator will show too.
+	// A GPU's timing noise (a few %) is invisible to the simulator, which
+	// simulates the same kernel of the same work within a few tenths of
+	// a % each time (SimSpread), and a projection is on the work, not the
+	// time (Project); but launches slower for a cause the simulator does
+	// model (a cold cache, another mode of the kernel) are slower in both.
+	// A tenth keeps modes of the duration apart without paying for noise.
+	TimingWeight = 0.1
+	// PriorWeight is how many degrees of freedom SimSpread counts for
+	// in a projection's pooled spread.
+	PriorWeight = 1
 	// z95 is the standard normal quantile of a two-sided 95 % interval.
 	z95 = 1.959963984540054
 )

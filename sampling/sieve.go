@@ -62,6 +62,7 @@ func (m Sieve) Plan(in Input, target Target) (Plan, error) {
 		p.strata = append(p.strata[:0], base...)
 		p.refine(eps)
 		p.sortStrata()
+		p.spreadStrata()
 		p.choose()
 	}
 	return p.finish(cascade.SamplingSieve, eps, target, build)
@@ -84,7 +85,7 @@ func (p *planner) stratifyByCV(maxCV float64) {
 					continue
 				}
 			}
-			p.strata = append(p.strata, stratum{g: g, lo: s.lo, hi: s.hi, n: 1, byMean: true})
+			p.strata = append(p.strata, stratum{g: g, lo: s.lo, hi: s.hi, n: 1, byMean: true, why: cascade.AllocSieve})
 		}
 	}
 }
@@ -98,9 +99,9 @@ func (p *planner) refine(eps float64) {
 	h := &varianceHeap{}
 	for si := range p.strata {
 		s := p.strata[si]
-		mean, _, sse := p.moments(s.g, s.lo, s.hi)
+		mean, _, _ := p.moments(s.g, s.lo, s.hi)
 		total += mean * float64(s.hi-s.lo)
-		term := float64(s.hi-s.lo) * sse
+		term := p.sieveTerm(s)
 		variance += term
 		if term > 0 {
 			h.items = append(h.items, varianceItem{term: term, stratum: int32(si), lo: s.lo})
@@ -115,19 +116,27 @@ func (p *planner) refine(eps float64) {
 			continue
 		}
 		variance -= it.term
-		upper := stratum{g: s.g, lo: k, hi: s.hi, n: 1, byMean: true}
+		upper := stratum{g: s.g, lo: k, hi: s.hi, n: 1, byMean: true, why: cascade.AllocSieve}
 		p.strata[it.stratum].hi = k
 		p.strata = append(p.strata, upper)
 		for _, si := range [2]int32{it.stratum, int32(len(p.strata) - 1)} {
-			c := p.strata[si]
-			_, _, sse := p.moments(c.g, c.lo, c.hi)
-			term := float64(c.hi-c.lo) * sse
+			term := p.sieveTerm(p.strata[si])
 			variance += term
 			if term > 0 {
-				heap.Push(h, varianceItem{term: term, stratum: si, lo: c.lo})
+				heap.Push(h, varianceItem{term: term, stratum: si, lo: p.strata[si].lo})
 			}
 		}
 	}
+}
+
+// sieveTerm is what stratum s, of one representative, adds to the
+// variance of the projected total: N·Σ(x − x̄)² of its counts, and the
+// simulator's own spread, N·(N − 1)·(SimSpread·x̄)².
+func (p *planner) sieveTerm(s stratum) float64 {
+	mean, _, sse := p.moments(s.g, s.lo, s.hi)
+	n := float64(s.hi - s.lo)
+	spread := SimSpread * mean
+	return n*sse + n*(n-1)*spread*spread
 }
 
 // sortStrata orders the strata by group, then by value.

@@ -31,7 +31,10 @@ func TestSieve(t *testing.T) {
 			}
 		}},
 		{"identical counts", input(counted("a", 8, 700, 700, 700, 700), counted("b", 8, 300, 300)), sampling.Target{}, func(t *testing.T, in sampling.Input, p sampling.Plan) {
-			if len(p.Strata) != 2 || p.Samples != 2 || p.ExpectedError != 0 || p.Estimate != p.Total || p.Total != 3400 {
+			// No spread of counts: the simulator's own (SimSpread) only.
+			a, b := sampling.SimSpread*700, sampling.SimSpread*300
+			want := 1.959963984540054 * math.Sqrt(16*0.75*a*a+4*0.5*b*b) / 3400
+			if len(p.Strata) != 2 || p.Samples != 2 || math.Abs(p.ExpectedError-want) > 1e-12 || p.Estimate != p.Total || p.Total != 3400 {
 				t.Fatalf("%d strata, %d samples, error %g, estimate %g, total %g", len(p.Strata), p.Samples, p.ExpectedError, p.Estimate, p.Total)
 			}
 			if w := p.Strata[0].Representatives[0].Weight; w != 4 {
@@ -58,7 +61,10 @@ func TestSieve(t *testing.T) {
 			if len(p.Strata) != 2 || p.Strata[0].Size != 50 || p.Strata[1].Size != 1 || p.Strata[1].Members[0] != 50 {
 				t.Fatalf("strata %+v: the outlier is not a stratum of its own", p.Strata)
 			}
-			if p.ExpectedError != 0 || p.Estimate != p.Total {
+			spread := sampling.SimSpread * 1000
+			// The 50 have two representatives (for the spread).
+			want := 1.959963984540054 * math.Sqrt(2500*(1-2.0/50)*spread*spread/2) / p.Total
+			if math.Abs(p.ExpectedError-want) > 1e-12 || p.Estimate != p.Total {
 				t.Fatalf("estimate %g, total %g, error %g", p.Estimate, p.Total, p.ExpectedError)
 			}
 		}},
@@ -93,8 +99,9 @@ func TestSieve(t *testing.T) {
 			}
 			checkPlan(t, tt.in, p)
 			for h, s := range p.Strata {
-				if len(s.Representatives) != 1 {
-					t.Fatalf("stratum %d: %d representatives, want 1", h, len(s.Representatives))
+				// One a stratum; two in the largest, for the spread.
+				if n := len(s.Representatives); n != 1 && (n != 2 || s.Size < 8) {
+					t.Fatalf("stratum %d of %d launches: %d representatives", h, s.Size, n)
 				}
 			}
 			tt.check(t, tt.in, p)
@@ -103,7 +110,8 @@ func TestSieve(t *testing.T) {
 }
 
 // TestSieveExpectedError: the expected error is 1.96·√V/total with V the
-// stratified variance Σ N_h²(1 − n_h/N_h)s_h²/n_h of instruction counts.
+// stratified variance Σ N_h²(1 − n_h/N_h)(s_h² + (ρ·μ_h)²)/n_h of
+// instruction counts, ρ the simulator's own spread (SimSpread).
 func TestSieveExpectedError(t *testing.T) {
 	in := input(counted("a", 8, 10, 11, 12, 13), counted("b", 8, 100, 130))
 	p, err := sampling.Sieve{}.Plan(in, sampling.Target{Error: 0.9})
@@ -111,8 +119,9 @@ func TestSieveExpectedError(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPlan(t, in, p)
-	// a: N 4, s² = 5/3; b: N 2, s² = 450.
-	v := 16*(1-0.25)*(5.0/3) + 4*(1-0.5)*450
+	// a: N 4, s² = 5/3, μ 11.5; b: N 2, s² = 450, μ 115.
+	ra, rb := sampling.SimSpread*11.5, sampling.SimSpread*115
+	v := 16*(1-0.25)*(5.0/3+ra*ra) + 4*(1-0.5)*(450+rb*rb)
 	want := 1.959963984540054 * math.Sqrt(v) / 276
 	if len(p.Strata) != 2 || math.Abs(p.ExpectedError-want) > 1e-12 || math.Abs((p.CIHigh-p.CILow)/2-want*276) > 1e-9 {
 		t.Fatalf("%d strata, expected error %g, interval [%g, %g]: want 2, %g", len(p.Strata), p.ExpectedError, p.CILow, p.CIHigh, want)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"os"
 	"path/filepath"
@@ -44,10 +43,26 @@ type LLMConfig struct {
 	DecodeSteps int    // decode steps a request (default 11)
 	Prompt      int    // prompt tokens (default 512): attention's decode grid is 1 + tokens/64
 
+	// Kinds is how many kernels a layer launches (default 6, at most 6):
+	// qkv, attention, mlp_up, mlp_down, out_proj, rmsnorm in that order of
+	// choice, launched in a layer's order.
+	Kinds int
+	// OddEvery, when > 0, makes every OddEvery-th decode step launch an
+	// odd variant of attention (another kernel name, twice the grid), as
+	// a model's cache reallocation or split-K path does now and then.
+	OddEvery int
+	// BatchEvery, when > 0, makes every BatchEvery-th decode step a
+	// batch-2 step: its decode grids doubled.
+	BatchEvery int
+
 	DurationBaseNs    float64 // default 2500
 	DurationPerInstNs float64 // default 0.35
 	Noise             float64 // default 0.02; < 0 for none
 }
+
+// kindChoice is the order llmKinds are chosen in when a layer launches
+// fewer than all of them (LLMConfig.Kinds).
+var kindChoice = []string{"qkv", "attention", "mlp_up", "mlp_down", "out_proj", "rmsnorm"}
 
 func (c *LLMConfig) defaults() error {
 	if c.Launches == 0 {
@@ -61,6 +76,9 @@ func (c *LLMConfig) defaults() error {
 	}
 	if c.Prompt == 0 {
 		c.Prompt = 512
+	}
+	if c.Kinds == 0 {
+		c.Kinds = len(llmKinds)
 	}
 	if c.DurationBaseNs == 0 {
 		c.DurationBaseNs = 2500
@@ -76,6 +94,9 @@ func (c *LLMConfig) defaults() error {
 	}
 	if c.Launches < 1 || c.Layers < 1 || c.DecodeSteps < 0 || c.Prompt < 1 {
 		return fmt.Errorf("tracegen: llm: launches, layers and prompt must be >= 1 and decode steps >= 0")
+	}
+	if c.Kinds < 1 || c.Kinds > len(llmKinds) || c.OddEvery < 0 || c.BatchEvery < 0 {
+		return fmt.Errorf("tracegen: llm: kinds must be 1 to %d, odd and batch periods >= 0", len(llmKinds))
 	}
 	return nil
 }
@@ -116,7 +137,25 @@ var llmKinds = []kernelKind{
 var (
 	embedKind  = kernelKind{"embed", "_Z5embedPdS_S_i", 8, 1}
 	lmHeadKind = kernelKind{"lm_head", "_Z7lm_headPdS_S_i", 16, 4}
+	// oddAttention is the odd variant of attention (OddEvery).
+	oddAttention = kernelKind{"attention", "_Z13attention_rePdS_S_i", 32, 0}
 )
+
+// layerKinds are the kernels of a layer, in its order, for cfg.Kinds, each
+// with its index in llmKinds.
+func layerKinds(n int) []int {
+	chosen := map[string]bool{}
+	for _, k := range kindChoice[:n] {
+		chosen[k] = true
+	}
+	var out []int
+	for i, k := range llmKinds {
+		if chosen[k.kind] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
 
 // LLMLaunches returns the launches of cfg's trace, with instructions
 // counted for a source kernel of blockInsts warp instructions a block
@@ -137,18 +176,29 @@ func LLMLaunches(cfg LLMConfig, blockInsts int64) ([]LLMLaunch, error) {
 	nw := 2 + len(llmKinds)*cfg.Layers
 	for req := 0; len(out) < cfg.Launches; req++ {
 		for step := 0; step <= cfg.DecodeSteps && len(out) < cfg.Launches; step++ {
+			odd := step > 0 && cfg.OddEvery > 0 && step%cfg.OddEvery == 0
+			batch := 1
+			if step > 0 && cfg.BatchEvery > 0 && step%cfg.BatchEvery == 0 {
+				batch = 2
+			}
 			pick := func(k kernelKind) int {
-				if step == 0 {
+				switch {
+				case step == 0:
 					return k.prefill
+				case k.kind == "attention" && odd:
+					return 2 * batch * (1 + (cfg.Prompt+step)/64)
+				case k.kind == "attention":
+					return batch * (1 + (cfg.Prompt+step)/64)
 				}
-				if k.kind == "attention" {
-					return 1 + (cfg.Prompt+step)/64
-				}
-				return k.decode
+				return batch * k.decode
 			}
 			steps := []func(){func() { add(embedKind, req, step, -1, pick(embedKind), 0) }}
 			for layer := range cfg.Layers {
-				for ki, k := range llmKinds {
+				for _, ki := range layerKinds(cfg.Kinds) {
+					k := llmKinds[ki]
+					if odd && k.kind == "attention" {
+						k = oddAttention
+					}
 					steps = append(steps, func() { add(k, req, step, layer, pick(k), 1+layer*len(llmKinds)+ki) })
 				}
 			}
@@ -164,11 +214,17 @@ func LLMLaunches(cfg LLMConfig, blockInsts int64) ([]LLMLaunch, error) {
 	return out, nil
 }
 
-// noise is a deterministic value in [-1, 1] for launch i.
+// noise is a deterministic value in [-1, 1] for launch i: splitmix64's
+// output for i, whose every bit depends on every bit of i (a hash of a
+// short string such as FNV-1a barely moves its top bits when only the
+// last digit changes, which left neighbouring launches with almost the
+// same noise).
 func noise(i int) float64 {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "llm-noise-%d", i)
-	return float64(h.Sum64()>>11)/float64(1<<53)*2 - 1
+	z := uint64(i) + 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return float64(z>>11)/float64(1<<53)*2 - 1
 }
 
 // source is a parsed real kernel trace.
@@ -461,4 +517,27 @@ func writeLLMKernel(path string, src *source, l LLMLaunch, bases [3]uint64) erro
 		return err
 	}
 	return f.Close()
+}
+
+// Shapes are the LLM-like shapes sampled simulation is measured on
+// (docs/benchmarks.md, "Sampled simulation"), each an LLMConfig without
+// its source and launch count:
+//
+//   - decode48: one request of a prefill then 48 decode steps of six
+//     kernels (one layer of qkv, attention, mlp_up, mlp_down), an odd
+//     attention every 16 steps, batch-2 steps every 20, 3 % noise;
+//   - layers3: three layers of qkv, attention and mlp_up (11 kernels a
+//     step), 24 decode steps, attention's grid growing once, an odd
+//     attention every 8 steps, 1 % noise;
+//   - noisy: two layers of all six kernels (14 a step), 20 decode steps,
+//     batch-2 steps every 5, 5 % noise;
+//   - quiet: two layers of qkv and attention, 40 decode steps, no noise;
+//   - default: the zero LLMConfig (four layers of six kernels, 11 decode
+//     steps, 2 % noise), the trace of docs/benchmarks.md's first tables.
+var Shapes = map[string]LLMConfig{
+	"decode48": {Layers: 1, Kinds: 4, DecodeSteps: 48, OddEvery: 16, BatchEvery: 20, Noise: 0.03},
+	"layers3":  {Layers: 3, Kinds: 3, DecodeSteps: 24, Prompt: 500, OddEvery: 8, Noise: 0.01},
+	"noisy":    {Layers: 2, Kinds: 6, DecodeSteps: 20, BatchEvery: 5, Noise: 0.05},
+	"quiet":    {Layers: 2, Kinds: 2, DecodeSteps: 40, Noise: -1},
+	"default":  {},
 }

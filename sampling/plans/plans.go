@@ -38,6 +38,8 @@ type Service struct {
 	Store Store
 	// BucketDir holds the trace directories, each named by its trace id.
 	BucketDir string
+	// Runs reads the full runs plans are evaluated against (Evaluate).
+	Runs RunReader
 }
 
 // Request asks for a plan of a trace.
@@ -48,10 +50,10 @@ type Request struct {
 	Method cascade.SamplingMethod
 	Target sampling.Target
 	// Warmup is how many launches warm up each representative; nil for
-	// sampling.DefaultWarmup.
+	// one step of the program (sampling.WarmupStep), the default.
 	Warmup *int
-	// WarmupStep warms each up with one step of the program instead
-	// (sampling.WarmupStep); it excludes Warmup.
+	// WarmupStep asks for the default, one step, by name; it excludes
+	// Warmup.
 	WarmupStep bool
 }
 
@@ -65,18 +67,17 @@ func (s *Service) Plan(ctx context.Context, r Request) (cascade.SamplingPlan, er
 	if err := r.Target.Check(); err != nil {
 		return cascade.SamplingPlan{}, err
 	}
-	warmup := sampling.DefaultWarmup
+	// The default: a step of the program, the warm-up that keeps a
+	// representative's caches as the full run has them (docs/runs.md).
+	warmup, step := sampling.WarmupStep, r.Warmup == nil
 	if r.Warmup != nil {
 		warmup = *r.Warmup
 	}
-	if warmup < 0 || warmup > sampling.MaxWarmup {
+	if !step && (warmup < 0 || warmup > sampling.MaxWarmup) {
 		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "warmup: must be 0 to %d launches, got %d", sampling.MaxWarmup, warmup)
 	}
-	if r.WarmupStep {
-		if r.Warmup != nil {
-			return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "warmupStep: give warmup or warmupStep, not both")
-		}
-		warmup = sampling.WarmupStep
+	if r.WarmupStep && r.Warmup != nil {
+		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "warmupStep: give warmup or warmupStep, not both")
 	}
 	t, err := s.Store.Trace(ctx, r.TraceID)
 	if err != nil {
@@ -100,7 +101,7 @@ func (s *Service) Plan(ctx context.Context, r Request) (cascade.SamplingPlan, er
 	if err != nil {
 		return cascade.SamplingPlan{}, err
 	}
-	p.ID, p.TraceID, p.WarmupStep = cascade.NewID(cascade.PlanIDPrefix), t.ID, r.WarmupStep
+	p.ID, p.TraceID, p.WarmupStep = cascade.NewID(cascade.PlanIDPrefix), t.ID, step
 	if err := s.Store.CreateSamplingPlan(ctx, &p); err != nil {
 		return cascade.SamplingPlan{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,7 +79,8 @@ func llm(n int) ([]cascade.Kernel, []timingRow) {
 
 // TestPlanStoredAndRead: a ready trace with real timing, of more
 // kernels than a page, whose bucket directory holds only its timing
-// file, plans with STEM by default; the plan is stored and reads back;
+// file, plans with STEM and a step of warm-up (9 launches) by default;
+// the plan is stored and reads back;
 // a trace without timing plans with Sieve.
 func TestPlanStoredAndRead(t *testing.T) {
 	ctx := context.Background()
@@ -94,7 +96,7 @@ func TestPlanStoredAndRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		if p.ID == "" || p.TraceID != "timed" || p.Method != cascade.SamplingSTEM || p.Basis != cascade.BasisDuration ||
-			p.Launches != 12000 || p.UntimedLaunches != 240 || p.Warmup != sampling.DefaultWarmup {
+			p.Launches != 12000 || p.UntimedLaunches != 240 || p.Warmup != 9 || !p.WarmupStep {
 			t.Fatalf("plan %s of %s: %s on %s, %d launches, %d untimed, warm-up %d", p.ID, p.TraceID, p.Method, p.Basis, p.Launches, p.UntimedLaunches, p.Warmup)
 		}
 		stored, err := s.SamplingPlan(ctx, p.ID)
@@ -330,5 +332,64 @@ func TestTraceLess(t *testing.T) {
 	}
 	if !(pr.Low <= truth && truth <= pr.High) || math.Abs(pr.Total-truth) > 0.05*truth {
 		t.Fatalf("projected %g in [%g, %g], simulated total %g", pr.Total, pr.Low, pr.High, truth)
+	}
+}
+
+// TestEvaluate: a plan evaluated against a stored full run projects the
+// representatives' cycles onto every launch; a run that is not a
+// SUCCEEDED full run of the plan's trace is refused, naming why.
+func TestEvaluate(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.DB(t)
+	bucket := t.TempDir()
+	ks, rows := llm(900)
+	addTrace(t, d, bucket, "timed", ks, rows)
+	addTrace(t, d, bucket, "other", ks[:10], nil)
+	s := &plans.Service{Store: d, BucketDir: bucket, Runs: d}
+	p, err := s.Plan(ctx, plans.Request{TraceID: "timed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cycles: 3 a warp instruction, so a plan projects them closely.
+	full := cascade.Run{ID: "r-full", TraceID: "timed", SimConfig: "SM7_QV100", State: cascade.RunSucceeded}
+	if err := d.CreateRun(ctx, &full); err != nil {
+		t.Fatal(err)
+	}
+	var rks []cascade.RunKernel
+	total := 0.0
+	for i, k := range ks {
+		c := 3 * *k.Instructions
+		total += float64(c)
+		rks = append(rks, cascade.RunKernel{Seq: i, KernelID: cascade.Ptr(k.KernelID), Context: k.Context, Name: k.Name, TraceFile: k.TraceFile, SimCycles: c})
+	}
+	if err := d.SaveRunKernels(ctx, full.ID, rks); err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.Evaluate(ctx, p.ID, full.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.RunID != full.ID || e.Full != total || math.Abs(e.Error) > 0.05 || !(e.Low <= e.Projected && e.Projected <= e.High) {
+		t.Fatalf("evaluation %+v against a total of %g", e, total)
+	}
+	for _, tt := range []struct {
+		run  cascade.Run
+		want string
+	}{
+		{cascade.Run{ID: "r-other", TraceID: "other", SimConfig: "SM7_QV100", State: cascade.RunSucceeded}, "a run of trace other"},
+		{cascade.Run{ID: "r-running", TraceID: "timed", SimConfig: "SM7_QV100", State: cascade.RunRunning}, "is RUNNING"},
+		{cascade.Run{ID: "r-some", TraceID: "timed", SimConfig: "SM7_QV100", State: cascade.RunSucceeded, KernelIDs: []int{1, 2}}, "a run of some kernels"},
+		{cascade.Run{ID: "r-empty", TraceID: "timed", SimConfig: "SM7_QV100", State: cascade.RunSucceeded}, "has 0 of the trace's 900 launches"},
+	} {
+		if err := d.CreateRun(ctx, &tt.run); err != nil {
+			t.Fatal(err)
+		}
+		_, err := s.Evaluate(ctx, p.ID, tt.run.ID)
+		if cascade.ErrorCode(err) != cascade.EINVALID || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want BAD_USER_INPUT saying %q", tt.run.ID, err, tt.want)
+		}
+	}
+	if _, err := s.Evaluate(ctx, p.ID, "r-none"); cascade.ErrorCode(err) != cascade.ENOTFOUND {
+		t.Errorf("an unknown run: %v", err)
 	}
 }

@@ -1,0 +1,61 @@
+package sampling
+
+import (
+	"fmt"
+	"math"
+)
+
+// Evaluation is a plan evaluated against a full simulation: what its
+// sampled run would have projected had each representative simulated as
+// it did in the full run, against the full run's total.
+type Evaluation struct {
+	// Projected is the projected total and [Low, High] its 95 %
+	// interval, as the sampled run would state it.
+	Projected, Low, High float64
+	// Full is the full run's total.
+	Full float64
+	// Error is (Projected − Full) / Full; HalfWidth the interval's
+	// half-width relative to Projected (the error the run states).
+	Error, HalfWidth float64
+	// Inside reports whether Full lies in [Low, High].
+	Inside bool
+}
+
+// Evaluate evaluates plan p, made from in, against full, a full run's
+// cycles by launch position: the representatives take their full-run
+// cycles and every launch is projected from them (Project). It simulates
+// nothing, so any plan can be checked against a stored full run; what it
+// cannot show is the error of warm-up (a representative simulated after
+// a few launches rather than after all of them), which only a sampled
+// run measures.
+func Evaluate(p Plan, in Input, full []float64) (Evaluation, error) {
+	if len(full) != p.Launches {
+		return Evaluation{}, fmt.Errorf("evaluate: the full run has %d launches, the plan %d", len(full), p.Launches)
+	}
+	sim := map[int]Simulated{}
+	for h := range p.Strata {
+		for _, r := range p.Strata[h].Representatives {
+			if r.Launch < 0 || r.Launch >= len(full) {
+				return Evaluation{}, fmt.Errorf("evaluate: representative %d is not a launch of the plan", r.Launch)
+			}
+			c := full[r.Launch]
+			if math.IsNaN(c) || c < 0 {
+				return Evaluation{}, fmt.Errorf("evaluate: launch %d has no cycles in the full run", r.Launch)
+			}
+			sim[r.Launch] = Simulated{Cycles: c}
+		}
+	}
+	pr, err := Project(p, in, sim)
+	if err != nil {
+		return Evaluation{}, err
+	}
+	e := Evaluation{Projected: pr.Total, Low: pr.Low, High: pr.High, HalfWidth: pr.Error}
+	for _, c := range full {
+		e.Full += c
+	}
+	if e.Full > 0 {
+		e.Error = (e.Projected - e.Full) / e.Full
+	}
+	e.Inside = e.Full >= e.Low && e.Full <= e.High
+	return e, nil
+}

@@ -1,0 +1,109 @@
+package plans_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/postproc"
+	"github.com/cascade-sim/cascade/sampling"
+	"github.com/cascade-sim/cascade/tracegen"
+)
+
+// benchShapes are the LLM-like shapes the sampling benchmarks measure:
+// CASCADE_BENCH_SHAPES (names of tracegen.Shapes, comma-separated), else
+// decode48, layers3 and noisy.
+func benchShapes() []string {
+	return strings.Split(envOr("CASCADE_BENCH_SHAPES", "decode48,layers3,noisy"), ",")
+}
+
+// shapeConfig is shape's LLMConfig with launches from src.
+func shapeConfig(b *testing.B, shape, src string, launches int) tracegen.LLMConfig {
+	cfg, ok := tracegen.Shapes[shape]
+	if !ok {
+		b.Fatalf("CASCADE_BENCH_SHAPES: no shape %q", shape)
+	}
+	cfg.From, cfg.Launches = src, launches
+	return cfg
+}
+
+// buildShape writes shape's trace of launches into work/<shape>-<launches>
+// and post-processes it, unless it is there already.
+func buildShape(b *testing.B, ctx context.Context, src, work, shape string, launches int) (string, *kernellist.List) {
+	dir := filepath.Join(work, fmt.Sprintf("%s-%d", shape, launches))
+	lp := filepath.Join(dir, "traces", kernellist.Name)
+	if _, err := os.Stat(lp); err != nil {
+		if _, err := tracegen.GenerateLLM(ctx, dir, shapeConfig(b, shape, src, launches)); err != nil {
+			b.Fatal(err)
+		}
+		if err := postproc.Postprocess(ctx, filepath.Join(dir, "traces"), postproc.Options{Format: postproc.FormatTraceg}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	list, err := kernellist.Read(lp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dir, list
+}
+
+// BenchmarkFullSim simulates each shape's trace (CASCADE_BENCH_LAUNCHES,
+// default 300) whole with the real Accel-Sim on each config, two at a
+// time, and, with CASCADE_BENCH_FIXTURES set to a directory, writes each
+// full run's per-launch cycles there as <shape>-<config>.csv: the stored
+// full runs sampling's calibration test evaluates plans against
+// (sampling/testdata/fullruns). `make bench-sampling` runs it first.
+func BenchmarkFullSim(b *testing.B) {
+	accel, src, work, launches, parallel := benchSetup(b, 300)
+	configs := strings.Split(envOr("CASCADE_BENCH_CONFIGS", "SM6_TITANX,SM7_QV100"), ",")
+	ctx := context.Background()
+	for range b.N {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, parallel)
+		for _, shape := range benchShapes() {
+			dir, list := buildShape(b, ctx, src, work, shape, launches)
+			in := readInput(b, dir)
+			r := &simRunner{accel: accel, list: list, work: filepath.Join(work, filepath.Base(dir)), sem: sem}
+			for _, cfg := range configs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					res := r.run(b, cfg, "full", nil)
+					fmt.Fprintf(os.Stdout, "%s on %s: %d launches, wall %.0f s\n", shape, cfg, len(res.cycles), res.wall)
+					if out := os.Getenv("CASCADE_BENCH_FIXTURES"); out != "" && len(res.cycles) == len(in.Launches) {
+						writeFixture(b, filepath.Join(out, shape+"-"+cfg+".csv"), shape, cfg, launchLatency(b, accel, cfg), in, res)
+					}
+				}()
+			}
+		}
+		wg.Wait()
+	}
+}
+
+// writeFixture writes a full run's per-launch cycles with the launches'
+// planning input: the format sampling's calibration test reads.
+func writeFixture(b *testing.B, path, shape, cfg string, latency float64, in sampling.Input, res *simResult) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Error(err)
+		return
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "# %s (tracegen.Shapes) of %d launches from vecadd-sm61, simulated whole on %s by the real Accel-Sim (../shared/accelsim); written by make bench-sampling\n",
+		shape, len(in.Launches), cfg)
+	fmt.Fprintf(w, "# launch_latency %g\n", latency)
+	fmt.Fprintln(w, "launch,kernel_id,name,grid_x,block_x,warp_insts,duration_ns,cycles")
+	for i, l := range in.Launches {
+		fmt.Fprintf(w, "%d,%d,%s,%d,%d,%d,%g,%g\n", i, l.KernelID, l.Name, l.Grid.X, l.Block.X, l.WarpInstructions, l.DurationNs, res.cycles[i])
+	}
+	if err := w.Flush(); err != nil {
+		b.Error(err)
+	}
+}
