@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/accelsim/simlog"
 	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/sampling"
 	"github.com/cascade-sim/cascade/tracegen"
@@ -105,5 +108,99 @@ func writeFixture(b *testing.B, path, shape, cfg string, latency float64, in sam
 	}
 	if err := w.Flush(); err != nil {
 		b.Error(err)
+	}
+}
+
+// BenchmarkFixtures writes, for each shape and config, the full run that
+// BenchmarkFullSim left in CASCADE_BENCH_DIR as a stored full run of
+// sampling's calibration test (CASCADE_BENCH_FIXTURES, a directory):
+// its launches as planning sees them, their measured durations as
+// tracegen makes them now, and each launch's simulated cycles. A full
+// run still going, or stopped, gives the prefix it finished: the first K
+// launches of a full run are the full run of the trace of K launches (the
+// simulator goes through them in order), and one of fewer than
+// CASCADE_BENCH_MIN_LAUNCHES (default 100) is left out.
+func BenchmarkFixtures(b *testing.B) {
+	accel, src, work, launches, _ := benchSetup(b, 300)
+	out := os.Getenv("CASCADE_BENCH_FIXTURES")
+	if out == "" {
+		b.Skip("CASCADE_BENCH_FIXTURES names no directory to write to")
+	}
+	least := envInt(b, "CASCADE_BENCH_MIN_LAUNCHES", 100)
+	configs := strings.Split(envOr("CASCADE_BENCH_CONFIGS", "SM6_TITANX,SM7_QV100"), ",")
+	for range b.N {
+		for _, shape := range benchShapes() {
+			dir := filepath.Join(work, fmt.Sprintf("%s-%d", shape, launches))
+			blockInsts, err := sourceBlockInsts(src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ls, err := tracegen.LLMLaunches(shapeConfig(b, shape, src, launches), blockInsts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, cfg := range configs {
+				cycles, err := logCycles(filepath.Join(dir, cfg, "full", "sim.log"), len(ls))
+				if err != nil || len(cycles) < least {
+					fmt.Fprintf(os.Stdout, "%s on %s: %d launches simulated (%v): left out\n", shape, cfg, len(cycles), err)
+					continue
+				}
+				in := sampling.Input{}
+				for _, l := range ls[:len(cycles)] {
+					in.Launches = append(in.Launches, sampling.Launch{KernelID: l.KernelID, Name: l.Name,
+						Grid: cascade.Dim3{X: l.Blocks, Y: 1, Z: 1}, Block: cascade.Dim3{X: 1024, Y: 1, Z: 1},
+						WarpInstructions: l.Insts, DurationNs: math.Round(l.DurationNs*10) / 10})
+				}
+				res := &simResult{cycles: map[int]float64{}}
+				for i, c := range cycles {
+					res.cycles[i] = c
+				}
+				writeFixture(b, filepath.Join(out, shape+"-"+cfg+".csv"), shape, cfg, launchLatency(b, accel, cfg), in, res)
+				fmt.Fprintf(os.Stdout, "%s on %s: %d launches written\n", shape, cfg, len(cycles))
+			}
+		}
+	}
+}
+
+// sourceBlockInsts is the warp instructions of a block of the source
+// kernel, as tracegen counts them (GenerateLLM's LLMResult.BlockInsts).
+func sourceBlockInsts(src string) (int64, error) {
+	tmp, err := os.MkdirTemp("", "cascade-blockinsts")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	res, err := tracegen.GenerateLLM(context.Background(), tmp, tracegen.LLMConfig{From: src, Launches: 1})
+	if err != nil {
+		return 0, err
+	}
+	return res.BlockInsts, nil
+}
+
+// logCycles are the simulated cycles of the launches a full run's log
+// finished, in order, up to the first it did not.
+func logCycles(path string, launches int) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := simlog.Parse(f, launches)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int]float64{}
+	for _, k := range p.Kernels() {
+		if k.KernelID != nil && !k.Truncated {
+			byID[*k.KernelID] = float64(k.SimCycles)
+		}
+	}
+	var out []float64
+	for id := 1; ; id++ {
+		c, ok := byID[id]
+		if !ok {
+			return out, nil
+		}
+		out = append(out, c)
 	}
 }
