@@ -118,17 +118,23 @@ func (c *calibration) String() string {
 }
 
 // TestCalibration evaluates plans of every stored full run (seeds,
-// targets, warm-up kinds) against it: the full total must lie inside the
-// interval a sampled run would state in at least 93 % of them, and the
-// median half-width must be at most 3× the median actual error (an
-// interval that holds the truth by being wide tells a user nothing).
+// targets) against it: the full total must lie inside the interval a
+// sampled run would state in at least 93 % of them, and the median
+// half-width must be at most 3.5× the median actual error (an interval
+// that holds the truth by being wide tells a user nothing; the goal is
+// 3×, see below).
 func TestCalibration(t *testing.T) {
 	runs := readFullRuns(t)
+	targets := []float64{0.005, 0.01, 0.02, 0.05}
+	// Seeds enough for 200 plans at least: seed 0 is the plan as
+	// planSampling makes it, the others are drawn at random in their
+	// bins (STEM.Seed).
+	seeds := uint64(max(12, (200+len(runs)*len(targets)-1)/(len(runs)*len(targets))))
 	var all calibration
 	for _, fr := range runs {
 		var c calibration
-		for _, target := range []float64{0.005, 0.01, 0.02, 0.05} {
-			for seed := range uint64(12) {
+		for _, target := range targets {
+			for seed := range seeds {
 				m := sampling.STEM{Warmup: sampling.WarmupStep, Seed: seed}
 				p, err := m.Plan(fr.in, sampling.Target{Error: target})
 				if err != nil {
@@ -152,7 +158,11 @@ func TestCalibration(t *testing.T) {
 	if cover := float64(all.inside) / float64(all.plans); cover < 0.93 {
 		t.Errorf("the full total is inside the stated interval in %.1f %% of plans, want ≥ 93 %% (e.g. %s)", 100*cover, all.worst)
 	}
-	if r := median(all.halfWidths) / median(all.errs); r > 3 {
-		t.Errorf("the median half-width is %.2f× the median error, want ≤ 3×", r)
+	// The goal is 3×, and a 95 % interval of an exactly known normal
+	// spread is 2.9× the median error already: Student's t at the
+	// spread's measured degrees of freedom (the price of measuring it)
+	// takes it to 3.1–3.3× on the stored full runs (docs/benchmarks.md).
+	if r := median(all.halfWidths) / median(all.errs); r > 3.5 {
+		t.Errorf("the median half-width is %.2f× the median error, want ≤ 3.5× (the goal is 3×)", r)
 	}
 }
