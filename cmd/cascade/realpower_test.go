@@ -29,7 +29,7 @@ func TestRealAccelSimPower(t *testing.T) {
 	checkout := testkit.RealAccelSim(t)
 	trace := testkit.RealTrace(t, "vecadd-sm61")
 	data := t.TempDir()
-	addr, _, _ := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout)
+	addr, _, _ := realServer(t, data, checkout)
 	prefix := filepath.Join(data, "s3", "cascade", "traces")
 	if _, err := upload.Upload(context.Background(), upload.Options{Source: trace, PrefixDir: prefix, RunName: "vecadd"}); err != nil {
 		t.Fatal(err)

@@ -69,7 +69,7 @@ func TestRealAccelSimSampledRun(t *testing.T) {
 	}
 	launches := len(res.Launches)
 	data := t.TempDir()
-	addr, out, _ := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout, "CASCADE_RUN_CONCURRENCY=2")
+	addr, out, _ := realServer(t, data, checkout, "CASCADE_RUN_CONCURRENCY=2")
 	testkit.Eventually(t, 10*time.Second, "start-up report", func() bool { return strings.Contains(out.String(), "cascade: S3 endpoint") })
 	if _, err := upload.Upload(context.Background(), upload.Options{Source: gen, PrefixDir: filepath.Join(data, "s3", "cascade", "traces"), RunName: "llm"}); err != nil {
 		t.Fatal(err)

@@ -52,7 +52,7 @@ func TestRealAccelSim(t *testing.T) {
 	checkout := testkit.RealAccelSim(t)
 	trace := withProfiles(t, testkit.RealTrace(t, "vecadd-sm61"))
 	data := t.TempDir()
-	addr, out, cmd := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout, "CASCADE_RUN_CONCURRENCY=2")
+	addr, out, cmd := realServer(t, data, checkout, "CASCADE_RUN_CONCURRENCY=2")
 	testkit.Eventually(t, 10*time.Second, "start-up report", func() bool { return strings.Contains(out.String(), "cascade: S3 endpoint") })
 
 	prefix := filepath.Join(data, "s3", "cascade", "traces")
@@ -249,7 +249,10 @@ func TestRealSimulatorRefuses(t *testing.T) {
 		}
 	}
 	data := t.TempDir()
+	// Its own probe of the real simulator, never earlier answers (see
+	// realServer); kept for the real-simulator tests after it.
 	addr, out, _ := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout)
+	t.Cleanup(func() { keepRealProbe(filepath.Join(data, "simprobe.json")) })
 	testkit.Eventually(t, 10*time.Second, "start-up report", func() bool { return strings.Contains(out.String(), "cascade: S3 endpoint") })
 
 	var q struct {

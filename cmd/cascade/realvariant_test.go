@@ -25,7 +25,7 @@ func TestRealAccelSimVariants(t *testing.T) {
 	checkout := testkit.RealAccelSim(t)
 	trace := testkit.RealTrace(t, "vecadd-sm61")
 	data := t.TempDir()
-	addr, out, _ := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout, "CASCADE_RUN_CONCURRENCY=2")
+	addr, out, _ := realServer(t, data, checkout, "CASCADE_RUN_CONCURRENCY=2")
 	testkit.Eventually(t, 10*time.Second, "start-up report", func() bool { return strings.Contains(out.String(), "cascade: S3 endpoint") })
 	if !strings.Contains(out.String(), "config modifiers "+filepath.Join(checkout, "util/job_launching/configs/define-standard-cfgs.yml")) {
 		t.Errorf("the start-up report does not name the checkout's modifiers file:\n%s", out)

@@ -106,29 +106,34 @@ func followSweep(t *testing.T, sub *servertest.Subscription, timeout time.Durati
 	}
 }
 
-// TestSweepOf50Runs: a sweep of 25 traces × 2 configs queues 50 runs at
-// once, which the local executor runs to SUCCEEDED while sweepUpdated
-// pushes the progress; the sweep lists its runs, each run names its
-// sweep, and the comparison pools each config's runs: the quickstart's
-// copies are alike, so a config's pooled MAPE and correlation are those
-// of any one of its runs, over 25 times the kernels.
-func TestSweepOf50Runs(t *testing.T) {
+// TestSweepOf20Runs: a sweep of 10 traces × 2 configs queues 20 runs at
+// once, five times the executor's 4 slots, which the local executor runs
+// to SUCCEEDED while sweepUpdated pushes the progress; the sweep lists
+// its runs, each run names its sweep, and the comparison pools each
+// config's runs: the quickstart's copies are alike, so a config's pooled
+// MAPE and correlation are those of any one of its runs, over 10 times
+// the kernels. (It was 25 × 2: nothing it checks depends on the count,
+// and the 30 runs more cost about 7 CPU-seconds a database under -race;
+// the sweep of 50 runs issue 13 asks for is TestSlurmSweepOf50Runs's, on
+// the real Slurm cluster.)
+func TestSweepOf20Runs(t *testing.T) {
 	t.Parallel()
 	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			s := server(t, "ok", func(c *app.Config) { c.DatabaseURL = u; c.RunConcurrency = 4 })
-			traces := uploadCopies(t, s, 25)
+			const copies, runs = 10, 20
+			traces := uploadCopies(t, s, copies)
 			configs := []string{simconfigtest.H100, simconfigtest.RTX3070}
-			sw := launchSweep(t, s, traces, configs, "fifty")
-			if sw.RunCount != 50 || sw.Progress.Total != 50 || sw.Progress.Done == 50 || sw.Executor != "local" ||
-				len(sw.TraceIds) != 25 || sw.SimConfigs[1] != simconfigtest.RTX3070 || sw.Label == nil || *sw.Label != "fifty" {
+			sw := launchSweep(t, s, traces, configs, "twenty")
+			if sw.RunCount != runs || sw.Progress.Total != runs || sw.Progress.Done == runs || sw.Executor != "local" ||
+				len(sw.TraceIds) != copies || sw.SimConfigs[1] != simconfigtest.RTX3070 || sw.Label == nil || *sw.Label != "twenty" {
 				t.Fatalf("launched: %+v", sw)
 			}
 			sub := s.Subscribe(t, "graphql-transport-ws", `subscription($id: ID!) { sweepUpdated(id: $id) {
 				sweep { progress { total done queued running succeeded failed cancelled } } run { id state } } }`,
 				map[string]any{"id": sw.ID})
 			p, pushed := followSweep(t, sub, 3*time.Minute)
-			if p.Succeeded != 50 || p.Failed != 0 || p.Cancelled != 0 || p.Queued != 0 || p.Running != 0 {
+			if p.Succeeded != runs || p.Failed != 0 || p.Cancelled != 0 || p.Queued != 0 || p.Running != 0 {
 				t.Fatalf("progress at the end: %+v", p)
 			}
 			if pushed == 0 {
@@ -153,7 +158,7 @@ func TestSweepOf50Runs(t *testing.T) {
 				runs(first: 100) { totalCount nodes { id state simConfig { name } sweep { id } } }
 				comparison { simConfig runs succeeded compared kernelsCompared mape correlation stepsCompared stepMape } }
 				sweeps(first: 5) { nodes { id } } }`, map[string]any{"id": sw.ID}, &q)
-			if q.Sweep.Runs.TotalCount != 50 || len(q.Sweep.Runs.Nodes) != 50 {
+			if q.Sweep.Runs.TotalCount != runs || len(q.Sweep.Runs.Nodes) != runs {
 				t.Fatalf("sweep runs: %d", q.Sweep.Runs.TotalCount)
 			}
 			one := map[string]string{} // a run of each config
@@ -171,10 +176,10 @@ func TestSweepOf50Runs(t *testing.T) {
 			}
 			for i, c := range q.Sweep.Comparison {
 				r := get(t, s, one[c.SimConfig])
-				if c.SimConfig != configs[i] || c.Runs != 25 || c.Succeeded != 25 || c.Compared != 25 || r.Comparison == nil {
+				if c.SimConfig != configs[i] || c.Runs != copies || c.Succeeded != copies || c.Compared != copies || r.Comparison == nil {
 					t.Fatalf("config %d: %+v; a run's comparison %+v", i, c, r.Comparison)
 				}
-				if c.KernelsCompared != 25*r.Comparison.KernelsCompared || c.Mape == nil || math.Abs(*c.Mape-r.Comparison.Mape) > 1e-9 ||
+				if c.KernelsCompared != copies*r.Comparison.KernelsCompared || c.Mape == nil || math.Abs(*c.Mape-r.Comparison.Mape) > 1e-9 ||
 					c.Correlation == nil || r.Comparison.Correlation == nil || math.Abs(*c.Correlation-*r.Comparison.Correlation) > 1e-9 {
 					t.Fatalf("%s pooled %+v (mape %v corr %v), one run %+v", c.SimConfig, c, deref(c.Mape), deref(c.Correlation), *r.Comparison)
 				}
@@ -186,7 +191,7 @@ func TestSweepOf50Runs(t *testing.T) {
 						n++
 					}
 				}
-				if n == 0 || c.StepsCompared != 25*n || c.StepMape == nil || math.Abs(*c.StepMape-sum/float64(n)) > 1e-9 {
+				if n == 0 || c.StepsCompared != copies*n || c.StepMape == nil || math.Abs(*c.StepMape-sum/float64(n)) > 1e-9 {
 					t.Fatalf("%s steps: %d compared, stepMape %v; one run: %d steps, %v", c.SimConfig, c.StepsCompared, deref(c.StepMape), n, sum/float64(n))
 				}
 			}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/cascade-sim/cascade/testkit"
+)
+
+// realProbe is the real simulator's probe answers (a server's
+// simprobe.json, see runs.Config.ProbeCache) as the first server of this
+// test process on the real checkout wrote them. A probe of the real
+// simulator costs about 17 CPU-seconds (24 one-instruction kernels, one
+// per binary version, and a run per config): real-simulator tests that do
+// not test the probe start their servers with its answers, as a server
+// restarted on the same data directory does (runs' probe cache: same
+// simulator binary and config files, or probed again).
+var realProbe struct {
+	mu   sync.Mutex
+	json []byte
+}
+
+// realServer is checkoutServer on the real Accel-Sim checkout, its data
+// directory given the probe answers of an earlier server of this process
+// when there are any; its own answers are kept for the next one when
+// there are not. TestRealSimulatorRefuses, whose subject is the probe,
+// starts its server with checkoutServer: it probes the real simulator
+// every time (and so does the first server here), and keeps its answers
+// too.
+func realServer(t *testing.T, data, checkout string, env ...string) (string, *testkit.SyncBuffer, *exec.Cmd) {
+	t.Helper()
+	realProbe.mu.Lock()
+	seed := realProbe.json
+	realProbe.mu.Unlock()
+	cache := filepath.Join(data, "simprobe.json")
+	if seed != nil {
+		if err := os.WriteFile(cache, seed, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		t.Cleanup(func() { keepRealProbe(cache) })
+	}
+	return checkoutServer(t, data, append([]string{"CASCADE_ACCELSIM_DIR=" + checkout}, env...)...)
+}
+
+// keepRealProbe keeps the probe answers in the file cache, when there
+// (the probe finished), for the servers realServer starts next.
+func keepRealProbe(cache string) {
+	b, err := os.ReadFile(cache)
+	if err != nil {
+		return
+	}
+	realProbe.mu.Lock()
+	defer realProbe.mu.Unlock()
+	if realProbe.json == nil {
+		realProbe.json = b
+	}
+}
