@@ -8,9 +8,11 @@
 // their measured durations when the trace has real timing) and writes
 // nothing. Each planning method is one type behind one interface, Method:
 //
-//   - STEM (stem.go; STEM+ROOT, MICRO 2025) groups launches by kernel
-//     name, grid and block, splits each group by measured duration, and
-//     sizes each cluster's sample by the central limit theorem. It is the
+//   - STEM (stem.go; after STEM+ROOT, MICRO 2025) makes a stratum of
+//     each kernel name, grid and block, splits one by measured duration
+//     where that lowers the plan's cost, and allocates representatives
+//     across strata so that the projected total meets the bound at the
+//     least cost (allocate.go: Neyman's allocation with costs). It is the
 //     default when the trace has real timing.
 //   - Sieve (sieve.go; Sieve, ISPASS 2023) stratifies launches by kernel
 //     name, then by warp instruction count, one representative a stratum.
@@ -19,8 +21,11 @@
 // Both share the rest (plan.go): choosing representatives, with the
 // launches that warm the caches before each (shared between neighbours
 // where they can be), and the plan's figures. project.go projects
-// simulated results onto every launch; export.go turns a plan into the
-// kernel ranges to trace next time.
+// simulated results onto every launch, with the interval a sampled run
+// states; evaluate.go evaluates a plan against a full run's cycles
+// without simulating (calibrate_test.go does so on the real simulator's
+// stored full runs); export.go turns a plan into the kernel ranges to
+// trace next time.
 //
 // Sampled simulation lives under this folder, from the plan to the
 // projection: this package is the pure method; sampling/plans makes a

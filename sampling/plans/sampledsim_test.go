@@ -18,7 +18,6 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
-	"github.com/cascade-sim/cascade/postproc"
 	"github.com/cascade-sim/cascade/sampling"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -26,10 +25,11 @@ import (
 )
 
 // BenchmarkSampledSim measures sampled simulation against full simulation
-// with the real Accel-Sim (CASCADE_TEST_ACCELSIM_DIR) on an LLM-like trace
-// built from the real vecadd-sm61 kernel (CASCADE_TEST_TRACES_DIR): it
-// builds and post-processes the trace, simulates it whole on each config,
-// then for each warm-up choice plans it with STEM, simulates each of
+// with the real Accel-Sim (CASCADE_TEST_ACCELSIM_DIR) on LLM-like traces
+// of each shape (benchShapes) built from the real vecadd-sm61 kernel
+// (CASCADE_TEST_TRACES_DIR): it builds and post-processes each trace,
+// simulates it whole on each config (or reads BenchmarkFullSim's), then
+// for each warm-up choice plans it with STEM, simulates each of
 // sampling.Ranges(plan) as its own simulation of a kernel subset (2 at a
 // time), projects with sampling.Project and prints the projection against
 // the full result; then the work a 20,000-launch trace of the same shape
@@ -38,15 +38,15 @@ import (
 // CASCADE_BENCH_DIR keeps the work (the trace, every simulation's log): a
 // simulation whose log is complete there is not run again.
 // CASCADE_BENCH_CONFIGS (default SM6_TITANX,SM7_QV100),
-// CASCADE_BENCH_WARMUPS (default 0,1,2,6,step: step is
-// sampling.WarmupStep) and CASCADE_BENCH_LAUNCHES
+// CASCADE_BENCH_WARMUPS (default step, the default plan's: step is
+// sampling.WarmupStep; 0,1,2,6,step for the warm-up table) and CASCADE_BENCH_LAUNCHES
 // (default 300) change what is measured, CASCADE_BENCH_PARALLEL (default
 // 2) how many simulations run at once.
 func BenchmarkSampledSim(b *testing.B) {
 	accel, src, work, launches, parallel := benchSetup(b, 300)
 	configs := strings.Split(envOr("CASCADE_BENCH_CONFIGS", "SM6_TITANX,SM7_QV100"), ",")
 	var warmups []int
-	for _, w := range strings.Split(envOr("CASCADE_BENCH_WARMUPS", "0,1,2,6,step"), ",") {
+	for _, w := range strings.Split(envOr("CASCADE_BENCH_WARMUPS", "step"), ",") {
 		if w == "step" {
 			warmups = append(warmups, sampling.WarmupStep)
 			continue
@@ -59,10 +59,21 @@ func BenchmarkSampledSim(b *testing.B) {
 	}
 	ctx := context.Background()
 	for range b.N {
-		trace := filepath.Join(work, fmt.Sprintf("trace-%d", launches))
-		list := buildTrace(b, ctx, src, trace, launches)
-		in := readInput(b, trace)
-		r := &simRunner{accel: accel, list: list, work: work, sem: make(chan struct{}, parallel)}
+		for _, shape := range benchShapes() {
+			trace, list := buildShape(b, ctx, src, work, shape, launches)
+			in := readInput(b, trace)
+			r := &simRunner{accel: accel, list: list, work: trace, sem: make(chan struct{}, parallel)}
+			sampledSim(b, r, accel, trace, in, configs, warmups)
+		}
+		workSaved(b)
+	}
+}
+
+// sampledSim simulates in's trace whole on each config (or reads the full
+// runs BenchmarkFullSim left), then, for each warm-up, its plan's segments,
+// and prints the projection against the full result.
+func sampledSim(b *testing.B, r *simRunner, accel, trace string, in sampling.Input, configs []string, warmups []int) {
+	{
 
 		// The full simulations first, both at once.
 		full := map[string]*simResult{}
@@ -149,10 +160,9 @@ func BenchmarkSampledSim(b *testing.B) {
 				fmt.Fprintf(os.Stdout, "| %s | %s | %d | %d (%.2f %%) | %.0f | %.0f [%.0f, %.0f] | %+.2f %% | %+.2f %% | %v | %.0f | %s | %.0f (%.0f) | %+.1f to %+.1f %% |\n",
 					cfg, warmName(w, plan), len(ranges), plan.SimulatedInstructions, 100*plan.SimulatedFraction,
 					fullTotal, pr.Total, pr.Low, pr.High, 100*errTot, 100*errBeyond, inside, f.wall, wall, segWall, longest, 100*lo, 100*hi)
-				b.ReportMetric(100*math.Abs(errTot), fmt.Sprintf("%%err-%s-w%d", cfg, w))
+				b.ReportMetric(100*math.Abs(errTot), fmt.Sprintf("%%err-%s-%s-w%d", filepath.Base(trace), cfg, w))
 			}
 		}
-		workSaved(b)
 	}
 }
 
@@ -236,25 +246,6 @@ func totalInsts(in sampling.Input) int64 {
 		s += l.WarpInstructions
 	}
 	return s
-}
-
-// buildTrace writes the LLM-like trace into dir and post-processes it to
-// .traceg, unless dir already holds its kernelslist.g.
-func buildTrace(b *testing.B, ctx context.Context, src, dir string, launches int) *kernellist.List {
-	lp := filepath.Join(dir, "traces", kernellist.Name)
-	if _, err := os.Stat(lp); err != nil {
-		if _, err := tracegen.GenerateLLM(ctx, dir, tracegen.LLMConfig{From: src, Launches: launches}); err != nil {
-			b.Fatal(err)
-		}
-		if err := postproc.Postprocess(ctx, filepath.Join(dir, "traces"), postproc.Options{Format: postproc.FormatTraceg}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	list, err := kernellist.Read(lp)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return list
 }
 
 // readInput is what plans.Service.Input makes of the trace: its stats

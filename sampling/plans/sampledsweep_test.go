@@ -53,8 +53,7 @@ func BenchmarkSampledSweep(b *testing.B) {
 	const cfg = "SM7_QV100"
 	ctx := context.Background()
 	for range b.N {
-		trace := filepath.Join(work, fmt.Sprintf("trace-%d", launches))
-		list := buildTrace(b, ctx, src, trace, launches)
+		trace, list := buildShape(b, ctx, src, work, "default", launches)
 		in := readInput(b, trace)
 		r := &simRunner{accel: accel, list: list, work: work, sem: make(chan struct{}, parallel)}
 		plan := planSTEM(b, in, 1)
