@@ -89,13 +89,13 @@ type calibration struct {
 
 func (c *calibration) add(name string, e sampling.Evaluation, p sampling.Plan) {
 	c.plans++
-	if e.Inside {
+	if e.InsideSampling {
 		c.inside++
 	} else if c.worst == "" || math.Abs(e.Error) > 0 {
-		c.worst = fmt.Sprintf("%s: error %+.3f %%, stated ±%.3f %%", name, 100*e.Error, 100*e.HalfWidth)
+		c.worst = fmt.Sprintf("%s: error %+.3f %%, stated ±%.3f %%", name, 100*e.Error, 100*e.SamplingHalfWidth)
 	}
 	c.errs = append(c.errs, math.Abs(e.Error))
-	c.halfWidths = append(c.halfWidths, e.HalfWidth)
+	c.halfWidths = append(c.halfWidths, e.SamplingHalfWidth)
 	c.simulatedFraction = append(c.simulatedFraction, p.SimulatedFraction)
 }
 
@@ -118,8 +118,10 @@ func (c *calibration) String() string {
 }
 
 // TestCalibration evaluates plans of every stored full run (seeds,
-// targets) against it: the full total must lie inside the interval a
-// sampled run would state in at least 93 % of them, and the median
+// targets) against it: the full total must lie inside the interval of
+// the representatives' spread a sampled run would state (without the
+// warm-up allowance: here every representative has its full-run
+// cycles) in at least 93 % of them, and the median
 // half-width must be at most 3.5× the median actual error (an interval
 // that holds the truth by being wide tells a user nothing; the goal is
 // 3×, see below).

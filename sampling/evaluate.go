@@ -15,10 +15,15 @@ type Evaluation struct {
 	// Full is the full run's total.
 	Full float64
 	// Error is (Projected − Full) / Full; HalfWidth the interval's
-	// half-width relative to Projected (the error the run states).
-	Error, HalfWidth float64
-	// Inside reports whether Full lies in [Low, High].
-	Inside bool
+	// half-width relative to Projected (the error the run states), and
+	// SamplingHalfWidth its part of the representatives' spread, without
+	// the warm-up allowance.
+	Error, HalfWidth, SamplingHalfWidth float64
+	// Inside reports whether Full lies in [Low, High]; InsideSampling
+	// whether it lies within SamplingHalfWidth of Projected: here the
+	// representatives' cycles are their full-run ones, warmed by every
+	// launch before them, so that is the interval this evaluation tests.
+	Inside, InsideSampling bool
 }
 
 // Evaluate evaluates plan p, made from in, against full, a full run's
@@ -49,7 +54,7 @@ func Evaluate(p Plan, in Input, full []float64) (Evaluation, error) {
 	if err != nil {
 		return Evaluation{}, err
 	}
-	e := Evaluation{Projected: pr.Total, Low: pr.Low, High: pr.High, HalfWidth: pr.Error}
+	e := Evaluation{Projected: pr.Total, Low: pr.Low, High: pr.High, HalfWidth: pr.Error, SamplingHalfWidth: pr.SamplingError}
 	for _, c := range full {
 		e.Full += c
 	}
@@ -57,5 +62,6 @@ func Evaluate(p Plan, in Input, full []float64) (Evaluation, error) {
 		e.Error = (e.Projected - e.Full) / e.Full
 	}
 	e.Inside = e.Full >= e.Low && e.Full <= e.High
+	e.InsideSampling = math.Abs(e.Projected-e.Full) <= e.SamplingHalfWidth*math.Abs(e.Projected)
 	return e, nil
 }

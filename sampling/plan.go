@@ -424,7 +424,7 @@ func (p *planner) searchBudget(budget int64, build func(eps float64)) (float64, 
 // sorts each stratum's launches by index, so it comes last.
 func (p *planner) plan(method cascade.SamplingMethod, eps float64, t Target) Plan {
 	pl := Plan{
-		Method: method, Basis: cascade.BasisInstructions, ErrorBound: eps, Warmup: p.warm,
+		Method: method, Basis: cascade.BasisInstructions, ErrorBound: eps, Warmup: p.warm, WarmupStep: p.capWarm,
 		Launches: len(p.in), Instructions: p.totalInsts, Samples: len(p.reps),
 		SimulatedLaunches: p.simLaunches, SimulatedInstructions: p.simInsts,
 	}
@@ -544,6 +544,8 @@ func (p *planner) plan(method cascade.SamplingMethod, eps float64, t Target) Pla
 			pl.Strata[si].VarianceShare = terms[si] / variance
 		}
 	}
+	// The representatives' spread: a sampled run adds its warm-up's
+	// allowance (Project, WarmupAllowance), which no plan can shrink.
 	half := z95 * math.Sqrt(variance)
 	pl.CILow, pl.CIHigh = pl.Estimate-half, pl.Estimate+half
 	if pl.Total > 0 {

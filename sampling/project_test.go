@@ -66,7 +66,8 @@ func TestProjectExact(t *testing.T) {
 		}
 		// The spread measured is 0; the interval is the prior's
 		// (SimSpread, one degree of freedom among MinSpreadDF + 1).
-		if math.Abs(pr.Total-total) > 1e-9*total || pr.Error <= 0 || pr.Error > 3*sampling.SimSpread/3 {
+		if math.Abs(pr.Total-total) > 1e-9*total || pr.SamplingError <= 0 || pr.SamplingError > sampling.SimSpread ||
+			math.Abs(pr.Error-pr.SamplingError-sampling.WarmupAllowance(p)) > 1e-12 {
 			t.Fatalf("%s: total %g in [%g, %g], want %g exactly", p.Method, pr.Total, pr.Low, pr.High, total)
 		}
 		if math.Abs(pr.Stats[0]-2*total) > 1e-9*total || math.Abs(pr.Stats[1]-0.5*total) > 1e-9*total {
@@ -97,7 +98,8 @@ func TestProjectByHand(t *testing.T) {
 	if want := []float64{200, 400, 600, 50}; !equal(pr.Cycles, want) || pr.Total != 1250 {
 		t.Fatalf("cycles %v, total %g; want %v, 1250", pr.Cycles, pr.Total, want)
 	}
-	half := 3.1589931178516695 * math.Sqrt(1200*1200*sampling.SimSpread*sampling.SimSpread*2/3)
+	// Plus the warm-up allowance: the plan has no warm-up.
+	half := 3.1589931178516695*math.Sqrt(1200*1200*sampling.SimSpread*sampling.SimSpread*2/3) + sampling.WarmupAllowanceNone*1250
 	if math.Abs(pr.High-1250-half) > 1e-9 || math.Abs(1250-pr.Low-half) > 1e-9 || pr.Stats != nil {
 		t.Fatalf("interval [%g, %g], want 1250 ± %g", pr.Low, pr.High, half)
 	}
