@@ -124,6 +124,9 @@ var migrations = []migration{
 		return addColumns(tx, &samplingPlanV19{}, "WarmupStep")
 	}},
 	{20, "kernel counters: one row a kernel", migrateCounterRows},
+	{21, "split runs", func(tx *gorm.DB) error {
+		return addColumns(tx, &runV21{}, "Split")
+	}},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a

@@ -156,3 +156,13 @@ type kernelCounterValuesV20 struct {
 }
 
 func (kernelCounterValuesV20) TableName() string { return "kernel_counter_values" }
+
+// Schema snapshot, version 21.
+
+// runV21: a split run's segments (JSON).
+type runV21 struct {
+	ID    string `gorm:"primaryKey"`
+	Split string
+}
+
+func (runV21) TableName() string { return "runs" }
