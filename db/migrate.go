@@ -124,8 +124,8 @@ var migrations = []migration{
 		return addColumns(tx, &samplingPlanV19{}, "WarmupStep")
 	}},
 	{20, "kernel counters: one row a kernel", migrateCounterRows},
-	{21, "split runs", func(tx *gorm.DB) error {
-		return addColumns(tx, &runV21{}, "Split")
+	{22, "split runs", func(tx *gorm.DB) error {
+		return addColumns(tx, &runV22{}, "Split")
 	}},
 }
 

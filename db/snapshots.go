@@ -157,12 +157,12 @@ type kernelCounterValuesV20 struct {
 
 func (kernelCounterValuesV20) TableName() string { return "kernel_counter_values" }
 
-// Schema snapshot, version 21.
+// Schema snapshot, version 22.
 
-// runV21: a split run's segments (JSON).
-type runV21 struct {
+// runV22: a split run's segments (JSON).
+type runV22 struct {
 	ID    string `gorm:"primaryKey"`
 	Split string
 }
 
-func (runV21) TableName() string { return "runs" }
+func (runV22) TableName() string { return "runs" }
