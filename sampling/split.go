@@ -36,9 +36,10 @@ func MaxSegments(in Input) int {
 
 // Split cuts in's launches into n segments of consecutive launches, each
 // warmed up by warmup launches (0 for none; WarmupStep for one step,
-// Period, but no more warp instructions than a step of launches of the
-// trace's mean size, as a plan's step of warm-up); the first has no
-// launch before it to warm up with. The segments
+// Period, whole: unlike a plan's step of warm-up it is not capped at a
+// mean step's instructions, for a segment's first launches may read what
+// a prefill wrote long before them, and one step a segment costs little);
+// the first has no launch before it to warm up with. The segments
 // hold about equal warp instructions (equal launches when none counts
 // any) and begin at step boundaries: launches of the kernel that begins
 // the trace's last step (the launch Period before its end), in its CUDA
@@ -56,9 +57,8 @@ func Split(in Input, n, warmup int) ([]SplitSegment, error) {
 	case n > L/p:
 		return nil, cascade.Errorf(cascade.EINVALID, "split.segments: at most %d for this trace (%d launches, a step of %d: a segment holds a step at least), got %d", L/p, L, p, n)
 	}
-	step := warmup == WarmupStep
 	switch {
-	case step:
+	case warmup == WarmupStep:
 		warmup = p
 	case warmup < 0 || warmup > MaxSplitWarmup:
 		return nil, cascade.Errorf(cascade.EINVALID, "split.warmup: must be 0 to %d launches, got %d", MaxSplitWarmup, warmup)
@@ -102,36 +102,9 @@ func Split(in Input, n, warmup int) ([]SplitSegment, error) {
 		if i+1 < len(cuts) {
 			end = cuts[i+1]
 		}
-		w := min(warmup, c)
-		if step {
-			w = stepWarmup(in, c, w, p)
-		}
-		segs[i] = SplitSegment{Start: c, End: end, Warmup: w}
+		segs[i] = SplitSegment{Start: c, End: end, Warmup: min(warmup, c)}
 	}
 	return segs, nil
-}
-
-// stepWarmup is the step of warm-up (w launches) before launch c, as
-// WarmupStep has it: no more warp instructions than a step of launches
-// of the trace's mean size, the launch before c always. A step of larger
-// kernels (a prefill) rewrites the caches with its own traffic, and its
-// last launches are what the next ones find there.
-func stepWarmup(in Input, c, w, step int) int {
-	var total int64
-	for i := range in.Launches {
-		total += in.Launches[i].instructions()
-	}
-	if total == 0 {
-		return w
-	}
-	limit := total / int64(len(in.Launches)) * int64(step)
-	var sum int64
-	for n := 1; n <= w; n++ {
-		if sum += in.Launches[c-n].instructions(); sum > limit && n > 1 {
-			return n - 1
-		}
-	}
-	return w
 }
 
 // nearest is the boundary of bounds (ascending) nearest ideal, when one is

@@ -78,10 +78,9 @@ func TestSplitBalancesInstructions(t *testing.T) {
 	if segs[1].Start != 26 {
 		t.Errorf("second segment starts at launch %d, want 26 (the first step holds most instructions): %v", segs[1].Start, segs)
 	}
-	// Its step of warm-up is the prefill's, capped at a mean step's
-	// instructions (26 × 2,900): the prefill's last 3 launches.
-	if segs[1].Warmup != 3 {
-		t.Errorf("second segment warms up with %d launches, want 3 (a mean step's instructions of the prefill)", segs[1].Warmup)
+	// Its step of warm-up is the whole prefill, however many instructions.
+	if segs[1].Warmup != 26 {
+		t.Errorf("second segment warms up with %d launches, want 26 (the prefill step, whole)", segs[1].Warmup)
 	}
 }
 
