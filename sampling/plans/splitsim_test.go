@@ -71,7 +71,7 @@ func BenchmarkSplitSim(b *testing.B) {
 				elapsed = longest
 			}
 			var ft, st, worst float64
-			worstAt, over := -1, 0
+			worstAt, over := 0, 0
 			for i, s := range segs {
 				for l := s.Start; l < s.End; l++ {
 					f, c := full.cycles[l], res[i].cycles[l]
