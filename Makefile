@@ -1,6 +1,6 @@
 # Shortcuts; scripts/ holds the real commands so a machine without make
 # needs nothing more than Go.
-.PHONY: serve test ui bench bench-large bench-sampling bench-variants generate crash fuzz
+.PHONY: serve test ui bench bench-large bench-sampling bench-split bench-variants generate crash fuzz
 
 serve:
 	scripts/serve.sh
@@ -86,6 +86,16 @@ bench-sampling:
 	mkdir -p $(BENCH_DIR)
 	CASCADE_TEST_ACCELSIM_DIR=$(ACCELSIM_DIR) CASCADE_TEST_TRACES_DIR=$(TRACES_DIR) CASCADE_BENCH_DIR=$(BENCH_DIR) \
 		go test ./sampling/plans -run '^$$' -bench SampledSim -benchtime 1x -timeout 300m
+
+# A full run split into segments against the full run in one piece with
+# the real Accel-Sim (docs/benchmarks.md, "Split runs"): the same trace as
+# bench-sampling (its full simulations are reused from BENCH_DIR), cut in
+# CASCADE_BENCH_SEGMENTS (default 2) segments each after a step of
+# warm-up, simulated 2 at a time. Not in make bench.
+bench-split:
+	mkdir -p $(BENCH_DIR)
+	CASCADE_TEST_ACCELSIM_DIR=$(ACCELSIM_DIR) CASCADE_TEST_TRACES_DIR=$(TRACES_DIR) CASCADE_BENCH_DIR=$(BENCH_DIR) \
+		go test ./sampling/plans -run '^$$' -bench SplitSim -benchtime 1x -timeout 300m
 
 bench-large:
 	CASCADE_BENCH_LARGE=1 go test ./accelsim/posttraces -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m

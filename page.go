@@ -84,7 +84,7 @@ type RunFilter struct {
 	SweepID string   // "" for any
 	// FailureClass is "" for any.
 	FailureClass FailureClass
-	// Segments lists the segments of sampled runs too (Run.SampledByID);
+	// Segments lists the segments of sampled and split runs too (Run.SampledByID);
 	// they are left out without it.
 	Segments bool
 }

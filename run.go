@@ -78,12 +78,14 @@ type Run struct {
 	// fact (a config edited or removed, another simulator installed).
 	Figures RunFigures `gorm:"embedded"`
 
-	// SampledByID is, on a segment of a sampled run, that run; nil on any
-	// other run.
+	// SampledByID is, on a segment of a sampled or a split run, that run;
+	// nil on any other run.
 	SampledByID *string `gorm:"index"`
-	// Sampling is a sampled run's plan and projection (sampledrun.go); nil
+	// Sampling is a sampled run's plan and projection (sampling.go); nil
 	// on a run that simulates its kernels.
 	Sampling *SampledRun `gorm:"serializer:json"`
+	// Split is a split run's segments (split.go); nil on any other run.
+	Split *SplitRun `gorm:"serializer:json"`
 }
 
 // RunFigures are a run's own figures: what produced it and what it cost.
@@ -162,9 +164,14 @@ func (r Run) BaseConfig() string {
 	return r.SimConfig
 }
 
-// IsFull reports whether r simulates every kernel of its trace itself: no
-// subset, not sampled, not a segment of a sampled run.
+// IsFull reports whether r simulates every kernel of its trace: no
+// subset, not sampled, not a segment. A split run is full: its segments
+// simulate every launch, and its kernels are theirs.
 func (r Run) IsFull() bool { return len(r.KernelIDs) == 0 && r.Sampling == nil && r.SampledByID == nil }
+
+// Coordinated reports whether r is a run that is never simulated itself
+// but follows runs of its own, its segments: a sampled or a split run.
+func (r Run) Coordinated() bool { return r.Sampling != nil || r.Split != nil }
 
 // SlurmJob is what Cascade knows of a run's Slurm batch job, as of its
 // last poll.

@@ -127,6 +127,9 @@ var migrations = []migration{
 	{21, "sampling strata: allocation and cost", func(tx *gorm.DB) error {
 		return addColumns(tx, &samplingStratumV21{}, "Why", "Allocation", "Cost", "VarianceShare")
 	}},
+	{22, "split runs", func(tx *gorm.DB) error {
+		return addColumns(tx, &runV22{}, "Split")
+	}},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a

@@ -170,3 +170,13 @@ type samplingStratumV21 struct {
 }
 
 func (samplingStratumV21) TableName() string { return "sampling_strata" }
+
+// Schema snapshot, version 22.
+
+// runV22: a split run's segments (JSON).
+type runV22 struct {
+	ID    string `gorm:"primaryKey"`
+	Split string
+}
+
+func (runV22) TableName() string { return "runs" }

@@ -48,6 +48,7 @@ type ResolverRoot interface {
 	SimConfig() SimConfigResolver
 	SimParam() SimParamResolver
 	SlurmJob() SlurmJobResolver
+	SplitRun() SplitRunResolver
 	Subscription() SubscriptionResolver
 	Sweep() SweepResolver
 	SweepAxis() SweepAxisResolver
@@ -327,6 +328,7 @@ type ComplexityRoot struct {
 		Sampling          func(childComplexity int) int
 		SimConfig         func(childComplexity int) int
 		Slurm             func(childComplexity int) int
+		Split             func(childComplexity int) int
 		StartedAt         func(childComplexity int) int
 		StatCounters      func(childComplexity int) int
 		StatKernels       func(childComplexity int) int
@@ -553,6 +555,15 @@ type ComplexityRoot struct {
 		Partition func(childComplexity int) int
 		Reason    func(childComplexity int) int
 		State     func(childComplexity int) int
+	}
+
+	SplitRun struct {
+		Launches         func(childComplexity int) int
+		Period           func(childComplexity int) int
+		SegmentStarts    func(childComplexity int) int
+		Segments         func(childComplexity int) int
+		SimulatorSeconds func(childComplexity int) int
+		Warmup           func(childComplexity int) int
 	}
 
 	StatCorrelation struct {
@@ -809,6 +820,7 @@ type RunResolver interface {
 	Slurm(ctx context.Context, obj *cascade.Run) (*cascade.SlurmJob, error)
 	Sampling(ctx context.Context, obj *cascade.Run) (*cascade.SampledRun, error)
 	SampledBy(ctx context.Context, obj *cascade.Run) (*cascade.Run, error)
+	Split(ctx context.Context, obj *cascade.Run) (*cascade.SplitRun, error)
 	Sweep(ctx context.Context, obj *cascade.Run) (*cascade.Sweep, error)
 }
 type RunKernelResolver interface {
@@ -857,6 +869,9 @@ type SlurmJobResolver interface {
 	Node(ctx context.Context, obj *cascade.SlurmJob) (*string, error)
 
 	Reason(ctx context.Context, obj *cascade.SlurmJob) (*string, error)
+}
+type SplitRunResolver interface {
+	Segments(ctx context.Context, obj *cascade.SplitRun) ([]cascade.Run, error)
 }
 type SubscriptionResolver interface {
 	ExecutorUpdated(ctx context.Context) (<-chan *cascade.ExecutorStatus, error)
@@ -2137,6 +2152,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.Slurm(childComplexity), true
+	case "Run.split":
+		if e.ComplexityRoot.Run.Split == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Split(childComplexity), true
 	case "Run.startedAt":
 		if e.ComplexityRoot.Run.StartedAt == nil {
 			break
@@ -3159,6 +3180,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SlurmJob.State(childComplexity), true
 
+	case "SplitRun.launches":
+		if e.ComplexityRoot.SplitRun.Launches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SplitRun.Launches(childComplexity), true
+	case "SplitRun.period":
+		if e.ComplexityRoot.SplitRun.Period == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SplitRun.Period(childComplexity), true
+	case "SplitRun.segmentStarts":
+		if e.ComplexityRoot.SplitRun.SegmentStarts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SplitRun.SegmentStarts(childComplexity), true
+	case "SplitRun.segments":
+		if e.ComplexityRoot.SplitRun.Segments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SplitRun.Segments(childComplexity), true
+	case "SplitRun.simulatorSeconds":
+		if e.ComplexityRoot.SplitRun.SimulatorSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SplitRun.SimulatorSeconds(childComplexity), true
+	case "SplitRun.warmup":
+		if e.ComplexityRoot.SplitRun.Warmup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SplitRun.Warmup(childComplexity), true
+
 	case "StatCorrelation.aggregateErrorPct":
 		if e.ComplexityRoot.StatCorrelation.AggregateErrorPct == nil {
 			break
@@ -4030,6 +4088,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("SamplingRunInput", ec.unmarshalInputSamplingRunInput),
 			graphql.NewInputUnmarshaler("SamplingTarget", ec.unmarshalInputSamplingTarget),
 			graphql.NewInputUnmarshaler("SimParamInput", ec.unmarshalInputSimParamInput),
+			graphql.NewInputUnmarshaler("SplitRunInput", ec.unmarshalInputSplitRunInput),
 			graphql.NewInputUnmarshaler("SweepAxisInput", ec.unmarshalInputSweepAxisInput),
 		)
 	}
@@ -4123,7 +4182,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/compare.graphqls" "schema/correlation.graphqls" "schema/designspace.graphqls" "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/sampledrun.graphqls" "schema/sampling.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls" "schema/variant.graphqls"
+//go:embed "schema/compare.graphqls" "schema/correlation.graphqls" "schema/designspace.graphqls" "schema/disk.graphqls" "schema/executor.graphqls" "schema/postprocess.graphqls" "schema/run.graphqls" "schema/s3.graphqls" "schema/sampledrun.graphqls" "schema/sampling.graphqls" "schema/scalars.graphqls" "schema/server.graphqls" "schema/splitrun.graphqls" "schema/sweep.graphqls" "schema/trace.graphqls" "schema/variant.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -4147,6 +4206,7 @@ var sources = []*ast.Source{
 	{Name: "schema/sampling.graphqls", Input: sourceData("schema/sampling.graphqls"), BuiltIn: false},
 	{Name: "schema/scalars.graphqls", Input: sourceData("schema/scalars.graphqls"), BuiltIn: false},
 	{Name: "schema/server.graphqls", Input: sourceData("schema/server.graphqls"), BuiltIn: false},
+	{Name: "schema/splitrun.graphqls", Input: sourceData("schema/splitrun.graphqls"), BuiltIn: false},
 	{Name: "schema/sweep.graphqls", Input: sourceData("schema/sweep.graphqls"), BuiltIn: false},
 	{Name: "schema/trace.graphqls", Input: sourceData("schema/trace.graphqls"), BuiltIn: false},
 	{Name: "schema/variant.graphqls", Input: sourceData("schema/variant.graphqls"), BuiltIn: false},
@@ -4655,6 +4715,8 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_sampling(ctx, field)
 	case "sampledBy":
 		return ec.fieldContext_Run_sampledBy(ctx, field)
+	case "split":
+		return ec.fieldContext_Run_split(ctx, field)
 	case "sweep":
 		return ec.fieldContext_Run_sweep(ctx, field)
 	}
@@ -5091,6 +5153,24 @@ func (ec *executionContext) childFields_SlurmJob(ctx context.Context, field grap
 		return ec.fieldContext_SlurmJob_reason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SlurmJob", field.Name)
+}
+
+func (ec *executionContext) childFields_SplitRun(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "segments":
+		return ec.fieldContext_SplitRun_segments(ctx, field)
+	case "segmentStarts":
+		return ec.fieldContext_SplitRun_segmentStarts(ctx, field)
+	case "launches":
+		return ec.fieldContext_SplitRun_launches(ctx, field)
+	case "warmup":
+		return ec.fieldContext_SplitRun_warmup(ctx, field)
+	case "period":
+		return ec.fieldContext_SplitRun_period(ctx, field)
+	case "simulatorSeconds":
+		return ec.fieldContext_SplitRun_simulatorSeconds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SplitRun", field.Name)
 }
 
 func (ec *executionContext) childFields_StatCorrelation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11512,6 +11592,38 @@ func (ec *executionContext) fieldContext_Run_sampledBy(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Run_split(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_split(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().Split(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SplitRun) graphql.Marshaler {
+			return ec.marshalOSplitRun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSplitRun(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_split(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Run",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SplitRun(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Run_sweep(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15358,6 +15470,153 @@ func (ec *executionContext) _SlurmJob_reason(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_SlurmJob_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SlurmJob", field, true, true, "String")
+}
+
+func (ec *executionContext) _SplitRun_segments(ctx context.Context, field graphql.CollectedField, obj *cascade.SplitRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SplitRun_segments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SplitRun().Segments(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.Run) graphql.Marshaler {
+			return ec.marshalNRun2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐRunᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SplitRun_segments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SplitRun",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Run(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SplitRun_segmentStarts(ctx context.Context, field graphql.CollectedField, obj *cascade.SplitRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SplitRun_segmentStarts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SegmentStarts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int) graphql.Marshaler {
+			return ec.marshalNInt2ᚕintᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SplitRun_segmentStarts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SplitRun", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SplitRun_launches(ctx context.Context, field graphql.CollectedField, obj *cascade.SplitRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SplitRun_launches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Launches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SplitRun_launches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SplitRun", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SplitRun_warmup(ctx context.Context, field graphql.CollectedField, obj *cascade.SplitRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SplitRun_warmup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Warmup, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SplitRun_warmup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SplitRun", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SplitRun_period(ctx context.Context, field graphql.CollectedField, obj *cascade.SplitRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SplitRun_period(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Period, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SplitRun_period(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SplitRun", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SplitRun_simulatorSeconds(ctx context.Context, field graphql.CollectedField, obj *cascade.SplitRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SplitRun_simulatorSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimulatorSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SplitRun_simulatorSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SplitRun", field, false, false, "Float")
 }
 
 func (ec *executionContext) _StatCorrelation_statistic(ctx context.Context, field graphql.CollectedField, obj *cascade.StatCorrelation) (ret graphql.Marshaler) {
@@ -19942,7 +20201,7 @@ func (ec *executionContext) unmarshalInputLaunchRunInput(ctx context.Context, ob
 		asMap["rerun"] = false
 	}
 
-	fieldsInOrder := [...]string{"traceId", "simConfig", "params", "kernelIds", "label", "rerun", "sampling"}
+	fieldsInOrder := [...]string{"traceId", "simConfig", "params", "kernelIds", "label", "rerun", "sampling", "split"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -19998,6 +20257,13 @@ func (ec *executionContext) unmarshalInputLaunchRunInput(ctx context.Context, ob
 				return it, err
 			}
 			it.Sampling = data
+		case "split":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("split"))
+			data, err := ec.unmarshalOSplitRunInput2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSplitRunInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Split = data
 		}
 	}
 	return it, nil
@@ -20244,6 +20510,55 @@ func (ec *executionContext) unmarshalInputSimParamInput(ctx context.Context, obj
 func UnmarshalSimParamInput(ctx context.Context, raw any) (cascade.SimParam, error) {
 	var out cascade.SimParam
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "SimParamInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSplitRunInput(ctx context.Context, obj any) (model.SplitRunInput, error) {
+	var it model.SplitRunInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"segments", "warmup"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "segments":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("segments"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Segments = data
+		case "warmup":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("warmup"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Warmup = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSplitRunInput unmarshals raw into the SplitRunInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSplitRunInput(ctx context.Context, raw any) (model.SplitRunInput, error) {
+	var out model.SplitRunInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SplitRunInput", raw, &out)
 	return out, err
 }
 
@@ -22141,6 +22456,12 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Run_sampledBy(ctx, field, obj)
 				})
+		case "split":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_split(ctx, field, obj)
+				})
 		case "sweep":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -23511,6 +23832,65 @@ func (ec *executionContext) _SlurmJob(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._SlurmJob_reason(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var splitRunImplementors = []string{"SplitRun"}
+
+func (ec *executionContext) _SplitRun(ctx context.Context, sel ast.SelectionSet, obj *cascade.SplitRun) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, splitRunImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SplitRun")
+		case "segments":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SplitRun_segments(ctx, field, obj)
+				})
+		case "segmentStarts":
+			out.Values[i] = ec._SplitRun_segmentStarts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "launches":
+			out.Values[i] = ec._SplitRun_launches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "warmup":
+			out.Values[i] = ec._SplitRun_warmup(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "period":
+			out.Values[i] = ec._SplitRun_period(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "simulatorSeconds":
+			out.Values[i] = ec._SplitRun_simulatorSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26812,6 +27192,21 @@ func (ec *executionContext) marshalOSlurmJob2ᚖgithubᚗcomᚋcascadeᚑsimᚋc
 		return graphql.Null
 	}
 	return ec._SlurmJob(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSplitRun2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSplitRun(ctx context.Context, sel ast.SelectionSet, v *cascade.SplitRun) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SplitRun(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSplitRunInput2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋgraphᚋmodelᚐSplitRunInput(ctx context.Context, v any) (*model.SplitRunInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSplitRunInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOStatCorrelation2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐStatCorrelation(ctx context.Context, sel ast.SelectionSet, v *cascade.StatCorrelation) graphql.Marshaler {

@@ -26,9 +26,14 @@ func (r *mutationResolver) LaunchRun(ctx context.Context, input model.LaunchRunI
 	}
 	var run cascade.Run
 	var err error
-	if s := input.Sampling; s != nil {
+	switch s, sp := input.Sampling, input.Split; {
+	case s != nil && sp != nil:
+		return nil, cascade.Errorf(cascade.EINVALID, "split: give sampling or split, not both")
+	case s != nil:
 		run, err = r.SampledRuns.Launch(ctx, sampled.Input{Run: in, PlanID: s.Plan, Validate: cascade.Deref(s.Validate)})
-	} else {
+	case sp != nil:
+		run, err = r.SampledRuns.LaunchSplit(ctx, sampled.SplitInput{Run: in, Segments: cascade.Deref(sp.Segments), Warmup: sp.Warmup})
+	default:
 		run, err = r.Runs.Launch(ctx, in)
 	}
 	if err != nil {

@@ -66,9 +66,10 @@ type SweepLauncher interface {
 	CancelSweep(ctx context.Context, id string) (cascade.Sweep, error)
 }
 
-// SampledLauncher launches sampled runs (*sampled.Coordinator).
+// SampledLauncher launches sampled and split runs (*sampled.Coordinator).
 type SampledLauncher interface {
 	Launch(ctx context.Context, in sampled.Input) (cascade.Run, error)
+	LaunchSplit(ctx context.Context, in sampled.SplitInput) (cascade.Run, error)
 	LaunchSweep(ctx context.Context, in sampled.SweepInput) (cascade.Sweep, error)
 }
 

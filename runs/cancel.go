@@ -21,7 +21,7 @@ import (
 // already over, NOT_FOUND for none. Every cancelled run's failure class is
 // CANCELLED.
 func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
-	if r, err := m.cfg.Store.Run(ctx, id); err == nil && r.Sampling != nil {
+	if r, err := m.cfg.Store.Run(ctx, id); err == nil && r.Coordinated() {
 		return m.coord.Cancel(ctx, r)
 	}
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
@@ -158,7 +158,7 @@ func (m *Manager) RemoveTrace(ctx context.Context, traceID string) error {
 	ids := make([]string, len(rs))
 	for i, r := range rs {
 		ids[i] = r.ID
-		if r.Sampling != nil {
+		if r.Coordinated() {
 			continue // never the executor's: the coordinator's
 		}
 		if err := m.stop(ctx, r.ID); err != nil {

@@ -7,8 +7,8 @@ import (
 )
 
 // A Coordinator owns the runs a Manager stores but never hands to its
-// executor: sampled runs (Run.Sampling set), which follow runs of their
-// own, their segments (package sampling/sampled). The Manager tells it of
+// executor: sampled and split runs (Run.Coordinated), which follow runs
+// of their own, their segments (package sampling/sampled). The Manager tells it of
 // every run it publishes and leaves it its own runs' cancelling; the
 // Coordinator drives the runs it coordinates through the Manager's
 // exported API (LaunchRuns, CancelRuns). Give one with

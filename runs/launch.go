@@ -82,7 +82,7 @@ func (m *Manager) LaunchRuns(ctx context.Context, ins []LaunchInput, shape func(
 	var queue []string
 	for _, r := range rs {
 		m.publish(r)
-		if r.State == cascade.RunQueued && r.Sampling == nil {
+		if r.State == cascade.RunQueued && !r.Coordinated() {
 			queue = append(queue, r.ID)
 		}
 	}

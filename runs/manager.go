@@ -193,6 +193,10 @@ func (m *Manager) runDir(id string) string { return filepath.Join(m.cfg.WorkDir,
 
 func (m *Manager) traceDir(id string) string { return filepath.Join(m.cfg.BucketDir, id) }
 
+// Slots is how many runs the executor starts at once (see
+// [Executor.Slots]): a split run's default number of segments.
+func (m *Manager) Slots() int { return m.exec.Slots() }
+
 // ExecutorStatus is the executor's health (see [Executor.Status]).
 func (m *Manager) ExecutorStatus() cascade.ExecutorStatus { return m.exec.Status() }
 
@@ -224,7 +228,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	var left []cascade.Run        // for the executor to reattach to
 	var coordinated []cascade.Run // never the executor's: see Coordinator
 	for _, r := range running {
-		if r.Sampling != nil {
+		if r.Coordinated() {
 			coordinated = append(coordinated, r)
 			continue
 		}
@@ -254,7 +258,7 @@ func (m *Manager) Run(ctx context.Context) error {
 		return fmt.Errorf("load runs: %w", err)
 	}
 	for _, r := range queued {
-		if r.Sampling != nil {
+		if r.Coordinated() {
 			coordinated = append(coordinated, r)
 		} else {
 			left = append(left, r)

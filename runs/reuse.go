@@ -30,7 +30,7 @@ func (m *Manager) reusable(ctx context.Context, r cascade.Run, cfg cascade.SimCo
 			return nil, err
 		}
 		for _, o := range all {
-			if o.State == cascade.RunSucceeded && o.SameAsID == nil && o.Sampling == nil && sumsOf(o).complete() {
+			if o.State == cascade.RunSucceeded && o.SameAsID == nil && !o.Coordinated() && sumsOf(o).complete() {
 				rs = append(rs, o)
 			}
 		}

@@ -73,7 +73,7 @@ func (w *Sweeps) storeSweep(ctx context.Context, s *cascade.Sweep, rs []cascade.
 func (w *Sweeps) queueSweep(rs []cascade.Run) {
 	ids := make([]string, 0, len(rs))
 	for _, r := range rs {
-		if r.State == cascade.RunQueued && r.Sampling == nil {
+		if r.State == cascade.RunQueued && !r.Coordinated() {
 			ids = append(ids, r.ID)
 		}
 		w.m.publish(r)

@@ -30,7 +30,7 @@ func (m *Manager) start(_ context.Context, id string) {
 		}
 		return
 	}
-	if r.State != cascade.RunQueued || r.HasJob() || r.Sampling != nil {
+	if r.State != cascade.RunQueued || r.HasJob() || r.Coordinated() {
 		return // cancelled while it waited, or started already; a sampled run is never simulated itself
 	}
 	job, err := m.prepare(r)

@@ -109,6 +109,10 @@ type LaunchRunInput struct {
 	// Simulate a sampling plan's representatives only, and project every launch from them (see
 	// SampledRun); kernelIds must then be left out. Null for a run of every kernel (or of kernelIds).
 	Sampling *SamplingRunInput `json:"sampling,omitempty"`
+	// Simulate every launch, split into segments of consecutive launches that run in parallel, and
+	// stitch their results into this run's kernels (see SplitRun); kernelIds and sampling must then be
+	// left out. Null for a run in one piece.
+	Split *SplitRunInput `json:"split,omitempty"`
 }
 
 type LaunchSweepInput struct {
@@ -225,6 +229,17 @@ type SamplingTarget struct {
 	// the smallest error bound (down to 0.0001) that fits. A budget below the smallest plan's
 	// (one launch a stratum) is refused.
 	Instructions *int64 `json:"instructions,omitempty"`
+}
+
+// Asks launchRun for a full run split into segments of consecutive launches, simulated in parallel.
+type SplitRunInput struct {
+	// How many segments, 2 or more (at most the trace's launches over its step, SplitRun.period);
+	// null for the default: as many as the executor starts at once (at least 2).
+	Segments *int `json:"segments,omitempty"`
+	// Launches each segment but the first simulates before its own, their results discarded, so that
+	// the simulated caches hold what the launches before it would have left; null for one step of the
+	// program (SplitRun.period).
+	Warmup *int `json:"warmup,omitempty"`
 }
 
 // One statistic of the simulator, as the run read it from the log; on a run simulated with

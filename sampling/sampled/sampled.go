@@ -1,6 +1,9 @@
-// Package sampled coordinates sampled runs: a sampled run simulates only
-// its plan's representatives (and their warm-up), as runs of their own,
-// its segments, and projects every launch of its trace from them.
+// Package sampled coordinates sampled and split runs: a sampled run
+// simulates only its plan's representatives (and their warm-up), as runs
+// of their own, its segments, and projects every launch of its trace from
+// them; a split run simulates every launch, in segments of consecutive
+// launches that run in parallel, and stitches their results (split.go,
+// splitsettle.go).
 //
 // A [Coordinator] launches a sampled run and its segments through the run
 // lifecycle's exported API (runs.Manager.LaunchRuns), follows the
@@ -57,6 +60,8 @@ type Lifecycle interface {
 	LaunchRuns(ctx context.Context, ins []runs.LaunchInput, shape func(rs []cascade.Run) error) ([]cascade.Run, error)
 	// CancelRuns cancels runs that are not over.
 	CancelRuns(ctx context.Context, rs []cascade.Run, history string) error
+	// Slots is how many runs the executor starts at once.
+	Slots() int
 }
 
 // Sweeps checks a sweep and returns it, not stored, and its cells'

@@ -90,6 +90,9 @@ func (c *Coordinator) settleSampled(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	if p.Split != nil && !p.State.Final() {
+		return c.settleSplit(ctx, p)
+	}
 	if p.Sampling == nil || p.State.Final() {
 		c.started.Delete(id)
 		return nil
@@ -179,10 +182,18 @@ func fullRunEstimate(wall float64, instr, total int64) *float64 {
 // was cancelled: FAILED with the segment's failure class and line, or
 // CANCELLED; the segments not over are cancelled.
 func (c *Coordinator) endSampled(ctx context.Context, p cascade.Run, segs []cascade.Run, s cascade.Run, i int) error {
-	n := len(p.Sampling.SegmentIDs)
+	n, kind := 0, "sampled run"
 	kernels := ""
 	if k := s.KernelIDs; len(k) > 0 {
 		kernels = fmt.Sprintf(" (kernels %d–%d)", k[0], k[len(k)-1])
+	}
+	switch {
+	case p.Sampling != nil:
+		n = len(p.Sampling.SegmentIDs)
+	case p.Split != nil:
+		n, kind = len(p.Split.SegmentIDs), "split run"
+		// Its launches, and the run whose log says why.
+		kernels = fmt.Sprintf(" (launches %d–%d, run %s: see its log)", p.Split.SegmentStarts[i], p.Split.SegmentEnd(i)-1, s.ID)
 	}
 	why := "failed"
 	if s.Error != nil {
@@ -210,11 +221,11 @@ func (c *Coordinator) endSampled(ctx context.Context, p cascade.Run, segs []casc
 		return err
 	}
 	if saved {
-		c.log.Warn("sampled run "+strings.ToLower(string(r.State)), "run", r.ID, "error", msg)
+		c.log.Warn(kind+" "+strings.ToLower(string(r.State)), "run", r.ID, "error", msg)
 		c.publish(r)
 	}
 	c.started.Delete(p.ID)
-	return c.cfg.Runs.CancelRuns(ctx, segs, fmt.Sprintf("cancelled: segment %d of %d of its sampled run %s", i+1, n, strings.ToLower(string(s.State))))
+	return c.cfg.Runs.CancelRuns(ctx, segs, fmt.Sprintf("cancelled: segment %d of %d of its %s %s", i+1, n, kind, strings.ToLower(string(s.State))))
 }
 
 // failSampled fails a sampled run that is not over with the error msg.
@@ -232,7 +243,7 @@ func (c *Coordinator) failSampled(ctx context.Context, id, msg string) {
 	}
 }
 
-// Cancel cancels a sampled run and its segments.
+// Cancel cancels a sampled or split run and its segments.
 func (c *Coordinator) Cancel(ctx context.Context, sr cascade.Run) (cascade.Run, error) {
 	id := sr.ID
 	c.mu.Lock()
@@ -250,7 +261,7 @@ func (c *Coordinator) Cancel(ctx context.Context, sr cascade.Run) (cascade.Run, 
 		return r, err
 	}
 	if saved {
-		c.log.Info("sampled run cancelled", "run", id)
+		c.log.Info("run cancelled with its segments", "run", id)
 		c.publish(r)
 	}
 	c.started.Delete(id)

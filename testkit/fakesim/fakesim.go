@@ -20,7 +20,9 @@
 // trace file is size bytes runs [Cycles](i, size) = 1000*i + size cycles and
 // [Instructions](i, size) = 3*size + 7*i instructions, with launch uid i and
 // the kernel name from the trace header's "-kernel name =" line (the file
-// name when the header cannot be read, as for .xz files).
+// name when the header cannot be read, as for .xz files). With
+// FAKESIM_NUMBER_BY=id, i is the kernel id of the trace file's name
+// instead, so a kernel runs the same cycles in any subset of the list.
 //
 // Options given after the config files override theirs, as in
 // GPGPU-Sim: one that neither file sets and that is not among
@@ -133,6 +135,12 @@ const (
 	EnvStep     = "FAKESIM_STEP"
 	EnvProgress = "FAKESIM_PROGRESS_BYTES"
 	EnvMemoryMB = "FAKESIM_MEMORY_MB"
+	// EnvNumberBy set to "id" numbers each kernel, for [Cycles] and
+	// [Instructions] only, by the kernel id of its trace file's name
+	// (kernel-<id>...) instead of its position in the list: a kernel then
+	// runs the same cycles in a list of any subset, as a split run's
+	// segments simulate it.
+	EnvNumberBy = "FAKESIM_NUMBER_BY"
 	// EnvBinaryVersions, when set, lists (comma-separated) the binary
 	// versions the program decodes, as the real simulator's ISA tables
 	// do: a kernel whose header's -binary version is not listed prints

@@ -16,6 +16,7 @@ import { RunKernelsTable } from "./RunKernelsTable";
 import { runName } from "./runName";
 import { runPath } from "./RunTable";
 import { SampledRunPanel } from "../sampling/SampledRunPanel";
+import { SplitRunPanel } from "../sampling/SplitRunPanel";
 import { runRow } from "./runRow";
 import { timingProblems } from "./timingProblems";
 import { useReadAgain } from "./useReadAgain";
@@ -73,8 +74,8 @@ export function RunPage({ id }: { id: string }) {
     );
   }
   const f = progressFraction(run.progress);
-  // A sampled run's progress counts its representatives.
-  const unit = run.sampling ? "representatives" : "kernels";
+  // A sampled run's progress counts its representatives, a split run's its launches.
+  const unit = run.sampling ? "representatives" : run.split ? "launches" : "kernels";
   // The totals come with every update: they follow the kernels stored while the run runs.
   const totals = run.statTotals;
   const started = run.startedAt ? Date.parse(run.startedAt) : null;
@@ -89,7 +90,13 @@ export function RunPage({ id }: { id: string }) {
         <StateBadge state={run.state} kind="run" />
         {isActive(run.state) && <CancelButton id={run.id} />}
       </div>
-      {run.sampledBy && (
+      {run.sampledBy?.split && (
+        <p className="note" role="note" data-testid="sampled-by">
+          A segment of the split run <Link href={runPath(run.sampledBy.id)}>{run.sampledBy.label || run.sampledBy.id}</Link>: it
+          simulates some of its trace&apos;s consecutive launches (after a warm-up) for that run&apos;s kernels.
+        </p>
+      )}
+      {run.sampledBy && !run.sampledBy.split && (
         <p className="note" role="note" data-testid="sampled-by">
           A segment of the sampled run <Link href={runPath(run.sampledBy.id)}>{run.sampledBy.label || run.sampledBy.id}</Link>: it
           simulates a few of its trace&apos;s launches (warm-up, then representatives) for that run&apos;s projection.
@@ -194,6 +201,7 @@ export function RunPage({ id }: { id: string }) {
         </span>
       </div>
       {run.sampling && <SampledRunPanel run={run} sampling={run.sampling} onFullRunSucceeded={readAgain} />}
+      {run.split && <SplitRunPanel run={run} split={run.split} />}
       <RunFiguresList figures={run.figures} counters={run.statCounters} totals={totals} />
       {run.history.length > 0 && (
         <details>

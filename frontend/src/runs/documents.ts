@@ -89,7 +89,15 @@ export const RunDetailFragment = graphql(`
         fullMeasuredMape
       }
     }
-    sampledBy { id label state }
+    split {
+      segments { ...RunSummary }
+      segmentStarts
+      launches
+      warmup
+      period
+      simulatorSeconds
+    }
+    sampledBy { id label state split { launches } }
   }
 `);
 

@@ -190,6 +190,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	n := len(kernels)
 	failing := fakesim.FailingKernel(n)
+	byID := os.Getenv(fakesim.EnvNumberBy) == "id"
 	var power *powerReport
 	if options["-power_simulation_enabled"] == "1" {
 		if power, err = openPowerReport(); err != nil {
@@ -246,7 +247,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			time.Sleep(delay)
 			runtime.KeepAlive(hog)
 		}
-		cycles, insn := scale(fakesim.Cycles(k.index, k.size)), fakesim.Instructions(k.index, k.size)
+		num := k.index // what its numbers are of
+		if byID {
+			num = kernelID(k.path, k.index)
+		}
+		cycles, insn := scale(fakesim.Cycles(num, k.size)), fakesim.Instructions(num, k.size)
 		for written, c := int64(0), int64(500); written < progress; c += 500 {
 			n, _ := fmt.Fprintf(out, "GPGPU-Sim uArch: cycles simulated: %d  inst.: %d (ipc=%.1f) sim_rate=%d (inst/sec) elapsed = 0:0:00:%02d / Wed Dec  2 14:00:01 2026\n",
 				totCycles+c, totInsn+c*24, 24.0, c*24, c/500%60)
@@ -278,7 +283,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		power.kernel(k.index, k.name)
 		totCycles += cycles
 		totInsn += insn
-		tot.add(k.index, insn)
+		tot.add(num, insn)
 		tot.print(say)
 		say("\n\ngpgpu_simulation_time = 0 days, 0 hrs, 0 min, %d sec (%d sec)", k.index, k.index)
 		say("gpgpu_simulation_rate = %d (inst/sec)", totInsn/int64(k.index))
@@ -569,4 +574,23 @@ func libOnPath() bool {
 		}
 	}
 	return false
+}
+
+// kernelID is the kernel id of a trace file's name ("kernel-12.traceg",
+// "kernel-12-ctx_0x1.traceg"); index when the name has none.
+func kernelID(path string, index int) int {
+	name := filepath.Base(path)
+	rest, ok := strings.CutPrefix(name, "kernel-")
+	if !ok {
+		return index
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end <= 0 {
+		return index
+	}
+	id, err := strconv.Atoi(rest[:end])
+	if err != nil || id < 1 {
+		return index
+	}
+	return id
 }
