@@ -94,6 +94,8 @@ bench-sampling:
 # warm-up, simulated 2 at a time. Not in make bench.
 bench-split:
 	mkdir -p $(BENCH_DIR)
+	CASCADE_TEST_ACCELSIM_DIR=$(ACCELSIM_DIR) CASCADE_TEST_TRACES_DIR=$(TRACES_DIR) CASCADE_TEST_SPLIT=1 \
+		go test ./cmd/cascade -run '^TestRealAccelSimSplitRun$$' -count=1 -v -timeout 60m
 	CASCADE_TEST_ACCELSIM_DIR=$(ACCELSIM_DIR) CASCADE_TEST_TRACES_DIR=$(TRACES_DIR) CASCADE_BENCH_DIR=$(BENCH_DIR) \
 		go test ./sampling/plans -run '^$$' -bench SplitSim -benchtime 1x -timeout 300m
 

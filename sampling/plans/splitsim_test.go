@@ -33,14 +33,14 @@ func BenchmarkSplitSim(b *testing.B) {
 	segments := envInt(b, "CASCADE_BENCH_SEGMENTS", parallel)
 	ctx := context.Background()
 	for range b.N {
-		trace := filepath.Join(work, fmt.Sprintf("trace-%d", launches))
-		list := buildTrace(b, ctx, src, trace, launches)
+		// The shape's trace and full runs are BenchmarkFullSim's.
+		trace, list := buildShape(b, ctx, src, work, envOr("CASCADE_BENCH_SHAPE", "decode48"), launches)
 		in := readInput(b, trace)
 		segs, err := sampling.Split(in, segments, sampling.WarmupStep)
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := &simRunner{accel: accel, list: list, work: work, sem: make(chan struct{}, parallel)}
+		r := &simRunner{accel: accel, list: list, work: trace, sem: make(chan struct{}, parallel)}
 		fmt.Fprintf(os.Stdout, "\nSplit simulation of %s (%d launches, a step of %d), %d segments %d at once: %v\n",
 			filepath.Base(trace), len(in.Launches), sampling.Period(in), len(segs), parallel, segs)
 		fmt.Fprintln(os.Stdout, "| config | full cycles | split cycles | total error | worst launch (error) | launches > 2 % | full wall s | split wall s | ratio | sum of segment walls s |")
