@@ -264,3 +264,26 @@ type SamplingCheck struct {
 	MeasuredMAPE     *float64
 	FullMeasuredMAPE *float64
 }
+
+// SamplingEvaluation is a plan evaluated against a full run (RunID):
+// what a sampled run of it would have projected had each representative
+// simulated as it did in that run.
+type SamplingEvaluation struct {
+	// RunID is the full run; "" when evaluated against cycles alone.
+	RunID string
+	// Projected is the projected total and [Low, High] its 95 %
+	// interval, as the sampled run would state it.
+	Projected, Low, High float64
+	// Full is the full run's total.
+	Full float64
+	// Error is (Projected − Full) / Full; HalfWidth the interval's
+	// half-width relative to Projected (the error the run states), and
+	// SamplingHalfWidth its part of the representatives' spread, without
+	// the warm-up allowance.
+	Error, HalfWidth, SamplingHalfWidth float64
+	// Inside reports whether Full lies in [Low, High]; InsideSampling
+	// whether it lies within SamplingHalfWidth of Projected: with every
+	// representative's cycles its full-run ones, warmed by every launch
+	// before it, that is the interval an evaluation tests.
+	Inside, InsideSampling bool
+}

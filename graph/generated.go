@@ -17,7 +17,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/graph/model"
-	"github.com/cascade-sim/cascade/sampling/plans"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -840,13 +839,13 @@ type SamplingCheckResolver interface {
 	FullRun(ctx context.Context, obj *cascade.SamplingCheck) (*cascade.Run, error)
 }
 type SamplingEvaluationResolver interface {
-	Run(ctx context.Context, obj *plans.Evaluation) (*cascade.Run, error)
+	Run(ctx context.Context, obj *cascade.SamplingEvaluation) (*cascade.Run, error)
 }
 type SamplingPlanResolver interface {
 	Trace(ctx context.Context, obj *cascade.SamplingPlan) (*cascade.Trace, error)
 
 	Strata(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.SamplingStratum, error)
-	Evaluate(ctx context.Context, obj *cascade.SamplingPlan, run string) (*plans.Evaluation, error)
+	Evaluate(ctx context.Context, obj *cascade.SamplingPlan, run string) (*cascade.SamplingEvaluation, error)
 	TraceRanges(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.KernelRange, error)
 	TraceList(ctx context.Context, obj *cascade.SamplingPlan) (string, error)
 }
@@ -13714,7 +13713,7 @@ func (ec *executionContext) fieldContext_SamplingCheck_fullMeasuredMape(_ contex
 	return graphql.NewScalarFieldContext("SamplingCheck", field, false, false, "Float")
 }
 
-func (ec *executionContext) _SamplingEvaluation_run(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+func (ec *executionContext) _SamplingEvaluation_run(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingEvaluation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13746,7 +13745,7 @@ func (ec *executionContext) fieldContext_SamplingEvaluation_run(_ context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _SamplingEvaluation_projectedCycles(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+func (ec *executionContext) _SamplingEvaluation_projectedCycles(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingEvaluation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13769,7 +13768,7 @@ func (ec *executionContext) fieldContext_SamplingEvaluation_projectedCycles(_ co
 	return graphql.NewScalarFieldContext("SamplingEvaluation", field, false, false, "Float")
 }
 
-func (ec *executionContext) _SamplingEvaluation_ciLowCycles(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+func (ec *executionContext) _SamplingEvaluation_ciLowCycles(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingEvaluation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13792,7 +13791,7 @@ func (ec *executionContext) fieldContext_SamplingEvaluation_ciLowCycles(_ contex
 	return graphql.NewScalarFieldContext("SamplingEvaluation", field, false, false, "Float")
 }
 
-func (ec *executionContext) _SamplingEvaluation_ciHighCycles(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+func (ec *executionContext) _SamplingEvaluation_ciHighCycles(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingEvaluation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13815,7 +13814,7 @@ func (ec *executionContext) fieldContext_SamplingEvaluation_ciHighCycles(_ conte
 	return graphql.NewScalarFieldContext("SamplingEvaluation", field, false, false, "Float")
 }
 
-func (ec *executionContext) _SamplingEvaluation_fullCycles(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+func (ec *executionContext) _SamplingEvaluation_fullCycles(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingEvaluation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13838,7 +13837,7 @@ func (ec *executionContext) fieldContext_SamplingEvaluation_fullCycles(_ context
 	return graphql.NewScalarFieldContext("SamplingEvaluation", field, false, false, "Float")
 }
 
-func (ec *executionContext) _SamplingEvaluation_error(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+func (ec *executionContext) _SamplingEvaluation_error(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingEvaluation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13861,7 +13860,7 @@ func (ec *executionContext) fieldContext_SamplingEvaluation_error(_ context.Cont
 	return graphql.NewScalarFieldContext("SamplingEvaluation", field, false, false, "Float")
 }
 
-func (ec *executionContext) _SamplingEvaluation_statedError(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+func (ec *executionContext) _SamplingEvaluation_statedError(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingEvaluation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13884,7 +13883,7 @@ func (ec *executionContext) fieldContext_SamplingEvaluation_statedError(_ contex
 	return graphql.NewScalarFieldContext("SamplingEvaluation", field, false, false, "Float")
 }
 
-func (ec *executionContext) _SamplingEvaluation_inside(ctx context.Context, field graphql.CollectedField, obj *plans.Evaluation) (ret graphql.Marshaler) {
+func (ec *executionContext) _SamplingEvaluation_inside(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingEvaluation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14513,8 +14512,8 @@ func (ec *executionContext) _SamplingPlan_evaluate(ctx context.Context, field gr
 			return ec.Resolvers.SamplingPlan().Evaluate(ctx, obj, fc.Args["run"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *plans.Evaluation) graphql.Marshaler {
-			return ec.marshalNSamplingEvaluation2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsamplingᚋplansᚐEvaluation(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SamplingEvaluation) graphql.Marshaler {
+			return ec.marshalNSamplingEvaluation2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingEvaluation(ctx, selections, v)
 		},
 		true,
 		true,
@@ -23251,7 +23250,7 @@ func (ec *executionContext) _SamplingCheck(ctx context.Context, sel ast.Selectio
 
 var samplingEvaluationImplementors = []string{"SamplingEvaluation"}
 
-func (ec *executionContext) _SamplingEvaluation(ctx context.Context, sel ast.SelectionSet, obj *plans.Evaluation) graphql.Marshaler {
+func (ec *executionContext) _SamplingEvaluation(ctx context.Context, sel ast.SelectionSet, obj *cascade.SamplingEvaluation) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, samplingEvaluationImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -26167,7 +26166,7 @@ func (ec *executionContext) marshalNSamplingBasis2githubᚗcomᚋcascadeᚑsim�
 	return res
 }
 
-func (ec *executionContext) marshalNSamplingEvaluation2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚋsamplingᚋplansᚐEvaluation(ctx context.Context, sel ast.SelectionSet, v *plans.Evaluation) graphql.Marshaler {
+func (ec *executionContext) marshalNSamplingEvaluation2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingEvaluation(ctx context.Context, sel ast.SelectionSet, v *cascade.SamplingEvaluation) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "SamplingEvaluation!")
 		return graphql.Null

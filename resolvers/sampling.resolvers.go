@@ -45,7 +45,7 @@ func (r *queryResolver) SamplingPlan(ctx context.Context, id string) (*cascade.S
 }
 
 // Run is the resolver for the run field.
-func (r *samplingEvaluationResolver) Run(ctx context.Context, obj *plans.Evaluation) (*cascade.Run, error) {
+func (r *samplingEvaluationResolver) Run(ctx context.Context, obj *cascade.SamplingEvaluation) (*cascade.Run, error) {
 	run, err := r.DB.Run(ctx, obj.RunID)
 	if err != nil {
 		return nil, err
@@ -68,7 +68,7 @@ func (r *samplingPlanResolver) Strata(ctx context.Context, obj *cascade.Sampling
 }
 
 // Evaluate is the resolver for the evaluate field.
-func (r *samplingPlanResolver) Evaluate(ctx context.Context, obj *cascade.SamplingPlan, run string) (*plans.Evaluation, error) {
+func (r *samplingPlanResolver) Evaluate(ctx context.Context, obj *cascade.SamplingPlan, run string) (*cascade.SamplingEvaluation, error) {
 	e, err := r.Sampling.Evaluate(ctx, obj.ID, run)
 	if err != nil {
 		return nil, err

@@ -180,5 +180,5 @@ type Planner interface {
 	SamplingStrata(ctx context.Context, planID string) ([]cascade.SamplingStratum, error)
 	// Evaluate evaluates a plan against a SUCCEEDED full run of its
 	// trace: BAD_USER_INPUT for another run.
-	Evaluate(ctx context.Context, planID, runID string) (plans.Evaluation, error)
+	Evaluate(ctx context.Context, planID, runID string) (cascade.SamplingEvaluation, error)
 }

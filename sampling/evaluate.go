@@ -3,28 +3,13 @@ package sampling
 import (
 	"fmt"
 	"math"
+
+	"github.com/cascade-sim/cascade"
 )
 
-// Evaluation is a plan evaluated against a full simulation: what its
-// sampled run would have projected had each representative simulated as
-// it did in the full run, against the full run's total.
-type Evaluation struct {
-	// Projected is the projected total and [Low, High] its 95 %
-	// interval, as the sampled run would state it.
-	Projected, Low, High float64
-	// Full is the full run's total.
-	Full float64
-	// Error is (Projected − Full) / Full; HalfWidth the interval's
-	// half-width relative to Projected (the error the run states), and
-	// SamplingHalfWidth its part of the representatives' spread, without
-	// the warm-up allowance.
-	Error, HalfWidth, SamplingHalfWidth float64
-	// Inside reports whether Full lies in [Low, High]; InsideSampling
-	// whether it lies within SamplingHalfWidth of Projected: here the
-	// representatives' cycles are their full-run ones, warmed by every
-	// launch before them, so that is the interval this evaluation tests.
-	Inside, InsideSampling bool
-}
+// Evaluation is a plan evaluated against a full simulation (RunID is
+// left to the caller).
+type Evaluation = cascade.SamplingEvaluation
 
 // Evaluate evaluates plan p, made from in, against full, a full run's
 // cycles by launch position: the representatives take their full-run

@@ -16,49 +16,43 @@ type RunReader interface {
 	RunKernelPage(ctx context.Context, runID string, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error)
 }
 
-// Evaluation is a plan evaluated against a full run, RunID.
-type Evaluation struct {
-	RunID string
-	sampling.Evaluation
-}
-
 // Evaluate evaluates plan planID against run runID, a SUCCEEDED full run
 // of the plan's trace: what a sampled run of the plan would have
 // projected had each representative simulated as it did in that run
 // (sampling.Evaluate). It simulates nothing. A run that is not a
 // SUCCEEDED full run of every launch of the trace is BAD_USER_INPUT,
 // naming what it lacks.
-func (s *Service) Evaluate(ctx context.Context, planID, runID string) (Evaluation, error) {
+func (s *Service) Evaluate(ctx context.Context, planID, runID string) (cascade.SamplingEvaluation, error) {
 	runs := s.Runs
 	if runs == nil {
-		return Evaluation{}, fmt.Errorf("evaluate: the plans service reads no runs")
+		return cascade.SamplingEvaluation{}, fmt.Errorf("evaluate: the plans service reads no runs")
 	}
 	p, err := s.Store.SamplingPlan(ctx, planID)
 	if err != nil {
-		return Evaluation{}, err
+		return cascade.SamplingEvaluation{}, err
 	}
 	r, err := runs.Run(ctx, runID)
 	if err != nil {
-		return Evaluation{}, err
+		return cascade.SamplingEvaluation{}, err
 	}
 	switch {
 	case r.TraceID != p.TraceID:
-		return Evaluation{}, cascade.Errorf(cascade.EINVALID, "run: %s is a run of trace %s, the plan of %s", r.ID, r.TraceID, p.TraceID)
+		return cascade.SamplingEvaluation{}, cascade.Errorf(cascade.EINVALID, "run: %s is a run of trace %s, the plan of %s", r.ID, r.TraceID, p.TraceID)
 	case r.State != cascade.RunSucceeded:
-		return Evaluation{}, cascade.Errorf(cascade.EINVALID, "run: %s is %s: a plan is evaluated against a SUCCEEDED run", r.ID, r.State)
+		return cascade.SamplingEvaluation{}, cascade.Errorf(cascade.EINVALID, "run: %s is %s: a plan is evaluated against a SUCCEEDED run", r.ID, r.State)
 	case !r.IsFull():
-		return Evaluation{}, cascade.Errorf(cascade.EINVALID, "run: %s is a sampled run, a part of one or a run of some kernels: a plan is evaluated against a full run", r.ID)
+		return cascade.SamplingEvaluation{}, cascade.Errorf(cascade.EINVALID, "run: %s is a sampled run, a part of one or a run of some kernels: a plan is evaluated against a full run", r.ID)
 	}
 	if p.Strata, err = s.Store.SamplingStrata(ctx, p.ID); err != nil {
-		return Evaluation{}, err
+		return cascade.SamplingEvaluation{}, err
 	}
 	t, err := s.Store.Trace(ctx, p.TraceID)
 	if err != nil {
-		return Evaluation{}, err
+		return cascade.SamplingEvaluation{}, err
 	}
 	in, err := s.Input(ctx, t)
 	if err != nil {
-		return Evaluation{}, err
+		return cascade.SamplingEvaluation{}, err
 	}
 	type key struct {
 		ctx string
@@ -74,7 +68,7 @@ func (s *Service) Evaluate(ctx context.Context, planID, runID string) (Evaluatio
 	for {
 		page, err := runs.RunKernelPage(ctx, r.ID, pg)
 		if err != nil {
-			return Evaluation{}, err
+			return cascade.SamplingEvaluation{}, err
 		}
 		for _, k := range page.Items {
 			if k.KernelID == nil {
@@ -85,7 +79,7 @@ func (s *Service) Evaluate(ctx context.Context, planID, runID string) (Evaluatio
 				continue
 			}
 			if k.Truncated {
-				return Evaluation{}, cascade.Errorf(cascade.EINVALID, "run: %s: kernel %d (launch %d) was truncated by the cycle limit", r.ID, *k.KernelID, i)
+				return cascade.SamplingEvaluation{}, cascade.Errorf(cascade.EINVALID, "run: %s: kernel %d (launch %d) was truncated by the cycle limit", r.ID, *k.KernelID, i)
 			}
 			full[i] = float64(k.SimCycles)
 			seen++
@@ -96,11 +90,12 @@ func (s *Service) Evaluate(ctx context.Context, planID, runID string) (Evaluatio
 		pg.After = cascade.Cursor(int64(page.Items[len(page.Items)-1].Seq))
 	}
 	if seen != len(in.Launches) {
-		return Evaluation{}, cascade.Errorf(cascade.EINVALID, "run: %s has %d of the trace's %d launches", r.ID, seen, len(in.Launches))
+		return cascade.SamplingEvaluation{}, cascade.Errorf(cascade.EINVALID, "run: %s has %d of the trace's %d launches", r.ID, seen, len(in.Launches))
 	}
 	e, err := sampling.Evaluate(p, in, full)
 	if err != nil {
-		return Evaluation{}, fmt.Errorf("evaluate plan %s against run %s: %w", p.ID, r.ID, err)
+		return cascade.SamplingEvaluation{}, fmt.Errorf("evaluate plan %s against run %s: %w", p.ID, r.ID, err)
 	}
-	return Evaluation{RunID: r.ID, Evaluation: e}, nil
+	e.RunID = r.ID
+	return e, nil
 }
