@@ -196,6 +196,10 @@ func (m *Manager) traceDir(id string) string { return filepath.Join(m.cfg.Bucket
 // ExecutorStatus is the executor's health (see [Executor.Status]).
 func (m *Manager) ExecutorStatus() cascade.ExecutorStatus { return m.exec.Status() }
 
+// Slots is how many runs the executor is handed at once (see
+// [Executor.Slots]): locally, how many simulators run at once at most.
+func (m *Manager) Slots() int { return m.exec.Slots() }
+
 // CheckExecutor checks, at start, what the executor needs and says what
 // it found, one line each (see [Executor.Check]): for Slurm, its
 // commands, its controller, its accounting, and whether the directories

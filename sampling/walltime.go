@@ -74,9 +74,9 @@ func MeasureRate(samples []WallSample) (Rate, error) {
 	return r, nil
 }
 
-// Seconds is the wall time of one process simulating instructions warp
+// Wall is the wall time in seconds of one process simulating instructions warp
 // instructions at rate r.
-func (r Rate) Seconds(instructions float64) float64 {
+func (r Rate) Wall(instructions float64) float64 {
 	if r.PerSecond <= 0 {
 		return math.Inf(1)
 	}
@@ -104,10 +104,10 @@ func EstimateWall(r Rate, segments []float64, concurrency int, full float64) Wal
 	if concurrency <= 0 || concurrency > len(segments) {
 		concurrency = max(1, len(segments))
 	}
-	e := WallEstimate{Segments: len(segments), Concurrency: concurrency, FullSeconds: r.Seconds(full)}
+	e := WallEstimate{Segments: len(segments), Concurrency: concurrency, FullSeconds: r.Wall(full)}
 	free := make([]float64, concurrency) // when each slot is free next
 	for _, n := range segments {
-		t := r.Seconds(n)
+		t := r.Wall(n)
 		e.ProcessSeconds += t
 		first := 0
 		for i := range free {

@@ -21,8 +21,8 @@ func TestMeasureRate(t *testing.T) {
 	if !r.Fitted || r.Samples != 3 || !near(r.PerSecond, 1e6) || !near(r.Startup, 2) {
 		t.Errorf("line: got %+v, want 1e6/s and 2 s fitted over 3", r)
 	}
-	if got := r.Seconds(5e6); !near(got, 7) {
-		t.Errorf("Seconds(5e6) = %v, want 7", got)
+	if got := r.Wall(5e6); !near(got, 7) {
+		t.Errorf("Wall(5e6) = %v, want 7", got)
 	}
 
 	same, err := MeasureRate([]WallSample{{1e6, 2}, {1e6, 4}})
