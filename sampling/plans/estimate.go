@@ -12,38 +12,6 @@ import (
 // rate is measured from.
 const RecentRuns = 20
 
-// WallEstimate is the estimated wall time of a sampled run of a plan
-// under a config on this server, against a full run's.
-type WallEstimate struct {
-	Config string
-	// The simulator's rate, measured from Samples recent runs.
-	sampling.Rate
-	// The sampled run's segments and wall time, and the full run's.
-	sampling.WallEstimate
-	// ConcurrencyNote says how Concurrency was decided.
-	ConcurrencyNote string
-	// MeasuredFull is the wall time of the newest of the measured runs
-	// that is a full run of the plan's trace; nil for none.
-	MeasuredFull *float64
-}
-
-// StartupSeconds is the measured start-up of a simulator process; nil
-// when it was not measured (Rate.Fitted).
-func (e WallEstimate) StartupSeconds() *float64 {
-	if !e.Fitted {
-		return nil
-	}
-	return &e.Startup
-}
-
-// Speedup is the full run's estimated wall time over the sampled run's.
-func (e WallEstimate) Speedup() float64 {
-	if e.Seconds <= 0 {
-		return 0
-	}
-	return e.FullSeconds / e.Seconds
-}
-
 // Estimate estimates the wall time of a sampled run of plan planID under
 // config on this server: the simulator's rate is measured from the
 // config's last RecentRuns timed runs (their warp instructions, as their
@@ -52,7 +20,7 @@ func (e WallEstimate) Speedup() float64 {
 // Concurrency at once (sampling.EstimateWall). nil when no run of the
 // config can be measured: none finished with a wall time, or their traces
 // count no instructions.
-func (s *Service) Estimate(ctx context.Context, planID, config string) (*WallEstimate, error) {
+func (s *Service) Estimate(ctx context.Context, planID, config string) (*cascade.SamplingWallEstimate, error) {
 	if s.Runs == nil {
 		return nil, fmt.Errorf("estimate: the plans service reads no runs")
 	}
@@ -108,6 +76,12 @@ func (s *Service) Estimate(ctx context.Context, planID, config string) (*WallEst
 	for i := range in.Launches {
 		full += float64(max(in.Launches[i].WarpInstructions, 0))
 	}
-	return &WallEstimate{Config: config, Rate: rate, WallEstimate: sampling.EstimateWall(rate, segs, slots, full),
-		ConcurrencyNote: note, MeasuredFull: measuredFull}, nil
+	w := sampling.EstimateWall(rate, segs, slots, full)
+	e := &cascade.SamplingWallEstimate{Config: config, Runs: rate.Samples, InstructionsPerSecond: rate.PerSecond,
+		Segments: w.Segments, Concurrency: w.Concurrency, ConcurrencyNote: note,
+		Seconds: w.Seconds, ProcessSeconds: w.ProcessSeconds, FullSeconds: w.FullSeconds, MeasuredFullSeconds: measuredFull}
+	if rate.Fitted {
+		e.StartupSeconds = cascade.Ptr(rate.Startup)
+	}
+	return e, nil
 }

@@ -69,8 +69,8 @@ func TestEstimate(t *testing.T) {
 	}
 	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
 	segs := len(sampling.Ranges(planWithStrata(t, s, p)))
-	if !e.Fitted || e.Samples != 3 || !close(e.PerSecond, 1e6) || !close(*e.StartupSeconds(), 2) {
-		t.Errorf("rate: %+v, want 1e6 a second and 2 s of start-up from 3 runs", e.Rate)
+	if e.StartupSeconds == nil || e.Runs != 3 || !close(e.InstructionsPerSecond, 1e6) || !close(*e.StartupSeconds, 2) {
+		t.Errorf("rate: %+v, want 1e6 a second and 2 s of start-up from 3 runs", e)
 	}
 	if e.Config != "SM7_QV100" || e.Segments != segs || e.Concurrency != min(2, segs) || e.ConcurrencyNote != "two at once" {
 		t.Errorf("segments: %d at once of %d (%q), want 2 of %d", e.Concurrency, e.Segments, e.ConcurrencyNote, segs)
@@ -81,8 +81,8 @@ func TestEstimate(t *testing.T) {
 	if !(e.Seconds >= e.ProcessSeconds/2 && e.Seconds <= e.ProcessSeconds) {
 		t.Errorf("wall %g s: not between half and all of %g s of processes on 2 slots", e.Seconds, e.ProcessSeconds)
 	}
-	if want := 2 + float64(p.Instructions)/1e6; !close(e.FullSeconds, want) || e.MeasuredFull == nil || *e.MeasuredFull != fullWall {
-		t.Errorf("full run: %g s estimated, %v measured; want %g and %g", e.FullSeconds, e.MeasuredFull, want, fullWall)
+	if want := 2 + float64(p.Instructions)/1e6; !close(e.FullSeconds, want) || e.MeasuredFullSeconds == nil || *e.MeasuredFullSeconds != fullWall {
+		t.Errorf("full run: %g s estimated, %v measured; want %g and %g", e.FullSeconds, e.MeasuredFullSeconds, want, fullWall)
 	}
 	if e.Speedup() <= 1 {
 		t.Errorf("speedup %g: the sampled run is no faster", e.Speedup())
