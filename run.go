@@ -251,3 +251,15 @@ func (k RunKernel) KnownLaunchUID() *int {
 	}
 	return nil
 }
+
+// RunWork is what a finished simulator process did and took: a run's
+// warp instructions simulated (its kernels', as its trace's kernel list
+// counts them) against its wall time. The simulator's rate on this
+// server is measured from the runs of a config (SamplingPlan.estimate).
+type RunWork struct {
+	Run Run
+	// Kernels is how many kernels it simulated; Counted those of them
+	// whose trace has an instruction count, and Instructions their sum.
+	Kernels, Counted int
+	Instructions     int64
+}

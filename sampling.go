@@ -287,3 +287,35 @@ type SamplingEvaluation struct {
 	// before it, that is the interval an evaluation tests.
 	Inside, InsideSampling bool
 }
+
+// SamplingWallEstimate is the estimated wall time of a sampled run of a
+// plan under a config on this server, against a full run's (package
+// sampling/plans, Estimate; docs/runs.md, "Sampled runs").
+type SamplingWallEstimate struct {
+	Config string
+	// Runs is how many finished runs of the config the rate was
+	// measured from; InstructionsPerSecond the warp instructions the
+	// simulator simulates a second, and StartupSeconds what a process
+	// takes besides them, nil when it was not measured.
+	Runs                  int
+	InstructionsPerSecond float64
+	StartupSeconds        *float64
+	// Segments is how many simulator processes the sampled run runs,
+	// Concurrency how many at once, ConcurrencyNote how that was decided.
+	Segments, Concurrency int
+	ConcurrencyNote       string
+	// Seconds is the sampled run's wall time, ProcessSeconds its
+	// segments' times summed, FullSeconds a full run's.
+	Seconds, ProcessSeconds, FullSeconds float64
+	// MeasuredFullSeconds is the wall time of the newest measured run
+	// that is a full run of the plan's trace; nil for none.
+	MeasuredFullSeconds *float64
+}
+
+// Speedup is the full run's estimated wall time over the sampled run's.
+func (e SamplingWallEstimate) Speedup() float64 {
+	if e.Seconds <= 0 {
+		return 0
+	}
+	return e.FullSeconds / e.Seconds
+}

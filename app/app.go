@@ -235,7 +235,7 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 		Logger:      log,
 	})
 	s.states = tracestate.New(s.postproc)
-	s.plans = &plans.Service{Store: m.DB, BucketDir: cfg.BucketDir(), Runs: m.DB}
+	s.plans = &plans.Service{Store: m.DB, BucketDir: cfg.BucketDir(), Runs: m.DB, Concurrency: s.simulatorsAtOnce}
 	var err error
 	if s.runs, err = m.buildRuns(ctx); err != nil {
 		return nil, err
@@ -417,4 +417,19 @@ func (m *Main) Close() error {
 		m.closeErr = errors.Join(s3err, err, m.DB.Close())
 	})
 	return m.closeErr
+}
+
+// simulatorsAtOnce is how many simulators run at once and how that is
+// decided, for a sampled run's wall-time estimate: the local executor's
+// slots and sizing; 0 (all at once) on Slurm, whose cluster decides.
+func (s *services) simulatorsAtOnce() (int, string) {
+	st := s.runs.ExecutorStatus()
+	if st.Kind == "slurm" {
+		return 0, "Slurm: the segments taken to run all at once, as the cluster may run them (a lower bound)"
+	}
+	note := "local executor"
+	if st.Message != nil {
+		note = *st.Message
+	}
+	return s.runs.Slots(), note
 }

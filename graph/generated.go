@@ -501,6 +501,7 @@ type ComplexityRoot struct {
 		TraceList             func(childComplexity int) int
 		TraceRanges           func(childComplexity int) int
 		UntimedLaunches       func(childComplexity int) int
+		WallEstimate          func(childComplexity int, config string) int
 		Warmup                func(childComplexity int) int
 		WarmupStep            func(childComplexity int) int
 	}
@@ -530,6 +531,21 @@ type ComplexityRoot struct {
 		Size             func(childComplexity int) int
 		VarianceShare    func(childComplexity int) int
 		Why              func(childComplexity int) int
+	}
+
+	SamplingWallEstimate struct {
+		Concurrency           func(childComplexity int) int
+		ConcurrencyNote       func(childComplexity int) int
+		Config                func(childComplexity int) int
+		FullSeconds           func(childComplexity int) int
+		InstructionsPerSecond func(childComplexity int) int
+		MeasuredFullSeconds   func(childComplexity int) int
+		ProcessSeconds        func(childComplexity int) int
+		Runs                  func(childComplexity int) int
+		Seconds               func(childComplexity int) int
+		Segments              func(childComplexity int) int
+		Speedup               func(childComplexity int) int
+		StartupSeconds        func(childComplexity int) int
 	}
 
 	SimConfig struct {
@@ -846,6 +862,7 @@ type SamplingPlanResolver interface {
 
 	Strata(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.SamplingStratum, error)
 	Evaluate(ctx context.Context, obj *cascade.SamplingPlan, run string) (*cascade.SamplingEvaluation, error)
+	WallEstimate(ctx context.Context, obj *cascade.SamplingPlan, config string) (*cascade.SamplingWallEstimate, error)
 	TraceRanges(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.KernelRange, error)
 	TraceList(ctx context.Context, obj *cascade.SamplingPlan) (string, error)
 }
@@ -2945,6 +2962,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SamplingPlan.UntimedLaunches(childComplexity), true
+	case "SamplingPlan.wallEstimate":
+		if e.ComplexityRoot.SamplingPlan.WallEstimate == nil {
+			break
+		}
+
+		args, err := ec.field_SamplingPlan_wallEstimate_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.SamplingPlan.WallEstimate(childComplexity, args["config"].(string)), true
 	case "SamplingPlan.warmup":
 		if e.ComplexityRoot.SamplingPlan.Warmup == nil {
 			break
@@ -3085,6 +3113,79 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SamplingStratum.Why(childComplexity), true
+
+	case "SamplingWallEstimate.concurrency":
+		if e.ComplexityRoot.SamplingWallEstimate.Concurrency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingWallEstimate.Concurrency(childComplexity), true
+	case "SamplingWallEstimate.concurrencyNote":
+		if e.ComplexityRoot.SamplingWallEstimate.ConcurrencyNote == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingWallEstimate.ConcurrencyNote(childComplexity), true
+	case "SamplingWallEstimate.config":
+		if e.ComplexityRoot.SamplingWallEstimate.Config == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingWallEstimate.Config(childComplexity), true
+	case "SamplingWallEstimate.fullSeconds":
+		if e.ComplexityRoot.SamplingWallEstimate.FullSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingWallEstimate.FullSeconds(childComplexity), true
+	case "SamplingWallEstimate.instructionsPerSecond":
+		if e.ComplexityRoot.SamplingWallEstimate.InstructionsPerSecond == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingWallEstimate.InstructionsPerSecond(childComplexity), true
+	case "SamplingWallEstimate.measuredFullSeconds":
+		if e.ComplexityRoot.SamplingWallEstimate.MeasuredFullSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingWallEstimate.MeasuredFullSeconds(childComplexity), true
+	case "SamplingWallEstimate.processSeconds":
+		if e.ComplexityRoot.SamplingWallEstimate.ProcessSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingWallEstimate.ProcessSeconds(childComplexity), true
+	case "SamplingWallEstimate.runs":
+		if e.ComplexityRoot.SamplingWallEstimate.Runs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingWallEstimate.Runs(childComplexity), true
+	case "SamplingWallEstimate.seconds":
+		if e.ComplexityRoot.SamplingWallEstimate.Seconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingWallEstimate.Seconds(childComplexity), true
+	case "SamplingWallEstimate.segments":
+		if e.ComplexityRoot.SamplingWallEstimate.Segments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingWallEstimate.Segments(childComplexity), true
+	case "SamplingWallEstimate.speedup":
+		if e.ComplexityRoot.SamplingWallEstimate.Speedup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingWallEstimate.Speedup(childComplexity), true
+	case "SamplingWallEstimate.startupSeconds":
+		if e.ComplexityRoot.SamplingWallEstimate.StartupSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingWallEstimate.StartupSeconds(childComplexity), true
 
 	case "SimConfig.base":
 		if e.ComplexityRoot.SimConfig.Base == nil {
@@ -5044,6 +5145,8 @@ func (ec *executionContext) childFields_SamplingPlan(ctx context.Context, field 
 		return ec.fieldContext_SamplingPlan_strata(ctx, field)
 	case "evaluate":
 		return ec.fieldContext_SamplingPlan_evaluate(ctx, field)
+	case "wallEstimate":
+		return ec.fieldContext_SamplingPlan_wallEstimate(ctx, field)
 	case "traceRanges":
 		return ec.fieldContext_SamplingPlan_traceRanges(ctx, field)
 	case "traceList":
@@ -5104,6 +5207,36 @@ func (ec *executionContext) childFields_SamplingStratum(ctx context.Context, fie
 		return ec.fieldContext_SamplingStratum_varianceShare(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SamplingStratum", field.Name)
+}
+
+func (ec *executionContext) childFields_SamplingWallEstimate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "config":
+		return ec.fieldContext_SamplingWallEstimate_config(ctx, field)
+	case "runs":
+		return ec.fieldContext_SamplingWallEstimate_runs(ctx, field)
+	case "instructionsPerSecond":
+		return ec.fieldContext_SamplingWallEstimate_instructionsPerSecond(ctx, field)
+	case "startupSeconds":
+		return ec.fieldContext_SamplingWallEstimate_startupSeconds(ctx, field)
+	case "segments":
+		return ec.fieldContext_SamplingWallEstimate_segments(ctx, field)
+	case "concurrency":
+		return ec.fieldContext_SamplingWallEstimate_concurrency(ctx, field)
+	case "concurrencyNote":
+		return ec.fieldContext_SamplingWallEstimate_concurrencyNote(ctx, field)
+	case "seconds":
+		return ec.fieldContext_SamplingWallEstimate_seconds(ctx, field)
+	case "processSeconds":
+		return ec.fieldContext_SamplingWallEstimate_processSeconds(ctx, field)
+	case "fullSeconds":
+		return ec.fieldContext_SamplingWallEstimate_fullSeconds(ctx, field)
+	case "measuredFullSeconds":
+		return ec.fieldContext_SamplingWallEstimate_measuredFullSeconds(ctx, field)
+	case "speedup":
+		return ec.fieldContext_SamplingWallEstimate_speedup(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SamplingWallEstimate", field.Name)
 }
 
 func (ec *executionContext) childFields_SimConfig(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6039,6 +6172,20 @@ func (ec *executionContext) field_SamplingPlan_evaluate_args(ctx context.Context
 		return nil, err
 	}
 	args["run"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_SamplingPlan_wallEstimate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "config",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["config"] = arg0
 	return args, nil
 }
 
@@ -14543,6 +14690,50 @@ func (ec *executionContext) fieldContext_SamplingPlan_evaluate(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _SamplingPlan_wallEstimate(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_wallEstimate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.SamplingPlan().WallEstimate(ctx, obj, fc.Args["config"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SamplingWallEstimate) graphql.Marshaler {
+			return ec.marshalOSamplingWallEstimate2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingWallEstimate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_wallEstimate(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingPlan",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SamplingWallEstimate(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_SamplingPlan_wallEstimate_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SamplingPlan_traceRanges(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15115,6 +15306,282 @@ func (ec *executionContext) _SamplingStratum_varianceShare(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_SamplingStratum_varianceShare(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SamplingStratum", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingWallEstimate_config(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingWallEstimate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingWallEstimate_config(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Config, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingWallEstimate_config(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingWallEstimate", field, false, false, "String")
+}
+
+func (ec *executionContext) _SamplingWallEstimate_runs(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingWallEstimate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingWallEstimate_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Runs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingWallEstimate_runs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingWallEstimate", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingWallEstimate_instructionsPerSecond(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingWallEstimate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingWallEstimate_instructionsPerSecond(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstructionsPerSecond, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingWallEstimate_instructionsPerSecond(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingWallEstimate", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingWallEstimate_startupSeconds(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingWallEstimate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingWallEstimate_startupSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartupSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingWallEstimate_startupSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingWallEstimate", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingWallEstimate_segments(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingWallEstimate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingWallEstimate_segments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Segments, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingWallEstimate_segments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingWallEstimate", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingWallEstimate_concurrency(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingWallEstimate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingWallEstimate_concurrency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Concurrency, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingWallEstimate_concurrency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingWallEstimate", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingWallEstimate_concurrencyNote(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingWallEstimate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingWallEstimate_concurrencyNote(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConcurrencyNote, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingWallEstimate_concurrencyNote(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingWallEstimate", field, false, false, "String")
+}
+
+func (ec *executionContext) _SamplingWallEstimate_seconds(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingWallEstimate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingWallEstimate_seconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Seconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingWallEstimate_seconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingWallEstimate", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingWallEstimate_processSeconds(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingWallEstimate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingWallEstimate_processSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProcessSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingWallEstimate_processSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingWallEstimate", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingWallEstimate_fullSeconds(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingWallEstimate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingWallEstimate_fullSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingWallEstimate_fullSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingWallEstimate", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingWallEstimate_measuredFullSeconds(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingWallEstimate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingWallEstimate_measuredFullSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeasuredFullSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingWallEstimate_measuredFullSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingWallEstimate", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingWallEstimate_speedup(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingWallEstimate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingWallEstimate_speedup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Speedup(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingWallEstimate_speedup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingWallEstimate", field, true, false, "Float")
 }
 
 func (ec *executionContext) _SimConfig_name(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
@@ -23489,6 +23956,12 @@ func (ec *executionContext) _SamplingPlan(ctx context.Context, sel ast.Selection
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._SamplingPlan_evaluate(ctx, field, obj)
 				})
+		case "wallEstimate":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SamplingPlan_wallEstimate(ctx, field, obj)
+				})
 		case "traceRanges":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -23662,6 +24135,94 @@ func (ec *executionContext) _SamplingStratum(ctx context.Context, sel ast.Select
 			out.Values[i] = ec._SamplingStratum_varianceShare(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var samplingWallEstimateImplementors = []string{"SamplingWallEstimate"}
+
+func (ec *executionContext) _SamplingWallEstimate(ctx context.Context, sel ast.SelectionSet, obj *cascade.SamplingWallEstimate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, samplingWallEstimateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SamplingWallEstimate")
+		case "config":
+			out.Values[i] = ec._SamplingWallEstimate_config(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runs":
+			out.Values[i] = ec._SamplingWallEstimate_runs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "instructionsPerSecond":
+			out.Values[i] = ec._SamplingWallEstimate_instructionsPerSecond(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startupSeconds":
+			out.Values[i] = ec._SamplingWallEstimate_startupSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "segments":
+			out.Values[i] = ec._SamplingWallEstimate_segments(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "concurrency":
+			out.Values[i] = ec._SamplingWallEstimate_concurrency(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "concurrencyNote":
+			out.Values[i] = ec._SamplingWallEstimate_concurrencyNote(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "seconds":
+			out.Values[i] = ec._SamplingWallEstimate_seconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "processSeconds":
+			out.Values[i] = ec._SamplingWallEstimate_processSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fullSeconds":
+			out.Values[i] = ec._SamplingWallEstimate_fullSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "measuredFullSeconds":
+			out.Values[i] = ec._SamplingWallEstimate_measuredFullSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "speedup":
+			out.Values[i] = ec._SamplingWallEstimate_speedup(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -27160,6 +27721,13 @@ func (ec *executionContext) unmarshalOSamplingTarget2ᚖgithubᚗcomᚋcascade�
 	}
 	res, err := ec.unmarshalInputSamplingTarget(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSamplingWallEstimate2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingWallEstimate(ctx context.Context, sel ast.SelectionSet, v *cascade.SamplingWallEstimate) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SamplingWallEstimate(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOSimConfig2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSimConfig(ctx context.Context, sel ast.SelectionSet, v *cascade.SimConfig) graphql.Marshaler {

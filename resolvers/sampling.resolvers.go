@@ -76,6 +76,11 @@ func (r *samplingPlanResolver) Evaluate(ctx context.Context, obj *cascade.Sampli
 	return &e, nil
 }
 
+// WallEstimate is the resolver for the wallEstimate field.
+func (r *samplingPlanResolver) WallEstimate(ctx context.Context, obj *cascade.SamplingPlan, config string) (*cascade.SamplingWallEstimate, error) {
+	return r.Sampling.Estimate(ctx, obj.ID, config)
+}
+
 // TraceRanges is the resolver for the traceRanges field.
 func (r *samplingPlanResolver) TraceRanges(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.KernelRange, error) {
 	p, err := r.withStrata(ctx, obj)

@@ -181,4 +181,7 @@ type Planner interface {
 	// Evaluate evaluates a plan against a SUCCEEDED full run of its
 	// trace: BAD_USER_INPUT for another run.
 	Evaluate(ctx context.Context, planID, runID string) (cascade.SamplingEvaluation, error)
+	// Estimate estimates a sampled run's wall time under a config; nil
+	// when no run of the config can be measured.
+	Estimate(ctx context.Context, planID, config string) (*cascade.SamplingWallEstimate, error)
 }

@@ -193,12 +193,13 @@ func (m *Manager) runDir(id string) string { return filepath.Join(m.cfg.WorkDir,
 
 func (m *Manager) traceDir(id string) string { return filepath.Join(m.cfg.BucketDir, id) }
 
-// Slots is how many runs the executor starts at once (see
-// [Executor.Slots]): a split run's default number of segments.
-func (m *Manager) Slots() int { return m.exec.Slots() }
-
 // ExecutorStatus is the executor's health (see [Executor.Status]).
 func (m *Manager) ExecutorStatus() cascade.ExecutorStatus { return m.exec.Status() }
+
+// Slots is how many runs the executor is handed at once (see
+// [Executor.Slots]): locally, how many simulators run at once at most; a
+// split run's default number of segments, and a sampled run's estimate's.
+func (m *Manager) Slots() int { return m.exec.Slots() }
 
 // CheckExecutor checks, at start, what the executor needs and says what
 // it found, one line each (see [Executor.Check]): for Slurm, its

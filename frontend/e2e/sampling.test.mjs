@@ -143,8 +143,24 @@ describe("sampled simulation from the web UI", { skip }, () => {
     // Strata: each kernel's prefill and decode launches apart (the durations' two clusters).
     const strata = page.getByRole("table", { name: "Strata" });
     await strata.getByText("vllm::rms_norm_kernel<c10::BFloat16>").first().waitFor();
-    assert.ok((await strata.getByTestId("stratum").count()) >= 8, "two strata a kernel");
-    assert.ok((await strata.getByTestId("representative").count()) >= 8);
+    // At least a stratum a kernel; a kernel's prefill and decode launches apart only where that
+    // plan simulates fewer warp instructions (the least-cost allocation).
+    const nStrata = await strata.getByTestId("stratum").count();
+    assert.ok(nStrata >= 4, `${nStrata} strata: fewer than the 4 kernels`);
+    assert.equal(await strata.getByTestId("representative").count(), nSamples);
+    // Each stratum says why it has its representatives (the enum's meaning as a tooltip), what
+    // it costs in warp instructions and its share of the projection's variance; the shares add
+    // up to 100 %.
+    for (const h of ["Why", "Cost", "Variance share"]) await strata.getByRole("columnheader", { name: h }).waitFor();
+    const whys = await strata.getByTestId("stratum-why").evaluateAll((els) => els.map((e) => [e.dataset.why, e.textContent, e.title]));
+    assert.ok(whys.length === nStrata && whys.every(([why, label, title]) => why && label && title.length > 20), JSON.stringify(whys));
+    assert.ok(whys.some(([why]) => why === "NEYMAN" || why === "SPREAD"), JSON.stringify(whys));
+    const costs = await strata.getByTestId("stratum-cost").allInnerTexts();
+    assert.ok(costs.every((c) => /^(0|[\d,.]+( [kMGT])? warp instr\.)$/.test(c)), costs.join(" | "));
+    assert.ok(costs.some((c) => c !== "0"), "some stratum costs instructions");
+    const shares = (await strata.getByTestId("stratum-variance").allInnerTexts()).map((t) => Number(t.replace(/ %$/, "")));
+    const sum = shares.reduce((a, b) => a + b, 0);
+    assert.ok(shares.every((x) => Number.isFinite(x)) && Math.abs(sum - 100) < 1, `variance shares ${shares} sum to ${sum}`);
     const chart = page.getByTestId("strata-chart");
     await chart.waitFor();
     assert.equal(await chart.getAttribute("data-scale"), "log", "durations from 1.7 µs to 49 µs are spread: log scale");
@@ -331,6 +347,60 @@ describe("sampled simulation from the web UI", { skip }, () => {
     // The list says which plan's warm-up is a step, and which is launches.
     assert.equal(await page.getByTestId("plan-row").first().getByTestId("plan-warmup").innerText(), "a step (4 launches)");
     assert.match(await page.getByTestId("plan-row").last().getByTestId("plan-warmup").innerText(), /^\d+ launch(es)?$/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("the plan's wall time on this server, and the plan evaluated against a stored full run", { timeout: 120_000 }, async () => {
+    // The runs above ran the fake simulator under SM90_H100 (segments and a validation full run)
+    // and OTHER (segments and a full run): their wall times measure its rate.
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/traces/${TRACE}/sample`);
+    const view = page.getByTestId("plan-view");
+    await view.waitFor();
+    const planId = await view.getAttribute("data-plan");
+    const wall = page.getByTestId("wall-estimate");
+    assert.equal(await wall.getByLabel("Config to estimate").inputValue(), "SM90_H100", "the trace's default config first");
+    await wall.getByTestId("wall-sampled").waitFor();
+    const { samplingPlan } = await gql(server, "query($id: ID!) { samplingPlan(id: $id) { traceRanges { start } wallEstimate(config: \"SM90_H100\") { runs segments concurrency seconds fullSeconds measuredFullSeconds instructionsPerSecond } } }", { id: planId });
+    const est = samplingPlan.wallEstimate;
+    assert.ok(est && est.runs >= 2 && est.instructionsPerSecond > 0 && est.seconds > 0 && est.fullSeconds > 0, JSON.stringify(est));
+    assert.equal(est.segments, samplingPlan.traceRanges.length, "a process per segment");
+    assert.equal(est.concurrency, Math.min(2, est.segments), "CASCADE_RUN_CONCURRENCY=2");
+    assert.ok(est.measuredFullSeconds > 0, "the validation run is a measured full run of the trace");
+    assert.match(await wall.getByTestId("wall-sampled").innerText(), new RegExp(`${est.segments} segments?, ${est.concurrency} at once`));
+    assert.match(await wall.getByTestId("wall-sampled").locator(".v").innerText(), /\d (ms|s|min|h)/);
+    assert.match(await wall.getByTestId("wall-full").locator(".v").innerText(), /\d (ms|s|min|h)/);
+    assert.match(await wall.getByTestId("wall-basis").innerText(), /warp instr\.\/s, measured on \d+ recent runs/);
+    // A config no run of this server used has no estimate, and says so.
+    const unused = (await wall.getByLabel("Config to estimate").locator("option").allInnerTexts()).find((n) => n !== "SM90_H100" && n !== OTHER);
+    await wall.getByLabel("Config to estimate").selectOption(unused);
+    await wall.getByTestId("no-estimate").getByText(new RegExp(`No finished run of ${unused}`)).waitFor();
+    await wall.getByLabel("Config to estimate").selectOption(OTHER);
+    await wall.getByTestId("wall-sampled").waitFor();
+
+    // Evaluate: the trace's succeeded full runs (not sampled runs) are listed; evaluating shows
+    // the projection against the full run's cycles.
+    const ev = page.getByTestId("evaluate");
+    const picker = ev.getByLabel("Full run to evaluate against");
+    await picker.waitFor();
+    const options = await picker.locator("option").allInnerTexts();
+    assert.ok(options.length >= 2 && options.some((o) => o.includes("SM90_H100")) && options.some((o) => o.includes(OTHER)), options.join(" | "));
+    const runId = await picker.inputValue();
+    await ev.getByRole("button", { name: "Evaluate" }).click();
+    const result = ev.getByTestId("evaluation");
+    await result.waitFor();
+    assert.equal(await result.getAttribute("data-run"), runId);
+    const num = async (id) => Number((await result.getByTestId(id).innerText()).split(" ")[0].replace(/,/g, ""));
+    const projected = await num("eval-projected");
+    const fullCycles = await num("eval-full");
+    const want = (await gql(server, "query($id: ID!, $run: ID!) { samplingPlan(id: $id) { evaluate(run: $run) { projectedCycles fullCycles inside } } }", { id: planId, run: runId })).samplingPlan.evaluate;
+    assert.equal(projected, Math.round(want.projectedCycles));
+    assert.equal(fullCycles, Math.round(want.fullCycles));
+    assert.match(await result.getByTestId("eval-error").innerText(), /^([+−][\d.]+ %|0 %) \(stated ±[\d.]+ %\)$/);
+    assert.equal(await result.getByTestId("eval-inside").innerText(), want.inside ? "inside the 95 % interval" : "outside the 95 % interval");
+    await screenshot(page, "65-sampling-plan-estimates");
     assert.deepEqual(errors, []);
     await page.close();
   });

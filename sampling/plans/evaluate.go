@@ -8,12 +8,17 @@ import (
 	"github.com/cascade-sim/cascade/sampling"
 )
 
-// RunReader is what evaluating a plan reads of a full run (*db.DB).
+// RunReader is what evaluating a plan reads of a full run, and
+// estimating its wall time of recent runs (*db.DB).
 type RunReader interface {
 	// Run returns the run with the given id, or a NOT_FOUND error.
 	Run(ctx context.Context, id string) (cascade.Run, error)
 	// RunKernelPage returns a page of a run's kernels in launch order.
 	RunKernelPage(ctx context.Context, runID string, p cascade.Page) (cascade.PageOf[cascade.RunKernel], error)
+	// RunWork returns the last recent SUCCEEDED runs of a config that
+	// ran a simulator and timed it, newest first, with the warp
+	// instructions each simulated (Estimate).
+	RunWork(ctx context.Context, simConfig string, recent int) ([]cascade.RunWork, error)
 }
 
 // Evaluate evaluates plan planID against run runID, a SUCCEEDED full run

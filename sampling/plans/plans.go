@@ -38,8 +38,13 @@ type Service struct {
 	Store Store
 	// BucketDir holds the trace directories, each named by its trace id.
 	BucketDir string
-	// Runs reads the full runs plans are evaluated against (Evaluate).
+	// Runs reads the full runs plans are evaluated against (Evaluate),
+	// and the runs the simulator's rate is measured from (Estimate).
 	Runs RunReader
+	// Concurrency says how many simulators this server runs at once (0:
+	// as many as are queued) and how it decides, for Estimate; nil is
+	// one at a time.
+	Concurrency func() (slots int, note string)
 }
 
 // Request asks for a plan of a trace.

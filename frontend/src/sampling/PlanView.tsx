@@ -7,7 +7,8 @@ import { cannotLaunchReason, pickDefaultConfig } from "../runs/defaultConfig";
 import { LaunchRunMutation } from "../runs/documents";
 import { runPath } from "../runs/RunTable";
 import { SamplingPlanQuery, SamplingTraceListQuery } from "./documents";
-import { formatBasis, formatBound, formatCompact, formatFraction } from "./figures";
+import { allocationText, formatBasis, formatBound, formatCompact, formatCost, formatFraction } from "./figures";
+import { EvaluateAgainstFullRun, WallTimeEstimate } from "./PlanEstimates";
 import { StrataChart } from "./StrataChart";
 
 type Trace = NonNullable<PageData["trace"]>;
@@ -29,6 +30,8 @@ export function PlanView({ planId, trace, configs }: { planId: string; trace: Tr
         <DownloadTraceList planId={p.id} traceId={trace.id} />
         <span className="hint">The kernel ranges to trace next time: only these launches, with the NVBit tracer's kernel limits.</span>
       </div>
+      <WallTimeEstimate planId={p.id} configs={configs} preselected={preselectedConfig(trace, configs)} />
+      <EvaluateAgainstFullRun planId={p.id} traceId={trace.id} />
       <LaunchSampled plan={p} trace={trace} configs={configs} />
       <h3>Strata ({formatCount(p.strata.length)})</h3>
       <StrataChart strata={p.strata} basis={p.basis} />
@@ -106,6 +109,13 @@ function StrataTable({ p }: { p: SamplingPlanDetailFragment }) {
             <th scope="col" className="num">Mean duration</th>
             <th scope="col" className="num">CV</th>
             <th scope="col" className="num">Mean warp instr.</th>
+            <th scope="col">Why</th>
+            <th scope="col" className="num" title="Warp instructions its representatives add, warm-up included, less what earlier strata simulate already">
+              Cost
+            </th>
+            <th scope="col" className="num" title="Its share of the variance of the projected total">
+              Variance share
+            </th>
             <th scope="col">Representatives (launch · kernel id · weight · warm-up)</th>
           </tr>
         </thead>
@@ -119,6 +129,11 @@ function StrataTable({ p }: { p: SamplingPlanDetailFragment }) {
               <td className="num">{formatNs(s.meanDurationNs)}</td>
               <td className="num">{(p.basis === "DURATION" ? s.cvDuration : s.cvInstructions)?.toFixed(2) ?? "—"}</td>
               <td className="num">{formatCompact(s.meanInstructions)}</td>
+              <td data-testid="stratum-why" data-why={s.why} title={allocationText(s.why, s.allocation).title}>
+                {allocationText(s.why, s.allocation).label}
+              </td>
+              <td className="num" data-testid="stratum-cost">{formatCost(s.cost)}</td>
+              <td className="num" data-testid="stratum-variance">{formatFraction(s.varianceShare)}</td>
               <td>
                 {s.representatives.map((r) => (
                   <div key={r.launch} className="mono" data-testid="representative">
@@ -171,10 +186,17 @@ function DownloadTraceList({ planId, traceId }: { planId: string; traceId: strin
   );
 }
 
+/** The config a plan's launch and estimate start from: the trace's default, else a compatible one, else the first usable. */
+function preselectedConfig(trace: Trace, configs: readonly Config[]): string {
+  const compatible = new Set(trace.compatibleSimConfigs.map((c) => c.name));
+  return (
+    trace.defaultSimConfig?.name ?? pickDefaultConfig(configs.filter((c) => compatible.has(c.name)), trace)?.name ?? configs.find((c) => !c.error)?.name ?? ""
+  );
+}
+
 function LaunchSampled({ plan, trace, configs }: { plan: SamplingPlanDetailFragment; trace: Trace; configs: readonly Config[] }) {
   const compatible = new Set(trace.compatibleSimConfigs.map((c) => c.name));
-  const preselected =
-    trace.defaultSimConfig?.name ?? pickDefaultConfig(configs.filter((c) => compatible.has(c.name)), trace)?.name ?? configs.find((c) => !c.error)?.name ?? "";
+  const preselected = preselectedConfig(trace, configs);
   const [choice, setChoice] = useState(preselected);
   const [validate, setValidate] = useState(false);
   const [{ fetching, error }, launch] = useMutation(LaunchRunMutation);

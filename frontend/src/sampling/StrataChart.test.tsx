@@ -14,6 +14,10 @@ const stratum = (i: number, mean: number | null, size: number, reps: (number | n
   cvDuration: mean == null ? null : 0.1,
   meanInstructions: 100 * i,
   cvInstructions: 0,
+  why: "NEYMAN" as const,
+  allocation: reps.length,
+  cost: 100 * i * reps.length,
+  varianceShare: 0.1,
   representatives: reps.map((d, j) => ({
     launch: i * 10 + j,
     kernelId: i * 10 + j + 1,

@@ -39,6 +39,10 @@ export const SamplingPlanDetailFragment = graphql(`
       cvDuration
       meanInstructions
       cvInstructions
+      why
+      allocation
+      cost
+      varianceShare
       representatives {
         launch
         kernelId
@@ -88,5 +92,61 @@ export const SamplingTraceListQuery = graphql(`
 export const PlanSamplingMutation = graphql(`
   mutation PlanSampling($traceId: ID!, $method: SamplingMethod, $target: SamplingTarget, $warmup: Int, $warmupStep: Boolean) {
     planSampling(traceId: $traceId, method: $method, target: $target, warmup: $warmup, warmupStep: $warmupStep) { ...SamplingPlanDetail }
+  }
+`);
+
+export const SamplingWallEstimateQuery = graphql(`
+  query SamplingWallEstimate($id: ID!, $config: String!) {
+    samplingPlan(id: $id) {
+      id
+      wallEstimate(config: $config) {
+        config
+        runs
+        instructionsPerSecond
+        startupSeconds
+        segments
+        concurrency
+        concurrencyNote
+        seconds
+        processSeconds
+        fullSeconds
+        measuredFullSeconds
+        speedup
+      }
+    }
+  }
+`);
+
+export const PlanFullRunsQuery = graphql(`
+  query PlanFullRuns($traceId: ID!) {
+    runs(traceId: $traceId, state: SUCCEEDED, first: 100) {
+      nodes {
+        id
+        label
+        kernelIds
+        createdAt
+        simConfig { name }
+        figures { simCycles }
+        sampling { representatives }
+      }
+    }
+  }
+`);
+
+export const SamplingEvaluateQuery = graphql(`
+  query SamplingEvaluate($id: ID!, $run: ID!) {
+    samplingPlan(id: $id) {
+      id
+      evaluate(run: $run) {
+        run { id }
+        projectedCycles
+        ciLowCycles
+        ciHighCycles
+        fullCycles
+        error
+        statedError
+        inside
+      }
+    }
   }
 `);

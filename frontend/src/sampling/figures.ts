@@ -1,7 +1,7 @@
 // Pure helpers of the sampling pages: figures as words, the planning form's input, and the
 // strata chart's scale.
 import { formatCount, formatNs } from "../format";
-import type { SamplingBasis } from "../gql/graphql";
+import type { SamplingAllocation, SamplingBasis } from "../gql/graphql";
 
 /** A fraction (0.0123) as a percentage with the digits a small one needs: "1.23 %", "0.042 %", "100 %". */
 export function formatFraction(f: number | null | undefined): string {
@@ -156,4 +156,41 @@ export function extent(mean: number, cv: number | null | undefined): [number, nu
 export function warmupText(p: { warmup: number; warmupStep: boolean }): string {
   if (p.warmupStep) return `a step (${formatCount(p.warmup)} launches)`;
   return p.warmup === 1 ? "1 launch" : `${formatCount(p.warmup)} launches`;
+}
+
+/** Why a stratum has its representatives: a short label, and the enum's meaning for a tooltip. */
+export const ALLOCATION: Record<SamplingAllocation, { label: string; meaning: string }> = {
+  NEYMAN: { label: "Neyman", meaning: "Its share of the least-cost allocation that meets the bound on the total, rounded up." },
+  LEAST: { label: "least (1)", meaning: "One, the least a stratum takes: the allocation asked for less." },
+  SPREAD: { label: "+1 for spread", meaning: "One more than the allocation asked for, so that a sampled run measures the simulator's own spread." },
+  ALL: { label: "all", meaning: "Every launch: the allocation asked for as many." },
+  UNTIMED: { label: "untimed (1)", meaning: "One: launches without a measured duration (STEM), left out of the total." },
+  SIEVE: { label: "Sieve (1)", meaning: "Sieve's one a stratum, the strata split until the bound is met." },
+};
+
+/** A stratum's why as its label and tooltip; an enum value this build does not know is shown as it is. */
+export function allocationText(why: string, allocation: number): { label: string; title: string } {
+  const a = ALLOCATION[why as SamplingAllocation];
+  if (!a) return { label: why, title: why };
+  const before = why === "NEYMAN" || why === "LEAST" || why === "SPREAD" || why === "ALL" ? ` (allocation before rounding: ${allocation.toFixed(2)})` : "";
+  return { label: a.label, title: a.meaning + before };
+}
+
+/** Warp instructions a stratum adds: "12.3 k warp instr.", "0" for none. */
+export function formatCost(insts: number | null | undefined): string {
+  if (insts == null || !Number.isFinite(insts)) return "—";
+  return insts === 0 ? "0" : `${formatCompact(insts)} warp instr.`;
+}
+
+/** A rate of warp instructions a second: "1.23 M warp instr./s". */
+export function formatRate(perSecond: number | null | undefined): string {
+  if (perSecond == null || !Number.isFinite(perSecond) || perSecond <= 0) return "—";
+  return `${formatCompact(perSecond)} warp instr./s`;
+}
+
+/** A signed relative error: "+1.23 %", "−0.042 %". */
+export function formatSignedFraction(f: number | null | undefined): string {
+  if (f == null || !Number.isFinite(f)) return "—";
+  if (f === 0) return "0 %";
+  return `${f > 0 ? "+" : "−"}${formatFraction(Math.abs(f))}`;
 }
