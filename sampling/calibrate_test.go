@@ -163,7 +163,7 @@ func TestCalibration(t *testing.T) {
 	// The goal is 3×, and a 95 % interval of an exactly known normal
 	// spread is 2.9× the median error already: Student's t at the
 	// spread's measured degrees of freedom (the price of measuring it)
-	// takes it to 3.1–3.3× on the stored full runs (docs/benchmarks.md).
+	// takes it past 3× (docs/benchmarks.md has the figures).
 	if r := median(all.halfWidths) / median(all.errs); r > 3.5 {
 		t.Errorf("the median half-width is %.2f× the median error, want ≤ 3.5× (the goal is 3×)", r)
 	}

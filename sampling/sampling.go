@@ -98,7 +98,7 @@ const (
 	// of freedom of prior for the spread it measures among the simulated
 	// launches. Measured on the real Accel-Sim's full runs of
 	// testdata/fullruns (TestSimSpread).
-	SimSpread = 0.003
+	SimSpread = 0.004
 	// TimingWeight is the share of a stratum's spread of measured
 	// durations a STEM plan counts as spread the simulator will show too.
 	// A GPU's timing noise (a few %) is invisible to the simulator, which
@@ -110,7 +110,7 @@ const (
 	TimingWeight = 0.1
 	// PriorWeight is how many degrees of freedom SimSpread counts for
 	// in a projection's pooled spread.
-	PriorWeight = 1
+	PriorWeight = 4
 	// z95 is the standard normal quantile of a two-sided 95 % interval.
 	z95 = 1.959963984540054
 )
