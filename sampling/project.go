@@ -279,11 +279,13 @@ func tQuantile95(df float64) float64 {
 // The warm-up allowances, relative to the projected total: how far a
 // sampled run's total was off its full run's on the real Accel-Sim for
 // want of the caches' state, the representatives all off the same way
-// (docs/benchmarks.md, "Sampled simulation"): within 0.4 % after a step of
-// the program (+0.39 % and +0.24 % measured, −0.03 % on another shape),
-// 1.4–3.0 % after 1 to 6 launches, 2–3 % after none.
+// (docs/benchmarks.md, "Sampled simulation"): after a step of the
+// program +0.39 % and +0.24 % (decode48, SM6_TITANX and SM7_QV100),
+// +0.24 % (CI's trace), −0.03 % (the default shape) and +1.01 % (noisy,
+// whose representatives ran 1.3 % slow even a second step into their
+// segment); 1.4–3.0 % after 1 to 6 launches, 2–3 % after none.
 const (
-	WarmupAllowanceStep     = 0.005
+	WarmupAllowanceStep     = 0.01
 	WarmupAllowanceLaunches = 0.03
 	WarmupAllowanceNone     = 0.04
 )
