@@ -117,8 +117,12 @@ describe("a server with tokens", () => {
     await dialog.getByRole("button", { name: "Continue" }).click();
     await dialog.waitFor({ state: "detached" });
     const run = page.locator(".graphiql-execute-button");
+    // The editor holds the query before it is run (a fixed wait for the
+    // editors to mount ran an empty one on a busy machine).
+    const editorHas = (text) =>
+      page.waitForFunction((t) => document.querySelector(".graphiql-query-editor")?.textContent?.includes(t), text);
     await run.waitFor();
-    await page.waitForTimeout(500); // the editors mount
+    await editorHas(QS);
     await run.click();
     const responseHas = (text) => page.waitForFunction((t) => document.querySelector(".graphiql-response")?.textContent?.includes(t), text);
     await responseHas('"READY"');
@@ -127,7 +131,7 @@ describe("a server with tokens", () => {
     const sub = "subscription { traceUpdated(id: null) { id state } }";
     await page.goto(`${server.url}/playground?query=${encodeURIComponent(sub)}`);
     await run.waitFor();
-    await page.waitForTimeout(500);
+    await editorHas("traceUpdated");
     await run.click();
     const other = "auth-playground";
     const seen = responseHas(`"${other}"`).then(() => true);
