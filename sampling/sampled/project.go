@@ -91,14 +91,7 @@ func (c *Coordinator) projectSampled(ctx context.Context, p cascade.Run, segs []
 		s.SimulatorSeconds = wall
 		s.FullRunSecondsEstimate = fullRunEstimate(wall, s.SimulatedInstructions, s.Instructions)
 		r.Sampling = &s
-		r.StatCounters = counters
-		now := time.Now().UTC()
-		if r.StartedAt == nil {
-			r.StartedAt = &now
-		}
-		r.State, r.FinishedAt, r.KernelsDone = cascade.RunSucceeded, &now, r.KernelsTotal
-		r.FailureClass, r.FailureLine = "", ""
-		r.History = append(r.History, runs.Stamp(fmt.Sprintf("every segment succeeded: %d launches projected from %d representatives", plan.Launches, len(sim))))
+		succeed(r, counters, fmt.Sprintf("every segment succeeded: %d launches projected from %d representatives", plan.Launches, len(sim)))
 		return nil
 	})
 	if err != nil {
@@ -252,4 +245,17 @@ func (c *Coordinator) storeProjection(ctx context.Context, runID string, plan sa
 		return flush()
 	}
 	return nil
+}
+
+// succeed marks r, a sampled or split run whose kernels are stored,
+// SUCCEEDED with its statistics counters, noting why in its history.
+func succeed(r *cascade.Run, counters []cascade.StatCounter, note string) {
+	r.StatCounters = counters
+	now := time.Now().UTC()
+	if r.StartedAt == nil {
+		r.StartedAt = &now
+	}
+	r.State, r.FinishedAt, r.KernelsDone = cascade.RunSucceeded, &now, r.KernelsTotal
+	r.FailureClass, r.FailureLine = "", ""
+	r.History = append(r.History, runs.Stamp(note))
 }

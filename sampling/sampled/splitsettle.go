@@ -189,14 +189,7 @@ func (c *Coordinator) stitch(ctx context.Context, p cascade.Run, segs []cascade.
 		s := *r.Split
 		s.SimulatorSeconds = wall
 		r.Split = &s
-		r.StatCounters = counters
-		now := time.Now().UTC()
-		if r.StartedAt == nil {
-			r.StartedAt = &now
-		}
-		r.State, r.FinishedAt, r.KernelsDone = cascade.RunSucceeded, &now, r.KernelsTotal
-		r.FailureClass, r.FailureLine = "", ""
-		r.History = append(r.History, runs.Stamp(fmt.Sprintf("every segment succeeded: %d launches stitched from %d segments", sp.Launches, len(ordered))))
+		succeed(r, counters, fmt.Sprintf("every segment succeeded: %d launches stitched from %d segments", sp.Launches, len(ordered)))
 		return nil
 	})
 	if err != nil {
