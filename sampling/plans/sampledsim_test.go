@@ -83,7 +83,10 @@ func sampledSim(b *testing.B, r *simRunner, accel, trace string, in sampling.Inp
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res := r.run(b, cfg, "full", nil)
+				res := storedFull(b, trace, cfg, in)
+				if res == nil {
+					res = r.run(b, cfg, "full", nil)
+				}
 				mu.Lock()
 				full[cfg] = res
 				mu.Unlock()
@@ -324,6 +327,10 @@ func (r *simRunner) run(b *testing.B, cfg, name string, refs []kernellist.Ref) *
 // config files, its work in work/<config>/<variant>/<name>.
 func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []string, name string, refs []kernellist.Ref) *simResult {
 	dir := filepath.Join(r.work, cfg, variant, name)
+	warming := refs != nil && os.Getenv("CASCADE_BENCH_WARMING") == "1"
+	if warming {
+		dir += "-warm"
+	}
 	if res, ok := readDone(dir); ok {
 		return res
 	}
@@ -339,6 +346,19 @@ func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []st
 	if err != nil {
 		b.Error(err)
 		return &simResult{}
+	}
+	if warming {
+		lines, err := warmLines(r.list, filepath.Join(r.work, "traces"), refs)
+		if err == nil {
+			err = writeWarm(dir, lines)
+		}
+		if err == nil {
+			err = addWarm(dir)
+		}
+		if err != nil {
+			b.Error(err)
+			return &simResult{}
+		}
 	}
 	for _, f := range []string{"gpu-simulator/gpgpu-sim/configs/tested-cfgs/" + cfg, "gpu-simulator/configs/tested-cfgs/" + cfg} {
 		des, err := os.ReadDir(filepath.Join(r.accel, f))
@@ -398,7 +418,11 @@ func readDone(dir string) (*simResult, bool) {
 	if err != nil {
 		return nil, false
 	}
-	res, err := parseLog(filepath.Join(dir, "sim.log"), len(sub.Kernels()))
+	n := len(sub.Kernels())
+	if _, err := os.Stat(filepath.Join(dir, warmFile)); err == nil {
+		n--
+	}
+	res, err := parseLog(filepath.Join(dir, "sim.log"), n)
 	if err != nil {
 		return nil, false
 	}
@@ -413,11 +437,16 @@ func parseLog(path string, expected int) (*simResult, error) {
 		return nil, err
 	}
 	defer f.Close()
-	p, err := simlog.Parse(io.Reader(f), expected)
+	// A segment warmed by kernelwarm.traceg simulates one kernel more.
+	warmed := 0
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), warmFile)); err == nil {
+		warmed = 1
+	}
+	p, err := simlog.Parse(io.Reader(f), expected+warmed)
 	if err != nil {
 		return nil, err
 	}
-	ks := p.Kernels()
+	ks := slices.DeleteFunc(p.Kernels(), func(k cascade.RunKernel) bool { return filepath.Base(k.TraceFile) == warmFile })
 	if len(ks) != expected {
 		return nil, fmt.Errorf("%s: %d kernels simulated, want %d", path, len(ks), expected)
 	}
