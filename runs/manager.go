@@ -12,7 +12,6 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simprobe"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
-	"github.com/cascade-sim/cascade/internal/versioned"
 	"github.com/cascade-sim/cascade/internal/workqueue"
 )
 
@@ -117,14 +116,11 @@ type Manager struct {
 	mu      sync.Mutex
 	running map[string]*active // runs a worker took, until its Start returns
 
-	// ended keeps the statistics totals of runs that ended here (see
-	// LiveTotals).
-	ended *versioned.Cache[string, StatTotals]
-
 	configs *Configs // the configs runs launch with
 
-	savedMu sync.Mutex
-	saved   map[string]*savedKernels // see saveKernels
+	// kernels is what it stored of its running runs' kernel results, and
+	// the statistics totals of those that ended here (see LiveTotals).
+	kernels *kernelSaves
 
 	// ctx is Run's: it ends with the server. Work reads it.
 	ctx context.Context
@@ -176,7 +172,7 @@ func New(cfg Config) *Manager {
 		log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{},
-		ended: versioned.New[string, StatTotals](maxEndedTotals), coord: nobody{}}
+		kernels: newKernelSaves(cfg.Store, cfg.StatsTable), coord: nobody{}}
 	m.configs = &Configs{cfg: cfg, log: m.log}
 	m.exec = cfg.NewExecutor(host{m})
 	m.queue = workqueue.New(workqueue.Config[string]{Limit: m.exec.Slots(), Work: m.start, Logger: m.log})
