@@ -322,7 +322,7 @@ func (m *Main) buildRuns(ctx context.Context) (*runs.Manager, error) {
 func (m *Main) buildHandler(s *services) http.Handler {
 	cfg := m.Config
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: m.events, Traces: s.scanner, Postproc: s.postproc, S3: m.S3,
-		Runs: s.runs, Sweeps: s.sweeps, RunLogs: s.runs, Configs: s.runs.Configs(), Exec: s.runs, Results: s.results, Comparisons: s.results, Correlations: s.correl, SampledRuns: s.sampled,
+		Runs: s.runs, Sweeps: s.sweeps, RunLogs: s.runs.Logs(), Configs: s.runs.Configs(), Exec: s.runs, Results: s.results, Comparisons: s.results, Correlations: s.correl, SampledRuns: s.sampled,
 		Disk:     disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB},
 		Sampling: s.plans},
 		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: m.log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,

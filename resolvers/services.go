@@ -155,7 +155,7 @@ type TraceService interface {
 }
 
 // LogSource reads the log a trace's post-processor (*postproc.Processor)
-// or a run's simulator (*runs.Manager) writes.
+// or a run's simulator (runs.Logs) writes.
 type LogSource interface {
 	LogLines(id string, n int) ([]string, error)
 	TailLog(id string) cascade.LogTail

@@ -34,7 +34,7 @@ func (h host) UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.R
 }
 
 func (h host) Follow(ctx context.Context, id string, total int) Follower {
-	return newFollower(h.m, ctx, id, h.m.LogPath(id), total)
+	return newFollower(h.m, ctx, id, h.m.logs.LogPath(id), total)
 }
 
 func (h host) KernelTotal(ctx context.Context, id string) int { return h.m.kernelTotal(ctx, id) }

@@ -117,6 +117,7 @@ type Manager struct {
 	running map[string]*active // runs a worker took, until its Start returns
 
 	configs *Configs // the configs runs launch with
+	logs    Logs     // the runs' simulator logs
 
 	// kernels is what it stored of its running runs' kernel results, and
 	// the statistics totals of those that ended here (see LiveTotals).
@@ -172,7 +173,7 @@ func New(cfg Config) *Manager {
 		log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{},
-		kernels: newKernelSaves(cfg.Store, cfg.StatsTable), coord: nobody{}}
+		logs: Logs{workDir: cfg.WorkDir}, kernels: newKernelSaves(cfg.Store, cfg.StatsTable), coord: nobody{}}
 	m.configs = &Configs{cfg: cfg, log: m.log}
 	m.exec = cfg.NewExecutor(host{m})
 	m.queue = workqueue.New(workqueue.Config[string]{Limit: m.exec.Slots(), Work: m.start, Logger: m.log})
@@ -182,10 +183,10 @@ func New(cfg Config) *Manager {
 // Configs is the configs runs launch with, checked by the simulator.
 func (m *Manager) Configs() *Configs { return m.configs }
 
-// LogPath is the simulator log of the run with the given id.
-func (m *Manager) LogPath(id string) string { return filepath.Join(m.runDir(id), "accel-sim.log") }
+// Logs reads the runs' simulator logs.
+func (m *Manager) Logs() Logs { return m.logs }
 
-func (m *Manager) runDir(id string) string { return filepath.Join(m.cfg.WorkDir, "runs", id) }
+func (m *Manager) runDir(id string) string { return runDirIn(m.cfg.WorkDir, id) }
 
 func (m *Manager) traceDir(id string) string { return filepath.Join(m.cfg.BucketDir, id) }
 
