@@ -27,8 +27,6 @@ type TraceStore interface {
 	// page's in one query.
 	TracesByID(ctx context.Context, ids []string) ([]cascade.Trace, error)
 	Kernels(ctx context.Context, traceID, search string, p cascade.Page) (cascade.PageOf[cascade.Kernel], error)
-	// KernelCounters returns the hardware counters of the trace's kernel
-	// at seq.
 	// KernelCounters returns the counters of the trace's kernels whose
 	// seq is in [from, to), by seq, then statistic name.
 	KernelCounters(ctx context.Context, traceID string, from, to int) ([]cascade.KernelCounter, error)
