@@ -241,7 +241,7 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 		return nil, err
 	}
 	s.sweeps = runs.NewSweeps(s.runs)
-	s.sampled = sampled.New(sampled.Config{Runs: s.runs, Sweeps: s.sweeps, Variants: s.runs.Configs(), Store: m.DB, Plans: s.plans, Events: m.events, Logger: log})
+	s.sampled = sampled.New(sampled.Config{Runs: s.runs, Executor: s.runs.Executor(), Sweeps: s.sweeps, Variants: s.runs.Configs(), Store: m.DB, Plans: s.plans, Events: m.events, Logger: log})
 	s.runs.Coordinate(s.sampled)
 	s.results = results.New(results.Config{Store: m.DB, Configs: s.runs.Configs(), Live: s.runs, Plans: s.plans, BucketDir: cfg.BucketDir()})
 	s.correl = results.NewCorrelator(s.results)
@@ -301,7 +301,7 @@ func (m *Main) buildRuns(ctx context.Context) (*runs.Manager, error) {
 		TraceConfigsDir: cfg.SimTraceConfigsDir,
 		ModifiersFile:   cfg.ConfigModifiersFile,
 	})
-	found, err := rm.CheckExecutor(ctx)
+	found, err := rm.Executor().Check(ctx)
 	for _, l := range found {
 		log.Info(l, "component", "runs")
 	}
@@ -322,7 +322,7 @@ func (m *Main) buildRuns(ctx context.Context) (*runs.Manager, error) {
 func (m *Main) buildHandler(s *services) http.Handler {
 	cfg := m.Config
 	m.graph = graph.NewServer(&resolvers.Resolver{DB: m.DB, Events: m.events, Traces: s.scanner, Postproc: s.postproc, S3: m.S3,
-		Runs: s.runs, Sweeps: s.sweeps, RunLogs: s.runs, Configs: s.runs.Configs(), Exec: s.runs, Results: s.results, Comparisons: s.results, Correlations: s.correl, SampledRuns: s.sampled,
+		Runs: s.runs, Sweeps: s.sweeps, RunLogs: s.runs.Logs(), Configs: s.runs.Configs(), Exec: s.runs.Executor(), Results: s.results, Comparisons: s.results, Correlations: s.correl, SampledRuns: s.sampled,
 		Disk:     disk.Meter{Store: m.DB, DataDir: cfg.DataDir, BudgetGiB: cfg.DiskGiB},
 		Sampling: s.plans},
 		transport.Options{AllowedOrigins: cfg.AllowedOrigins, Logger: m.log, PingInterval: cfg.WebsocketPing, WriteWait: cfg.WebsocketWriteWait,
@@ -423,7 +423,7 @@ func (m *Main) Close() error {
 // decided, for a sampled run's wall-time estimate: the local executor's
 // slots and sizing; 0 (all at once) on Slurm, whose cluster decides.
 func (s *services) simulatorsAtOnce() (int, string) {
-	st := s.runs.ExecutorStatus()
+	st := s.runs.Executor().Status()
 	if st.Kind == "slurm" {
 		return 0, "Slurm: the segments taken to run all at once, as the cluster may run them (a lower bound)"
 	}
@@ -431,5 +431,5 @@ func (s *services) simulatorsAtOnce() (int, string) {
 	if st.Message != nil {
 		note = *st.Message
 	}
-	return s.runs.Slots(), note
+	return s.runs.Executor().Slots(), note
 }

@@ -14,7 +14,7 @@ import (
 
 // Executor is the resolver for the executor field.
 func (r *queryResolver) Executor(ctx context.Context) (*cascade.ExecutorStatus, error) {
-	st := r.Exec.ExecutorStatus()
+	st := r.Exec.Status()
 	return &st, nil
 }
 
@@ -51,7 +51,7 @@ func (r *subscriptionResolver) ExecutorUpdated(ctx context.Context) (<-chan *cas
 	// Subscribed before the status is read: a change in between is sent
 	// after it.
 	sub := r.Events.Subscribe(ctx, func(e cascade.Event) bool { _, ok := e.(cascade.ExecutorUpdated); return ok })
-	st := r.Exec.ExecutorStatus()
+	st := r.Exec.Status()
 	first := &st
 	return stream(ctx, sub, &first, func(e cascade.Event) (*cascade.ExecutorStatus, bool) {
 		st := e.(cascade.ExecutorUpdated).Status

@@ -23,15 +23,15 @@ type Resolver struct {
 	DB           Store
 	Events       *events.Broker
 	Traces       TraceService
-	Postproc     LogSource     // post-processing logs
-	Runs         Launcher      // launches and cancels runs
-	Sweeps       SweepLauncher // launches and cancels sweeps
-	RunLogs      LogSource     // simulator logs
-	Configs      SimConfigs    // the configs runs launch with
-	Exec         Executor      // where runs execute
-	Results      RunResults    // what runs gave back
-	Comparisons  Comparisons   // runs compared by config and sweep
-	Correlations Correlations  // runs' statistics against hardware counters
+	Postproc     LogSource      // post-processing logs
+	Runs         Launcher       // launches and cancels runs
+	Sweeps       SweepLauncher  // launches and cancels sweeps
+	RunLogs      LogSource      // simulator logs
+	Configs      SimConfigs     // the configs runs launch with
+	Exec         ExecutorHealth // where runs execute
+	Results      RunResults     // what runs gave back
+	Comparisons  Comparisons    // runs compared by config and sweep
+	Correlations Correlations   // runs' statistics against hardware counters
 	SampledRuns  SampledLauncher
 	Disk         DiskMeter
 	Sampling     Planner

@@ -13,9 +13,10 @@ import (
 
 // The interfaces below are what the resolvers ask of the packages that own
 // the data, each named for what it serves; app wires in *db.DB,
-// *runs.Manager, *results.Reader, *sampled.Coordinator, *scanner.Scanner,
-// *postproc.Processor, disk.Meter and *plans.Service, and a test may wire
-// in fakes.
+// *runs.Manager, *runs.Sweeps, *runs.Configs, runs.Logs,
+// runs.ExecutorHandle, *results.Reader, *sampled.Coordinator,
+// *scanner.Scanner, *postproc.Processor, disk.Meter and *plans.Service,
+// and a test may wire in fakes.
 
 // TraceStore reads traces and their kernels.
 type TraceStore interface {
@@ -26,8 +27,6 @@ type TraceStore interface {
 	// page's in one query.
 	TracesByID(ctx context.Context, ids []string) ([]cascade.Trace, error)
 	Kernels(ctx context.Context, traceID, search string, p cascade.Page) (cascade.PageOf[cascade.Kernel], error)
-	// KernelCounters returns the hardware counters of the trace's kernel
-	// at seq.
 	// KernelCounters returns the counters of the trace's kernels whose
 	// seq is in [from, to), by seq, then statistic name.
 	KernelCounters(ctx context.Context, traceID string, from, to int) ([]cascade.KernelCounter, error)
@@ -118,7 +117,7 @@ type Correlations interface {
 }
 
 // SimConfigs lists the sim configs, those a trace can run on, and the
-// one a run used (*runs.Manager).
+// one a run used (*runs.Configs).
 type SimConfigs interface {
 	SimConfigs() ([]cascade.SimConfig, error)
 	CompatibleSimConfigs(t cascade.Trace) ([]cascade.SimConfig, error)
@@ -141,9 +140,10 @@ type SimConfigs interface {
 	Variant(ctx context.Context, name string, params []cascade.SimParam) (cascade.SimConfig, error)
 }
 
-// Executor reports the executor's status (*runs.Manager).
-type Executor interface {
-	ExecutorStatus() cascade.ExecutorStatus
+// ExecutorHealth reports the health of where runs execute
+// (runs.ExecutorHandle).
+type ExecutorHealth interface {
+	Status() cascade.ExecutorStatus
 }
 
 // TraceService is what the API asks of the scanner.
@@ -155,7 +155,7 @@ type TraceService interface {
 }
 
 // LogSource reads the log a trace's post-processor (*postproc.Processor)
-// or a run's simulator (*runs.Manager) writes.
+// or a run's simulator (runs.Logs) writes.
 type LogSource interface {
 	LogLines(id string, n int) ([]string, error)
 	TailLog(id string) cascade.LogTail

@@ -7,14 +7,16 @@
 // one transaction; [Sweeps.LaunchSweep] a sweep's), its queue hands
 // queued runs in launch order to its [Executor], each with its [Job]
 // prepared (manager.go, launch.go, work.go), it records their progress,
-// kernel results and end as the executor reports them (host.go, stats.go),
-// and it cancels and removes runs (cancel.go). It reuses a succeeded run
-// whose simulation a launch would repeat (reuse.go, sums.go) and keeps,
-// while a run runs here, the totals of its statistics
+// kernel results and end as the executor reports them (host.go, stats.go,
+// saved.go), and it cancels and removes runs (cancel.go). It reuses a
+// succeeded run whose simulation a launch would repeat (reuse.go, sums.go)
+// and keeps, while a run runs here, the totals of its statistics
 // ([Manager.LiveTotals]). The configs runs launch with, and what the
-// simulator says of them, are its [Configs] (configs.go, probe.go). Run rows
-// are the truth. Every change is committed first and published after, as a
-// copy of the committed row.
+// simulator says of them, are its [Configs] (configs.go, probe.go); the
+// runs' simulator logs are read through its [Logs] (logs.go), and its
+// executor's health, slots and start-up check through its
+// [ExecutorHandle] (exechandle.go). Run rows are the truth. Every change is
+// committed first and published after, as a copy of the committed row.
 //
 // What a run gives back is read apart, by package results; sampled runs
 // are coordinated apart, by package sampling/sampled, which the Manager

@@ -53,7 +53,7 @@ func (f *follower) read() bool {
 			f.parser.Line(l)
 		}
 		any = true
-		if err := f.m.saveKernels(f.ctx, f.id, f.parser.Take); err != nil {
+		if err := f.m.kernels.save(f.ctx, f.id, f.parser.Take); err != nil {
 			f.m.log.Error("save run kernels", "run", f.id, "err", err)
 		}
 	}

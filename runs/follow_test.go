@@ -50,7 +50,7 @@ func TestFollowerStoresALongLogAsItReadsIt(t *testing.T) {
 		if o := p.Outcome(simlog.Exit{}); !o.Succeeded { // as Judge does
 			t.Fatal(o.Reason)
 		}
-		if err := m.saveKernels(context.Background(), "r", p.TakeAll); err != nil {
+		if err := m.kernels.save(context.Background(), "r", p.TakeAll); err != nil {
 			t.Fatal(err)
 		}
 		ks, err := d.RunKernels(context.Background(), "r")

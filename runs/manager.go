@@ -12,7 +12,6 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simprobe"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
-	"github.com/cascade-sim/cascade/internal/versioned"
 	"github.com/cascade-sim/cascade/internal/workqueue"
 )
 
@@ -117,14 +116,13 @@ type Manager struct {
 	mu      sync.Mutex
 	running map[string]*active // runs a worker took, until its Start returns
 
-	// ended keeps the statistics totals of runs that ended here (see
-	// LiveTotals).
-	ended *versioned.Cache[string, StatTotals]
+	configs *Configs       // the configs runs launch with
+	logs    Logs           // the runs' simulator logs
+	handle  ExecutorHandle // exec as the rest of the server sees it
 
-	configs *Configs // the configs runs launch with
-
-	savedMu sync.Mutex
-	saved   map[string]*savedKernels // see saveKernels
+	// kernels is what it stored of its running runs' kernel results, and
+	// the statistics totals of those that ended here (see LiveTotals).
+	kernels *kernelSaves
 
 	// ctx is Run's: it ends with the server. Work reads it.
 	ctx context.Context
@@ -176,9 +174,10 @@ func New(cfg Config) *Manager {
 		log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{},
-		ended: versioned.New[string, StatTotals](maxEndedTotals), coord: nobody{}}
+		logs: Logs{workDir: cfg.WorkDir}, kernels: newKernelSaves(cfg.Store, cfg.StatsTable), coord: nobody{}}
 	m.configs = &Configs{cfg: cfg, log: m.log}
 	m.exec = cfg.NewExecutor(host{m})
+	m.handle = newExecutorHandle(m.exec, cfg)
 	m.queue = workqueue.New(workqueue.Config[string]{Limit: m.exec.Slots(), Work: m.start, Logger: m.log})
 	return m
 }
@@ -186,33 +185,16 @@ func New(cfg Config) *Manager {
 // Configs is the configs runs launch with, checked by the simulator.
 func (m *Manager) Configs() *Configs { return m.configs }
 
-// LogPath is the simulator log of the run with the given id.
-func (m *Manager) LogPath(id string) string { return filepath.Join(m.runDir(id), "accel-sim.log") }
+// Logs reads the runs' simulator logs.
+func (m *Manager) Logs() Logs { return m.logs }
 
-func (m *Manager) runDir(id string) string { return filepath.Join(m.cfg.WorkDir, "runs", id) }
+// Executor is the Manager's executor as the rest of the server sees it:
+// its health, its slots, its check at start.
+func (m *Manager) Executor() ExecutorHandle { return m.handle }
+
+func (m *Manager) runDir(id string) string { return runDirIn(m.cfg.WorkDir, id) }
 
 func (m *Manager) traceDir(id string) string { return filepath.Join(m.cfg.BucketDir, id) }
-
-// ExecutorStatus is the executor's health (see [Executor.Status]).
-func (m *Manager) ExecutorStatus() cascade.ExecutorStatus { return m.exec.Status() }
-
-// Slots is how many runs the executor is handed at once (see
-// [Executor.Slots]): locally, how many simulators run at once at most; a
-// split run's default number of segments, and a sampled run's estimate's.
-func (m *Manager) Slots() int { return m.exec.Slots() }
-
-// CheckExecutor checks, at start, what the executor needs and says what
-// it found, one line each (see [Executor.Check]): for Slurm, its
-// commands, its controller, its accounting, and whether the directories
-// jobs read and write are on a filesystem the compute nodes can share.
-func (m *Manager) CheckExecutor(ctx context.Context) ([]string, error) {
-	return m.exec.Check(ctx, []Dir{
-		{"run directories", filepath.Join(m.cfg.WorkDir, "runs")},
-		{"traces", m.cfg.BucketDir},
-		{"sim configs", m.cfg.ConfigsDir},
-		{"trace configs", m.cfg.TraceConfigsDir},
-	})
-}
 
 // Run queues again the runs a previous server left running without a
 // job (they ran as its children, and run again from the beginning; their

@@ -256,7 +256,7 @@ func TestManagerHandsPreparedJobsToTheExecutor(t *testing.T) {
 	}
 	r.noStart() // two slots
 	for _, j := range []runs.Job{a, b} {
-		if j.Total != 4 || j.Config.Name != simconfigtest.H100 || j.Log != r.m.LogPath(j.Run.ID) || filepath.Dir(j.Log) != j.Dir {
+		if j.Total != 4 || j.Config.Name != simconfigtest.H100 || j.Log != r.m.Logs().LogPath(j.Run.ID) || filepath.Dir(j.Log) != j.Dir {
 			t.Fatalf("job %+v", j)
 		}
 		for _, f := range []string{j.KernelList, filepath.Join(j.Dir, "gpgpusim.config")} {

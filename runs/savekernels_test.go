@@ -10,7 +10,6 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
 	"github.com/cascade-sim/cascade/db"
-	"github.com/cascade-sim/cascade/internal/versioned"
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
@@ -82,7 +81,7 @@ func TestSaveKernelsAppendsWhatWasTaken(t *testing.T) {
 		}
 		for i, s := range steps {
 			st.froms, st.lens, st.fail = nil, nil, s.fail
-			err := m.saveKernels(ctx, "r", s.take)
+			err := m.kernels.save(ctx, "r", s.take)
 			if (err != nil) != s.wantFailed {
 				t.Fatalf("step %d: %v", i, err)
 			}
@@ -101,9 +100,9 @@ func TestSaveKernelsAppendsWhatWasTaken(t *testing.T) {
 		if !ok {
 			t.Fatal("no live totals of a run being saved")
 		}
-		m.forgetKernels("r")
-		if len(m.saved) != 0 {
-			t.Errorf("forgotten run still remembered: %v", m.saved)
+		m.kernels.forget("r")
+		if len(m.kernels.runs) != 0 {
+			t.Errorf("forgotten run still remembered: %v", m.kernels.runs)
 		}
 		if _, ok := m.LiveTotals(r); ok {
 			t.Error("live totals of a forgotten run")
@@ -128,7 +127,7 @@ func TestSaveKernelsAppendsWhatWasTaken(t *testing.T) {
 
 		m = saveManager(st) // a restart: the log is read again
 		st.froms = nil
-		if err := m.saveKernels(ctx, "r", chunk(1, 2)); err != nil {
+		if err := m.kernels.save(ctx, "r", chunk(1, 2)); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(st.froms, []int{0}) {
@@ -140,7 +139,7 @@ func TestSaveKernelsAppendsWhatWasTaken(t *testing.T) {
 
 // saveManager is a Manager with only what saving kernels needs.
 func saveManager(st Store) *Manager {
-	return &Manager{cfg: Config{Store: st, StatsTable: simstats.Builtin()}, ended: versioned.New[string, StatTotals](maxEndedTotals)}
+	return &Manager{cfg: Config{Store: st, StatsTable: simstats.Builtin()}, kernels: newKernelSaves(st, simstats.Builtin())}
 }
 
 func sameTotals(a, b StatTotals) bool {

@@ -141,62 +141,7 @@ type StatTotals struct {
 // while it runs, and, once it has ended, those of every kernel for its
 // final version (they need not be read back). false when it has none of
 // r's version: the reader then adds up the stored kernels.
-func (m *Manager) LiveTotals(r cascade.Run) (StatTotals, bool) {
-	t, err := StatTable(r)
-	if err != nil || len(t.Counters) == 0 {
-		return StatTotals{}, false
-	}
-	if tot, ok := m.liveTotals(r.ID, t); ok {
-		return tot, true
-	}
-	return m.ended.Get(totalsKey(r))
-}
-
-// totalsKey names a run's version.
-func totalsKey(r cascade.Run) string { return fmt.Sprint(r.ID, "@", r.UpdatedAt.UnixNano()) }
-
-// maxEndedTotals bounds the totals kept of runs that ended here.
-const maxEndedTotals = 64
-
-// liveTotals returns the totals of the kernels of the run stored since
-// this Manager started following it, when it is following it and they
-// are of the counters of t.
-func (m *Manager) liveTotals(id string, t *simstats.Table) (StatTotals, bool) {
-	m.savedMu.Lock()
-	s := m.saved[id]
-	m.savedMu.Unlock()
-	if s == nil {
-		return StatTotals{}, false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.totals == nil || s.totals.t != t || !s.synced {
-		return StatTotals{}, false
-	}
-	return s.totals.Totals(), true
-}
-
-// keepTotals keeps the totals of the run that just ended, followed as
-// its kernels were stored, for its final version (see LiveTotals).
-func (m *Manager) keepTotals(r cascade.Run) {
-	t, err := StatTable(r)
-	if err != nil || len(t.Counters) == 0 {
-		return
-	}
-	if tot, ok := m.liveTotals(r.ID, t); ok {
-		m.ended.Put(totalsKey(r), tot)
-	}
-}
-
-// statsTable is the table of the counters of runs started now, as
-// StatTable gives it for them: the same table as for such a run.
-func (m *Manager) statsTable() *simstats.Table {
-	t, err := StatTable(cascade.Run{StatCounters: statCounters(m.cfg.StatsTable)})
-	if err != nil {
-		return nil
-	}
-	return t
-}
+func (m *Manager) LiveTotals(r cascade.Run) (StatTotals, bool) { return m.kernels.totals(r) }
 
 // Totaller adds up kernels' statistics into a run's [StatTotals].
 type Totaller struct {

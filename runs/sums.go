@@ -48,7 +48,7 @@ func (m *Manager) sums(traceID string, cfg cascade.SimConfig) Sums {
 			m.log.Warn("simulator sum", "err", err)
 		}
 	}
-	if s.Config, err = ConfigSum(cfg, filepath.Base(m.LogPath("r"))); err != nil {
+	if s.Config, err = ConfigSum(cfg, filepath.Base(m.logs.LogPath("r"))); err != nil {
 		m.log.Warn("config sum", "config", cfg.Name, "err", err)
 	}
 	if s.Trace, err = TraceSum(filepath.Join(m.traceDir(traceID), filepath.FromSlash(tracedir.KernelsListG))); err != nil {

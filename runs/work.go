@@ -91,10 +91,10 @@ func (m *Manager) prepare(r cascade.Run) (Job, error) {
 			return Job{}, err
 		}
 	}
-	if err := linkConfigFolders(dir, cfg, filepath.Base(m.LogPath(r.ID))); err != nil {
+	if err := linkConfigFolders(dir, cfg, filepath.Base(m.logs.LogPath(r.ID))); err != nil {
 		return Job{}, err
 	}
-	return Job{Run: r, Dir: dir, KernelList: list.Path, Config: cfg, Log: m.LogPath(r.ID), Total: len(list.Kernels())}, nil
+	return Job{Run: r, Dir: dir, KernelList: list.Path, Config: cfg, Log: m.logs.LogPath(r.ID), Total: len(list.Kernels())}, nil
 }
 
 // recordStart records on the job's run, still queued, what it is about to

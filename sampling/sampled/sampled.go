@@ -60,6 +60,11 @@ type Lifecycle interface {
 	LaunchRuns(ctx context.Context, ins []runs.LaunchInput, shape func(rs []cascade.Run) error) ([]cascade.Run, error)
 	// CancelRuns cancels runs that are not over.
 	CancelRuns(ctx context.Context, rs []cascade.Run, history string) error
+}
+
+// Executor is what a Coordinator asks of where runs execute
+// (runs.ExecutorHandle).
+type Executor interface {
 	// Slots is how many runs the executor starts at once.
 	Slots() int
 }
@@ -81,6 +86,7 @@ type Variants interface {
 // Config configures a Coordinator.
 type Config struct {
 	Runs     Lifecycle
+	Executor Executor
 	Sweeps   Sweeps
 	Variants Variants
 	Store    Store

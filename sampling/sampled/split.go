@@ -63,7 +63,7 @@ func (c *Coordinator) LaunchSplit(ctx context.Context, in SplitInput) (cascade.R
 	}
 	n := in.Segments
 	if n == 0 {
-		n = min(max(2, c.cfg.Runs.Slots()), max(2, sampling.MaxSegments(input)))
+		n = min(max(2, c.cfg.Executor.Slots()), max(2, sampling.MaxSegments(input)))
 	}
 	warmup := sampling.WarmupStep
 	if in.Warmup != nil {
