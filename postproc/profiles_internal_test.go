@@ -113,7 +113,22 @@ func TestReadProfilesAgain(t *testing.T) {
 	r.trace("other", cascade.TraceUploading, processed())
 	p.ReadProfiles("other")
 	p.ReadProfiles("prof")
-	testkit.Eventually(t, 10*time.Second, "profiles read again", func() bool { return len(r.stored("prof").Profiles) == 3 })
+	// The store holds the profiles before the update is published: wait
+	// for both, or the events below are counted before the second READY.
+	readyEvents := func() int {
+		r.mv.mu.Lock()
+		defer r.mv.mu.Unlock()
+		n := 0
+		for _, e := range r.mv.events {
+			if e == "prof READY" {
+				n++
+			}
+		}
+		return n
+	}
+	testkit.Eventually(t, 10*time.Second, "profiles read again", func() bool {
+		return len(r.stored("prof").Profiles) == 3 && readyEvents() >= 2
+	})
 	tr := r.stored("prof")
 	if tr.State != cascade.TraceReady || tr.KernelCount != before.KernelCount {
 		t.Fatalf("after reading its profiles again: %+v", tr)
@@ -131,14 +146,9 @@ func TestReadProfilesAgain(t *testing.T) {
 	if len(cs) != 2 || cs[0].Stat != "cycles" || cs[0].Count != 3 || cs[0].Max != 9011 || cs[1].Stat != hwprofile.DurationStat || cs[1].Mean != 3000 {
 		t.Errorf("kernel 2's counters %+v", cs)
 	}
+	ready := readyEvents() // as it became ready, then as its profiles were read again
 	r.mv.mu.Lock()
 	defer r.mv.mu.Unlock()
-	ready := 0 // as it became ready, then as its profiles were read again
-	for _, e := range r.mv.events {
-		if e == "prof READY" {
-			ready++
-		}
-	}
 	if len(r.mv.moved) != 1 || ready != 2 || slices.Contains(r.mv.events, "other UPLOADING") {
 		t.Errorf("moves %q, events %q", r.mv.moved, r.mv.events)
 	}
