@@ -48,17 +48,17 @@ type Trace struct {
 	// a kernel trace's header, or ArchAssumed.
 	TraceGPUArchFrom   string `gorm:"column:trace_gpu_arch_from;not null;default:''"`
 	SuggestedSimConfig *string
-	KernelCount        int   `gorm:"not null"`
+	KernelCount        int `gorm:"not null"`
 	// UntracedKernels counts the launches its stats files list without a
 	// kernel trace in kernelslist.g (Kernel.Untraced): a trace taken with
 	// the tracer's DYNAMIC_KERNEL_LIMIT ranges (a sampling plan's
 	// traceList) traces only some launches. Such a trace simulates only
 	// sampled, or the kernel ids it traced; 0 for a trace of every launch.
-	UntracedKernels int `gorm:"not null;default:0"`
-	Bytes              int64 `gorm:"not null"`
-	HasRealTiming      bool  `gorm:"not null"`
-	HasStepTimeline    bool  `gorm:"not null"`
-	Sample             bool  `gorm:"not null"`
+	UntracedKernels int   `gorm:"not null;default:0"`
+	Bytes           int64 `gorm:"not null"`
+	HasRealTiming   bool  `gorm:"not null"`
+	HasStepTimeline bool  `gorm:"not null"`
+	Sample          bool  `gorm:"not null"`
 	// Warnings lists recovered bad input (malformed stats rows and the
 	// like), each naming its file and line: the post-processor's, set
 	// when the trace becomes ready.
