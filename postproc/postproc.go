@@ -516,7 +516,7 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 	if msg != "" {
 		p.log.Warn("trace failed", "trace", id, "error", msg)
 	} else {
-		p.log.Info("trace ready", "trace", id, "kernels", count)
+		p.log.Info("trace ready", "trace", id, "kernels", t.KernelCount, "untraced", t.UntracedKernels)
 	}
 	p.cfg.Events.Publish(cascade.TraceUpdated{Trace: t})
 	p.report(tracestate.Move{ID: id, To: t.State, By: ev, Ran: ran})
