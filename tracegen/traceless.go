@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
@@ -209,4 +210,46 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// ParseTraceList reads a sampling plan's traceList (SamplingPlan.traceList):
+// a range a "DYNAMIC_KERNEL_LIMIT_START=a DYNAMIC_KERNEL_LIMIT_END=b …"
+// line, of the context its comment line before names ("# context 0x…,
+// launches …"). An unreadable line is an error naming it.
+func ParseTraceList(text string) ([]TraceRange, error) {
+	var out []TraceRange
+	ctx := ""
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if c, ok := strings.CutPrefix(line, "# context "); ok {
+			ctx, _, _ = strings.Cut(c, ",")
+			continue
+		}
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		r := TraceRange{Context: ctx}
+		for _, f := range strings.Fields(line) {
+			k, v, _ := strings.Cut(f, "=")
+			var err error
+			switch k {
+			case "DYNAMIC_KERNEL_LIMIT_START":
+				r.Start, err = strconv.Atoi(v)
+			case "DYNAMIC_KERNEL_LIMIT_END":
+				r.End, err = strconv.Atoi(v)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("trace list line %d: %s: %w", i+1, f, err)
+			}
+		}
+		if r.Start < 1 || r.End < r.Start {
+			return nil, fmt.Errorf("trace list line %d: %q: want DYNAMIC_KERNEL_LIMIT_START=a DYNAMIC_KERNEL_LIMIT_END=b, 1 <= a <= b", i+1, line)
+		}
+		out = append(out, r)
+		ctx = ""
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("trace list: no DYNAMIC_KERNEL_LIMIT line")
+	}
+	return out, nil
 }

@@ -186,3 +186,22 @@ func TestTraceLessContexts(t *testing.T) {
 		t.Error("no ranges: no error")
 	}
 }
+
+// TestParseTraceList reads back what sampling.TraceList writes, contexts
+// included, and names a bad line.
+func TestParseTraceList(t *testing.T) {
+	text := "# Cascade sampling plan sp1: STEM\n#\n# context 0x55d2c3a1e4f0, launches 4-6: 1 representative(s), 2 warm-up\n" +
+		"DYNAMIC_KERNEL_LIMIT_START=5 DYNAMIC_KERNEL_LIMIT_END=7 TERMINATE_UPON_LIMIT=1\n" +
+		"# launches 19-21: 1 representative(s), 2 warm-up\nDYNAMIC_KERNEL_LIMIT_START=20 DYNAMIC_KERNEL_LIMIT_END=22 TERMINATE_UPON_LIMIT=1\n"
+	got, err := tracegen.ParseTraceList(text)
+	want := []tracegen.TraceRange{{Context: "0x55d2c3a1e4f0", Start: 5, End: 7}, {Start: 20, End: 22}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("%+v, %v; want %+v", got, err, want)
+	}
+	if _, err := tracegen.ParseTraceList("DYNAMIC_KERNEL_LIMIT_START=9 DYNAMIC_KERNEL_LIMIT_END=x\n"); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("a bad line: %v", err)
+	}
+	if _, err := tracegen.ParseTraceList("# nothing\n"); err == nil {
+		t.Error("no range: no error")
+	}
+}
