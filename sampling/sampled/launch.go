@@ -193,7 +193,8 @@ func (c *Coordinator) planParts(ctx context.Context, planID, traceID string) (pl
 		return planParts{}, err
 	}
 	if plan.TraceID != traceID {
-		return planParts{}, cascade.Errorf(cascade.EINVALID, "sampling.plan: plan %q is a plan of trace %q, not of %q", plan.ID, plan.TraceID, traceID)
+		return planParts{}, cascade.Errorf(cascade.EINVALID, "sampling.plan: plan %q is a plan of trace %q, not of %q: plans are a trace's; plan %q with the same method, target and warm-up "+
+			"(a trace taken with the plan's traceList has the same launches, stats and timing, so it is planned the same)", plan.ID, plan.TraceID, traceID, traceID)
 	}
 	if plan.Strata, err = c.cfg.Plans.SamplingStrata(ctx, plan.ID); err != nil {
 		return planParts{}, fmt.Errorf("read plan %s: %w", plan.ID, err)

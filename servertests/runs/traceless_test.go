@@ -226,6 +226,8 @@ func TestTraceLessEndToEnd(t *testing.T) {
 	refused("a full run", fmt.Sprintf("no kernel trace of %d of its %d launches", launches-len(traced), launches), map[string]any{})
 	refused("untraced kernelIds", fmt.Sprintf("kernelIds: %d, %d: trace \"less\" has no kernel trace of them", untraced[0], untraced[1]),
 		map[string]any{"kernelIds": []int{untraced[1], ranges[0].Start, untraced[0]}})
+	refused("the full trace's plan", fmt.Sprintf("sampling.plan: plan %q is a plan of trace \"full\", not of \"less\": plans are a trace's", fp.ID),
+		map[string]any{"sampling": map[string]any{"plan": fp.ID}})
 	refused("a validated sampled run", "sampling.validate", map[string]any{"sampling": map[string]any{"plan": lp.ID, "validate": true}})
 	refused("a split run", "split: trace \"less\" has no kernel trace", map[string]any{"split": map[string]any{"segments": 2}})
 	wide := plan("less", 6) // more warm-up: launches before the traced ranges
