@@ -48,11 +48,17 @@ type Trace struct {
 	// a kernel trace's header, or ArchAssumed.
 	TraceGPUArchFrom   string `gorm:"column:trace_gpu_arch_from;not null;default:''"`
 	SuggestedSimConfig *string
-	KernelCount        int   `gorm:"not null"`
-	Bytes              int64 `gorm:"not null"`
-	HasRealTiming      bool  `gorm:"not null"`
-	HasStepTimeline    bool  `gorm:"not null"`
-	Sample             bool  `gorm:"not null"`
+	KernelCount        int `gorm:"not null"`
+	// UntracedKernels counts the launches its stats files list without a
+	// kernel trace in kernelslist.g (Kernel.Untraced): a trace taken with
+	// the tracer's DYNAMIC_KERNEL_LIMIT ranges (a sampling plan's
+	// traceList) traces only some launches. Such a trace simulates only
+	// sampled, or the kernel ids it traced; 0 for a trace of every launch.
+	UntracedKernels int   `gorm:"not null;default:0"`
+	Bytes           int64 `gorm:"not null"`
+	HasRealTiming   bool  `gorm:"not null"`
+	HasStepTimeline bool  `gorm:"not null"`
+	Sample          bool  `gorm:"not null"`
 	// Warnings lists recovered bad input (malformed stats rows and the
 	// like), each naming its file and line: the post-processor's, set
 	// when the trace becomes ready.
@@ -121,7 +127,14 @@ type Kernel struct {
 	BlockY        int    `gorm:"not null"`
 	BlockZ        int    `gorm:"not null"`
 	Instructions  *int64
+	// Untraced: the tracer counted this launch (its stats row) but wrote
+	// no kernel trace of it, as it does outside its DYNAMIC_KERNEL_LIMIT
+	// range; kernelslist.g does not name it, so no run can simulate it.
+	Untraced bool `gorm:"not null;default:false"`
 }
+
+// Traced reports whether the trace holds the launch's kernel trace.
+func (k Kernel) Traced() bool { return !k.Untraced }
 
 // Dim3 is a CUDA grid or block size.
 type Dim3 struct{ X, Y, Z int }

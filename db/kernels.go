@@ -31,17 +31,18 @@ type kernelRow struct {
 	BlockY        int
 	BlockZ        int
 	Instructions  *int64
+	Untraced      bool
 }
 
 func (kernelRow) TableName() string { return "kernels" }
 
-const kernelColumns = "set_id, seq, kernel_id, context, name, demangled_name, trace_file, grid_x, grid_y, grid_z, block_x, block_y, block_z, instructions"
+const kernelColumns = "set_id, seq, kernel_id, context, name, demangled_name, trace_file, grid_x, grid_y, grid_z, block_x, block_y, block_z, instructions, untraced"
 
 var kernelColumnList = strings.Split(kernelColumns, ", ")
 
 // values gives the row's values after set_id, in kernelColumns order, to
-// the bulk writers: integer, text, or NULL for a nil pointer.
-func (r *kernelRow) values(integer func(int64), text func(string), null func()) {
+// the bulk writers: integer, text, boolean, or NULL for a nil pointer.
+func (r *kernelRow) values(integer func(int64), text func(string), boolean func(bool), null func()) {
 	integer(int64(r.Seq))
 	integer(int64(r.KernelID))
 	if r.Context != nil {
@@ -63,6 +64,7 @@ func (r *kernelRow) values(integer func(int64), text func(string), null func()) 
 	} else {
 		null()
 	}
+	boolean(r.Untraced)
 }
 
 // rowOf is the row of k, without its set: a chunk's rows are written
@@ -71,7 +73,7 @@ func rowOf(k *cascade.Kernel) kernelRow {
 	return kernelRow{
 		Seq: k.Seq, KernelID: k.KernelID, Context: k.Context, Name: k.Name, DemangledName: k.DemangledName,
 		TraceFile: k.TraceFile, GridX: k.GridX, GridY: k.GridY, GridZ: k.GridZ,
-		BlockX: k.BlockX, BlockY: k.BlockY, BlockZ: k.BlockZ, Instructions: k.Instructions,
+		BlockX: k.BlockX, BlockY: k.BlockY, BlockZ: k.BlockZ, Instructions: k.Instructions, Untraced: k.Untraced,
 	}
 }
 
@@ -86,7 +88,7 @@ func (r *kernelRow) args(dst []any) []any {
 		insts = *r.Instructions
 	}
 	return append(dst, int64(r.Seq), int64(r.KernelID), ctx, r.Name, r.DemangledName, r.TraceFile,
-		int64(r.GridX), int64(r.GridY), int64(r.GridZ), int64(r.BlockX), int64(r.BlockY), int64(r.BlockZ), insts)
+		int64(r.GridX), int64(r.GridY), int64(r.GridZ), int64(r.BlockX), int64(r.BlockY), int64(r.BlockZ), insts, r.Untraced)
 }
 
 // currentSet is the subquery of the trace's current kernel set id.
@@ -136,6 +138,7 @@ const (
 	colBlockY
 	colBlockZ
 	colInstructions
+	colUntraced
 )
 
 var kernelColumnIndex = map[string]int{
@@ -144,6 +147,7 @@ var kernelColumnIndex = map[string]int{
 	"grid_x": colGridX, "grid_y": colGridY, "grid_z": colGridZ,
 	"block_x": colBlockX, "block_y": colBlockY, "block_z": colBlockZ,
 	"instructions": colInstructions,
+	"untraced":     colUntraced,
 }
 
 // scanKernels runs q, a SELECT * of at most n kernel rows, and reads them
@@ -208,6 +212,8 @@ func scanKernels(q *gorm.DB, traceID string, n int, dst *[]cascade.Kernel) error
 					i, err = int64Value(v)
 					k.Instructions = &i
 				}
+			case colUntraced:
+				k.Untraced, err = boolValue(v)
 			}
 			if err != nil {
 				return fmt.Errorf("kernels of trace %q: column %s: %w", traceID, names[i], err)
@@ -239,6 +245,24 @@ func int64Value(v any) (int64, error) {
 func intValue(v any) (int, error) {
 	i, err := int64Value(v)
 	return int(i), err
+}
+
+// boolValue is a boolean column's value as a driver gives it: a bool
+// (PostgreSQL), an integer (SQLite), or text.
+func boolValue(v any) (bool, error) {
+	switch v := v.(type) {
+	case bool:
+		return v, nil
+	case []byte:
+		return strconv.ParseBool(string(v))
+	case string:
+		return strconv.ParseBool(v)
+	}
+	i, err := int64Value(v)
+	if err != nil {
+		return false, fmt.Errorf("%T %v is not a boolean", v, v)
+	}
+	return i != 0, nil
 }
 
 // stringValue is a text column's value as a driver gives it.

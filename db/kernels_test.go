@@ -216,7 +216,7 @@ func TestFailedIngestKeepsTheOldList(t *testing.T) {
 }
 
 // TestKernelColumnsRoundTrip: every column of a kernel reads back as it
-// was written, NULLs and text beyond ASCII included, through the one
+// was written, NULLs, untraced launches and text beyond ASCII included, through the one
 // transaction of a small list and through the chunks of a big one (the
 // bulk paths bind or encode each column by hand).
 func TestKernelColumnsRoundTrip(t *testing.T) {
@@ -233,6 +233,7 @@ func TestKernelColumnsRoundTrip(t *testing.T) {
 					KernelID: 1 << 20 * i, Name: fmt.Sprintf("_Z3f%di", i), DemangledName: fmt.Sprintf("f%d(int) — ü", i),
 					TraceFile: fmt.Sprintf("kernel-%d-ctx_0x2.trace.xz", i), GridX: 2147483647 - i, GridY: 65535, GridZ: i % 7,
 					BlockX: 1024, BlockY: i % 3, BlockZ: 64, Instructions: cascade.Ptr(int64(4294967295 - i)),
+					Untraced: i%4 == 1,
 				}
 				if i%2 == 0 {
 					k.Context = cascade.Ptr(fmt.Sprintf("0x%x", i))

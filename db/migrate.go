@@ -130,6 +130,12 @@ var migrations = []migration{
 	{22, "split runs", func(tx *gorm.DB) error {
 		return addColumns(tx, &runV22{}, "Split")
 	}},
+	{24, "traces and kernels: launches without a kernel trace", func(tx *gorm.DB) error {
+		if err := addColumns(tx, &traceV24{}, "UntracedKernels"); err != nil {
+			return err
+		}
+		return addColumns(tx, &kernelV24{}, "Untraced")
+	}},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a

@@ -60,7 +60,14 @@ func (k *kernelRow) appendCopy(b []byte, set int64) []byte {
 	i8 := func(v int64) { b = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint32(b, 8), uint64(v)) }
 	text := func(s string) { b = append(binary.BigEndian.AppendUint32(b, uint32(len(s))), s...) }
 	null := func() { b = binary.BigEndian.AppendUint32(b, 0xffffffff) } // length -1
+	boolean := func(v bool) {
+		c := byte(0)
+		if v {
+			c = 1
+		}
+		b = append(binary.BigEndian.AppendUint32(b, 1), c)
+	}
 	i8(set)
-	k.values(i8, text, null)
+	k.values(i8, text, boolean, null)
 	return b
 }

@@ -180,3 +180,22 @@ type runV22 struct {
 }
 
 func (runV22) TableName() string { return "runs" }
+
+// Schema snapshot, version 24.
+
+// traceV24: the launches a trace lists without a kernel trace.
+type traceV24 struct {
+	ID              string `gorm:"primaryKey"`
+	UntracedKernels int    `gorm:"not null;default:0"`
+}
+
+func (traceV24) TableName() string { return "traces" }
+
+// kernelV24: a launch the tracer counted but did not trace.
+type kernelV24 struct {
+	SetID    int64 `gorm:"primaryKey;autoIncrement:false"`
+	Seq      int   `gorm:"primaryKey;autoIncrement:false"`
+	Untraced bool  `gorm:"not null;default:false"`
+}
+
+func (kernelV24) TableName() string { return "kernels" }

@@ -164,8 +164,15 @@ func (b *sqliteBulk) exec(rows []kernelRow) error {
 			rc = sqlite3.Xsqlite3_bind_null(tls, s, idx)
 		}
 	}
+	bindBool := func(v bool) {
+		n := int64(0)
+		if v {
+			n = 1
+		}
+		bindInt(n)
+	}
 	for i := range rows {
-		rows[i].values(bindInt, bindText, bindNull)
+		rows[i].values(bindInt, bindText, bindBool, bindNull)
 	}
 	if rc != sqlite3.SQLITE_OK {
 		return b.r.err(rc, "bind")

@@ -234,6 +234,7 @@ type ComplexityRoot struct {
 		KernelID      func(childComplexity int) int
 		Name          func(childComplexity int) int
 		TraceFile     func(childComplexity int) int
+		Traced        func(childComplexity int) int
 	}
 
 	KernelConnection struct {
@@ -727,6 +728,7 @@ type ComplexityRoot struct {
 		SuggestedSimConfig      func(childComplexity int) int
 		TraceGPUArch            func(childComplexity int) int
 		TraceGPUArchFrom        func(childComplexity int) int
+		UntracedKernels         func(childComplexity int) int
 		UpdatedAt               func(childComplexity int) int
 		Warnings                func(childComplexity int) int
 	}
@@ -1672,6 +1674,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Kernel.TraceFile(childComplexity), true
+	case "Kernel.traced":
+		if e.ComplexityRoot.Kernel.Traced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Kernel.Traced(childComplexity), true
 
 	case "KernelConnection.edges":
 		if e.ComplexityRoot.KernelConnection.Edges == nil {
@@ -4043,6 +4051,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.TraceGPUArchFrom(childComplexity), true
+	case "Trace.untracedKernels":
+		if e.ComplexityRoot.Trace.UntracedKernels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.UntracedKernels(childComplexity), true
 	case "Trace.updatedAt":
 		if e.ComplexityRoot.Trace.UpdatedAt == nil {
 			break
@@ -4661,6 +4675,8 @@ func (ec *executionContext) childFields_Kernel(ctx context.Context, field graphq
 		return ec.fieldContext_Kernel_grid(ctx, field)
 	case "block":
 		return ec.fieldContext_Kernel_block(ctx, field)
+	case "traced":
+		return ec.fieldContext_Kernel_traced(ctx, field)
 	case "instructions":
 		return ec.fieldContext_Kernel_instructions(ctx, field)
 	case "counters":
@@ -5537,6 +5553,8 @@ func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql
 		return ec.fieldContext_Trace_suggestedSimConfig(ctx, field)
 	case "kernelCount":
 		return ec.fieldContext_Trace_kernelCount(ctx, field)
+	case "untracedKernels":
+		return ec.fieldContext_Trace_untracedKernels(ctx, field)
 	case "bytes":
 		return ec.fieldContext_Trace_bytes(ctx, field)
 	case "hasRealTiming":
@@ -9295,6 +9313,29 @@ func (ec *executionContext) fieldContext_Kernel_block(_ context.Context, field g
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Kernel_traced(ctx context.Context, field graphql.CollectedField, obj *cascade.Kernel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Kernel_traced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Traced(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Kernel_traced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Kernel", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Kernel_instructions(ctx context.Context, field graphql.CollectedField, obj *cascade.Kernel) (ret graphql.Marshaler) {
@@ -18490,6 +18531,29 @@ func (ec *executionContext) fieldContext_Trace_kernelCount(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Trace", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Trace_untracedKernels(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_untracedKernels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UntracedKernels, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_untracedKernels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Trace", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Trace_bytes(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22204,6 +22268,11 @@ func (ec *executionContext) _Kernel(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "traced":
+			out.Values[i] = ec._Kernel_traced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "instructions":
 			out.Values[i] = ec._Kernel_instructions(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -25238,6 +25307,11 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "kernelCount":
 			out.Values[i] = ec._Trace_kernelCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "untracedKernels":
+			out.Values[i] = ec._Trace_untracedKernels(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

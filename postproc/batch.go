@@ -143,11 +143,12 @@ func (p *Processor) runBatches(ctx context.Context) {
 
 // read is what finishing a trace read of its files.
 type read struct {
-	count   int
-	kernels []cascade.Kernel // not nil when read
-	w       tracedir.Warnings
-	msg     string // why the trace fails; "" when it does not
-	big     bool   // more than smallKernels: finish it on its own
+	count    int              // launches: stats rows, or kernelslist.g's lines when more
+	untraced int              // launches kernelslist.g does not name (markUntraced)
+	kernels  []cascade.Kernel // not nil when read
+	w        tracedir.Warnings
+	msg      string // why the trace fails; "" when it does not
+	big      bool   // more than smallKernels: finish it on its own
 	// profiles: metadata.json names hardware profiles, or the trace had
 	// some read: finish it on its own, which reads them.
 	profiles bool
@@ -165,11 +166,12 @@ func (p *Processor) readFinished(id string) read {
 		r.profiles = true
 		return r
 	}
-	var err error
-	if r.count, err = tracedir.CountKernelLines(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))); err != nil {
+	traced, err := tracedir.ReadTraced(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG)))
+	if err != nil {
 		r.msg = fmt.Sprintf("%s: %v", tracedir.KernelsListG, err)
 		return r
 	}
+	r.count = traced.Lines
 	tree, err := tracedir.StatsTree(dir)
 	if err != nil {
 		r.msg = err.Error()
@@ -180,6 +182,7 @@ func (p *Processor) readFinished(id string) read {
 		if len(ks)+len(b) > smallKernels {
 			return errBig
 		}
+		r.untraced += markUntraced(traced, b)
 		ks = append(ks, b...)
 		return nil
 	})
@@ -190,6 +193,7 @@ func (p *Processor) readFinished(id string) read {
 		r.msg = err.Error()
 	default:
 		r.kernels = ks
+		r.count = max(r.count, len(ks))
 	}
 	return r
 }
@@ -236,7 +240,7 @@ func (p *Processor) finishBatch(ctx context.Context, ids []string) {
 				t.State, t.Error = to, &r.msg
 				return false, nil
 			}
-			t.State, t.Error, t.KernelCount = to, nil, r.count
+			t.State, t.Error, t.KernelCount, t.UntracedKernels = to, nil, r.count, r.untraced
 			t.Warnings = append(t.Warnings[:0:0], r.w.Result()...)
 			if t.Warnings == nil {
 				t.Warnings = []string{}

@@ -407,21 +407,25 @@ const maxOutside = 2
 
 // finish moves the trace to failed with msg (tracestate.ProcessFailed),
 // or, when msg is empty, to ready (tracestate.Processed) with its kernels
-// and the kernel count of kernelslist.g. ran is whether a post-processor
+// and its kernel count: the launches its stats files list, or the kernel
+// lines of kernelslist.g when they are more (see markUntraced). ran is whether a post-processor
 // ran (tracestate.Move.Ran).
 func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 	var w tracedir.Warnings
-	count := 0
+	count, rows, untraced := 0, 0, 0
+	var traced *tracedir.Traced
 	var tree *tracedir.Tree
 	var counters []cascade.KernelCounter
 	var profiles []cascade.ProfileRead
 	var pw []string // the profiles' warnings
 	if msg == "" {
 		var err error
-		if count, err = tracedir.CountKernelLines(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))); err != nil {
+		if traced, err = tracedir.ReadTraced(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))); err != nil {
 			msg = fmt.Sprintf("%s: %v", tracedir.KernelsListG, err)
 		} else if tree, err = tracedir.StatsTree(dir); err != nil {
 			msg = err.Error()
+		} else {
+			count = traced.Lines
 		}
 	}
 	cur, err := p.cfg.Store.Trace(ctx, id)
@@ -442,14 +446,17 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 		// error leaves it processing for the next start. The profiles
 		// metadata.json names are matched to the kernels as listed.
 		meta, _ := tracedir.ReadMetadata(dir)
-		var traced []hwprofile.Traced
+		var hw []hwprofile.Traced
 		var readErr error
 		err := p.cfg.Store.ReplaceKernelsFrom(ctx, id, func(add func([]cascade.Kernel) error) error {
 			var addErr error
-			traced = traced[:0]
+			hw = hw[:0]
+			rows, untraced = 0, 0
 			readErr = tree.EachKernels(&w, 2000, func(b []cascade.Kernel) error {
+				rows += len(b)
+				untraced += markUntraced(traced, b)
 				if len(meta.Profiles) > 0 {
-					traced = appendTraced(traced, b)
+					hw = appendTraced(hw, b)
 				}
 				addErr = add(b)
 				return addErr
@@ -469,7 +476,7 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 			return
 		}
 		if msg == "" && (len(meta.Profiles) > 0 || len(cur.Profiles) > 0) {
-			counters, profiles, pw = readProfiles(dir, meta.Profiles, traced, p.cfg.CounterMap)
+			counters, profiles, pw = readProfiles(dir, meta.Profiles, hw, p.cfg.CounterMap)
 			if err := p.cfg.Store.ReplaceKernelCounters(ctx, id, counters); err != nil {
 				if ctx.Err() == nil {
 					p.log.Error("save kernel counters", "trace", id, "err", err)
@@ -491,7 +498,7 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 			t.State, t.Error = to, &msg
 			return nil
 		}
-		t.State, t.Error, t.KernelCount = to, nil, count
+		t.State, t.Error, t.KernelCount, t.UntracedKernels = to, nil, max(count, rows), untraced
 		t.Warnings = append(append(t.Warnings[:0:0], w.Result()...), pw...)
 		t.Profiles = profiles
 		if t.Warnings == nil {
@@ -509,7 +516,7 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 	if msg != "" {
 		p.log.Warn("trace failed", "trace", id, "error", msg)
 	} else {
-		p.log.Info("trace ready", "trace", id, "kernels", count)
+		p.log.Info("trace ready", "trace", id, "kernels", t.KernelCount, "untraced", t.UntracedKernels)
 	}
 	p.cfg.Events.Publish(cascade.TraceUpdated{Trace: t})
 	p.report(tracestate.Move{ID: id, To: t.State, By: ev, Ran: ran})
@@ -520,4 +527,20 @@ func (p *Processor) report(mv tracestate.Move) {
 	if p.to != nil {
 		p.to.Moved(mv)
 	}
+}
+
+// markUntraced marks the kernels of b that kernelslist.g names no kernel
+// trace of (tracedir.Traced.Mark) and returns how many. A trace taken
+// with the tracer's DYNAMIC_KERNEL_LIMIT ranges lists every launch in its
+// stats files and traces those of its ranges only: it is ready with
+// every launch, the others untraced, and its kernel count is its
+// launches.
+func markUntraced(t *tracedir.Traced, b []cascade.Kernel) int {
+	n := 0
+	for i := range b {
+		if t.Mark(&b[i]) {
+			n++
+		}
+	}
+	return n
 }

@@ -26,6 +26,10 @@ type LaunchInput struct {
 	// already; without it such a launch reuses that run's results (see
 	// [Manager.Launch]).
 	Rerun bool
+	// Coordinator: the run is a sampled or split run's own, which
+	// simulates nothing itself (its segments do), so a trace with
+	// untraced launches may have one without kernelIds.
+	Coordinator bool
 }
 
 // Launch creates a queued run and queues it for the executor. It returns
@@ -158,6 +162,11 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 		}
 		b.configs = setIn(b.configs, cfgKey, cfg)
 	}
+	if in.KernelIDs == nil && !in.Coordinator && t.UntracedKernels > 0 {
+		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "traceId: trace %q has no kernel trace of %d of its %d launches (it was traced with DYNAMIC_KERNEL_LIMIT ranges; Kernel.traced is false for them): "+
+			"a run of every kernel needs them all; launch a sampled run of the plan whose traceList it was traced with, or give kernelIds of traced kernels",
+			t.ID, t.UntracedKernels, t.KernelCount)
+	}
 	var ids []int
 	if in.KernelIDs != nil {
 		have, ok := b.kernels[t.ID]
@@ -170,6 +179,9 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 		}
 		var err error
 		if ids, err = checkKernels(t.ID, in.KernelIDs, have); err != nil {
+			if t.UntracedKernels > 0 {
+				return cascade.Run{}, m.untracedKernels(t, in.KernelIDs, have, err)
+			}
 			return cascade.Run{}, err
 		}
 	}

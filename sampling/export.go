@@ -107,10 +107,18 @@ func TraceList(p Plan) string {
 # per CUDA context in 2025+ tracers); TERMINATE_UPON_LIMIT=1 ends the program
 # after END. MemcpyHtoD lines are written whatever the range. For example:
 #   grep -v '^#' this-file | while read -r vars; do
-#     env $vars LD_PRELOAD=$TRACER ./program; done
-# Then upload one trace holding those kernel traces, every launch's stats
-# (the stats files of the full trace: an untraced launch counts no
-# instructions) and the measured timing of every launch (real_timing.json).
+#     env $vars LD_PRELOAD=$TRACER ./program
+#     set -- $vars; r=${1#*=}-${2#*=}
+#     for l in traces/kernelslist*; do case $l in *-*|*.g) ;; *) mv "$l" "$l-$r";; esac; done
+#   done
+# Each run writes its own kernel list: keep each, named with its range
+# (kernelslist_ctx_0x…-START-END, kernelslist-START-END); Cascade merges
+# them. Then upload one trace holding those kernel traces and lists, every
+# launch's stats (the stats files of the full trace: an untraced launch
+# counts no instructions) and the measured timing of every launch
+# (real_timing.json). It is ready with every launch, the untraced ones
+# marked (Kernel.traced), and simulates sampled with this plan, planned
+# again on it with the same method, target and warm-up.
 `)
 	for _, r := range ranges {
 		ctx := ""

@@ -32,6 +32,10 @@ type Launch struct {
 	// DurationNs is the measured duration; 0 when the launch has none (a
 	// measured duration is > 0).
 	DurationNs float64
+	// Untraced: the trace has no kernel trace of this launch (taken with
+	// the tracer's DYNAMIC_KERNEL_LIMIT ranges, see cascade.Kernel): it
+	// is planned and projected as any, but cannot be simulated.
+	Untraced bool
 }
 
 // Timed reports whether the launch has a measured duration.

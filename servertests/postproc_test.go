@@ -20,10 +20,11 @@ type processedTrace struct {
 	State              string
 	Error              *string
 	KernelCount        int
+	UntracedKernels    int
 	PostprocessLogTail []string
 }
 
-const fields = `id state error kernelCount postprocessLogTail(lines: 10)`
+const fields = `id state error kernelCount untracedKernels postprocessLogTail(lines: 10)`
 
 func findProcessed(t *testing.T, s *servertest.TestServer, id string) *processedTrace {
 	t.Helper()
@@ -137,8 +138,8 @@ func TestRestartDuringPostprocessingRunsItAgain(t *testing.T) {
 		t.Fatalf("after restart: %s", tr.State)
 	}
 	tr := waitState(t, s2, "slow", "READY")
-	if tr.KernelCount != 2 { // the rerun's list, not the partial one-kernel list
-		t.Fatalf("kernel count %d: the partial kernelslist.g was taken", tr.KernelCount)
+	if tr.KernelCount != 2 || tr.UntracedKernels != 0 { // the rerun's list, not the partial one-kernel list
+		t.Fatalf("kernel count %d, %d untraced: the partial kernelslist.g was taken", tr.KernelCount, tr.UntracedKernels)
 	}
 }
 

@@ -64,13 +64,37 @@ func IsUploadFile(rel string) bool {
 	if strings.HasSuffix(b, ".g") {
 		return false
 	}
-	return rawKernelRe.MatchString(b) || b == RawKernelList || strings.HasPrefix(b, RawKernelListCtxPrefix) || b == "stats.csv" || strings.HasPrefix(b, "stats_ctx_")
+	_, list := RawListContext(b)
+	return rawKernelRe.MatchString(b) || list || b == "stats.csv" || strings.HasPrefix(b, "stats_ctx_")
+}
+
+// RawListContext reads a raw kernel list's name: kernelslist_ctx_<ctx>
+// gives its context, kernelslist "", each also with a "-" and anything
+// after it (kernelslist_ctx_0x1-5-7: the list of one tracer run of a
+// trace taken in several, see docs/runs.md "Trace less next time"). ok is
+// false for any other name, a processed list (.g) included.
+func RawListContext(name string) (ctx string, ok bool) {
+	b := path.Base(name)
+	if strings.HasSuffix(b, ".g") || strings.HasPrefix(b, ".") {
+		return "", false
+	}
+	if rest, found := strings.CutPrefix(b, RawKernelListCtxPrefix); found {
+		ctx, _, _ = strings.Cut(rest, "-")
+		return ctx, ctx != ""
+	}
+	return "", b == RawKernelList || strings.HasPrefix(b, RawKernelList+"-")
 }
 
 // KernelLists returns the raw kernel lists: traces/kernelslist_ctx_* (2025+
-// tracers, one per CUDA context) and traces/kernelslist (older ones).
+// tracers, one per CUDA context) and traces/kernelslist (older ones), each
+// also as the lists of several tracer runs (RawListContext).
 func (t *Tree) KernelLists() []string {
-	lists := t.Glob(TracesDir, RawKernelListCtxPrefix+"*")
+	var lists []string
+	for _, l := range append(t.Glob(TracesDir, RawKernelListCtxPrefix+"*"), t.Glob(TracesDir, RawKernelList+"-*")...) {
+		if _, ok := RawListContext(l); ok {
+			lists = append(lists, l)
+		}
+	}
 	if t.Has(TracesDir + "/" + RawKernelList) {
 		lists = append(lists, TracesDir+"/"+RawKernelList)
 	}
@@ -78,10 +102,10 @@ func (t *Tree) KernelLists() []string {
 }
 
 // StatsFor returns the stats file that goes with a raw kernel list:
-// stats_ctx_X for kernelslist_ctx_X, stats.csv for kernelslist.
+// stats_ctx_X for kernelslist_ctx_X (and kernelslist_ctx_X-…), stats.csv
+// for kernelslist.
 func StatsFor(list string) string {
-	base := path.Base(list)
-	if ctx, ok := strings.CutPrefix(base, RawKernelListCtxPrefix); ok {
+	if ctx, _ := RawListContext(list); ctx != "" {
 		return path.Join(path.Dir(list), "stats_ctx_"+ctx)
 	}
 	return path.Join(path.Dir(list), "stats.csv")

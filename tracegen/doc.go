@@ -14,4 +14,8 @@
 // decode steps of renamed kernels of varied grids) from the blocks of a
 // real raw kernel trace, with made-up real timing (`cascade gentrace
 // -llm -from DIR`).
+//
+// [TraceLess] writes the trace the tracer gives of a full one when it is
+// run once per range of a sampling plan's traceList: the ranges' kernel
+// traces, a raw kernel list a run, the full stats and timing.
 package tracegen

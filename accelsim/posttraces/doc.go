@@ -26,7 +26,10 @@
 // to the header, as Accel-Sim's echo puts them there too.
 //
 // Kernel lists: given a directory, every kernelslist and
-// kernelslist_ctx_0x<hex> in it is read (dotfiles and *.g ignored). Each
+// kernelslist_ctx_0x<hex> in it is read (dotfiles and *.g ignored), and
+// each of those names followed by "-" and anything: the lists of a trace
+// taken in several tracer runs, one a DYNAMIC_KERNEL_LIMIT range, which
+// are merged into their context's list (runs.go). Each
 // kernelslist_ctx_* list gets its own kernelslist_ctx_….g. Then
 // kernelslist.g is written, last, as the concatenation of all lists in a
 // fixed order — kernelslist first, then context lists by increasing numeric

@@ -84,6 +84,17 @@ func Run(ctx context.Context, target string, opts Options) error {
 			}
 		}
 	}
+	if st.IsDir() {
+		var merged []string
+		if lists, merged, err = mergeRuns(dir, lists); err != nil {
+			return err
+		}
+		for _, m := range merged {
+			if err := os.Remove(m); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("remove stale %s: %w", m, err)
+			}
+		}
+	}
 	if err := p.runJobs(ctx, jobs); err != nil {
 		p.removeWritten()
 		return err
@@ -111,7 +122,7 @@ func findLists(dir string) ([]string, error) {
 		if e.IsDir() || strings.HasPrefix(n, ".") || strings.HasSuffix(n, ".g") {
 			continue
 		}
-		if n == tracedir.RawKernelList || strings.HasPrefix(n, tracedir.RawKernelListCtxPrefix) {
+		if _, ok := tracedir.RawListContext(n); ok {
 			names = append(names, n)
 		}
 	}

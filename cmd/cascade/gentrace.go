@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,12 @@ prefill step then decode steps, -layers layers of six kernels a step, built
 from the blocks of the real raw trace -from (a vecAdd-like kernel: see
 tracegen/llm.go), with metadata.json and a made-up real_timing.json.
 
+With -trace-list FILE (a sampling plan's traceList), the trace the tracer
+gives of the full raw trace -from when it is run once per line of FILE:
+those kernel traces, a raw kernel list a run, the full stats and timing
+(docs/runs.md, "Trace less next time"). The out dir is then the trace's
+directory, not its traces dir.
+
 `
 
 // gentrace runs `cascade gentrace [flags] <out traces dir>`; args
@@ -36,7 +43,9 @@ func gentrace(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		verbose           bool
 		llm               bool
 		lc                tracegen.LLMConfig
+		traceList         string
 	)
+	fs.StringVar(&traceList, "trace-list", "", "a sampling plan's traceList: write the trace of those ranges of the full trace -from")
 	fs.BoolVar(&llm, "llm", false, "an LLM-like trace (prefill then decode steps) built from the real trace -from")
 	fs.StringVar(&lc.From, "from", "", "with -llm: the real raw trace directory the kernels come from")
 	fs.IntVar(&lc.Launches, "launches", 300, "with -llm: kernel launches in all")
@@ -71,6 +80,9 @@ func gentrace(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return 2
+	}
+	if traceList != "" {
+		return gentraceLess(lc.From, traceList, fs.Arg(0), stdout, stderr)
 	}
 	if llm {
 		if lc.From == "" {
@@ -156,4 +168,30 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("%q: want a positive size such as 200M", s)
 	}
 	return v * mult, nil
+}
+
+// gentraceLess writes the trace of the ranges of the traceList file list
+// of the full trace from into out.
+func gentraceLess(from, list, out string, stdout, stderr io.Writer) int {
+	if from == "" {
+		fmt.Fprintln(stderr, "gentrace: -trace-list needs -from <full trace dir>")
+		return 2
+	}
+	b, err := os.ReadFile(list)
+	if err != nil {
+		fmt.Fprintf(stderr, "gentrace: %v\n", err)
+		return 1
+	}
+	ranges, err := tracegen.ParseTraceList(string(b))
+	if err != nil {
+		fmt.Fprintf(stderr, "gentrace: %s: %v\n", list, err)
+		return 1
+	}
+	ks, err := tracegen.TraceLess(from, out, ranges)
+	if err != nil {
+		fmt.Fprintf(stderr, "gentrace: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote the trace of %d ranges (%d kernel traces) of %s to %s\n", len(ranges), len(ks), from, out)
+	return 0
 }

@@ -173,6 +173,7 @@ func (s *Service) Input(ctx context.Context, t cascade.Trace) (sampling.Input, e
 			l := sampling.Launch{
 				KernelID: k.KernelID, Context: intern(cascade.Deref(k.Context)), Name: intern(k.Name),
 				Grid: k.Grid(), Block: k.Block(), WarpInstructions: cascade.Deref(k.Instructions),
+				Untraced: k.Untraced,
 			}
 			if l.Context == "" {
 				l.DurationNs = tm.duration(k.KernelID, "")

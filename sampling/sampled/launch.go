@@ -3,6 +3,8 @@ package sampled
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/results"
@@ -67,6 +69,8 @@ type planParts struct {
 	plan   cascade.SamplingPlan
 	ranges []cascade.KernelRange
 	input  sampling.Input
+	// untraced counts the trace's launches without a kernel trace.
+	untraced int
 }
 
 // buildWith is build reading plans with parts (a sweep reads its plan once).
@@ -93,7 +97,7 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 	// The sampled run, checked as any run of its trace and config, then
 	// its segments, then any validation run.
 	parentIn := in.Run
-	parentIn.Rerun = true
+	parentIn.Rerun, parentIn.Coordinator = true, true
 	ins := []runs.LaunchInput{parentIn}
 	var instr []int64
 	for i, rg := range ranges {
@@ -112,6 +116,10 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 			Label: fmt.Sprintf("segment %d of %d", i+1, len(ranges)), Rerun: in.Run.Rerun})
 	}
 	var full *cascade.Run
+	if in.Validate && pp.untraced > 0 {
+		return launchSet{}, cascade.Errorf(cascade.EINVALID, "sampling.validate: trace %q has no kernel trace of %d of its %d launches: "+
+			"a validation run simulates every launch; validate on the trace traced whole", in.Run.TraceID, pp.untraced, len(input.Launches))
+	}
 	if in.Validate {
 		if full, err = results.NewestFullRun(ctx, c.cfg.Store, in.Run.TraceID, in.Run.SimConfig); err != nil {
 			return launchSet{}, err
@@ -185,7 +193,8 @@ func (c *Coordinator) planParts(ctx context.Context, planID, traceID string) (pl
 		return planParts{}, err
 	}
 	if plan.TraceID != traceID {
-		return planParts{}, cascade.Errorf(cascade.EINVALID, "sampling.plan: plan %q is a plan of trace %q, not of %q", plan.ID, plan.TraceID, traceID)
+		return planParts{}, cascade.Errorf(cascade.EINVALID, "sampling.plan: plan %q is a plan of trace %q, not of %q: plans are a trace's; plan %q with the same method, target and warm-up "+
+			"(a trace taken with the plan's traceList has the same launches, stats and timing, so it is planned the same)", plan.ID, plan.TraceID, traceID, traceID)
 	}
 	if plan.Strata, err = c.cfg.Plans.SamplingStrata(ctx, plan.ID); err != nil {
 		return planParts{}, fmt.Errorf("read plan %s: %w", plan.ID, err)
@@ -206,5 +215,49 @@ func (c *Coordinator) planParts(ctx context.Context, planID, traceID string) (pl
 		return planParts{}, cascade.Errorf(cascade.ECONFLICT, "sampling.plan: plan %q has %d launches, its trace now %d; plan again", plan.ID, plan.Launches, len(input.Launches))
 	}
 
-	return planParts{plan: plan, ranges: ranges, input: input}, nil
+	untraced, err := needsUntraced(plan, ranges, input)
+	if err != nil {
+		return planParts{}, err
+	}
+	return planParts{plan: plan, ranges: ranges, input: input, untraced: untraced}, nil
+}
+
+// needsUntraced counts the trace's untraced launches (sampling.Launch
+// .Untraced: a trace taken with the tracer's DYNAMIC_KERNEL_LIMIT ranges)
+// and refuses a plan whose ranges would simulate one, naming them: the
+// trace must hold the kernel traces of the plan's traceList.
+func needsUntraced(plan cascade.SamplingPlan, ranges []cascade.KernelRange, input sampling.Input) (int, error) {
+	n := 0
+	for _, l := range input.Launches {
+		if l.Untraced {
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var missing []string
+	for _, rg := range ranges {
+		for i := rg.FirstLaunch; i <= rg.LastLaunch && i < len(input.Launches); i++ {
+			l := input.Launches[i]
+			if l.Untraced && l.Context == cascade.Deref(rg.Context) && l.KernelID >= rg.Start && l.KernelID <= rg.End {
+				id := strconv.Itoa(l.KernelID)
+				if l.Context != "" {
+					id += "@" + l.Context
+				}
+				missing = append(missing, id)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return n, nil
+	}
+	more := ""
+	if len(missing) > 20 {
+		more = fmt.Sprintf(" and %d more", len(missing)-20)
+		missing = missing[:20]
+	}
+	return n, cascade.Errorf(cascade.EINVALID, "sampling.plan: plan %q simulates launches the trace has no kernel trace of: kernel ids %s%s; "+
+		"trace them (the plan's traceList) and upload their kernel traces, or plan with the method, target and warm-up of the plan whose traceList the trace was taken with",
+		plan.ID, strings.Join(missing, ", "), more)
 }
