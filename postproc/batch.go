@@ -143,7 +143,7 @@ func (p *Processor) runBatches(ctx context.Context) {
 
 // read is what finishing a trace read of its files.
 type read struct {
-	count    int              // launches: stats rows, or kernelslist.g's lines when more
+	count    int              // kernelslist.g's kernel lines (the guide's kernel_count)
 	untraced int              // launches kernelslist.g does not name (markUntraced)
 	kernels  []cascade.Kernel // not nil when read
 	w        tracedir.Warnings
@@ -193,7 +193,6 @@ func (p *Processor) readFinished(id string) read {
 		r.msg = err.Error()
 	default:
 		r.kernels = ks
-		r.count = max(r.count, len(ks))
 	}
 	return r
 }

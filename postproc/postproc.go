@@ -407,12 +407,14 @@ const maxOutside = 2
 
 // finish moves the trace to failed with msg (tracestate.ProcessFailed),
 // or, when msg is empty, to ready (tracestate.Processed) with its kernels
-// and its kernel count: the launches its stats files list, or the kernel
-// lines of kernelslist.g when they are more (see markUntraced). ran is whether a post-processor
+// and its kernel count: the kernel lines of kernelslist.g, as the Traces
+// guide defines kernel_count once ready (its kernels are the stats files'
+// rows, those kernelslist.g does not name marked untraced: see
+// markUntraced). ran is whether a post-processor
 // ran (tracestate.Move.Ran).
 func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 	var w tracedir.Warnings
-	count, rows, untraced := 0, 0, 0
+	count, untraced := 0, 0
 	var traced *tracedir.Traced
 	var tree *tracedir.Tree
 	var counters []cascade.KernelCounter
@@ -451,9 +453,8 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 		err := p.cfg.Store.ReplaceKernelsFrom(ctx, id, func(add func([]cascade.Kernel) error) error {
 			var addErr error
 			hw = hw[:0]
-			rows, untraced = 0, 0
+			untraced = 0
 			readErr = tree.EachKernels(&w, 2000, func(b []cascade.Kernel) error {
-				rows += len(b)
 				untraced += markUntraced(traced, b)
 				if len(meta.Profiles) > 0 {
 					hw = appendTraced(hw, b)
@@ -498,7 +499,7 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 			t.State, t.Error = to, &msg
 			return nil
 		}
-		t.State, t.Error, t.KernelCount, t.UntracedKernels = to, nil, max(count, rows), untraced
+		t.State, t.Error, t.KernelCount, t.UntracedKernels = to, nil, count, untraced
 		t.Warnings = append(append(t.Warnings[:0:0], w.Result()...), pw...)
 		t.Profiles = profiles
 		if t.Warnings == nil {
@@ -533,8 +534,8 @@ func (p *Processor) report(mv tracestate.Move) {
 // trace of (tracedir.Traced.Mark) and returns how many. A trace taken
 // with the tracer's DYNAMIC_KERNEL_LIMIT ranges lists every launch in its
 // stats files and traces those of its ranges only: it is ready with
-// every launch, the others untraced, and its kernel count is its
-// launches.
+// every launch, the others untraced (Trace.UntracedKernels counts them);
+// its kernel count stays the kernel lines of kernelslist.g.
 func markUntraced(t *tracedir.Traced, b []cascade.Kernel) int {
 	n := 0
 	for i := range b {

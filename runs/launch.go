@@ -165,7 +165,7 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 	if in.KernelIDs == nil && !in.Coordinator && t.UntracedKernels > 0 {
 		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "traceId: trace %q has no kernel trace of %d of its %d launches (it was traced with DYNAMIC_KERNEL_LIMIT ranges; Kernel.traced is false for them): "+
 			"a run of every kernel needs them all; launch a sampled run of the plan whose traceList it was traced with, or give kernelIds of traced kernels",
-			t.ID, t.UntracedKernels, t.KernelCount)
+			t.ID, t.UntracedKernels, t.KernelCount+t.UntracedKernels)
 	}
 	var ids []int
 	if in.KernelIDs != nil {

@@ -76,7 +76,7 @@ func (c *Coordinator) LaunchSplit(ctx context.Context, in SplitInput) (cascade.R
 
 	if t.UntracedKernels > 0 {
 		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "split: trace %q has no kernel trace of %d of its %d launches (it was traced with DYNAMIC_KERNEL_LIMIT ranges): "+
-			"a split run simulates every launch; launch a sampled run of the plan it was traced with", t.ID, t.UntracedKernels, t.KernelCount)
+			"a split run simulates every launch; launch a sampled run of the plan it was traced with", t.ID, t.UntracedKernels, t.KernelCount+t.UntracedKernels)
 	}
 	parentIn := in.Run
 	parentIn.Rerun = true // its results are its segments', never another run's

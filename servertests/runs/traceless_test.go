@@ -169,8 +169,8 @@ func TestTraceLessEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	lt := put(less, "less")
-	if lt.KernelCount != launches || lt.UntracedKernels != launches-len(traced) || lt.UntracedKernels == 0 {
-		t.Fatalf("trace-less trace: %d kernels, %d untraced; want %d and %d", lt.KernelCount, lt.UntracedKernels, launches, launches-len(traced))
+	if lt.KernelCount != len(traced) || lt.Kernels.TotalCount != launches || lt.UntracedKernels != launches-len(traced) || lt.UntracedKernels == 0 {
+		t.Fatalf("trace-less trace: kernelCount %d (%d listed), %d untraced; want %d (the kernel lines of kernelslist.g), %d listed and %d untraced", lt.KernelCount, lt.Kernels.TotalCount, lt.UntracedKernels, len(traced), launches, launches-len(traced))
 	}
 	if len(lt.Kernels.Nodes) != len(ft.Kernels.Nodes) {
 		t.Fatalf("%d kernels listed, the full trace %d", len(lt.Kernels.Nodes), len(ft.Kernels.Nodes))
