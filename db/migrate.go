@@ -130,6 +130,9 @@ var migrations = []migration{
 	{22, "split runs", func(tx *gorm.DB) error {
 		return addColumns(tx, &runV22{}, "Split")
 	}},
+	{23, "runs: Slurm job array task", func(tx *gorm.DB) error {
+		return addColumns(tx, &runV23{}, "SlurmArrayTaskID")
+	}},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a
