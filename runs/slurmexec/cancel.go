@@ -92,8 +92,9 @@ func (e *Executor) Cancel(ctx context.Context, rs []cascade.Run) ([]cascade.Run,
 }
 
 // wholeArraysLocked returns refs with the tasks of each job array that
-// refs cancel whole — every task of it Cascade still follows (the
-// segments of a cancelled sampled or split run) — replaced by the array:
+// refs cancel whole — every task of it Cascade still follows and has not
+// cancelled before (the segments of a cancelled sampled or split run) —
+// replaced by the array:
 // one scancel of the array's id, which also cancels its tasks still
 // pending as one record. Tasks of an array some other task of which is
 // still wanted stay tasks.
@@ -104,7 +105,7 @@ func (e *Executor) wholeArraysLocked(refs []slurm.Ref) []slurm.Ref {
 	}
 	kept := map[slurm.JobID]bool{} // arrays with a task not cancelled
 	for _, j := range e.jobs {
-		if j.ref.IsTask() && !cancelled[j.ref] {
+		if j.ref.IsTask() && !cancelled[j.ref] && !j.cancelled {
 			kept[j.ref.ID] = true
 		}
 	}
