@@ -122,6 +122,28 @@ func (a ArrayJob) WriteScript() (string, error) {
 	return path, nil
 }
 
+// DefaultMaxArraySize is Slurm's MaxArraySize when slurm.conf sets none:
+// an array's task indices are below it.
+const DefaultMaxArraySize = 1001
+
+// MaxArraySize is the controller's MaxArraySize (scontrol show config,
+// asked once): the indices of an array's tasks must be below it, or
+// sbatch refuses the array.
+func (c *Client) MaxArraySize(ctx context.Context) (int, error) {
+	cfg, err := c.controllerConfig(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return maxArraySize(cfg), nil
+}
+
+func maxArraySize(cfg map[string]string) int {
+	if n, err := strconv.Atoi(cfg["MaxArraySize"]); err == nil && n > 0 {
+		return n
+	}
+	return DefaultMaxArraySize
+}
+
 // SubmitArray writes the array's script and submits it with one sbatch
 // --parsable call, and returns the array's job id: task i is then
 // TaskRef(id, i). Errors are Submit's.

@@ -276,3 +276,16 @@ func TestArrayScriptInvalid(t *testing.T) {
 		}
 	}
 }
+
+func TestMaxArraySize(t *testing.T) {
+	cfg := parseConfig([]byte("Configuration data as of 2026-12-05T22:40:01\nAccountingStorageType   = accounting_storage/slurmdbd\nMaxArraySize            = 20001\nMaxJobCount             = 20000\n"))
+	if got := maxArraySize(cfg); got != 20001 {
+		t.Errorf("MaxArraySize %d, want 20001", got)
+	}
+	if cfg["AccountingStorageType"] != "accounting_storage/slurmdbd" {
+		t.Errorf("config %v", cfg)
+	}
+	if got := maxArraySize(parseConfig([]byte("MaxJobCount = 10\n"))); got != DefaultMaxArraySize {
+		t.Errorf("without MaxArraySize: %d", got)
+	}
+}

@@ -53,8 +53,8 @@ type Client struct {
 	// metrics.Registry.SlurmPollFailed); it must be quick.
 	PollFailed func(error)
 
-	mu         sync.Mutex
-	accounting *bool // AccountingAuto's answer, once known
+	mu     sync.Mutex
+	config map[string]string // scontrol show config, once asked
 }
 
 // Submit writes j's script into j.Dir and submits it with sbatch
@@ -301,26 +301,38 @@ func (c *Client) accountingOn(ctx context.Context) (bool, error) {
 	case AccountingOff:
 		return false, nil
 	}
+	cfg, err := c.controllerConfig(ctx)
+	if err != nil {
+		return false, err
+	}
+	v := cfg["AccountingStorageType"]
+	return v != "" && v != "accounting_storage/none", nil
+}
+
+// controllerConfig is scontrol show config's settings, asked once.
+func (c *Client) controllerConfig(ctx context.Context) (map[string]string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.accounting != nil {
-		return *c.accounting, nil
+	if c.config != nil {
+		return c.config, nil
 	}
 	out, err := c.run(ctx, "scontrol", "show", "config")
 	if err != nil {
-		return false, unavailable(err)
+		return nil, unavailable(err)
 	}
-	on := false
+	c.config = parseConfig(out)
+	return c.config, nil
+}
+
+// parseConfig reads scontrol show config's "Key = value" lines.
+func parseConfig(out []byte) map[string]string {
+	cfg := map[string]string{}
 	for line := range strings.Lines(string(out)) {
-		k, v, ok := strings.Cut(line, "=")
-		if ok && strings.TrimSpace(k) == "AccountingStorageType" {
-			v = strings.TrimSpace(v)
-			on = v != "" && v != "accounting_storage/none"
-			break
+		if k, v, ok := strings.Cut(line, "="); ok {
+			cfg[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}
 	}
-	c.accounting = &on
-	return on, nil
+	return cfg
 }
 
 // unavailable wraps err in ErrUnavailable, once: a read-only command

@@ -45,6 +45,13 @@ func (e *Executor) StartArray(ctx context.Context, a runs.Array) {
 	if down {
 		return
 	}
+	if a = e.startBeyond(ctx, a); len(a.Jobs) == 0 {
+		return
+	}
+	ids = ids[:0]
+	for _, job := range a.Jobs {
+		ids = append(ids, job.Run.ID)
+	}
 	failAll := func(msg string) {
 		for _, id := range ids {
 			e.host.Finish(ctx, id, runs.End{State: cascade.RunFailed, Error: msg})
@@ -83,6 +90,25 @@ func (e *Executor) StartArray(ctx context.Context, a runs.Array) {
 		return
 	}
 	e.recordArray(ctx, a, aid, opts.Partition)
+}
+
+// startBeyond starts as jobs of their own the segments whose index the
+// cluster's MaxArraySize leaves out of any array (its default allows
+// 0…1000), and returns the others.
+func (e *Executor) startBeyond(ctx context.Context, a runs.Array) runs.Array {
+	limit, err := e.c.MaxArraySize(ctx)
+	if err != nil {
+		limit = slurm.DefaultMaxArraySize
+	}
+	in := runs.Array{Parent: a.Parent, Dir: a.Dir}
+	for i, job := range a.Jobs {
+		if a.Tasks[i] < limit {
+			in.Jobs, in.Tasks = append(in.Jobs, job), append(in.Tasks, a.Tasks[i])
+			continue
+		}
+		e.Start(ctx, job)
+	}
+	return in
 }
 
 // recordArray stores, in one transaction, the task of job array aid each
