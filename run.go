@@ -1,6 +1,9 @@
 package cascade
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // RunState is where a simulation run is.
 type RunState string
@@ -176,8 +179,13 @@ func (r Run) Coordinated() bool { return r.Sampling != nil || r.Split != nil }
 // SlurmJob is what Cascade knows of a run's Slurm batch job, as of its
 // last poll.
 type SlurmJob struct {
-	JobID     *int64
-	Partition string `gorm:"not null;default:''"`
+	// JobID is the job's id; for a task of a job array (the segments of
+	// a sampled or split run, submitted together), the array's.
+	JobID *int64
+	// ArrayTaskID is the run's task in the job array JobID, nil for a
+	// job of its own: squeue shows it as JobID_ArrayTaskID.
+	ArrayTaskID *int
+	Partition   string `gorm:"not null;default:''"`
 	// Node is the node list the job ran on; "" before it started.
 	Node string `gorm:"not null;default:''"`
 	// State is Slurm's own state name ("PENDING", "RUNNING", "TIMEOUT",
@@ -186,6 +194,18 @@ type SlurmJob struct {
 	// Reason is Slurm's reason for the state ("Priority", "Resources",
 	// "TimeLimit", ...); "" for none.
 	Reason string `gorm:"not null;default:''"`
+}
+
+// Ref is the job as squeue shows it and scancel takes it: "1234", or a
+// job array's task "1234_5"; "" for none.
+func (j SlurmJob) Ref() string {
+	switch {
+	case j.JobID == nil:
+		return ""
+	case j.ArrayTaskID != nil:
+		return fmt.Sprintf("%d_%d", *j.JobID, *j.ArrayTaskID)
+	}
+	return fmt.Sprint(*j.JobID)
 }
 
 // ExecutorStatus says where runs execute and whether that answers: the

@@ -130,6 +130,9 @@ var migrations = []migration{
 	{22, "split runs", func(tx *gorm.DB) error {
 		return addColumns(tx, &runV22{}, "Split")
 	}},
+	{23, "runs: Slurm job array task", func(tx *gorm.DB) error {
+		return addColumns(tx, &runV23{}, "SlurmArrayTaskID")
+	}},
 	{24, "traces and kernels: launches without a kernel trace", func(tx *gorm.DB) error {
 		if err := addColumns(tx, &traceV24{}, "UntracedKernels"); err != nil {
 			return err

@@ -181,6 +181,17 @@ type runV22 struct {
 
 func (runV22) TableName() string { return "runs" }
 
+// Schema snapshot, version 23.
+
+// runV23: the task of a Slurm job array a run's job is (its segments
+// submitted together).
+type runV23 struct {
+	ID               string `gorm:"primaryKey"`
+	SlurmArrayTaskID *int
+}
+
+func (runV23) TableName() string { return "runs" }
+
 // Schema snapshot, version 24.
 
 // traceV24: the launches a trace lists without a kernel trace.

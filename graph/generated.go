@@ -566,11 +566,13 @@ type ComplexityRoot struct {
 	}
 
 	SlurmJob struct {
-		JobID     func(childComplexity int) int
-		Node      func(childComplexity int) int
-		Partition func(childComplexity int) int
-		Reason    func(childComplexity int) int
-		State     func(childComplexity int) int
+		ArrayTaskID func(childComplexity int) int
+		JobID       func(childComplexity int) int
+		Node        func(childComplexity int) int
+		Partition   func(childComplexity int) int
+		Reason      func(childComplexity int) int
+		Ref         func(childComplexity int) int
+		State       func(childComplexity int) int
 	}
 
 	SplitRun struct {
@@ -883,6 +885,7 @@ type SimParamResolver interface {
 }
 type SlurmJobResolver interface {
 	JobID(ctx context.Context, obj *cascade.SlurmJob) (int64, error)
+
 	Partition(ctx context.Context, obj *cascade.SlurmJob) (*string, error)
 	Node(ctx context.Context, obj *cascade.SlurmJob) (*string, error)
 
@@ -3257,6 +3260,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SimParam.Value(childComplexity), true
 
+	case "SlurmJob.arrayTaskId":
+		if e.ComplexityRoot.SlurmJob.ArrayTaskID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlurmJob.ArrayTaskID(childComplexity), true
 	case "SlurmJob.jobId":
 		if e.ComplexityRoot.SlurmJob.JobID == nil {
 			break
@@ -3281,6 +3290,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SlurmJob.Reason(childComplexity), true
+	case "SlurmJob.ref":
+		if e.ComplexityRoot.SlurmJob.Ref == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlurmJob.Ref(childComplexity), true
 	case "SlurmJob.state":
 		if e.ComplexityRoot.SlurmJob.State == nil {
 			break
@@ -5291,6 +5306,10 @@ func (ec *executionContext) childFields_SlurmJob(ctx context.Context, field grap
 	switch field.Name {
 	case "jobId":
 		return ec.fieldContext_SlurmJob_jobId(ctx, field)
+	case "arrayTaskId":
+		return ec.fieldContext_SlurmJob_arrayTaskId(ctx, field)
+	case "ref":
+		return ec.fieldContext_SlurmJob_ref(ctx, field)
 	case "partition":
 		return ec.fieldContext_SlurmJob_partition(ctx, field)
 	case "node":
@@ -15887,6 +15906,52 @@ func (ec *executionContext) fieldContext_SlurmJob_jobId(_ context.Context, field
 	return graphql.NewScalarFieldContext("SlurmJob", field, true, true, "Int64")
 }
 
+func (ec *executionContext) _SlurmJob_arrayTaskId(ctx context.Context, field graphql.CollectedField, obj *cascade.SlurmJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlurmJob_arrayTaskId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArrayTaskID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SlurmJob_arrayTaskId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SlurmJob", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SlurmJob_ref(ctx context.Context, field graphql.CollectedField, obj *cascade.SlurmJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlurmJob_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SlurmJob_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SlurmJob", field, true, false, "String")
+}
+
 func (ec *executionContext) _SlurmJob_partition(ctx context.Context, field graphql.CollectedField, obj *cascade.SlurmJob) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24438,6 +24503,16 @@ func (ec *executionContext) _SlurmJob(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._SlurmJob_jobId(ctx, field, obj)
 				})
+		case "arrayTaskId":
+			out.Values[i] = ec._SlurmJob_arrayTaskId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ref":
+			out.Values[i] = ec._SlurmJob_ref(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "partition":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,

@@ -30,9 +30,11 @@
 // of a run only through the narrow [Host] the Manager gives it (host.go:
 // change runs, follow a job's log, finish a run with its parsed log,
 // queue runs again, publish its health), never the Manager itself; the
-// Manager never asks which executor it has. The executors are
-// runs/local (the simulator as the server's child) and runs/slurmexec (a
-// Slurm batch job each); they import this package, never the reverse, and
+// Manager never asks which executor it has, but for one thing: an
+// [ArrayExecutor] is handed the queued segments of a sampled or split run
+// together (arrays.go). The executors are runs/local (the simulator as
+// the server's child) and runs/slurmexec (a Slurm batch job each, a job
+// array for segments); they import this package, never the reverse, and
 // app picks one.
 //
 // It never touches the database or the event broker but through [Store]

@@ -12,8 +12,11 @@ import (
 // config files) and hands it to Start, at most Slots at a time; what
 // becomes of a job after that is the executor's, which records it through
 // the [Host] it was made with (see Config.NewExecutor). The Manager
-// never asks which executor it has. runs/local runs the simulator as a
-// child of the server; runs/slurmexec submits a Slurm batch job each.
+// never asks which executor it has, only whether it is also an
+// [ArrayExecutor], which starts a sampled or split run's segments
+// together. runs/local runs the simulator as a child of the server;
+// runs/slurmexec submits a Slurm batch job each (a job array for
+// segments).
 //
 // A run is the executor's once Start has been called with its job: the
 // Manager itself cancels only queued runs that have no job

@@ -61,7 +61,7 @@ func (h host) Enqueue(ctx context.Context, ids []string) error {
 	}
 	for _, r := range rs { // the stored runs' order is launch order
 		if want[r.ID] {
-			h.m.queue.Add(r.ID)
+			h.m.enqueue(r)
 		}
 	}
 	return nil

@@ -83,11 +83,11 @@ func (m *Manager) LaunchRuns(ctx context.Context, ins []LaunchInput, shape func(
 	if err := m.cfg.Store.CreateRuns(ctx, rs); err != nil {
 		return nil, err
 	}
-	var queue []string
+	var queue []cascade.Run
 	for _, r := range rs {
 		m.publish(r)
 		if r.State == cascade.RunQueued && !r.Coordinated() {
-			queue = append(queue, r.ID)
+			queue = append(queue, r)
 		}
 	}
 	m.enqueue(queue...)
@@ -216,16 +216,6 @@ func setIn[K comparable, V any](m map[K]V, k K, v V) map[K]V {
 	}
 	m[k] = v
 	return m
-}
-
-// enqueue hands stored, queued runs to the executor, in the order given
-// after any queued before: each is prepared and started as its turn comes
-// (see [Executor.Start]). A run already queued keeps its place; one that
-// is no longer queued when its turn comes is skipped.
-func (m *Manager) enqueue(ids ...string) {
-	for _, id := range ids {
-		m.queue.Add(id)
-	}
 }
 
 // kernelIDs returns the ids of the kernels of the trace's kernelslist.g.

@@ -248,7 +248,15 @@ func (m *Manager) Run(ctx context.Context) error {
 		}
 	}
 	m.ctx = ctx // before the queue starts any work
-	m.enqueue(m.exec.Reattach(ctx, left)...)
+	byID := make(map[string]cascade.Run, len(left))
+	for _, r := range left {
+		byID[r.ID] = r
+	}
+	for _, id := range m.exec.Reattach(ctx, left) {
+		if r, ok := byID[id]; ok {
+			m.enqueue(r)
+		}
+	}
 	m.coord.Start(ctx, coordinated)
 	var wg sync.WaitGroup
 	wg.Go(func() { m.queue.Run(ctx) })

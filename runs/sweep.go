@@ -71,14 +71,14 @@ func (w *Sweeps) storeSweep(ctx context.Context, s *cascade.Sweep, rs []cascade.
 // queueSweep publishes a stored sweep's runs and queues those to
 // simulate.
 func (w *Sweeps) queueSweep(rs []cascade.Run) {
-	ids := make([]string, 0, len(rs))
+	queue := make([]cascade.Run, 0, len(rs))
 	for _, r := range rs {
 		if r.State == cascade.RunQueued && !r.Coordinated() {
-			ids = append(ids, r.ID)
+			queue = append(queue, r)
 		}
 		w.m.publish(r)
 	}
-	w.m.enqueue(ids...)
+	w.m.enqueue(queue...)
 }
 
 // CheckSweep checks a sweep as LaunchSweep does and returns it, not

@@ -30,6 +30,10 @@ func (m *Manager) start(_ context.Context, id string) {
 		}
 		return
 	}
+	if ax, ok := m.exec.(ArrayExecutor); ok && r.Coordinated() && !r.State.Final() {
+		m.startArray(ctx, ax, r) // its segments, queued under its id
+		return
+	}
 	if r.State != cascade.RunQueued || r.HasJob() || r.Coordinated() {
 		return // cancelled while it waited, or started already; a sampled run is never simulated itself
 	}

@@ -53,8 +53,8 @@ type Client struct {
 	// metrics.Registry.SlurmPollFailed); it must be quick.
 	PollFailed func(error)
 
-	mu         sync.Mutex
-	accounting *bool // AccountingAuto's answer, once known
+	mu     sync.Mutex
+	config map[string]string // scontrol show config, once asked
 }
 
 // Submit writes j's script into j.Dir and submits it with sbatch
@@ -67,8 +67,13 @@ func (c *Client) Submit(ctx context.Context, j Job) (JobID, error) {
 	if err != nil {
 		return 0, err
 	}
+	return c.sbatch(ctx, script, j.Hold)
+}
+
+// sbatch submits a written script.
+func (c *Client) sbatch(ctx context.Context, script string, hold bool) (JobID, error) {
 	args := []string{"--parsable"}
-	if j.Hold {
+	if hold {
 		args = append(args, "--hold")
 	}
 	out, err := c.run(ctx, "sbatch", append(args, script)...)
@@ -93,39 +98,58 @@ func (c *Client) Submit(ctx context.Context, j Job) (JobID, error) {
 // time — keep their last status and poll again. Each error but ctx's own
 // is also handed to PollFailed.
 func (c *Client) Poll(ctx context.Context, ids []JobID) (map[JobID]Status, error) {
-	sts, err := c.poll(ctx, ids)
+	refs := make([]Ref, len(ids))
+	for i, id := range ids {
+		refs[i] = JobRef(id)
+	}
+	byRef, err := c.PollRefs(ctx, refs)
+	if byRef == nil {
+		return nil, err
+	}
+	sts := make(map[JobID]Status, len(byRef))
+	for r, st := range byRef {
+		sts[r.ID] = st
+	}
+	return sts, err
+}
+
+// PollRefs is Poll of jobs and job arrays' tasks: each status is of its
+// ref (a task's, whose squeue record may still be its array's pending
+// one).
+func (c *Client) PollRefs(ctx context.Context, refs []Ref) (map[Ref]Status, error) {
+	sts, err := c.poll(ctx, refs)
 	if err != nil && ctx.Err() == nil && c.PollFailed != nil {
 		c.PollFailed(err)
 	}
 	return sts, err
 }
 
-func (c *Client) poll(ctx context.Context, ids []JobID) (map[JobID]Status, error) {
-	sts := make(map[JobID]Status, len(ids))
-	if len(ids) == 0 {
+func (c *Client) poll(ctx context.Context, refs []Ref) (map[Ref]Status, error) {
+	sts := make(map[Ref]Status, len(refs))
+	if len(refs) == 0 {
 		return sts, nil
 	}
-	want := make(map[JobID]bool, len(ids))
-	for _, id := range ids {
-		want[id] = true
+	want := make(map[Ref]bool, len(refs))
+	for _, r := range refs {
+		want[r] = true
 	}
 	all, err := c.Queue(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, st := range all {
-		if want[st.ID] {
-			sts[st.ID] = st
+		if want[st.Ref()] {
+			sts[st.Ref()] = st
 		}
 	}
-	var missing, ended []JobID
-	for id := range want {
-		st, ok := sts[id]
+	var missing, ended []Ref
+	for r := range want {
+		st, ok := sts[r]
 		switch {
 		case !ok:
-			missing = append(missing, id)
+			missing = append(missing, r)
 		case st.State.Done():
-			ended = append(ended, id)
+			ended = append(ended, r)
 		}
 	}
 	if len(missing)+len(ended) > 0 {
@@ -137,27 +161,27 @@ func (c *Client) poll(ctx context.Context, ids []JobID) (map[JobID]Status, error
 			return sts, err
 		}
 		if err == nil && acct {
-			ask := slices.Sorted(slices.Values(append(slices.Clone(missing), ended...)))
-			found, err := c.Accounted(ctx, ask)
+			ask := slices.SortedFunc(slices.Values(append(slices.Clone(missing), ended...)), Ref.Compare)
+			found, err := c.AccountedRefs(ctx, ask)
 			if err != nil && len(missing) > 0 {
 				return sts, err
 			}
 			for _, st := range found {
-				q, ok := sts[st.ID]
+				q, ok := sts[st.Ref()]
 				switch {
-				case !want[st.ID]:
+				case !want[st.Ref()]:
 				case !ok:
-					sts[st.ID] = st
+					sts[st.Ref()] = st
 				case q.State.Done() && st.State.Done():
 					q.Elapsed, q.MaxRSS = st.Elapsed, st.MaxRSS
-					sts[st.ID] = q
+					sts[st.Ref()] = q
 				}
 			}
 		}
 	}
-	for id := range want {
-		if _, ok := sts[id]; !ok {
-			sts[id] = Status{ID: id, State: Lost, ExitCode: -1}
+	for r := range want {
+		if _, ok := sts[r]; !ok {
+			sts[r] = lost(r)
 		}
 	}
 	return sts, nil
@@ -184,9 +208,19 @@ func (c *Client) Queue(ctx context.Context) ([]Status, error) {
 // Accounted returns what slurmdbd recorded of the jobs ids, from one sacct
 // --json call; jobs it has no record of are left out.
 func (c *Client) Accounted(ctx context.Context, ids []JobID) ([]Status, error) {
-	list := make([]string, len(ids))
+	refs := make([]Ref, len(ids))
 	for i, id := range ids {
-		list[i] = id.String()
+		refs[i] = JobRef(id)
+	}
+	return c.AccountedRefs(ctx, refs)
+}
+
+// AccountedRefs is Accounted of jobs and job arrays' tasks ("1234_5"; a
+// whole array's JobRef gives each of its tasks).
+func (c *Client) AccountedRefs(ctx context.Context, refs []Ref) ([]Status, error) {
+	list := make([]string, len(refs))
+	for i, r := range refs {
+		list[i] = r.String()
 	}
 	// --starttime: with --jobs alone sacct still looks from midnight only.
 	// No --allocations: its JSON leaves out the jobs' steps, whose usage
@@ -227,12 +261,22 @@ func (c *Client) AccountedByName(ctx context.Context, names []string) ([]Status,
 // Cancel cancels the jobs with scancel. Cancelling a job that has ended
 // or that Slurm does not know is not an error.
 func (c *Client) Cancel(ctx context.Context, ids ...JobID) error {
-	if len(ids) == 0 {
+	refs := make([]Ref, len(ids))
+	for i, id := range ids {
+		refs[i] = JobRef(id)
+	}
+	return c.CancelRefs(ctx, refs...)
+}
+
+// CancelRefs is Cancel of jobs and job arrays' tasks: a task's ref
+// ("1234_5") cancels that task, an array's JobRef every task of it.
+func (c *Client) CancelRefs(ctx context.Context, refs ...Ref) error {
+	if len(refs) == 0 {
 		return nil
 	}
-	args := make([]string, len(ids))
-	for i, id := range ids {
-		args[i] = id.String()
+	args := make([]string, len(refs))
+	for i, r := range refs {
+		args[i] = r.String()
 	}
 	if _, err := c.run(ctx, "scancel", args...); err != nil {
 		if !c.up(ctx) {
@@ -257,26 +301,38 @@ func (c *Client) accountingOn(ctx context.Context) (bool, error) {
 	case AccountingOff:
 		return false, nil
 	}
+	cfg, err := c.controllerConfig(ctx)
+	if err != nil {
+		return false, err
+	}
+	v := cfg["AccountingStorageType"]
+	return v != "" && v != "accounting_storage/none", nil
+}
+
+// controllerConfig is scontrol show config's settings, asked once.
+func (c *Client) controllerConfig(ctx context.Context) (map[string]string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.accounting != nil {
-		return *c.accounting, nil
+	if c.config != nil {
+		return c.config, nil
 	}
 	out, err := c.run(ctx, "scontrol", "show", "config")
 	if err != nil {
-		return false, unavailable(err)
+		return nil, unavailable(err)
 	}
-	on := false
+	c.config = parseConfig(out)
+	return c.config, nil
+}
+
+// parseConfig reads scontrol show config's "Key = value" lines.
+func parseConfig(out []byte) map[string]string {
+	cfg := map[string]string{}
 	for line := range strings.Lines(string(out)) {
-		k, v, ok := strings.Cut(line, "=")
-		if ok && strings.TrimSpace(k) == "AccountingStorageType" {
-			v = strings.TrimSpace(v)
-			on = v != "" && v != "accounting_storage/none"
-			break
+		if k, v, ok := strings.Cut(line, "="); ok {
+			cfg[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}
 	}
-	c.accounting = &on
-	return on, nil
+	return cfg
 }
 
 // unavailable wraps err in ErrUnavailable, once: a read-only command

@@ -23,6 +23,13 @@
 //     [JobID] on the run at once; the run stays queued.
 //   - Every interval, [Client.Poll] all unfinished runs' ids together and
 //     map each [Status] to the run; keep runs as they are on an error.
+//   - Several programs with the same options go as one [ArrayJob] (one
+//     sbatch --array call, [Client.SubmitArray]); each [Task] is then a
+//     [Ref] ("1234_5": the array's id, the task's index), polled with
+//     [Client.PollRefs] and cancelled with [Client.CancelRefs] as a job is
+//     (an array's own id cancels all its tasks). squeue's one record of an
+//     array's pending tasks ("1234_[0,2-3]"), and sacct's, are read as a
+//     status for each task.
 //   - After a restart, poll the stored ids again (that is the reattach);
 //     a run with no stored id may have been submitted just before the
 //     crash, so look for its name in [Client.Queue], and then (with
@@ -30,6 +37,7 @@
 //
 // The JSON read is squeue's and sacct's --json output as of Slurm 22.05
 // (OpenAPI v0.0.38, Debian 12); testdata holds outputs recorded from a real
-// cluster (testdata/record.sh), and the tests in cluster_test.go run against
+// cluster (testdata/record.sh; the *-array.json ones as array_test.go says),
+// and the tests in cluster_test.go and array_cluster_test.go run against
 // one started by scripts/slurm.sh.
 package slurm

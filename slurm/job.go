@@ -47,39 +47,39 @@ func (j Job) Script() (string, error) {
 	// One log for both streams, as the local executor keeps; "%" would be a
 	// filename pattern (%j, %N) to Slurm.
 	opt("output", sbatchValue(strings.ReplaceAll(j.Log, "%", "%%")))
-	if j.Partition != "" {
-		opt("partition", j.Partition)
+	writeOptions(&b, j.Options)
+	b.WriteString("# Written by Cascade; sbatch it again to rerun the job by hand.\n")
+	writeEnv(&b, j.Env)
+	b.WriteString("exec " + shellCommand(j.Command) + "\n")
+	return b.String(), nil
+}
+
+// writeOptions writes the #SBATCH lines of the options set, then the
+// placement every Cascade job has.
+func writeOptions(b *strings.Builder, o Options) {
+	opt := func(name, value string) { fmt.Fprintf(b, "#SBATCH --%s=%s\n", name, value) }
+	if o.Partition != "" {
+		opt("partition", o.Partition)
 	}
-	if j.Account != "" {
-		opt("account", j.Account)
+	if o.Account != "" {
+		opt("account", o.Account)
 	}
-	if j.QOS != "" {
-		opt("qos", j.QOS)
+	if o.QOS != "" {
+		opt("qos", o.QOS)
 	}
-	if j.TimeLimit > 0 {
-		opt("time", fmt.Sprint(int64((j.TimeLimit+time.Minute-1)/time.Minute)))
+	if o.TimeLimit > 0 {
+		opt("time", fmt.Sprint(int64((o.TimeLimit+time.Minute-1)/time.Minute)))
 	}
-	if j.MemoryMB > 0 {
-		opt("mem", fmt.Sprintf("%dM", j.MemoryMB))
+	if o.MemoryMB > 0 {
+		opt("mem", fmt.Sprintf("%dM", o.MemoryMB))
 	}
-	if j.CPUs > 0 {
-		opt("cpus-per-task", fmt.Sprint(j.CPUs))
+	if o.CPUs > 0 {
+		opt("cpus-per-task", fmt.Sprint(o.CPUs))
 	}
 	// One task on one node; no requeue, so a node failure ends the job
 	// NODE_FAIL (its run fails visibly) rather than restarting it, log
 	// truncated, behind the caller's back.
 	b.WriteString("#SBATCH --nodes=1 --ntasks=1 --no-requeue\n")
-	b.WriteString("# Written by Cascade; sbatch it again to rerun the job by hand.\n")
-	for _, kv := range j.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&b, "export %s=%s\n", k, shellQuote(v))
-	}
-	b.WriteString("exec")
-	for _, a := range j.Command {
-		b.WriteString(" " + shellQuote(a))
-	}
-	b.WriteString("\n")
-	return b.String(), nil
 }
 
 // WriteScript writes j's script to Dir/job.sbatch and returns its path.
@@ -128,6 +128,23 @@ func (j Job) validate() error {
 		}
 	}
 	return nil
+}
+
+// writeEnv writes an export line for each KEY=VALUE of env.
+func writeEnv(b *strings.Builder, env []string) {
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(b, "export %s=%s\n", k, shellQuote(v))
+	}
+}
+
+// shellCommand is args quoted for sh.
+func shellCommand(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
 }
 
 // sbatchValue quotes an #SBATCH option value holding blanks: sbatch splits

@@ -60,6 +60,9 @@ type squeueOutput struct {
 
 type squeueJob struct {
 	ID        JobID  `json:"job_id"`
+	Array     JobID  `json:"array_job_id"`
+	Task      *int   `json:"array_task_id"`
+	Tasks     string `json:"array_task_string"` // a pending array's tasks: "0,2-3"
 	Name      string `json:"name"`
 	State     string `json:"job_state"`
 	Reason    string `json:"state_reason"`
@@ -84,6 +87,8 @@ func parseSqueue(data []byte) ([]Status, error) {
 	for _, j := range out.Jobs {
 		st := Status{
 			ID:         j.ID,
+			Array:      j.Array,
+			Task:       NoTask,
 			SlurmState: j.State,
 			State:      stateOf(j.State, j.Start > 0),
 			Reason:     reason(j.Reason),
@@ -106,9 +111,36 @@ func parseSqueue(data []byte) ([]Status, error) {
 			// The nodes and start time a pending job may get: estimates.
 			st.Node, st.Start = "", time.Time{}
 		}
-		sts = append(sts, st)
+		sts = appendTasks(sts, st, j.Task, j.Tasks)
 	}
 	return sts, nil
+}
+
+// appendTasks appends st, the status of a job or of a job array's task
+// (task, when not nil), or, for the record of an array's tasks that have
+// not started (the array's job id, its tasks as list says), one status
+// for each of them. A job of no array is appended as it is. A record of
+// an array that names no task it could be of (a shape of a later Slurm)
+// is left out: the tasks Cascade follows are then asked of sacct, or
+// lost, and no other job is held up.
+func appendTasks(sts []Status, st Status, task *int, list string) []Status {
+	switch {
+	case st.Array == 0:
+		st.Task = NoTask
+		return append(sts, st)
+	case task != nil && *task >= 0 && *task < maxTasks:
+		st.Task = *task
+		return append(sts, st)
+	}
+	ts, err := ParseTasks(list)
+	if err != nil {
+		return sts
+	}
+	for _, t := range ts {
+		st.Task = t
+		sts = append(sts, st)
+	}
+	return sts
 }
 
 type sacctOutput struct {
@@ -117,7 +149,12 @@ type sacctOutput struct {
 }
 
 type sacctJob struct {
-	ID    JobID  `json:"job_id"`
+	ID    JobID `json:"job_id"`
+	Array struct {
+		ID   JobID   `json:"job_id"`
+		Task *int    `json:"task_id"`
+		List *string `json:"task"` // the tasks not started: a bitmap, "0xD"
+	} `json:"array"`
 	Name  string `json:"name"`
 	State struct {
 		Current string `json:"current"`
@@ -185,6 +222,13 @@ func sacctExit(s State, j sacctJob) (exit, signal int) {
 	return -1, 0
 }
 
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
 // parseSacct reads sacct --json. "Nothing found" is no jobs, not an error.
 // A job recorded more than once (requeued) counts by its last record.
 func parseSacct(data []byte) ([]Status, error) {
@@ -196,10 +240,12 @@ func parseSacct(data []byte) ([]Status, error) {
 		return nil, err
 	}
 	sts := make([]Status, 0, len(out.Jobs))
-	at := map[JobID]int{}
+	at := map[Ref]int{}
 	for _, j := range out.Jobs {
 		st := Status{
 			ID:             j.ID,
+			Array:          j.Array.ID,
+			Task:           NoTask,
 			SlurmState:     j.State.Current,
 			State:          stateOf(j.State.Current, j.Time.Start > 0),
 			Reason:         reason(j.State.Reason),
@@ -219,12 +265,14 @@ func parseSacct(data []byte) ([]Status, error) {
 			st.Elapsed = time.Duration(max(0, j.Time.Elapsed)) * time.Second
 			st.MaxRSS = j.maxRSS()
 		}
-		if i, ok := at[j.ID]; ok {
-			sts[i] = st
-			continue
+		for _, st := range appendTasks(nil, st, j.Array.Task, deref(j.Array.List)) {
+			if i, ok := at[st.Ref()]; ok {
+				sts[i] = st
+				continue
+			}
+			at[st.Ref()] = len(sts)
+			sts = append(sts, st)
 		}
-		at[j.ID] = len(sts)
-		sts = append(sts, st)
 	}
 	return sts, nil
 }

@@ -56,7 +56,13 @@ func (s State) Done() bool {
 
 // Status is what Slurm says of one job at one poll.
 type Status struct {
-	ID    JobID
+	// ID is the job's own id; a task of a job array has one too once it
+	// starts (the array's pending tasks share the array's).
+	ID JobID
+	// Array is the job id of the array the job is a task of, 0 for none;
+	// Task is its index then (see Ref).
+	Array JobID
+	Task  int
 	State State
 	// SlurmState is Slurm's state name ("COMPLETING", "PREEMPTED", …);
 	// empty for a Lost job.
@@ -85,11 +91,28 @@ type Status struct {
 	FromAccounting bool
 }
 
+// Ref is what the status is of: the job, or a job array's task.
+func (s Status) Ref() Ref {
+	if s.Array != 0 && s.Task >= 0 {
+		return TaskRef(s.Array, s.Task)
+	}
+	return JobRef(s.ID)
+}
+
+// lost is the status of a job or task Slurm does not know.
+func lost(r Ref) Status {
+	st := Status{ID: r.ID, State: Lost, ExitCode: -1}
+	if r.IsTask() {
+		st.Array, st.Task = r.ID, r.Task
+	}
+	return st
+}
+
 // Describe reads as one line for a run's error: "TIMEOUT (TimeLimit) on
 // node1", "FAILED: exit 3 on node1", "OUT_OF_MEMORY: killed by signal 9".
 func (s Status) Describe() string {
 	if s.State == Lost {
-		return fmt.Sprintf("job %d is not known to Slurm any more", s.ID)
+		return fmt.Sprintf("job %s is not known to Slurm any more", s.Ref())
 	}
 	d := string(s.State)
 	if s.SlurmState != "" && s.SlurmState != string(s.State) {

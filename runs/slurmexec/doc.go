@@ -5,6 +5,11 @@
 // forgotten, where the cluster keeps accounting), a running job's log is
 // read every second for progress and results, and scancel cancels.
 //
+// The queued segments of one sampled or split run are one job array
+// (array.go, [Executor.StartArray]): one sbatch call, a task each, each
+// task then followed, cancelled and reattached to as a job is, by its
+// array's id and its index (a [slurm.Ref]).
+//
 // By concern: submit.go submits (Start) and records a run's job id;
 // poll.go polls (Run) and maps each job's status to its run, its end
 // judged from the log and Slurm's verdict; cancel.go cancels (one scancel

@@ -39,7 +39,7 @@ func (e *Executor) Run(ctx context.Context) {
 // answer, then every unfinished job's status with one Poll.
 func (e *Executor) poll(ctx context.Context) {
 	e.mu.Lock()
-	cancels := slices.Sorted(maps.Keys(e.cancels))
+	cancels := slices.SortedFunc(maps.Keys(e.cancels), slurm.Ref.Compare)
 	pending := len(e.held) + len(e.maybe)
 	jobs := slices.Collect(maps.Values(e.jobs))
 	e.mu.Unlock()
@@ -55,11 +55,11 @@ func (e *Executor) poll(ctx context.Context) {
 		}
 		return
 	}
-	ids := make([]slurm.JobID, len(jobs))
+	refs := make([]slurm.Ref, len(jobs))
 	for i, j := range jobs {
-		ids[i] = j.id
+		refs[i] = j.ref
 	}
-	sts, err := e.c.Poll(ctx, ids)
+	sts, err := e.c.PollRefs(ctx, refs)
 	if ctx.Err() != nil {
 		return
 	}
@@ -70,7 +70,7 @@ func (e *Executor) poll(ctx context.Context) {
 	}
 	var changed []statusChange
 	for _, j := range jobs {
-		if st, ok := sts[j.id]; ok {
+		if st, ok := sts[j.ref]; ok {
 			if c, ok := e.apply(ctx, j, st); ok {
 				changed = append(changed, c)
 			}
@@ -156,7 +156,7 @@ func (e *Executor) saveStatuses(ctx context.Context, changed []statusChange) {
 		for _, r := range saved {
 			c := byRun[r.ID]
 			if c.st.State == slurm.Running && c.prev.State != slurm.Running {
-				e.log.Info("run started", "run", r.ID, "job", c.j.id, "node", c.st.Node)
+				e.log.Info("run started", "run", r.ID, "job", c.j.ref.String(), "node", c.st.Node)
 			}
 		}
 	}
@@ -194,7 +194,7 @@ func (e *Executor) end(ctx context.Context, j *job, st slurm.Status) {
 	p := f.Finish()
 	prog := p.Progress()
 	after := fmt.Sprintf("after %d of %d kernels", prog.Done, prog.Total)
-	job := fmt.Sprintf("Slurm job %d", st.ID)
+	job := "Slurm job " + j.ref.String()
 	verdict := job + " " + st.Describe()
 	end := runs.End{Log: p}
 	var note string
@@ -209,7 +209,12 @@ func (e *Executor) end(ctx context.Context, j *job, st slurm.Status) {
 	case slurm.Lost:
 		if o := p.Outcome(simlog.Exit{}); o.Succeeded {
 			end.State = cascade.RunSucceeded
-			note = fmt.Sprintf("Slurm no longer knows job %d; its log shows the simulation complete", st.ID)
+			note = fmt.Sprintf("Slurm no longer knows job %s; its log shows the simulation complete", j.ref)
+		} else if cancelled {
+			// A job array's task cancelled before it started leaves no
+			// trace in squeue or sacct.
+			end.State = cascade.RunCancelled
+			note = fmt.Sprintf("Slurm no longer knows job %s, which Cascade cancelled", j.ref)
 		} else {
 			end.State = cascade.RunFailed
 			last := "never seen by this server"
@@ -219,7 +224,7 @@ func (e *Executor) end(ctx context.Context, j *job, st slurm.Status) {
 					last += " on " + j.last.Node
 				}
 			}
-			end.Error = fmt.Sprintf("lost: Slurm no longer knows job %d (%s; it left squeue, and the cluster keeps no accounting to ask); its log shows %d of %d kernels done", st.ID, last, prog.Done, prog.Total)
+			end.Error = fmt.Sprintf("lost: Slurm no longer knows job %s (%s; it left squeue, and the cluster keeps no accounting to ask); its log shows %d of %d kernels done", j.ref, last, prog.Done, prog.Total)
 		}
 	case slurm.Failed:
 		exit := simlog.Exit{Code: st.ExitCode}

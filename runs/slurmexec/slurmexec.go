@@ -50,23 +50,26 @@ type Executor struct {
 	jobs map[string]*job // by run id: submitted and not over
 	// cancels are jobs whose scancel Slurm did not take (it was down):
 	// every poll tries again until it does.
-	cancels map[slurm.JobID]bool
+	cancels map[slurm.Ref]bool
 	// held are queued runs not submitted because Slurm was down; maybe
 	// are those whose sbatch may have queued a job Cascade did not hear
 	// of (it failed or the server stopped while it ran). The next poll
 	// that reaches Slurm adopts the jobs found by name and hands the rest
 	// back to the Manager's queue for submission again.
 	held, maybe map[string]bool
-	status      cascade.ExecutorStatus
-	since       time.Time // when Slurm stopped answering
-	info        string    // what the start found: the healthy status's message
+	// tasks are the maybe runs that are segments: the job array (by its
+	// parent's name) and task their job would be.
+	tasks  map[string]arrayTask
+	status cascade.ExecutorStatus
+	since  time.Time // when Slurm stopped answering
+	info   string    // what the start found: the healthy status's message
 }
 
 // job is a run's submitted job as the poller last saw it.
 type job struct {
 	runID     string
 	traceID   string
-	id        slurm.JobID
+	ref       slurm.Ref     // the job, or its job array's task
 	last      slurm.Status  // last applied; zero before the first poll
 	total     int           // kernels to simulate
 	f         runs.Follower // from when the job started; under Executor.mu
@@ -88,7 +91,7 @@ func New(h runs.Host, cfg Config) *Executor {
 	return &Executor{
 		host: h, cfg: cfg, c: &slurm.Client{Config: cfg.Slurm, PollFailed: cfg.PollFailed},
 		log: log.With("component", "runs"), interval: interval,
-		jobs: map[string]*job{}, cancels: map[slurm.JobID]bool{},
+		jobs: map[string]*job{}, cancels: map[slurm.Ref]bool{}, tasks: map[string]arrayTask{},
 		held: map[string]bool{}, maybe: map[string]bool{},
 		status: cascade.ExecutorStatus{Kind: "slurm", Healthy: true},
 	}
@@ -108,14 +111,22 @@ func (e *Executor) Slots() int {
 // JobName is the Slurm job name of a run, how squeue shows it.
 func JobName(runID string) string { return "cascade-" + runID }
 
+// refOf is a stored run's job: a job, or a job array's task.
+func refOf(s cascade.SlurmJob) slurm.Ref {
+	if s.ArrayTaskID != nil {
+		return slurm.TaskRef(slurm.JobID(*s.JobID), *s.ArrayTaskID)
+	}
+	return slurm.JobRef(slurm.JobID(*s.JobID))
+}
+
 // cancelRequested starts the history line of a run whose job Cascade asked
 // Slurm to cancel: after a restart its CANCELLED end is Cascade's own.
 const cancelRequested = "cancel requested: scancel of Slurm job"
 
 // trackLocked follows the job of a stored run from now on.
 func (e *Executor) trackLocked(r cascade.Run) *job {
-	j := &job{runID: r.ID, traceID: r.TraceID, id: slurm.JobID(*r.Slurm.JobID), total: r.KernelsTotal}
-	j.last = slurm.Status{ID: j.id, State: slurm.Pending, SlurmState: r.Slurm.State, Reason: r.Slurm.Reason, Node: r.Slurm.Node, Partition: r.Slurm.Partition}
+	j := &job{runID: r.ID, traceID: r.TraceID, ref: refOf(r.Slurm), total: r.KernelsTotal}
+	j.last = slurm.Status{ID: j.ref.ID, State: slurm.Pending, SlurmState: r.Slurm.State, Reason: r.Slurm.Reason, Node: r.Slurm.Node, Partition: r.Slurm.Partition}
 	if r.State == cascade.RunRunning {
 		j.last.State = slurm.Running
 	}
@@ -124,7 +135,7 @@ func (e *Executor) trackLocked(r cascade.Run) *job {
 			// Cascade asked for it; after a restart the scancel may not
 			// have got through yet: the next poll sends it again.
 			j.cancelled = true
-			e.cancels[j.id] = true
+			e.cancels[j.ref] = true
 		}
 	}
 	e.jobs[r.ID] = j

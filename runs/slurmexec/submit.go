@@ -57,34 +57,30 @@ func (e *Executor) Start(ctx context.Context, job runs.Job) {
 		e.host.Finish(ctx, id, runs.End{State: cascade.RunFailed, Error: "submit to Slurm: " + err.Error()})
 		return
 	}
-	e.record(ctx, id, jid, opts.Partition, job.Total, "submitted to Slurm as job %d")
+	e.record(ctx, id, slurm.JobRef(jid), opts.Partition, job.Total, "submitted to Slurm as job %s")
 }
 
-// record stores the job a run was submitted as, or adopted, and follows
-// it. A run that is no longer queued (cancelled, or removed with its
-// trace, while sbatch ran) gets its job cancelled instead.
-func (e *Executor) record(ctx context.Context, id string, jid slurm.JobID, partition string, total int, history string) {
-	n := int64(jid)
+// record stores the job (or job array's task) a run was submitted as, or
+// adopted, and follows it. A run that is no longer queued (cancelled, or
+// removed with its trace, while sbatch ran) gets its job cancelled
+// instead. history says how, with a %s for the job.
+func (e *Executor) record(ctx context.Context, id string, jid slurm.Ref, partition string, total int, history string) {
 	already := false // the run has this job already: adopted while its sbatch answered
 	r, saved, err := e.host.UpdateRun(ctx, id, func(r *cascade.Run) error {
-		if r.Slurm.JobID != nil && *r.Slurm.JobID == n {
+		if r.HasJob() && refOf(r.Slurm) == jid {
 			already = true
 			return cascade.ErrUnchanged
 		}
 		if r.State != cascade.RunQueued || r.HasJob() {
 			return cascade.ErrUnchanged
 		}
-		r.Slurm = cascade.SlurmJob{JobID: &n, Partition: partition, State: string(slurm.Pending)}
-		if total > 0 {
-			r.KernelsTotal = total
-		}
-		r.History = append(r.History, runs.Stamp(fmt.Sprintf(history, jid)))
+		setSubmitted(r, jid, partition, total, history)
 		return nil
 	})
 	switch {
 	case err != nil && cascade.ErrorCode(err) != cascade.ENOTFOUND:
 		// Not stored: look for the job by name at the next poll.
-		e.log.Error("record Slurm job", "run", id, "job", jid, "err", err)
+		e.log.Error("record Slurm job", "run", id, "job", jid.String(), "err", err)
 		e.mu.Lock()
 		e.maybe[id] = true
 		e.mu.Unlock()
@@ -96,12 +92,26 @@ func (e *Executor) record(ctx context.Context, id string, jid slurm.JobID, parti
 		// queued for submission and looked for). It is followed already.
 		return
 	case err != nil || !saved:
-		e.log.Info("run ended while it was submitted; cancelling its job", "run", id, "job", jid)
+		e.log.Info("run ended while it was submitted; cancelling its job", "run", id, "job", jid.String())
 		e.scancel(ctx, jid)
 		return
 	}
 	e.mu.Lock()
 	e.trackLocked(r)
 	e.mu.Unlock()
-	e.log.Info("run submitted", "run", id, "job", jid, "partition", partition)
+	e.log.Info("run submitted", "run", id, "job", jid.String(), "partition", partition)
+}
+
+// setSubmitted records on a queued run the job it was submitted as.
+func setSubmitted(r *cascade.Run, jid slurm.Ref, partition string, total int, history string) {
+	n := int64(jid.ID)
+	r.Slurm = cascade.SlurmJob{JobID: &n, Partition: partition, State: string(slurm.Pending)}
+	if jid.IsTask() {
+		task := jid.Task
+		r.Slurm.ArrayTaskID = &task
+	}
+	if total > 0 {
+		r.KernelsTotal = total
+	}
+	r.History = append(r.History, runs.Stamp(fmt.Sprintf(history, jid)))
 }

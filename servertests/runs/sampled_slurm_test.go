@@ -15,19 +15,22 @@ import (
 // job is a run's state, executor and Slurm job (nil without one).
 type job struct {
 	State, Executor string
-	Slurm           *struct{ JobID int64 }
+	Slurm           *struct {
+		JobID       int64
+		ArrayTaskID *int
+	}
 }
 
 func jobOf(t *testing.T, s *servertest.TestServer, id string) job {
 	t.Helper()
 	var out struct{ Run job }
-	s.MustDo(t, `query($id: ID!) { run(id: $id) { state executor slurm { jobId } } }`, map[string]any{"id": id}, &out)
+	s.MustDo(t, `query($id: ID!) { run(id: $id) { state executor slurm { jobId arrayTaskId } } }`, map[string]any{"id": id}, &out)
 	return out.Run
 }
 
-// TestSampledRunOnSlurm: under the Slurm executor each segment of a
-// sampled run is a batch job of its own, the sampled run none, and it
-// succeeds once they have.
+// TestSampledRunOnSlurm: under the Slurm executor the segments of a
+// sampled run are the tasks of one job array, the sampled run has no job,
+// and it succeeds once they have.
 func TestSampledRunOnSlurm(t *testing.T) {
 	t.Parallel()
 	c := slurmtest.Start(t)
@@ -45,14 +48,17 @@ func TestSampledRunOnSlurm(t *testing.T) {
 	if got.State != "SUCCEEDED" {
 		t.Fatalf("sampled run on Slurm: %s, %v", got.State, cascade.Deref(got.Error))
 	}
-	jobs := map[int64]bool{}
+	jobs, tasks := map[int64]bool{}, map[int]bool{}
 	for _, seg := range got.Sampling.Segments {
 		sr := jobOf(t, s, seg.ID)
-		if sr.State != "SUCCEEDED" || sr.Executor != "slurm" || sr.Slurm == nil || jobs[sr.Slurm.JobID] {
+		if sr.State != "SUCCEEDED" || sr.Executor != "slurm" || sr.Slurm == nil || sr.Slurm.ArrayTaskID == nil || tasks[*sr.Slurm.ArrayTaskID] {
 			t.Errorf("segment %s: %s, executor %s, job %+v", seg.ID, sr.State, sr.Executor, sr.Slurm)
 			continue
 		}
-		jobs[sr.Slurm.JobID] = true
+		jobs[sr.Slurm.JobID], tasks[*sr.Slurm.ArrayTaskID] = true, true
+	}
+	if len(jobs) != 1 {
+		t.Errorf("the segments are tasks of %d job arrays, want 1", len(jobs))
 	}
 	if p := jobOf(t, s, r.ID); p.Slurm != nil {
 		t.Errorf("the sampled run has a job: %+v", p.Slurm)

@@ -195,7 +195,8 @@ type Calls struct {
 }
 
 // CountingBin writes a wrapper for each of Slurm's client commands into a
-// new directory: each appends its name to a file and runs the real one.
+// new directory: each appends its name and arguments to a file and runs
+// the real one.
 // Give Dir as a client's command directory to count its calls.
 func CountingBin(tb testing.TB) *Calls {
 	tb.Helper()
@@ -206,7 +207,7 @@ func CountingBin(tb testing.TB) *Calls {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		wrapper := fmt.Sprintf("#!/bin/sh\necho %s >>'%s'\nexec %s \"$@\"\n", name, cs.file, real)
+		wrapper := fmt.Sprintf("#!/bin/sh\necho %s \"$*\" >>'%s'\nexec %s \"$@\"\n", name, cs.file, real)
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(wrapper), 0o755); err != nil {
 			tb.Fatal(err)
 		}
@@ -222,9 +223,22 @@ func (cs *Calls) Count(name string) int {
 	}
 	n := 0
 	for line := range strings.Lines(string(data)) {
-		if strings.TrimSpace(line) == name {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == name {
 			n++
 		}
 	}
 	return n
+}
+
+// Args returns the arguments of each call of the named command, in
+// order, as one line each (joined by blanks).
+func (cs *Calls) Args(name string) []string {
+	data, _ := os.ReadFile(cs.file)
+	var calls []string
+	for line := range strings.Lines(string(data)) {
+		if cmd, args, _ := strings.Cut(strings.TrimSpace(line), " "); cmd == name {
+			calls = append(calls, args)
+		}
+	}
+	return calls
 }

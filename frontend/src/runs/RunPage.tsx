@@ -111,7 +111,7 @@ export function RunPage({ id }: { id: string }) {
       )}
       {run.state === "QUEUED" && run.slurm?.reason && (
         <p className="note" role="status" data-testid="slurm-pending">
-          Waiting in Slurm&apos;s queue as job {run.slurm.jobId}: {run.slurm.reason}
+          Waiting in Slurm&apos;s queue as job {run.slurm.ref}: {run.slurm.reason}
         </p>
       )}
       {(run.state === "FAILED" || run.state === "CANCELLED") && run.error && (
@@ -170,7 +170,7 @@ export function RunPage({ id }: { id: string }) {
           <>
             <dt>Slurm job</dt>
             <dd className="mono" data-testid="slurm-job">
-              {run.slurm.jobId} <span className="muted">{run.slurm.state}{run.slurm.reason ? ` (${run.slurm.reason})` : ""}</span>
+              {run.slurm.ref} <span className="muted">{run.slurm.state}{run.slurm.reason ? ` (${run.slurm.reason})` : ""}</span>
             </dd>
             <dt>Partition</dt>
             <dd className="mono" data-testid="slurm-partition">{run.slurm.partition ?? "—"}</dd>

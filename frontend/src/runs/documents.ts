@@ -47,7 +47,7 @@ export const RunDetailFragment = graphql(`
   fragment RunDetail on Run {
     ...RunSummary
     executor
-    slurm { jobId partition node state reason }
+    slurm { jobId ref partition node state reason }
     crossArchitecture
     history
     failureLine
