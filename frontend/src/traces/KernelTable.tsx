@@ -98,7 +98,14 @@ export function KernelTable({ traceId, total, search = "" }: { traceId: string; 
                   <span role="cell" className="muted">{formatCount(it.index + 1)}</span>
                   {k ? (
                     <>
-                      <span role="cell">{k.kernelId}</span>
+                      <span role="cell">
+                        {k.kernelId}
+                        {!k.traced && (
+                          <span className="muted" data-testid="untraced" title="The tracer counted this launch (its stats row) without tracing it: it was outside the DYNAMIC_KERNEL_LIMIT ranges. Only a sampled run whose representatives were traced, or a run of traced kernel ids, can simulate this trace.">
+                            {" "}not traced
+                          </span>
+                        )}
+                      </span>
                       <span role="cell" className="mono">{k.context ?? "—"}</span>
                       <span role="cell">
                         <KernelName name={k.name} displayName={k.displayName} demangledName={k.demangledName} extraTitle={k.traceFile} />

@@ -149,7 +149,15 @@ function TraceFacts({ trace }: { trace: TraceDetailFragment }) {
       <Fact label="Suggested config">
         {trace.suggestedSimConfig ?? <span className="muted">none (New run preselects the first compatible config)</span>}
       </Fact>
-      <Fact label="Kernels">{formatCount(trace.kernelCount)}</Fact>
+      <Fact label="Kernels">
+        {formatCount(trace.kernelCount)}
+        {trace.untracedKernels > 0 && (
+          <span className="muted" data-testid="untraced-count">
+            {" "}traced, and {formatCount(trace.untracedKernels)} launches the tracer counted without tracing (a trace taken with a
+            sampling plan's traceList: simulate it with a sampled run of that plan)
+          </span>
+        )}
+      </Fact>
       <Fact label="Disk size">
         <span title={`${formatCount(trace.bytes)} bytes`}>{formatBytes(trace.bytes)}</span>
       </Fact>

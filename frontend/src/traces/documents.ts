@@ -48,6 +48,7 @@ export const TraceDetailFragment = graphql(`
     suggestedSimConfig
     hasRealTiming
     hasStepTimeline
+    untracedKernels
     warnings
     postprocessLogTail(lines: 40)
   }
@@ -85,6 +86,7 @@ export const KernelsQuery = graphql(`
           grid { x y z }
           block { x y z }
           instructions
+          traced
         }
       }
     }
