@@ -131,6 +131,8 @@ type Manager struct {
 
 	// coord owns the runs the executor never runs (see Coordinator).
 	coord Coordinator
+
+	warm *segmentWarmer // a segment's warming kernel (warm.go)
 }
 
 // active is a run a worker has taken: done is closed once the executor's
@@ -176,7 +178,7 @@ func New(cfg Config) *Manager {
 		log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{},
-		ended: versioned.New[string, StatTotals](maxEndedTotals), coord: nobody{}}
+		ended: versioned.New[string, StatTotals](maxEndedTotals), coord: nobody{}, warm: newSegmentWarmer(cfg.WorkDir)}
 	m.configs = &Configs{cfg: cfg, log: m.log}
 	m.exec = cfg.NewExecutor(host{m})
 	m.queue = workqueue.New(workqueue.Config[string]{Limit: m.exec.Slots(), Work: m.start, Logger: m.log})
