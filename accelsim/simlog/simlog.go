@@ -131,9 +131,9 @@ type Parser struct {
 	ndone         int                 // results not truncated, taken or not
 	// warm are the uids of l2warm's warming kernels: simulated, never
 	// results of the run (nor launches or done kernels of its progress).
-	warm map[int]bool
-	pending       *statsBlock
-	partial       []byte // an unterminated line given to Write
+	warm    map[int]bool
+	pending *statsBlock
+	partial []byte // an unterminated line given to Write
 
 	exitDetected bool
 	deadlock     string // the deadlock line
