@@ -1,6 +1,8 @@
 package runs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 
@@ -63,4 +65,22 @@ func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *ker
 	}
 	return out, fmt.Sprintf("L2 warmed: %d lines (%d KB) from %d earlier launches, by a kernel %s run first and left out of the results",
 		plan.Lines.Count(), plan.Lines.Bytes()>>10, plan.Launches, name)
+}
+
+// warmVersion names how segments are prepared; a change to what is warmed
+// changes it, so a segment prepared otherwise is not reused for one now.
+const warmVersion = "l2warm 1"
+
+// segment is the sums a segment of a sampled or split run records: its
+// config sum covers its preparation too (the warming kernel, which the
+// config's L2 and the kernels before the segment decide), so a segment
+// reuses only a segment prepared the same way, never a run of the same
+// kernels without warming, nor a segment from before warming, and is
+// never reused for either.
+func (s Sums) segment() Sums {
+	if s.Config != "" {
+		h := sha256.Sum256([]byte(s.Config + "\x00" + warmVersion))
+		s.Config = hex.EncodeToString(h[:])
+	}
+	return s
 }

@@ -110,6 +110,9 @@ func (m *Manager) prepare(r cascade.Run) (Job, string, error) {
 // returns the run as stored, or the job's when that failed.
 func (m *Manager) recordStart(ctx context.Context, job Job, note string) cascade.Run {
 	sums := m.sums(job.Run.TraceID, job.Config)
+	if job.Run.SampledByID != nil && len(job.Run.KernelIDs) > 0 {
+		sums = sums.segment()
+	}
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, job.Run.ID, func(r *cascade.Run) error {
 		if r.State != cascade.RunQueued || r.HasJob() {
 			return cascade.ErrUnchanged
