@@ -479,6 +479,28 @@ func TestSampledRunSucceeds(t *testing.T) {
 			if a.Figures.SimCycles == nil || *a.Figures.SimCycles != *r.Figures.SimCycles {
 				t.Errorf("launched again: simCycles %v, want %v", cascade.Deref(a.Figures.SimCycles), cascade.Deref(r.Figures.SimCycles))
 			}
+
+			// A run of a warmed segment's kernels on their own is no
+			// segment: its L2 is not warmed, so the segment's results are
+			// not its.
+			last := sr.Segments[len(sr.Segments)-1]
+			var ids []int
+			for _, k := range last.Kernels {
+				ids = append(ids, k.KernelID)
+			}
+			var plain struct {
+				LaunchRun struct {
+					ID     string
+					SameAs *struct{ ID string }
+				}
+			}
+			s.MustDo(t, `mutation($in: LaunchRunInput!) { launchRun(input: $in) { id sameAs { id } } }`, map[string]any{"in": map[string]any{
+				"traceId": sampledID, "simConfig": simconfigtest.H100, "kernelIds": ids,
+			}}, &plain)
+			if plain.LaunchRun.SameAs != nil {
+				t.Errorf("a run of kernels %v reused the warmed segment %s", ids, plain.LaunchRun.SameAs.ID)
+			}
+			waitFull(t, s, plain.LaunchRun.ID)
 		})
 	}
 }
