@@ -73,10 +73,9 @@ func Plan(c *Cache, src *kernellist.List, chosen []kernellist.Ref, capacity uint
 	left := capacity >> LineShift
 	for i, g := range w.Order {
 		if n := g.Count(); n > left {
-			w.Order[i] = g.Last(left)
-			w.Order = w.Order[:i+1]
-			if left == 0 {
-				w.Order = w.Order[:i]
+			w.Order = w.Order[:i]
+			if left > 0 {
+				w.Order = append(w.Order, g.Last(left))
 			}
 			break
 		}
@@ -138,11 +137,12 @@ func L2(c cascade.SimConfig) (L2Cache, error) {
 		return n, nil
 	}
 	var l L2Cache
-	flush, err := num("-gpgpu_flush_l2_cache", 1<<63)
-	if err != nil {
+	// GPGPU-Sim's default is 0: L2 kept between kernels.
+	if v, ok, err := get("-gpgpu_flush_l2_cache"); err != nil {
 		return l, err
+	} else if ok {
+		l.Flushed = v != "0"
 	}
-	l.Flushed = flush == 1
 	v, ok, err := get("-gpgpu_cache:dl2")
 	if err != nil {
 		return l, err
