@@ -63,8 +63,8 @@ func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *ker
 	if err != nil {
 		return sub, "L2 not warmed: " + err.Error()
 	}
-	return out, fmt.Sprintf("L2 warmed: %d lines (%d KB) from %d earlier launches, by a kernel %s run first and left out of the results",
-		plan.Lines.Count(), plan.Lines.Bytes()>>10, plan.Launches, name)
+	return out, fmt.Sprintf("L2 warmed: %d lines (%d KB, %d of them written) from %d earlier launches, by a kernel %s run first and left out of the results",
+		plan.Lines.Count(), plan.Lines.Bytes()>>10, plan.Dirty.Count(), plan.Launches, name)
 }
 
 // warmVersion names how segments are prepared; a change to what is warmed

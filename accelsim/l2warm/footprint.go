@@ -15,8 +15,13 @@ import (
 	"github.com/ulikunitz/xz"
 )
 
+// Print is a kernel's footprint: the lines it touches, and of those the
+// lines it writes (stores, reductions and atomics), which a write-back L2
+// holds dirty after it.
+type Print struct{ Touched, Written Lines }
+
 // Footprint is the lines the post-processed kernel trace at path (.traceg,
-// .traceg.xz or .tracez) touches: every active lane's address of each
+// .traceg.xz or .tracez) touches and writes: every active lane's address of each
 // memory instruction, read as Accel-Sim's trace parser reads it
 // (formats.md §3: address mode 0 lists the active lanes' addresses, 1 is a
 // base and a stride over the first run of active lanes, 2 a base and
@@ -29,22 +34,22 @@ import (
 // bounded whatever the kernel's size: lines are folded into spans as
 // they come. A line it cannot read is an error naming the file and line
 // (for .tracez, the block, warp and instruction).
-func Footprint(path string) (Lines, error) {
+func Footprint(path string) (Print, error) {
 	if strings.HasSuffix(path, ".tracez") {
 		return footprintZ(path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return Print{}, err
 	}
 	defer f.Close()
 	var r io.Reader = bufio.NewReaderSize(f, 1<<20)
 	if strings.HasSuffix(path, ".xz") {
 		if r, err = xz.NewReader(r); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return Print{}, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	var b builder
+	var b builders
 	var h header
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
@@ -66,26 +71,33 @@ func Footprint(path string) (Lines, error) {
 			continue
 		}
 		if err := h.inst(line, &b); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+			return Print{}, fmt.Errorf("%s:%d: %v", path, n, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: after line %d: %w", path, n, err)
+		return Print{}, fmt.Errorf("%s: after line %d: %w", path, n, err)
 	}
-	return b.lines(), nil
+	return b.print(), nil
 }
 
-func footprintZ(path string) (Lines, error) {
+// builders collect a kernel's touched and written lines.
+type builders struct{ touched, written builder }
+
+func (b *builders) print() Print {
+	return Print{Touched: b.touched.lines(), Written: b.written.lines()}
+}
+
+func footprintZ(path string) (Print, error) {
 	r, err := tracez.Open(path)
 	if err != nil {
-		return nil, err
+		return Print{}, err
 	}
 	defer r.Close()
 	var h header
 	for l := range strings.SplitSeq(string(r.Header), "\n") {
 		h.line(l)
 	}
-	var b builder
+	var b builders
 	for bi, blk := range r.Blocks {
 		for wi, w := range blk.Warps {
 			i := 0
@@ -100,11 +112,11 @@ func footprintZ(path string) (Lines, error) {
 				return nil
 			})
 			if err != nil {
-				return nil, err
+				return Print{}, err
 			}
 		}
 	}
-	return b.lines(), nil
+	return b.print(), nil
 }
 
 // header is what of a trace's header changes how its lines read.
@@ -135,7 +147,7 @@ var errShort = errors.New("line ends early")
 
 // inst adds the lines of one instruction line:
 // [line_num] PC mask dest_num [dests] opcode src_num [srcs] mem_width [mode addrs..] [immediate].
-func (h *header) inst(line []byte, b *builder) error {
+func (h *header) inst(line []byte, bs *builders) error {
 	fs := bytes.Fields(line)
 	i := 0
 	if h.version > 0 && h.version < 3 {
@@ -199,6 +211,12 @@ func (h *header) inst(line []byte, b *builder) error {
 		return nil
 	}
 	width = opcodeWidth(op)
+	add := func(a uint64, width int) {
+		bs.touched.add(a, width)
+		if writeOp(op) {
+			bs.written.add(a, width)
+		}
+	}
 	mode, err := count("address mode")
 	if err != nil {
 		return err
@@ -236,7 +254,7 @@ func (h *header) inst(line []byte, b *builder) error {
 			if err != nil {
 				return err
 			}
-			b.add(a, width)
+			add(a, width)
 		}
 	case 1:
 		base, err := hex("base address")
@@ -250,26 +268,37 @@ func (h *header) inst(line []byte, b *builder) error {
 		// The parser gives addresses to the first run of active lanes only.
 		run := bits.TrailingZeros32(^uint32(mask >> bits.TrailingZeros32(uint32(mask))))
 		for k := range run {
-			b.add(uint64(int64(base)+int64(k)*stride), width)
+			add(uint64(int64(base)+int64(k)*stride), width)
 		}
 	case 2:
 		a, err := hex("base address")
 		if err != nil {
 			return err
 		}
-		b.add(a, width)
+		add(a, width)
 		for range active - 1 {
 			d, err := dec("delta")
 			if err != nil {
 				return err
 			}
 			a = uint64(int64(a) + d)
-			b.add(a, width)
+			add(a, width)
 		}
 	default:
 		return fmt.Errorf("address mode %d: want 0, 1 or 2", mode)
 	}
 	return nil
+}
+
+// writeOp reports opcodes that write memory: stores, reductions and
+// atomics (read-modify-write).
+func writeOp(op []byte) bool {
+	base, _, _ := bytes.Cut(op, []byte("."))
+	switch string(base) {
+	case "ST", "STG", "STL", "RED", "ATOM", "ATOMG":
+		return true
+	}
+	return false
 }
 
 // sharedOp reports opcodes whose addresses are in shared memory.

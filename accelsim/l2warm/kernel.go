@@ -29,53 +29,85 @@ func IsTrace(path string) bool {
 	return base == TraceBase+".traceg" || base == TraceBase+".tracez"
 }
 
-// Warp shape of the warming kernel: each warp issues up to loadsPerWarp
-// 64-bit coalesced loads (a lane 8 bytes, a warp 256 bytes: two lines),
-// each into registers of its own so that nothing orders them, in blocks
-// of warpsPerBlock warps.
+// Warp shape of the warming kernel: each warp issues up to opsPerWarp
+// coalesced accesses, each into registers of its own so that nothing
+// orders them, in blocks of warpsPerBlock warps. An access covers two
+// lines (a lane 8 bytes, LDG.E.64/STG.E.64) when two lines of the same
+// kind follow each other, one (a lane 4 bytes) otherwise.
 const (
-	loadsPerWarp  = 8
+	opsPerWarp    = 8
 	warpsPerBlock = 32
 )
 
-// WriteKernel writes into dir the warming kernel that loads w's lines,
-// oldest first, in the format of like (the segment's first kernel trace:
-// .tracez gives kernelwarm.tracez, anything else kernelwarm.traceg), with
-// like's binary version so the simulator decodes it as it decodes the
-// segment. It returns the file's name (relative to dir); "" and no file
-// when w has no lines.
-func WriteKernel(dir string, w Warm, like string) (string, error) {
-	var pairs []uint64 // a load covers lines 2k and 2k+1
+// access is one warp's access of the warming kernel.
+type access struct {
+	line  uint64 // the first line
+	two   bool   // lines line and line+1
+	store bool
+}
+
+// accesses are the accesses that warm w's lines, oldest first: a load of
+// a clean line, a store of a dirty one.
+func accesses(w Warm) []access {
+	var out []access
+	var pending *access
 	for _, g := range w.Order {
 		for _, s := range g {
 			for l := s.Lo; l < s.Hi; l++ {
-				if p := l &^ 1; len(pairs) == 0 || pairs[len(pairs)-1] != p {
-					pairs = append(pairs, p)
+				dirty := w.Dirty.Has(l)
+				if pending != nil && !pending.two && pending.line+1 == l && pending.store == dirty {
+					pending.two = true
+					continue
 				}
+				out = append(out, access{line: l, store: dirty})
+				pending = &out[len(out)-1]
 			}
 		}
 	}
-	if len(pairs) == 0 {
+	return out
+}
+
+// inst is the trace line of access a, the j-th of its warp.
+func (a access) inst(j int) string {
+	op, width := "E", 4
+	if a.two {
+		op, width = "E.64", 8
+	}
+	if a.store {
+		return fmt.Sprintf("%04x ffffffff 0 STG.%s 2 R2 R%d %d 1 0x%x %d", 0x10+8*j, op, 4+2*j, width, a.line<<LineShift, width)
+	}
+	return fmt.Sprintf("%04x ffffffff 1 R%d LDG.%s 1 R2 %d 1 0x%x %d", 0x10+8*j, 4+2*j, op, width, a.line<<LineShift, width)
+}
+
+// WriteKernel writes into dir the warming kernel that loads w's clean
+// lines and stores to its dirty ones, oldest first, in the format of like
+// (the segment's first kernel trace: .tracez gives kernelwarm.tracez,
+// anything else kernelwarm.traceg), with like's binary version so the
+// simulator decodes it as it decodes the segment. It returns the file's
+// name (relative to dir); "" and no file when w has no lines.
+func WriteKernel(dir string, w Warm, like string) (string, error) {
+	accs := accesses(w)
+	if len(accs) == 0 {
 		return "", nil
 	}
 	hdr, err := likeHeader(like)
 	if err != nil {
 		return "", err
 	}
-	blocks := (len(pairs) + loadsPerWarp*warpsPerBlock - 1) / (loadsPerWarp * warpsPerBlock)
+	blocks := (len(accs) + opsPerWarp*warpsPerBlock - 1) / (opsPerWarp * warpsPerBlock)
 	var head strings.Builder
 	fmt.Fprintf(&head, "-kernel name = %s\n-kernel id = 0\n-grid dim = (%d,1,1)\n-block dim = (%d,1,1)\n-shmem = 0\n-nregs = %d\n-binary version = %s\n-cuda stream id = 0\n-shmem base_addr = %s\n-local mem base_addr = %s\n-nvbit version = %s\n-accelsim tracer version = 3\n",
-		KernelName, blocks, 32*warpsPerBlock, 4+2*loadsPerWarp, hdr["binary version"], hdr["shmem base_addr"], hdr["local mem base_addr"], hdr["nvbit version"])
+		KernelName, blocks, 32*warpsPerBlock, 4+2*opsPerWarp, hdr["binary version"], hdr["shmem base_addr"], hdr["local mem base_addr"], hdr["nvbit version"])
 	warp := func(b, wp int) []string {
 		var insts []string
-		for j := range loadsPerWarp {
-			k := (b*warpsPerBlock+wp)*loadsPerWarp + j
-			if k >= len(pairs) {
+		for j := range opsPerWarp {
+			k := (b*warpsPerBlock+wp)*opsPerWarp + j
+			if k >= len(accs) {
 				break
 			}
-			insts = append(insts, fmt.Sprintf("%04x ffffffff 1 R%d LDG.E.64 1 R2 8 1 0x%x 8", 0x10+8*j, 4+2*j, pairs[k]<<LineShift))
+			insts = append(insts, accs[k].inst(j))
 		}
-		return append(insts, fmt.Sprintf("%04x ffffffff 0 EXIT 0 0", 0x10+8*loadsPerWarp))
+		return append(insts, fmt.Sprintf("%04x ffffffff 0 EXIT 0 0", 0x10+8*opsPerWarp))
 	}
 	if strings.HasSuffix(like, ".tracez") {
 		name := TraceBase + ".tracez"

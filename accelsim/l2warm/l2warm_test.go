@@ -26,7 +26,7 @@ func header(v int) string {
 
 // insts are instruction lines of every address mode (version 3: no
 // immediate; imm appends one) and what lines they touch.
-func insts(imm string) ([]string, l2warm.Lines) {
+func insts(imm string) ([]string, l2warm.Print) {
 	return []string{
 			// mode 0: two active lanes, 4-byte loads, the second across lines 0x11 and 0x12.
 			"0010 00000003 1 R2 LDG.E 1 R4 4 0 0x800 0x8fe" + imm,
@@ -39,8 +39,9 @@ func insts(imm string) ([]string, l2warm.Lines) {
 			"0050 ffffffff 1 R8 IADD 2 R4 R6 0" + imm,
 			// mode 1 under a mask with a hole: only the first run of lanes (2) gets addresses.
 			"0060 0000000b 1 R2 LDG.E.128 1 R4 16 1 0x10000 16" + imm,
-		}, l2warm.Lines{
-			{Lo: 0x10, Hi: 0x13}, {Lo: 0x40, Hi: 0x42}, {Lo: 0x7e, Hi: 0x7f}, {Lo: 0x80, Hi: 0x81}, {Lo: 0x82, Hi: 0x83}, {Lo: 0x200, Hi: 0x201},
+		}, l2warm.Print{
+			Touched: l2warm.Lines{{Lo: 0x10, Hi: 0x13}, {Lo: 0x40, Hi: 0x42}, {Lo: 0x7e, Hi: 0x7f}, {Lo: 0x80, Hi: 0x81}, {Lo: 0x82, Hi: 0x83}, {Lo: 0x200, Hi: 0x201}},
+			Written: l2warm.Lines{{Lo: 0x7e, Hi: 0x7f}, {Lo: 0x80, Hi: 0x81}, {Lo: 0x82, Hi: 0x83}}, // the STG's
 		}
 }
 
@@ -123,7 +124,7 @@ func TestFootprintLineInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := l2warm.Footprint(path)
-	if want := (l2warm.Lines{{Lo: 0x20, Hi: 0x21}}); err != nil || !reflect.DeepEqual(got, want) {
+	if want := (l2warm.Lines{{Lo: 0x20, Hi: 0x21}}); err != nil || !reflect.DeepEqual(got.Touched, want) {
 		t.Fatalf("%v, %v; want %v", got, err, want)
 	}
 }
@@ -170,9 +171,20 @@ func TestLines(t *testing.T) {
 // loads is a trace whose one warp loads 4 bytes at each line's start.
 func loads(t *testing.T, dir string, id int, lines ...uint64) {
 	t.Helper()
+	access(t, dir, id, "1 R2 LDG.E 1 R4", lines)
+}
+
+// stores is one whose warp stores 4 bytes at each line's start.
+func stores(t *testing.T, dir string, id int, lines ...uint64) {
+	t.Helper()
+	access(t, dir, id, "0 STG.E 2 R4 R6", lines)
+}
+
+func access(t *testing.T, dir string, id int, op string, lines []uint64) {
+	t.Helper()
 	var ls []string
 	for _, l := range lines {
-		ls = append(ls, fmt.Sprintf("0010 00000001 1 R2 LDG.E 1 R4 4 0 0x%x", l<<l2warm.LineShift))
+		ls = append(ls, fmt.Sprintf("0010 00000001 %s 4 0 0x%x", op, l<<l2warm.LineShift))
 	}
 	ls = append(ls, "0020 00000001 0 EXIT 0 0")
 	traceg(t, dir, fmt.Sprintf("kernel-%d.traceg", id), 3, ls)
@@ -180,10 +192,11 @@ func loads(t *testing.T, dir string, id int, lines ...uint64) {
 
 func TestPlan(t *testing.T) {
 	dir := t.TempDir()
-	// Launch 1 touches lines 1..4, launch 2 lines 10..11 and 3, launch 3
-	// line 20; the segment (launches 4 and 5) touches 1, 3, 10, 20, 30.
+	// Launch 1 touches lines 1..4, launch 2 writes lines 10..11 and 3,
+	// launch 3 touches line 20; the segment (launches 4 and 5) touches 1,
+	// 3, 10, 20, 30.
 	loads(t, dir, 1, 1, 2, 3, 4)
-	loads(t, dir, 2, 10, 11, 3)
+	stores(t, dir, 2, 10, 11, 3)
 	loads(t, dir, 3, 20)
 	loads(t, dir, 4, 1, 10)
 	loads(t, dir, 5, 3, 20, 30)
@@ -199,20 +212,21 @@ func TestPlan(t *testing.T) {
 		capacity uint64
 		launches int
 		order    []l2warm.Lines
+		dirty    l2warm.Lines
 	}{
 		// All of L2: everything shared, oldest touched first (line 3 last
 		// touched by launch 2).
-		{1 << 20, 3, []l2warm.Lines{{{Lo: 1, Hi: 2}}, {{Lo: 3, Hi: 4}, {Lo: 10, Hi: 11}}, {{Lo: 20, Hi: 21}}}},
+		{1 << 20, 3, []l2warm.Lines{{{Lo: 1, Hi: 2}}, {{Lo: 3, Hi: 4}, {Lo: 10, Hi: 11}}, {{Lo: 20, Hi: 21}}}, l2warm.Lines{{Lo: 3, Hi: 4}, {Lo: 10, Hi: 11}}},
 		// 2 lines: launches 3 and 2 seen (4 lines > 2 lines' bytes, so the
 		// window stops with launch 2), the newest 2 lines kept.
-		{2 * l2warm.LineBytes, 2, []l2warm.Lines{{{Lo: 10, Hi: 11}}, {{Lo: 20, Hi: 21}}}},
+		{2 * l2warm.LineBytes, 2, []l2warm.Lines{{{Lo: 10, Hi: 11}}, {{Lo: 20, Hi: 21}}}, l2warm.Lines{{Lo: 10, Hi: 11}}},
 	} {
 		w, err := l2warm.Plan(c, src, seg, tc.capacity)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.Launches != tc.launches || !reflect.DeepEqual(w.Order, tc.order) {
-			t.Errorf("capacity %d: %d launches, order %v; want %d, %v", tc.capacity, w.Launches, w.Order, tc.launches, tc.order)
+		if w.Launches != tc.launches || !reflect.DeepEqual(w.Order, tc.order) || !reflect.DeepEqual(w.Dirty, tc.dirty) {
+			t.Errorf("capacity %d: %d launches, order %v, dirty %v; want %d, %v, %v", tc.capacity, w.Launches, w.Order, w.Dirty, tc.launches, tc.order, tc.dirty)
 		}
 	}
 	// A segment from the first launch warms nothing.
@@ -228,7 +242,7 @@ func TestCache(t *testing.T) {
 	dir, cdir := t.TempDir(), t.TempDir()
 	loads(t, dir, 1, 5, 6, 9)
 	path := filepath.Join(dir, "kernel-1.traceg")
-	want := l2warm.Lines{{Lo: 5, Hi: 7}, {Lo: 9, Hi: 10}}
+	want := l2warm.Print{Touched: l2warm.Lines{{Lo: 5, Hi: 7}, {Lo: 9, Hi: 10}}, Written: l2warm.Lines{}}
 	if got, err := l2warm.NewCache(cdir).Footprint(path); err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%v, %v", got, err)
 	}
@@ -282,7 +296,9 @@ func TestL2(t *testing.T) {
 
 func TestWriteKernel(t *testing.T) {
 	dir := t.TempDir()
-	w := l2warm.Warm{Order: []l2warm.Lines{{{Lo: 0x1000, Hi: 0x1003}}, {{Lo: 0x10, Hi: 0x11}}}}
+	// Lines 0x1000 to 0x1002 then 0x10, oldest first; 0x1001 and 0x1002
+	// dirty.
+	w := l2warm.Warm{Order: []l2warm.Lines{{{Lo: 0x1000, Hi: 0x1003}}, {{Lo: 0x10, Hi: 0x11}}}, Dirty: l2warm.Lines{{Lo: 0x1001, Hi: 0x1003}}}
 	for _, like := range []string{"kernel-1.traceg", "kernel-1.tracez"} {
 		lines, _ := insts("")
 		var path string
@@ -298,9 +314,9 @@ func TestWriteKernel(t *testing.T) {
 		if !l2warm.IsTrace(name) || !strings.HasPrefix(name, "kernel") || filepath.Ext(name) != filepath.Ext(like) {
 			t.Errorf("%s: warming kernel %q", like, name)
 		}
-		// Loads cover line pairs: 0x1000..0x1003 and 0x10..0x11.
+		// Exactly the lines, the dirty ones stored to.
 		got, err := l2warm.Footprint(filepath.Join(dir, name))
-		want := l2warm.Lines{{Lo: 0x10, Hi: 0x12}, {Lo: 0x1000, Hi: 0x1004}}
+		want := l2warm.Print{Touched: l2warm.Lines{{Lo: 0x10, Hi: 0x11}, {Lo: 0x1000, Hi: 0x1003}}, Written: w.Dirty}
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: the warming kernel touches %v, %v; want %v", like, got, err, want)
 		}
@@ -309,6 +325,13 @@ func TestWriteKernel(t *testing.T) {
 		}
 	}
 	text, _ := os.ReadFile(filepath.Join(dir, "kernelwarm.traceg"))
+	// A load of 0x1000 (a line: 4 bytes a lane), a store of 0x1001 and
+	// 0x1002 (two: 8 bytes a lane), a load of 0x10.
+	for _, inst := range []string{"0010 ffffffff 1 R4 LDG.E 1 R2 4 1 0x80000 4\n", "0018 ffffffff 0 STG.E.64 2 R2 R6 8 1 0x80080 8\n", "0020 ffffffff 1 R8 LDG.E 1 R2 4 1 0x800 4\n"} {
+		if !strings.Contains(string(text), inst) {
+			t.Errorf("the warming kernel has no %q", inst)
+		}
+	}
 	if !strings.Contains(string(text), "-binary version = 61\n") || !strings.HasSuffix(string(text), "#END_TB\n") {
 		t.Errorf("warming kernel:\n%s", text)
 	}

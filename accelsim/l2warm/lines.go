@@ -2,6 +2,7 @@ package l2warm
 
 import (
 	"slices"
+	"sort"
 )
 
 // LineShift is log2 of the line size footprints count in: 128 bytes, the
@@ -28,6 +29,12 @@ func (l Lines) Count() uint64 {
 
 // Bytes is the size of the lines of l.
 func (l Lines) Bytes() uint64 { return l.Count() << LineShift }
+
+// Has reports whether l holds line n.
+func (l Lines) Has(n uint64) bool {
+	i := sort.Search(len(l), func(i int) bool { return l[i].Hi > n })
+	return i < len(l) && l[i].Lo <= n
+}
 
 // Union is the lines in a or b.
 func Union(a, b Lines) Lines {

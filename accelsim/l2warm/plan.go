@@ -20,6 +20,10 @@ type Warm struct {
 	Order []Lines
 	// Lines is all of them.
 	Lines Lines
+	// Dirty is those of Lines a launch of the window wrote: in the full
+	// simulation they sit in the write-back L2 modified, and evicting them
+	// costs a write to DRAM, so they are warmed by stores, not loads.
+	Dirty Lines
 	// Launches is how many earlier launches the window holds: walked
 	// back from the segment's first kernel until their lines exceeded
 	// the L2 (or the list began).
@@ -50,21 +54,22 @@ func Plan(c *Cache, src *kernellist.List, chosen []kernellist.Ref, capacity uint
 		if err != nil {
 			return Warm{}, err
 		}
-		seg = Union(seg, fp)
+		seg = Union(seg, fp.Touched)
 	}
 	if first < 0 {
 		return Warm{}, errors.New("l2 warm: no chosen kernel in the list")
 	}
 	var w Warm
-	var window, warm Lines
+	var window, written, warm Lines
 	for i := first - 1; i >= 0 && window.Bytes() <= capacity; i-- {
 		fp, err := c.Footprint(src.TracePath(ks[i]))
 		if err != nil {
 			return Warm{}, err
 		}
 		w.Launches++
-		window = Union(window, fp)
-		if add := Subtract(Intersect(fp, seg), warm); len(add) > 0 {
+		window = Union(window, fp.Touched)
+		written = Union(written, fp.Written)
+		if add := Subtract(Intersect(fp.Touched, seg), warm); len(add) > 0 {
 			w.Order = append(w.Order, add) // newest first, for now
 			warm = Union(warm, add)
 		}
@@ -87,6 +92,7 @@ func Plan(c *Cache, src *kernellist.List, chosen []kernellist.Ref, capacity uint
 	for _, g := range w.Order {
 		w.Lines = Union(w.Lines, g)
 	}
+	w.Dirty = Intersect(w.Lines, written)
 	return w, nil
 }
 
