@@ -47,7 +47,7 @@ func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *ker
 	if l2.Flushed {
 		return sub, "" // the simulator empties L2 between kernels: a segment starts as the full run's kernels do
 	}
-	plan, err := l2warm.Plan(w.cache, src, refs, l2.Bytes)
+	plan, err := l2warm.Plan(w.cache, src, refs, l2.Window())
 	if err != nil {
 		return sub, "L2 not warmed: " + err.Error()
 	}

@@ -51,7 +51,7 @@ func TestRealWarmSegment(t *testing.T) {
 		t.Fatalf("SM6_TITANX's L2: %+v, %v", l2, err)
 	}
 	seg := []kernellist.Ref{{ID: launches}}
-	plan, err := l2warm.Plan(l2warm.NewCache(t.TempDir()), list, seg, l2.Bytes)
+	plan, err := l2warm.Plan(l2warm.NewCache(t.TempDir()), list, seg, l2.Window())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +76,13 @@ func TestRealWarmSegment(t *testing.T) {
 // warming kernel first when it has lines, and returns the last kernel's
 // L2 misses (reads and writes).
 func simulate(t *testing.T, accel string, cfg cascade.SimConfig, list *kernellist.List, refs []kernellist.Ref, w l2warm.Warm) int {
+	t.Helper()
+	r := simulateAll(t, accel, cfg, list, refs, w)
+	return r[len(r)-1][1]
+}
+
+// simulateAll gives each kernel's cycles and L2 misses.
+func simulateAll(t *testing.T, accel string, cfg cascade.SimConfig, list *kernellist.List, refs []kernellist.Ref, w l2warm.Warm) [][2]int {
 	t.Helper()
 	dir := t.TempDir()
 	if refs == nil {
@@ -129,20 +136,24 @@ func simulate(t *testing.T, accel string, cfg cascade.SimConfig, list *kernellis
 	if len(ks) != n {
 		t.Fatalf("%d results, want %d (the warming kernel's left out)", len(ks), n)
 	}
-	v, err := simstats.Decode(ks[n-1].Stats)
-	if err != nil {
-		t.Fatal(err)
-	}
-	get := func(name string) int {
-		i := tbl.Index(name)
-		if i < 0 || !simstats.Present(v[i]) {
-			t.Fatalf("no %s: %v", name, v)
+	var res [][2]int
+	for _, k := range ks {
+		v, err := simstats.Decode(k.Stats)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return int(v[i])
+		get := func(name string) int {
+			i := tbl.Index(name)
+			if i < 0 || !simstats.Present(v[i]) {
+				t.Fatalf("no %s: %v", name, v)
+			}
+			return int(v[i])
+		}
+		misses := get("l2_read_accesses") - get("l2_read_hits") + get("l2_write_accesses") - get("l2_write_hits")
+		if misses < 0 {
+			t.Fatalf("negative misses %d", misses)
+		}
+		res = append(res, [2]int{int(k.SimCycles), misses})
 	}
-	misses := get("l2_read_accesses") - get("l2_read_hits") + get("l2_write_accesses") - get("l2_write_hits")
-	if misses < 0 {
-		t.Fatalf("negative misses %d", misses)
-	}
-	return misses
+	return res
 }
