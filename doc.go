@@ -26,7 +26,7 @@
 //     endpoint; s3gw is the server's S3 endpoint over the bucket.
 //   - postproc: post-processing, with the built-in post-processor or an
 //     external one; Accel-Sim's formats are under accelsim/ (posttraces,
-//     tracez, kernellist, simconfig, simlog).
+//     tracez, kernellist, simconfig, simlog, l2warm).
 //   - runs: the run lifecycle: simulation runs and sweeps launched,
 //     queued and handed to an executor, on this machine (runs/local) or
 //     as Slurm jobs (runs/slurmexec, over the slurm client), followed and

@@ -30,6 +30,11 @@ type LaunchInput struct {
 	// simulates nothing itself (its segments do), so a trace with
 	// untraced launches may have one without kernelIds.
 	Coordinator bool
+
+	// Segment is set on a segment of a sampled or split run: it is
+	// prepared with its L2 warmed (warm.go), so it reuses, and is reused
+	// by, only segments so prepared (see [Sums.segment]).
+	Segment bool
 }
 
 // Launch creates a queued run and queues it for the executor. It returns
@@ -198,7 +203,7 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 		r.Label = &in.Label
 	}
 	if !in.Rerun {
-		orig, err := m.reusable(ctx, r, cfg, &b.reuse)
+		orig, err := m.reusable(ctx, r, cfg, in.Segment, &b.reuse)
 		if err != nil {
 			return cascade.Run{}, err
 		}

@@ -129,6 +129,8 @@ type Manager struct {
 
 	// coord owns the runs the executor never runs (see Coordinator).
 	coord Coordinator
+
+	warm *segmentWarmer // a segment's warming kernel (warm.go)
 }
 
 // active is a run a worker has taken: done is closed once the executor's
@@ -174,7 +176,7 @@ func New(cfg Config) *Manager {
 		log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{},
-		logs: Logs{workDir: cfg.WorkDir}, kernels: newKernelSaves(cfg.Store, cfg.StatsTable), coord: nobody{}}
+		logs: Logs{workDir: cfg.WorkDir}, kernels: newKernelSaves(cfg.Store, cfg.StatsTable), coord: nobody{}, warm: newSegmentWarmer(cfg.WorkDir)}
 	m.configs = &Configs{cfg: cfg, log: m.log}
 	m.exec = cfg.NewExecutor(host{m})
 	m.handle = newExecutorHandle(m.exec, cfg)

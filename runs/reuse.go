@@ -14,9 +14,10 @@ import (
 // of what r would use now, every one of them known. The latest such run
 // wins; runs that were themselves reused are passed over for theirs.
 // The sums are computed only when the trace has a candidate. It returns
-// nil for none. c, when not nil, keeps what it read for the next call (a
-// sweep's launch).
-func (m *Manager) reusable(ctx context.Context, r cascade.Run, cfg cascade.SimConfig, c *reuseCache) (*cascade.Run, error) {
+// nil for none. A segment of a sampled or split run (segment) compares
+// the sums its preparation records (see [Sums.segment]). c, when not nil,
+// keeps what it read for the next call (a sweep's launch).
+func (m *Manager) reusable(ctx context.Context, r cascade.Run, cfg cascade.SimConfig, segment bool, c *reuseCache) (*cascade.Run, error) {
 	if c == nil {
 		c = &reuseCache{}
 	}
@@ -53,6 +54,9 @@ func (m *Manager) reusable(ctx context.Context, r cascade.Run, cfg cascade.SimCo
 	}
 	if !sums.complete() {
 		return nil, nil
+	}
+	if segment {
+		sums = sums.segment()
 	}
 	for i := len(cands) - 1; i >= 0; i-- { // stored in launch order
 		if sumsOf(cands[i]) == sums {

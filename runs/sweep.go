@@ -178,7 +178,7 @@ func (w *Sweeps) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, []
 				State: cascade.RunQueued, Executor: s.Executor, History: []string{},
 			}
 			if !in.Rerun {
-				orig, err := w.m.reusable(ctx, r, cfg, &reused)
+				orig, err := w.m.reusable(ctx, r, cfg, false, &reused)
 				if err != nil {
 					return cascade.Sweep{}, nil, err
 				}

@@ -37,14 +37,14 @@ func (m *Manager) start(_ context.Context, id string) {
 	if r.State != cascade.RunQueued || r.HasJob() || r.Coordinated() {
 		return // cancelled while it waited, or started already; a sampled run is never simulated itself
 	}
-	job, err := m.prepare(r)
+	job, note, err := m.prepare(r)
 	if err != nil {
 		if !a.removed.Load() {
 			m.finish(ctx, id, End{State: cascade.RunFailed, Error: err.Error()})
 		}
 		return
 	}
-	job.Run = m.recordStart(ctx, job)
+	job.Run = m.recordStart(ctx, job, note)
 	job.PeakRSS = m.peakRSS(ctx, r)
 	m.exec.Start(ctx, job)
 }
@@ -69,50 +69,63 @@ func (m *Manager) peakRSS(ctx context.Context, r cascade.Run) int64 {
 }
 
 // prepare makes the run's directory, with its kernel list (a subset's, or
-// its trace's) and its config's files linked, and returns its job.
-func (m *Manager) prepare(r cascade.Run) (Job, error) {
+// its trace's; a segment's with its warming kernel first, see
+// segmentWarmer) and its config's files linked, and returns its job and
+// what to record in its history ("" for nothing).
+func (m *Manager) prepare(r cascade.Run) (Job, string, error) {
 	dir := m.runDir(r.ID)
 	if err := os.RemoveAll(dir); err != nil {
-		return Job{}, err
+		return Job{}, "", err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return Job{}, err
+		return Job{}, "", err
 	}
 	cfg, err := m.configs.runConfig(r)
 	if err != nil {
-		return Job{}, errors.New(cascade.ErrorMessage(err))
+		return Job{}, "", errors.New(cascade.ErrorMessage(err))
 	}
 	list, err := kernellist.Read(filepath.Join(m.traceDir(r.TraceID), filepath.FromSlash(tracedir.KernelsListG)))
 	if err != nil {
-		return Job{}, err
+		return Job{}, "", err
 	}
+	total, note := len(list.Kernels()), ""
 	if len(r.KernelIDs) > 0 {
 		refs := make([]kernellist.Ref, len(r.KernelIDs))
 		for i, id := range r.KernelIDs {
 			refs[i] = kernellist.Ref{ID: id}
 		}
-		if list, err = kernellist.WriteSubset(list, dir, refs); err != nil {
-			return Job{}, err
+		src := list
+		if list, err = kernellist.WriteSubset(src, dir, refs); err != nil {
+			return Job{}, "", err
 		}
+		total = len(list.Kernels())
+		list, note = m.warm.warm(r, cfg, src, list, refs)
 	}
 	if err := linkConfigFolders(dir, cfg, filepath.Base(m.logs.LogPath(r.ID))); err != nil {
-		return Job{}, err
+		return Job{}, "", err
 	}
-	return Job{Run: r, Dir: dir, KernelList: list.Path, Config: cfg, Log: m.logs.LogPath(r.ID), Total: len(list.Kernels())}, nil
+	return Job{Run: r, Dir: dir, KernelList: list.Path, Config: cfg, Log: m.logs.LogPath(r.ID), Total: total}, note, nil
 }
 
 // recordStart records on the job's run, still queued, what it is about to
 // be simulated with: its config's core clock and the sums of the
 // simulator, the config files and the trace (see [cascade.RunFigures]).
-// It returns the run as stored, or the job's when that failed.
-func (m *Manager) recordStart(ctx context.Context, job Job) cascade.Run {
+// A note (what prepare did: the L2 warmed) goes into its history. It
+// returns the run as stored, or the job's when that failed.
+func (m *Manager) recordStart(ctx context.Context, job Job, note string) cascade.Run {
 	sums := m.sums(job.Run.TraceID, job.Config)
+	if job.Run.SampledByID != nil && len(job.Run.KernelIDs) > 0 {
+		sums = sums.segment()
+	}
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, job.Run.ID, func(r *cascade.Run) error {
 		if r.State != cascade.RunQueued || r.HasJob() {
 			return cascade.ErrUnchanged
 		}
 		r.Figures.CoreClockMHz = job.Config.CoreClockMHz
 		sums.record(r)
+		if note != "" {
+			r.History = append(r.History, Stamp(note))
+		}
 		return nil
 	})
 	if err != nil || !saved {

@@ -333,3 +333,38 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// PutFirst rewrites the list l (one a run wrote, as [WriteSubset] does)
+// with a kernel line traceFile (relative to its directory, starting with
+// "kernel" as Accel-Sim wants of a kernel line) before its first kernel, and
+// returns the list written. The kernel it names is no kernel of the trace
+// (its command's KernelOK is false unless its name says otherwise): a
+// synthetic kernel the simulator runs first.
+func PutFirst(l *List, traceFile string) (*List, error) {
+	if !strings.HasPrefix(traceFile, "kernel") || strings.ContainsAny(traceFile, "\r\n") {
+		return nil, fmt.Errorf("put first in %s: %q is no kernel line", l.Path, traceFile)
+	}
+	ref, ok := ParseTraceFileName(traceFile)
+	add := Command{Text: traceFile, TraceFile: traceFile, Kernel: ref, KernelOK: ok}
+	out := &List{Path: l.Path}
+	done := false
+	var buf bytes.Buffer
+	for _, c := range l.Commands {
+		if !done && !c.IsMemcpy() {
+			add.Line = len(out.Commands) + 1
+			out.Commands = append(out.Commands, add)
+			buf.WriteString(add.Text + "\n")
+			done = true
+		}
+		c.Line = len(out.Commands) + 1
+		out.Commands = append(out.Commands, c)
+		buf.WriteString(c.Text + "\n")
+	}
+	if !done {
+		return nil, fmt.Errorf("put first in %s: the list has no kernel", l.Path)
+	}
+	if err := writeFileAtomic(l.Path, buf.Bytes()); err != nil {
+		return nil, fmt.Errorf("put first in %s: %w", l.Path, err)
+	}
+	return out, nil
+}

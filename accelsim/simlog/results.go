@@ -35,7 +35,9 @@ func (p *Parser) seal() {
 		if r.Truncated || (p.stats != nil && r.Stats == nil) || p.next == p.lastLaunched {
 			break
 		}
-		p.out = append(p.out, *r)
+		if !p.warm[p.next] {
+			p.out = append(p.out, *r)
+		}
 		delete(p.byUID, p.next)
 		delete(p.names, p.next)
 		p.next++
@@ -122,10 +124,12 @@ func (p *Parser) Kernels() []cascade.RunKernel {
 	return p.all()
 }
 
-// all is out, then the results not final yet in launch order.
+// all is out, then the results not final yet in launch order, less
+// those of warming kernels.
 func (p *Parser) all() []cascade.RunKernel {
 	ks := slices.Concat(p.out, p.results)
-	rest := ks[len(p.out):]
+	rest := slices.DeleteFunc(ks[len(p.out):], func(r cascade.RunKernel) bool { return r.LaunchUID != 0 && p.warm[r.LaunchUID] })
+	ks = ks[:len(p.out)+len(rest)]
 	sort.SliceStable(rest, func(i, j int) bool {
 		a, b := rest[i].LaunchUID, rest[j].LaunchUID
 		return a != 0 && (b == 0 || a < b) // unknown uids last

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/accelsim/l2warm"
 	"github.com/cascade-sim/cascade/accelsim/simstats"
 )
 
@@ -128,8 +129,11 @@ type Parser struct {
 	out           []cascade.RunKernel // final results not taken yet, in launch order
 	gone          map[int]bool        // uids at or past next whose results TakeAll gave → truncated
 	ndone         int                 // results not truncated, taken or not
-	pending       *statsBlock
-	partial       []byte // an unterminated line given to Write
+	// warm are the uids of l2warm's warming kernels: simulated, never
+	// results of the run (nor launches or done kernels of its progress).
+	warm    map[int]bool
+	pending *statsBlock
+	partial []byte // an unterminated line given to Write
 
 	exitDetected bool
 	deadlock     string // the deadlock line
@@ -164,7 +168,7 @@ const (
 
 // NewParser returns a parser for a run of expected kernels.
 func NewParser(expected int) *Parser {
-	return &Parser{expected: expected, names: map[int]string{}, byUID: map[int]int{}, gone: map[int]bool{}, next: 1}
+	return &Parser{expected: expected, names: map[int]string{}, byUID: map[int]int{}, gone: map[int]bool{}, warm: map[int]bool{}, next: 1}
 }
 
 // ReadStats makes p read every kernel's statistics, the counters of t, into
@@ -316,7 +320,11 @@ func (p *Parser) launch(rest string) {
 		}
 		if _, dup := p.names[uid]; !dup {
 			p.launched = append(p.launched, uid)
-			p.nlaunched++
+			if p.isWarm(uid) {
+				p.warm[uid] = true
+			} else {
+				p.nlaunched++
+			}
 			p.lastLaunched = uid
 		}
 		p.names[uid] = strings.Join(f[:i], " ")
@@ -416,7 +424,18 @@ func (p *Parser) commit() {
 		p.byUID[uid] = len(p.results)
 	}
 	p.results = append(p.results, r)
+	if l2warm.IsTrace(r.TraceFile) {
+		p.warm[uid] = true // kept until sealed, so later results seal in order; never given
+		return
+	}
 	p.ndone++
+}
+
+// isWarm reports whether the kernel of uid is a warming kernel
+// (l2warm.IsTrace of the trace the simulator processed for it).
+func (p *Parser) isWarm(uid int) bool {
+	i := uid - 1 - p.procBase
+	return i >= 0 && i < len(p.processed) && l2warm.IsTrace(p.processed[i])
 }
 
 // hasResult reports whether the kernel of uid has a result, final or not,
@@ -461,7 +480,9 @@ func (p *Parser) limit() {
 	p.limitHit = true
 	if i, ok := p.byUID[p.lastLaunched]; ok && p.lastLaunched != 0 && !p.results[i].Truncated {
 		p.results[i].Truncated = true
-		p.ndone--
+		if !p.warm[p.lastLaunched] {
+			p.ndone--
+		}
 	}
 }
 

@@ -26,8 +26,12 @@ type realSampled struct {
 		FullCycles    *int64
 	}
 	Sampling *struct {
-		Representatives                            int
-		Segments                                   []struct{ ID, State string }
+		Representatives int
+		Segments        []struct {
+			ID, State string
+			KernelIds []int
+			History   []string
+		}
 		ProjectedCycles, CiLowCycles, CiHighCycles *float64
 		SimulatorSeconds                           float64
 		FullRunSecondsEstimate                     *float64
@@ -46,7 +50,7 @@ type realSampled struct {
 
 const realSampledFields = `id state error progress { kernelsDone kernelsTotal }
 	kernels { kernelId simCycles simulated projectedFrom fullCycles }
-	sampling { representatives segments { id state } projectedCycles ciLowCycles ciHighCycles simulatorSeconds fullRunSecondsEstimate
+	sampling { representatives segments { id state kernelIds history } projectedCycles ciLowCycles ciHighCycles simulatorSeconds fullRunSecondsEstimate
 		check { fullRun { id state } fullCycles totalErrorPct beyondLatencyErrorPct launchLatencyCycles insideInterval
 			kernelsCompared kernelMape maxKernelErrorPct measuredMape fullMeasuredMape } }`
 
@@ -142,6 +146,9 @@ func TestRealAccelSimSampledRun(t *testing.T) {
 	}
 	if s.SimulatorSeconds <= 0 || s.FullRunSecondsEstimate == nil {
 		t.Errorf("simulator seconds %v, full-run estimate %v", s.SimulatorSeconds, s.FullRunSecondsEstimate)
+	}
+	for _, seg := range s.Segments {
+		t.Logf("segment of kernels %v: %q", seg.KernelIds, seg.History)
 	}
 	t.Logf("%d launches, %d representatives: projected %.0f cycles [%.0f, %.0f], full %.0f: %+.2f %% (%+.2f %% beyond the launch latency), kernel MAPE %.2f %%",
 		launches, s.Representatives, *s.ProjectedCycles, *s.CiLowCycles, *s.CiHighCycles, c.FullCycles, c.TotalErrorPct, *c.BeyondLatencyErrorPct, c.KernelMape)

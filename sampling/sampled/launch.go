@@ -112,7 +112,7 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 			}
 		}
 		instr = append(instr, n)
-		ins = append(ins, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig, KernelIDs: ids,
+		ins = append(ins, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig, KernelIDs: ids, Segment: true,
 			Label: fmt.Sprintf("segment %d of %d", i+1, len(ranges)), Rerun: in.Run.Rerun})
 	}
 	var full *cascade.Run

@@ -87,7 +87,7 @@ func (c *Coordinator) LaunchSplit(ctx context.Context, in SplitInput) (cascade.R
 		for l := s.Start - s.Warmup; l < s.End; l++ {
 			ids = append(ids, input.Launches[l].KernelID)
 		}
-		ins = append(ins, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig, KernelIDs: ids,
+		ins = append(ins, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig, KernelIDs: ids, Segment: true,
 			Label: fmt.Sprintf("segment %d of %d", i+1, len(segs)), Rerun: in.Run.Rerun})
 	}
 	period := sampling.Period(input)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -186,6 +187,8 @@ type sampledRunView struct {
 				KernelID  int
 				SimCycles int64
 			}
+			History  []string
+			Progress struct{ KernelsDone, KernelsTotal int }
 		}
 		Representatives                            int
 		SimulatedLaunches                          int
@@ -213,7 +216,7 @@ type sampledRunView struct {
 const sampledRunFields = `id state error failureClass progress { kernelsDone kernelsTotal }
 	kernelPage(first: 1000) { nodes { kernelId name simCycles simulated projectedFrom fullCycles fullErrorPct } }
 	comparison { mape } figures { simCycles }
-	sampling { plan { id } segments { id state label failureClass sameAs { id } sampledBy { id } kernels { kernelId simCycles } }
+	sampling { plan { id } segments { id state label failureClass sameAs { id } sampledBy { id } kernels { kernelId simCycles } history progress { kernelsDone kernelsTotal } }
 		representatives simulatedLaunches projectedCycles ciLowCycles ciHighCycles expectedError projectedNs
 		simulatorSeconds fullRunSecondsEstimate validationRun { id state }
 		check { fullRun { id } fullCycles totalErrorPct beyondLatencyErrorPct launchLatencyCycles insideInterval kernelMape maxKernelErrorPct
@@ -311,6 +314,13 @@ func TestSampledRunSucceeds(t *testing.T) {
 				}
 				for _, k := range seg.Kernels {
 					segCycles[k.KernelID] = k.SimCycles
+				}
+				// L2 warmed before a segment that launches before it
+				// touched the lines of; the warming kernel is none of its
+				// kernels, nor counted in its progress.
+				warmed := slices.ContainsFunc(seg.History, func(h string) bool { return strings.Contains(h, " L2 warmed: ") })
+				if warmed != (len(seg.Kernels) > 0 && seg.Kernels[0].KernelID > 1) || seg.Progress.KernelsDone != len(seg.Kernels) || seg.Progress.KernelsTotal != len(seg.Kernels) {
+					t.Errorf("segment %d (range %+v): history %q, progress %+v of %d kernels", i+1, rg, seg.History, seg.Progress, len(seg.Kernels))
 				}
 			}
 
@@ -469,6 +479,28 @@ func TestSampledRunSucceeds(t *testing.T) {
 			if a.Figures.SimCycles == nil || *a.Figures.SimCycles != *r.Figures.SimCycles {
 				t.Errorf("launched again: simCycles %v, want %v", cascade.Deref(a.Figures.SimCycles), cascade.Deref(r.Figures.SimCycles))
 			}
+
+			// A run of a warmed segment's kernels on their own is no
+			// segment: its L2 is not warmed, so the segment's results are
+			// not its.
+			last := sr.Segments[len(sr.Segments)-1]
+			var ids []int
+			for _, k := range last.Kernels {
+				ids = append(ids, k.KernelID)
+			}
+			var plain struct {
+				LaunchRun struct {
+					ID     string
+					SameAs *struct{ ID string }
+				}
+			}
+			s.MustDo(t, `mutation($in: LaunchRunInput!) { launchRun(input: $in) { id sameAs { id } } }`, map[string]any{"in": map[string]any{
+				"traceId": sampledID, "simConfig": simconfigtest.H100, "kernelIds": ids,
+			}}, &plain)
+			if plain.LaunchRun.SameAs != nil {
+				t.Errorf("a run of kernels %v reused the warmed segment %s", ids, plain.LaunchRun.SameAs.ID)
+			}
+			waitFull(t, s, plain.LaunchRun.ID)
 		})
 	}
 }

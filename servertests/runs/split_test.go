@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,13 +46,15 @@ type splitView struct {
 			FailureClass *string
 			SampledBy    *struct{ ID string }
 			KernelIds    []int
+			History      []string
+			Progress     struct{ KernelsDone, KernelsTotal int }
 		}
 	}
 }
 
 const splitFields = `id state error failureClass progress { kernelsDone kernelsTotal }
 	kernels { kernelId name simCycles statValues } figures { simCycles } statCounters { name kind } statTotals comparison { mape }
-	split { segmentStarts launches warmup period simulatorSeconds segments { id state label failureClass sampledBy { id } kernelIds } }`
+	split { segmentStarts launches warmup period simulatorSeconds segments { id state label failureClass sampledBy { id } kernelIds history progress { kernelsDone kernelsTotal } } }`
 
 func getSplit(t *testing.T, s *servertest.TestServer, id string) splitView {
 	t.Helper()
@@ -116,6 +119,15 @@ func TestSplitRunStitches(t *testing.T) {
 				if seg.State != "SUCCEEDED" || seg.SampledBy == nil || seg.SampledBy.ID != r.ID ||
 					cascade.Deref(seg.Label) != fmt.Sprintf("segment %d of 3", i+1) || len(seg.KernelIds) != end-start+warm || seg.KernelIds[0] != start-warm+1 {
 					t.Errorf("segment %d (launches %d–%d, %d of warm-up): %+v", i+1, start, end-1, warm, seg)
+				}
+				// A segment after the first has L2 warmed first (the
+				// launches before it touched what its kernels do); the
+				// warming kernel is no kernel of the segment.
+				if warmed := slices.ContainsFunc(seg.History, func(h string) bool { return strings.Contains(h, " L2 warmed: ") }); warmed != (i > 0) {
+					t.Errorf("segment %d: history %q, want L2 warmed %v", i+1, seg.History, i > 0)
+				}
+				if seg.Progress.KernelsDone != len(seg.KernelIds) || seg.Progress.KernelsTotal != len(seg.KernelIds) {
+					t.Errorf("segment %d: progress %+v of %d kernels", i+1, seg.Progress, len(seg.KernelIds))
 				}
 			}
 			if len(r.Kernels) != sampledLaunches || len(f.Kernels) != sampledLaunches {

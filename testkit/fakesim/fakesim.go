@@ -6,7 +6,10 @@
 //	accel-sim.out -trace <kernelslist.g> -config <gpgpusim.config> -config <trace.config>
 //
 // reads the kernel list the way Accel-Sim does (kernel lines relative to the
-// list's directory), opens every trace it names, and prints Accel-Sim's log:
+// list's directory: any line starting with "kernel", so a segment's
+// warming kernel, kernelwarm.traceg from package accelsim/l2warm, is
+// simulated as the real simulator simulates it), opens every trace it
+// names, and prints Accel-Sim's log:
 // "launching memcpy command", "Processing kernel <path>", "Header info
 // loaded", "launching kernel name: <name> uid: <i> cuda_stream_id: <s>", a
 // statistics block per kernel (kernel_name, kernel_launch_uid,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade/accelsim/l2warm"
 	"github.com/cascade-sim/cascade/testkit/fakesim"
 )
 
@@ -48,6 +49,11 @@ func TestFailures(t *testing.T) {
 	tracez := write("tracez.g", "kernel-1.tracez\n")
 	truncated := write("truncated.g", "kernel-2.traceg\n")
 	missing := write("missing.g", "kernel-9.traceg\n")
+	// The warming kernel of a segment (package l2warm), as runs writes it.
+	if _, err := l2warm.WriteKernel(dir, l2warm.Warm{Order: []l2warm.Lines{{{Lo: 0x100, Hi: 0x140}}}}, filepath.Join(dir, "kernel-1.traceg")); err != nil {
+		t.Fatal(err)
+	}
+	warmed := write("warmed.g", "MemcpyHtoD,0x0000000000008000,64\n"+l2warm.TraceBase+".traceg\nkernel-1.traceg\n")
 
 	tests := []struct {
 		name   string
@@ -63,6 +69,9 @@ func TestFailures(t *testing.T) {
 	}{
 		{name: "ok", args: []string{"-trace", ok, "-config", cfg}, code: 0,
 			stdout: []string{"launching kernel name: _Z1kv uid: 1 cuda_stream_id: 0", "gpu_sim_cycle = ", "GPGPU-Sim: *** exit detected ***"}},
+		{name: "warming kernel first", args: []string{"-trace", warmed, "-config", cfg}, code: 0,
+			stdout: []string{"Processing kernel " + filepath.Join(dir, l2warm.TraceBase+".traceg"), "launching kernel name: " + l2warm.KernelName + " uid: 1",
+				"launching kernel name: _Z1kv uid: 2", "GPGPU-Sim: *** exit detected ***"}},
 		{name: "config missing", args: []string{"-trace", ok, "-config", filepath.Join(dir, "nope.config")}, code: 1,
 			stderr: []string{"GPGPU-Sim ** ERROR: Cannot open config file"}},
 		{name: "kernel list missing", args: []string{"-trace", filepath.Join(dir, "nope.g"), "-config", cfg}, code: 1,
