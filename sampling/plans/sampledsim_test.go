@@ -17,6 +17,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/accelsim/l2warm"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
 	"github.com/cascade-sim/cascade/sampling"
 	"github.com/cascade-sim/cascade/testkit"
@@ -329,7 +330,7 @@ func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []st
 	dir := filepath.Join(r.work, cfg, variant, name)
 	warming := refs != nil && os.Getenv("CASCADE_BENCH_WARMING") == "1"
 	if warming {
-		dir += "-warm"
+		dir += "-l2warm"
 	}
 	if res, ok := readDone(dir); ok {
 		return res
@@ -347,19 +348,6 @@ func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []st
 		b.Error(err)
 		return &simResult{}
 	}
-	if warming {
-		lines, err := warmLines(r.list, filepath.Join(r.work, "traces"), refs)
-		if err == nil {
-			err = writeWarm(dir, lines)
-		}
-		if err == nil {
-			err = addWarm(dir)
-		}
-		if err != nil {
-			b.Error(err)
-			return &simResult{}
-		}
-	}
 	for _, f := range []string{"gpu-simulator/gpgpu-sim/configs/tested-cfgs/" + cfg, "gpu-simulator/configs/tested-cfgs/" + cfg} {
 		des, err := os.ReadDir(filepath.Join(r.accel, f))
 		if err != nil {
@@ -375,6 +363,12 @@ func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []st
 				b.Error(err)
 				return &simResult{}
 			}
+		}
+	}
+	if warming {
+		if sub, err = warmSegment(r.list, dir, sub, refs); err != nil {
+			b.Error(err)
+			return &simResult{}
 		}
 	}
 	logf, err := os.Create(filepath.Join(dir, "sim.log"))
@@ -396,7 +390,7 @@ func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []st
 		b.Errorf("%s: %v", dir, err)
 		return &simResult{}
 	}
-	res, err := parseLog(filepath.Join(dir, "sim.log"), len(sub.Kernels()))
+	res, err := parseLog(filepath.Join(dir, "sim.log"), traceKernels(sub))
 	if err != nil {
 		b.Errorf("%s: %v", dir, err)
 		return &simResult{}
@@ -418,10 +412,7 @@ func readDone(dir string) (*simResult, bool) {
 	if err != nil {
 		return nil, false
 	}
-	n := len(sub.Kernels())
-	if _, err := os.Stat(filepath.Join(dir, warmFile)); err == nil {
-		n--
-	}
+	n := traceKernels(sub)
 	res, err := parseLog(filepath.Join(dir, "sim.log"), n)
 	if err != nil {
 		return nil, false
@@ -437,16 +428,11 @@ func parseLog(path string, expected int) (*simResult, error) {
 		return nil, err
 	}
 	defer f.Close()
-	// A segment warmed by kernelwarm.traceg simulates one kernel more.
-	warmed := 0
-	if _, err := os.Stat(filepath.Join(filepath.Dir(path), warmFile)); err == nil {
-		warmed = 1
-	}
-	p, err := simlog.Parse(io.Reader(f), expected+warmed)
+	p, err := simlog.Parse(io.Reader(f), expected) // it leaves out a warming kernel's result
 	if err != nil {
 		return nil, err
 	}
-	ks := slices.DeleteFunc(p.Kernels(), func(k cascade.RunKernel) bool { return filepath.Base(k.TraceFile) == warmFile })
+	ks := p.Kernels()
 	if len(ks) != expected {
 		return nil, fmt.Errorf("%s: %d kernels simulated, want %d", path, len(ks), expected)
 	}
@@ -501,4 +487,10 @@ func makespan(segs []*simResult, k int) float64 {
 		lanes[slices.Index(lanes, slices.Min(lanes))] += w
 	}
 	return slices.Max(lanes)
+}
+
+// traceKernels counts the trace's kernels in a segment's list: all but a
+// warming kernel.
+func traceKernels(l *kernellist.List) int {
+	return len(slices.DeleteFunc(l.Kernels(), func(k kernellist.Command) bool { return l2warm.IsTrace(k.TraceFile) }))
 }
