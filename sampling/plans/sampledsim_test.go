@@ -330,7 +330,7 @@ func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []st
 	dir := filepath.Join(r.work, cfg, variant, name)
 	warming := refs != nil && os.Getenv("CASCADE_BENCH_WARMING") == "1"
 	if warming {
-		dir += "-l2warm"
+		dir += "-l2warm" + os.Getenv("CASCADE_BENCH_WARM_SHARE")
 	}
 	if res, ok := readDone(dir); ok {
 		return res
