@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
 import { act, renderHook } from "@testing-library/react";
 import { applySnapshot, EventLog, useReplayReducer } from "./replay";

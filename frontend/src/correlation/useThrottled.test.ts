@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import { renderHook } from "@testing-library/react";
 import { useThrottledOnChange } from "./useThrottled";

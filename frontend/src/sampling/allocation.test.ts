@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 import { describe, expect, test } from "vitest";
 import { ALLOCATION, allocationText, formatCost, formatRate, formatSignedFraction } from "./figures";
 
