@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/tracegen"
+	"github.com/cascade-sim/cascade/upload"
 )
 
 // realProbe is the real simulator's probe answers (a server's
@@ -58,4 +63,28 @@ func keepRealProbe(cache string) {
 	if realProbe.json == nil {
 		realProbe.json = b
 	}
+}
+
+// realLLMTrace starts a server on the real simulator (realServer, two
+// simulations at once), uploads into its bucket directory the LLM-like
+// trace cfg builds from the real vecAdd kernel, raw, as "llm", and waits
+// until it is READY. It returns the server's address and the trace's
+// launches.
+func realLLMTrace(t *testing.T, cfg tracegen.LLMConfig) (addr string, launches int) {
+	t.Helper()
+	checkout := testkit.RealAccelSim(t)
+	cfg.From = testkit.RealTrace(t, "vecadd-sm61")
+	gen := t.TempDir()
+	res, err := tracegen.GenerateLLM(context.Background(), gen, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	addr, out, _ := realServer(t, data, checkout, "CASCADE_RUN_CONCURRENCY=2")
+	testkit.Eventually(t, 10*time.Second, "start-up report", func() bool { return strings.Contains(out.String(), "cascade: S3 endpoint") })
+	if _, err := upload.Upload(context.Background(), upload.Options{Source: gen, PrefixDir: filepath.Join(data, "s3", "cascade", "traces"), RunName: "llm"}); err != nil {
+		t.Fatal(err)
+	}
+	waitTrace(t, addr, "llm", "READY")
+	return addr, len(res.Launches)
 }

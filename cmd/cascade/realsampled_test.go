@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"math"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/tracegen"
-	"github.com/cascade-sim/cascade/upload"
 )
 
 // realSampled is what TestRealAccelSimSampledRun reads of a sampled run.
@@ -64,21 +60,7 @@ const realSampledFields = `id state error progress { kernelsDone kernelsTotal }
 // from both runs' kernels, and the full total inside the stated interval.
 // (make bench-sampling measures the error on the 300-launch trace.)
 func TestRealAccelSimSampledRun(t *testing.T) {
-	checkout := testkit.RealAccelSim(t)
-	src := testkit.RealTrace(t, "vecadd-sm61")
-	gen := t.TempDir()
-	res, err := tracegen.GenerateLLM(context.Background(), gen, tracegen.LLMConfig{From: src, Launches: 24, Layers: 1, DecodeSteps: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	launches := len(res.Launches)
-	data := t.TempDir()
-	addr, out, _ := realServer(t, data, checkout, "CASCADE_RUN_CONCURRENCY=2")
-	testkit.Eventually(t, 10*time.Second, "start-up report", func() bool { return strings.Contains(out.String(), "cascade: S3 endpoint") })
-	if _, err := upload.Upload(context.Background(), upload.Options{Source: gen, PrefixDir: filepath.Join(data, "s3", "cascade", "traces"), RunName: "llm"}); err != nil {
-		t.Fatal(err)
-	}
-	waitTrace(t, addr, "llm", "READY")
+	addr, launches := realLLMTrace(t, tracegen.LLMConfig{Launches: 24, Layers: 1, DecodeSteps: 2})
 
 	var p struct {
 		PlanSampling struct {

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/tracegen"
-	"github.com/cascade-sim/cascade/upload"
 )
 
 // TestRealAccelSimSplitWarm: a split run without warm-up launches on the
@@ -34,21 +31,7 @@ func TestRealAccelSimSplitWarm(t *testing.T) {
 	if os.Getenv("CASCADE_TEST_SPLIT") == "" {
 		t.Skip("CASCADE_TEST_SPLIT is not set: the real simulator's split runs take minutes (make bench-split)")
 	}
-	checkout := testkit.RealAccelSim(t)
-	src := testkit.RealTrace(t, "vecadd-sm61")
-	gen := t.TempDir()
-	res, err := tracegen.GenerateLLM(context.Background(), gen, tracegen.LLMConfig{From: src, Launches: 24, Layers: 1, DecodeSteps: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	launches := len(res.Launches)
-	data := t.TempDir()
-	addr, out, _ := checkoutServer(t, data, "CASCADE_ACCELSIM_DIR="+checkout, "CASCADE_RUN_CONCURRENCY=2")
-	testkit.Eventually(t, 10*time.Second, "start-up report", func() bool { return strings.Contains(out.String(), "cascade: S3 endpoint") })
-	if _, err := upload.Upload(context.Background(), upload.Options{Source: gen, PrefixDir: filepath.Join(data, "s3", "cascade", "traces"), RunName: "llm"}); err != nil {
-		t.Fatal(err)
-	}
-	waitTrace(t, addr, "llm", "READY")
+	addr, launches := realLLMTrace(t, tracegen.LLMConfig{Launches: 24, Layers: 1, DecodeSteps: 2})
 
 	type run struct {
 		realSplitRun
