@@ -87,14 +87,10 @@ func (m *Manager) startArray(ctx context.Context, ax ArrayExecutor, parent casca
 		// waits for it.
 		act, untrack := m.track(id)
 		defer untrack()
-		job, note, err := m.prepare(r)
-		if err != nil {
-			if !act.removed.Load() {
-				m.finish(ctx, id, End{State: cascade.RunFailed, Error: err.Error()})
-			}
+		job, ok := m.prepared(ctx, r, act)
+		if !ok {
 			continue
 		}
-		job.Run = m.recordStart(ctx, job, note)
 		if peak < 0 { // the segments share their trace and config
 			peak = m.peakRSS(ctx, r)
 		}

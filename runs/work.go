@@ -37,16 +37,28 @@ func (m *Manager) start(_ context.Context, id string) {
 	if r.State != cascade.RunQueued || r.HasJob() || r.Coordinated() {
 		return // cancelled while it waited, or started already; a sampled run is never simulated itself
 	}
+	job, ok := m.prepared(ctx, r, a)
+	if !ok {
+		return
+	}
+	job.PeakRSS = m.peakRSS(ctx, r)
+	m.exec.Start(ctx, job)
+}
+
+// prepared prepares queued run r's job and records its start (the run as
+// stored then is the job's); a run whose preparation fails is failed
+// unless its trace is being removed (a, the run's worker). ok is false
+// when there is no job to start.
+func (m *Manager) prepared(ctx context.Context, r cascade.Run, a *active) (job Job, ok bool) {
 	job, note, err := m.prepare(r)
 	if err != nil {
 		if !a.removed.Load() {
-			m.finish(ctx, id, End{State: cascade.RunFailed, Error: err.Error()})
+			m.finish(ctx, r.ID, End{State: cascade.RunFailed, Error: err.Error()})
 		}
-		return
+		return Job{}, false
 	}
 	job.Run = m.recordStart(ctx, job, note)
-	job.PeakRSS = m.peakRSS(ctx, r)
-	m.exec.Start(ctx, job)
+	return job, true
 }
 
 // peakRSS is the most memory recent simulations of the run's config took,
