@@ -22,14 +22,14 @@ import (
 // checkoutServer runs `cascade serve` as its own process with the
 // environment given (CASCADE_SIM_CMD and CASCADE_SIM_CONFIGS_DIR unset, as
 // a user who only names the checkout) and returns its address and output.
-func checkoutServer(t *testing.T, dataDir string, env ...string) (string, *testkit.SyncBuffer, *exec.Cmd) {
+func checkoutServer(t testing.TB, dataDir string, env ...string) (string, *testkit.SyncBuffer, *exec.Cmd) {
 	t.Helper()
 	addr, cmd, out := testkit.ServeProcess(t, dataDir, env...)
 	return addr, out, cmd
 }
 
 // gqlVars posts a query with variables and returns its data and errors.
-func gqlVars(t *testing.T, addr, query string, vars map[string]any, out any) []string {
+func gqlVars(t testing.TB, addr, query string, vars map[string]any, out any) []string {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	resp, err := http.Post("http://"+addr+"/graphql", "application/json", bytes.NewReader(body))
@@ -80,7 +80,7 @@ type checkoutRun struct {
 	CrossArchitecture bool
 }
 
-func waitTrace(t *testing.T, addr, id string, state string) {
+func waitTrace(t testing.TB, addr, id string, state string) {
 	t.Helper()
 	testkit.Eventually(t, 30*time.Second, "trace "+id+" "+state, func() bool {
 		var r struct{ Trace *struct{ State string } }

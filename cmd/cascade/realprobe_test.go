@@ -35,7 +35,7 @@ var realProbe struct {
 // starts its server with checkoutServer: it probes the real simulator
 // every time (and so does the first server here), and keeps its answers
 // too.
-func realServer(t *testing.T, data, checkout string, env ...string) (string, *testkit.SyncBuffer, *exec.Cmd) {
+func realServer(t testing.TB, data, checkout string, env ...string) (string, *testkit.SyncBuffer, *exec.Cmd) {
 	t.Helper()
 	realProbe.mu.Lock()
 	seed := realProbe.json
@@ -70,7 +70,7 @@ func keepRealProbe(cache string) {
 // trace cfg builds from the real vecAdd kernel, raw, as "llm", and waits
 // until it is READY. It returns the server's address and the trace's
 // launches.
-func realLLMTrace(t *testing.T, cfg tracegen.LLMConfig) (addr string, launches int) {
+func realLLMTrace(t testing.TB, cfg tracegen.LLMConfig) (addr string, launches int) {
 	t.Helper()
 	checkout := testkit.RealAccelSim(t)
 	cfg.From = testkit.RealTrace(t, "vecadd-sm61")

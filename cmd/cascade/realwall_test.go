@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/tracegen"
+)
+
+// BenchmarkRealWall measures what a user waits for, through Cascade on the
+// real Accel-Sim: for each shape of CASCADE_BENCH_SHAPES (tracegen.Shapes,
+// default decode48) of CASCADE_BENCH_LAUNCHES launches (default 300),
+// uploaded raw and post-processed by the server, and each config of
+// CASCADE_BENCH_CONFIGS, one after the other, nothing else running on the
+// server: a full run, a sampled run of the default plan
+// (planSampling(traceId) alone), and a split run of
+// CASCADE_BENCH_SPLIT segments (default 2; 0 for none). The server runs
+// as many simulations at once as it would by default on this machine
+// (CASCADE_RUN_CONCURRENCY=2 on two cores). Each run's wall time is the
+// client's: from the launch mutation's answer to the run seen SUCCEEDED
+// (polled every 100 ms). It prints the sampled and split runs' wall time
+// over the full run's (goals: under 0.2 and at most 0.6 on two cores) and
+// their errors against it. `make bench-wall` runs it; it needs a quiet
+// machine (the figures are wall times).
+func BenchmarkRealWall(b *testing.B) {
+	shapes := strings.Split(envOr("CASCADE_BENCH_SHAPES", "decode48"), ",")
+	configs := strings.Split(envOr("CASCADE_BENCH_CONFIGS", "SM6_TITANX,SM7_QV100"), ",")
+	launches := benchInt(b, "CASCADE_BENCH_LAUNCHES", 300)
+	segments := benchInt(b, "CASCADE_BENCH_SPLIT", 2)
+	for range b.N {
+		fmt.Println("| shape, config | full run s | sampled run s (ratio) | split run s (ratio) | sampled error (beyond latency), inside | split error, worst launch |")
+		fmt.Println("|---|---|---|---|---|---|")
+		for _, shape := range shapes {
+			cfg, ok := tracegen.Shapes[shape]
+			if !ok {
+				b.Fatalf("CASCADE_BENCH_SHAPES: no shape %q", shape)
+			}
+			cfg.Launches = launches
+			addr, n := realLLMTrace(b, cfg)
+			var p struct{ PlanSampling struct{ ID string } }
+			if errs := gqlVars(b, addr, `mutation { planSampling(traceId: "llm") { id } }`, nil, &p); len(errs) > 0 {
+				b.Fatalf("plan: %v", errs)
+			}
+			for _, config := range configs {
+				full, fullWall := wallRun(b, addr, fmt.Sprintf(`{traceId: "llm", simConfig: %q, rerun: true}`, config))
+				sampled, sampledWall := wallRun(b, addr, fmt.Sprintf(`{traceId: "llm", simConfig: %q, sampling: {plan: %q, validate: true}}`, config, p.PlanSampling.ID))
+				row := fmt.Sprintf("| %s, %s | %.0f | %.0f (**%.2f**) |", shape, config, fullWall, sampledWall, sampledWall/fullWall)
+				var split wallResult
+				splitWall := 0.0
+				if segments > 0 {
+					split, splitWall = wallRun(b, addr, fmt.Sprintf(`{traceId: "llm", simConfig: %q, rerun: true, split: {segments: %d}}`, config, segments))
+					row += fmt.Sprintf(" %.0f (**%.2f**) |", splitWall, splitWall/fullWall)
+				} else {
+					row += " |"
+				}
+				c := sampled.Sampling.Check
+				if c == nil || c.FullRun.ID != full.ID {
+					b.Fatalf("%s, %s: sampled run %s checked against %+v, want the full run %s", shape, config, sampled.ID, c, full.ID)
+				}
+				row += fmt.Sprintf(" %+.2f %% (%+.2f %%), %v |", c.TotalErrorPct, *c.BeyondLatencyErrorPct, c.InsideInterval)
+				if segments > 0 {
+					if len(split.Kernels) != n || len(full.Kernels) != n {
+						b.Fatalf("%s, %s: %d and %d kernels, want %d", shape, config, len(full.Kernels), len(split.Kernels), n)
+					}
+					worst := 0.0
+					for i := range full.Kernels {
+						f, s := float64(full.Kernels[i].SimCycles), float64(split.Kernels[i].SimCycles)
+						worst = max(worst, math.Abs(s-f)/f)
+					}
+					ft, st := float64(*full.Figures.SimCycles), float64(*split.Figures.SimCycles)
+					row += fmt.Sprintf(" %+.3f %%, %.2f %% |", 100*(st-ft)/ft, 100*worst)
+				}
+				fmt.Println(row)
+			}
+		}
+	}
+}
+
+// wallResult is what BenchmarkRealWall reads of a finished run.
+type wallResult struct {
+	ID, State string
+	Error     *string
+	Kernels   []struct{ KernelID, SimCycles int }
+	Figures   struct{ SimCycles *int64 }
+	Sampling  *struct {
+		Check *struct {
+			FullRun               struct{ ID string }
+			TotalErrorPct         float64
+			BeyondLatencyErrorPct *float64
+			InsideInterval        bool
+		}
+	}
+}
+
+// wallRun launches a run of input and waits for it to succeed: it returns
+// the run and the seconds from the launch's answer to its success.
+func wallRun(b *testing.B, addr, input string) (wallResult, float64) {
+	b.Helper()
+	var l struct{ LaunchRun struct{ ID string } }
+	if errs := gqlVars(b, addr, `mutation { launchRun(input: `+input+`) { id } }`, nil, &l); len(errs) > 0 {
+		b.Fatalf("launch %s: %v", input, errs)
+	}
+	start := time.Now()
+	var state struct{ Run struct{ State string } }
+	for {
+		gqlVars(b, addr, `query($id: ID!) { run(id: $id) { state } }`, map[string]any{"id": l.LaunchRun.ID}, &state)
+		if s := state.Run.State; s == "SUCCEEDED" || s == "FAILED" || s == "CANCELLED" {
+			break
+		}
+		if time.Since(start) > 2*time.Hour {
+			b.Fatalf("run %s of %s: still %s after 2 hours", l.LaunchRun.ID, input, state.Run.State)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	wall := time.Since(start).Seconds()
+	var r struct{ Run wallResult }
+	testkit.Eventually(b, time.Minute, "run "+l.LaunchRun.ID+" read", func() bool {
+		gqlVars(b, addr, `query($id: ID!) { run(id: $id) { id state error kernels { kernelId simCycles } figures { simCycles }
+			sampling { check { fullRun { id } totalErrorPct beyondLatencyErrorPct insideInterval } } } }`, map[string]any{"id": l.LaunchRun.ID}, &r)
+		return r.Run.State != "SUCCEEDED" || r.Run.Sampling == nil || r.Run.Sampling.Check != nil
+	})
+	if r.Run.State != "SUCCEEDED" {
+		b.Fatalf("run %s of %s: %s (%v)", r.Run.ID, input, r.Run.State, r.Run.Error)
+	}
+	return r.Run, wall
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func benchInt(b *testing.B, k string, def int) int {
+	v := os.Getenv(k)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		b.Fatalf("%s=%q: want a whole number", k, v)
+	}
+	return n
+}
