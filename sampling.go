@@ -192,6 +192,9 @@ type KernelRange struct {
 	// them that are representatives (the others warm up).
 	Launches        int
 	Representatives int
+	// Warmup counts the range's launches before its first
+	// representative: simulated only to warm up what follows.
+	Warmup int
 }
 
 // SampledRun is what a sampled run is beyond a run: the plan it simulates
@@ -214,6 +217,10 @@ type SampledRun struct {
 	// its launches (warm-up too).
 	SegmentRepresentatives []int   `json:"segmentRepresentatives"`
 	SegmentInstructions    []int64 `json:"segmentInstructions"`
+	// SegmentWarmups are, by segment, its launches before its first
+	// representative (KernelRange.Warmup); absent from runs stored
+	// before they were kept.
+	SegmentWarmups []int `json:"segmentWarmups,omitempty"`
 
 	// Instructions is the warp instructions of every launch of the trace.
 	Instructions          int64   `json:"instructions"`

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
@@ -36,7 +37,10 @@ func newSegmentWarmer(workDir string) *segmentWarmer {
 // no segment, a segment starting at the first launch). Warming that
 // cannot be done is recorded, never fatal: the segment runs cold, as it
 // would have.
-func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *kernellist.List, refs []kernellist.Ref) (*kernellist.List, string) {
+//
+// warmup is how many of the segment's first kernels only warm up the
+// rest (segmentWarmup): the lines they touch are theirs to bring in.
+func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *kernellist.List, refs []kernellist.Ref, warmup int) (*kernellist.List, string) {
 	if r.SampledByID == nil || len(refs) == 0 {
 		return sub, ""
 	}
@@ -47,7 +51,7 @@ func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *ker
 	if l2.Flushed {
 		return sub, "" // the simulator empties L2 between kernels: a segment starts as the full run's kernels do
 	}
-	plan, err := l2warm.Plan(w.cache, src, refs, l2.Window())
+	plan, err := l2warm.PlanAfterWarmup(w.cache, src, refs, warmup, l2.Window())
 	if err != nil {
 		return sub, "L2 not warmed: " + err.Error()
 	}
@@ -67,9 +71,28 @@ func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *ker
 		plan.Lines.Count(), plan.Lines.Bytes()>>10, plan.Dirty.Count(), plan.Launches, name)
 }
 
+// segmentWarmup is how many of segment r's first kernels its coordinator
+// simulates only to warm up the rest: a split run's warm-up, a sampled
+// run's launches before the segment's first representative. 0 when its
+// parent does not say (a sampled run stored before it kept them): then
+// every line is warmed, as before.
+func segmentWarmup(parent cascade.Run, id string) int {
+	if s := parent.Split; s != nil {
+		if i := slices.Index(s.SegmentIDs, id); i >= 0 && i < len(s.SegmentStarts) {
+			return min(s.Warmup, s.SegmentStarts[i])
+		}
+	}
+	if s := parent.Sampling; s != nil {
+		if i := slices.Index(s.SegmentIDs, id); i >= 0 && i < len(s.SegmentWarmups) {
+			return s.SegmentWarmups[i]
+		}
+	}
+	return 0
+}
+
 // warmVersion names how segments are prepared; a change to what is warmed
 // changes it, so a segment prepared otherwise is not reused for one now.
-const warmVersion = "l2warm 1"
+const warmVersion = "l2warm 2"
 
 // segment is the sums a segment of a sampled or split run records: its
 // config sum covers its preparation too (the warming kernel, which the

@@ -50,7 +50,7 @@ func (m *Manager) start(_ context.Context, id string) {
 // unless its trace is being removed (a, the run's worker). ok is false
 // when there is no job to start.
 func (m *Manager) prepared(ctx context.Context, r cascade.Run, a *active) (job Job, ok bool) {
-	job, note, err := m.prepare(r)
+	job, note, err := m.prepare(ctx, r)
 	if err != nil {
 		if !a.removed.Load() {
 			m.finish(ctx, r.ID, End{State: cascade.RunFailed, Error: err.Error()})
@@ -84,7 +84,7 @@ func (m *Manager) peakRSS(ctx context.Context, r cascade.Run) int64 {
 // its trace's; a segment's with its warming kernel first, see
 // segmentWarmer) and its config's files linked, and returns its job and
 // what to record in its history ("" for nothing).
-func (m *Manager) prepare(r cascade.Run) (Job, string, error) {
+func (m *Manager) prepare(ctx context.Context, r cascade.Run) (Job, string, error) {
 	dir := m.runDir(r.ID)
 	if err := os.RemoveAll(dir); err != nil {
 		return Job{}, "", err
@@ -111,7 +111,13 @@ func (m *Manager) prepare(r cascade.Run) (Job, string, error) {
 			return Job{}, "", err
 		}
 		total = len(list.Kernels())
-		list, note = m.warm.warm(r, cfg, src, list, refs)
+		warmup := 0
+		if r.SampledByID != nil {
+			if parent, err := m.cfg.Store.Run(ctx, *r.SampledByID); err == nil {
+				warmup = segmentWarmup(parent, r.ID)
+			}
+		}
+		list, note = m.warm.warm(r, cfg, src, list, refs, warmup)
 	}
 	if err := linkConfigFolders(dir, cfg, filepath.Base(m.logs.LogPath(r.ID))); err != nil {
 		return Job{}, "", err

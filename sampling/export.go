@@ -63,13 +63,16 @@ func Ranges(p Plan) []cascade.KernelRange {
 			last := &out[n-1]
 			if cascade.Deref(last.Context) == cascade.Deref(it.ctx) && it.id == last.End+1 {
 				last.End, last.LastLaunch = it.id, it.launch
+				if last.Representatives == 0 && reps == 0 {
+					last.Warmup++
+				}
 				last.Launches++
 				last.Representatives += reps
 				continue
 			}
 		}
 		out = append(out, cascade.KernelRange{Context: it.ctx, Start: it.id, End: it.id,
-			FirstLaunch: it.launch, LastLaunch: it.launch, Launches: 1, Representatives: reps})
+			FirstLaunch: it.launch, LastLaunch: it.launch, Launches: 1, Representatives: reps, Warmup: 1 - reps})
 	}
 	return out
 }

@@ -28,8 +28,8 @@ func TestRanges(t *testing.T) {
 		{Name: "c", Representatives: []cascade.SamplingRepresentative{rep(60, 1, c2)}},
 	}}
 	want := []cascade.KernelRange{
-		{Context: c1, Start: 10, End: 14, FirstLaunch: 9, LastLaunch: 13, Launches: 5, Representatives: 3},
-		{Context: c1, Start: 40, End: 41, FirstLaunch: 39, LastLaunch: 40, Launches: 2, Representatives: 1},
+		{Context: c1, Start: 10, End: 14, FirstLaunch: 9, LastLaunch: 13, Launches: 5, Representatives: 3, Warmup: 1},
+		{Context: c1, Start: 40, End: 41, FirstLaunch: 39, LastLaunch: 40, Launches: 2, Representatives: 1, Warmup: 1},
 		{Context: c2, Start: 1, End: 1, FirstLaunch: 60, LastLaunch: 60, Launches: 1, Representatives: 1},
 	}
 	if got := sampling.Ranges(p); !reflect.DeepEqual(got, want) {

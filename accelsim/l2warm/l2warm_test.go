@@ -233,6 +233,21 @@ func TestPlan(t *testing.T) {
 	if w, err := l2warm.Plan(c, src, []kernellist.Ref{{ID: 1}, {ID: 2}}, 1<<20); err != nil || len(w.Lines) != 0 || w.Launches != 0 {
 		t.Errorf("first segment: %+v, %v", w, err)
 	}
+	// Launch 4 warming up launch 5: the lines 4 touches (1, 10) are its to
+	// bring in; of 5's, those earlier launches touched (3, 20) are
+	// warmed, 3 by a store (launch 2 wrote it), 30 by nobody (no earlier
+	// launch touched it). The window still walks back from launch 4.
+	w, err := l2warm.PlanAfterWarmup(c, src, seg, 1, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (l2warm.Lines{{Lo: 3, Hi: 4}, {Lo: 20, Hi: 21}}); w.Launches != 3 || !reflect.DeepEqual(w.Lines, want) || !reflect.DeepEqual(w.Dirty, l2warm.Lines{{Lo: 3, Hi: 4}}) {
+		t.Errorf("after a launch of warm-up: %d launches, lines %v, dirty %v; want 3, %v, [3]", w.Launches, w.Lines, w.Dirty, want)
+	}
+	// Every kernel of the segment a warm-up: nothing to warm.
+	if w, err := l2warm.PlanAfterWarmup(c, src, seg, 2, 1<<20); err != nil || len(w.Lines) != 0 {
+		t.Errorf("all warm-up: %+v, %v", w, err)
+	}
 }
 
 // TestCache: footprints are kept in the cache's directory, never beside

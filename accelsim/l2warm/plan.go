@@ -40,9 +40,22 @@ type Warm struct {
 // window's last. At most capacity bytes are warmed, the most recently
 // touched ones. A segment starting at src's first kernel warms nothing.
 func Plan(c *Cache, src *kernellist.List, chosen []kernellist.Ref, capacity uint64) (Warm, error) {
+	return PlanAfterWarmup(c, src, chosen, 0, capacity)
+}
+
+// PlanAfterWarmup is Plan for a segment whose first warmup chosen
+// kernels are simulated only to warm up the rest (their results
+// discarded): a line they touch, they bring into L2 themselves before any
+// kernel whose result counts touches it, so only the lines the others
+// touch and they do not are warmed. On a segment of decode steps, whose
+// step of warm-up touches the weights every step reads, that leaves the
+// few lines older launches alone touched (the prefill's, a grown grid's),
+// and the warming kernel, a memory-bound simulation, costs seconds less.
+func PlanAfterWarmup(c *Cache, src *kernellist.List, chosen []kernellist.Ref, warmup int, capacity uint64) (Warm, error) {
 	ks := src.Kernels()
 	first := -1
-	var seg Lines
+	var seg, warmed Lines
+	n := 0
 	for i, k := range ks {
 		if !k.KernelOK || !chosenRef(chosen, k.Kernel) {
 			continue
@@ -54,11 +67,17 @@ func Plan(c *Cache, src *kernellist.List, chosen []kernellist.Ref, capacity uint
 		if err != nil {
 			return Warm{}, err
 		}
-		seg = Union(seg, fp.Touched)
+		if n < warmup {
+			warmed = Union(warmed, fp.Touched)
+		} else {
+			seg = Union(seg, fp.Touched)
+		}
+		n++
 	}
 	if first < 0 {
 		return Warm{}, errors.New("l2 warm: no chosen kernel in the list")
 	}
+	seg = Subtract(seg, warmed)
 	var w Warm
 	var window, written, warm Lines
 	for i := first - 1; i >= 0 && window.Bytes() <= capacity; i-- {

@@ -86,7 +86,7 @@ func sampledSim(b *testing.B, r *simRunner, accel, trace string, in sampling.Inp
 				defer wg.Done()
 				res := storedFull(b, trace, cfg, in)
 				if res == nil {
-					res = r.run(b, cfg, "full", nil)
+					res = r.run(b, cfg, "full", nil, 0)
 				}
 				mu.Lock()
 				full[cfg] = res
@@ -120,7 +120,7 @@ func sampledSim(b *testing.B, r *simRunner, accel, trace string, in sampling.Inp
 						for id := rg.Start; id <= rg.End; id++ {
 							refs = append(refs, kernellist.Ref{ID: id, Context: cascade.Deref(rg.Context)})
 						}
-						segs[i] = r.run(b, cfg, fmt.Sprintf("seg-%d-%d", rg.Start, rg.End), refs)
+						segs[i] = r.run(b, cfg, fmt.Sprintf("seg-%d-%d", rg.Start, rg.End), refs, rg.Warmup)
 					}()
 				}
 				wg.Wait()
@@ -320,17 +320,20 @@ type simResult struct {
 
 // run simulates the kernels refs names (all for nil) on cfg, or reads the
 // result of an earlier run from its directory.
-func (r *simRunner) run(b *testing.B, cfg, name string, refs []kernellist.Ref) *simResult {
-	return r.runVariant(b, cfg, "", nil, name, refs)
+func (r *simRunner) run(b *testing.B, cfg, name string, refs []kernellist.Ref, warmup int) *simResult {
+	return r.runVariant(b, cfg, "", nil, name, refs, warmup)
 }
 
 // runVariant is run under a variant of cfg: overrides given after the
 // config files, its work in work/<config>/<variant>/<name>.
-func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []string, name string, refs []kernellist.Ref) *simResult {
+func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []string, name string, refs []kernellist.Ref, warmup int) *simResult {
 	dir := filepath.Join(r.work, cfg, variant, name)
 	warming := refs != nil && os.Getenv("CASCADE_BENCH_WARMING") == "1"
 	if warming {
 		dir += "-l2warm" + os.Getenv("CASCADE_BENCH_WARM_SHARE")
+		if warmup > 0 {
+			dir += "-after" + strconv.Itoa(warmup) // warm-up kernels' own lines left to them
+		}
 	}
 	if res, ok := readDone(dir); ok {
 		return res
@@ -366,7 +369,7 @@ func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []st
 		}
 	}
 	if warming {
-		if sub, err = warmSegment(r.list, dir, sub, refs); err != nil {
+		if sub, err = warmSegment(r.list, dir, sub, refs, warmup); err != nil {
 			b.Error(err)
 			return &simResult{}
 		}

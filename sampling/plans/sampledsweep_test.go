@@ -67,7 +67,7 @@ func BenchmarkSampledSweep(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				full[i] = r.runVariant(b, cfg, v.name, v.overrides, "full", nil)
+				full[i] = r.runVariant(b, cfg, v.name, v.overrides, "full", nil, 0)
 			}()
 			sampled[i] = map[int]sampling.Simulated{}
 			for _, rg := range ranges {
@@ -78,7 +78,7 @@ func BenchmarkSampledSweep(b *testing.B) {
 					for id := rg.Start; id <= rg.End; id++ {
 						refs = append(refs, kernellist.Ref{ID: id, Context: cascade.Deref(rg.Context)})
 					}
-					res := r.runVariant(b, cfg, v.name, v.overrides, fmt.Sprintf("seg-%d-%d", rg.Start, rg.End), refs)
+					res := r.runVariant(b, cfg, v.name, v.overrides, fmt.Sprintf("seg-%d-%d", rg.Start, rg.End), refs, rg.Warmup)
 					mu.Lock()
 					defer mu.Unlock()
 					for launch, c := range res.cycles {

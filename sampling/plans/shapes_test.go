@@ -92,7 +92,7 @@ func BenchmarkFullSim(b *testing.B) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					res := r.run(b, cfg, "full", nil)
+					res := r.run(b, cfg, "full", nil, 0)
 					fmt.Fprintf(os.Stdout, "%s on %s: %d launches, wall %.0f s\n", shape, cfg, len(res.cycles), res.wall)
 					if out := os.Getenv("CASCADE_BENCH_FIXTURES"); out != "" && len(res.cycles) == len(in.Launches) {
 						writeFixture(b, filepath.Join(out, shape+"-"+cfg+".csv"), shape, cfg, launchLatency(b, accel, cfg), in, res)

@@ -46,7 +46,7 @@ func BenchmarkSplitSim(b *testing.B) {
 		fmt.Fprintln(os.Stdout, "| config | full cycles | split cycles | total error | worst launch (error) | launches > 2 % | full wall s | split wall s | ratio | sum of segment walls s |")
 		fmt.Fprintln(os.Stdout, "|---|---|---|---|---|---|---|---|---|---|")
 		for _, cfg := range configs {
-			full := r.run(b, cfg, "full", nil) // alone: the serial run's wall
+			full := r.run(b, cfg, "full", nil, 0) // alone: the serial run's wall
 			start := time.Now()
 			res := make([]*simResult, len(segs))
 			var wg sync.WaitGroup
@@ -56,7 +56,7 @@ func BenchmarkSplitSim(b *testing.B) {
 					for l := s.Start - s.Warmup; l < s.End; l++ {
 						refs = append(refs, kernellist.Ref{ID: in.Launches[l].KernelID})
 					}
-					res[i] = r.run(b, cfg, fmt.Sprintf("split-%d-%d-w%d", s.Start, s.End, s.Warmup), refs)
+					res[i] = r.run(b, cfg, fmt.Sprintf("split-%d-%d-w%d", s.Start, s.End, s.Warmup), refs, s.Warmup)
 				})
 			}
 			wg.Wait()

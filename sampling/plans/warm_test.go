@@ -17,10 +17,11 @@ var footprints = l2warm.NewCache("")
 // kernels refs of list, its config's files copied in) the warming kernel
 // the server gives a segment (CASCADE_BENCH_WARMING=1; runs/warm.go,
 // docs/runs.md "Warming L2 before a segment"): the lines its kernels
-// share with the launches shortly before it, loaded into L2 first.
+// share with the launches shortly before it, loaded into L2 first, but
+// for those its first warmup kernels touch, which bring them in.
 // CASCADE_BENCH_WARM_SHARE sets the window as a share of the L2 other
 // than l2warm.WindowShare.
-func warmSegment(list *kernellist.List, dir string, sub *kernellist.List, refs []kernellist.Ref) (*kernellist.List, error) {
+func warmSegment(list *kernellist.List, dir string, sub *kernellist.List, refs []kernellist.Ref, warmup int) (*kernellist.List, error) {
 	cfg := simconfig.LoadOne(dir)
 	l2, err := l2warm.L2(cfg)
 	if err != nil || l2.Flushed {
@@ -34,7 +35,7 @@ func warmSegment(list *kernellist.List, dir string, sub *kernellist.List, refs [
 		}
 		window = uint64(float64(l2.Bytes) * share)
 	}
-	plan, err := l2warm.Plan(footprints, list, refs, window)
+	plan, err := l2warm.PlanAfterWarmup(footprints, list, refs, warmup, window)
 	if err != nil || len(plan.Lines) == 0 {
 		return sub, err
 	}

@@ -147,6 +147,7 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 			sr.SegmentIDs = append(sr.SegmentIDs, seg.ID)
 			sr.SegmentRepresentatives = append(sr.SegmentRepresentatives, rg.Representatives)
 			sr.SegmentInstructions = append(sr.SegmentInstructions, instr[i])
+			sr.SegmentWarmups = append(sr.SegmentWarmups, rg.Warmup)
 		}
 		switch {
 		case full != nil:
