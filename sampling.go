@@ -1,6 +1,9 @@
 package cascade
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // SamplingMethod is how a sampling plan picks the launches to simulate
 // (package sampling).
@@ -97,6 +100,53 @@ type SamplingPlan struct {
 	// Strata are the plan's strata, in plan order; not in the plan's row
 	// (a store reads them on their own).
 	Strata []SamplingStratum `gorm:"-"`
+
+	// Untraced is what the plan simulates that its trace has no kernel
+	// trace of; nil when it simulates traced launches only. Not stored:
+	// the planner fills it when it makes a plan, and computes it again
+	// when asked (it depends on the trace's kernel traces, not on the
+	// plan alone).
+	Untraced *SamplingUntraced `gorm:"-"`
+}
+
+// SamplingUntraced is what a plan would simulate of a trace that holds
+// only some kernel traces (Trace.UntracedKernels > 0: one taken with a
+// plan's traceList) without a kernel trace: a plan of another method,
+// target or warm-up than the one traced takes representatives or warm-up
+// outside the traced ranges. A sampled run of it is refused.
+type SamplingUntraced struct {
+	// Count is how many of the launches the plan simulates
+	// (representatives and their warm-up) are untraced; Launches the
+	// first MaxUntracedListed of them, in launch order.
+	Count    int
+	Launches []UntracedLaunch
+	// Ranges are the plan's ranges (its traceRanges) that hold them.
+	Ranges []KernelRange
+	// Note says it in a sentence, with what to do.
+	Note string
+}
+
+// MaxUntracedListed is how many untraced launches a SamplingUntraced
+// names.
+const MaxUntracedListed = 100
+
+// UntracedLaunch is a launch of a trace without a kernel trace: its
+// position in the kernel list, its kernel id and its CUDA context (nil
+// for a single-context trace). Kernel ids repeat across contexts: the
+// two name a launch together.
+type UntracedLaunch struct {
+	Launch   int
+	KernelID int
+	Context  *string
+}
+
+// String is "9" or "9@0x7f00aa", as the tracer's kernel-9-ctx_0x7f00aa
+// names it.
+func (l UntracedLaunch) String() string {
+	if l.Context == nil || *l.Context == "" {
+		return strconv.Itoa(l.KernelID)
+	}
+	return strconv.Itoa(l.KernelID) + "@" + *l.Context
 }
 
 // SamplingStratum is a set of launches of one kernel that a few

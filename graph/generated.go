@@ -502,6 +502,7 @@ type ComplexityRoot struct {
 		TraceList             func(childComplexity int) int
 		TraceRanges           func(childComplexity int) int
 		UntimedLaunches       func(childComplexity int) int
+		Untraced              func(childComplexity int) int
 		WallEstimate          func(childComplexity int, config string) int
 		Warmup                func(childComplexity int) int
 		WarmupStep            func(childComplexity int) int
@@ -532,6 +533,13 @@ type ComplexityRoot struct {
 		Size             func(childComplexity int) int
 		VarianceShare    func(childComplexity int) int
 		Why              func(childComplexity int) int
+	}
+
+	SamplingUntraced struct {
+		Count    func(childComplexity int) int
+		Launches func(childComplexity int) int
+		Note     func(childComplexity int) int
+		Ranges   func(childComplexity int) int
 	}
 
 	SamplingWallEstimate struct {
@@ -765,6 +773,12 @@ type ComplexityRoot struct {
 		Stats     func(childComplexity int) int
 		Unmatched func(childComplexity int) int
 	}
+
+	UntracedLaunch struct {
+		Context  func(childComplexity int) int
+		KernelID func(childComplexity int) int
+		Launch   func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -869,6 +883,7 @@ type SamplingPlanResolver interface {
 	WallEstimate(ctx context.Context, obj *cascade.SamplingPlan, config string) (*cascade.SamplingWallEstimate, error)
 	TraceRanges(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.KernelRange, error)
 	TraceList(ctx context.Context, obj *cascade.SamplingPlan) (string, error)
+	Untraced(ctx context.Context, obj *cascade.SamplingPlan) (*cascade.SamplingUntraced, error)
 }
 type SamplingStratumResolver interface {
 	DisplayName(ctx context.Context, obj *cascade.SamplingStratum) (string, error)
@@ -2973,6 +2988,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SamplingPlan.UntimedLaunches(childComplexity), true
+	case "SamplingPlan.untraced":
+		if e.ComplexityRoot.SamplingPlan.Untraced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.Untraced(childComplexity), true
 	case "SamplingPlan.wallEstimate":
 		if e.ComplexityRoot.SamplingPlan.WallEstimate == nil {
 			break
@@ -3124,6 +3145,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SamplingStratum.Why(childComplexity), true
+
+	case "SamplingUntraced.count":
+		if e.ComplexityRoot.SamplingUntraced.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingUntraced.Count(childComplexity), true
+	case "SamplingUntraced.launches":
+		if e.ComplexityRoot.SamplingUntraced.Launches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingUntraced.Launches(childComplexity), true
+	case "SamplingUntraced.note":
+		if e.ComplexityRoot.SamplingUntraced.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingUntraced.Note(childComplexity), true
+	case "SamplingUntraced.ranges":
+		if e.ComplexityRoot.SamplingUntraced.Ranges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingUntraced.Ranges(childComplexity), true
 
 	case "SamplingWallEstimate.concurrency":
 		if e.ComplexityRoot.SamplingWallEstimate.Concurrency == nil {
@@ -4203,6 +4249,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TraceProfile.Unmatched(childComplexity), true
 
+	case "UntracedLaunch.context":
+		if e.ComplexityRoot.UntracedLaunch.Context == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UntracedLaunch.Context(childComplexity), true
+	case "UntracedLaunch.kernelId":
+		if e.ComplexityRoot.UntracedLaunch.KernelID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UntracedLaunch.KernelID(childComplexity), true
+	case "UntracedLaunch.launch":
+		if e.ComplexityRoot.UntracedLaunch.Launch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UntracedLaunch.Launch(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -5182,6 +5247,8 @@ func (ec *executionContext) childFields_SamplingPlan(ctx context.Context, field 
 		return ec.fieldContext_SamplingPlan_traceRanges(ctx, field)
 	case "traceList":
 		return ec.fieldContext_SamplingPlan_traceList(ctx, field)
+	case "untraced":
+		return ec.fieldContext_SamplingPlan_untraced(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SamplingPlan", field.Name)
 }
@@ -5238,6 +5305,20 @@ func (ec *executionContext) childFields_SamplingStratum(ctx context.Context, fie
 		return ec.fieldContext_SamplingStratum_varianceShare(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SamplingStratum", field.Name)
+}
+
+func (ec *executionContext) childFields_SamplingUntraced(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "count":
+		return ec.fieldContext_SamplingUntraced_count(ctx, field)
+	case "launches":
+		return ec.fieldContext_SamplingUntraced_launches(ctx, field)
+	case "ranges":
+		return ec.fieldContext_SamplingUntraced_ranges(ctx, field)
+	case "note":
+		return ec.fieldContext_SamplingUntraced_note(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SamplingUntraced", field.Name)
 }
 
 func (ec *executionContext) childFields_SamplingWallEstimate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5678,6 +5759,18 @@ func (ec *executionContext) childFields_TraceProfile(ctx context.Context, field 
 		return ec.fieldContext_TraceProfile_error(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TraceProfile", field.Name)
+}
+
+func (ec *executionContext) childFields_UntracedLaunch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "launch":
+		return ec.fieldContext_UntracedLaunch_launch(ctx, field)
+	case "kernelId":
+		return ec.fieldContext_UntracedLaunch_kernelId(ctx, field)
+	case "context":
+		return ec.fieldContext_UntracedLaunch_context(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UntracedLaunch", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -14849,6 +14942,38 @@ func (ec *executionContext) fieldContext_SamplingPlan_traceList(_ context.Contex
 	return graphql.NewScalarFieldContext("SamplingPlan", field, true, true, "String")
 }
 
+func (ec *executionContext) _SamplingPlan_untraced(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_untraced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SamplingPlan().Untraced(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *cascade.SamplingUntraced) graphql.Marshaler {
+			return ec.marshalOSamplingUntraced2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingUntraced(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_untraced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingPlan",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SamplingUntraced(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SamplingRepresentative_launch(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingRepresentative) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15366,6 +15491,116 @@ func (ec *executionContext) _SamplingStratum_varianceShare(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_SamplingStratum_varianceShare(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SamplingStratum", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SamplingUntraced_count(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingUntraced) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingUntraced_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingUntraced_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingUntraced", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SamplingUntraced_launches(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingUntraced) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingUntraced_launches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Launches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.UntracedLaunch) graphql.Marshaler {
+			return ec.marshalNUntracedLaunch2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐUntracedLaunchᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingUntraced_launches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingUntraced",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UntracedLaunch(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SamplingUntraced_ranges(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingUntraced) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingUntraced_ranges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ranges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.KernelRange) graphql.Marshaler {
+			return ec.marshalNKernelRange2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐKernelRangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingUntraced_ranges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingUntraced",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KernelRange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SamplingUntraced_note(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingUntraced) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingUntraced_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingUntraced_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SamplingUntraced", field, false, false, "String")
 }
 
 func (ec *executionContext) _SamplingWallEstimate_config(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingWallEstimate) (ret graphql.Marshaler) {
@@ -19706,6 +19941,75 @@ func (ec *executionContext) _TraceProfile_error(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_TraceProfile_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TraceProfile", field, true, true, "String")
+}
+
+func (ec *executionContext) _UntracedLaunch_launch(ctx context.Context, field graphql.CollectedField, obj *cascade.UntracedLaunch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UntracedLaunch_launch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Launch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UntracedLaunch_launch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UntracedLaunch", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UntracedLaunch_kernelId(ctx context.Context, field graphql.CollectedField, obj *cascade.UntracedLaunch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UntracedLaunch_kernelId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UntracedLaunch_kernelId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UntracedLaunch", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UntracedLaunch_context(ctx context.Context, field graphql.CollectedField, obj *cascade.UntracedLaunch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UntracedLaunch_context(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Context, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UntracedLaunch_context(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UntracedLaunch", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -24108,6 +24412,12 @@ func (ec *executionContext) _SamplingPlan(ctx context.Context, sel ast.Selection
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._SamplingPlan_traceList(ctx, field, obj)
 				})
+		case "untraced":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SamplingPlan_untraced(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -24269,6 +24579,54 @@ func (ec *executionContext) _SamplingStratum(ctx context.Context, sel ast.Select
 			out.Values[i] = ec._SamplingStratum_varianceShare(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var samplingUntracedImplementors = []string{"SamplingUntraced"}
+
+func (ec *executionContext) _SamplingUntraced(ctx context.Context, sel ast.SelectionSet, obj *cascade.SamplingUntraced) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, samplingUntracedImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SamplingUntraced")
+		case "count":
+			out.Values[i] = ec._SamplingUntraced_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "launches":
+			out.Values[i] = ec._SamplingUntraced_launches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ranges":
+			out.Values[i] = ec._SamplingUntraced_ranges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "note":
+			out.Values[i] = ec._SamplingUntraced_note(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -25714,6 +26072,49 @@ func (ec *executionContext) _TraceProfile(ctx context.Context, sel ast.Selection
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._TraceProfile_error(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var untracedLaunchImplementors = []string{"UntracedLaunch"}
+
+func (ec *executionContext) _UntracedLaunch(ctx context.Context, sel ast.SelectionSet, obj *cascade.UntracedLaunch) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, untracedLaunchImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UntracedLaunch")
+		case "launch":
+			out.Values[i] = ec._UntracedLaunch_launch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kernelId":
+			out.Values[i] = ec._UntracedLaunch_kernelId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "context":
+			out.Values[i] = ec._UntracedLaunch_context(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27442,6 +27843,26 @@ func (ec *executionContext) marshalNTraceState2githubᚗcomᚋcascadeᚑsimᚋca
 	return res
 }
 
+func (ec *executionContext) marshalNUntracedLaunch2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐUntracedLaunch(ctx context.Context, sel ast.SelectionSet, v cascade.UntracedLaunch) graphql.Marshaler {
+	return ec._UntracedLaunch(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUntracedLaunch2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐUntracedLaunchᚄ(ctx context.Context, sel ast.SelectionSet, v []cascade.UntracedLaunch) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUntracedLaunch2githubᚗcomᚋcascadeᚑsimᚋcascadeᚐUntracedLaunch(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
 	return ec.___Directive(ctx, sel, &v)
 }
@@ -27870,6 +28291,13 @@ func (ec *executionContext) unmarshalOSamplingTarget2ᚖgithubᚗcomᚋcascade�
 	}
 	res, err := ec.unmarshalInputSamplingTarget(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSamplingUntraced2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingUntraced(ctx context.Context, sel ast.SelectionSet, v *cascade.SamplingUntraced) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SamplingUntraced(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOSamplingWallEstimate2ᚖgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐSamplingWallEstimate(ctx context.Context, sel ast.SelectionSet, v *cascade.SamplingWallEstimate) graphql.Marshaler {

@@ -103,6 +103,14 @@ func (r *samplingPlanResolver) TraceList(ctx context.Context, obj *cascade.Sampl
 	return sampling.TraceList(p), nil
 }
 
+// Untraced is the resolver for the untraced field.
+func (r *samplingPlanResolver) Untraced(ctx context.Context, obj *cascade.SamplingPlan) (*cascade.SamplingUntraced, error) {
+	if obj.Untraced != nil { // the plan just made says so already
+		return obj.Untraced, nil
+	}
+	return r.Sampling.Untraced(ctx, *obj)
+}
+
 // DisplayName is the resolver for the displayName field.
 func (r *samplingStratumResolver) DisplayName(ctx context.Context, obj *cascade.SamplingStratum) (string, error) {
 	return kernelname.Short(obj.Name), nil

@@ -178,6 +178,9 @@ type Planner interface {
 	SamplingPlans(ctx context.Context, traceID string) ([]cascade.SamplingPlan, error)
 	// SamplingStrata returns a plan's strata.
 	SamplingStrata(ctx context.Context, planID string) ([]cascade.SamplingStratum, error)
+	// Untraced is what a plan simulates that its trace has no kernel
+	// trace of, nil when it simulates traced launches only.
+	Untraced(ctx context.Context, p cascade.SamplingPlan) (*cascade.SamplingUntraced, error)
 	// Evaluate evaluates a plan against a SUCCEEDED full run of its
 	// trace: BAD_USER_INPUT for another run.
 	Evaluate(ctx context.Context, planID, runID string) (cascade.SamplingEvaluation, error)

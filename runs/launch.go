@@ -126,6 +126,9 @@ type batch struct {
 	traces  map[string]cascade.Trace
 	configs map[string]cascade.SimConfig
 	kernels map[string]map[int]bool // by trace: the ids of its kernel list
+	// untraced holds, by trace, its launches and those without a kernel
+	// trace, read for a trace with untraced launches (untraced.go).
+	untraced map[string]untracedLaunches
 	// resolver resolves configs' names, the configs and modifiers read
 	// once for the batch.
 	resolver resolver
@@ -183,10 +186,15 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 			b.kernels = setIn(b.kernels, t.ID, have)
 		}
 		var err error
-		if ids, err = checkKernels(t.ID, in.KernelIDs, have); err != nil {
-			if t.UntracedKernels > 0 {
-				return cascade.Run{}, m.untracedKernels(t, in.KernelIDs, have, err)
-			}
+		ids, err = checkKernels(t.ID, in.KernelIDs, have)
+		// On a trace with untraced launches every context's launch of a
+		// named id must be traced (the run simulates each context's; ids
+		// repeat across contexts). A segment's ids are its coordinator's
+		// to check, by context (sampled.needsUntraced).
+		if t.UntracedKernels > 0 && (err != nil || !in.Segment) {
+			err = m.untracedKernels(t, in.KernelIDs, b, err)
+		}
+		if err != nil {
 			return cascade.Run{}, err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
@@ -64,7 +65,9 @@ type Request struct {
 
 // Plan plans the trace's sampled simulation as r asks, and stores the
 // plan. A trace that is not there is NOT_FOUND; one that is not READY, an
-// unknown method or a target out of range is BAD_USER_INPUT.
+// unknown method or a target out of range is BAD_USER_INPUT. On a trace
+// with untraced launches the plan's Untraced says what it would simulate
+// without a kernel trace (a plan of other settings than the one traced).
 func (s *Service) Plan(ctx context.Context, r Request) (cascade.SamplingPlan, error) {
 	if r.Method != "" && !r.Method.Valid() {
 		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "method: unknown sampling method %q (want STEM or SIEVE)", r.Method)
@@ -110,7 +113,84 @@ func (s *Service) Plan(ctx context.Context, r Request) (cascade.SamplingPlan, er
 	if err := s.Store.CreateSamplingPlan(ctx, &p); err != nil {
 		return cascade.SamplingPlan{}, err
 	}
+	if t.UntracedKernels > 0 {
+		p.Untraced = sampling.UntracedOf(t.ID, sampling.Ranges(p), func(i int) (sampling.Launch, bool) {
+			if i < 0 || i >= len(in.Launches) {
+				return sampling.Launch{}, false
+			}
+			return in.Launches[i], true
+		})
+	}
 	return p, nil
+}
+
+// Untraced is what plan p simulates that its trace has no kernel trace
+// of (sampling.UntracedOf), nil when it simulates traced launches only,
+// as every plan of a trace traced whole does. It reads the trace's row,
+// and only on a trace with untraced launches (Trace.UntracedKernels) the
+// plan's strata (unless p has them) and the stored launches its ranges
+// span, one query a range or fewer: not the whole kernel list.
+func (s *Service) Untraced(ctx context.Context, p cascade.SamplingPlan) (*cascade.SamplingUntraced, error) {
+	t, err := s.Store.Trace(ctx, p.TraceID)
+	if err != nil || t.UntracedKernels == 0 {
+		return nil, err
+	}
+	if p.Strata == nil {
+		if p.Strata, err = s.Store.SamplingStrata(ctx, p.ID); err != nil {
+			return nil, fmt.Errorf("read plan %s: %w", p.ID, err)
+		}
+	}
+	ranges := sampling.Ranges(p)
+	launches, err := s.launchesIn(ctx, t.ID, ranges)
+	if err != nil {
+		return nil, err
+	}
+	return sampling.UntracedOf(t.ID, ranges, func(i int) (sampling.Launch, bool) {
+		l, ok := launches[i]
+		return l, ok
+	}), nil
+}
+
+// spanGap is how many launches apart launchesIn reads two ranges'
+// spans in one query.
+const spanGap = 256
+
+// launchesIn reads the stored launches the ranges span (from each one's
+// first launch to its last, other contexts' included), by position, with
+// what UntracedOf compares: kernel id, context and Untraced. Spans at
+// most spanGap launches apart are read together (a query costs about as
+// much as reading that many rows more).
+func (s *Service) launchesIn(ctx context.Context, traceID string, ranges []cascade.KernelRange) (map[int]sampling.Launch, error) {
+	type span struct{ from, to int } // to exclusive
+	var spans []span
+	for _, rg := range slices.SortedFunc(slices.Values(ranges), func(a, b cascade.KernelRange) int { return a.FirstLaunch - b.FirstLaunch }) {
+		if n := len(spans); n > 0 && rg.FirstLaunch-spans[n-1].to <= spanGap {
+			spans[n-1].to = max(spans[n-1].to, rg.LastLaunch+1)
+			continue
+		}
+		spans = append(spans, span{rg.FirstLaunch, rg.LastLaunch + 1})
+	}
+	out := map[int]sampling.Launch{}
+	for _, sp := range spans {
+		for from := sp.from; from < sp.to; {
+			p := cascade.Page{First: min(sp.to-from, cascade.MaxPageSize)}
+			if from > 0 {
+				p.After = cascade.Cursor(int64(from - 1))
+			}
+			page, err := s.Store.Kernels(ctx, traceID, "", p)
+			if err != nil {
+				return nil, fmt.Errorf("read kernels of %s: %w", traceID, err)
+			}
+			for _, k := range page.Items {
+				out[k.Seq] = sampling.Launch{KernelID: k.KernelID, Context: cascade.Deref(k.Context), Untraced: k.Untraced}
+			}
+			if !page.HasNext || len(page.Items) == 0 {
+				break
+			}
+			from = page.Items[len(page.Items)-1].Seq + 1
+		}
+	}
+	return out, nil
 }
 
 // SamplingPlan returns the plan with the given id, without its strata, or

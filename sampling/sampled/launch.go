@@ -3,8 +3,6 @@ package sampled
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/results"
@@ -225,8 +223,9 @@ func (c *Coordinator) planParts(ctx context.Context, planID, traceID string) (pl
 
 // needsUntraced counts the trace's untraced launches (sampling.Launch
 // .Untraced: a trace taken with the tracer's DYNAMIC_KERNEL_LIMIT ranges)
-// and refuses a plan whose ranges would simulate one, naming them: the
-// trace must hold the kernel traces of the plan's traceList.
+// and refuses a plan whose ranges would simulate one (by context and
+// kernel id: sampling.UntracedOf), naming them: the trace must hold the
+// kernel traces of the plan's traceList.
 func needsUntraced(plan cascade.SamplingPlan, ranges []cascade.KernelRange, input sampling.Input) (int, error) {
 	n := 0
 	for _, l := range input.Launches {
@@ -237,28 +236,16 @@ func needsUntraced(plan cascade.SamplingPlan, ranges []cascade.KernelRange, inpu
 	if n == 0 {
 		return 0, nil
 	}
-	var missing []string
-	for _, rg := range ranges {
-		for i := rg.FirstLaunch; i <= rg.LastLaunch && i < len(input.Launches); i++ {
-			l := input.Launches[i]
-			if l.Untraced && l.Context == cascade.Deref(rg.Context) && l.KernelID >= rg.Start && l.KernelID <= rg.End {
-				id := strconv.Itoa(l.KernelID)
-				if l.Context != "" {
-					id += "@" + l.Context
-				}
-				missing = append(missing, id)
-			}
+	u := sampling.UntracedOf(plan.TraceID, ranges, func(i int) (sampling.Launch, bool) {
+		if i < 0 || i >= len(input.Launches) {
+			return sampling.Launch{}, false
 		}
-	}
-	if len(missing) == 0 {
+		return input.Launches[i], true
+	})
+	if u == nil {
 		return n, nil
 	}
-	more := ""
-	if len(missing) > 20 {
-		more = fmt.Sprintf(" and %d more", len(missing)-20)
-		missing = missing[:20]
-	}
-	return n, cascade.Errorf(cascade.EINVALID, "sampling.plan: plan %q simulates launches the trace has no kernel trace of: kernel ids %s%s; "+
+	return n, cascade.Errorf(cascade.EINVALID, "sampling.plan: plan %q simulates launches the trace has no kernel trace of: kernel ids %s; "+
 		"trace them (the plan's traceList) and upload their kernel traces, or plan with the method, target and warm-up of the plan whose traceList the trace was taken with",
-		plan.ID, strings.Join(missing, ", "), more)
+		plan.ID, sampling.UntracedNames(u, 20))
 }

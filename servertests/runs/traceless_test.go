@@ -70,8 +70,13 @@ type tlTrace struct {
 }
 
 type tlPlan struct {
-	ID          string
-	Samples     int
+	ID       string
+	Samples  int
+	Untraced *struct {
+		Count    int
+		Launches []struct{ KernelID int }
+		Note     string
+	}
 	TraceList   string
 	TraceRanges []struct {
 		Context                                       *string
@@ -136,7 +141,8 @@ func TestTraceLessEndToEnd(t *testing.T) {
 		var r struct{ PlanSampling tlPlan }
 		s.MustDo(t, `mutation($id: ID!, $w: Int) { planSampling(traceId: $id, target: {error: 0.03}, warmup: $w) { id samples traceList
 			traceRanges { context start end firstLaunch lastLaunch launches representatives }
-			strata { name size meanDurationNs cvInstructions representatives { launch kernelId } } } }`, map[string]any{"id": id, "w": warmup}, &r)
+			strata { name size meanDurationNs cvInstructions representatives { launch kernelId } }
+			untraced { count launches { kernelId } note } } }`, map[string]any{"id": id, "w": warmup}, &r)
 		return r.PlanSampling
 	}
 
@@ -192,7 +198,7 @@ func TestTraceLessEndToEnd(t *testing.T) {
 
 	// The same plan, of the same launches and timing.
 	lp := plan("less", 1)
-	if !reflect.DeepEqual(lp.TraceRanges, fp.TraceRanges) || !reflect.DeepEqual(lp.Strata, fp.Strata) || lp.Samples != fp.Samples {
+	if !reflect.DeepEqual(lp.TraceRanges, fp.TraceRanges) || !reflect.DeepEqual(lp.Strata, fp.Strata) || lp.Samples != fp.Samples || lp.Untraced != nil || fp.Untraced != nil {
 		t.Fatalf("the trace-less trace's plan %+v\nis not the full trace's %+v", lp, fp)
 	}
 
@@ -231,7 +237,15 @@ func TestTraceLessEndToEnd(t *testing.T) {
 	refused("a validated sampled run", "sampling.validate", map[string]any{"sampling": map[string]any{"plan": lp.ID, "validate": true}})
 	refused("a split run", "split: trace \"less\" has no kernel trace", map[string]any{"split": map[string]any{"segments": 2}})
 	wide := plan("less", 6) // more warm-up: launches before the traced ranges
-	refused("a plan needing untraced launches", fmt.Sprintf("sampling.plan: plan %q simulates launches the trace has no kernel trace of: kernel ids ", wide.ID),
+	// The plan says so when it is made, naming what the launch refuses.
+	if wide.Untraced == nil || wide.Untraced.Count == 0 || len(wide.Untraced.Launches) == 0 {
+		t.Fatalf("a plan needing untraced launches says nothing: %+v", wide.Untraced)
+	}
+	first := wide.Untraced.Launches[0].KernelID
+	if traced[first] || !strings.Contains(wide.Untraced.Note, fmt.Sprintf("(kernel ids %d", first)) {
+		t.Errorf("untraced %+v: launch %d is traced, or the note does not name it", wide.Untraced, first)
+	}
+	refused("a plan needing untraced launches", fmt.Sprintf("sampling.plan: plan %q simulates launches the trace has no kernel trace of: kernel ids %d", wide.ID, first),
 		map[string]any{"sampling": map[string]any{"plan": wide.ID}})
 	// Traced kernels simulate as on any trace.
 	var ok struct{ LaunchRun struct{ ID string } }

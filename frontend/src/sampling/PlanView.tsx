@@ -10,6 +10,7 @@ import { SamplingPlanQuery, SamplingTraceListQuery } from "./documents";
 import { allocationText, formatBasis, formatBound, formatCompact, formatCost, formatFraction } from "./figures";
 import { EvaluateAgainstFullRun, WallTimeEstimate } from "./PlanEstimates";
 import { StrataChart } from "./StrataChart";
+import { UntracedWarning } from "./Untraced";
 
 type Trace = NonNullable<PageData["trace"]>;
 type Config = PageData["simConfigs"][number];
@@ -25,6 +26,7 @@ export function PlanView({ planId, trace, configs }: { planId: string; trace: Tr
       <h2 id="plan-title">
         Plan <span className="mono">{p.id}</span>: {p.method}, {formatBound(p.errorBound)}
       </h2>
+      <UntracedWarning u={p.untraced} />
       <PlanFigures p={p} />
       <div className="toolbar">
         <DownloadTraceList planId={p.id} traceId={trace.id} />

@@ -10,6 +10,7 @@ import { TraceUpdatedSubscription } from "../traces/documents";
 import { PlanSamplingMutation, SamplingPageQuery } from "./documents";
 import { errorField, formatBound, formatCompact, formatFraction, parseTarget, warmupText, type PlanField, type TargetKind } from "./figures";
 import { PlanView } from "./PlanView";
+import { UntracedBadge } from "./Untraced";
 
 export function samplePath(traceId: string, planId?: string): string {
   return `${tracePath(traceId)}/sample${planId ? `?plan=${encodeURIComponent(planId)}` : ""}`;
@@ -243,7 +244,10 @@ function PlanList({ traceId, plans, chosen }: { traceId: string; plans: readonly
                   </Link>
                 </td>
                 <td>{p.method}</td>
-                <td>{targetText(p)}</td>
+                <td>
+                  {targetText(p)}
+                  <UntracedBadge u={p.untraced} />
+                </td>
                 <td className="num" data-testid="plan-warmup">{warmupText(p)}</td>
                 <td className="num">{formatCount(p.samples)}</td>
                 <td className="num">{formatFraction(p.simulatedFraction)}</td>

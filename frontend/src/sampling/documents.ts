@@ -14,6 +14,7 @@ export const SamplingPlanSummaryFragment = graphql(`
     simulatedFraction
     expectedError
     createdAt
+    untraced { count note }
   }
 `);
 
@@ -29,6 +30,12 @@ export const SamplingPlanDetailFragment = graphql(`
     estimate
     ciLow
     ciHigh
+    untraced {
+      count
+      note
+      launches { launch kernelId context }
+      ranges { context start end }
+    }
     strata {
       name
       displayName
