@@ -19,6 +19,10 @@ type Evaluation = cascade.SamplingEvaluation
 // a few launches rather than after all of them), which only a sampled
 // run measures.
 func Evaluate(p Plan, in Input, full []float64) (Evaluation, error) {
+	return evaluate(p, in, full, defaultPrior)
+}
+
+func evaluate(p Plan, in Input, full []float64, prior spreadPrior) (Evaluation, error) {
 	if len(full) != p.Launches {
 		return Evaluation{}, fmt.Errorf("evaluate: the full run has %d launches, the plan %d", len(full), p.Launches)
 	}
@@ -35,7 +39,7 @@ func Evaluate(p Plan, in Input, full []float64) (Evaluation, error) {
 			sim[r.Launch] = Simulated{Cycles: c}
 		}
 	}
-	pr, err := Project(p, in, sim)
+	pr, err := project(p, in, sim, prior)
 	if err != nil {
 		return Evaluation{}, err
 	}

@@ -84,6 +84,17 @@ func (pr *Projection) LaunchStats(i int) []float64 {
 // after every launch before it, runs off its in-context cycles the same
 // way for all, which no spread among them shows.
 func Project(p Plan, in Input, sim map[int]Simulated) (Projection, error) {
+	return project(p, in, sim, defaultPrior)
+}
+
+// spreadPrior is the prior of a projection's pooled relative spread:
+// spread² counting as weight degrees of freedom.
+type spreadPrior struct{ spread, weight float64 }
+
+// defaultPrior is SimSpread as PriorWeight degrees of freedom.
+var defaultPrior = spreadPrior{SimSpread, PriorWeight}
+
+func project(p Plan, in Input, sim map[int]Simulated, prior spreadPrior) (Projection, error) {
 	pr := Projection{Cycles: make([]float64, p.Launches), stratumOf: make([]int32, p.Launches)}
 	ratioMode := len(in.Launches) > 0
 	if ratioMode && len(in.Launches) != p.Launches {
@@ -192,7 +203,7 @@ func Project(p Plan, in Input, sim map[int]Simulated) (Projection, error) {
 	// freedom of prior.
 	pooled, spreadDF := math.NaN(), math.Inf(1)
 	if ratioMode {
-		ss, df := PriorWeight*SimSpread*SimSpread, float64(PriorWeight)
+		ss, df := prior.weight*prior.spread*prior.spread, prior.weight
 		for h := range fits {
 			if f := &fits[h]; f.ratio && !math.IsNaN(f.own) {
 				ss += f.own * float64(f.m-1)
