@@ -294,7 +294,7 @@ func TestCalibration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s, the planner's placement, ε %g: error %+.3f %%, stated ±%.3f %%, inside %v; with the warm-up allowance ±%.3f %%, inside %v; its representatives %+.2f %% off their strata's means",
+			t.Logf("%s, the planner's placement, ε %g: error %+.3f %%, stated ±%.3f %%, inside %v; with the warmed segments' allowance ±%.3f %%, inside %v; its representatives %+.2f %% off their strata's means",
 				fr.name, target, 100*e.Error, 100*e.SamplingHalfWidth, e.InsideSampling, 100*e.HalfWidth, e.Inside, 100*fr.offMean(p))
 		}
 	}
