@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cascade-sim/cascade"
@@ -140,8 +141,15 @@ var (
 type evaluator func(p sampling.Plan, in sampling.Input, full []float64) (sampling.Evaluation, error)
 
 // distinctPlans are fr's plans of targets and seeds, each once: plans
-// with the same strata and representatives are one.
+// with the same strata and representatives are one. They are kept for
+// the next test that asks for the same.
 func distinctPlans(t testing.TB, fr fullRun, targets []float64, seeds []uint64) []sampling.Plan {
+	key := fmt.Sprint(fr.name, targets, seeds)
+	plansMu.Lock()
+	defer plansMu.Unlock()
+	if ps, ok := plansMade[key]; ok {
+		return ps
+	}
 	seen := map[string]bool{}
 	var out []sampling.Plan
 	for _, target := range targets {
@@ -156,8 +164,14 @@ func distinctPlans(t testing.TB, fr fullRun, targets []float64, seeds []uint64) 
 			}
 		}
 	}
+	plansMade[key] = out
 	return out
 }
+
+var (
+	plansMu   sync.Mutex
+	plansMade = map[string][]sampling.Plan{}
+)
 
 // calibrate evaluates plans of fr with eval, adding each to every cs.
 func calibrate(t testing.TB, fr fullRun, plans []sampling.Plan, eval evaluator, cs ...*calibration) {
