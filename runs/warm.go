@@ -46,14 +46,14 @@ func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *ker
 	}
 	l2, err := l2warm.L2(cfg)
 	if err != nil {
-		return sub, "L2 not warmed: " + err.Error()
+		return sub, NotWarmed + err.Error()
 	}
 	if l2.Flushed {
 		return sub, "" // the simulator empties L2 between kernels: a segment starts as the full run's kernels do
 	}
 	plan, err := l2warm.PlanAfterWarmup(w.cache, src, refs, warmup, l2.Window())
 	if err != nil {
-		return sub, "L2 not warmed: " + err.Error()
+		return sub, NotWarmed + err.Error()
 	}
 	if len(plan.Lines) == 0 {
 		return sub, ""
@@ -61,11 +61,11 @@ func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *ker
 	ks := sub.Kernels()
 	name, err := l2warm.WriteKernel(sub.Dir(), plan, sub.TracePath(ks[0]))
 	if err != nil {
-		return sub, "L2 not warmed: " + err.Error()
+		return sub, NotWarmed + err.Error()
 	}
 	out, err := kernellist.PutFirst(sub, name)
 	if err != nil {
-		return sub, "L2 not warmed: " + err.Error()
+		return sub, NotWarmed + err.Error()
 	}
 	return out, fmt.Sprintf("L2 warmed: %d lines (%d KB, %d of them written) from %d earlier launches, by a kernel %s run first and left out of the results",
 		plan.Lines.Count(), plan.Lines.Bytes()>>10, plan.Dirty.Count(), plan.Launches, name)
@@ -89,6 +89,11 @@ func segmentWarmup(parent cascade.Run, id string) int {
 	}
 	return 0
 }
+
+// NotWarmed begins the history line of a segment whose L2 could not be
+// warmed (it ran cold); a sampled run of such a segment states the
+// warm-up allowance of cold segments (sampling.Cold).
+const NotWarmed = "L2 not warmed: "
 
 // warmVersion names how segments are prepared; a change to what is warmed
 // changes it, so a segment prepared otherwise is not reused for one now.

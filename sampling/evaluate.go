@@ -17,8 +17,13 @@ type Evaluation = cascade.SamplingEvaluation
 // nothing, so any plan can be checked against a stored full run; what it
 // cannot show is the error of warm-up (a representative simulated after
 // a few launches rather than after all of them), which only a sampled
-// run measures.
+// run measures. Its HalfWidth adds the allowance of segments warmed as
+// the server warms them (WarmupAllowance(p, L2Warmed)).
 func Evaluate(p Plan, in Input, full []float64) (Evaluation, error) {
+	return evaluate(p, in, full, defaultPrior)
+}
+
+func evaluate(p Plan, in Input, full []float64, prior spreadPrior) (Evaluation, error) {
 	if len(full) != p.Launches {
 		return Evaluation{}, fmt.Errorf("evaluate: the full run has %d launches, the plan %d", len(full), p.Launches)
 	}
@@ -35,7 +40,7 @@ func Evaluate(p Plan, in Input, full []float64) (Evaluation, error) {
 			sim[r.Launch] = Simulated{Cycles: c}
 		}
 	}
-	pr, err := Project(p, in, sim)
+	pr, err := project(p, in, sim, L2Warmed, prior)
 	if err != nil {
 		return Evaluation{}, err
 	}

@@ -65,10 +65,21 @@ func TestProjectExact(t *testing.T) {
 			}
 		}
 		// The spread measured is 0; the interval is the prior's
-		// (SimSpread, one degree of freedom among MinSpreadDF + 1).
+		// (SimSpread, PriorWeight degrees of freedom among
+		// PriorWeight + MinSpreadDF), plus the cold segments' warm-up
+		// allowance.
 		if math.Abs(pr.Total-total) > 1e-9*total || pr.SamplingError <= 0 || pr.SamplingError > sampling.SimSpread ||
-			math.Abs(pr.Error-pr.SamplingError-sampling.WarmupAllowance(p)) > 1e-12 {
+			math.Abs(pr.Error-pr.SamplingError-sampling.WarmupAllowance(p, sampling.Cold)) > 1e-12 {
 			t.Fatalf("%s: total %g in [%g, %g], want %g exactly", p.Method, pr.Total, pr.Low, pr.High, total)
+		}
+		// Warmed segments: the same projection, their allowance.
+		pw, err := sampling.ProjectWith(p, in, ofRepresentatives(p, all), sampling.L2Warmed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pw.Total != pr.Total || pw.SamplingError != pr.SamplingError || pw.WarmupError != sampling.WarmupAllowance(p, sampling.L2Warmed) {
+			t.Fatalf("%s: warmed: total %g ±%g (sampling %g), want %g ±%g + %g", p.Method, pw.Total, pw.Error, pw.SamplingError,
+				pr.Total, pr.SamplingError, sampling.WarmupAllowance(p, sampling.L2Warmed))
 		}
 		if math.Abs(pr.Stats[0]-2*total) > 1e-9*total || math.Abs(pr.Stats[1]-0.5*total) > 1e-9*total {
 			t.Fatalf("%s: stat totals %v, want %g, %g", p.Method, pr.Stats, 2*total, 0.5*total)
@@ -93,14 +104,14 @@ func TestProjectByHand(t *testing.T) {
 	}
 	// a: R = 400/200 = 2, so 200, 400, 600; b: 50. No stratum has two
 	// simulated launches: a's spread is the prior's alone, SimSpread² as
-	// PriorWeight (4) degrees of freedom, variance
-	// 1200²·SimSpread²·(1 − 1/3)/1, and the quantile t's at 4 degrees of
-	// freedom.
+	// PriorWeight (9) degrees of freedom, variance
+	// 1200²·SimSpread²·(1 − 1/3)/1, and the quantile t's at 9 degrees of
+	// freedom (2.2622; 2.2619 by tQuantile95's expansion).
 	if want := []float64{200, 400, 600, 50}; !equal(pr.Cycles, want) || pr.Total != 1250 {
 		t.Fatalf("cycles %v, total %g; want %v, 1250", pr.Cycles, pr.Total, want)
 	}
 	// Plus the warm-up allowance: the plan has no warm-up.
-	half := 2.7693731068407286*math.Sqrt(1200*1200*sampling.SimSpread*sampling.SimSpread*2/3) + sampling.WarmupAllowanceNone*1250
+	half := 2.261901305356717*math.Sqrt(1200*1200*sampling.SimSpread*sampling.SimSpread*2/3) + sampling.WarmupAllowanceNone*1250
 	if math.Abs(pr.High-1250-half) > 1e-9 || math.Abs(1250-pr.Low-half) > 1e-9 || pr.Stats != nil {
 		t.Fatalf("interval [%g, %g], want 1250 ± %g", pr.Low, pr.High, half)
 	}
@@ -121,6 +132,24 @@ func TestProjectByHand(t *testing.T) {
 	// Statistics of different lengths.
 	if _, err := sampling.Project(p, in, map[int]sampling.Simulated{1: {Cycles: 1, Stats: []float64{1}}, 3: {Cycles: 1}}); err == nil {
 		t.Fatal("projected statistics of different lengths")
+	}
+}
+
+// TestWarmupAllowance: a step of warm-up is allowed less when the
+// segments' L2 was warmed; fewer launches and none, measured cold only,
+// keep theirs.
+func TestWarmupAllowance(t *testing.T) {
+	for _, tt := range []struct {
+		p            sampling.Plan
+		cold, warmed float64
+	}{
+		{sampling.Plan{Warmup: 6, WarmupStep: true}, 0.025, 0.005},
+		{sampling.Plan{Warmup: 3}, 0.03, 0.03},
+		{sampling.Plan{Warmup: 0}, 0.04, 0.04},
+	} {
+		if c, w := sampling.WarmupAllowance(tt.p, sampling.Cold), sampling.WarmupAllowance(tt.p, sampling.L2Warmed); c != tt.cold || w != tt.warmed {
+			t.Errorf("warm-up %d (step %v): allowance %g cold, %g warmed; want %g, %g", tt.p.Warmup, tt.p.WarmupStep, c, w, tt.cold, tt.warmed)
+		}
 	}
 }
 

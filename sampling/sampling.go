@@ -100,9 +100,12 @@ const (
 	// explain (cache state, scheduling): a plan counts it in each
 	// stratum's spread, and a projection takes it as PriorWeight degrees
 	// of freedom of prior for the spread it measures among the simulated
-	// launches. Measured on the real Accel-Sim's full runs of
-	// testdata/fullruns (TestSimSpread).
-	SimSpread = 0.004
+	// launches. With PriorWeight it is the prior fitted to the real
+	// Accel-Sim's full runs of testdata/fullruns (TestSpreadPrior): each
+	// run's pooled spread (0.22–0.45 % on three shapes, two configs)
+	// taken as a draw of a scaled inverse χ², whose scale (0.305 %) and
+	// degrees of freedom (9.1) of largest likelihood these are.
+	SimSpread = 0.003
 	// TimingWeight is the share of a stratum's spread of measured
 	// durations a STEM plan counts as spread the simulator will show too.
 	// A GPU's timing noise (a few %) is invisible to the simulator, which
@@ -113,8 +116,9 @@ const (
 	// A tenth keeps modes of the duration apart without paying for noise.
 	TimingWeight = 0.1
 	// PriorWeight is how many degrees of freedom SimSpread counts for
-	// in a projection's pooled spread.
-	PriorWeight = 4
+	// in a projection's pooled spread: how far one run's spread is from
+	// another's (fitted with SimSpread).
+	PriorWeight = 9
 	// z95 is the standard normal quantile of a two-sided 95 % interval.
 	z95 = 1.959963984540054
 )

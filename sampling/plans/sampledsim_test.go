@@ -147,7 +147,11 @@ func sampledSim(b *testing.B, r *simRunner, accel, trace string, in sampling.Inp
 						}
 					}
 				}
-				pr, err := sampling.Project(plan, in, sim)
+				warming := sampling.Cold
+				if os.Getenv("CASCADE_BENCH_WARMING") == "1" {
+					warming = sampling.L2Warmed
+				}
+				pr, err := sampling.ProjectWith(plan, in, sim, warming)
 				if err != nil {
 					b.Fatal(err)
 				}

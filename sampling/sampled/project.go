@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cascade-sim/cascade"
@@ -54,7 +55,11 @@ func (c *Coordinator) projectSampled(ctx context.Context, p cascade.Run, segs []
 	if err != nil {
 		return err
 	}
-	pr, err := sampling.Project(plan, in, sim)
+	warming, err := c.warming(ctx, segs)
+	if err != nil {
+		return err
+	}
+	pr, err := sampling.ProjectWith(plan, in, sim, warming)
 	if err != nil {
 		return err
 	}
@@ -102,6 +107,29 @@ func (c *Coordinator) projectSampled(ctx context.Context, p cascade.Run, segs []
 		c.publish(r)
 	}
 	return nil
+}
+
+// warming is how segs started, for the warm-up allowance of the run's
+// interval: sampling.Cold when one of them, or the run a reused one is
+// the same as, records that its L2 could not be warmed (runs.NotWarmed),
+// else sampling.L2Warmed (warmed, or started as the full simulation
+// does: at the trace's first launch, or under a config that empties L2
+// between kernels).
+func (c *Coordinator) warming(ctx context.Context, segs []cascade.Run) (sampling.Warming, error) {
+	for _, s := range segs {
+		h := s.History
+		if s.SameAsID != nil {
+			o, err := c.cfg.Store.Run(ctx, *s.SameAsID)
+			if err != nil {
+				return sampling.Cold, fmt.Errorf("read run %s, reused by segment %s: %w", *s.SameAsID, s.ID, err)
+			}
+			h = o.History
+		}
+		if slices.ContainsFunc(h, func(l string) bool { return strings.Contains(l, " "+runs.NotWarmed) }) {
+			return sampling.Cold, nil
+		}
+	}
+	return sampling.L2Warmed, nil
 }
 
 // launchKey names a launch as a segment's kernel results do.

@@ -197,3 +197,45 @@ func BenchmarkProjectSampled1M(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(seg)), "representatives")
 }
+
+// runStore answers Run from a map: the runs reused segments are the same
+// as.
+type runStore struct {
+	Store
+	runs map[string]cascade.Run
+}
+
+func (s *runStore) Run(_ context.Context, id string) (cascade.Run, error) {
+	r, ok := s.runs[id]
+	if !ok {
+		return r, cascade.Errorf(cascade.ENOTFOUND, "no run %s", id)
+	}
+	return r, nil
+}
+
+// TestWarming: a sampled run's segments are warmed unless one of them, or
+// the run a reused one copies, records that its L2 could not be warmed.
+func TestWarming(t *testing.T) {
+	warmed := runs.Stamp("L2 warmed: 10 lines (1 KB, 0 of them written) from 2 earlier launches, by a kernel kernelwarm.traceg run first and left out of the results")
+	cold := runs.Stamp(runs.NotWarmed + "the config's L2 is not known")
+	st := &runStore{runs: map[string]cascade.Run{"old-warm": {History: []string{warmed}}, "old-cold": {History: []string{cold}}}}
+	m := &Coordinator{cfg: Config{Store: st}}
+	for _, tt := range []struct {
+		name string
+		segs []cascade.Run
+		want sampling.Warming
+	}{
+		{"first launch and warmed", []cascade.Run{{}, {History: []string{warmed}}}, sampling.L2Warmed},
+		{"one not warmed", []cascade.Run{{History: []string{warmed}}, {History: []string{cold}}}, sampling.Cold},
+		{"reused, warmed", []cascade.Run{{SameAsID: cascade.Ptr("old-warm")}}, sampling.L2Warmed},
+		{"reused, not warmed", []cascade.Run{{History: []string{warmed}}, {SameAsID: cascade.Ptr("old-cold")}}, sampling.Cold},
+	} {
+		got, err := m.warming(context.Background(), tt.segs)
+		if err != nil || got != tt.want {
+			t.Errorf("%s: %v, %v; want %v", tt.name, got, err, tt.want)
+		}
+	}
+	if _, err := m.warming(context.Background(), []cascade.Run{{ID: "s", SameAsID: cascade.Ptr("gone")}}); err == nil {
+		t.Error("no error for a reused segment whose run is gone")
+	}
+}

@@ -351,7 +351,9 @@ func TestSampledRunSucceeds(t *testing.T) {
 				}
 			}
 
-			// The projection is sampling.Project's of the segments' cycles.
+			// The projection is sampling.Project's of the segments' cycles,
+			// its warm-up allowance that of warmed segments (each segment
+			// after the first was warmed, above).
 			ps := &plans.Service{Store: s.DB, BucketDir: s.Config.BucketDir()}
 			p, err := ps.SamplingPlan(context.Background(), plan.ID)
 			if err != nil {
@@ -368,7 +370,7 @@ func TestSampledRunSucceeds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pr, err := sampling.Project(p, in, sim)
+			pr, err := sampling.ProjectWith(p, in, sim, sampling.L2Warmed)
 			if err != nil {
 				t.Fatal(err)
 			}
