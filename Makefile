@@ -72,7 +72,7 @@ bench:
 	uptime; go test ./db -run '^$$' -bench ParseStore1M -benchtime 1x -timeout 60m
 
 # Sampled simulation against full simulation with the real Accel-Sim
-# (docs/benchmarks.md, "Sampled simulation"): a 300-launch LLM-like trace
+# (docs/sampling-benchmarks.md, "Sampled simulation"): a 300-launch LLM-like trace
 # built from ../shared/traces/vecadd-sm61, simulated whole on SM6_TITANX
 # and SM7_QV100, then planned with STEM at each warm-up choice, its
 # segments simulated 2 at a time and projected; and the work a
@@ -88,7 +88,7 @@ bench-sampling:
 		go test ./sampling/plans -run '^$$' -bench SampledSim -benchtime 1x -timeout 300m
 
 # A full run split into segments against the full run in one piece with
-# the real Accel-Sim (docs/benchmarks.md, "Split runs"): the same trace as
+# the real Accel-Sim (docs/sampling-benchmarks.md, "Split runs"): the same trace as
 # bench-sampling (its full simulations are reused from BENCH_DIR), cut in
 # CASCADE_BENCH_SEGMENTS (default 2) segments each after a step of
 # warm-up, simulated 2 at a time. Not in make bench.
@@ -100,7 +100,7 @@ bench-split:
 		go test ./sampling/plans -run '^$$' -bench SplitSim -benchtime 1x -timeout 300m
 
 # What a user waits for, through Cascade on the real Accel-Sim
-# (docs/benchmarks.md, "Wall time"): for each shape of CASCADE_BENCH_SHAPES
+# (docs/sampling-benchmarks.md, "Wall time"): for each shape of CASCADE_BENCH_SHAPES
 # (default decode48), a full run, a sampled run of the default plan and a
 # split run in two, one after the other, each timed from its launch to its
 # success. Needs a quiet machine. Not in make bench.

@@ -347,7 +347,7 @@ type SamplingEvaluation struct {
 
 // SamplingWallEstimate is the estimated wall time of a sampled run of a
 // plan under a config on this server, against a full run's (package
-// sampling/plans, Estimate; docs/runs.md, "Sampled runs").
+// sampling/plans, Estimate; docs/sampling.md, "Sampled runs").
 type SamplingWallEstimate struct {
 	Config string
 	// Runs is how many finished runs of the config the rate was

@@ -281,7 +281,7 @@ func (fr fullRun) offMean(p sampling.Plan) float64 {
 // representatives of every stratum share the steps right after the
 // prefill (their warm-up is free there): not a random sample, and on
 // SM6_TITANX those steps run slower than the others in the full
-// simulation (docs/benchmarks.md).
+// simulation (docs/sampling-benchmarks.md).
 func TestCalibration(t *testing.T) {
 	runs := readFullRuns(t)
 	before := func(p sampling.Plan, in sampling.Input, full []float64) (sampling.Evaluation, error) {

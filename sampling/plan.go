@@ -303,7 +303,7 @@ func (p *planner) markOne(i int32) int64 {
 // one's and still count as equally good: among those, choose prefers the cheapest (whose warm-up is
 // already simulated). A quarter of a standard deviation lets the
 // representatives of a step's kernels fall in the same steps and share
-// their warm-up: on the LLM-like trace of docs/benchmarks.md, 118× fewer
+// their warm-up: on the LLM-like trace of docs/sampling-benchmarks.md, 118× fewer
 // simulated instructions than the trace's where 0.05 gave 93×, the
 // projection as close to the full simulation.
 const tieTolerance = 0.25

@@ -313,7 +313,7 @@ const (
 // The warm-up allowances, relative to the projected total: how far a
 // sampled run's total was off its full run's on the real Accel-Sim for
 // want of the caches' state, the representatives all off the same way
-// (docs/benchmarks.md, "Sampled simulation"), rounded up to the next
+// (docs/sampling-benchmarks.md, "Sampled simulation"), rounded up to the next
 // half percent so that every error measured lies inside.
 //
 // After a step of the program, segments cold: +0.39 % and +0.24 %

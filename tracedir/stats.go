@@ -71,7 +71,7 @@ func IsUploadFile(rel string) bool {
 // RawListContext reads a raw kernel list's name: kernelslist_ctx_<ctx>
 // gives its context, kernelslist "", each also with a "-" and anything
 // after it (kernelslist_ctx_0x1-5-7: the list of one tracer run of a
-// trace taken in several, see docs/runs.md "Trace less next time"). ok is
+// trace taken in several, see docs/sampling.md "Trace less next time"). ok is
 // false for any other name, a processed list (.g) included.
 func RawListContext(name string) (ctx string, ok bool) {
 	b := path.Base(name)

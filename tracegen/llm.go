@@ -520,7 +520,7 @@ func writeLLMKernel(path string, src *source, l LLMLaunch, bases [3]uint64) erro
 }
 
 // Shapes are the LLM-like shapes sampled simulation is measured on
-// (docs/benchmarks.md, "Sampled simulation"), each an LLMConfig without
+// (docs/sampling-benchmarks.md, "Sampled simulation"), each an LLMConfig without
 // its source and launch count:
 //
 //   - decode48: one request of a prefill then 48 decode steps of six
@@ -533,7 +533,7 @@ func writeLLMKernel(path string, src *source, l LLMLaunch, bases [3]uint64) erro
 //     batch-2 steps every 5, 5 % noise;
 //   - quiet: two layers of qkv and attention, 40 decode steps, no noise;
 //   - default: the zero LLMConfig (four layers of six kernels, 11 decode
-//     steps, 2 % noise), the trace of docs/benchmarks.md's first tables.
+//     steps, 2 % noise), the trace of docs/sampling-benchmarks.md's first tables.
 var Shapes = map[string]LLMConfig{
 	"decode48": {Layers: 1, Kinds: 4, DecodeSteps: 48, OddEvery: 16, BatchEvery: 20, Noise: 0.03},
 	"layers3":  {Layers: 3, Kinds: 3, DecodeSteps: 24, Prompt: 500, OddEvery: 8, Noise: 0.01},

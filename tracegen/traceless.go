@@ -28,7 +28,7 @@ type TraceRange struct {
 // TraceLess writes into dst the trace the tracer gives when it is run
 // once per range of ranges on the program whose full raw trace is in
 // src (as GenerateLLM or Generate write it), and the runs' outputs are
-// merged, as docs/runs.md "Trace less next time" says:
+// merged, as docs/sampling.md "Trace less next time" says:
 //
 //   - the kernel traces of the ranges' kernels only;
 //   - each run's raw kernel list, for each context a range is of, under

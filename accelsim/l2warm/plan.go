@@ -140,7 +140,7 @@ type L2Cache struct {
 // segment, walking back, until they exceed it. An LRU stack distance is
 // no exact promise of residence in the simulated L2 either way, so the
 // share was chosen on the real simulator. On the sampling benchmark
-// (docs/benchmarks.md, "L2 warming": three 300-launch LLM-like shapes on
+// (docs/sampling-benchmarks.md, "L2 warming": three 300-launch LLM-like shapes on
 // SM6_TITANX and SM7_QV100, a step of warm-up) 4 held every projected
 // total within 0.5 % and every total beyond the launch latency within
 // 2 %; 1 missed on two of the six, 3/4 on two (layers3 on SM6_TITANX

@@ -26,7 +26,7 @@ tracegen/llm.go), with metadata.json and a made-up real_timing.json.
 With -trace-list FILE (a sampling plan's traceList), the trace the tracer
 gives of the full raw trace -from when it is run once per line of FILE:
 those kernel traces, a raw kernel list a run, the full stats and timing
-(docs/runs.md, "Trace less next time"). The out dir is then the trace's
+(docs/sampling.md, "Trace less next time"). The out dir is then the trace's
 directory, not its traces dir.
 
 `

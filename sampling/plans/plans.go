@@ -76,7 +76,7 @@ func (s *Service) Plan(ctx context.Context, r Request) (cascade.SamplingPlan, er
 		return cascade.SamplingPlan{}, err
 	}
 	// The default: a step of the program, the warm-up that keeps a
-	// representative's caches as the full run has them (docs/runs.md).
+	// representative's caches as the full run has them (docs/sampling.md).
 	warmup, step := sampling.WarmupStep, r.Warmup == nil
 	if r.Warmup != nil {
 		warmup = *r.Warmup

@@ -16,7 +16,7 @@ var footprints = l2warm.NewCache("")
 // warmSegment gives the segment in dir (its kernel list sub, of the
 // kernels refs of list, its config's files copied in) the warming kernel
 // the server gives a segment (CASCADE_BENCH_WARMING=1; runs/warm.go,
-// docs/runs.md "Warming L2 before a segment"): the lines its kernels
+// docs/sampling.md "Warming L2 before a segment"): the lines its kernels
 // share with the launches shortly before it, loaded into L2 first, but
 // for those its first warmup kernels touch, which bring them in.
 // CASCADE_BENCH_WARM_SHARE sets the window as a share of the L2 other
