@@ -40,8 +40,9 @@ func MaxSegments(in Input) int {
 // mean step's instructions, for a segment's first launches may read what
 // a prefill wrote long before them, and one step a segment costs little);
 // the first has no launch before it to warm up with. The segments
-// hold about equal warp instructions (equal launches when none counts
-// any) and begin at step boundaries: launches of the kernel that begins
+// simulate about equal warp instructions, their warm-up's included, so
+// the first holds the most launches (equal launches when none counts
+// any), and begin at step boundaries: launches of the kernel that begins
 // the trace's last step (the launch Period before its end), in its CUDA
 // context, whenever one is near. n must be 2 to MaxSegments(in).
 func Split(in Input, n, warmup int) ([]SplitSegment, error) {
@@ -85,12 +86,8 @@ func Split(in Input, n, warmup int) ([]SplitSegment, error) {
 		}
 	}
 	cuts := []int{0}
-	for k := 1; k < n; k++ {
-		// The first launch where the weight before it reaches k/n.
-		target := cum[L] * int64(k) / int64(n)
-		ideal := sort.Search(L+1, func(i int) bool { return cum[i] >= target })
-		ideal = min(max(ideal, 1), L-1)
-		c := nearest(bounds, ideal, p)
+	snap := func(i int) int { return nearest(bounds, min(max(i, 1), L-1), p) }
+	for _, c := range balancedCuts(cum, n, warmup, snap) {
 		if c <= cuts[len(cuts)-1] {
 			continue // two cuts on one boundary: one segment fewer
 		}
@@ -105,6 +102,42 @@ func Split(in Input, n, warmup int) ([]SplitSegment, error) {
 		segs[i] = SplitSegment{Start: c, End: end, Warmup: min(warmup, c)}
 	}
 	return segs, nil
+}
+
+// balancedCuts are the n-1 launches where segments of about equal
+// simulated instructions begin, each but the first counting the warmup
+// launches before it that it simulates too: the first segment, which
+// warms up with nothing, holds more launches than the others. (Equal
+// launches a segment would leave the others a warm-up longer, and the
+// split run as long as its longest segment.) cum[i] is the weight of
+// launches 0..i-1; snap moves a cut to where a segment may begin (a
+// step's start).
+func balancedCuts(cum []int64, n, warmup int, snap func(int) int) []int {
+	L := len(cum) - 1
+	// cutsFor cuts greedily at segments of at most t simulated, and
+	// returns what is left for the last.
+	cutsFor := func(t int64) ([]int, int64) {
+		cuts := make([]int, 0, n-1)
+		from := int64(0) // the weight before the segment's first simulated launch
+		for range n - 1 {
+			c := snap(sort.Search(L+1, func(i int) bool { return cum[i]-from >= t }))
+			cuts = append(cuts, c)
+			from = cum[max(c-warmup, 0)]
+		}
+		return cuts, cum[L] - from
+	}
+	// The least t whose last segment fits in it too.
+	lo, hi := cum[L]/int64(n), cum[L]
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if _, last := cutsFor(mid); last <= mid {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	cuts, _ := cutsFor(lo)
+	return cuts
 }
 
 // nearest is the boundary of bounds (ascending) nearest ideal, when one is

@@ -27,7 +27,9 @@ func checkCover(t *testing.T, segs []sampling.SplitSegment, n int) {
 }
 
 // TestSplitAtSteps: a trace of whole steps is cut where steps begin, into
-// the segments asked for, each but the first warmed up by a step.
+// the segments asked for, each but the first warmed up by a step; the
+// segments' simulated launches (their warm-up too) are about equal, so
+// the first, with no warm-up, is the longest.
 func TestSplitAtSteps(t *testing.T) {
 	in := steps(26*12, 4, "norm", "qkv", "attn", "out", "up", "down")
 	segs, err := sampling.Split(in, 4, sampling.WarmupStep)
@@ -42,9 +44,14 @@ func TestSplitAtSteps(t *testing.T) {
 		if i > 0 && (in.Launches[s.Start].Name != "embed" || s.Warmup != 26) {
 			t.Errorf("segment %d starts at launch %d (%s) with %d of warm-up, want a step's start (embed) and 26", i, s.Start, in.Launches[s.Start].Name, s.Warmup)
 		}
-		if n := s.End - s.Start; n != 78 {
-			t.Errorf("segment %d holds %d launches, want 78 (equal instructions)", i, n)
+		// 312 launches and three steps of warm-up in four: 97.5 each,
+		// to the step (26 launches) nearest.
+		if n := s.End - s.Start + s.Warmup; n < 78 || n > 104 {
+			t.Errorf("segment %d simulates %d launches (%d of warm-up), want 78 to 104 (a step of 97.5)", i, n, s.Warmup)
 		}
+	}
+	if first, last := segs[0], segs[3]; first.End-first.Start <= last.End-last.Start {
+		t.Errorf("segments %v: the first, with no warm-up, should hold more launches than the last", segs)
 	}
 	if segs[0].Warmup != 0 {
 		t.Errorf("the first segment warms up with %d launches, want 0", segs[0].Warmup)
@@ -61,9 +68,10 @@ func TestSplitAtSteps(t *testing.T) {
 	}
 }
 
-// TestSplitBalancesInstructions: segments hold about equal warp
-// instructions, not launches: a heavy first step makes the first segment
-// short.
+// TestSplitBalancesInstructions: segments simulate about equal warp
+// instructions (their warm-up's too), not launches: a heavy first step
+// makes the first segment short, and keeps it out of the second's
+// warm-up.
 func TestSplitBalancesInstructions(t *testing.T) {
 	in := steps(26*10, 4, "norm", "qkv", "attn", "out", "up", "down")
 	for i := range 26 {
@@ -74,13 +82,35 @@ func TestSplitBalancesInstructions(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCover(t, segs, len(in.Launches))
-	// 520,000 + 234,000 instructions: half is 377,000, inside step 0.
-	if segs[1].Start != 26 {
-		t.Errorf("second segment starts at launch %d, want 26 (the first step holds most instructions): %v", segs[1].Start, segs)
+	// 520,000 + 234,000 instructions. Cut after the prefill (26), the
+	// second segment would simulate the prefill as its warm-up: 754,000
+	// against 520,000. Cut a step later (52), 546,000 and 234,000: the
+	// longest segment is shorter.
+	if segs[1].Start != 52 {
+		t.Errorf("second segment starts at launch %d, want 52 (its warm-up then is a decode step, not the prefill): %v", segs[1].Start, segs)
 	}
-	// Its step of warm-up is the whole prefill, however many instructions.
+	// Its step of warm-up is a whole step, however many instructions.
 	if segs[1].Warmup != 26 {
-		t.Errorf("second segment warms up with %d launches, want 26 (the prefill step, whole)", segs[1].Warmup)
+		t.Errorf("second segment warms up with %d launches, want 26 (a step, whole)", segs[1].Warmup)
+	}
+}
+
+// TestSplitCountsWarmup: two segments of a trace of equal launches are
+// cut so that each simulates half of the launches plus half a warm-up:
+// the second, which simulates its step of warm-up too, starts after the
+// middle (on 300 launches of a 6-launch step, at 156, not at 150).
+func TestSplitCountsWarmup(t *testing.T) {
+	in := steps(300, 1, "qkv", "attn", "up", "down")
+	segs, err := sampling.Split(in, 2, sampling.WarmupStep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCover(t, segs, len(in.Launches))
+	if p := sampling.Period(in); p != 6 || segs[1].Warmup != 6 {
+		t.Fatalf("step %d, segments %v: want a step of 6 launches of warm-up", p, segs)
+	}
+	if segs[1].Start != 156 {
+		t.Errorf("the second segment starts at %d, want 156 (153 simulated launches each, to the step): %v", segs[1].Start, segs)
 	}
 }
 
