@@ -532,6 +532,12 @@ func writeLLMKernel(path string, src *source, l LLMLaunch, bases [3]uint64) erro
 //   - noisy: two layers of all six kernels (14 a step), 20 decode steps,
 //     batch-2 steps every 5, 5 % noise;
 //   - quiet: two layers of qkv and attention, 40 decode steps, no noise;
+//   - requests: many short requests (a prefill and 6 decode steps of two
+//     layers of five kernels, 84 launches a request: 3 and a half in 300
+//     launches), a 250-token prompt so that attention's grid grows once
+//     a request, batch-2 steps every 3, 2 % noise; added as a held-out
+//     shape (docs/benchmarks.md, "Held-out shapes"): prefill launches
+//     after a request's decode steps, which the other shapes barely have;
 //   - default: the zero LLMConfig (four layers of six kernels, 11 decode
 //     steps, 2 % noise), the trace of docs/benchmarks.md's first tables.
 var Shapes = map[string]LLMConfig{
@@ -539,5 +545,6 @@ var Shapes = map[string]LLMConfig{
 	"layers3":  {Layers: 3, Kinds: 3, DecodeSteps: 24, Prompt: 500, OddEvery: 8, Noise: 0.01},
 	"noisy":    {Layers: 2, Kinds: 6, DecodeSteps: 20, BatchEvery: 5, Noise: 0.05},
 	"quiet":    {Layers: 2, Kinds: 2, DecodeSteps: 40, Noise: -1},
+	"requests": {Layers: 2, Kinds: 5, DecodeSteps: 6, Prompt: 250, BatchEvery: 3, Noise: 0.02},
 	"default":  {},
 }
