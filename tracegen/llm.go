@@ -86,11 +86,11 @@ func (c *LLMConfig) defaults() error {
 	if c.DurationPerInstNs == 0 {
 		c.DurationPerInstNs = 0.35
 	}
-	switch {
-	case c.Noise == 0:
+	// A negative Noise stays negative (none, see noiseAmp): defaults runs
+	// again on a config it filled in (GenerateLLM's, in LLMLaunches), and
+	// a 0 there would become the default 2 %.
+	if c.Noise == 0 {
 		c.Noise = 0.02
-	case c.Noise < 0:
-		c.Noise = 0
 	}
 	if c.Launches < 1 || c.Layers < 1 || c.DecodeSteps < 0 || c.Prompt < 1 {
 		return fmt.Errorf("tracegen: llm: launches, layers and prompt must be >= 1 and decode steps >= 0")
@@ -100,6 +100,9 @@ func (c *LLMConfig) defaults() error {
 	}
 	return nil
 }
+
+// noiseAmp is the noise's amplitude: Noise, 0 for none (Noise < 0).
+func (c *LLMConfig) noiseAmp() float64 { return max(c.Noise, 0) }
 
 // LLMLaunch is one launch of an LLM-like trace.
 type LLMLaunch struct {
@@ -170,7 +173,7 @@ func LLMLaunches(cfg LLMConfig, blockInsts int64) ([]LLMLaunch, error) {
 			KernelID: len(out) + 1, Name: k.name, Kind: k.kind, Request: req, Step: step, Layer: layer,
 			Blocks: blocks, Insts: int64(blocks) * blockInsts, weight: weight, in: len(out) % 2,
 		}
-		l.DurationNs = (cfg.DurationBaseNs + cfg.DurationPerInstNs*float64(l.Insts)) * (1 + cfg.Noise*noise(len(out)))
+		l.DurationNs = (cfg.DurationBaseNs + cfg.DurationPerInstNs*float64(l.Insts)) * (1 + cfg.noiseAmp()*noise(len(out)))
 		out = append(out, l)
 	}
 	nw := 2 + len(llmKinds)*cfg.Layers
