@@ -28,15 +28,28 @@ type fullRun struct {
 
 // readFullRuns reads testdata/fullruns: full simulations of LLM-like
 // traces of several shapes by the real Accel-Sim, written by `make
-// bench-sampling` (BenchmarkFullSim).
+// bench-sampling` (BenchmarkFullSim). CASCADE_CALIBRATION_SHAPES (shapes,
+// comma-separated) keeps those shapes' runs alone: the held-out shapes'
+// figures in docs/benchmarks.md are of their runs alone.
 func readFullRuns(t testing.TB) []fullRun {
 	paths, err := filepath.Glob("testdata/fullruns/*.csv")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no stored full runs in testdata/fullruns (%v)", err)
 	}
+	var keep []string
+	if v := os.Getenv("CASCADE_CALIBRATION_SHAPES"); v != "" {
+		keep = strings.Split(v, ",")
+	}
 	var out []fullRun
 	for _, path := range paths {
+		name := filepath.Base(path)
+		if keep != nil && !slices.ContainsFunc(keep, func(s string) bool { return strings.HasPrefix(name, s+"-") }) {
+			continue
+		}
 		out = append(out, readFullRun(t, path))
+	}
+	if len(out) == 0 {
+		t.Fatalf("no stored full run of the shapes %s", os.Getenv("CASCADE_CALIBRATION_SHAPES"))
 	}
 	return out
 }

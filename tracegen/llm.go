@@ -86,11 +86,11 @@ func (c *LLMConfig) defaults() error {
 	if c.DurationPerInstNs == 0 {
 		c.DurationPerInstNs = 0.35
 	}
-	switch {
-	case c.Noise == 0:
+	// A negative Noise stays negative (none, see noiseAmp): defaults runs
+	// again on a config it filled in (GenerateLLM's, in LLMLaunches), and
+	// a 0 there would become the default 2 %.
+	if c.Noise == 0 {
 		c.Noise = 0.02
-	case c.Noise < 0:
-		c.Noise = 0
 	}
 	if c.Launches < 1 || c.Layers < 1 || c.DecodeSteps < 0 || c.Prompt < 1 {
 		return fmt.Errorf("tracegen: llm: launches, layers and prompt must be >= 1 and decode steps >= 0")
@@ -100,6 +100,9 @@ func (c *LLMConfig) defaults() error {
 	}
 	return nil
 }
+
+// noiseAmp is the noise's amplitude: Noise, 0 for none (Noise < 0).
+func (c *LLMConfig) noiseAmp() float64 { return max(c.Noise, 0) }
 
 // LLMLaunch is one launch of an LLM-like trace.
 type LLMLaunch struct {
@@ -170,7 +173,7 @@ func LLMLaunches(cfg LLMConfig, blockInsts int64) ([]LLMLaunch, error) {
 			KernelID: len(out) + 1, Name: k.name, Kind: k.kind, Request: req, Step: step, Layer: layer,
 			Blocks: blocks, Insts: int64(blocks) * blockInsts, weight: weight, in: len(out) % 2,
 		}
-		l.DurationNs = (cfg.DurationBaseNs + cfg.DurationPerInstNs*float64(l.Insts)) * (1 + cfg.Noise*noise(len(out)))
+		l.DurationNs = (cfg.DurationBaseNs + cfg.DurationPerInstNs*float64(l.Insts)) * (1 + cfg.noiseAmp()*noise(len(out)))
 		out = append(out, l)
 	}
 	nw := 2 + len(llmKinds)*cfg.Layers
@@ -532,6 +535,12 @@ func writeLLMKernel(path string, src *source, l LLMLaunch, bases [3]uint64) erro
 //   - noisy: two layers of all six kernels (14 a step), 20 decode steps,
 //     batch-2 steps every 5, 5 % noise;
 //   - quiet: two layers of qkv and attention, 40 decode steps, no noise;
+//   - requests: many short requests (a prefill and 6 decode steps of two
+//     layers of five kernels, 84 launches a request: 3 and a half in 300
+//     launches), a 250-token prompt so that attention's grid grows once
+//     a request, batch-2 steps every 3, 2 % noise; added as a held-out
+//     shape (docs/benchmarks.md, "Held-out shapes"): prefill launches
+//     after a request's decode steps, which the other shapes barely have;
 //   - default: the zero LLMConfig (four layers of six kernels, 11 decode
 //     steps, 2 % noise), the trace of docs/sampling-benchmarks.md's first tables.
 var Shapes = map[string]LLMConfig{
@@ -539,5 +548,6 @@ var Shapes = map[string]LLMConfig{
 	"layers3":  {Layers: 3, Kinds: 3, DecodeSteps: 24, Prompt: 500, OddEvery: 8, Noise: 0.01},
 	"noisy":    {Layers: 2, Kinds: 6, DecodeSteps: 20, BatchEvery: 5, Noise: 0.05},
 	"quiet":    {Layers: 2, Kinds: 2, DecodeSteps: 40, Noise: -1},
+	"requests": {Layers: 2, Kinds: 5, DecodeSteps: 6, Prompt: 250, BatchEvery: 3, Noise: 0.02},
 	"default":  {},
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -245,4 +246,35 @@ func stores2min(m map[uint64]bool) uint64 {
 		lo = min(lo, a)
 	}
 	return lo
+}
+
+// TestGenerateLLMNoNoise: a trace asked for without noise (Noise < 0, the
+// quiet shape) gets measured durations of its work alone, as
+// LLMLaunches gives them (GenerateLLM's defaults once turned it into the
+// default 2 % on LLMLaunches' second pass).
+func TestGenerateLLMNoNoise(t *testing.T) {
+	src := writeSource(t)
+	cfg := tracegen.LLMConfig{From: src, Launches: 30, Layers: 1, DecodeSteps: 3, Noise: -1}
+	dir := filepath.Join(t.TempDir(), "llm")
+	res, err := tracegen.GenerateLLM(context.Background(), dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := tracegen.LLMLaunches(cfg, res.BlockInsts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := tracedir.ReadRealTiming(filepath.Join(dir, "real_timing.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rt.Rows) != len(ls) {
+		t.Fatalf("%d timing rows, %d launches", len(rt.Rows), len(ls))
+	}
+	for i, r := range rt.Rows {
+		want := 2500 + 0.35*float64(ls[i].Insts)
+		if r.DurationNs == nil || math.Abs(*r.DurationNs-want) > 0.05 || math.Abs(ls[i].DurationNs-want) > 1e-9 {
+			t.Fatalf("launch %d: %v ns written, %g from LLMLaunches, want %g (no noise)", i, r.DurationNs, ls[i].DurationNs, want)
+		}
+	}
 }
