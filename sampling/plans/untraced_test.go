@@ -68,7 +68,13 @@ func TestPlanUntraced(t *testing.T) {
 	ctx := context.Background()
 	d := dbtest.DB(t)
 	bucket := t.TempDir()
-	ks, rows := llm(20000)
+	// 20,000 launches, as an LLM trace of a few requests; 4,000 in the
+	// fast tier, where storing two such traces was most of its time.
+	n := 20000
+	if testing.Short() {
+		n = 4000
+	}
+	ks, rows := llm(n)
 	addTrace(t, d, bucket, "full", ks, rows)
 	s := &plans.Service{Store: d, BucketDir: bucket}
 	own := plans.Request{TraceID: "full", Target: sampling.Target{Error: 0.05}, Warmup: cascade.Ptr(2)}
