@@ -49,7 +49,7 @@ func TestCrashRecovery(t *testing.T) {
 // on cluster when it is not nil; then it checks the end and logs what it
 // checked.
 func crashTest(t *testing.T, trialsEnv string, def int, cluster *slurmtest.Cluster) {
-	trials := crashTrials(t, trialsEnv, def)
+	trials := envCount(t, trialsEnv, def, 1) // kills per database
 	seed := crashSeed(t)
 	for name, url := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
@@ -74,15 +74,17 @@ func crashTest(t *testing.T, trialsEnv string, def int, cluster *slurmtest.Clust
 	}
 }
 
-// crashTrials is the number of kills per database: env's value, or def.
-func crashTrials(t *testing.T, env string, def int) int {
-	v := os.Getenv(env)
+// envCount is the whole number the environment variable name holds, at
+// least least, or def when it is unset.
+func envCount(t testing.TB, name string, def, least int) int {
+	t.Helper()
+	v := os.Getenv(name)
 	if v == "" {
 		return def
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		t.Fatalf("%s=%q: want a positive number", env, v)
+	if err != nil || n < least {
+		t.Fatalf("%s=%q: want a whole number of at least %d", name, v, least)
 	}
 	return n
 }

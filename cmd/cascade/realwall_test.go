@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -31,8 +30,8 @@ import (
 func BenchmarkRealWall(b *testing.B) {
 	shapes := strings.Split(envOr("CASCADE_BENCH_SHAPES", "decode48"), ",")
 	configs := strings.Split(envOr("CASCADE_BENCH_CONFIGS", "SM6_TITANX,SM7_QV100"), ",")
-	launches := benchInt(b, "CASCADE_BENCH_LAUNCHES", 300)
-	segments := benchInt(b, "CASCADE_BENCH_SPLIT", 2)
+	launches := envCount(b, "CASCADE_BENCH_LAUNCHES", 300, 1)
+	segments := envCount(b, "CASCADE_BENCH_SPLIT", 2, 0)
 	for range b.N {
 		fmt.Println("| shape, config | full run s | sampled run s (ratio) | split run s (ratio) | sampled error (beyond latency), inside | split error, worst launch |")
 		fmt.Println("|---|---|---|---|---|---|")
@@ -136,16 +135,4 @@ func envOr(k, def string) string {
 		return v
 	}
 	return def
-}
-
-func benchInt(b *testing.B, k string, def int) int {
-	v := os.Getenv(k)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		b.Fatalf("%s=%q: want a whole number", k, v)
-	}
-	return n
 }
