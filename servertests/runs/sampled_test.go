@@ -98,16 +98,7 @@ func writeSampledTrace(t *testing.T) string {
 		"traces/stats_ctx_" + sampledCtx:       stats,
 		"metadata.json":                        `{"run_name": "sampled", "model": "sampled-test", "gpu": "NVIDIA H100 80GB HBM3", "trace_gpu_arch": "sm_90", "real_timing": "real_timing.json"}`,
 	}
-	b, err := json.Marshal(rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files["real_timing.json"] = string(b)
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(src, filepath.FromSlash(name)), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTraceFiles(t, src, files, rows)
 	return src
 }
 
@@ -517,3 +508,19 @@ func ptrF(p *float64) any {
 }
 
 const h100ClockMHz = 1755.0
+
+// writeTraceFiles writes files (paths relative to src) and the launches'
+// measured durations as real_timing.json into src.
+func writeTraceFiles(t *testing.T, src string, files map[string]string, rows any) {
+	t.Helper()
+	b, err := json.Marshal(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["real_timing.json"] = string(b)
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(src, filepath.FromSlash(name)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package runs_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -89,16 +88,7 @@ func writeTwoContextTrace(t *testing.T, traced func(ctx string, id int) bool) st
 	}
 	files["traces/kernelslist.g"] = list.String()
 	files["metadata.json"] = `{"run_name": "two", "model": "two-context-test", "gpu": "NVIDIA H100 80GB HBM3", "trace_gpu_arch": "sm_90", "real_timing": "real_timing.json"}`
-	b, err := json.Marshal(rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files["real_timing.json"] = string(b)
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(src, filepath.FromSlash(name)), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTraceFiles(t, src, files, rows)
 	return src
 }
 
