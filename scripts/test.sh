@@ -22,6 +22,8 @@ summary() {
   # A failure before the web UI's step leaves npm ci running: let it end.
   if [ -n "${ui_install:-}" ]; then wait "$ui_install" 2>/dev/null || true; fi
   if [ -n "${ui_log:-}" ]; then rm -f "$ui_log"; fi
+  if [ -n "${ui_test_pid:-}" ]; then kill "$ui_test_pid" 2>/dev/null || true; fi
+  if [ -n "${ui_test_log:-}" ]; then rm -f "$ui_test_log"; fi
   [ ${#steps[@]} -gt 0 ] || return "$rc"
   if [ "$rc" -eq 0 ]; then
     printf '\n==> passed in %ss; time by step:\n' "$SECONDS"
@@ -68,8 +70,12 @@ fi
 step "go vet"
 go vet ./...
 
+# The web UI is built before the Go tests (they embed frontend/dist, which
+# must not change while they compile); its unit tests run beside the Go
+# tests (below).
+ui_test_pid="" ui_test_log=""
 if [ -n "$ui_install" ]; then
-  step "web UI: install (begun after the dependencies), unit tests, build"
+  step "web UI: install (begun after the dependencies), build"
   ui_status=0
   wait "$ui_install" || ui_status=$?
   ui_install=""
@@ -78,7 +84,8 @@ if [ -n "$ui_install" ]; then
     echo "npm ci failed (exit $ui_status)"
     exit 1
   fi
-  (cd frontend && npm test && npm run build)
+  (cd frontend && npm run build)
+  ui_test_log=$(mktemp)
 fi
 
 step "Slurm"
@@ -88,7 +95,7 @@ else
   echo "SKIPPING the Slurm cluster tests in slurm/, servertests/runs and cmd/cascade: Slurm's packages are not installed and cannot be"
 fi
 
-step "go test -race"
+step "go test -race, and beside it the web UI's unit tests"
 # go test starts the packages' test binaries in the order they are named,
 # two at a time (2 cores): the longest start first, so that no long one is
 # left running alone at the end: cmd/cascade (the real Accel-Sim's tests,
@@ -99,7 +106,31 @@ step "go test -race"
 # ten go test runs) on the same packages and test files above; go test's
 # own pass re-type-checked every package against the race-built ones, a
 # minute and a half of CPU on a cold cache.
-go test -race -vet=off -count=1 -timeout 20m ./cmd/cascade ./servertests/runs ./slurm ./...
+#
+# Three packages at a time on 2 cores: the Slurm tests wait on a real
+# controller (slurm/ used half a core over its 2.5 minutes, the Slurm
+# tests of servertests/runs three quarters), and a third package fills
+# what they leave. The web UI's unit tests (vitest, about 40 s) run beside
+# them for the same reason; their output is shown after.
+if [ -n "$ui_test_log" ]; then
+  (cd frontend && t0=$SECONDS && npm test &&
+    echo "(the web UI's unit tests took $((SECONDS - t0)) s, beside go test -race)") >"$ui_test_log" 2>&1 &
+  ui_test_pid=$!
+fi
+go_status=0
+go test -race -vet=off -count=1 -p 3 -timeout 20m ./cmd/cascade ./servertests/runs ./slurm ./... || go_status=$?
+if [ -n "$ui_test_pid" ]; then
+  ui_status=0
+  wait "$ui_test_pid" || ui_status=$?
+  ui_test_pid=""
+  printf '\n--- the web UI'"'"'s unit tests, run beside go test -race:\n'
+  cat "$ui_test_log"
+  if [ "$ui_status" -ne 0 ]; then
+    echo "the web UI's unit tests failed (exit $ui_status)"
+    exit 1
+  fi
+fi
+[ "$go_status" -eq 0 ] || exit "$go_status"
 
 step "GraphQL over HTTP: graphql-http's server audits against cascade serve"
 go build -buildvcs=auto -o bin/cascade ./cmd/cascade
@@ -108,9 +139,12 @@ go build -buildvcs=auto -o bin/cascade ./cmd/cascade
 # Fuzzing: coverage guidance from Cascade's own packages (instrumenting
 # every dependency for fuzzing compiled them all again, minutes for 5 s a
 # target). The Chromium tests mostly wait (on the browser, the server, the
-# stand-in simulator: about 40 % of 2 cores), so the fuzz targets run
-# beside them rather than after: each target still gets its 5 s.
-fuzz() { FUZZTIME=5s FUZZ_INSTRUMENT=module scripts/fuzz.sh; }
+# stand-in simulator; one at a time, 311 s here), so they run two test
+# files at a time (251 s with the fuzz targets beside them; three at a
+# time gained 9 s more) and the fuzz targets beside them rather than
+# after, two targets at a time with one worker each: each target still
+# gets its 5 s (116 s for the 22, with their builds).
+fuzz() { FUZZTIME=5s FUZZ_PARALLEL=1 FUZZ_JOBS=2 FUZZ_INSTRUMENT=module scripts/fuzz.sh; }
 if [ -d frontend ] && [ -f frontend/package.json ] && grep -q '"e2e"' frontend/package.json; then
   step "web UI: end-to-end tests in Chromium, and beside them every fuzz target for 5 s (make fuzz runs a longer campaign)"
   go build -o bin/accel-sim.out ./testkit/fakesim/cmd/fakesim

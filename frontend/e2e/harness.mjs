@@ -2,7 +2,6 @@
 import { execFile, spawn } from "node:child_process";
 import { closeSync, constants, openSync } from "node:fs";
 import { appendFile, mkdtemp, mkdir, writeFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,17 +24,6 @@ const CHROMIUM_ARGS = [
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-export async function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 // Every server this test file started, so that a failing file shows the end of each one's log
 // (node --test passes a file's stderr on as "# " lines after its results).
 const started = [];
@@ -54,13 +42,14 @@ export async function startServer({ dataDir, port, env = {} } = {}) {
   const bin = process.env.CASCADE_BIN;
   if (!bin) throw new Error("set CASCADE_BIN to the cascade binary (go build -o /tmp/cascade ./cmd/cascade)");
   dataDir ??= await mkdtemp(join(tmpdir(), "cascade-e2e-"));
-  port ??= await freePort();
-  const addr = `127.0.0.1:${port}`;
+  // Port 0 unless a test restarts a server on its old port: the kernel picks a free one and
+  // the server says which. (A port picked here and freed before the server binds it can be
+  // taken meanwhile by a test file running beside this one.)
   const proc = spawn(bin, ["serve"], {
     env: {
       ...process.env,
       CASCADE_DATA_DIR: dataDir,
-      CASCADE_ADDR: addr,
+      CASCADE_ADDR: `127.0.0.1:${port ?? 0}`,
       CASCADE_SCAN_INTERVAL: "200ms",
       CASCADE_S3_ADDR: "127.0.0.1:0",
       ...env,
@@ -71,12 +60,17 @@ export async function startServer({ dataDir, port, env = {} } = {}) {
   proc.stdout.on("data", (d) => (output += d));
   proc.stderr.on("data", (d) => (output += d));
   const exited = new Promise((r) => proc.once("exit", (code, sig) => r({ code, sig })));
-  const url = `http://${addr}`;
-  started.push({ url, output: () => output });
+  const entry = { url: `an address not yet printed (data ${dataDir})`, output: () => output };
+  started.push(entry);
   const deadline = Date.now() + 30_000;
+  let url;
   for (;;) {
     const gone = await Promise.race([exited, sleep(100).then(() => null)]);
     if (gone) throw new Error(`cascade serve exited (${JSON.stringify(gone)}):\n${output}`);
+    if (Date.now() > deadline) throw new Error(`cascade serve did not answer ${url ? `on ${url} ` : ""}in 30 s:\n${output}`);
+    url ??= output.match(/cascade: serving (http:\/\/\S+) /)?.[1];
+    if (!url) continue;
+    entry.url = url;
     try {
       // A server with tokens answers only with one.
       const headers = env.CASCADE_TOKEN ? { Authorization: `Bearer ${env.CASCADE_TOKEN}` } : {};
@@ -85,8 +79,8 @@ export async function startServer({ dataDir, port, env = {} } = {}) {
     } catch {
       /* not listening yet */
     }
-    if (Date.now() > deadline) throw new Error(`cascade serve did not answer on ${url} in 30 s:\n${output}`);
   }
+  port = Number(new URL(url).port);
   const bucket = join(dataDir, "s3", "cascade", "traces");
   return {
     url,
