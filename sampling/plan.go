@@ -88,17 +88,19 @@ type groupKey struct {
 	name        string
 	grid, block cascade.Dim3
 	untimed     bool
+	// afterHeavy: the launch follows a heavy stretch (afterHeavy).
+	afterHeavy bool
 }
 
 // newPlanner groups in's launches by key, the groups in order of their
 // first launch, and sorts each group by value (then by launch index).
-func newPlanner(in Input, warm int, value func(*Launch) float64, key func(*Launch) groupKey) *planner {
+func newPlanner(in Input, warm int, value func(*Launch) float64, key func(int, *Launch) groupKey) *planner {
 	return newPlannerCap(in, warm, false, value, key)
 }
 
 // newPlannerCap is newPlanner; with capWarm, warm-up is capped at warm
 // launches of the trace's mean instructions (WarmupStep).
-func newPlannerCap(in Input, warm int, capWarm bool, value func(*Launch) float64, key func(*Launch) groupKey) *planner {
+func newPlannerCap(in Input, warm int, capWarm bool, value func(*Launch) float64, key func(int, *Launch) groupKey) *planner {
 	n := len(in.Launches)
 	p := &planner{in: in.Launches, warm: warm, v: make([]float64, n), sim: make([]bool, n), basisWeight: 1}
 	ids := make([]int32, n)
@@ -110,7 +112,7 @@ func newPlannerCap(in Input, warm int, capWarm bool, value func(*Launch) float64
 		l := &p.in[i]
 		p.v[i] = value(l)
 		p.totalInsts += l.instructions()
-		k := key(l)
+		k := key(i, l)
 		if lastID < 0 || k != last {
 			id, ok := index[k]
 			if !ok {
@@ -297,15 +299,25 @@ func (p *planner) markOne(i int32) int64 {
 	return p.in[i].instructions()
 }
 
-// tieTolerance is how far, in standard deviations of its stratum (of
-// the spread the plan counts as the simulator's: a tenth of a STEM
-// stratum's, TimingWeight), a candidate's value may be from the best
-// one's and still count as equally good: among those, choose prefers the cheapest (whose warm-up is
-// already simulated). A quarter of a standard deviation lets the
-// representatives of a step's kernels fall in the same steps and share
-// their warm-up: on the LLM-like trace of docs/sampling-benchmarks.md, 118× fewer
-// simulated instructions than the trace's where 0.05 gave 93×, the
-// projection as close to the full simulation.
+// tieTolerance is how far a candidate's value may be from the best
+// one's and still count as equally good, in standard deviations of its
+// stratum's values divided by the plan's basisWeight: a quarter of a
+// standard deviation of instructions (Sieve), 2.5 standard deviations of
+// measured durations for STEM (TimingWeight, a tenth: a duration's spread
+// within a stratum is mostly the GPU's timing noise, which the simulator
+// does not show, so nearly every launch of a STEM stratum counts). Among
+// those, choose prefers the cheapest (whose warm-up is already simulated):
+// the representatives of a step's kernels fall in the same steps and
+// share their warm-up. On 20,000 launches of the LLM-like shapes
+// (TestSavings, the default plan), 114 to 242× fewer simulated warp
+// instructions than the trace's; a tenth of this tolerance (a quarter of
+// a standard deviation of durations) gave 53 to 242×, a hundredth (a
+// quarter of the spread the plan counts, TimingWeight × s: what this
+// comment said until 2026-12-06, never what the code did) 35 to 242×.
+// The cost of a choice this loose is that cheapness, not the value,
+// decides where representatives fall: launches whose warm-up other
+// strata's choices simulate, so launches after a heavy step have strata
+// of their own (afterHeavy).
 const tieTolerance = 0.25
 
 // choose picks each stratum's representatives, stratum by stratum. A

@@ -55,7 +55,7 @@ func (m Sieve) Plan(in Input, target Target) (Plan, error) {
 		return Plan{}, cascade.Errorf(cascade.EINVALID, "sieve: no launches to plan")
 	}
 	p := newPlannerCap(in, warm, m.Warmup == WarmupStep, func(l *Launch) float64 { return float64(l.instructions()) },
-		func(l *Launch) groupKey { return groupKey{name: l.Name} })
+		func(_ int, l *Launch) groupKey { return groupKey{name: l.Name} })
 	p.stratifyByCV(maxCV)
 	base := append([]stratum(nil), p.strata...)
 	build := func(eps float64) {

@@ -14,7 +14,8 @@ import (
 // the bound on the total, at 95 % confidence, with the fewest simulated
 // warp instructions, warm-up included (Neyman's allocation with costs).
 // A stratum's representatives are taken one from each of n equal
-// quantile bins of its durations.
+// quantile bins of its durations. Launches after a heavy step (a
+// prefill: afterHeavy) are grouped apart from their kernel's others.
 //
 // Launches without a measured duration form a stratum of their own in
 // their group, sampled once (the launch closest to its mean instruction
@@ -51,13 +52,18 @@ func (m STEM) Plan(in Input, target Target) (Plan, error) {
 		return Plan{}, cascade.Errorf(cascade.EINVALID,
 			"stem: no launch has a measured duration (the trace has no real timing): plan with SIEVE")
 	}
+	step := warm
+	if m.Warmup != WarmupStep {
+		step = Period(in)
+	}
+	heavy := afterHeavy(in, step)
 	p := newPlannerCap(in, warm, m.Warmup == WarmupStep, func(l *Launch) float64 {
 		if l.Timed() {
 			return l.DurationNs
 		}
 		return float64(l.instructions())
-	}, func(l *Launch) groupKey {
-		return groupKey{name: l.Name, grid: l.Grid, block: l.Block, untimed: !l.Timed()}
+	}, func(i int, l *Launch) groupKey {
+		return groupKey{name: l.Name, grid: l.Grid, block: l.Block, untimed: !l.Timed(), afterHeavy: heavy != nil && heavy[i]}
 	})
 	p.basisTimed, p.basisWeight = true, TimingWeight
 	p.seed = m.Seed
