@@ -21,7 +21,9 @@ func afterHeavy(in Input, step int) []bool {
 	for i := range in.Launches {
 		total += in.Launches[i].instructions()
 	}
-	limit := int64(step) * (total / int64(n))
+	// More than the mean step: sum/step > total/n, in integers (the mean
+	// rounded down would mark every step of a trace whose steps are all
+	// alike).
 	var out []bool
 	// sum is the instructions of launches lo..i-1, all of i's context.
 	sum, lo := int64(0), 0
@@ -32,7 +34,7 @@ func afterHeavy(in Input, step int) []bool {
 		for ; i-lo > step; lo++ {
 			sum -= in.Launches[lo].instructions()
 		}
-		if sum > limit {
+		if sum*int64(n) > int64(step)*total {
 			if out == nil {
 				out = make([]bool, n)
 			}

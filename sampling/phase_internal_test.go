@@ -42,4 +42,15 @@ func TestAfterHeavy(t *testing.T) {
 	if got := afterHeavy(flat, 3); got != nil {
 		t.Errorf("steps of equal work: marked %v", got)
 	}
+	// Steps alike whose mean launch is no whole number (31 instructions
+	// a step of 3): the mean rounded down made every step heavy.
+	var uneven Input
+	for range 6 {
+		for _, n := range []int64{10, 10, 11} {
+			uneven.Launches = append(uneven.Launches, Launch{Name: "k", WarpInstructions: n, Context: "a"})
+		}
+	}
+	if got := afterHeavy(uneven, 3); got != nil {
+		t.Errorf("steps of equal work, a mean launch of 10⅓: marked %v", got)
+	}
 }
