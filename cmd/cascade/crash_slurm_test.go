@@ -32,6 +32,7 @@ func TestMain(m *testing.M) { slurmtest.Main(m) }
 // CASCADE_CRASH_SLURM_TRIALS sets the number of kills per database
 // (default 4; `make crash` runs more); CASCADE_CRASH_SEED replays.
 func TestCrashRecoverySlurm(t *testing.T) {
+	t.Parallel() // beside the package's other simulations and servers: see docs/development.md
 	crashTest(t, "CASCADE_CRASH_SLURM_TRIALS", 4, slurmtest.Start(t))
 }
 

@@ -41,6 +41,7 @@ import (
 // CASCADE_CRASH_TRIALS sets the number of kills per database (default 8;
 // `make crash` runs more) and CASCADE_CRASH_SEED replays a failing sequence.
 func TestCrashRecovery(t *testing.T) {
+	t.Parallel() // beside the package's other simulations and servers: see docs/development.md
 	crashTest(t, "CASCADE_CRASH_TRIALS", 8, nil)
 }
 

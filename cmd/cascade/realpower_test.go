@@ -26,6 +26,7 @@ import (
 // kernels CSV and in the configs compared; the log's own statistics are
 // those of a run without power, as before.
 func TestRealAccelSimPower(t *testing.T) {
+	t.Parallel() // beside the package's other simulations and servers: see docs/development.md
 	checkout := testkit.RealAccelSim(t)
 	trace := testkit.RealTrace(t, "vecadd-sm61")
 	data := t.TempDir()

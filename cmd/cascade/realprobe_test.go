@@ -26,43 +26,95 @@ import (
 var realProbe struct {
 	mu   sync.Mutex
 	json []byte
+	// probing is open while a server realServer started probes with no
+	// answers to start from: the real-simulator tests run in parallel,
+	// and a second server started meanwhile waits for those answers
+	// rather than probing too.
+	probing chan struct{}
 }
 
 // realServer is checkoutServer on the real Accel-Sim checkout, its data
 // directory given the probe answers of an earlier server of this process
-// when there are any; its own answers are kept for the next one when
-// there are not. TestRealSimulatorRefuses, whose subject is the probe,
+// when there are any (waiting for them while the first server probes);
+// the first server's answers are kept for the next ones as soon as it has
+// written them. TestRealSimulatorRefuses, whose subject is the probe,
 // starts its server with checkoutServer: it probes the real simulator
-// every time (and so does the first server here), and keeps its answers
-// too.
+// every time, and keeps its answers too.
 func realServer(t testing.TB, data, checkout string, env ...string) (string, *testkit.SyncBuffer, *exec.Cmd) {
 	t.Helper()
-	realProbe.mu.Lock()
-	seed := realProbe.json
-	realProbe.mu.Unlock()
+	seed, first := realProbeAnswers(t)
 	cache := filepath.Join(data, "simprobe.json")
 	if seed != nil {
 		if err := os.WriteFile(cache, seed, 0o644); err != nil {
 			t.Fatal(err)
 		}
-	} else {
-		t.Cleanup(func() { keepRealProbe(cache) })
 	}
-	return checkoutServer(t, data, append([]string{"CASCADE_ACCELSIM_DIR=" + checkout}, env...)...)
+	addr, out, cmd := checkoutServer(t, data, append([]string{"CASCADE_ACCELSIM_DIR=" + checkout}, env...)...)
+	if first != nil {
+		// The server probes in the background and writes its answers (by
+		// a rename) when done; until then, or this test's end, the others
+		// wait.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		t.Cleanup(cancel)
+		go func() {
+			defer close(first)
+			for !keepRealProbe(cache) {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(200 * time.Millisecond):
+				}
+			}
+		}()
+	}
+	return addr, out, cmd
+}
+
+// realProbeAnswers returns the probe answers kept so far, waiting while
+// another server probes; with none (and none coming) it returns a channel
+// to close once this caller's server has probed.
+func realProbeAnswers(t testing.TB) (seed []byte, first chan struct{}) {
+	for {
+		realProbe.mu.Lock()
+		if realProbe.json != nil {
+			defer realProbe.mu.Unlock()
+			return realProbe.json, nil
+		}
+		wait := realProbe.probing
+		if wait == nil {
+			realProbe.probing = make(chan struct{})
+			defer realProbe.mu.Unlock()
+			first := realProbe.probing
+			return nil, first
+		}
+		realProbe.mu.Unlock()
+		select {
+		case <-wait:
+		case <-time.After(6 * time.Minute):
+			t.Fatal("the first real-simulator server's probe answers never came")
+		}
+		realProbe.mu.Lock()
+		if realProbe.probing == wait && realProbe.json == nil {
+			realProbe.probing = nil // that probe failed: the next caller probes
+		}
+		realProbe.mu.Unlock()
+	}
 }
 
 // keepRealProbe keeps the probe answers in the file cache, when there
-// (the probe finished), for the servers realServer starts next.
-func keepRealProbe(cache string) {
+// (the probe finished), for the servers realServer starts next, and says
+// whether it found them.
+func keepRealProbe(cache string) bool {
 	b, err := os.ReadFile(cache)
 	if err != nil {
-		return
+		return false
 	}
 	realProbe.mu.Lock()
 	defer realProbe.mu.Unlock()
 	if realProbe.json == nil {
 		realProbe.json = b
 	}
+	return true
 }
 
 // realLLMTrace starts a server on the real simulator (realServer, two

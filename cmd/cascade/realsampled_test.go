@@ -60,6 +60,7 @@ const realSampledFields = `id state error progress { kernelsDone kernelsTotal }
 // from both runs' kernels, and the full total inside the stated interval.
 // (make bench-sampling measures the error on the 300-launch trace.)
 func TestRealAccelSimSampledRun(t *testing.T) {
+	t.Parallel() // beside the package's other simulations and servers: see docs/development.md
 	addr, launches := realLLMTrace(t, tracegen.LLMConfig{Launches: 24, Layers: 1, DecodeSteps: 2})
 
 	var p struct {

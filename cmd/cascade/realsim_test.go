@@ -49,6 +49,7 @@ const realRunFields = `id state error kernels { name simCycles simInstructions s
 // their counters (checkCorrelation). The server then restarts without the
 // runs' configs, and their results outlive them (checkOutlivesConfigs).
 func TestRealAccelSim(t *testing.T) {
+	t.Parallel() // beside the package's other simulations and servers: see docs/development.md
 	checkout := testkit.RealAccelSim(t)
 	trace := withProfiles(t, testkit.RealTrace(t, "vecadd-sm61"))
 	data := t.TempDir()
@@ -229,6 +230,7 @@ func deref(p *float64) float64 {
 // (and no trace_gpu_arch in metadata.json) is refused up front, naming
 // the versions the simulator decodes and where sm_90 came from.
 func TestRealSimulatorRefuses(t *testing.T) {
+	t.Parallel() // beside the package's other simulations and servers: see docs/development.md
 	checkout := testkit.RealAccelSim(t)
 	src := testkit.RealTrace(t, "vecadd-sm61")
 	trace := t.TempDir()

@@ -22,6 +22,7 @@ import (
 // anything is queued, with the simulator's own line and the modifier the
 // option came from; a sweep with one refused cell queues nothing.
 func TestRealAccelSimVariants(t *testing.T) {
+	t.Parallel() // beside the package's other simulations and servers: see docs/development.md
 	checkout := testkit.RealAccelSim(t)
 	trace := testkit.RealTrace(t, "vecadd-sm61")
 	data := t.TempDir()
