@@ -38,9 +38,10 @@ func newSegmentWarmer(workDir string) *segmentWarmer {
 // cannot be done is recorded, never fatal: the segment runs cold, as it
 // would have.
 //
-// warmup is how many of the segment's first kernels only warm up the
-// rest (segmentWarmup): the lines they touch are theirs to bring in.
-func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *kernellist.List, refs []kernellist.Ref, warmup int) (*kernellist.List, string) {
+// prep says how many of the segment's first kernels only warm up the
+// rest (the lines they touch are theirs to bring in) and the window's
+// share of the L2 (segmentPrepOf).
+func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *kernellist.List, refs []kernellist.Ref, prep segmentPrep) (*kernellist.List, string) {
 	if r.SampledByID == nil || len(refs) == 0 {
 		return sub, ""
 	}
@@ -51,7 +52,11 @@ func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *ker
 	if l2.Flushed {
 		return sub, "" // the simulator empties L2 between kernels: a segment starts as the full run's kernels do
 	}
-	plan, err := l2warm.PlanAfterWarmup(w.cache, src, refs, warmup, l2.Window())
+	share := prep.share
+	if share == 0 {
+		share = l2warm.WindowShare
+	}
+	plan, err := l2warm.PlanAfterWarmup(w.cache, src, refs, prep.warmup, l2.Window(share))
 	if err != nil {
 		return sub, NotWarmed + err.Error()
 	}
@@ -71,23 +76,35 @@ func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *ker
 		plan.Lines.Count(), plan.Lines.Bytes()>>10, plan.Dirty.Count(), plan.Launches, name)
 }
 
-// segmentWarmup is how many of segment r's first kernels its coordinator
-// simulates only to warm up the rest: a split run's warm-up, a sampled
-// run's launches before the segment's first representative. 0 when its
-// parent does not say (a sampled run stored before it kept them): then
-// every line is warmed, as before.
-func segmentWarmup(parent cascade.Run, id string) int {
+// segmentPrep is how a segment of a sampled or split run is warmed.
+type segmentPrep struct {
+	// warmup is how many of its first kernels its coordinator simulates
+	// only to warm up the rest: a split run's warm-up, a sampled run's
+	// launches before the segment's first representative. 0 when its
+	// parent does not say (a sampled run stored before it kept them):
+	// then every line is warmed, as before.
+	warmup int
+	// share is the warming window's share of the L2
+	// (l2warm.SampledWindowShare for a sampled run's segments; 0, read as
+	// l2warm.WindowShare, otherwise).
+	share float64
+}
+
+// segmentPrepOf is the preparation of parent's segment id.
+func segmentPrepOf(parent cascade.Run, id string) segmentPrep {
 	if s := parent.Split; s != nil {
 		if i := slices.Index(s.SegmentIDs, id); i >= 0 && i < len(s.SegmentStarts) {
-			return min(s.Warmup, s.SegmentStarts[i])
+			return segmentPrep{warmup: min(s.Warmup, s.SegmentStarts[i])}
 		}
 	}
 	if s := parent.Sampling; s != nil {
+		p := segmentPrep{share: l2warm.SampledWindowShare}
 		if i := slices.Index(s.SegmentIDs, id); i >= 0 && i < len(s.SegmentWarmups) {
-			return s.SegmentWarmups[i]
+			p.warmup = s.SegmentWarmups[i]
 		}
+		return p
 	}
-	return 0
+	return segmentPrep{}
 }
 
 // NotWarmed begins the history line of a segment whose L2 could not be
@@ -97,7 +114,7 @@ const NotWarmed = "L2 not warmed: "
 
 // warmVersion names how segments are prepared; a change to what is warmed
 // changes it, so a segment prepared otherwise is not reused for one now.
-const warmVersion = "l2warm 2"
+const warmVersion = "l2warm 3"
 
 // segment is the sums a segment of a sampled or split run records: its
 // config sum covers its preparation too (the warming kernel, which the

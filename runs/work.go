@@ -111,13 +111,13 @@ func (m *Manager) prepare(ctx context.Context, r cascade.Run) (Job, string, erro
 			return Job{}, "", err
 		}
 		total = len(list.Kernels())
-		warmup := 0
+		var prep segmentPrep // a segment with no parent to say: warmed as a split run's
 		if r.SampledByID != nil {
 			if parent, err := m.cfg.Store.Run(ctx, *r.SampledByID); err == nil {
-				warmup = segmentWarmup(parent, r.ID)
+				prep = segmentPrepOf(parent, r.ID)
 			}
 		}
-		list, note = m.warm.warm(r, cfg, src, list, refs, warmup)
+		list, note = m.warm.warm(r, cfg, src, list, refs, prep)
 	}
 	if err := linkConfigFolders(dir, cfg, filepath.Base(m.logs.LogPath(r.ID))); err != nil {
 		return Job{}, "", err

@@ -51,7 +51,7 @@ func TestRealWarmSegment(t *testing.T) {
 		t.Fatalf("SM6_TITANX's L2: %+v, %v", l2, err)
 	}
 	seg := []kernellist.Ref{{ID: launches}}
-	plan, err := l2warm.Plan(l2warm.NewCache(t.TempDir()), list, seg, l2.Window())
+	plan, err := l2warm.Plan(l2warm.NewCache(t.TempDir()), list, seg, l2.Window(l2warm.WindowShare))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -312,6 +312,12 @@ type simRunner struct {
 	list  *kernellist.List
 	work  string
 	sem   chan struct{}
+	// warmShare is the L2 warming window's share of the L2
+	// (CASCADE_BENCH_WARMING=1) as the server takes it for these
+	// segments: 0 for a sampled run's (l2warm.SampledWindowShare),
+	// l2warm.WindowShare for a split run's. CASCADE_BENCH_WARM_SHARE
+	// overrides it.
+	warmShare float64
 }
 
 // simResult is a simulation's cycles by launch position (kernel id − 1:
@@ -333,8 +339,18 @@ func (r *simRunner) run(b *testing.B, cfg, name string, refs []kernellist.Ref, w
 func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []string, name string, refs []kernellist.Ref, warmup int) *simResult {
 	dir := filepath.Join(r.work, cfg, variant, name)
 	warming := refs != nil && os.Getenv("CASCADE_BENCH_WARMING") == "1"
+	share := r.warmShare
+	if share == 0 {
+		share = l2warm.SampledWindowShare
+	}
+	if v := os.Getenv("CASCADE_BENCH_WARM_SHARE"); v != "" {
+		var err error
+		if share, err = strconv.ParseFloat(v, 64); err != nil || share <= 0 {
+			b.Fatalf("CASCADE_BENCH_WARM_SHARE=%q: want a positive share of the L2", v)
+		}
+	}
 	if warming {
-		dir += "-l2warm" + os.Getenv("CASCADE_BENCH_WARM_SHARE")
+		dir += "-l2warm" + strconv.FormatFloat(share, 'g', -1, 64)
 		if warmup > 0 {
 			dir += "-after" + strconv.Itoa(warmup) // warm-up kernels' own lines left to them
 		}
@@ -373,7 +389,7 @@ func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []st
 		}
 	}
 	if warming {
-		if sub, err = warmSegment(r.list, dir, sub, refs, warmup); err != nil {
+		if sub, err = warmSegment(r.list, dir, sub, refs, warmup, share); err != nil {
 			b.Error(err)
 			return &simResult{}
 		}

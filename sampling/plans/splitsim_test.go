@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/accelsim/l2warm"
 	"github.com/cascade-sim/cascade/sampling"
 )
 
@@ -41,7 +42,7 @@ func BenchmarkSplitSim(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := &simRunner{accel: accel, list: list, work: trace, sem: make(chan struct{}, parallel)}
+		r := &simRunner{accel: accel, list: list, work: trace, sem: make(chan struct{}, parallel), warmShare: l2warm.WindowShare}
 		fmt.Fprintf(os.Stdout, "\nSplit simulation of %s (%d launches, a step of %d), %d segments %d at once: %v\n",
 			filepath.Base(trace), len(in.Launches), sampling.Period(in), len(segs), parallel, segs)
 		fmt.Fprintln(os.Stdout, "| config | full cycles | split cycles | total error | worst launch (error) | launches > 2 % | full wall s | split wall s | ratio | sum of segment walls s |")

@@ -1,10 +1,6 @@
 package plans_test
 
 import (
-	"fmt"
-	"os"
-	"strconv"
-
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/l2warm"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
@@ -19,22 +15,14 @@ var footprints = l2warm.NewCache("")
 // docs/sampling.md "Warming L2 before a segment"): the lines its kernels
 // share with the launches shortly before it, loaded into L2 first, but
 // for those its first warmup kernels touch, which bring them in.
-// CASCADE_BENCH_WARM_SHARE sets the window as a share of the L2 other
-// than l2warm.WindowShare.
-func warmSegment(list *kernellist.List, dir string, sub *kernellist.List, refs []kernellist.Ref, warmup int) (*kernellist.List, error) {
+// share is the window's share of the L2 (simRunner.warmShare).
+func warmSegment(list *kernellist.List, dir string, sub *kernellist.List, refs []kernellist.Ref, warmup int, share float64) (*kernellist.List, error) {
 	cfg := simconfig.LoadOne(dir)
 	l2, err := l2warm.L2(cfg)
 	if err != nil || l2.Flushed {
 		return sub, err
 	}
-	window := l2.Window()
-	if v := os.Getenv("CASCADE_BENCH_WARM_SHARE"); v != "" {
-		share, err := strconv.ParseFloat(v, 64)
-		if err != nil || share <= 0 {
-			return nil, fmt.Errorf("CASCADE_BENCH_WARM_SHARE=%q: want a positive share of the L2", v)
-		}
-		window = uint64(float64(l2.Bytes) * share)
-	}
+	window := l2.Window(share)
 	plan, err := l2warm.PlanAfterWarmup(footprints, list, refs, warmup, window)
 	if err != nil || len(plan.Lines) == 0 {
 		return sub, err
