@@ -26,6 +26,21 @@ type fullRun struct {
 	latency float64
 }
 
+// planned is the default plan (STEM, a step of warm-up) of fr for the
+// bound target, and its evaluation against fr's cycles.
+func (fr fullRun) planned(t *testing.T, target float64) (sampling.Plan, sampling.Evaluation) {
+	t.Helper()
+	p, err := sampling.STEM{Warmup: sampling.WarmupStep}.Plan(fr.in, sampling.Target{Error: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := sampling.Evaluate(p, fr.in, fr.cycles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, e
+}
+
 // readFullRuns reads testdata/fullruns: full simulations of LLM-like
 // traces of several shapes by the real Accel-Sim, written by `make
 // bench-sampling` (BenchmarkFullSim). CASCADE_CALIBRATION_SHAPES (shapes,
@@ -320,14 +335,7 @@ func TestCalibration(t *testing.T) {
 		t.Logf("%s, the prior before: %s", fr.name, &cb)
 		t.Logf("%s, bounds %v: %s", fr.name, tightTargets, &ct)
 		for _, target := range append(slices.Clone(floorTargets[1:2]), tightTargets...) {
-			p, err := sampling.STEM{Warmup: sampling.WarmupStep}.Plan(fr.in, sampling.Target{Error: target})
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := sampling.Evaluate(p, fr.in, fr.cycles)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, e := fr.planned(t, target)
 			t.Logf("%s, the planner's placement, ε %g: error %+.3f %%, stated ±%.3f %%, inside %v; with the warmed segments' allowance ±%.3f %%, inside %v; its representatives %+.2f %% off their strata's means",
 				fr.name, target, 100*e.Error, 100*e.SamplingHalfWidth, e.InsideSampling, 100*e.HalfWidth, e.Inside, 100*fr.offMean(p))
 		}

@@ -27,14 +27,7 @@ func TestPlacementBias(t *testing.T) {
 	var n, pos int
 	for _, fr := range runs {
 		for _, target := range append([]float64{sampling.DefaultError}, tightTargets...) {
-			p, err := sampling.STEM{Warmup: sampling.WarmupStep}.Plan(fr.in, sampling.Target{Error: target})
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := sampling.Evaluate(p, fr.in, fr.cycles)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, e := fr.planned(t, target)
 			if target == sampling.DefaultError || testing.Verbose() {
 				first, small, large := fr.errorParts(p)
 				t.Logf("%-20s ε %-6g: error %+.3f %% (strata of the first step %+.3f, other strata under %d launches %+.3f, the rest %+.3f), stated ±%.3f %% (with the warmed allowance ±%.3f %%), representatives %+.2f %% off their strata's means, %d representatives, %.1f %% simulated",
