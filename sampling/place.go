@@ -1,0 +1,168 @@
+package sampling
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// Where representatives fall: each representative's warm-up and what it
+// adds to the simulation, and choose, which picks a stratum's
+// representatives among its near-equal launches by that cost.
+
+// warmFor is the warm-up of a representative of stratum s, in launches.
+func (p *planner) warmFor(s *stratum) int { return p.warm }
+
+// warmLen is how many launches before launch i its warm-up of up to warm
+// launches takes: those just before it in its context, under capWarm
+// only as many as hold at most warmCap warp instructions.
+func (p *planner) warmLen(i int32, warm int) int {
+	ctx := p.in[i].Context
+	n, insts := 0, int64(0)
+	for j := i - 1; j >= 0 && n < warm && p.in[j].Context == ctx; j-- {
+		insts += p.in[j].instructions()
+		if p.capWarm && n > 0 && insts > p.warmCap {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// warmup appends to dst the launches to simulate before launch i, oldest
+// first: its warm-up of up to warm launches (warmLen).
+func (p *planner) warmup(dst []int32, i int32, warm int) []int32 {
+	for j := i - int32(p.warmLen(i, warm)); j < i; j++ {
+		dst = append(dst, j)
+	}
+	return dst
+}
+
+// costs fills costPrefix.
+func (p *planner) costs() {
+	p.costPrefix = make([]float64, len(p.order)+1)
+	for k, i := range p.order {
+		p.costPrefix[k+1] = p.costPrefix[k] + float64(p.cost(i, p.warm))
+	}
+}
+
+// cost is what making launch i a representative adds to the simulation:
+// the instructions (plus one, so empty launches count) of it and its
+// warm-up that are not simulated yet.
+func (p *planner) cost(i int32, warm int) int64 {
+	c := int64(0)
+	for j := i - int32(p.warmLen(i, warm)); j <= i; j++ {
+		if !p.sim[j] {
+			c += p.in[j].instructions() + 1
+		}
+	}
+	return c
+}
+
+// mark notes launch i, and its warm-up, as simulated.
+// It returns the warp instructions that adds.
+func (p *planner) mark(i int32, warm int) int64 {
+	added := int64(0)
+	for j := i - int32(p.warmLen(i, warm)); j <= i; j++ {
+		added += p.markOne(j)
+	}
+	return added
+}
+
+func (p *planner) markOne(i int32) int64 {
+	if p.sim[i] {
+		return 0
+	}
+	p.sim[i] = true
+	p.simLaunches++
+	p.simInsts += p.in[i].instructions()
+	return p.in[i].instructions()
+}
+
+// tieTolerance is how far a candidate's value may be from the best
+// one's and still count as equally good, in standard deviations of its
+// stratum's values divided by the plan's basisWeight: a quarter of a
+// standard deviation of instructions (Sieve), 2.5 standard deviations of
+// measured durations for STEM (TimingWeight, a tenth: a duration's spread
+// within a stratum is mostly the GPU's timing noise, which the simulator
+// does not show, so nearly every launch of a STEM stratum counts). Among
+// those, choose prefers the cheapest (whose warm-up is already simulated):
+// the representatives of a step's kernels fall in the same steps and
+// share their warm-up. On 20,000 launches of the LLM-like shapes
+// (TestSavings, the default plan), 114 to 242× fewer simulated warp
+// instructions than the trace's; a tenth of this tolerance (a quarter of
+// a standard deviation of durations) gave 53 to 242×, a hundredth (a
+// quarter of the spread the plan counts, TimingWeight × s: what this
+// comment said until 2026-12-06, never what the code did) 35 to 242×.
+// The cost of a choice this loose is that cheapness, not the value,
+// decides where representatives fall: launches whose warm-up other
+// strata's choices simulate, so launches after a heavy step have strata
+// of their own (afterHeavy).
+const tieTolerance = 0.25
+
+// choose picks each stratum's representatives, stratum by stratum. A
+// stratum sampling n launches splits its sorted launches into n equal
+// bins and takes one from each: the one whose value is closest to the
+// bin's middle value (to its mean, for a byMean stratum). Of the
+// candidates as good as that one (within tieTolerance standard
+// deviations), it takes the cheapest to simulate, given what earlier
+// choices simulate (a launch right after a representative shares its
+// warm-up), then the closest, then the first.
+func (p *planner) choose() {
+	var rng *rand.Rand
+	if p.seed != 0 {
+		rng = rand.New(rand.NewPCG(p.seed, 0x5eed))
+	}
+	clear(p.sim)
+	p.repCost = append(p.repCost[:0], make([]int64, len(p.strata))...)
+	p.simLaunches, p.simInsts = 0, 0
+	p.reps = p.reps[:0]
+	for si := range p.strata {
+		s := &p.strata[si]
+		size := s.hi - s.lo
+		warm := p.warmFor(s)
+		mean, cv, _ := p.moments(s.g, s.lo, s.hi)
+		tol := 0.0
+		if cv > 0 && !math.IsInf(cv, 1) {
+			// On the spread the plan counts as the simulator's.
+			tol = tieTolerance * cv * mean / p.basisWeight
+		}
+		for b := range s.n {
+			blo := s.lo + int32(int64(b)*int64(size)/int64(s.n))
+			bhi := s.lo + int32(int64(b+1)*int64(size)/int64(s.n))
+			target := p.v[p.order[blo+(bhi-blo)/2]]
+			if s.byMean {
+				target = mean
+			}
+			if rng != nil && !s.byMean {
+				best := p.order[blo+rng.Int32N(bhi-blo)]
+				p.repCost[si] += p.mark(best, warm)
+				p.reps = append(p.reps, best)
+				continue
+			}
+			dmin := math.Inf(1)
+			for k := blo; k < bhi; k++ {
+				dmin = min(dmin, math.Abs(p.v[p.order[k]]-target))
+			}
+			limit := dmin + tol
+			// At most maxCandidates costs a bin, evenly spread over it.
+			step := max(1, (bhi-blo)/maxCandidates)
+			best, bestCost, bestD := int32(-1), int64(0), 0.0
+			for k := blo; k < bhi; k++ {
+				i := p.order[k]
+				d := math.Abs(p.v[i] - target)
+				if d > limit || (k-blo)%step != 0 && d != dmin {
+					continue
+				}
+				c := p.cost(i, warm)
+				if best < 0 || c < bestCost || c == bestCost && (d < bestD || d == bestD && i < best) {
+					best, bestCost, bestD = i, c, d
+				}
+			}
+			p.repCost[si] += p.mark(best, warm)
+			p.reps = append(p.reps, best)
+		}
+	}
+}
+
+// maxCandidates is how many launches of a bin choose weighs at most.
+const maxCandidates = 2048
