@@ -371,22 +371,9 @@ func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []st
 		b.Error(err)
 		return &simResult{}
 	}
-	for _, f := range []string{"gpu-simulator/gpgpu-sim/configs/tested-cfgs/" + cfg, "gpu-simulator/configs/tested-cfgs/" + cfg} {
-		des, err := os.ReadDir(filepath.Join(r.accel, f))
-		if err != nil {
-			b.Error(err)
-			return &simResult{}
-		}
-		for _, de := range des {
-			data, err := os.ReadFile(filepath.Join(r.accel, f, de.Name()))
-			if err == nil {
-				err = os.WriteFile(filepath.Join(dir, de.Name()), data, 0o644)
-			}
-			if err != nil {
-				b.Error(err)
-				return &simResult{}
-			}
-		}
+	if err := copyConfig(r.accel, cfg, dir); err != nil {
+		b.Error(err)
+		return &simResult{}
 	}
 	if warming {
 		if sub, err = warmSegment(r.list, dir, sub, refs, warmup, share); err != nil {
@@ -394,35 +381,65 @@ func (r *simRunner) runVariant(b *testing.B, cfg, variant string, overrides []st
 			return &simResult{}
 		}
 	}
-	logf, err := os.Create(filepath.Join(dir, "sim.log"))
+	res, err := simulate(r.accel, dir, sub, overrides)
 	if err != nil {
 		b.Error(err)
-		return &simResult{}
+		if res == nil {
+			return &simResult{}
+		}
 	}
-	args := append([]string{"-n", "10", filepath.Join(r.accel, "gpu-simulator/bin/release/accel-sim.out"),
+	return res
+}
+
+// copyConfig copies the files of the checkout's config cfg (both halves)
+// into dir, where the simulator runs.
+func copyConfig(accel, cfg, dir string) error {
+	for _, f := range []string{"gpu-simulator/gpgpu-sim/configs/tested-cfgs/" + cfg, "gpu-simulator/configs/tested-cfgs/" + cfg} {
+		des, err := os.ReadDir(filepath.Join(accel, f))
+		if err != nil {
+			return err
+		}
+		for _, de := range des {
+			data, err := os.ReadFile(filepath.Join(accel, f, de.Name()))
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, de.Name()), data, 0o644)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// simulate runs the real simulator in dir on its list sub (the config's
+// files copied in, overrides after them), writes its log to sim.log and
+// its wall time to wall (readDone's), and returns its cycles (with an
+// error too when the wall time could not be written).
+func simulate(accel, dir string, sub *kernellist.List, overrides []string) (*simResult, error) {
+	logf, err := os.Create(filepath.Join(dir, "sim.log"))
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"-n", "10", filepath.Join(accel, "gpu-simulator/bin/release/accel-sim.out"),
 		"-trace", "./" + kernellist.Name, "-config", "gpgpusim.config", "-config", "trace.config"}, overrides...)
 	cmd := exec.Command("nice", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+filepath.Join(r.accel, "gpu-simulator/gpgpu-sim/lib/gcc-12.2.0/cuda-11080/release"))
+	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+filepath.Join(accel, "gpu-simulator/gpgpu-sim/lib/gcc-12.2.0/cuda-11080/release"))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	start := time.Now()
 	err = cmd.Run()
 	wall := time.Since(start).Seconds()
 	logf.Close()
 	if err != nil {
-		b.Errorf("%s: %v", dir, err)
-		return &simResult{}
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	res, err := parseLog(filepath.Join(dir, "sim.log"), traceKernels(sub))
 	if err != nil {
-		b.Errorf("%s: %v", dir, err)
-		return &simResult{}
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	res.wall = wall
-	if err := os.WriteFile(filepath.Join(dir, "wall"), []byte(strconv.FormatFloat(wall, 'f', 1, 64)), 0o644); err != nil {
-		b.Error(err)
-	}
-	return res
+	return res, os.WriteFile(filepath.Join(dir, "wall"), []byte(strconv.FormatFloat(wall, 'f', 1, 64)), 0o644)
 }
 
 // readDone returns the result an earlier run left in dir.

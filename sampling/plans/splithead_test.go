@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/l2warm"
@@ -152,20 +150,8 @@ func diagRun(b *testing.B, accel string, list *kernellist.List, dir, cfg string,
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, f := range []string{"gpu-simulator/gpgpu-sim/configs/tested-cfgs/" + cfg, "gpu-simulator/configs/tested-cfgs/" + cfg} {
-		des, err := os.ReadDir(filepath.Join(accel, f))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, de := range des {
-			data, err := os.ReadFile(filepath.Join(accel, f, de.Name()))
-			if err == nil {
-				err = os.WriteFile(filepath.Join(dir, de.Name()), data, 0o644)
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
+	if err := copyConfig(accel, cfg, dir); err != nil {
+		b.Fatal(err)
 	}
 	if mode != "none" {
 		l2, err := l2warm.L2(simconfig.LoadOne(dir))
@@ -221,31 +207,10 @@ func diagRun(b *testing.B, accel string, list *kernellist.List, dir, cfg string,
 			b.Fatal(err)
 		}
 	}
-	return runIn(b, accel, dir, sub)
-}
-
-// runIn runs the simulator in dir on its kernel list sub.
-func runIn(b *testing.B, accel, dir string, sub *kernellist.List) map[int]float64 {
-	logf, err := os.Create(filepath.Join(dir, "sim.log"))
+	res, err := simulate(accel, dir, sub, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command("nice", "-n", "10", filepath.Join(accel, "gpu-simulator/bin/release/accel-sim.out"),
-		"-trace", "./"+kernellist.Name, "-config", "gpgpusim.config", "-config", "trace.config")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+filepath.Join(accel, "gpu-simulator/gpgpu-sim/lib/gcc-12.2.0/cuda-11080/release"))
-	cmd.Stdout, cmd.Stderr = logf, logf
-	start := time.Now()
-	err = cmd.Run()
-	logf.Close()
-	if err != nil {
-		b.Fatalf("%s: %v", dir, err)
-	}
-	res, err := parseLog(filepath.Join(dir, "sim.log"), traceKernels(sub))
-	if err != nil {
-		b.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "wall"), []byte(strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64)), 0o644)
 	return res.cycles
 }
 
