@@ -39,8 +39,8 @@ func newSegmentWarmer(workDir string) *segmentWarmer {
 // would have.
 //
 // prep says how many of the segment's first kernels only warm up the
-// rest (the lines they touch are theirs to bring in) and the window's
-// share of the L2 (segmentPrepOf).
+// rest (the lines they touch are theirs to bring in) and whose segment it
+// is (segmentPrepOf).
 func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *kernellist.List, refs []kernellist.Ref, prep segmentPrep) (*kernellist.List, string) {
 	if r.SampledByID == nil || len(refs) == 0 {
 		return sub, ""
@@ -52,11 +52,7 @@ func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *ker
 	if l2.Flushed {
 		return sub, "" // the simulator empties L2 between kernels: a segment starts as the full run's kernels do
 	}
-	share := prep.share
-	if share == 0 {
-		share = l2warm.WindowShare
-	}
-	plan, err := l2warm.PlanAfterWarmup(w.cache, src, refs, prep.warmup, l2.Window(share))
+	plan, err := l2warm.PlanAfterWarmup(w.cache, src, refs, prep.warmup, l2.Window(prep.windowShare()))
 	if err != nil {
 		return sub, NotWarmed + err.Error()
 	}
@@ -84,10 +80,18 @@ type segmentPrep struct {
 	// parent does not say (a sampled run stored before it kept them):
 	// then every line is warmed, as before.
 	warmup int
-	// share is the warming window's share of the L2
-	// (l2warm.SampledWindowShare for a sampled run's segments; 0, read as
-	// l2warm.WindowShare, otherwise).
-	share float64
+	// sampled: a sampled run's segment, not a split run's (or one whose
+	// parent does not say).
+	sampled bool
+}
+
+// windowShare is the warming window's share of the L2: a sampled run's
+// segments take l2warm.SampledWindowShare, the others l2warm.WindowShare.
+func (p segmentPrep) windowShare() float64 {
+	if p.sampled {
+		return l2warm.SampledWindowShare
+	}
+	return l2warm.WindowShare
 }
 
 // segmentPrepOf is the preparation of parent's segment id.
@@ -98,7 +102,7 @@ func segmentPrepOf(parent cascade.Run, id string) segmentPrep {
 		}
 	}
 	if s := parent.Sampling; s != nil {
-		p := segmentPrep{share: l2warm.SampledWindowShare}
+		p := segmentPrep{sampled: true}
 		if i := slices.Index(s.SegmentIDs, id); i >= 0 && i < len(s.SegmentWarmups) {
 			p.warmup = s.SegmentWarmups[i]
 		}

@@ -31,10 +31,7 @@ func TestSegmentWarmup(t *testing.T) {
 		if got.warmup != tc.want {
 			t.Errorf("segment %s: warm-up %d, want %d", tc.id, got.warmup, tc.want)
 		}
-		share := got.share
-		if share == 0 {
-			share = l2warm.WindowShare
-		}
+		share := got.windowShare()
 		want := l2warm.WindowShare
 		if tc.parent.Sampling != nil {
 			want = l2warm.SampledWindowShare
