@@ -18,3 +18,21 @@ func Eventually(t testing.TB, timeout time.Duration, msg string, cond func() boo
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// EventuallySays is Eventually for a cond that also says what it saw: a
+// test that fails names the state it was left in (the last seen), not
+// only the state it waited for.
+func EventuallySays(t testing.TB, timeout time.Duration, msg string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, seen := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s; last seen: %s", timeout, msg, seen)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

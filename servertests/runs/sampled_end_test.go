@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,13 +85,15 @@ func TestSampledRunSegmentFails(t *testing.T) {
 	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			// One simulation at a time, each kernel taking a while: the
-			// first segment fails while the others wait or run.
-			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=500ms", "FAKESIM_BINARY_VERSIONS=90"},
+			// One simulation at a time, each kernel taking an hour: the
+			// first segment fails at its first kernel (the stand-in reads
+			// a kernel's binary version before it sleeps) while the others
+			// wait or run, and none can succeed before it is cancelled.
+			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=1h", "FAKESIM_BINARY_VERSIONS=90"},
 				func(c *app.Config) { c.RunConcurrency = 1 })
 			plan := planSampling(t, s)
 			first := plan.TraceRanges[0]
-			breakKernel(t, s, first.End)
+			breakKernel(t, s, first.Start)
 			r := launchSampled(t, s, plan.ID, false)
 			r = waitSampled(t, s, r.ID, "FAILED")
 			n := len(plan.TraceRanges)
@@ -99,14 +102,13 @@ func TestSampledRunSegmentFails(t *testing.T) {
 				cascade.Deref(r.FailureClass) != "UNSUPPORTED_BINARY_VERSION" {
 				t.Errorf("sampled run: error %q, class %v; want %q…, UNSUPPORTED_BINARY_VERSION", cascade.Deref(r.Error), cascade.Deref(r.FailureClass), want)
 			}
-			testkit.Eventually(t, 30*time.Second, "the other segments cancelled", func() bool {
+			testkit.EventuallySays(t, 30*time.Second, "the other segments cancelled", func() (bool, string) {
 				r = getSampled(t, s, r.ID)
+				var states []string
 				for _, seg := range r.Sampling.Segments[1:] {
-					if seg.State != "CANCELLED" {
-						return false
-					}
+					states = append(states, seg.State)
 				}
-				return true
+				return !slices.ContainsFunc(states, func(st string) bool { return st != "CANCELLED" }), strings.Join(states, ", ")
 			})
 			if seg := r.Sampling.Segments[0]; seg.State != "FAILED" || cascade.Deref(seg.FailureClass) != "UNSUPPORTED_BINARY_VERSION" {
 				t.Errorf("first segment: %+v", seg)
@@ -125,7 +127,10 @@ func TestSampledRunCancel(t *testing.T) {
 	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=2s"}, func(c *app.Config) { c.RunConcurrency = 1 })
+			// A kernel takes an hour: no segment can succeed before the
+			// cancel lands, however loaded the machine (with 2 s kernels
+			// a slow poll once saw the first segment succeed first).
+			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=1h"}, func(c *app.Config) { c.RunConcurrency = 1 })
 			plan := planSampling(t, s)
 			r := launchSampled(t, s, plan.ID, false)
 			r = waitSampled(t, s, r.ID, "RUNNING") // its first segment started
@@ -134,14 +139,13 @@ func TestSampledRunCancel(t *testing.T) {
 			if c.CancelRun.State != "CANCELLED" {
 				t.Errorf("cancelled: %+v", c.CancelRun)
 			}
-			testkit.Eventually(t, 30*time.Second, "every segment cancelled", func() bool {
+			testkit.EventuallySays(t, 30*time.Second, "every segment cancelled", func() (bool, string) {
 				r = getSampled(t, s, r.ID)
+				var states []string
 				for _, seg := range r.Sampling.Segments {
-					if seg.State != "CANCELLED" {
-						return false
-					}
+					states = append(states, seg.State)
 				}
-				return true
+				return !slices.ContainsFunc(states, func(st string) bool { return st != "CANCELLED" }), strings.Join(states, ", ")
 			})
 			if r.State != "CANCELLED" || cascade.Deref(r.FailureClass) != "CANCELLED" {
 				t.Errorf("sampled run: %s, %v", r.State, cascade.Deref(r.FailureClass))
@@ -157,7 +161,7 @@ func TestSampledRunLaunchChecks(t *testing.T) {
 	for name, u := range dbtest.DatabaseURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=2s"}, func(c *app.Config) { c.RunConcurrency = 1 })
+			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=1h"}, func(c *app.Config) { c.RunConcurrency = 1 })
 			quickstart.Upload(t, s)
 			plan := planSampling(t, s)
 			var other struct{ PlanSampling struct{ ID string } }

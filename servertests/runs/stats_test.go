@@ -220,7 +220,7 @@ func TestFailureClassesRecorded(t *testing.T) {
 	}
 	t.Run("cancelled", func(t *testing.T) {
 		t.Parallel()
-		s := server(t, "slow")
+		s := server(t, "slow", hanging(t)) // no kernel ends before the cancel lands
 		r := launch(t, s, map[string]any{"traceId": quickstartID, "simConfig": simconfigtest.H100})
 		waitRun(t, s, r.ID, "RUNNING")
 		s.MustDo(t, `mutation($id: ID!) { cancelRun(id: $id) { id } }`, map[string]any{"id": r.ID}, nil)
