@@ -1,17 +1,24 @@
 package sampling
 
+import "github.com/cascade-sim/cascade"
+
 // afterHeavy marks the launches that follow a heavy stretch of their
-// context: those whose step before them (the step launches just before,
-// in their context) holds more warp instructions than the trace's mean
+// context: light launches (under heavyLaunch times the trace's mean
+// launch) whose step before them (the step launches just before, in
+// their context) holds more warp instructions than the trace's mean
 // step. A model's first decode step after a prefill is one: the prefill
 // evicted from L2 the lines the decode kernels find there in the steps
 // after, so those launches run slower than their kernel's others, in the
 // full simulation as on the GPU (+0.1 to +2.5 % on the stored full runs
-// of testdata/fullruns). STEM gives them strata of their own: mixed with
+// of testdata/fullruns). STEM keeps them apart (heavyStrata): mixed with
 // the rest, its least-cost placement picked them for every decode
 // stratum at once (their warm-up is the prefill's representatives',
 // simulated already), and every projection ran high
-// (TestPlacementBias). Nil when step < 1 or nothing is marked.
+// (TestPlacementBias). A heavy launch is not marked: it is the heavy
+// stretch itself (a prefill's later layers after its first), its time
+// its own footprint's; marking those split a prefill's kernels into
+// strata of its first layer and of the others, each costing a prefill
+// launch more. Nil when step < 1 or nothing is marked.
 func afterHeavy(in Input, step int) []bool {
 	n := len(in.Launches)
 	if step < 1 || n == 0 {
@@ -23,7 +30,7 @@ func afterHeavy(in Input, step int) []bool {
 	}
 	// More than the mean step: sum/step > total/n, in integers (the mean
 	// rounded down would mark every step of a trace whose steps are all
-	// alike).
+	// alike); light: x < heavyLaunch·total/n.
 	var out []bool
 	// sum is the instructions of launches lo..i-1, all of i's context.
 	sum, lo := int64(0), 0
@@ -34,13 +41,62 @@ func afterHeavy(in Input, step int) []bool {
 		for ; i-lo > step; lo++ {
 			sum -= in.Launches[lo].instructions()
 		}
-		if sum*int64(n) > int64(step)*total {
+		x := in.Launches[i].instructions()
+		if sum*int64(n) > int64(step)*total && x*int64(n) < heavyLaunch*total {
 			if out == nil {
 				out = make([]bool, n)
 			}
 			out[i] = true
 		}
-		sum += in.Launches[i].instructions()
+		sum += x
 	}
 	return out
+}
+
+// heavyLaunch is how many mean launches' warp instructions make a launch
+// heavy (afterHeavy). On the stored full runs 2, 3 and 4 plan alike: a
+// prefill's kernels are several times a decode kernel's.
+const heavyLaunch = 2
+
+// heavyStrata splits the after-heavy launches (afterHeavy's marks) into
+// those grouped apart from their kernel's others (apart: strata of their
+// own) and those left among them but never their representative while
+// another launch of the bin can be (shun): a kernel's only after-heavy
+// launch. A stratum of one launch is simulated whole, with its warm-up:
+// a prefill's last launches, or a request's first decode step, cost as
+// much again as their kernel's other strata to correct one launch's
+// cycles by a few per cent. Left among the others, its error is that
+// part of one launch of its stratum; never picked, it cannot pull every
+// stratum's placement to the step after a prefill. Both nil when heavy
+// is.
+func heavyStrata(in Input, heavy []bool) (apart, shun []bool) {
+	if heavy == nil {
+		return nil, nil
+	}
+	type kernel struct {
+		name        string
+		grid, block cascade.Dim3
+		untimed     bool
+	}
+	key := func(l *Launch) kernel { return kernel{l.Name, l.Grid, l.Block, !l.Timed()} }
+	marked, others := map[kernel]int{}, map[kernel]int{}
+	for i := range in.Launches {
+		if heavy[i] {
+			marked[key(&in.Launches[i])]++
+		} else {
+			others[key(&in.Launches[i])]++
+		}
+	}
+	apart, shun = make([]bool, len(heavy)), make([]bool, len(heavy))
+	for i := range in.Launches {
+		if !heavy[i] {
+			continue
+		}
+		if k := key(&in.Launches[i]); marked[k] == 1 && others[k] > 0 {
+			shun[i] = true
+		} else {
+			apart[i] = true
+		}
+	}
+	return apart, shun
 }

@@ -6,9 +6,10 @@ import (
 )
 
 // TestAfterHeavy: a prefill step of heavy launches, then decode steps:
-// the launches whose step before holds more than a mean step's
-// instructions are the first decode step's, and a new context starts
-// with nothing before it.
+// the light launches whose step before holds more than a mean step's
+// instructions are the first decode step's (the prefill's later
+// launches are heavy themselves), and a new context starts with nothing
+// before it.
 func TestAfterHeavy(t *testing.T) {
 	var in Input
 	add := func(ctx string, insts ...int64) {
@@ -30,9 +31,9 @@ func TestAfterHeavy(t *testing.T) {
 			marked = append(marked, i)
 		}
 	}
-	// 1 and 2 have 100 and 200 before them; 3, 4, 5 have 300, 210, 120;
-	// 6 has 30.
-	if want := []int{1, 2, 3, 4, 5}; !slices.Equal(marked, want) {
+	// 1 and 2 have 100 and 200 before them, but take 100, five mean
+	// launches; 3, 4, 5 have 300, 210, 120; 6 has 30.
+	if want := []int{3, 4, 5}; !slices.Equal(marked, want) {
 		t.Errorf("marked %v, want %v", marked, want)
 	}
 	if afterHeavy(in, 0) != nil || afterHeavy(Input{}, 3) != nil {
@@ -52,5 +53,82 @@ func TestAfterHeavy(t *testing.T) {
 	}
 	if got := afterHeavy(uneven, 3); got != nil {
 		t.Errorf("steps of equal work, a mean launch of 10⅓: marked %v", got)
+	}
+}
+
+// TestHeavyStrata: a kernel's only after-heavy launch stays among its
+// others, shunned; a kernel's several are grouped apart, as is one whose
+// kernel has no other launch.
+func TestHeavyStrata(t *testing.T) {
+	var in Input
+	add := func(name string, heavy ...bool) []bool {
+		var marks []bool
+		for _, h := range heavy {
+			in.Launches = append(in.Launches, Launch{Name: name, WarpInstructions: 10})
+			marks = append(marks, h)
+		}
+		return marks
+	}
+	var heavy []bool
+	heavy = append(heavy, add("lone", true, false, false)...)   // 0–2
+	heavy = append(heavy, add("several", true, false, true)...) // 3–5
+	heavy = append(heavy, add("alone", true)...)                // 6
+	heavy = append(heavy, add("unmarked", false, false)...)     // 7–8
+	apart, shun := heavyStrata(in, heavy)
+	var gotApart, gotShun []int
+	for i := range heavy {
+		if apart[i] {
+			gotApart = append(gotApart, i)
+		}
+		if shun[i] {
+			gotShun = append(gotShun, i)
+		}
+	}
+	if !slices.Equal(gotApart, []int{3, 5, 6}) || !slices.Equal(gotShun, []int{0}) {
+		t.Errorf("apart %v, shunned %v; want [3 5 6], [0]", gotApart, gotShun)
+	}
+	if a, s := heavyStrata(in, nil); a != nil || s != nil {
+		t.Error("nothing marked: something apart or shunned")
+	}
+}
+
+// TestShunnedNeverPicked: a request's first decode step, after its
+// prefill, holds each decode kernel's only after-heavy launch; it is the
+// cheapest place for every decode representative (its warm-up is the
+// prefill, simulated anyway) and its durations are the kernels' medians,
+// yet no plan, placed or at random, picks it unless it simulates its
+// kernel's every launch.
+func TestShunnedNeverPicked(t *testing.T) {
+	var in Input
+	add := func(name string, insts int64, ns float64) {
+		in.Launches = append(in.Launches, Launch{KernelID: len(in.Launches) + 1, Name: name, WarpInstructions: insts, DurationNs: ns})
+	}
+	add("prefill1", 1000, 5000)
+	add("prefill2", 1000, 5000)
+	for s := range 12 { // decode steps, 2–25: the first one's durations in the middle
+		add("a", 10, 100+float64((s*7)%12))
+		add("b", 10, 200+float64((s*5)%12))
+	}
+	heavy := afterHeavy(in, 2)
+	if heavy == nil || !heavy[2] || !heavy[3] {
+		t.Fatalf("the first decode step is not after a heavy one: %v", heavy)
+	}
+	for seed := range uint64(20) {
+		for _, target := range []float64{0.01, 0.001, 0.0001} {
+			p, err := STEM{Warmup: WarmupStep, Seed: seed}.Plan(in, Target{Error: target})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range p.Strata {
+				if len(st.Representatives) == st.Size {
+					continue // every launch simulated: a bin of one each
+				}
+				for _, r := range st.Representatives {
+					if r.Launch == 2 || r.Launch == 3 {
+						t.Fatalf("seed %d, ε %g: stratum %s picks launch %d, its kernel's only one after the prefill", seed, target, st.Name, r.Launch)
+					}
+				}
+			}
+		}
 	}
 }

@@ -95,8 +95,8 @@ func (p *planner) markOne(i int32) int64 {
 // comment said until 2026-12-06, never what the code did) 35 to 242×.
 // The cost of a choice this loose is that cheapness, not the value,
 // decides where representatives fall: launches whose warm-up other
-// strata's choices simulate, so launches after a heavy step have strata
-// of their own (afterHeavy).
+// strata's choices simulate, so launches after a heavy step are kept
+// apart or never picked (heavyStrata).
 const tieTolerance = 0.25
 
 // choose picks each stratum's representatives, stratum by stratum. A
@@ -133,15 +133,21 @@ func (p *planner) choose() {
 			if s.byMean {
 				target = mean
 			}
+			skip := p.shunning(blo, bhi)
 			if rng != nil && !s.byMean {
 				best := p.order[blo+rng.Int32N(bhi-blo)]
+				for skip(best) {
+					best = p.order[blo+rng.Int32N(bhi-blo)]
+				}
 				p.repCost[si] += p.mark(best, warm)
 				p.reps = append(p.reps, best)
 				continue
 			}
 			dmin := math.Inf(1)
 			for k := blo; k < bhi; k++ {
-				dmin = min(dmin, math.Abs(p.v[p.order[k]]-target))
+				if !skip(p.order[k]) {
+					dmin = min(dmin, math.Abs(p.v[p.order[k]]-target))
+				}
 			}
 			limit := dmin + tol
 			// At most maxCandidates costs a bin, evenly spread over it.
@@ -150,7 +156,7 @@ func (p *planner) choose() {
 			for k := blo; k < bhi; k++ {
 				i := p.order[k]
 				d := math.Abs(p.v[i] - target)
-				if d > limit || (k-blo)%step != 0 && d != dmin {
+				if skip(i) || d > limit || (k-blo)%step != 0 && d != dmin {
 					continue
 				}
 				c := p.cost(i, warm)
@@ -162,6 +168,20 @@ func (p *planner) choose() {
 			p.reps = append(p.reps, best)
 		}
 	}
+}
+
+// shunning is whether choose passes launch i over in the bin of
+// order[blo:bhi]: a shunned launch (p.shun) while the bin has another.
+func (p *planner) shunning(blo, bhi int32) func(i int32) bool {
+	if p.shun == nil {
+		return func(int32) bool { return false }
+	}
+	for k := blo; k < bhi; k++ {
+		if !p.shun[p.order[k]] {
+			return func(i int32) bool { return p.shun[i] }
+		}
+	}
+	return func(int32) bool { return false }
 }
 
 // maxCandidates is how many launches of a bin choose weighs at most.

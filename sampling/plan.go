@@ -40,6 +40,9 @@ type planner struct {
 	allocs     []alloc
 	// seed, when not 0, picks representatives at random in their bins.
 	seed uint64
+	// shun, when not nil, marks launches choose never picks while their
+	// bin has another (heavyStrata).
+	shun []bool
 
 	// What choose picked: the representatives, stratum by stratum, and
 	// per launch whether it is simulated (a representative or warm-up).
@@ -87,7 +90,8 @@ type groupKey struct {
 	name        string
 	grid, block cascade.Dim3
 	untimed     bool
-	// afterHeavy: the launch follows a heavy stretch (afterHeavy).
+	// afterHeavy: the launch follows a heavy stretch, kept apart
+	// (heavyStrata).
 	afterHeavy bool
 }
 

@@ -104,15 +104,15 @@ func TestProjectByHand(t *testing.T) {
 	}
 	// a: R = 400/200 = 2, so 200, 400, 600; b: 50. No stratum has two
 	// simulated launches: a's spread is the prior's alone, SimSpread² as
-	// PriorWeight (9.4) degrees of freedom, variance
-	// 1200²·SimSpread²·(1 − 1/3)/1, and the quantile t's at 9.4 degrees
-	// of freedom (about 2.25 between t₉'s 2.262 and t₁₀'s 2.228; 2.2474
+	// PriorWeight (10.9) degrees of freedom, variance
+	// 1200²·SimSpread²·(1 − 1/3)/1, and the quantile t's at 10.9 degrees
+	// of freedom (about 2.20 between t₁₀'s 2.228 and t₁₁'s 2.201; 2.2033
 	// by tQuantile95's expansion).
 	if want := []float64{200, 400, 600, 50}; !equal(pr.Cycles, want) || pr.Total != 1250 {
 		t.Fatalf("cycles %v, total %g; want %v, 1250", pr.Cycles, pr.Total, want)
 	}
 	// Plus the warm-up allowance: the plan has no warm-up.
-	half := 2.24735360747601*math.Sqrt(1200*1200*sampling.SimSpread*sampling.SimSpread*2/3) + sampling.WarmupAllowanceNone*1250
+	half := 2.203333538011707*math.Sqrt(1200*1200*sampling.SimSpread*sampling.SimSpread*2/3) + sampling.WarmupAllowanceNone*1250
 	if math.Abs(pr.High-1250-half) > 1e-9 || math.Abs(1250-pr.Low-half) > 1e-9 || pr.Stats != nil {
 		t.Fatalf("interval [%g, %g], want 1250 ± %g", pr.Low, pr.High, half)
 	}

@@ -102,15 +102,16 @@ const (
 	// of freedom of prior for the spread it measures among the simulated
 	// launches. With PriorWeight it is the prior fitted to the real
 	// Accel-Sim's full runs of testdata/fullruns (TestSpreadPrior): each
-	// run's pooled spread (0.21–0.45 % on six shapes, two configs, with
-	// the strata of launches after a heavy step apart, afterHeavy) taken
-	// as a draw of a scaled inverse χ², whose scale (0.264 %) and degrees
-	// of freedom (9.4) of largest likelihood these are. Fitted first to
-	// three shapes (0.305 %, 9.1), the prior held only 91.3 % of plans of
-	// the three shapes added after (quiet, default, requests) inside
-	// their intervals; fitted to all eleven runs before those strata
-	// were apart it was 0.339 %, 4.5: docs/sampling-benchmarks.md.
-	SimSpread = 0.00264
+	// run's pooled spread (six shapes, two configs, with the launches
+	// after a heavy step as heavyStrata keeps them) taken as a draw of a
+	// scaled inverse χ², whose scale (0.281 %) and degrees of freedom
+	// (10.9) of largest likelihood these are. Fitted first to three
+	// shapes (0.305 %, 9.1), the prior held only 91.3 % of plans of the
+	// three shapes added after (quiet, default, requests) inside their
+	// intervals; fitted to all eleven runs before launches after a heavy
+	// step were kept apart it was 0.339 %, 4.5, and with every one of
+	// them apart 0.264 %, 9.4: docs/sampling-benchmarks.md.
+	SimSpread = 0.00281
 	// TimingWeight is the share of a stratum's spread of measured
 	// durations a STEM plan counts as spread the simulator will show too.
 	// A GPU's timing noise (a few %) is invisible to the simulator, which
@@ -123,7 +124,7 @@ const (
 	// PriorWeight is how many degrees of freedom SimSpread counts for
 	// in a projection's pooled spread: how far one run's spread is from
 	// another's (fitted with SimSpread).
-	PriorWeight = 9.4
+	PriorWeight = 10.9
 	// z95 is the standard normal quantile of a two-sided 95 % interval.
 	z95 = 1.959963984540054
 )

@@ -15,7 +15,9 @@ import (
 // warp instructions, warm-up included (Neyman's allocation with costs).
 // A stratum's representatives are taken one from each of n equal
 // quantile bins of its durations. Launches after a heavy step (a
-// prefill: afterHeavy) are grouped apart from their kernel's others.
+// prefill: afterHeavy) are grouped apart from their kernel's others, but
+// a kernel's only one is left among them, never their representative
+// (heavyStrata).
 //
 // Launches without a measured duration form a stratum of their own in
 // their group, sampled once (the launch closest to its mean instruction
@@ -56,17 +58,17 @@ func (m STEM) Plan(in Input, target Target) (Plan, error) {
 	if m.Warmup != WarmupStep {
 		step = Period(in)
 	}
-	heavy := afterHeavy(in, step)
+	apart, shun := heavyStrata(in, afterHeavy(in, step))
 	p := newPlannerCap(in, warm, m.Warmup == WarmupStep, func(l *Launch) float64 {
 		if l.Timed() {
 			return l.DurationNs
 		}
 		return float64(l.instructions())
 	}, func(i int, l *Launch) groupKey {
-		return groupKey{name: l.Name, grid: l.Grid, block: l.Block, untimed: !l.Timed(), afterHeavy: heavy != nil && heavy[i]}
+		return groupKey{name: l.Name, grid: l.Grid, block: l.Block, untimed: !l.Timed(), afterHeavy: apart != nil && apart[i]}
 	})
 	p.basisTimed, p.basisWeight = true, TimingWeight
-	p.seed = m.Seed
+	p.seed, p.shun = m.Seed, shun
 	p.costs()
 	build := func(eps float64) {
 		p.allocate(eps)
