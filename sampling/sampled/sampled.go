@@ -17,8 +17,10 @@
 package sampled
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/cascade-sim/cascade"
@@ -172,3 +174,29 @@ func (c *Coordinator) background(fn func(ctx context.Context)) {
 
 // publish tells subscribers of a change of a sampled run.
 func (c *Coordinator) publish(r cascade.Run) { c.cfg.Events.Publish(cascade.RunUpdated{Run: r}) }
+
+// InRangeOrder is segs, the segments of a sampled run as stored (in the
+// order they were queued: longest first), in the order of ids, the run's
+// SegmentIDs (that of its ranges: segment 1 first); segments not in ids
+// follow, as they were.
+func InRangeOrder(segs []cascade.Run, ids []string) []cascade.Run {
+	at := make(map[string]int, len(ids))
+	for i, id := range ids {
+		at[id] = i
+	}
+	out := slices.Clone(segs)
+	slices.SortStableFunc(out, func(a, b cascade.Run) int {
+		i, iok := at[a.ID]
+		j, jok := at[b.ID]
+		switch {
+		case iok && jok:
+			return cmp.Compare(i, j)
+		case iok:
+			return -1
+		case jok:
+			return 1
+		}
+		return 0
+	})
+	return out
+}

@@ -92,12 +92,15 @@ func TestSampledRunSegmentFails(t *testing.T) {
 			s := sampledServer(t, u, []string{"FAKESIM_MODE=slow", "FAKESIM_DELAY=1h", "FAKESIM_BINARY_VERSIONS=90"},
 				func(c *app.Config) { c.RunConcurrency = 1 })
 			plan := planSampling(t, s)
-			first := plan.TraceRanges[0]
+			// The longest segment is queued first (sampling.LongestFirst):
+			// it fails while the others wait.
+			k := longestRange(t, s, plan)
+			first := plan.TraceRanges[k]
 			breakKernel(t, s, first.Start)
 			r := launchSampled(t, s, plan.ID, false)
 			r = waitSampled(t, s, r.ID, "FAILED")
 			n := len(plan.TraceRanges)
-			want := fmt.Sprintf("segment 1 of %d (kernels %d–%d): ", n, first.Start, first.End)
+			want := fmt.Sprintf("segment %d of %d (kernels %d–%d): ", k+1, n, first.Start, first.End)
 			if r.Error == nil || !strings.HasPrefix(*r.Error, want) || !strings.Contains(*r.Error, "unsupported binary version") ||
 				cascade.Deref(r.FailureClass) != "UNSUPPORTED_BINARY_VERSION" {
 				t.Errorf("sampled run: error %q, class %v; want %q…, UNSUPPORTED_BINARY_VERSION", cascade.Deref(r.Error), cascade.Deref(r.FailureClass), want)
@@ -105,19 +108,55 @@ func TestSampledRunSegmentFails(t *testing.T) {
 			testkit.EventuallySays(t, 30*time.Second, "the other segments cancelled", func() (bool, string) {
 				r = getSampled(t, s, r.ID)
 				var states []string
-				for _, seg := range r.Sampling.Segments[1:] {
-					states = append(states, seg.State)
+				for i, seg := range r.Sampling.Segments {
+					if i != k {
+						states = append(states, seg.State)
+					}
 				}
 				return !slices.ContainsFunc(states, func(st string) bool { return st != "CANCELLED" }), strings.Join(states, ", ")
 			})
-			if seg := r.Sampling.Segments[0]; seg.State != "FAILED" || cascade.Deref(seg.FailureClass) != "UNSUPPORTED_BINARY_VERSION" {
-				t.Errorf("first segment: %+v", seg)
+			// Listed in the order of their ranges, whatever the queue's.
+			for i, seg := range r.Sampling.Segments {
+				if want := fmt.Sprintf("segment %d of %d", i+1, n); cascade.Deref(seg.Label) != want {
+					t.Errorf("segment %d listed as %q, want %q", i+1, cascade.Deref(seg.Label), want)
+				}
+			}
+			if seg := r.Sampling.Segments[k]; seg.State != "FAILED" || cascade.Deref(seg.FailureClass) != "UNSUPPORTED_BINARY_VERSION" {
+				t.Errorf("segment %d, the longest: %+v", k+1, seg)
 			}
 			if r.Sampling.ProjectedCycles != nil || len(r.KernelPage.Nodes) != 0 {
 				t.Errorf("failed sampled run has a projection: %v, %d kernels", ptrF(r.Sampling.ProjectedCycles), len(r.KernelPage.Nodes))
 			}
 		})
 	}
+}
+
+// longestRange is the index of the range of plan whose launches hold the
+// most warp instructions (the first of equal ones): the segment a server
+// queues first.
+func longestRange(t *testing.T, s *servertest.TestServer, plan samplingPlan) int {
+	t.Helper()
+	var tr struct {
+		Trace struct {
+			Kernels struct{ Nodes []struct{ KernelID, Instructions int } }
+		}
+	}
+	s.MustDo(t, `{ trace(id: "`+sampledID+`") { kernels(first: 1000) { nodes { kernelId instructions } } } }`, nil, &tr)
+	insts := map[int]int{}
+	for _, k := range tr.Trace.Kernels.Nodes {
+		insts[k.KernelID] = k.Instructions
+	}
+	best, bestN := -1, -1
+	for i, rg := range plan.TraceRanges {
+		n := 0
+		for id := rg.Start; id <= rg.End; id++ {
+			n += insts[id]
+		}
+		if n > bestN {
+			best, bestN = i, n
+		}
+	}
+	return best
 }
 
 // TestSampledRunCancel: cancelling a sampled run that is running cancels
