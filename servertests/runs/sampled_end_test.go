@@ -138,7 +138,9 @@ func longestRange(t *testing.T, s *servertest.TestServer, plan samplingPlan) int
 	t.Helper()
 	var tr struct {
 		Trace struct {
-			Kernels struct{ Nodes []struct{ KernelID, Instructions int } }
+			Kernels struct {
+				Nodes []struct{ KernelID, Instructions int }
+			}
 		}
 	}
 	s.MustDo(t, `{ trace(id: "`+sampledID+`") { kernels(first: 1000) { nodes { kernelId instructions } } } }`, nil, &tr)
