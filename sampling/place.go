@@ -88,8 +88,9 @@ func (p *planner) markOne(i int32) int64 {
 // those, choose prefers the cheapest (whose warm-up is already simulated):
 // the representatives of a step's kernels fall in the same steps and
 // share their warm-up. On 20,000 launches of the LLM-like shapes
-// (TestSavings, the default plan), 114 to 242× fewer simulated warp
-// instructions than the trace's; a tenth of this tolerance (a quarter of
+// (TestSavings, the default plan), 137 to 271× fewer simulated warp
+// instructions than the trace's; with every after-heavy launch in strata
+// of their own (114 to 242× then) a tenth of this tolerance (a quarter of
 // a standard deviation of durations) gave 53 to 242×, a hundredth (a
 // quarter of the spread the plan counts, TimingWeight × s: what this
 // comment said until 2026-12-06, never what the code did) 35 to 242×.
