@@ -37,7 +37,7 @@ type Store interface {
 
 // Config configures a Scanner.
 type Config struct {
-	Root     string        // the bucket prefix directory; created if missing
+	Root     string        // the bucket prefix directory; the server creates it before Run
 	Interval time.Duration // DefaultInterval when 0
 	Store    Store
 	Events   cascade.Publisher
@@ -144,11 +144,12 @@ func (s *Scanner) wake() {
 }
 
 // Run scans until ctx is done. It first reconciles the database with the
-// disk: traces gone from disk are removed, every other one rescanned.
+// disk: traces gone from disk are removed, every other one rescanned. It
+// never creates the bucket directory: the server does, before it is
+// ready, and one gone later is the operator's to bring back (/healthz
+// says so), not Run's to replace with an empty one at whatever moment it
+// starts.
 func (s *Scanner) Run(ctx context.Context) error {
-	if err := os.MkdirAll(s.cfg.Root, 0o755); err != nil {
-		return fmt.Errorf("create bucket directory: %w", err)
-	}
 	known, err := s.cfg.Store.AllTraces(ctx)
 	if err != nil {
 		return fmt.Errorf("load traces: %w", err)

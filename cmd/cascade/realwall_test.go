@@ -77,6 +77,7 @@ func BenchmarkRealWall(b *testing.B) {
 				}
 				fmt.Println(row)
 				printWallEstimate(b, addr, p.PlanSampling.ID, config)
+				printSegments(b, addr, sampled.ID)
 			}
 		}
 	}
@@ -169,6 +170,46 @@ func printWallEstimate(b *testing.B, addr, plan, config string) {
 	}
 	fmt.Printf("  %s: %d segments, %d warp instructions simulated; start-up %s a process, %.0f warp instructions/s (%d runs); estimate %.0f s (%.0f s of processes, %d at once)\n",
 		config, w.Segments, e.SamplingPlan.SimulatedInstructions, startup, w.InstructionsPerSecond, w.Runs, w.Seconds, w.ProcessSeconds, w.Concurrency)
+}
+
+// printSegments prints each segment of the sampled run id: its launches,
+// its simulator's wall time and how its L2 was warmed (its history's
+// line): where a segment's time goes besides its instructions.
+func printSegments(b *testing.B, addr, id string) {
+	b.Helper()
+	var r struct {
+		Run struct {
+			Sampling struct {
+				Segments []struct {
+					Label    *string
+					Progress struct{ KernelsTotal int }
+					Figures  struct{ WallSeconds *float64 }
+					History  []string
+				}
+			}
+		}
+	}
+	if errs := gqlVars(b, addr, `query($id: ID!) { run(id: $id) { sampling { segments { label progress { kernelsTotal }
+		figures { wallSeconds } history } } } }`, map[string]any{"id": id}, &r); len(errs) > 0 {
+		b.Fatalf("segments: %v", errs)
+	}
+	for _, s := range r.Run.Sampling.Segments {
+		warmed := "not warmed"
+		for _, h := range s.History {
+			if i := strings.Index(h, "L2 "); i >= 0 {
+				warmed = h[i:]
+			}
+		}
+		wall := 0.0
+		if s.Figures.WallSeconds != nil {
+			wall = *s.Figures.WallSeconds
+		}
+		label := ""
+		if s.Label != nil {
+			label = *s.Label
+		}
+		fmt.Printf("    %s: %d launches, %.1f s; %s\n", label, s.Progress.KernelsTotal, wall, warmed)
+	}
 }
 
 func envOr(k, def string) string {
