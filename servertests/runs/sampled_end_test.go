@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -107,13 +106,7 @@ func TestSampledRunSegmentFails(t *testing.T) {
 			}
 			testkit.EventuallySays(t, 30*time.Second, "the other segments cancelled", func() (bool, string) {
 				r = getSampled(t, s, r.ID)
-				var states []string
-				for i, seg := range r.Sampling.Segments {
-					if i != k {
-						states = append(states, seg.State)
-					}
-				}
-				return !slices.ContainsFunc(states, func(st string) bool { return st != "CANCELLED" }), strings.Join(states, ", ")
+				return cancelledBut(r, k)
 			})
 			// Listed in the order of their ranges, whatever the queue's.
 			for i, seg := range r.Sampling.Segments {
@@ -129,6 +122,21 @@ func TestSampledRunSegmentFails(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cancelledBut reports whether every segment of r but the one at except
+// (-1 for none) is CANCELLED, and lists their states.
+func cancelledBut(r sampledRunView, except int) (bool, string) {
+	all := true
+	var states []string
+	for i, seg := range r.Sampling.Segments {
+		if i == except {
+			continue
+		}
+		all = all && seg.State == "CANCELLED"
+		states = append(states, seg.State)
+	}
+	return all, strings.Join(states, ", ")
 }
 
 // longestRange is the index of the range of plan whose launches hold the
@@ -182,11 +190,7 @@ func TestSampledRunCancel(t *testing.T) {
 			}
 			testkit.EventuallySays(t, 30*time.Second, "every segment cancelled", func() (bool, string) {
 				r = getSampled(t, s, r.ID)
-				var states []string
-				for _, seg := range r.Sampling.Segments {
-					states = append(states, seg.State)
-				}
-				return !slices.ContainsFunc(states, func(st string) bool { return st != "CANCELLED" }), strings.Join(states, ", ")
+				return cancelledBut(r, -1)
 			})
 			if r.State != "CANCELLED" || cascade.Deref(r.FailureClass) != "CANCELLED" {
 				t.Errorf("sampled run: %s, %v", r.State, cascade.Deref(r.FailureClass))
