@@ -110,6 +110,12 @@ type look struct {
 	// failed by its metadata.json; err says why for the last two.
 	event tracestate.Event
 	err   string
+
+	// knew is the state the scanner last knew the trace in when the walk
+	// began ("" for a trace new to it). Another party may have moved the
+	// trace meanwhile (the post-processor: processing to ready or
+	// failed); update then leaves the trace alone (see stale).
+	knew cascade.TraceState
 }
 
 // inspect applies the guide's rules to what a walk at now saw, given the
@@ -320,6 +326,11 @@ const (
 	// reprofiled: a ready trace's profiles changed, and nothing else of
 	// its upload (tracestate.ProfilesChanged): it stays READY.
 	reprofiled
+	// stale: the walk began before another party finished the trace
+	// (look.knew), so it may have missed that party's files, the
+	// post-processor's kernelslist.g above all: it is not applied, and
+	// the trace is walked again.
+	stale
 )
 
 // apply writes the look's fields into t and moves its state as

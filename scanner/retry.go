@@ -70,8 +70,13 @@ func (s *Scanner) settle(forced map[string]bool) {
 		return
 	}
 	for id, o := range s.cfg.States.TakeOutcomes() {
-		if e := s.traces[id]; !o.Ran && !forced[id] && e != nil && s.unchanged(id, e) {
+		e := s.traces[id]
+		if e != nil {
+			// The walk that follows begins after the move: its look is
+			// judged against the state it knows (see stale).
 			e.state = o.State
+		}
+		if !o.Ran && !forced[id] && e != nil && s.unchanged(id, e) {
 			continue
 		}
 		forced[id] = true

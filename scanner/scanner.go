@@ -374,6 +374,7 @@ func (s *Scanner) inspectWalk(ctx context.Context, w walked, now time.Time) (*en
 		return nil, look{}, false
 	}
 	e.history = h
+	l.knew = e.state
 	e.walkedAt, e.walkCost, e.deferred, e.missed = w.start, w.cost, false, false
 	e.dirs, e.dirSig = w.dirs, w.dirSig
 	return e, l, true
@@ -539,6 +540,13 @@ func update(l look, c *change, why *string) func(t *cascade.Trace, found bool) (
 		if t.Sample {
 			return false, errSample
 		}
+		if found && l.knew != "" && t.State != l.knew && t.State.Finished() {
+			// Finished by the post-processor while the walk went on: a
+			// walk that began before its kernelslist.g was written would
+			// take the finished trace for one uploaded again.
+			*c = stale
+			return false, cascade.ErrUnchanged
+		}
 		before := *t
 		before.Prompts, before.Warnings = slices.Clone(t.Prompts), slices.Clone(t.Warnings)
 		if !found {
@@ -558,6 +566,10 @@ func update(l look, c *change, why *string) func(t *cascade.Trace, found bool) (
 func (s *Scanner) saved(id string, e *entry, committed cascade.Trace, saved bool, c change, why string) (cascade.Trace, change, bool) {
 	e.state = committed.State
 	s.traces[id] = e
+	if c == stale {
+		s.Refresh(id) // a walk that begins now knows the state it is judged against
+		return committed, unchanged, false
+	}
 	if !saved {
 		if c == reprofiled {
 			// A profile file changed, which is none of the trace's
