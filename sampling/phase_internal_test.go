@@ -132,3 +132,59 @@ func TestShunnedNeverPicked(t *testing.T) {
 		}
 	}
 }
+
+// TestColdFirstNotPlaced: a kernel's first launch in the trace (cold:
+// coldFirsts) is the cheapest representative there is when it opens the
+// trace, for nothing before it needs simulating; the least-cost placement
+// passes it over all the same, while a pick at random may take it.
+func TestColdFirstNotPlaced(t *testing.T) {
+	var in Input
+	add := func(name string, insts int64, ns float64) {
+		in.Launches = append(in.Launches, Launch{KernelID: len(in.Launches) + 1, Name: name, WarpInstructions: insts, DurationNs: ns})
+	}
+	add("setup", 50, 300) // launched once: nothing to pass over
+	for range 3 {         // three layers of two kernels, alike
+		add("gemm", 1000, 5000)
+		add("norm", 100, 600)
+	}
+	for s := range 12 {
+		add("a", 10, 100+float64(s%3))
+	}
+	cold := coldFirsts(in, nil)
+	for i := range in.Launches {
+		if want := i == 1 || i == 2 || i == 7; cold[i] != want {
+			t.Errorf("launch %d (%s): cold %v, want %v", i, in.Launches[i].Name, cold[i], want)
+		}
+	}
+	for _, target := range []float64{0.01, 0.001} {
+		p, err := STEM{Warmup: WarmupStep}.Plan(in, Target{Error: target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range p.Strata {
+			if len(st.Representatives) == st.Size {
+				continue
+			}
+			for _, r := range st.Representatives {
+				if cold[r.Launch] {
+					t.Errorf("ε %g: stratum %s placed its representative on launch %d, its kernel's first", target, st.Name, r.Launch)
+				}
+			}
+		}
+	}
+	picked := false
+	for seed := uint64(1); seed <= 40 && !picked; seed++ {
+		p, err := STEM{Warmup: WarmupStep, Seed: seed}.Plan(in, Target{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range p.Strata {
+			for _, r := range st.Representatives {
+				picked = picked || cold[r.Launch] && len(st.Representatives) < st.Size
+			}
+		}
+	}
+	if !picked {
+		t.Error("no pick at random took a kernel's first launch in 40 seeds: random picks pass them over too, and are biased")
+	}
+}

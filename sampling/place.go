@@ -107,7 +107,10 @@ const tieTolerance = 0.25
 // candidates as good as that one (within tieTolerance standard
 // deviations), it takes the cheapest to simulate, given what earlier
 // choices simulate (a launch right after a representative shares its
-// warm-up), then the closest, then the first.
+// warm-up), then the closest, then the first; it passes over the
+// launches p.shun and p.cold mark while the bin has another. A plan with
+// a seed picks at random in each bin instead, passing over p.shun's
+// alone.
 func (p *planner) choose() {
 	var rng *rand.Rand
 	if p.seed != 0 {
@@ -134,8 +137,8 @@ func (p *planner) choose() {
 			if s.byMean {
 				target = mean
 			}
-			skip := p.shunning(blo, bhi)
 			if rng != nil && !s.byMean {
+				skip := p.shunning(p.shun, blo, bhi)
 				best := p.order[blo+rng.Int32N(bhi-blo)]
 				for skip(best) {
 					best = p.order[blo+rng.Int32N(bhi-blo)]
@@ -144,6 +147,7 @@ func (p *planner) choose() {
 				p.reps = append(p.reps, best)
 				continue
 			}
+			skip := p.shunning(p.cold, blo, bhi)
 			dmin := math.Inf(1)
 			for k := blo; k < bhi; k++ {
 				if !skip(p.order[k]) {
@@ -172,14 +176,15 @@ func (p *planner) choose() {
 }
 
 // shunning is whether choose passes launch i over in the bin of
-// order[blo:bhi]: a shunned launch (p.shun) while the bin has another.
-func (p *planner) shunning(blo, bhi int32) func(i int32) bool {
-	if p.shun == nil {
+// order[blo:bhi]: a launch marks marks (p.shun, or p.cold) while the bin
+// has another.
+func (p *planner) shunning(marks []bool, blo, bhi int32) func(i int32) bool {
+	if marks == nil {
 		return func(int32) bool { return false }
 	}
 	for k := blo; k < bhi; k++ {
-		if !p.shun[p.order[k]] {
-			return func(i int32) bool { return p.shun[i] }
+		if !marks[p.order[k]] {
+			return func(i int32) bool { return marks[i] }
 		}
 	}
 	return func(int32) bool { return false }

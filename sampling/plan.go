@@ -41,8 +41,9 @@ type planner struct {
 	// seed, when not 0, picks representatives at random in their bins.
 	seed uint64
 	// shun, when not nil, marks launches choose never picks while their
-	// bin has another (heavyStrata).
-	shun []bool
+	// bin has another (heavyStrata). cold marks those its least-cost
+	// placement passes over so, but not a pick at random (coldFirsts).
+	shun, cold []bool
 
 	// What choose picked: the representatives, stratum by stratum, and
 	// per launch whether it is simulated (a representative or warm-up).

@@ -68,7 +68,7 @@ func (m STEM) Plan(in Input, target Target) (Plan, error) {
 		return groupKey{name: l.Name, grid: l.Grid, block: l.Block, untimed: !l.Timed(), afterHeavy: apart != nil && apart[i]}
 	})
 	p.basisTimed, p.basisWeight = true, TimingWeight
-	p.seed, p.shun = m.Seed, shun
+	p.seed, p.shun, p.cold = m.Seed, shun, coldFirsts(in, shun)
 	p.costs()
 	build := func(eps float64) {
 		p.allocate(eps)
