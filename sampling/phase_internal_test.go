@@ -188,3 +188,28 @@ func TestColdFirstNotPlaced(t *testing.T) {
 		t.Error("no pick at random took a kernel's first launch in 40 seeds: random picks pass them over too, and are biased")
 	}
 }
+
+// TestColdFirstOfTwoPlaced: a kernel launched twice projects the other
+// launch off by as much whichever it simulates (minColdBin), so the
+// placement takes the cheaper: the first, at the trace's start.
+func TestColdFirstOfTwoPlaced(t *testing.T) {
+	var in Input
+	add := func(name string, insts int64, ns float64) {
+		in.Launches = append(in.Launches, Launch{KernelID: len(in.Launches) + 1, Name: name, WarpInstructions: insts, DurationNs: ns})
+	}
+	add("x", 2000, 8000)
+	for s := range 20 {
+		add("a", 10, 100+float64(s%3))
+		add("b", 10, 200+float64(s%3))
+	}
+	add("x", 2000, 8000)
+	p, err := STEM{Warmup: WarmupStep}.Plan(in, Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range p.Strata {
+		if st.Name == "x" && (len(st.Representatives) != 1 || st.Representatives[0].Launch != 0) {
+			t.Errorf("stratum x (launches 0 and %d) has representatives %+v, want launch 0 alone", len(in.Launches)-1, st.Representatives)
+		}
+	}
+}

@@ -108,9 +108,9 @@ const tieTolerance = 0.25
 // deviations), it takes the cheapest to simulate, given what earlier
 // choices simulate (a launch right after a representative shares its
 // warm-up), then the closest, then the first; it passes over the
-// launches p.shun and p.cold mark while the bin has another. A plan with
-// a seed picks at random in each bin instead, passing over p.shun's
-// alone.
+// launches p.shun marks while the bin has another, and p.cold's too in
+// a bin of minColdBin or more. A plan with a seed picks at random in
+// each bin instead, passing over p.shun's alone.
 func (p *planner) choose() {
 	var rng *rand.Rand
 	if p.seed != 0 {
@@ -147,7 +147,10 @@ func (p *planner) choose() {
 				p.reps = append(p.reps, best)
 				continue
 			}
-			skip := p.shunning(p.cold, blo, bhi)
+			skip := p.shunning(p.shun, blo, bhi)
+			if bhi-blo >= minColdBin {
+				skip = p.shunning(p.cold, blo, bhi)
+			}
 			dmin := math.Inf(1)
 			for k := blo; k < bhi; k++ {
 				if !skip(p.order[k]) {
@@ -189,6 +192,14 @@ func (p *planner) shunning(marks []bool, blo, bhi int32) func(i int32) bool {
 	}
 	return func(int32) bool { return false }
 }
+
+// minColdBin is the fewest launches a bin needs for its least-cost
+// placement to pass over a cold first launch (coldFirsts). Of a bin of
+// n, a warm representative projects the cold launch short by its excess,
+// a share 1/n of the bin's total, and the cold one projects the n − 1
+// others long by as much each, (n − 1)/n: the same for n = 2, where the
+// cold one, needing no warm-up at the trace's start, is the cheaper.
+const minColdBin = 3
 
 // maxCandidates is how many launches of a bin choose weighs at most.
 const maxCandidates = 2048
