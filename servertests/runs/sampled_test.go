@@ -140,7 +140,7 @@ type samplingPlan struct {
 func planSampling(t *testing.T, s *servertest.TestServer) samplingPlan {
 	t.Helper()
 	var r struct{ PlanSampling samplingPlan }
-	s.MustDo(t, `mutation { planSampling(traceId: "`+sampledID+`", target: {error: 0.05}) {
+	s.MustDo(t, `mutation { planSampling(traceId: "`+sampledID+`", target: {error: 0.05}, warmup: 0) {
 		id samples traceRanges { start end firstLaunch lastLaunch representatives } strata { representatives { launch kernelId } } } }`, nil, &r)
 	if len(r.PlanSampling.TraceRanges) < 2 {
 		t.Fatalf("plan %+v: want at least two ranges to simulate", r.PlanSampling)
