@@ -100,14 +100,11 @@ func TestHeavyStrata(t *testing.T) {
 // kernel's every launch.
 func TestShunnedNeverPicked(t *testing.T) {
 	var in Input
-	add := func(name string, insts int64, ns float64) {
-		in.Launches = append(in.Launches, Launch{KernelID: len(in.Launches) + 1, Name: name, WarpInstructions: insts, DurationNs: ns})
-	}
-	add("prefill1", 1000, 5000)
-	add("prefill2", 1000, 5000)
+	timed(&in, "prefill1", 1000, 5000)
+	timed(&in, "prefill2", 1000, 5000)
 	for s := range 12 { // decode steps, 2–25: the first one's durations in the middle
-		add("a", 10, 100+float64((s*7)%12))
-		add("b", 10, 200+float64((s*5)%12))
+		timed(&in, "a", 10, 100+float64((s*7)%12))
+		timed(&in, "b", 10, 200+float64((s*5)%12))
 	}
 	heavy := afterHeavy(in, 2)
 	if heavy == nil || !heavy[2] || !heavy[3] {
@@ -139,16 +136,13 @@ func TestShunnedNeverPicked(t *testing.T) {
 // passes it over all the same, while a pick at random may take it.
 func TestColdFirstNotPlaced(t *testing.T) {
 	var in Input
-	add := func(name string, insts int64, ns float64) {
-		in.Launches = append(in.Launches, Launch{KernelID: len(in.Launches) + 1, Name: name, WarpInstructions: insts, DurationNs: ns})
-	}
-	add("setup", 50, 300) // launched once: nothing to pass over
-	for range 3 {         // three layers of two kernels, alike
-		add("gemm", 1000, 5000)
-		add("norm", 100, 600)
+	timed(&in, "setup", 50, 300) // launched once: nothing to pass over
+	for range 3 {                // three layers of two kernels, alike
+		timed(&in, "gemm", 1000, 5000)
+		timed(&in, "norm", 100, 600)
 	}
 	for s := range 12 {
-		add("a", 10, 100+float64(s%3))
+		timed(&in, "a", 10, 100+float64(s%3))
 	}
 	cold := coldFirsts(in, nil)
 	for i := range in.Launches {
@@ -194,15 +188,12 @@ func TestColdFirstNotPlaced(t *testing.T) {
 // placement takes the cheaper: the first, at the trace's start.
 func TestColdFirstOfTwoPlaced(t *testing.T) {
 	var in Input
-	add := func(name string, insts int64, ns float64) {
-		in.Launches = append(in.Launches, Launch{KernelID: len(in.Launches) + 1, Name: name, WarpInstructions: insts, DurationNs: ns})
-	}
-	add("x", 2000, 8000)
+	timed(&in, "x", 2000, 8000)
 	for s := range 20 {
-		add("a", 10, 100+float64(s%3))
-		add("b", 10, 200+float64(s%3))
+		timed(&in, "a", 10, 100+float64(s%3))
+		timed(&in, "b", 10, 200+float64(s%3))
 	}
-	add("x", 2000, 8000)
+	timed(&in, "x", 2000, 8000)
 	p, err := STEM{Warmup: WarmupStep}.Plan(in, Target{})
 	if err != nil {
 		t.Fatal(err)
@@ -212,4 +203,10 @@ func TestColdFirstOfTwoPlaced(t *testing.T) {
 			t.Errorf("stratum x (launches 0 and %d) has representatives %+v, want launch 0 alone", len(in.Launches)-1, st.Representatives)
 		}
 	}
+}
+
+// timed appends a launch of name, with insts warp instructions and a
+// measured duration of ns, to in.
+func timed(in *Input, name string, insts int64, ns float64) {
+	in.Launches = append(in.Launches, Launch{KernelID: len(in.Launches) + 1, Name: name, WarpInstructions: insts, DurationNs: ns})
 }
