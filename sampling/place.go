@@ -147,10 +147,11 @@ func (p *planner) choose() {
 				p.reps = append(p.reps, best)
 				continue
 			}
-			skip := p.shunning(p.shun, blo, bhi)
+			marks := p.shun
 			if bhi-blo >= minColdBin {
-				skip = p.shunning(p.cold, blo, bhi)
+				marks = p.cold
 			}
+			skip := p.shunning(marks, blo, bhi)
 			dmin := math.Inf(1)
 			for k := blo; k < bhi; k++ {
 				if !skip(p.order[k]) {
