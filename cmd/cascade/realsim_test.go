@@ -264,7 +264,10 @@ func TestRealSimulatorRefuses(t *testing.T) {
 			Checked bool
 		}
 	}
-	testkit.Eventually(t, time.Minute, "configs checked", func() bool {
+	// The probe starts the real simulator once a config (eight) and once a
+	// binary version: the whole test takes 14 s idle, but the probe took past a minute under CI's race
+	// step, three packages at a time on 2 cores (it failed so once).
+	testkit.Eventually(t, 4*time.Minute, "configs checked", func() bool {
 		gqlVars(t, addr, `{ simConfigs { name error checked } }`, nil, &q)
 		return len(q.SimConfigs) > 0 && q.SimConfigs[0].Checked
 	})
