@@ -67,6 +67,7 @@ func slots(concurrency, cpus int) int {
 type gate struct {
 	read func() (Memory, error)
 	log  *slog.Logger
+	poll time.Duration // memoryPoll; shorter in tests
 
 	mu      sync.Mutex
 	running map[string]*admitted // by run id
@@ -82,13 +83,13 @@ type admitted struct {
 }
 
 func newGate(read func() (Memory, error), log *slog.Logger) *gate {
-	return &gate{read: read, log: log, running: map[string]*admitted{}, ended: make(chan struct{})}
+	return &gate{read: read, log: log, poll: memoryPoll, running: map[string]*admitted{}, ended: make(chan struct{})}
 }
 
 // admit waits until the run's simulation, needing need bytes, fits beside
 // the running ones, and then counts it as running until done. It returns
 // false, having counted nothing, when ctx ends or waiting (asked every
-// memoryPoll) says the run waits no longer. Memory that cannot be read
+// poll) says the run waits no longer. Memory that cannot be read
 // holds nothing back.
 func (g *gate) admit(ctx context.Context, id string, need int64, waiting func() bool) bool {
 	logged := false
@@ -125,7 +126,7 @@ func (g *gate) admit(ctx context.Context, id string, need int64, waiting func() 
 		case <-ctx.Done():
 			return false
 		case <-ended:
-		case <-time.After(memoryPoll):
+		case <-time.After(g.poll):
 		}
 		if !waiting() {
 			return false
