@@ -82,21 +82,21 @@ func heavyStrata(in Input, heavy []bool) (apart, shun []bool) {
 		grid, block cascade.Dim3
 		untimed     bool
 	}
-	key := func(l *Launch) kernel { return kernel{l.Name, l.Grid, l.Block, !l.Timed()} }
-	marked, others := map[kernel]int{}, map[kernel]int{}
-	for i := range in.Launches {
+	ids, n := numbered(in.Launches, func(l *Launch) kernel { return kernel{l.Name, l.Grid, l.Block, !l.Timed()} })
+	marked, others := make([]int32, n), make([]int32, n)
+	for i, id := range ids {
 		if heavy[i] {
-			marked[key(&in.Launches[i])]++
+			marked[id]++
 		} else {
-			others[key(&in.Launches[i])]++
+			others[id]++
 		}
 	}
 	apart, shun = make([]bool, len(heavy)), make([]bool, len(heavy))
-	for i := range in.Launches {
+	for i, id := range ids {
 		if !heavy[i] {
 			continue
 		}
-		if k := key(&in.Launches[i]); marked[k] == 1 && others[k] > 0 {
+		if marked[id] == 1 && others[id] > 0 {
 			shun[i] = true
 		} else {
 			apart[i] = true
@@ -123,17 +123,16 @@ func coldFirsts(in Input, shun []bool) []bool {
 		ctx, name   string
 		grid, block cascade.Dim3
 	}
-	first, count := map[kernel]int{}, map[kernel]int{}
-	for i := range in.Launches {
-		l := &in.Launches[i]
-		k := kernel{l.Context, l.Name, l.Grid, l.Block}
-		if count[k] == 0 {
-			first[k] = i
+	ids, n := numbered(in.Launches, func(l *Launch) kernel { return kernel{l.Context, l.Name, l.Grid, l.Block} })
+	first, count := make([]int, n), make([]int32, n)
+	for i, id := range ids {
+		if count[id] == 0 {
+			first[id] = i
 		}
-		count[k]++
+		count[id]++
 	}
-	for k, i := range first {
-		if count[k] < 2 {
+	for id, i := range first {
+		if count[id] < 2 {
 			continue
 		}
 		if marks == nil {
@@ -142,4 +141,28 @@ func coldFirsts(in Input, shun []bool) []bool {
 		marks[i] = true
 	}
 	return marks
+}
+
+// numbered gives each launch the number of its key among the launches'
+// distinct keys, numbered in the order of their first launch, and says how
+// many there are. It looks a key up once for each run of launches that
+// share it: keys hold kernel names, long strings to hash.
+func numbered[K comparable](ls []Launch, key func(*Launch) K) (ids []int32, n int) {
+	ids = make([]int32, len(ls))
+	index := map[K]int32{}
+	var last K
+	lastID := int32(-1)
+	for i := range ls {
+		k := key(&ls[i])
+		if lastID < 0 || k != last {
+			id, ok := index[k]
+			if !ok {
+				id = int32(len(index))
+				index[k] = id
+			}
+			last, lastID = k, id
+		}
+		ids[i] = lastID
+	}
+	return ids, len(index)
 }
