@@ -1,4 +1,4 @@
-package memstore_test
+package db_test
 
 import (
 	"context"
@@ -30,10 +30,11 @@ type store interface {
 	ReplaceKernelsFrom(ctx context.Context, traceID string, fill func(add func([]cascade.Kernel) error) error) error
 }
 
-// TestContract runs the same steps on the in-memory store and on the
-// database (SQLite, and PostgreSQL when dbtest says so) and checks each
-// against the rules the scanner and the post-processor rely on; the
-// fake is only as good as its agreement with *db.DB.
+// TestContract runs the same steps on the in-memory store the fast
+// tier's tests use (testkit/memstore) and on the database (SQLite, and
+// PostgreSQL when dbtest says so) and checks each against the rules the
+// scanner and the post-processor rely on; the fake is only as good as its
+// agreement with *db.DB.
 func TestContract(t *testing.T) {
 	t.Run("memstore", func(t *testing.T) {
 		m := memstore.New()
@@ -250,37 +251,5 @@ func contract(t *testing.T, s store, kernelsOf func(id string) []cascade.Kernel)
 	b.Prompts[0] = "changed"
 	if again, _ := s.Trace(ctx, "b"); !reflect.DeepEqual(again.Prompts, []string{"p"}) {
 		t.Fatalf("prompts changed through a read: %q", again.Prompts)
-	}
-}
-
-// TestFail: a write that Fail fails changes nothing.
-func TestFail(t *testing.T) {
-	ctx := context.Background()
-	m := memstore.New()
-	m.UpdateTrace(ctx, "a", func(tr *cascade.Trace, _ bool) error { tr.State = cascade.TraceUploading; return nil })
-	down := errors.New("database is down")
-	m.Fail = func(op, id string) error {
-		if id == "a" {
-			return down
-		}
-		return nil
-	}
-	if _, saved, err := m.UpdateTrace(ctx, "a", func(tr *cascade.Trace, _ bool) error { tr.State = cascade.TraceReady; return nil }); saved || !errors.Is(err, down) {
-		t.Fatalf("UpdateTrace: saved %v, %v", saved, err)
-	}
-	if _, err := m.UpdateTraces(ctx, []cascade.TraceWrite{
-		{ID: "b", Update: func(tr *cascade.Trace, _ bool) (bool, error) { return false, nil }},
-		{ID: "a", Update: func(tr *cascade.Trace, _ bool) (bool, error) { tr.State = cascade.TraceReady; return false, nil }},
-	}); !errors.Is(err, down) {
-		t.Fatalf("UpdateTraces: %v", err)
-	}
-	if err := m.DeleteTrace(ctx, "a"); !errors.Is(err, down) {
-		t.Fatalf("DeleteTrace: %v", err)
-	}
-	if got, err := m.Trace(ctx, "a"); err != nil || got.State != cascade.TraceUploading || m.Writes("a") != 1 {
-		t.Fatalf("a: %+v, %v, %d writes; want it as first written", got, err, m.Writes("a"))
-	}
-	if fmt.Sprint(m.IDs()) != "[a]" {
-		t.Fatalf("ids %v: b of the failed batch went in", m.IDs())
 	}
 }

@@ -3,7 +3,7 @@
 // interface of their own: scanner.Store and postproc.Store (their test
 // files check that *Store implements them). It keeps the rules of
 // *db.DB's trace methods that those packages rely on, and
-// memstore_test.go runs the same steps on both to keep it so:
+// db/contract_test.go runs the same steps on both to keep it so:
 //
 //   - a read-modify-write (UpdateTrace, UpdateTraceAndKernels, each write
 //     of UpdateTraces) gives fn found == false and a Trace with only its
