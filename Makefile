@@ -1,5 +1,10 @@
 # Shortcuts; scripts/ holds the real commands so a machine without make
 # needs nothing more than Go.
+
+# servertests/ is a module of its own; its go.work puts it beside the root
+# module's packages (scripts/test.sh).
+SERVERTESTS := GOWORK=$(CURDIR)/servertests/go.work
+
 .PHONY: serve test ui bench bench-large bench-sampling bench-split bench-wall bench-variants generate crash fuzz
 
 serve:
@@ -53,16 +58,16 @@ generate:
 # growing with the file).
 bench:
 	go test ./scanner -run '^$$' -bench . -benchtime 200x
-	go test ./servertests -run '^$$' -bench LastFileToSubscriber -benchtime 200x
-	uptime; go test ./servertests -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
+	$(SERVERTESTS) go test ./servertests -run '^$$' -bench LastFileToSubscriber -benchtime 200x
+	uptime; $(SERVERTESTS) go test ./servertests -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
 	uptime; go test ./graph/transport -run '^$$' -bench Fanout -benchtime 500x -timeout 10m
 	uptime; go test ./app -run '^$$' -bench 'Ingest1M|Start' -benchtime 1x -timeout 60m
 	go test ./accelsim/posttraces -run '^$$' -bench Postprocess -benchtime 3x -timeout 60m
-	go test ./servertests -run '^$$' -bench PutObject -benchtime 8x
+	$(SERVERTESTS) go test ./servertests -run '^$$' -bench PutObject -benchtime 8x
 	scripts/bench-s3.sh
-	go test ./servertests/runs -run '^$$' -bench SlurmPoll3600 -benchtime 1x -timeout 60m -v
+	$(SERVERTESTS) go test ./servertests/runs -run '^$$' -bench SlurmPoll3600 -benchtime 1x -timeout 60m -v
 	uptime; go test ./db -run '^$$' -bench CreateSweep -benchtime 10x
-	uptime; go test ./servertests/runs -run '^$$' -bench LaunchSweep -benchtime 1x -timeout 60m -v
+	uptime; $(SERVERTESTS) go test ./servertests/runs -run '^$$' -bench LaunchSweep -benchtime 1x -timeout 60m -v
 	uptime; go test ./sampling -run '^$$' -bench Plan1M -benchtime 5x
 	uptime; go test ./sampling/sampled -run '^$$' -bench ProjectSampled1M -benchtime 3x -benchmem
 	uptime; go test ./accelsim/simlog -run '^$$' -bench Stats1M -benchtime 1x -timeout 30m

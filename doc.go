@@ -50,6 +50,6 @@
 //     dbtest, servertest, s3test, slurmtest, quickstart) and the stand-ins of the
 //     post-processor (fakepp) and the simulator (fakesim).
 //   - servertests/: the full tier's tests that start a server (runs' in
-//     servertests/runs), kept apart from the packages they test so that
-//     go test -short links the server into few test binaries.
+//     servertests/runs), a module of its own beside this one (its go.work)
+//     so that go test -short ./... does not link them.
 package cascade

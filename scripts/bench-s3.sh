@@ -121,7 +121,7 @@ cmp -s "$work/src/traces/kernel-1.trace" "$work/data/s3/cascade/traces/bench-cas
 
 # The ceiling: the same number of bytes over loopback TCP, from a buffer
 # to nothing, with no file and no HTTP.
-t_tcp=$(go test ./servertests -run '^$' -bench LoopbackTCP -benchtime "${mib}x" | awk '/BenchmarkLoopbackTCP/ { print $3 / 1e9 * $2 }')
+t_tcp=$(GOWORK="$PWD/servertests/go.work" go test ./servertests -run '^$' -bench LoopbackTCP -benchtime "${mib}x" | awk '/BenchmarkLoopbackTCP/ { print $3 / 1e9 * $2 }')
 
 mem="recycled memory"; [ -n "${BENCH_S3_FRESH:-}" ] && mem="memory as it comes (BENCH_S3_FRESH)"
 echo "S3 upload of $mib MiB over loopback, copies into $mem ($(nproc) cores; load average:$(uptime | sed 's/.*load average://'))"

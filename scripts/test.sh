@@ -67,8 +67,14 @@ if [ -n "$(git status --porcelain -- graph resolvers)" ]; then
   exit 1
 fi
 
+# servertests/ is a module of its own (the full tier's tests that start a
+# server: go test -short ./... at the root does not link them); its
+# go.work puts it beside the root module, so that one go command vets and
+# tests both.
+with_servertests() { GOWORK="$PWD/servertests/go.work" "$@"; }
+
 step "go vet"
-go vet ./...
+with_servertests go vet ./... ./servertests/...
 
 # The web UI is built before the Go tests (they embed frontend/dist, which
 # must not change while they compile); its unit tests run beside the Go
@@ -118,7 +124,7 @@ if [ -n "$ui_test_log" ]; then
   ui_test_pid=$!
 fi
 go_status=0
-go test -race -vet=off -count=1 -p 3 -timeout 20m ./cmd/cascade ./servertests/runs ./slurm ./... || go_status=$?
+with_servertests go test -race -vet=off -count=1 -p 3 -timeout 20m ./cmd/cascade ./servertests/runs ./slurm ./... ./servertests/... || go_status=$?
 if [ -n "$ui_test_pid" ]; then
   ui_status=0
   wait "$ui_test_pid" || ui_status=$?
