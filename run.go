@@ -35,8 +35,14 @@ type Run struct {
 	ConfigBase   string     `gorm:"not null;default:''"`
 	ConfigParams []SimParam `gorm:"serializer:json"`
 	// KernelIDs is the chosen subset (kernel ids as in Kernel.KernelID);
-	// empty for every kernel.
+	// empty for every kernel. Ids restart in each CUDA context: an id
+	// alone selects its launch in every context.
 	KernelIDs []int `gorm:"serializer:json"`
+	// KernelContexts, when set, is the CUDA context of each of KernelIDs,
+	// index for index, and each id selects its launch in that context
+	// only: the segments of a sampled or split run of a trace of several
+	// contexts. Nil otherwise.
+	KernelContexts []string `gorm:"serializer:json"`
 	Label     *string
 	State     RunState `gorm:"not null;index"`
 	Error     *string

@@ -139,6 +139,9 @@ var migrations = []migration{
 		}
 		return addColumns(tx, &kernelV24{}, "Untraced")
 	}},
+	{25, "runs: the CUDA context of each chosen kernel", func(tx *gorm.DB) error {
+		return addColumns(tx, &runV25{}, "KernelContexts")
+	}},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a

@@ -210,3 +210,13 @@ type kernelV24 struct {
 }
 
 func (kernelV24) TableName() string { return "kernels" }
+
+// Schema snapshot, version 25.
+
+// runV25: the CUDA context of each of a run's chosen kernel ids (JSON).
+type runV25 struct {
+	ID             string `gorm:"primaryKey"`
+	KernelContexts string
+}
+
+func (runV25) TableName() string { return "runs" }

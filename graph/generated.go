@@ -317,6 +317,7 @@ type ComplexityRoot struct {
 		FinishedAt        func(childComplexity int) int
 		History           func(childComplexity int) int
 		ID                func(childComplexity int) int
+		KernelContexts    func(childComplexity int) int
 		KernelIDs         func(childComplexity int) int
 		KernelPage        func(childComplexity int, first *int, after *string) int
 		Kernels           func(childComplexity int) int
@@ -2118,6 +2119,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.ID(childComplexity), true
+	case "Run.kernelContexts":
+		if e.ComplexityRoot.Run.KernelContexts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.KernelContexts(childComplexity), true
 	case "Run.kernelIds":
 		if e.ComplexityRoot.Run.KernelIDs == nil {
 			break
@@ -4867,6 +4874,8 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_label(ctx, field)
 	case "kernelIds":
 		return ec.fieldContext_Run_kernelIds(ctx, field)
+	case "kernelContexts":
+		return ec.fieldContext_Run_kernelContexts(ctx, field)
 	case "executor":
 		return ec.fieldContext_Run_executor(ctx, field)
 	case "crossArchitecture":
@@ -11239,6 +11248,29 @@ func (ec *executionContext) _Run_kernelIds(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Run_kernelIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Run", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Run_kernelContexts(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_kernelContexts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KernelContexts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalOString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_kernelContexts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "String")
 }
 
 func (ec *executionContext) _Run_executor(ctx context.Context, field graphql.CollectedField, obj *cascade.Run) (ret graphql.Marshaler) {
@@ -21100,7 +21132,7 @@ func (ec *executionContext) unmarshalInputLaunchRunInput(ctx context.Context, ob
 		asMap["rerun"] = false
 	}
 
-	fieldsInOrder := [...]string{"traceId", "simConfig", "params", "kernelIds", "label", "rerun", "sampling", "split"}
+	fieldsInOrder := [...]string{"traceId", "simConfig", "params", "kernelIds", "kernelContexts", "label", "rerun", "sampling", "split"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -21135,6 +21167,13 @@ func (ec *executionContext) unmarshalInputLaunchRunInput(ctx context.Context, ob
 				return it, err
 			}
 			it.KernelIds = data
+		case "kernelContexts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kernelContexts"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KernelContexts = data
 		case "label":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("label"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -23231,6 +23270,11 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 		case "kernelIds":
 			out.Values[i] = ec._Run_kernelIds(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "kernelContexts":
+			out.Values[i] = ec._Run_kernelContexts(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -28370,6 +28414,41 @@ func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.S
 	_ = ctx
 	res := graphql.MarshalString(v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {

@@ -21,7 +21,7 @@ import (
 // LaunchRun is the resolver for the launchRun field.
 func (r *mutationResolver) LaunchRun(ctx context.Context, input model.LaunchRunInput) (*cascade.Run, error) {
 	in := runs.LaunchInput{
-		TraceID: input.TraceID, SimConfig: input.SimConfig, Params: input.Params, KernelIDs: input.KernelIds, Label: cascade.Deref(input.Label),
+		TraceID: input.TraceID, SimConfig: input.SimConfig, Params: input.Params, KernelIDs: input.KernelIds, KernelContexts: input.KernelContexts, Label: cascade.Deref(input.Label),
 		Rerun: cascade.Deref(input.Rerun),
 	}
 	var run cascade.Run

@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -21,7 +22,11 @@ type LaunchInput struct {
 	SimConfig string
 	Params    []cascade.SimParam
 	KernelIDs []int // nil for every kernel
-	Label     string
+	// KernelContexts, when set, is the CUDA context of each of KernelIDs,
+	// index for index (see [cascade.Run.KernelContexts]); nil selects
+	// each id in every context.
+	KernelContexts []string
+	Label          string
 	// Rerun simulates even when a succeeded run did the same simulation
 	// already; without it such a launch reuses that run's results (see
 	// [Manager.Launch]).
@@ -125,7 +130,7 @@ type batch struct {
 	reuse   reuseCache
 	traces  map[string]cascade.Trace
 	configs map[string]cascade.SimConfig
-	kernels map[string]map[int]bool // by trace: the ids of its kernel list
+	kernels map[string]map[kernellist.Ref]bool // by trace: its kernel list's, with and without their contexts
 	// untraced holds, by trace, its launches and those without a kernel
 	// trace, read for a trace with untraced launches (untraced.go).
 	untraced map[string]untracedLaunches
@@ -176,6 +181,10 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 			t.ID, t.UntracedKernels, t.KernelCount+t.UntracedKernels)
 	}
 	var ids []int
+	var ctxs []string
+	if in.KernelIDs == nil && in.KernelContexts != nil {
+		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "kernelContexts: give kernelIds with them, one context for each id")
+	}
 	if in.KernelIDs != nil {
 		have, ok := b.kernels[t.ID]
 		if !ok {
@@ -186,7 +195,7 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 			b.kernels = setIn(b.kernels, t.ID, have)
 		}
 		var err error
-		ids, err = checkKernels(t.ID, in.KernelIDs, have)
+		ids, ctxs, err = checkKernels(t.ID, in.KernelIDs, in.KernelContexts, have)
 		// On a trace with untraced launches every context's launch of a
 		// named id must be traced (the run simulates each context's; ids
 		// repeat across contexts). A segment's ids are its coordinator's
@@ -199,7 +208,7 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 		}
 	}
 	r := cascade.Run{
-		ID: cascade.NewID(cascade.RunIDPrefix), TraceID: t.ID, SimConfig: cfg.Name, KernelIDs: ids,
+		ID: cascade.NewID(cascade.RunIDPrefix), TraceID: t.ID, SimConfig: cfg.Name, KernelIDs: ids, KernelContexts: ctxs,
 		ConfigBase: cfg.Base, ConfigParams: cfg.Params,
 		State: cascade.RunQueued, Executor: m.exec.Name(), History: []string{},
 		// The clock is recorded now, and again as the run starts (see
@@ -231,34 +240,56 @@ func setIn[K comparable, V any](m map[K]V, k K, v V) map[K]V {
 	return m
 }
 
-// kernelIDs returns the ids of the kernels of the trace's kernelslist.g.
-func (m *Manager) kernelIDs(traceID string) (map[int]bool, error) {
+// kernelIDs returns the kernels of the trace's kernelslist.g, each as
+// its id alone and as its id in its context.
+func (m *Manager) kernelIDs(traceID string) (map[kernellist.Ref]bool, error) {
 	list, err := kernellist.Read(filepath.Join(m.traceDir(traceID), filepath.FromSlash(tracedir.KernelsListG)))
 	if err != nil {
 		return nil, fmt.Errorf("read kernel list: %w", err)
 	}
-	have := map[int]bool{}
+	have := map[kernellist.Ref]bool{}
 	for _, c := range list.Kernels() {
 		if c.KernelOK {
-			have[c.Kernel.ID] = true
+			have[kernellist.Ref{ID: c.Kernel.ID}] = true
+			have[c.Kernel] = true
 		}
 	}
 	return have, nil
 }
 
-// checkKernels returns the distinct, sorted kernel ids, all of which the
-// trace's kernel list, have, must hold.
-func checkKernels(traceID string, ids []int, have map[int]bool) ([]int, error) {
+// checkKernels returns the distinct kernels chosen, sorted by id and
+// context, all of which the trace's kernel list, have, must hold: ids,
+// and with ctxs (nil, or one context for each id) each in its context.
+func checkKernels(traceID string, ids []int, ctxs []string, have map[kernellist.Ref]bool) ([]int, []string, error) {
 	if len(ids) == 0 {
-		return nil, cascade.Errorf(cascade.EINVALID, "kernelIds: empty; leave it out to simulate every kernel")
+		return nil, nil, cascade.Errorf(cascade.EINVALID, "kernelIds: empty; leave it out to simulate every kernel")
 	}
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	for _, id := range ids {
-		if !have[id] {
-			return nil, cascade.Errorf(cascade.EINVALID, "kernelIds: %d is not a kernel of trace %q", id, traceID)
+	if ctxs != nil && len(ctxs) != len(ids) {
+		return nil, nil, cascade.Errorf(cascade.EINVALID, "kernelContexts: %d contexts for %d kernel ids; give one for each id, or none", len(ctxs), len(ids))
+	}
+	refs := make([]kernellist.Ref, len(ids))
+	for i, id := range ids {
+		refs[i].ID = id
+		if ctxs != nil {
+			refs[i].Context = kernellist.NormalizeContext(ctxs[i])
 		}
 	}
-	return ids, nil
+	slices.SortFunc(refs, func(a, b kernellist.Ref) int {
+		return cmp.Or(cmp.Compare(a.ID, b.ID), strings.Compare(a.Context, b.Context))
+	})
+	refs = slices.Compact(refs)
+	ids = make([]int, len(refs))
+	if ctxs != nil {
+		ctxs = make([]string, len(refs))
+	}
+	for i, r := range refs {
+		if !have[r] {
+			return nil, nil, cascade.Errorf(cascade.EINVALID, "kernelIds: %s is not a kernel of trace %q", r, traceID)
+		}
+		ids[i] = r.ID
+		if ctxs != nil {
+			ctxs[i] = r.Context
+		}
+	}
+	return ids, ctxs, nil
 }

@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cascade-sim/cascade"
@@ -39,7 +40,7 @@ func (m *Manager) reusable(ctx context.Context, r cascade.Run, cfg cascade.SimCo
 	}
 	var cands []cascade.Run
 	for _, o := range rs {
-		if sameKernels(o.KernelIDs, r.KernelIDs) {
+		if slices.Equal(o.KernelIDs, r.KernelIDs) && slices.Equal(o.KernelContexts, r.KernelContexts) {
 			cands = append(cands, o)
 		}
 	}
@@ -71,20 +72,6 @@ func (m *Manager) reusable(ctx context.Context, r cascade.Run, cfg cascade.SimCo
 type reuseCache struct {
 	runs map[string][]cascade.Run
 	sums map[string]Sums
-}
-
-// sameKernels reports whether two runs' kernel sets are the same; both
-// are sorted and distinct, and empty for every kernel.
-func sameKernels(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // reuse makes the new run r, not stored, a copy of the succeeded run orig

@@ -105,6 +105,9 @@ func (m *Manager) prepare(ctx context.Context, r cascade.Run) (Job, string, erro
 		refs := make([]kernellist.Ref, len(r.KernelIDs))
 		for i, id := range r.KernelIDs {
 			refs[i] = kernellist.Ref{ID: id}
+			if r.KernelContexts != nil {
+				refs[i].Context = r.KernelContexts[i]
+			}
 		}
 		src := list
 		if list, err = kernellist.WriteSubset(src, dir, refs); err != nil {

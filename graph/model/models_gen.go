@@ -98,8 +98,12 @@ type LaunchRunInput struct {
 	// Overrides of simConfig given directly, after any its name holds; each option at most once.
 	Params []cascade.SimParam `json:"params,omitempty"`
 	// Optional subset (kernel ids as in Kernel.kernelId).
-	KernelIds []int   `json:"kernelIds,omitempty"`
-	Label     *string `json:"label,omitempty"`
+	KernelIds []int `json:"kernelIds,omitempty"`
+	// Optional: the CUDA context of each of kernelIds, index for index (as in Kernel.context), to
+	// simulate each id in that context only. Kernel ids restart in each context of a trace of
+	// several; without kernelContexts an id is simulated in every context that has it.
+	KernelContexts []string `json:"kernelContexts,omitempty"`
+	Label          *string  `json:"label,omitempty"`
 	// Simulate even when a succeeded run did this simulation already. Without it (the default),
 	// a launch whose trace, config files and simulator have the sums of a SUCCEEDED run's
 	// figures (traceSum, configSum, simulatorSum), with the same kernelIds, simulates nothing:

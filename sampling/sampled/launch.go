@@ -73,7 +73,7 @@ type planParts struct {
 
 // buildWith is build reading plans with parts (a sweep reads its plan once).
 func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx context.Context, planID, traceID string) (planParts, error)) (launchSet, error) {
-	if in.Run.KernelIDs != nil {
+	if in.Run.KernelIDs != nil || in.Run.KernelContexts != nil {
 		return launchSet{}, cascade.Errorf(cascade.EINVALID, "kernelIds: leave it out for a sampled run: its plan says which kernels are simulated")
 	}
 	pp, err := parts(ctx, in.PlanID, in.Run.TraceID)
@@ -99,10 +99,15 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 	ins := []runs.LaunchInput{parentIn}
 	var instr []int64
 	var segIns []runs.LaunchInput
+	several := severalContexts(input.Launches)
 	for i, rg := range ranges {
 		ids := make([]int, 0, rg.End-rg.Start+1)
+		var ctxs []string
 		for id := rg.Start; id <= rg.End; id++ {
 			ids = append(ids, id)
+			if several {
+				ctxs = append(ctxs, cascade.Deref(rg.Context))
+			}
 		}
 		var n int64
 		for l := rg.FirstLaunch; l <= rg.LastLaunch; l++ {
@@ -111,7 +116,7 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 			}
 		}
 		instr = append(instr, n)
-		segIns = append(segIns, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig, KernelIDs: ids, Segment: true,
+		segIns = append(segIns, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig, KernelIDs: ids, KernelContexts: ctxs, Segment: true,
 			Label: fmt.Sprintf("segment %d of %d", i+1, len(ranges)), Rerun: in.Run.Rerun})
 	}
 	// The segments are stored, and so queued, longest first (at is the

@@ -39,7 +39,7 @@ type SplitInput struct {
 // Its errors are those of runs.Manager.Launch, and BAD_USER_INPUT naming
 // split's fields.
 func (c *Coordinator) LaunchSplit(ctx context.Context, in SplitInput) (cascade.Run, error) {
-	if in.Run.KernelIDs != nil {
+	if in.Run.KernelIDs != nil || in.Run.KernelContexts != nil {
 		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "kernelIds: leave it out for a split run: it simulates every launch")
 	}
 	if c.cfg.Plans == nil {
@@ -82,12 +82,17 @@ func (c *Coordinator) LaunchSplit(ctx context.Context, in SplitInput) (cascade.R
 	parentIn.Rerun = true // its results are its segments', never another run's
 	parentIn.Coordinator = true
 	ins := []runs.LaunchInput{parentIn}
+	several := severalContexts(input.Launches)
 	for i, s := range segs {
 		ids := make([]int, 0, s.End-s.Start+s.Warmup)
+		var ctxs []string
 		for l := s.Start - s.Warmup; l < s.End; l++ {
 			ids = append(ids, input.Launches[l].KernelID)
+			if several {
+				ctxs = append(ctxs, input.Launches[l].Context)
+			}
 		}
-		ins = append(ins, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig, KernelIDs: ids, Segment: true,
+		ins = append(ins, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig, KernelIDs: ids, KernelContexts: ctxs, Segment: true,
 			Label: fmt.Sprintf("segment %d of %d", i+1, len(segs)), Rerun: in.Run.Rerun})
 	}
 	period := sampling.Period(input)
@@ -122,4 +127,17 @@ func (c *Coordinator) LaunchSplit(ctx context.Context, in SplitInput) (cascade.R
 		c.settleLater(rs[0].ID)
 	}
 	return rs[0], nil
+}
+
+// severalContexts reports whether the launches are of more than one CUDA
+// context. Kernel ids restart in each, so a segment of such a trace names
+// the context of each of its kernel ids (runs.LaunchInput.KernelContexts):
+// an id alone would also simulate the other contexts' launches of it.
+func severalContexts(ls []sampling.Launch) bool {
+	for i := 1; i < len(ls); i++ {
+		if ls[i].Context != ls[0].Context {
+			return true
+		}
+	}
+	return false
 }

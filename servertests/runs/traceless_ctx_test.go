@@ -125,12 +125,12 @@ type ctxPlan struct {
 // sampled run is refused naming the same launches.
 func TestTraceLessTwoContexts(t *testing.T) {
 	t.Parallel()
-	// The stand-in numbers kernels by id: a segment selects kernel ids in
-	// every context, so the whole trace's segments also simulate the other
-	// context's kernels of those ids, which the trace-less trace lacks
-	// where that context's id is untraced; numbered by their place in the
-	// list, the representatives' cycles would differ by those kernels
-	// (docs/sampling.md, "Trace less next time").
+	// A segment names each of its ids' context (Run.kernelContexts), so
+	// it simulates its range's launches only (checked below, by count).
+	// The stand-in numbers kernels by id: a segment of the whole trace has
+	// its L2 warmed from launches before it that the trace-less trace
+	// lacks, a warming kernel the stand-in would count in a kernel's place
+	// in the list (docs/sampling.md, "Trace less next time").
 	s := sampledServer(t, "", []string{"FAKESIM_MODE=ok", "FAKESIM_NUMBER_BY=id"})
 	put := func(id string, traced func(ctx string, id int) bool) {
 		t.Helper()
@@ -200,6 +200,18 @@ func TestTraceLessTwoContexts(t *testing.T) {
 		return waitSampled(t, s, r.LaunchRun.ID, "SUCCEEDED")
 	}
 	fr, lr := sampled("two", fp.ID), sampled("two-less", lp.ID)
+	// Each segment of the whole trace simulates its range's launches, in
+	// their context only.
+	inRanges, simulated := 0, 0
+	for _, rg := range fp.TraceRanges {
+		inRanges += rg.End - rg.Start + 1
+	}
+	for _, seg := range fr.Sampling.Segments {
+		simulated += seg.Progress.KernelsTotal
+	}
+	if simulated != inRanges {
+		t.Errorf("the segments simulated %d launches; their ranges hold %d", simulated, inRanges)
+	}
 	if fr.Sampling.ProjectedCycles == nil || lr.Sampling.ProjectedCycles == nil || *fr.Sampling.ProjectedCycles != *lr.Sampling.ProjectedCycles {
 		t.Errorf("projections: full %v, trace-less %v", ptrF(fr.Sampling.ProjectedCycles), ptrF(lr.Sampling.ProjectedCycles))
 	}
