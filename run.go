@@ -43,10 +43,10 @@ type Run struct {
 	// only: the segments of a sampled or split run of a trace of several
 	// contexts. Nil otherwise.
 	KernelContexts []string `gorm:"serializer:json"`
-	Label     *string
-	State     RunState `gorm:"not null;index"`
-	Error     *string
-	Executor  string `gorm:"not null"`
+	Label          *string
+	State          RunState `gorm:"not null;index"`
+	Error          *string
+	Executor       string `gorm:"not null"`
 	// KernelsDone and KernelsTotal are the progress the log shows.
 	KernelsDone  int `gorm:"not null"`
 	KernelsTotal int `gorm:"not null"`
