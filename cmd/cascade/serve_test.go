@@ -259,13 +259,15 @@ func (v relativeSetup) check(t *testing.T, dbURL string) {
 }
 
 // userEnv is this process's environment without any CASCADE_* variable
-// (a user's shell), plus extra. One default is never taken: the S3
+// or GOWORK (a user's shell: scripts/test.sh runs the tests in the
+// workspace of servertests/go.work, which holds this checkout, not a
+// copy a test makes of it), plus extra. One default is never taken: the S3
 // endpoint goes on a free port, as servers of parallel tests (and other
 // programs on the machine) would share its fixed one.
 func userEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CASCADE_") {
+		if !strings.HasPrefix(kv, "CASCADE_") && !strings.HasPrefix(kv, "GOWORK=") {
 			env = append(env, kv)
 		}
 	}
