@@ -1,6 +1,7 @@
 package runs_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -17,6 +18,7 @@ import (
 	"github.com/cascade-sim/cascade/testkit/dbtest"
 	"github.com/cascade-sim/cascade/testkit/fakesim"
 	"github.com/cascade-sim/cascade/testkit/servertest"
+	"github.com/cascade-sim/cascade/upload"
 )
 
 // splitView is what the split-run tests read of a run.
@@ -41,20 +43,21 @@ type splitView struct {
 		Warmup, Period   int
 		SimulatorSeconds float64
 		Segments         []struct {
-			ID, State    string
-			Label        *string
-			FailureClass *string
-			SampledBy    *struct{ ID string }
-			KernelIds    []int
-			History      []string
-			Progress     struct{ KernelsDone, KernelsTotal int }
+			ID, State      string
+			Label          *string
+			FailureClass   *string
+			SampledBy      *struct{ ID string }
+			KernelIds      []int
+			KernelContexts []string
+			History        []string
+			Progress       struct{ KernelsDone, KernelsTotal int }
 		}
 	}
 }
 
 const splitFields = `id state error failureClass progress { kernelsDone kernelsTotal }
 	kernels { kernelId name simCycles statValues } figures { simCycles } statCounters { name kind } statTotals comparison { mape }
-	split { segmentStarts launches warmup period simulatorSeconds segments { id state label failureClass sampledBy { id } kernelIds history progress { kernelsDone kernelsTotal } } }`
+	split { segmentStarts launches warmup period simulatorSeconds segments { id state label failureClass sampledBy { id } kernelIds kernelContexts history progress { kernelsDone kernelsTotal } } }`
 
 func getSplit(t *testing.T, s *servertest.TestServer, id string) splitView {
 	t.Helper()
@@ -300,4 +303,45 @@ func TestSplitRunCancel(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// TestSplitRunTwoContexts: on a trace of two CUDA contexts that both
+// number their kernels from 1, each segment of a split run names the
+// context of each of its kernel ids and simulates its launches (and their
+// warm-up) only, not the other context's launches of the same ids; the
+// split run has every launch of both contexts once.
+func TestSplitRunTwoContexts(t *testing.T) {
+	t.Parallel()
+	s := sampledServer(t, "", []string{"FAKESIM_MODE=ok", fakesim.EnvNumberBy + "=id"}, func(c *app.Config) { c.RunConcurrency = 2 })
+	if _, err := upload.Upload(context.Background(), upload.Options{Source: writeTwoContextTrace(t, func(string, int) bool { return true }),
+		PrefixDir: s.Config.BucketDir(), RunName: "two"}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 10*time.Second, "two ready", func() bool {
+		var r struct{ Trace *struct{ State string } }
+		s.MustDo(t, `{ trace(id: "two") { state } }`, nil, &r)
+		return r.Trace != nil && r.Trace.State == "READY"
+	})
+	var l struct{ LaunchRun splitView }
+	s.MustDo(t, `mutation($in: LaunchRunInput!) { launchRun(input: $in) { `+splitFields+` } }`, map[string]any{"in": map[string]any{
+		"traceId": "two", "simConfig": simconfigtest.H100, "rerun": true, "split": map[string]any{"segments": 2},
+	}}, &l)
+	r := waitSplit(t, s, l.LaunchRun.ID, "SUCCEEDED")
+	if r.Split == nil || len(r.Split.Segments) != 2 {
+		t.Fatalf("split run: %+v", r.Split)
+	}
+	for i, seg := range r.Split.Segments {
+		start, end := r.Split.SegmentStarts[i], r.Split.Launches
+		if i+1 < len(r.Split.SegmentStarts) {
+			end = r.Split.SegmentStarts[i+1]
+		}
+		want := end - start + min(r.Split.Warmup, start)
+		if len(seg.KernelContexts) != len(seg.KernelIds) || len(seg.KernelIds) != want || seg.Progress.KernelsTotal != want {
+			t.Errorf("segment %d (launches %d–%d): %d kernel ids, %d contexts, %d kernels simulated; want %d of each",
+				i+1, start, end-1, len(seg.KernelIds), len(seg.KernelContexts), seg.Progress.KernelsTotal, want)
+		}
+	}
+	if len(r.Kernels) != 2*twoCtxLaunches {
+		t.Errorf("the split run has %d kernels; the trace launches %d", len(r.Kernels), 2*twoCtxLaunches)
+	}
 }
