@@ -218,6 +218,10 @@ func WriteSubset(src *List, runDir string, chosen []Ref) (*List, error) {
 		chosen[i].Context = NormalizeContext(chosen[i].Context)
 	}
 	found := make([]bool, len(chosen))
+	byID := make(map[int][]int, len(chosen)) // the chosen refs of each id, by index
+	for i, r := range chosen {
+		byID[r.ID] = append(byID[r.ID], i)
+	}
 	var keep []Command
 	var pendingCopies []Command
 	for _, c := range src.Commands {
@@ -226,9 +230,11 @@ func WriteSubset(src *List, runDir string, chosen []Ref) (*List, error) {
 			continue
 		}
 		selected := false
-		for i, r := range chosen {
-			if c.KernelOK && r.matches(c.Kernel) {
-				found[i], selected = true, true
+		if c.KernelOK {
+			for _, i := range byID[c.Kernel.ID] {
+				if chosen[i].matches(c.Kernel) {
+					found[i], selected = true, true
+				}
 			}
 		}
 		if selected {
