@@ -73,8 +73,11 @@ type planParts struct {
 
 // buildWith is build reading plans with parts (a sweep reads its plan once).
 func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx context.Context, planID, traceID string) (planParts, error)) (launchSet, error) {
-	if in.Run.KernelIDs != nil || in.Run.KernelContexts != nil {
+	if in.Run.KernelIDs != nil {
 		return launchSet{}, cascade.Errorf(cascade.EINVALID, "kernelIds: leave it out for a sampled run: its plan says which kernels are simulated")
+	}
+	if in.Run.KernelContexts != nil {
+		return launchSet{}, cascade.Errorf(cascade.EINVALID, "kernelContexts: leave it out for a sampled run: its plan says which kernels are simulated")
 	}
 	pp, err := parts(ctx, in.PlanID, in.Run.TraceID)
 	if err != nil {

@@ -39,8 +39,11 @@ type SplitInput struct {
 // Its errors are those of runs.Manager.Launch, and BAD_USER_INPUT naming
 // split's fields.
 func (c *Coordinator) LaunchSplit(ctx context.Context, in SplitInput) (cascade.Run, error) {
-	if in.Run.KernelIDs != nil || in.Run.KernelContexts != nil {
+	if in.Run.KernelIDs != nil {
 		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "kernelIds: leave it out for a split run: it simulates every launch")
+	}
+	if in.Run.KernelContexts != nil {
+		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "kernelContexts: leave it out for a split run: it simulates every launch")
 	}
 	if c.cfg.Plans == nil {
 		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "split: this server reads no trace launches to split")
