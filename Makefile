@@ -5,7 +5,7 @@
 # module's packages (scripts/test.sh).
 SERVERTESTS := GOWORK=$(CURDIR)/servertests/go.work
 
-.PHONY: serve test ui bench bench-large bench-sampling bench-split bench-wall bench-variants generate crash fuzz
+.PHONY: serve test ui bench bench-large bench-sampling bench-split bench-traceless bench-wall bench-variants generate crash fuzz
 
 serve:
 	scripts/serve.sh
@@ -112,6 +112,15 @@ bench-split:
 bench-wall:
 	CASCADE_TEST_ACCELSIM_DIR=$(ACCELSIM_DIR) CASCADE_TEST_TRACES_DIR=$(TRACES_DIR) \
 		go test ./cmd/cascade -run '^$$' -bench RealWall -benchtime 1x -timeout 300m
+
+# A sampled run of a trace taken with only its plan's traceRanges against
+# the same sampled run of the trace taken whole, on the real Accel-Sim
+# (docs/sampling-benchmarks.md, "Trace less next time"): CASCADE_BENCH_SHAPES
+# (default decode48), CASCADE_BENCH_CONFIGS (default SM6_TITANX). Not in
+# make bench.
+bench-traceless:
+	CASCADE_TEST_ACCELSIM_DIR=$(ACCELSIM_DIR) CASCADE_TEST_TRACES_DIR=$(TRACES_DIR) \
+		go test ./cmd/cascade -run '^$$' -bench RealTraceLess -benchtime 1x -timeout 120m
 
 bench-large:
 	CASCADE_BENCH_LARGE=1 go test ./accelsim/posttraces -run '^$$' -bench Postprocess/2048MB -benchtime 1x -timeout 60m
