@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/tracegen"
 	"github.com/cascade-sim/cascade/upload"
@@ -31,19 +32,13 @@ import (
 // CASCADE_BENCH_KEEP names a directory to keep each shape's server data
 // directory in (its runs' directories under work/runs).
 func BenchmarkRealTraceLess(b *testing.B) {
-	shapes := strings.Split(envOr("CASCADE_BENCH_SHAPES", "decode48"), ",")
-	configs := strings.Split(envOr("CASCADE_BENCH_CONFIGS", "SM6_TITANX"), ",")
-	launches := envCount(b, "CASCADE_BENCH_LAUNCHES", 300, 1)
+	shapes, configs := benchShapes(b, "SM6_TITANX")
 	checkout := testkit.RealAccelSim(b)
 	for range b.N {
 		fmt.Println("| shape, config | projected, whole | projected, trace-less | difference | representatives differing (of) | largest | L2 warmed from (whole / trace-less) |")
 		fmt.Println("|---|---|---|---|---|---|---|")
-		for _, shape := range shapes {
-			cfg, ok := tracegen.Shapes[shape]
-			if !ok {
-				b.Fatalf("CASCADE_BENCH_SHAPES: no shape %q", shape)
-			}
-			cfg.Launches = launches
+		for _, sh := range shapes {
+			shape, cfg := sh.name, sh.cfg
 			cfg.From = testkit.RealTrace(b, "vecadd-sm61")
 			whole := b.TempDir()
 			if _, err := tracegen.GenerateLLM(context.Background(), whole, cfg); err != nil {
@@ -65,7 +60,7 @@ func BenchmarkRealTraceLess(b *testing.B) {
 			less := b.TempDir()
 			var ranges []tracegen.TraceRange
 			for _, r := range wp.TraceRanges {
-				ranges = append(ranges, tracegen.TraceRange{Context: derefOr(r.Context), Start: r.Start, End: r.End})
+				ranges = append(ranges, tracegen.TraceRange{Context: cascade.Deref(r.Context), Start: r.Start, End: r.End})
 			}
 			if _, err := tracegen.TraceLess(whole, less, ranges); err != nil {
 				b.Fatal(err)
@@ -81,7 +76,7 @@ func BenchmarkRealTraceLess(b *testing.B) {
 				cycles := map[string]int64{}
 				for _, k := range w.KernelPage.Nodes {
 					if k.Simulated != nil && *k.Simulated {
-						cycles[fmt.Sprint(derefOr(k.Context), k.KernelID)] = k.SimCycles
+						cycles[fmt.Sprint(cascade.Deref(k.Context), k.KernelID)] = k.SimCycles
 					}
 				}
 				differ, reps, largest := 0, 0, 0.0
@@ -90,7 +85,7 @@ func BenchmarkRealTraceLess(b *testing.B) {
 						continue
 					}
 					reps++
-					if c, ok := cycles[fmt.Sprint(derefOr(k.Context), k.KernelID)]; !ok || c != k.SimCycles {
+					if c, ok := cycles[fmt.Sprint(cascade.Deref(k.Context), k.KernelID)]; !ok || c != k.SimCycles {
 						differ++
 						if ok {
 							largest = max(largest, math.Abs(float64(k.SimCycles-c))/float64(c))
@@ -183,11 +178,4 @@ func warmedFrom(r traceLessRun) string {
 		}
 	}
 	return fmt.Sprintf("%d launches, %d of %d segments", n, segs, len(r.Sampling.Segments))
-}
-
-func derefOr(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

@@ -28,20 +28,14 @@ import (
 // their errors against it. `make bench-wall` runs it; it needs a quiet
 // machine (the figures are wall times).
 func BenchmarkRealWall(b *testing.B) {
-	shapes := strings.Split(envOr("CASCADE_BENCH_SHAPES", "decode48"), ",")
-	configs := strings.Split(envOr("CASCADE_BENCH_CONFIGS", "SM6_TITANX,SM7_QV100"), ",")
-	launches := envCount(b, "CASCADE_BENCH_LAUNCHES", 300, 1)
+	shapes, configs := benchShapes(b, "SM6_TITANX,SM7_QV100")
 	segments := envCount(b, "CASCADE_BENCH_SPLIT", 2, 0)
 	for range b.N {
 		fmt.Println("| shape, config | full run s | sampled run s (ratio) | split run s (ratio) | sampled error (beyond latency), inside | split error, worst launch |")
 		fmt.Println("|---|---|---|---|---|---|")
-		for _, shape := range shapes {
-			cfg, ok := tracegen.Shapes[shape]
-			if !ok {
-				b.Fatalf("CASCADE_BENCH_SHAPES: no shape %q", shape)
-			}
-			cfg.Launches = launches
-			addr, n := realLLMTrace(b, cfg)
+		for _, sh := range shapes {
+			shape := sh.name
+			addr, n := realLLMTrace(b, sh.cfg)
 			var p struct{ PlanSampling struct{ ID string } }
 			if errs := gqlVars(b, addr, `mutation { planSampling(traceId: "llm") { id } }`, nil, &p); len(errs) > 0 {
 				b.Fatalf("plan: %v", errs)
@@ -217,4 +211,29 @@ func envOr(k, def string) string {
 		return v
 	}
 	return def
+}
+
+// benchShape is a trace shape a real-simulator benchmark runs on.
+type benchShape struct {
+	name string
+	cfg  tracegen.LLMConfig
+}
+
+// benchShapes reads what a real-simulator benchmark runs over: the shapes
+// of CASCADE_BENCH_SHAPES (tracegen.Shapes, comma-separated; default
+// decode48) at CASCADE_BENCH_LAUNCHES launches (default 300), and the
+// configs of CASCADE_BENCH_CONFIGS (default defConfigs).
+func benchShapes(b *testing.B, defConfigs string) ([]benchShape, []string) {
+	b.Helper()
+	launches := envCount(b, "CASCADE_BENCH_LAUNCHES", 300, 1)
+	var shapes []benchShape
+	for _, name := range strings.Split(envOr("CASCADE_BENCH_SHAPES", "decode48"), ",") {
+		cfg, ok := tracegen.Shapes[name]
+		if !ok {
+			b.Fatalf("CASCADE_BENCH_SHAPES: no shape %q", name)
+		}
+		cfg.Launches = launches
+		shapes = append(shapes, benchShape{name, cfg})
+	}
+	return shapes, strings.Split(envOr("CASCADE_BENCH_CONFIGS", defConfigs), ",")
 }
