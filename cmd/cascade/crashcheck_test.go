@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -158,8 +159,8 @@ func (c *crashRig) settle() {
 		// was stored and before its answer came back: the upload is
 		// complete and cascade upload rightly refuses to redo it.
 		if done, err := os.ReadFile(filepath.Join(c.prefix, id, "metadata.json")); err == nil {
-			if want, err := os.ReadFile(filepath.Join(src, "metadata.json")); err != nil || !bytes.Equal(done, want) {
-				t.Errorf("%s: metadata.json in the bucket is not the source's (%v)", id, err)
+			if why := uploadedMetadataDiffers(done, src); why != "" {
+				t.Errorf("%s: metadata.json in the bucket is not the one uploading the source writes: %s", id, why)
 			}
 			continue
 		}
@@ -372,4 +373,69 @@ func (c *crashRig) sqliteIntact() {
 	if res != "ok" {
 		c.t.Fatalf("integrity_check: %s", res)
 	}
+}
+
+// uploadedMetadataDiffers says how the metadata.json an upload of the
+// trace directory src stored (done) differs from what it writes ("" when
+// it does not): the source's fields, and a files list of every file
+// uploaded, metadata.json aside, with its size (cascade upload rewrites
+// the file, so its bytes are not the source's).
+func uploadedMetadataDiffers(done []byte, src string) string {
+	var got, want map[string]json.RawMessage
+	if err := json.Unmarshal(done, &got); err != nil {
+		return err.Error()
+	}
+	b, err := os.ReadFile(filepath.Join(src, "metadata.json"))
+	if err != nil {
+		return err.Error()
+	}
+	if err := json.Unmarshal(b, &want); err != nil {
+		return err.Error()
+	}
+	for k, v := range want {
+		if k == "files" {
+			continue
+		}
+		var a, b bytes.Buffer
+		if json.Compact(&a, v) != nil || json.Compact(&b, got[k]) != nil || a.String() != b.String() {
+			return fmt.Sprintf("%q is %s, the source's %s", k, got[k], v)
+		}
+	}
+	var files []struct {
+		Path string
+		Size int64
+	}
+	if err := json.Unmarshal(got["files"], &files); err != nil {
+		return "files: " + err.Error()
+	}
+	listed := map[string]int64{}
+	for _, f := range files {
+		listed[f.Path] = f.Size
+	}
+	n := 0
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if rel = filepath.ToSlash(rel); rel == "metadata.json" {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if size, ok := listed[rel]; !ok || size != info.Size() {
+			return fmt.Errorf("files lists %s as %d bytes (listed %v), the source's is %d", rel, size, ok, info.Size())
+		}
+		n++
+		return nil
+	})
+	switch {
+	case err != nil:
+		return err.Error()
+	case n != len(files):
+		return fmt.Sprintf("files lists %d files, the source has %d", len(files), n)
+	}
+	return ""
 }
