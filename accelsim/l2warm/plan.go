@@ -28,6 +28,11 @@ type Warm struct {
 	// back from the segment's first kernel until their lines exceeded
 	// the L2 (or the list began).
 	Launches int
+	// Gap is set when the window stopped short of the L2's worth of lines
+	// at launches the trace has no kernel trace of (see Window): a trace
+	// taken with a sampling plan's traceList but not its warming windows,
+	// whose segment warms less than the whole trace's would.
+	Gap *Gap
 }
 
 // Plan is the warm set of the segment of src's kernels chosen (as
@@ -55,6 +60,7 @@ func PlanAfterWarmup(c *Cache, src *kernellist.List, chosen []kernellist.Ref, wa
 	ks := src.Kernels()
 	first := -1
 	var seg, warmed Lines
+	var err error
 	n := 0
 	for i, k := range ks {
 		if !k.KernelOK || !chosenRef(chosen, k.Kernel) {
@@ -63,9 +69,9 @@ func PlanAfterWarmup(c *Cache, src *kernellist.List, chosen []kernellist.Ref, wa
 		if first < 0 {
 			first = i
 		}
-		fp, err := c.Footprint(src.TracePath(k))
-		if err != nil {
-			return Warm{}, err
+		fp, ferr := c.Footprint(src.TracePath(k))
+		if ferr != nil {
+			return Warm{}, ferr
 		}
 		if n < warmup {
 			warmed = Union(warmed, fp.Touched)
@@ -79,19 +85,16 @@ func PlanAfterWarmup(c *Cache, src *kernellist.List, chosen []kernellist.Ref, wa
 	}
 	seg = Subtract(seg, warmed)
 	var w Warm
-	var window, written, warm Lines
-	for i := first - 1; i >= 0 && window.Bytes() <= capacity; i-- {
-		fp, err := c.Footprint(src.TracePath(ks[i]))
-		if err != nil {
-			return Warm{}, err
-		}
-		w.Launches++
-		window = Union(window, fp.Touched)
+	var written, warm Lines
+	w.Launches, w.Gap, err = walkBack(c, src, first, capacity, func(fp Print) {
 		written = Union(written, fp.Written)
 		if add := Subtract(Intersect(fp.Touched, seg), warm); len(add) > 0 {
 			w.Order = append(w.Order, add) // newest first, for now
 			warm = Union(warm, add)
 		}
+	})
+	if err != nil {
+		return Warm{}, err
 	}
 	// Keep the newest capacity bytes, then put the oldest first.
 	left := capacity >> LineShift
