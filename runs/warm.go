@@ -1,15 +1,18 @@
 package runs
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/l2warm"
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 // segmentWarmer gives a segment of a sampled or split run a warming
@@ -56,8 +59,13 @@ func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *ker
 	if err != nil {
 		return sub, NotWarmed + err.Error()
 	}
+	short := ""
+	if plan.Gap != nil {
+		short = fmt.Sprintf("%sthe window stopped after %d earlier launches, short of the L2's worth of lines, where %s: "+
+			"the whole trace's warming reads launches this trace lacks (its sampling plan's traceList names them)", WarmedInPart, plan.Launches, plan.Gap)
+	}
 	if len(plan.Lines) == 0 {
-		return sub, ""
+		return sub, short
 	}
 	ks := sub.Kernels()
 	name, err := l2warm.WriteKernel(sub.Dir(), plan, sub.TracePath(ks[0]))
@@ -68,8 +76,12 @@ func (w *segmentWarmer) warm(r cascade.Run, cfg cascade.SimConfig, src, sub *ker
 	if err != nil {
 		return sub, NotWarmed + err.Error()
 	}
-	return out, fmt.Sprintf("L2 warmed: %d lines (%d KB, %d of them written) from %d earlier launches, by a kernel %s run first and left out of the results",
+	note := fmt.Sprintf("L2 warmed: %d lines (%d KB, %d of them written) from %d earlier launches, by a kernel %s run first and left out of the results",
 		plan.Lines.Count(), plan.Lines.Bytes()>>10, plan.Dirty.Count(), plan.Launches, name)
+	if short != "" {
+		note = short + "; " + strings.TrimPrefix(note, "L2 warmed: ")
+	}
+	return out, note
 }
 
 // segmentPrep is how a segment of a sampled or split run is warmed.
@@ -116,6 +128,12 @@ func segmentPrepOf(parent cascade.Run, id string) segmentPrep {
 // warm-up allowance of cold segments (sampling.Cold).
 const NotWarmed = "L2 not warmed: "
 
+// WarmedInPart begins the history line of a segment whose warming window
+// met launches its trace has no kernel trace of (l2warm.Gap): it warmed
+// what the traced launches touched, less than the whole trace's segment
+// would, so a sampled run of it states the cold segments' allowance too.
+const WarmedInPart = "L2 warmed in part: "
+
 // warmVersion names how segments are prepared; a change to what is warmed
 // changes it, so a segment prepared otherwise is not reused for one now.
 const warmVersion = "l2warm 3"
@@ -132,4 +150,55 @@ func (s Sums) segment() Sums {
 		s.Config = hex.EncodeToString(h[:])
 	}
 	return s
+}
+
+// WarmWindows returns, for each of starts (the first kernels of a sampled
+// run's segments), the kernels of the trace whose lines its L2 warming
+// reads (l2warm.Window at l2warm.SampledWindowShare) under simConfig's
+// L2, or the largest L2 among the server's configs when simConfig is "",
+// and the config it took with its L2's size. None (nil, "") when no
+// config keeps lines in L2 between kernels, or the server has none. On a
+// trace that lacks some launches' kernel traces a window stops at the
+// first it lacks. It reads the kernel traces of the windows' launches
+// (their footprints, kept under the work directory as a segment's are).
+func (m *Manager) WarmWindows(ctx context.Context, traceID, simConfig string, starts []kernellist.Ref) ([][]kernellist.Ref, string, error) {
+	var cfg cascade.SimConfig
+	var l2 l2warm.L2Cache
+	if simConfig != "" {
+		c, err := m.configs.Variant(ctx, simConfig, nil)
+		if err != nil {
+			return nil, "", err
+		}
+		if l2, err = l2warm.L2(c); err != nil {
+			return nil, "", cascade.Errorf(cascade.EINVALID, "simConfig: %s", err.Error())
+		}
+		cfg = c
+	} else {
+		cfgs, err := m.configs.SimConfigs()
+		if err != nil {
+			return nil, "", err
+		}
+		for _, c := range cfgs {
+			if x, err := l2warm.L2(c); err == nil && !x.Flushed && c.Usable() && x.Bytes > l2.Bytes {
+				cfg, l2 = c, x
+			}
+		}
+	}
+	if l2.Flushed || l2.Bytes == 0 {
+		return nil, "", nil
+	}
+	list, err := kernellist.Read(filepath.Join(m.traceDir(traceID), filepath.FromSlash(tracedir.KernelsListG)))
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([][]kernellist.Ref, len(starts))
+	for i, s := range starts {
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
+		if out[i], _, err = l2warm.Window(m.warm.cache, list, s, l2.Window(l2warm.SampledWindowShare)); err != nil {
+			return nil, "", fmt.Errorf("trace %s: %w", traceID, err)
+		}
+	}
+	return out, fmt.Sprintf("%s (L2 %d KB)", cfg.Name, l2.Bytes>>10), nil
 }

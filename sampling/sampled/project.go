@@ -111,7 +111,9 @@ func (c *Coordinator) projectSampled(ctx context.Context, p cascade.Run, segs []
 
 // warming is how segs started, for the warm-up allowance of the run's
 // interval: sampling.Cold when one of them, or the run a reused one is
-// the same as, records that its L2 could not be warmed (runs.NotWarmed),
+// the same as, records that its L2 could not be warmed (runs.NotWarmed)
+// or only in part (runs.WarmedInPart: a trace-less trace without the
+// warming windows),
 // else sampling.L2Warmed (warmed, or started as the full simulation
 // does: at the trace's first launch, or under a config that empties L2
 // between kernels).
@@ -125,7 +127,9 @@ func (c *Coordinator) warming(ctx context.Context, segs []cascade.Run) (sampling
 			}
 			h = o.History
 		}
-		if slices.ContainsFunc(h, func(l string) bool { return strings.Contains(l, " "+runs.NotWarmed) }) {
+		if slices.ContainsFunc(h, func(l string) bool {
+			return strings.Contains(l, " "+runs.NotWarmed) || strings.Contains(l, " "+runs.WarmedInPart)
+		}) {
 			return sampling.Cold, nil
 		}
 	}
