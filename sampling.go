@@ -245,6 +245,11 @@ type KernelRange struct {
 	// Warmup counts the range's launches before its first
 	// representative: simulated only to warm up what follows.
 	Warmup int
+	// Warming counts launches to trace only (never simulated) because
+	// the L2 warming before a segment reads their lines: with them, a
+	// trace taken with only a plan's ranges warms each segment as the
+	// whole trace does (a plan's traceRanges; 0 in a run's segments).
+	Warming int
 }
 
 // SampledRun is what a sampled run is beyond a run: the plan it simulates

@@ -240,6 +240,7 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 	if s.runs, err = m.buildRuns(ctx); err != nil {
 		return nil, err
 	}
+	s.plans.Windows = s.runs
 	s.sweeps = runs.NewSweeps(s.runs)
 	s.sampled = sampled.New(sampled.Config{Runs: s.runs, Executor: s.runs.Executor(), Sweeps: s.sweeps, Variants: s.runs.Configs(), Store: m.DB, Plans: s.plans, Events: m.events, Logger: log})
 	s.runs.Coordinate(s.sampled)

@@ -265,6 +265,7 @@ type ComplexityRoot struct {
 		Launches        func(childComplexity int) int
 		Representatives func(childComplexity int) int
 		Start           func(childComplexity int) int
+		Warming         func(childComplexity int) int
 	}
 
 	LogChunk struct {
@@ -492,6 +493,7 @@ type ComplexityRoot struct {
 		Launches              func(childComplexity int) int
 		Method                func(childComplexity int) int
 		Samples               func(childComplexity int) int
+		Segments              func(childComplexity int) int
 		SimulatedFraction     func(childComplexity int) int
 		SimulatedInstructions func(childComplexity int) int
 		SimulatedLaunches     func(childComplexity int) int
@@ -500,8 +502,8 @@ type ComplexityRoot struct {
 		TargetInstructions    func(childComplexity int) int
 		Total                 func(childComplexity int) int
 		Trace                 func(childComplexity int) int
-		TraceList             func(childComplexity int) int
-		TraceRanges           func(childComplexity int) int
+		TraceList             func(childComplexity int, simConfig *string) int
+		TraceRanges           func(childComplexity int, simConfig *string) int
 		UntimedLaunches       func(childComplexity int) int
 		Untraced              func(childComplexity int) int
 		WallEstimate          func(childComplexity int, config string) int
@@ -882,8 +884,9 @@ type SamplingPlanResolver interface {
 	Strata(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.SamplingStratum, error)
 	Evaluate(ctx context.Context, obj *cascade.SamplingPlan, run string) (*cascade.SamplingEvaluation, error)
 	WallEstimate(ctx context.Context, obj *cascade.SamplingPlan, config string) (*cascade.SamplingWallEstimate, error)
-	TraceRanges(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.KernelRange, error)
-	TraceList(ctx context.Context, obj *cascade.SamplingPlan) (string, error)
+	Segments(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.KernelRange, error)
+	TraceRanges(ctx context.Context, obj *cascade.SamplingPlan, simConfig *string) ([]cascade.KernelRange, error)
+	TraceList(ctx context.Context, obj *cascade.SamplingPlan, simConfig *string) (string, error)
 	Untraced(ctx context.Context, obj *cascade.SamplingPlan) (*cascade.SamplingUntraced, error)
 }
 type SamplingStratumResolver interface {
@@ -1811,6 +1814,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.KernelRange.Start(childComplexity), true
+	case "KernelRange.warming":
+		if e.ComplexityRoot.KernelRange.Warming == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KernelRange.Warming(childComplexity), true
 
 	case "LogChunk.lines":
 		if e.ComplexityRoot.LogChunk.Lines == nil {
@@ -2929,6 +2938,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SamplingPlan.Samples(childComplexity), true
+	case "SamplingPlan.segments":
+		if e.ComplexityRoot.SamplingPlan.Segments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SamplingPlan.Segments(childComplexity), true
 	case "SamplingPlan.simulatedFraction":
 		if e.ComplexityRoot.SamplingPlan.SimulatedFraction == nil {
 			break
@@ -2982,13 +2997,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.SamplingPlan.TraceList(childComplexity), true
+		args, err := ec.field_SamplingPlan_traceList_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.SamplingPlan.TraceList(childComplexity, args["simConfig"].(*string)), true
 	case "SamplingPlan.traceRanges":
 		if e.ComplexityRoot.SamplingPlan.TraceRanges == nil {
 			break
 		}
 
-		return e.ComplexityRoot.SamplingPlan.TraceRanges(childComplexity), true
+		args, err := ec.field_SamplingPlan_traceRanges_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.SamplingPlan.TraceRanges(childComplexity, args["simConfig"].(*string)), true
 	case "SamplingPlan.untimedLaunches":
 		if e.ComplexityRoot.SamplingPlan.UntimedLaunches == nil {
 			break
@@ -4828,6 +4853,8 @@ func (ec *executionContext) childFields_KernelRange(ctx context.Context, field g
 		return ec.fieldContext_KernelRange_launches(ctx, field)
 	case "representatives":
 		return ec.fieldContext_KernelRange_representatives(ctx, field)
+	case "warming":
+		return ec.fieldContext_KernelRange_warming(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type KernelRange", field.Name)
 }
@@ -5252,6 +5279,8 @@ func (ec *executionContext) childFields_SamplingPlan(ctx context.Context, field 
 		return ec.fieldContext_SamplingPlan_evaluate(ctx, field)
 	case "wallEstimate":
 		return ec.fieldContext_SamplingPlan_wallEstimate(ctx, field)
+	case "segments":
+		return ec.fieldContext_SamplingPlan_segments(ctx, field)
 	case "traceRanges":
 		return ec.fieldContext_SamplingPlan_traceRanges(ctx, field)
 	case "traceList":
@@ -6311,6 +6340,34 @@ func (ec *executionContext) field_SamplingPlan_evaluate_args(ctx context.Context
 		return nil, err
 	}
 	args["run"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_SamplingPlan_traceList_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "simConfig",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["simConfig"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_SamplingPlan_traceRanges_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "simConfig",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["simConfig"] = arg0
 	return args, nil
 }
 
@@ -9961,6 +10018,29 @@ func (ec *executionContext) _KernelRange_representatives(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_KernelRange_representatives(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KernelRange", field, false, false, "Int")
+}
+
+func (ec *executionContext) _KernelRange_warming(ctx context.Context, field graphql.CollectedField, obj *cascade.KernelRange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KernelRange_warming(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Warming, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KernelRange_warming(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("KernelRange", field, false, false, "Int")
 }
 
@@ -14919,16 +14999,16 @@ func (ec *executionContext) fieldContext_SamplingPlan_wallEstimate(ctx context.C
 	return fc, nil
 }
 
-func (ec *executionContext) _SamplingPlan_traceRanges(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+func (ec *executionContext) _SamplingPlan_segments(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SamplingPlan_traceRanges(ctx, field)
+			return ec.fieldContext_SamplingPlan_segments(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.SamplingPlan().TraceRanges(ctx, obj)
+			return ec.Resolvers.SamplingPlan().Segments(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []cascade.KernelRange) graphql.Marshaler {
@@ -14938,7 +15018,7 @@ func (ec *executionContext) _SamplingPlan_traceRanges(ctx context.Context, field
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_SamplingPlan_traceRanges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_SamplingPlan_segments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "SamplingPlan",
 		Field:      field,
@@ -14947,6 +15027,50 @@ func (ec *executionContext) fieldContext_SamplingPlan_traceRanges(_ context.Cont
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_KernelRange(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SamplingPlan_traceRanges(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SamplingPlan_traceRanges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.SamplingPlan().TraceRanges(ctx, obj, fc.Args["simConfig"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []cascade.KernelRange) graphql.Marshaler {
+			return ec.marshalNKernelRange2ᚕgithubᚗcomᚋcascadeᚑsimᚋcascadeᚐKernelRangeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SamplingPlan_traceRanges(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingPlan",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KernelRange(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_SamplingPlan_traceRanges_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -14960,7 +15084,8 @@ func (ec *executionContext) _SamplingPlan_traceList(ctx context.Context, field g
 			return ec.fieldContext_SamplingPlan_traceList(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.SamplingPlan().TraceList(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.SamplingPlan().TraceList(ctx, obj, fc.Args["simConfig"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -14970,8 +15095,28 @@ func (ec *executionContext) _SamplingPlan_traceList(ctx context.Context, field g
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_SamplingPlan_traceList(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SamplingPlan", field, true, true, "String")
+func (ec *executionContext) fieldContext_SamplingPlan_traceList(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SamplingPlan",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_SamplingPlan_traceList_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _SamplingPlan_untraced(ctx context.Context, field graphql.CollectedField, obj *cascade.SamplingPlan) (ret graphql.Marshaler) {
@@ -22894,6 +23039,11 @@ func (ec *executionContext) _KernelRange(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "warming":
+			out.Values[i] = ec._KernelRange_warming(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -24443,6 +24593,12 @@ func (ec *executionContext) _SamplingPlan(ctx context.Context, sel ast.Selection
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._SamplingPlan_wallEstimate(ctx, field, obj)
+				})
+		case "segments":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SamplingPlan_segments(ctx, field, obj)
 				})
 		case "traceRanges":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

@@ -81,8 +81,8 @@ func (r *samplingPlanResolver) WallEstimate(ctx context.Context, obj *cascade.Sa
 	return r.Sampling.Estimate(ctx, obj.ID, config)
 }
 
-// TraceRanges is the resolver for the traceRanges field.
-func (r *samplingPlanResolver) TraceRanges(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.KernelRange, error) {
+// Segments is the resolver for the segments field.
+func (r *samplingPlanResolver) Segments(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.KernelRange, error) {
 	p, err := r.withStrata(ctx, obj)
 	if err != nil {
 		return nil, err
@@ -94,13 +94,30 @@ func (r *samplingPlanResolver) TraceRanges(ctx context.Context, obj *cascade.Sam
 	return ranges, nil
 }
 
+// TraceRanges is the resolver for the traceRanges field.
+func (r *samplingPlanResolver) TraceRanges(ctx context.Context, obj *cascade.SamplingPlan, simConfig *string) ([]cascade.KernelRange, error) {
+	p, err := r.withStrata(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	ranges, _, err := r.Sampling.TraceRanges(ctx, p, cascade.Deref(simConfig))
+	if ranges == nil && err == nil {
+		ranges = []cascade.KernelRange{}
+	}
+	return ranges, err
+}
+
 // TraceList is the resolver for the traceList field.
-func (r *samplingPlanResolver) TraceList(ctx context.Context, obj *cascade.SamplingPlan) (string, error) {
+func (r *samplingPlanResolver) TraceList(ctx context.Context, obj *cascade.SamplingPlan, simConfig *string) (string, error) {
 	p, err := r.withStrata(ctx, obj)
 	if err != nil {
 		return "", err
 	}
-	return sampling.TraceList(p), nil
+	ranges, l2, err := r.Sampling.TraceRanges(ctx, p, cascade.Deref(simConfig))
+	if err != nil {
+		return "", err
+	}
+	return sampling.TraceListWarmed(p, ranges, l2), nil
 }
 
 // Untraced is the resolver for the untraced field.

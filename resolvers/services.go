@@ -181,6 +181,10 @@ type Planner interface {
 	// Untraced is what a plan simulates that its trace has no kernel
 	// trace of, nil when it simulates traced launches only.
 	Untraced(ctx context.Context, p cascade.SamplingPlan) (*cascade.SamplingUntraced, error)
+	// TraceRanges is what to trace of a plan's trace (the plan with its
+	// strata) for a trace of only those launches, under simConfig's L2
+	// ("" for the largest), and the L2 it took.
+	TraceRanges(ctx context.Context, p cascade.SamplingPlan, simConfig string) ([]cascade.KernelRange, string, error)
 	// Evaluate evaluates a plan against a SUCCEEDED full run of its
 	// trace: BAD_USER_INPUT for another run.
 	Evaluate(ctx context.Context, planID, runID string) (cascade.SamplingEvaluation, error)

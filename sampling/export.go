@@ -22,57 +22,77 @@ import (
 
 // Ranges returns the kernel ids to trace for p: one range per run of
 // launches to simulate that are adjacent (consecutive kernel ids of one
-// context), in launch order.
-func Ranges(p Plan) []cascade.KernelRange {
+// context), in launch order. A sampled run simulates each as a segment.
+func Ranges(p Plan) []cascade.KernelRange { return RangesWarmed(p, nil) }
+
+// Traced is a launch to trace that is not simulated: one whose lines the
+// L2 warming before a segment reads (KernelRange.Warming).
+type Traced struct {
+	Launch, KernelID int
+	Context          *string
+}
+
+// RangesWarmed is Ranges with the launches of warming besides, merged
+// into the ranges they adjoin: the kernel ids to trace so that a trace of
+// only those warms each segment as the whole trace does.
+func RangesWarmed(p Plan, warming []Traced) []cascade.KernelRange {
+	const (
+		rep = iota // the order a launch of several kinds is counted as
+		warm
+		traced
+	)
 	type item struct {
 		launch, id int
 		ctx        *string
-		rep        bool
+		kind       int
 	}
 	var items []item
 	for h := range p.Strata {
 		for _, r := range p.Strata[h].Representatives {
-			items = append(items, item{r.Launch, r.KernelID, r.Context, true})
+			items = append(items, item{r.Launch, r.KernelID, r.Context, rep})
 			for _, w := range r.Warmup {
-				items = append(items, item{w.Launch, w.KernelID, r.Context, false})
+				items = append(items, item{w.Launch, w.KernelID, r.Context, warm})
 			}
 		}
 	}
-	// By launch, representatives first: a launch both warms one up and
+	for _, w := range warming {
+		items = append(items, item{w.Launch, w.KernelID, w.Context, traced})
+	}
+	// By launch, a representative first: a launch both warms one up and
 	// represents counts as a representative, once.
 	slices.SortFunc(items, func(a, b item) int {
 		if c := cmp.Compare(a.launch, b.launch); c != 0 {
 			return c
 		}
-		if a.rep != b.rep {
-			if a.rep {
-				return -1
-			}
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.kind, b.kind)
 	})
 	items = slices.CompactFunc(items, func(a, b item) bool { return a.launch == b.launch })
 	var out []cascade.KernelRange
 	for _, it := range items {
-		reps := 0
-		if it.rep {
+		var reps, warmup, warming int
+		switch it.kind {
+		case rep:
 			reps = 1
+		case warm:
+			warmup = 1
+		default:
+			warming = 1
 		}
 		if n := len(out); n > 0 {
 			last := &out[n-1]
 			if cascade.Deref(last.Context) == cascade.Deref(it.ctx) && it.id == last.End+1 {
 				last.End, last.LastLaunch = it.id, it.launch
-				if last.Representatives == 0 && reps == 0 {
-					last.Warmup++
+				if last.Representatives == 0 {
+					last.Warmup += warmup
 				}
 				last.Launches++
 				last.Representatives += reps
+				last.Warming += warming
 				continue
 			}
 		}
 		out = append(out, cascade.KernelRange{Context: it.ctx, Start: it.id, End: it.id,
-			FirstLaunch: it.launch, LastLaunch: it.launch, Launches: 1, Representatives: reps, Warmup: 1 - reps})
+			FirstLaunch: it.launch, LastLaunch: it.launch, Launches: 1, Representatives: reps, Warmup: warmup, Warming: warming})
 	}
 	return out
 }
@@ -84,11 +104,16 @@ func Ranges(p Plan) []cascade.KernelRange {
 //	DYNAMIC_KERNEL_LIMIT_START=101 DYNAMIC_KERNEL_LIMIT_END=103 TERMINATE_UPON_LIMIT=1
 //
 // each after a comment naming the range's context and launches.
-func TraceList(p Plan) string {
-	ranges := Ranges(p)
-	launches := 0
+func TraceList(p Plan) string { return TraceListWarmed(p, Ranges(p), "") }
+
+// TraceListWarmed is TraceList of ranges (RangesWarmed's), whose
+// launches of warming are those of the L2 named by l2 ("a config (L2 n
+// KB)").
+func TraceListWarmed(p Plan, ranges []cascade.KernelRange, l2 string) string {
+	launches, warming := 0, 0
 	for _, r := range ranges {
 		launches += r.Launches
+		warming += r.Warming
 	}
 	var b strings.Builder
 	of := ""
@@ -102,7 +127,11 @@ func TraceList(p Plan) string {
 	fmt.Fprintf(&b, "# Cascade sampling plan %s%s: %s, error bound %.3g %% at 95 %% confidence, warm-up %d.\n",
 		id, of, p.Method, 100*p.ErrorBound, p.Warmup)
 	fmt.Fprintf(&b, "# %d representatives and %d warm-up launches of %d to trace (%.4g %% of the warp instructions), in %d ranges.\n",
-		p.Samples, launches-p.Samples, p.Launches, 100*p.SimulatedFraction, len(ranges))
+		p.Samples, launches-p.Samples-warming, p.Launches, 100*p.SimulatedFraction, len(ranges))
+	if warming > 0 {
+		fmt.Fprintf(&b, "# And %d launches the L2 warming before a segment reads, never simulated, for L2s up to %s's:\n"+
+			"# traced too, a sampled run warms each segment's L2 as on the whole trace.\n", warming, l2)
+	}
 	b.WriteString(`#
 # Each line below is one run of the program under the Accel-Sim NVBit tracer
 # (LD_PRELOAD=.../tracer_tool.so): the tracer reads these variables once, at
@@ -128,8 +157,12 @@ func TraceList(p Plan) string {
 		if r.Context != nil {
 			ctx = "context " + *r.Context + ", "
 		}
-		fmt.Fprintf(&b, "# %slaunches %d-%d: %d representative(s), %d warm-up\n",
-			ctx, r.FirstLaunch, r.LastLaunch, r.Representatives, r.Launches-r.Representatives)
+		warming := ""
+		if r.Warming > 0 {
+			warming = fmt.Sprintf(", %d for L2 warming", r.Warming)
+		}
+		fmt.Fprintf(&b, "# %slaunches %d-%d: %d representative(s), %d warm-up%s\n",
+			ctx, r.FirstLaunch, r.LastLaunch, r.Representatives, r.Launches-r.Representatives-r.Warming, warming)
 		fmt.Fprintf(&b, "DYNAMIC_KERNEL_LIMIT_START=%d DYNAMIC_KERNEL_LIMIT_END=%d TERMINATE_UPON_LIMIT=1\n", r.Start, r.End)
 	}
 	return b.String()

@@ -56,6 +56,30 @@ func TestRanges(t *testing.T) {
 			t.Fatalf("trace list lacks %q:\n%s", s, list)
 		}
 	}
+
+	// With the launches the L2 warming reads: 36-38 before the second
+	// range joins it (its warm-up count unchanged), 8 joins the first, 12
+	// is traced already (a warm-up, counted once, as that), 58 stays a
+	// range of its own, of warming only.
+	warming := []sampling.Traced{{Launch: 38, KernelID: 39, Context: c1}, {Launch: 37, KernelID: 38, Context: c1},
+		{Launch: 36, KernelID: 37, Context: c1}, {Launch: 8, KernelID: 9, Context: c1}, {Launch: 12, KernelID: 13, Context: c1},
+		{Launch: 58, KernelID: 30, Context: c1}}
+	wantWarmed := []cascade.KernelRange{
+		{Context: c1, Start: 9, End: 14, FirstLaunch: 8, LastLaunch: 13, Launches: 6, Representatives: 3, Warmup: 1, Warming: 1},
+		{Context: c1, Start: 37, End: 41, FirstLaunch: 36, LastLaunch: 40, Launches: 5, Representatives: 1, Warmup: 1, Warming: 3},
+		{Context: c1, Start: 30, End: 30, FirstLaunch: 58, LastLaunch: 58, Launches: 1, Warming: 1},
+		{Context: c2, Start: 1, End: 1, FirstLaunch: 60, LastLaunch: 60, Launches: 1, Representatives: 1},
+	}
+	if got := sampling.RangesWarmed(p, warming); !reflect.DeepEqual(got, wantWarmed) {
+		t.Fatalf("ranges warmed %+v, want %+v", got, wantWarmed)
+	}
+	list = sampling.TraceListWarmed(p, wantWarmed, "SM7_QV100 (L2 6144 KB)")
+	for _, s := range []string{"5 representatives and 3 warm-up launches", "And 5 launches the L2 warming before a segment reads, never simulated, for L2s up to SM7_QV100 (L2 6144 KB)'s",
+		"# context 0x1, launches 36-40: 1 representative(s), 1 warm-up, 3 for L2 warming", "DYNAMIC_KERNEL_LIMIT_START=37 DYNAMIC_KERNEL_LIMIT_END=41 TERMINATE_UPON_LIMIT=1"} {
+		if !strings.Contains(list, s) {
+			t.Fatalf("trace list with warming lacks %q:\n%s", s, list)
+		}
+	}
 }
 
 // TestRangesOfPlan: the ranges of a real plan hold exactly its simulated

@@ -27,16 +27,18 @@ import (
 // uploaded, planned again (the same ranges), and both sampled. It prints
 // the projections' difference, the representatives whose cycles differ
 // and by how much, and the earlier launches each trace's segments warmed
-// their L2 from: a segment of the trace-less trace has kernel traces of
-// none outside the ranges (docs/sampling.md, "Trace less next time").
+// their L2 from. The ranges hold the launches the warming reads under
+// the largest L2 of the checkout's configs (KernelRange.warming), so
+// the warming, and the projection, should be the same
+// (docs/sampling.md, "Trace less next time").
 // CASCADE_BENCH_KEEP names a directory to keep each shape's server data
 // directory in (its runs' directories under work/runs).
 func BenchmarkRealTraceLess(b *testing.B) {
 	shapes, configs := benchShapes(b, "SM6_TITANX")
 	checkout := testkit.RealAccelSim(b)
 	for range b.N {
-		fmt.Println("| shape, config | projected, whole | projected, trace-less | difference | representatives differing (of) | largest | L2 warmed from (whole / trace-less) |")
-		fmt.Println("|---|---|---|---|---|---|---|")
+		fmt.Println("| shape, config | traced launches (for warming) | projected, whole | projected, trace-less | difference | representatives differing (of) | largest | L2 warmed from (whole / trace-less) |")
+		fmt.Println("|---|---|---|---|---|---|---|---|")
 		for _, sh := range shapes {
 			shape, cfg := sh.name, sh.cfg
 			cfg.From = testkit.RealTrace(b, "vecadd-sm61")
@@ -70,6 +72,11 @@ func BenchmarkRealTraceLess(b *testing.B) {
 			if fmt.Sprint(lp.TraceRanges) != fmt.Sprint(wp.TraceRanges) || lp.Untraced != nil {
 				b.Fatalf("%s: the trace-less trace planned otherwise: ranges %v against %v, untraced %v", shape, lp.TraceRanges, wp.TraceRanges, lp.Untraced)
 			}
+			traced, warming := 0, 0
+			for _, r := range wp.TraceRanges {
+				traced += r.Launches
+				warming += r.Warming
+			}
 			for _, config := range configs {
 				w := runTraceLess(b, addr, "whole", wp.ID, config)
 				l := runTraceLess(b, addr, "less", lp.ID, config)
@@ -93,7 +100,7 @@ func BenchmarkRealTraceLess(b *testing.B) {
 					}
 				}
 				pw, pl := *w.Sampling.ProjectedCycles, *l.Sampling.ProjectedCycles
-				fmt.Printf("| %s, %s | %.0f | %.0f | %+.3f %% | %d (%d) | %.2f %% | %s / %s |\n", shape, config, pw, pl, 100*(pl-pw)/pw,
+				fmt.Printf("| %s, %s | %d of %d (%d) | %.0f | %.0f | %+.3f %% | %d (%d) | %.2f %% | %s / %s |\n", shape, config, traced, sh.cfg.Launches, warming, pw, pl, 100*(pl-pw)/pw,
 					differ, reps, 100*largest, warmedFrom(w), warmedFrom(l))
 			}
 		}
@@ -104,8 +111,8 @@ func BenchmarkRealTraceLess(b *testing.B) {
 type traceLessView struct {
 	ID          string
 	TraceRanges []struct {
-		Context    *string
-		Start, End int
+		Context                       *string
+		Start, End, Launches, Warming int
 	}
 	Untraced *struct{ Count int }
 }
@@ -113,7 +120,7 @@ type traceLessView struct {
 func traceLessPlan(b *testing.B, addr, trace string) traceLessView {
 	b.Helper()
 	var p struct{ PlanSampling traceLessView }
-	if errs := gqlVars(b, addr, `mutation($id: ID!) { planSampling(traceId: $id) { id traceRanges { context start end } untraced { count } } }`,
+	if errs := gqlVars(b, addr, `mutation($id: ID!) { planSampling(traceId: $id) { id traceRanges { context start end launches warming } untraced { count } } }`,
 		map[string]any{"id": trace}, &p); len(errs) > 0 {
 		b.Fatalf("plan %s: %v", trace, errs)
 	}
@@ -168,7 +175,7 @@ func warmedFrom(r traceLessRun) string {
 	n, segs := 0, 0
 	for _, s := range r.Sampling.Segments {
 		for _, h := range s.History {
-			if i := strings.Index(h, " from "); i >= 0 && strings.Contains(h, "L2 warmed: ") {
+			if i := strings.Index(h, " from "); i >= 0 && strings.Contains(h, "L2 warmed") {
 				var k int
 				if _, err := fmt.Sscanf(h[i+len(" from "):], "%d earlier", &k); err == nil {
 					n += k

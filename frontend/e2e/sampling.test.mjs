@@ -363,10 +363,10 @@ describe("sampled simulation from the web UI", { skip }, () => {
     const wall = page.getByTestId("wall-estimate");
     assert.equal(await wall.getByLabel("Config to estimate").inputValue(), "SM90_H100", "the trace's default config first");
     await wall.getByTestId("wall-sampled").waitFor();
-    const { samplingPlan } = await gql(server, "query($id: ID!) { samplingPlan(id: $id) { traceRanges { start } wallEstimate(config: \"SM90_H100\") { runs segments concurrency seconds fullSeconds measuredFullSeconds instructionsPerSecond } } }", { id: planId });
+    const { samplingPlan } = await gql(server, "query($id: ID!) { samplingPlan(id: $id) { segments { start } wallEstimate(config: \"SM90_H100\") { runs segments concurrency seconds fullSeconds measuredFullSeconds instructionsPerSecond } } }", { id: planId });
     const est = samplingPlan.wallEstimate;
     assert.ok(est && est.runs >= 2 && est.instructionsPerSecond > 0 && est.seconds > 0 && est.fullSeconds > 0, JSON.stringify(est));
-    assert.equal(est.segments, samplingPlan.traceRanges.length, "a process per segment");
+    assert.equal(est.segments, samplingPlan.segments.length, "a process per segment");
     assert.equal(est.concurrency, Math.min(2, est.segments), "CASCADE_RUN_CONCURRENCY=2");
     assert.ok(est.measuredFullSeconds > 0, "the validation run is a measured full run of the trace");
     assert.match(await wall.getByTestId("wall-sampled").innerText(), new RegExp(`${est.segments} segments?, ${est.concurrency} at once`));

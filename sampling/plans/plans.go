@@ -3,7 +3,9 @@
 // bucket, joins them into package sampling's input, plans, and stores the
 // plan. It reads no kernel trace: a trace that holds only the kernel
 // traces of a plan's launches, with every launch's stats and timing,
-// plans and projects as well as the full one.
+// plans and projects as well as the full one. What to trace for such a
+// trace (TraceRanges) adds the launches the L2 warming before each
+// segment reads, which its WindowReader finds in the kernel traces.
 package plans
 
 import (
@@ -46,6 +48,9 @@ type Service struct {
 	// as many as are queued) and how it decides, for Estimate; nil is
 	// one at a time.
 	Concurrency func() (slots int, note string)
+	// Windows says which launches segments' L2 warming reads, for
+	// TraceRanges; nil: none.
+	Windows WindowReader
 }
 
 // Request asks for a plan of a trace.

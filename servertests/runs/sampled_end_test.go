@@ -94,11 +94,11 @@ func TestSampledRunSegmentFails(t *testing.T) {
 			// The longest segment is queued first (sampling.LongestFirst):
 			// it fails while the others wait.
 			k := longestRange(t, s, plan)
-			first := plan.TraceRanges[k]
+			first := plan.Segments[k]
 			breakKernel(t, s, first.Start)
 			r := launchSampled(t, s, plan.ID, false)
 			r = waitSampled(t, s, r.ID, "FAILED")
-			n := len(plan.TraceRanges)
+			n := len(plan.Segments)
 			want := fmt.Sprintf("segment %d of %d (kernels %d–%d): ", k+1, n, first.Start, first.End)
 			if r.Error == nil || !strings.HasPrefix(*r.Error, want) || !strings.Contains(*r.Error, "unsupported binary version") ||
 				cascade.Deref(r.FailureClass) != "UNSUPPORTED_BINARY_VERSION" {
@@ -157,7 +157,7 @@ func longestRange(t *testing.T, s *servertest.TestServer, plan samplingPlan) int
 		insts[k.KernelID] = k.Instructions
 	}
 	best, bestN := -1, -1
-	for i, rg := range plan.TraceRanges {
+	for i, rg := range plan.Segments {
 		n := 0
 		for id := rg.Start; id <= rg.End; id++ {
 			n += insts[id]

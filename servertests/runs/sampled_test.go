@@ -129,10 +129,10 @@ func sampledServer(t *testing.T, dbURL string, env []string, configure ...func(*
 }
 
 type samplingPlan struct {
-	ID          string
-	Samples     int
-	TraceRanges []struct{ Start, End, FirstLaunch, LastLaunch, Representatives int }
-	Strata      []struct {
+	ID       string
+	Samples  int
+	Segments []struct{ Start, End, FirstLaunch, LastLaunch, Representatives int }
+	Strata   []struct {
 		Representatives []struct{ Launch, KernelID int }
 	}
 }
@@ -141,8 +141,8 @@ func planSampling(t *testing.T, s *servertest.TestServer) samplingPlan {
 	t.Helper()
 	var r struct{ PlanSampling samplingPlan }
 	s.MustDo(t, `mutation { planSampling(traceId: "`+sampledID+`", target: {error: 0.05}, warmup: 0) {
-		id samples traceRanges { start end firstLaunch lastLaunch representatives } strata { representatives { launch kernelId } } } }`, nil, &r)
-	if len(r.PlanSampling.TraceRanges) < 2 {
+		id samples segments { start end firstLaunch lastLaunch representatives } strata { representatives { launch kernelId } } } }`, nil, &r)
+	if len(r.PlanSampling.Segments) < 2 {
 		t.Fatalf("plan %+v: want at least two ranges to simulate", r.PlanSampling)
 	}
 	return r.PlanSampling
@@ -282,7 +282,7 @@ func TestSampledRunSucceeds(t *testing.T) {
 			s := sampledServer(t, u, []string{"FAKESIM_MODE=ok"})
 			plan := planSampling(t, s)
 			r := launchSampled(t, s, plan.ID, true)
-			if r.State != "QUEUED" || r.Sampling == nil || len(r.Sampling.Segments) != len(plan.TraceRanges) {
+			if r.State != "QUEUED" || r.Sampling == nil || len(r.Sampling.Segments) != len(plan.Segments) {
 				t.Fatalf("launched: %+v", r)
 			}
 			if r.Progress.KernelsTotal != plan.Samples || r.Sampling.Representatives != plan.Samples {
@@ -298,7 +298,7 @@ func TestSampledRunSucceeds(t *testing.T) {
 			// Each segment: its range's kernels, simulated on their own.
 			segCycles := map[int]int64{} // kernel id → a segment's cycles
 			for i, seg := range sr.Segments {
-				rg := plan.TraceRanges[i]
+				rg := plan.Segments[i]
 				if seg.State != "SUCCEEDED" || seg.SampledBy == nil || seg.SampledBy.ID != r.ID ||
 					cascade.Deref(seg.Label) != fmt.Sprintf("segment %d of %d", i+1, len(sr.Segments)) || len(seg.Kernels) != rg.End-rg.Start+1 {
 					t.Errorf("segment %d: %+v, range %+v", i+1, seg, rg)

@@ -6,11 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
+	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/upload"
 )
@@ -98,7 +101,7 @@ type ctxPlan struct {
 	TraceRanges []struct {
 		Context                 *string
 		Start, End, FirstLaunch int
-		LastLaunch              int
+		LastLaunch, Warming     int
 	}
 	Untraced *struct {
 		Count    int
@@ -127,11 +130,16 @@ func TestTraceLessTwoContexts(t *testing.T) {
 	t.Parallel()
 	// A segment names each of its ids' context (Run.kernelContexts), so
 	// it simulates its range's launches only (checked below, by count).
-	// The stand-in numbers kernels by id: a segment of the whole trace has
-	// its L2 warmed from launches before it that the trace-less trace
-	// lacks, a warming kernel the stand-in would count in a kernel's place
-	// in the list (docs/sampling.md, "Trace less next time").
-	s := sampledServer(t, "", []string{"FAKESIM_MODE=ok", "FAKESIM_NUMBER_BY=id"})
+	// The stand-in gives a kernel the cycles of its place in the list, so
+	// a segment whose L2 is warmed (a warming kernel first) differs from
+	// one that is not: the trace-less trace must hold the launches its
+	// segments' warming reads (KernelRange.warming). The config is H100
+	// with an L2 of 160 lines, so that a window is a few of these small
+	// launches and the ranges leave some out.
+	const cfg = "SM90_SMALLL2"
+	s := sampledServer(t, "", []string{"FAKESIM_MODE=ok"}, func(c *app.Config) {
+		c.SimConfigsDir = smallL2Configs(t, simconfigtest.H100, cfg)
+	})
 	put := func(id string, traced func(ctx string, id int) bool) {
 		t.Helper()
 		if _, err := upload.Upload(context.Background(), upload.Options{Source: writeTwoContextTrace(t, traced), PrefixDir: s.Config.BucketDir(), RunName: id}); err != nil {
@@ -146,9 +154,9 @@ func TestTraceLessTwoContexts(t *testing.T) {
 	plan := func(trace string, target float64) ctxPlan {
 		t.Helper()
 		var r struct{ PlanSampling ctxPlan }
-		s.MustDo(t, `mutation($id: ID!, $e: Float) { planSampling(traceId: $id, target: {error: $e}, warmup: 1) { id
-			traceRanges { context start end firstLaunch lastLaunch }
-			untraced { count launches { launch kernelId context } ranges { context start end } note } } }`, map[string]any{"id": trace, "e": target}, &r)
+		s.MustDo(t, `mutation($id: ID!, $e: Float, $c: String) { planSampling(traceId: $id, target: {error: $e}, warmup: 1) { id
+			traceRanges(simConfig: $c) { context start end firstLaunch lastLaunch warming }
+			untraced { count launches { launch kernelId context } ranges { context start end } note } } }`, map[string]any{"id": trace, "e": target, "c": cfg}, &r)
 		return r.PlanSampling
 	}
 	put("two", func(string, int) bool { return true })
@@ -196,15 +204,19 @@ func TestTraceLessTwoContexts(t *testing.T) {
 	sampled := func(trace, plan string) sampledRunView {
 		var r struct{ LaunchRun sampledRunView }
 		s.MustDo(t, `mutation($in: LaunchRunInput!) { launchRun(input: $in) { `+sampledRunFields+` } }`, map[string]any{"in": map[string]any{
-			"traceId": trace, "simConfig": simconfigtest.H100, "sampling": map[string]any{"plan": plan}}}, &r)
+			"traceId": trace, "simConfig": cfg, "sampling": map[string]any{"plan": plan}}}, &r)
 		return waitSampled(t, s, r.LaunchRun.ID, "SUCCEEDED")
 	}
 	fr, lr := sampled("two", fp.ID), sampled("two-less", lp.ID)
 	// Each segment of the whole trace simulates its range's launches, in
 	// their context only.
-	inRanges, simulated := 0, 0
+	inRanges, simulated, warming := 0, 0, 0
 	for _, rg := range fp.TraceRanges {
-		inRanges += rg.End - rg.Start + 1
+		inRanges += rg.End - rg.Start + 1 - rg.Warming
+		warming += rg.Warming
+	}
+	if warming == 0 {
+		t.Errorf("ranges %+v: no launch traced for warming", fp.TraceRanges)
 	}
 	for _, seg := range fr.Sampling.Segments {
 		simulated += seg.Progress.KernelsTotal
@@ -214,6 +226,21 @@ func TestTraceLessTwoContexts(t *testing.T) {
 	}
 	if fr.Sampling.ProjectedCycles == nil || lr.Sampling.ProjectedCycles == nil || *fr.Sampling.ProjectedCycles != *lr.Sampling.ProjectedCycles {
 		t.Errorf("projections: full %v, trace-less %v", ptrF(fr.Sampling.ProjectedCycles), ptrF(lr.Sampling.ProjectedCycles))
+	}
+	// Each segment warmed the same lines from the same launches on both.
+	warmed := func(r sampledRunView) map[string]string {
+		out := map[string]string{}
+		for _, seg := range r.Sampling.Segments {
+			for _, h := range seg.History {
+				if i := strings.Index(h, "L2 warm"); i >= 0 {
+					out[cascade.Deref(seg.Label)] = h[i:]
+				}
+			}
+		}
+		return out
+	}
+	if fw, lw := warmed(fr), warmed(lr); len(fw) == 0 || !reflect.DeepEqual(fw, lw) {
+		t.Errorf("warming by segment: whole %q, trace-less %q", fw, lw)
 	}
 
 	// kernelIds: every context's launch of an id must be traced.
@@ -262,4 +289,28 @@ func TestTraceLessTwoContexts(t *testing.T) {
 	if want := fmt.Sprintf("sampling.plan: plan %q simulates launches the trace has no kernel trace of: kernel ids %s", wide.ID, list); len(errs) == 0 || !strings.Contains(errs[0].Message, want) {
 		t.Errorf("sampled run of the plan of another target: %+v, want %q", errs, want)
 	}
+}
+
+// smallL2Configs writes the test configs and one more, name: base with an
+// L2 of one 128-byte line per memory sub-partition (160 lines on H100,
+// 24 on TITAN X), so that on the test traces' small kernels a segment's
+// L2 warming window is a few launches, as on real ones it is a few
+// launches of far larger footprints. It returns the configs directory.
+func smallL2Configs(t *testing.T, base, name string) string {
+	t.Helper()
+	dir := simconfigtest.Write(t, t.TempDir())
+	files, err := os.ReadDir(filepath.Join(dir, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range files {
+		f := e.Name()
+		b, err := os.ReadFile(filepath.Join(dir, base, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := regexp.MustCompile(`(?m)^-gpgpu_cache:dl2 .*$`).ReplaceAllString(string(b), "-gpgpu_cache:dl2 S:1:128:1,L:B:m:L:P,A:192:4,32:0,32")
+		simconfigtest.WriteFile(t, filepath.Join(dir, name, f), text)
+	}
+	return dir
 }

@@ -81,7 +81,7 @@ type tlPlan struct {
 	TraceRanges []struct {
 		Context                                       *string
 		Start, End, FirstLaunch, LastLaunch, Launches int
-		Representatives                               int
+		Representatives, Warming                      int
 	}
 	Strata []struct {
 		Name            string
@@ -104,7 +104,10 @@ func TestTraceLessEndToEnd(t *testing.T) {
 	t.Parallel()
 	bin := testkit.Program(t, "./cmd/cascade")
 	sim := fakesim.Build(t)
-	cfgDir := simconfigtest.Write(t, t.TempDir())
+	// A TITAN X of a small L2, so that the L2 warming windows of this
+	// trace's small kernels leave launches out (smallL2Configs).
+	const cfg = "SM6_SMALLL2"
+	cfgDir := smallL2Configs(t, simconfigtest.TitanX, cfg)
 	s := servertest.Server(t, func(c *app.Config) {
 		c.SimCmd = []string{"env", "FAKESIM_MODE=ok", sim}
 		c.SimConfigsDir = cfgDir
@@ -139,8 +142,8 @@ func TestTraceLessEndToEnd(t *testing.T) {
 	plan := func(id string, warmup int) tlPlan {
 		t.Helper()
 		var r struct{ PlanSampling tlPlan }
-		s.MustDo(t, `mutation($id: ID!, $w: Int) { planSampling(traceId: $id, target: {error: 0.03}, warmup: $w) { id samples traceList
-			traceRanges { context start end firstLaunch lastLaunch launches representatives }
+		s.MustDo(t, `mutation($id: ID!, $w: Int) { planSampling(traceId: $id, target: {error: 0.03}, warmup: $w) { id samples traceList(simConfig: "`+cfg+`")
+			traceRanges(simConfig: "`+cfg+`") { context start end firstLaunch lastLaunch launches representatives warming }
 			strata { name size meanDurationNs cvInstructions representatives { launch kernelId } }
 			untraced { count launches { kernelId } note } } }`, map[string]any{"id": id, "w": warmup}, &r)
 		return r.PlanSampling
@@ -206,7 +209,7 @@ func TestTraceLessEndToEnd(t *testing.T) {
 	sampled := func(trace, plan string) sampledRunView {
 		var r struct{ LaunchRun sampledRunView }
 		s.MustDo(t, `mutation($in: LaunchRunInput!) { launchRun(input: $in) { `+sampledRunFields+` } }`, map[string]any{"in": map[string]any{
-			"traceId": trace, "simConfig": simconfigtest.TitanX, "sampling": map[string]any{"plan": plan}}}, &r)
+			"traceId": trace, "simConfig": cfg, "sampling": map[string]any{"plan": plan}}}, &r)
 		return waitSampled(t, s, r.LaunchRun.ID, "SUCCEEDED")
 	}
 	fr, lr := sampled("full", fp.ID), sampled("less", lp.ID)
