@@ -214,7 +214,8 @@ func (s *runStore) Run(_ context.Context, id string) (cascade.Run, error) {
 }
 
 // TestWarming: a sampled run's segments are warmed unless one of them, or
-// the run a reused one copies, records that its L2 could not be warmed.
+// the run a reused one copies, records that its L2 could not be warmed,
+// or was warmed in part (its trace lacks launches of the window).
 func TestWarming(t *testing.T) {
 	warmed := runs.Stamp("L2 warmed: 10 lines (1 KB, 0 of them written) from 2 earlier launches, by a kernel kernelwarm.traceg run first and left out of the results")
 	cold := runs.Stamp(runs.NotWarmed + "the config's L2 is not known")
@@ -229,6 +230,7 @@ func TestWarming(t *testing.T) {
 		{"one not warmed", []cascade.Run{{History: []string{warmed}}, {History: []string{cold}}}, sampling.Cold},
 		{"reused, warmed", []cascade.Run{{SameAsID: cascade.Ptr("old-warm")}}, sampling.L2Warmed},
 		{"reused, not warmed", []cascade.Run{{History: []string{warmed}}, {SameAsID: cascade.Ptr("old-cold")}}, sampling.Cold},
+		{"one warmed in part", []cascade.Run{{History: []string{warmed}}, {History: []string{runs.Stamp(runs.WarmedInPart + "the window stopped after 0 earlier launches")}}}, sampling.Cold},
 	} {
 		got, err := m.warming(context.Background(), tt.segs)
 		if err != nil || got != tt.want {
