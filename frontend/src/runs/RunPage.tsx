@@ -12,6 +12,7 @@ import { compareTime, newest } from "../time";
 import { appendLines } from "../traces/PostprocessLog";
 import { formatCorrelation, formatPct, isActive, progressFraction } from "./compare";
 import { CancelRunMutation, RunDetailUpdatedSubscription, RunLogSubscription, RunQuery, RunRemovedSubscription } from "./documents";
+import { kernelSubset } from "./kernelSubset";
 import { RunKernelsTable } from "./RunKernelsTable";
 import { runName } from "./runName";
 import { runPath } from "./RunTable";
@@ -155,7 +156,7 @@ export function RunPage({ id }: { id: string }) {
           </>
         )}
         <dt>Kernels</dt>
-        <dd>{data.run?.kernelIds ? `${formatCount(data.run.kernelIds.length)} chosen` : "every kernel"}</dd>
+        <dd data-testid="run-kernels">{kernelSubset(data.run?.kernelIds, data.run?.kernelContexts)}</dd>
         {run.sweep && (
           <>
             <dt>Sweep</dt>

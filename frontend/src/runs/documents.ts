@@ -129,6 +129,7 @@ export const RunQuery = graphql(`
       ...RunDetail
       # The kernel subset, which never changes: in the query only, not in every runUpdated.
       kernelIds
+      kernelContexts
       logTail(lines: 200)
       statKernels
     }
