@@ -190,16 +190,22 @@ func access(t *testing.T, dir string, id int, op string, lines []uint64) {
 	traceg(t, dir, fmt.Sprintf("kernel-%d.traceg", id), 3, ls)
 }
 
-func TestPlan(t *testing.T) {
-	dir := t.TempDir()
-	// Launch 1 touches lines 1..4, launch 2 writes lines 10..11 and 3,
-	// launch 3 touches line 20; the segment (launches 4 and 5) touches 1,
-	// 3, 10, 20, 30.
+// fiveLaunches writes the kernel traces of five launches into dir:
+// launch 1 touches lines 1..4, launch 2 writes lines 10..11 and 3, launch
+// 3 touches line 20; a segment of launches 4 and 5 touches 1, 3, 10, 20,
+// 30.
+func fiveLaunches(t *testing.T, dir string) {
+	t.Helper()
 	loads(t, dir, 1, 1, 2, 3, 4)
 	stores(t, dir, 2, 10, 11, 3)
 	loads(t, dir, 3, 20)
 	loads(t, dir, 4, 1, 10)
 	loads(t, dir, 5, 3, 20, 30)
+}
+
+func TestPlan(t *testing.T) {
+	dir := t.TempDir()
+	fiveLaunches(t, dir)
 	list := filepath.Join(dir, kernellist.Name)
 	os.WriteFile(list, []byte("MemcpyHtoD,0x0000000000000080,128\nkernel-1.traceg\nkernel-2.traceg\nkernel-3.traceg\nkernel-4.traceg\nkernel-5.traceg\n"), 0o644)
 	src, err := kernellist.Read(list)

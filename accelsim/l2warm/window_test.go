@@ -18,13 +18,7 @@ import (
 // (Warm.Gap) when it does not, instead of warming from older launches.
 func TestWindowTraceLess(t *testing.T) {
 	dir := t.TempDir()
-	// As TestPlan: launch 1 touches lines 1..4, launch 2 writes 10, 11 and
-	// 3, launch 3 touches 20; the segment (4 and 5) touches 1, 3, 10, 20, 30.
-	loads(t, dir, 1, 1, 2, 3, 4)
-	stores(t, dir, 2, 10, 11, 3)
-	loads(t, dir, 3, 20)
-	loads(t, dir, 4, 1, 10)
-	loads(t, dir, 5, 3, 20, 30)
+	fiveLaunches(t, dir)
 	list := func(name string, ids ...string) *kernellist.List {
 		t.Helper()
 		var b strings.Builder
