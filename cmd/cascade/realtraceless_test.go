@@ -31,8 +31,11 @@ import (
 // the largest L2 of the checkout's configs (KernelRange.warming), so
 // the warming, and the projection, should be the same
 // (docs/sampling.md, "Trace less next time").
-// CASCADE_BENCH_KEEP names a directory to keep each shape's server data
-// directory in (its runs' directories under work/runs).
+// It also prints, as comments, how many launches the ranges hold for each
+// config's L2 alone; CASCADE_BENCH_PLAN_ONLY=1 prints only those, and
+// simulates nothing. CASCADE_BENCH_KEEP names a directory to keep each
+// shape's server data directory in (its runs' directories under
+// work/runs).
 func BenchmarkRealTraceLess(b *testing.B) {
 	shapes, configs := benchShapes(b, "SM6_TITANX")
 	checkout := testkit.RealAccelSim(b)
@@ -76,6 +79,13 @@ func BenchmarkRealTraceLess(b *testing.B) {
 			for _, r := range wp.TraceRanges {
 				traced += r.Launches
 				warming += r.Warming
+			}
+			for _, config := range configs {
+				t, w := tracedFor(b, addr, wp.ID, config)
+				fmt.Printf("<!-- %s: traced for %s's L2 alone: %d of %d (%d for warming) -->\n", shape, config, t, sh.cfg.Launches, w)
+			}
+			if os.Getenv("CASCADE_BENCH_PLAN_ONLY") != "" {
+				continue
 			}
 			for _, config := range configs {
 				w := runTraceLess(b, addr, "whole", wp.ID, config)
@@ -125,6 +135,26 @@ func traceLessPlan(b *testing.B, addr, trace string) traceLessView {
 		b.Fatalf("plan %s: %v", trace, errs)
 	}
 	return p.PlanSampling
+}
+
+// tracedFor counts the launches plan's traceRanges hold for config's L2
+// alone, and those of them traced for warming.
+func tracedFor(b *testing.B, addr, plan, config string) (traced, warming int) {
+	b.Helper()
+	var r struct {
+		SamplingPlan struct {
+			TraceRanges []struct{ Launches, Warming int }
+		}
+	}
+	if errs := gqlVars(b, addr, `query($id: ID!, $c: String) { samplingPlan(id: $id) { traceRanges(simConfig: $c) { launches warming } } }`,
+		map[string]any{"id": plan, "c": config}, &r); len(errs) > 0 {
+		b.Fatalf("traceRanges of %s for %s: %v", plan, config, errs)
+	}
+	for _, rg := range r.SamplingPlan.TraceRanges {
+		traced += rg.Launches
+		warming += rg.Warming
+	}
+	return traced, warming
 }
 
 // traceLessRun is a succeeded sampled run as BenchmarkRealTraceLess reads it.
