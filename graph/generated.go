@@ -502,8 +502,8 @@ type ComplexityRoot struct {
 		TargetInstructions    func(childComplexity int) int
 		Total                 func(childComplexity int) int
 		Trace                 func(childComplexity int) int
-		TraceList             func(childComplexity int, simConfig *string) int
-		TraceRanges           func(childComplexity int, simConfig *string) int
+		TraceList             func(childComplexity int, simConfig *string, warming *bool) int
+		TraceRanges           func(childComplexity int, simConfig *string, warming *bool) int
 		UntimedLaunches       func(childComplexity int) int
 		Untraced              func(childComplexity int) int
 		WallEstimate          func(childComplexity int, config string) int
@@ -885,8 +885,8 @@ type SamplingPlanResolver interface {
 	Evaluate(ctx context.Context, obj *cascade.SamplingPlan, run string) (*cascade.SamplingEvaluation, error)
 	WallEstimate(ctx context.Context, obj *cascade.SamplingPlan, config string) (*cascade.SamplingWallEstimate, error)
 	Segments(ctx context.Context, obj *cascade.SamplingPlan) ([]cascade.KernelRange, error)
-	TraceRanges(ctx context.Context, obj *cascade.SamplingPlan, simConfig *string) ([]cascade.KernelRange, error)
-	TraceList(ctx context.Context, obj *cascade.SamplingPlan, simConfig *string) (string, error)
+	TraceRanges(ctx context.Context, obj *cascade.SamplingPlan, simConfig *string, warming *bool) ([]cascade.KernelRange, error)
+	TraceList(ctx context.Context, obj *cascade.SamplingPlan, simConfig *string, warming *bool) (string, error)
 	Untraced(ctx context.Context, obj *cascade.SamplingPlan) (*cascade.SamplingUntraced, error)
 }
 type SamplingStratumResolver interface {
@@ -3002,7 +3002,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.SamplingPlan.TraceList(childComplexity, args["simConfig"].(*string)), true
+		return e.ComplexityRoot.SamplingPlan.TraceList(childComplexity, args["simConfig"].(*string), args["warming"].(*bool)), true
 	case "SamplingPlan.traceRanges":
 		if e.ComplexityRoot.SamplingPlan.TraceRanges == nil {
 			break
@@ -3013,7 +3013,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.SamplingPlan.TraceRanges(childComplexity, args["simConfig"].(*string)), true
+		return e.ComplexityRoot.SamplingPlan.TraceRanges(childComplexity, args["simConfig"].(*string), args["warming"].(*bool)), true
 	case "SamplingPlan.untimedLaunches":
 		if e.ComplexityRoot.SamplingPlan.UntimedLaunches == nil {
 			break
@@ -6354,6 +6354,14 @@ func (ec *executionContext) field_SamplingPlan_traceList_args(ctx context.Contex
 		return nil, err
 	}
 	args["simConfig"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "warming",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["warming"] = arg1
 	return args, nil
 }
 
@@ -6368,6 +6376,14 @@ func (ec *executionContext) field_SamplingPlan_traceRanges_args(ctx context.Cont
 		return nil, err
 	}
 	args["simConfig"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "warming",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["warming"] = arg1
 	return args, nil
 }
 
@@ -15041,7 +15057,7 @@ func (ec *executionContext) _SamplingPlan_traceRanges(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.SamplingPlan().TraceRanges(ctx, obj, fc.Args["simConfig"].(*string))
+			return ec.Resolvers.SamplingPlan().TraceRanges(ctx, obj, fc.Args["simConfig"].(*string), fc.Args["warming"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []cascade.KernelRange) graphql.Marshaler {
@@ -15085,7 +15101,7 @@ func (ec *executionContext) _SamplingPlan_traceList(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.SamplingPlan().TraceList(ctx, obj, fc.Args["simConfig"].(*string))
+			return ec.Resolvers.SamplingPlan().TraceList(ctx, obj, fc.Args["simConfig"].(*string), fc.Args["warming"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {

@@ -14,6 +14,7 @@ import (
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/events"
 	"github.com/cascade-sim/cascade/graph/model"
+	"github.com/cascade-sim/cascade/sampling"
 )
 
 // Resolver is the root resolver; its fields are the packages the API
@@ -195,4 +196,25 @@ func (r *Resolver) withStrata(ctx context.Context, p *cascade.SamplingPlan) (cas
 	c := *p
 	c.Strata = s
 	return c, nil
+}
+
+// traceRanges is what to trace of plan c's trace (c with its strata),
+// with the launches its segments' L2 warming reads under simConfig's L2
+// unless warming is false, and the L2 taken ("" for none).
+func (r *Resolver) traceRanges(ctx context.Context, c cascade.SamplingPlan, simConfig *string, warming *bool) ([]cascade.KernelRange, string, error) {
+	if warming != nil && !*warming {
+		if simConfig != nil {
+			return nil, "", cascade.Errorf(cascade.EINVALID, "simConfig: names the L2 whose warming to trace; give it with warming true, or leave it out")
+		}
+		ranges := sampling.Ranges(c)
+		if ranges == nil {
+			ranges = []cascade.KernelRange{}
+		}
+		return ranges, "", nil
+	}
+	ranges, l2, err := r.Sampling.TraceRanges(ctx, c, cascade.Deref(simConfig))
+	if ranges == nil && err == nil {
+		ranges = []cascade.KernelRange{}
+	}
+	return ranges, l2, err
 }

@@ -95,29 +95,26 @@ func (r *samplingPlanResolver) Segments(ctx context.Context, obj *cascade.Sampli
 }
 
 // TraceRanges is the resolver for the traceRanges field.
-func (r *samplingPlanResolver) TraceRanges(ctx context.Context, obj *cascade.SamplingPlan, simConfig *string) ([]cascade.KernelRange, error) {
+func (r *samplingPlanResolver) TraceRanges(ctx context.Context, obj *cascade.SamplingPlan, simConfig *string, warming *bool) ([]cascade.KernelRange, error) {
 	p, err := r.withStrata(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
-	ranges, _, err := r.Sampling.TraceRanges(ctx, p, cascade.Deref(simConfig))
-	if ranges == nil && err == nil {
-		ranges = []cascade.KernelRange{}
-	}
+	ranges, _, err := r.traceRanges(ctx, p, simConfig, warming)
 	return ranges, err
 }
 
 // TraceList is the resolver for the traceList field.
-func (r *samplingPlanResolver) TraceList(ctx context.Context, obj *cascade.SamplingPlan, simConfig *string) (string, error) {
+func (r *samplingPlanResolver) TraceList(ctx context.Context, obj *cascade.SamplingPlan, simConfig *string, warming *bool) (string, error) {
 	p, err := r.withStrata(ctx, obj)
 	if err != nil {
 		return "", err
 	}
-	ranges, l2, err := r.Sampling.TraceRanges(ctx, p, cascade.Deref(simConfig))
+	ranges, l2, err := r.traceRanges(ctx, p, simConfig, warming)
 	if err != nil {
 		return "", err
 	}
-	return sampling.TraceListWarmed(p, ranges, l2), nil
+	return sampling.TraceListWarmed(p, ranges, l2, warming == nil || *warming), nil
 }
 
 // Untraced is the resolver for the untraced field.

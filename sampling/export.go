@@ -104,12 +104,12 @@ func RangesWarmed(p Plan, warming []Traced) []cascade.KernelRange {
 //	DYNAMIC_KERNEL_LIMIT_START=101 DYNAMIC_KERNEL_LIMIT_END=103 TERMINATE_UPON_LIMIT=1
 //
 // each after a comment naming the range's context and launches.
-func TraceList(p Plan) string { return TraceListWarmed(p, Ranges(p), "") }
+func TraceList(p Plan) string { return TraceListWarmed(p, Ranges(p), "", true) }
 
 // TraceListWarmed is TraceList of ranges (RangesWarmed's), whose
 // launches of warming are those of the L2 named by l2 ("a config (L2 n
-// KB)").
-func TraceListWarmed(p Plan, ranges []cascade.KernelRange, l2 string) string {
+// KB)"); windows false says they were left out on purpose.
+func TraceListWarmed(p Plan, ranges []cascade.KernelRange, l2 string, windows bool) string {
 	launches, warming := 0, 0
 	for _, r := range ranges {
 		launches += r.Launches
@@ -128,9 +128,14 @@ func TraceListWarmed(p Plan, ranges []cascade.KernelRange, l2 string) string {
 		id, of, p.Method, 100*p.ErrorBound, p.Warmup)
 	fmt.Fprintf(&b, "# %d representatives and %d warm-up launches of %d to trace (%.4g %% of the warp instructions), in %d ranges.\n",
 		p.Samples, launches-p.Samples-warming, p.Launches, 100*p.SimulatedFraction, len(ranges))
-	if warming > 0 {
+	switch {
+	case warming > 0:
 		fmt.Fprintf(&b, "# And %d launches the L2 warming before a segment reads, never simulated, for L2s up to %s's:\n"+
 			"# traced too, a sampled run warms each segment's L2 as on the whole trace.\n", warming, l2)
+	case !windows:
+		b.WriteString("# Without the launches the L2 warming before a segment reads (asked with warming: false): a sampled\n" +
+			"# run of this trace warms its segments from the traced launches only (\"L2 warmed in part\"), and\n" +
+			"# states the wider interval of segments not warmed.\n")
 	}
 	b.WriteString(`#
 # Each line below is one run of the program under the Accel-Sim NVBit tracer

@@ -73,12 +73,18 @@ func TestRanges(t *testing.T) {
 	if got := sampling.RangesWarmed(p, warming); !reflect.DeepEqual(got, wantWarmed) {
 		t.Fatalf("ranges warmed %+v, want %+v", got, wantWarmed)
 	}
-	list = sampling.TraceListWarmed(p, wantWarmed, "SM7_QV100 (L2 6144 KB)")
+	list = sampling.TraceListWarmed(p, wantWarmed, "SM7_QV100 (L2 6144 KB)", true)
 	for _, s := range []string{"5 representatives and 3 warm-up launches", "And 5 launches the L2 warming before a segment reads, never simulated, for L2s up to SM7_QV100 (L2 6144 KB)'s",
 		"# context 0x1, launches 36-40: 1 representative(s), 1 warm-up, 3 for L2 warming", "DYNAMIC_KERNEL_LIMIT_START=37 DYNAMIC_KERNEL_LIMIT_END=41 TERMINATE_UPON_LIMIT=1"} {
 		if !strings.Contains(list, s) {
 			t.Fatalf("trace list with warming lacks %q:\n%s", s, list)
 		}
+	}
+	if list := sampling.TraceListWarmed(p, sampling.Ranges(p), "", false); !strings.Contains(list, "# Without the launches the L2 warming") {
+		t.Fatalf("trace list without warming does not say so:\n%s", list)
+	}
+	if strings.Contains(sampling.TraceList(p), "L2 warming") {
+		t.Fatalf("a trace list of a plan whose segments need no warming mentions it:\n%s", sampling.TraceList(p))
 	}
 }
 

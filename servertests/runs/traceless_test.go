@@ -255,4 +255,54 @@ func TestTraceLessEndToEnd(t *testing.T) {
 	s.MustDo(t, `mutation($ids: [Int!]) { launchRun(input: {traceId: "less", simConfig: "`+simconfigtest.TitanX+`", kernelIds: $ids}) { id } }`,
 		map[string]any{"ids": []int{ranges[0].Start}}, &ok)
 	waitFull(t, s, ok.LaunchRun.ID)
+
+	// Traced without the warming windows (warming: false): the segments
+	// alone, fewer launches; its segments say they were warmed in part,
+	// and its interval is the wider one of segments not warmed.
+	var bare struct {
+		SamplingPlan struct {
+			TraceList   string
+			TraceRanges []struct{ Start, End, Warming int }
+		}
+	}
+	s.MustDo(t, `query($id: ID!) { samplingPlan(id: $id) { traceList(warming: false) traceRanges(warming: false) { start end warming } } }`, map[string]any{"id": fp.ID}, &bare)
+	bareRanges, err := tracegen.ParseTraceList(bare.SamplingPlan.TraceList)
+	if err != nil || len(bareRanges) != len(bare.SamplingPlan.TraceRanges) || !strings.Contains(bare.SamplingPlan.TraceList, "# Without the launches the L2 warming") {
+		t.Fatalf("traceList(warming: false) %v:\n%s", err, bare.SamplingPlan.TraceList)
+	}
+	bareTraced := 0
+	for _, rg := range bare.SamplingPlan.TraceRanges {
+		bareTraced += rg.End - rg.Start + 1
+		if rg.Warming != 0 {
+			t.Errorf("traceRanges(warming: false): %+v", rg)
+		}
+	}
+	if bareTraced >= len(traced) {
+		t.Errorf("without warming %d launches traced, with it %d: want fewer", bareTraced, len(traced))
+	}
+	if errs := s.Do(t, `query($id: ID!) { samplingPlan(id: $id) { traceRanges(warming: false, simConfig: "`+cfg+`") { start } } }`, map[string]any{"id": fp.ID}, nil); len(errs) == 0 || !strings.Contains(errs[0].Message, "simConfig:") {
+		t.Errorf("a config without warming: %+v, want it refused naming simConfig", errs)
+	}
+	bareDir := filepath.Join(t.TempDir(), "bare")
+	if _, err := tracegen.TraceLess(full, bareDir, bareRanges); err != nil {
+		t.Fatal(err)
+	}
+	put(bareDir, "bare")
+	br := sampled("bare", plan("bare", 1).ID)
+	inPart := 0
+	for _, seg := range br.Sampling.Segments {
+		for _, h := range seg.History {
+			if strings.Contains(h, "L2 warmed in part: ") {
+				inPart++
+			}
+		}
+	}
+	// (That such a run states the cold allowance is sampled's TestWarming:
+	// on the stand-in, whose cycles move with a segment's list, the
+	// intervals of the two traces differ in their spread as well.)
+	if inPart == 0 {
+		t.Errorf("traced without warming: no segment says it was warmed in part")
+	}
+	t.Logf("without warming: %d launches traced (with it %d), %d segments warmed in part, projected %.0f ±%.2f %% (the whole trace's %.0f)",
+		bareTraced, len(traced), inPart, *br.Sampling.ProjectedCycles, 100**br.Sampling.ExpectedError, *fr.Sampling.ProjectedCycles)
 }
