@@ -61,7 +61,7 @@ bench:
 	$(SERVERTESTS) go test ./servertests -run '^$$' -bench LastFileToSubscriber -benchtime 200x
 	uptime; $(SERVERTESTS) go test ./servertests -run '^$$' -bench KernelsPage -benchtime 300x -v -timeout 30m
 	uptime; go test ./graph/transport -run '^$$' -bench Fanout -benchtime 500x -timeout 10m
-	uptime; go test ./app -run '^$$' -bench 'Ingest1M|Start' -benchtime 1x -timeout 60m
+	uptime; $(SERVERTESTS) go test ./servertests/app -run '^$$' -bench 'Ingest1M|Start' -benchtime 1x -timeout 60m
 	go test ./accelsim/posttraces -run '^$$' -bench Postprocess -benchtime 3x -timeout 60m
 	$(SERVERTESTS) go test ./servertests -run '^$$' -bench PutObject -benchtime 8x
 	scripts/bench-s3.sh

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
+	"net/http"
 	"strings"
 )
 
@@ -135,4 +136,23 @@ func ContextWithRole(ctx context.Context, role Role) context.Context {
 func RoleFromContext(ctx context.Context) Role {
 	r, _ := ctx.Value(roleKey{}).(Role)
 	return r
+}
+
+// Require serves h to requests with a valid token of at least role min
+// (any role when no token is configured) and answers the others 401 (no
+// or a wrong token) or 403 (a read-only token where min is read-write).
+// It is for endpoints besides /graphql, which answers in GraphQL's own
+// terms: /debug/pprof, the CSV downloads.
+func (t Tokens) Require(min Role, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch role := t.AuthorizationRole(r.Header.Get("Authorization")); {
+		case role == RoleNone:
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cascade"`)
+			http.Error(w, "401 unauthorized: send Authorization: Bearer <CASCADE_TOKEN>", http.StatusUnauthorized)
+		case role < min:
+			http.Error(w, "403 forbidden: this needs the read-write token (CASCADE_TOKEN)", http.StatusForbidden)
+		default:
+			h.ServeHTTP(w, r.WithContext(ContextWithRole(r.Context(), role)))
+		}
+	})
 }

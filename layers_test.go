@@ -185,13 +185,13 @@ func TestLayers(t *testing.T) {
 			}
 		}
 	}
-	// Only app's, the command's and servertests' tests link the server:
-	// they alone import a harness that starts one. A test binary is
-	// linked on every go test -short, even when -short skips every test
-	// in it, and one that links the server costs about 2 CPU-s: a test
-	// that starts a server goes to servertests/.
+	// Only the command's and servertests' tests link the server: they
+	// alone import a harness that starts one. A test binary is linked on
+	// every go test -short, even when -short skips every test in it, and
+	// one that links the server costs about 2 CPU-s: a test that starts a
+	// server goes to servertests/ (app's own are servertests/app).
 	for pkg, imps := range tests {
-		if under(pkg, "app") || under(pkg, "cmd") || under(pkg, "servertests") {
+		if under(pkg, "cmd") || under(pkg, "servertests") {
 			continue
 		}
 		for _, h := range []string{"testkit/servertest", "testkit/s3test", "testkit/quickstart"} {

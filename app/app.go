@@ -346,7 +346,7 @@ func (m *Main) buildHandler(s *services) http.Handler {
 	mux.Handle("/graphql", m.graph)
 	csvRoutes(mux, cfg.Tokens, m.DB, s.results, s.correl, m.log)
 	if cfg.Pprof {
-		mux.Handle("/debug/pprof/", requireRole(cfg.Tokens, cascade.RoleReadWrite, pprofHandler()))
+		mux.Handle("/debug/pprof/", cfg.Tokens.Require(cascade.RoleReadWrite, pprofHandler()))
 	}
 	if cfg.UI != nil {
 		mux.Handle("/", cfg.UI)

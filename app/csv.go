@@ -41,7 +41,7 @@ func csvRoutes(mux *http.ServeMux, tokens cascade.Tokens, store csvStore, rd *re
 		})
 	}
 	handle := func(pattern string, h http.Handler) {
-		mux.Handle("GET "+pattern, requireRole(tokens, cascade.RoleReadOnly, h))
+		mux.Handle("GET "+pattern, tokens.Require(cascade.RoleReadOnly, h))
 	}
 	// The run's kernels, one row each with its statistics.
 	handle("/runs/{id}/kernels.csv", run("kernels.csv", func(ctx context.Context, w io.Writer, r cascade.Run) error {

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/internal/buildinfo"
 )
 
@@ -156,23 +155,4 @@ func pprofHandler() http.Handler {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return mux
-}
-
-// requireRole serves h to requests with a valid token of at least role
-// min (any role when no token is configured) and answers the others 401
-// (no or a wrong token) or 403 (a read-only token where min is
-// read-write). It is for endpoints besides /graphql, which answers in
-// GraphQL's own terms: /debug/pprof, say.
-func requireRole(tokens cascade.Tokens, min cascade.Role, h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch role := tokens.AuthorizationRole(r.Header.Get("Authorization")); {
-		case role == cascade.RoleNone:
-			w.Header().Set("WWW-Authenticate", `Bearer realm="cascade"`)
-			http.Error(w, "401 unauthorized: send Authorization: Bearer <CASCADE_TOKEN>", http.StatusUnauthorized)
-		case role < min:
-			http.Error(w, "403 forbidden: this needs the read-write token (CASCADE_TOKEN)", http.StatusForbidden)
-		default:
-			h.ServeHTTP(w, r.WithContext(cascade.ContextWithRole(r.Context(), role)))
-		}
-	})
 }
