@@ -191,14 +191,9 @@ func (m *Manager) WarmWindows(ctx context.Context, traceID, simConfig string, st
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([][]kernellist.Ref, len(starts))
-	for i, s := range starts {
-		if err := ctx.Err(); err != nil {
-			return nil, "", err
-		}
-		if out[i], _, err = l2warm.Window(m.warm.cache, list, s, l2.Window(l2warm.SampledWindowShare)); err != nil {
-			return nil, "", fmt.Errorf("trace %s: %w", traceID, err)
-		}
+	out, _, err := l2warm.Windows(m.warm.cache, list, starts, l2.Window(l2warm.SampledWindowShare))
+	if err != nil {
+		return nil, "", fmt.Errorf("trace %s: %w", traceID, err)
 	}
 	return out, fmt.Sprintf("%s (L2 %d KB)", cfg.Name, l2.Bytes>>10), nil
 }

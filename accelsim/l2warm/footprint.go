@@ -43,9 +43,12 @@ func Footprint(path string) (Print, error) {
 		return Print{}, err
 	}
 	defer f.Close()
-	var r io.Reader = bufio.NewReaderSize(f, 1<<20)
+	// The scanner reads a plain file in its own buffer's chunks; a
+	// buffer of a megabyte more would be allocated (and cleared) for
+	// every kernel, most of them small. The xz reader wants one.
+	var r io.Reader = f
 	if strings.HasSuffix(path, ".xz") {
-		if r, err = xz.NewReader(r); err != nil {
+		if r, err = xz.NewReader(bufio.NewReaderSize(f, 1<<20)); err != nil {
 			return Print{}, fmt.Errorf("%s: %w", path, err)
 		}
 	}

@@ -86,7 +86,7 @@ func PlanAfterWarmup(c *Cache, src *kernellist.List, chosen []kernellist.Ref, wa
 	seg = Subtract(seg, warmed)
 	var w Warm
 	var written, warm Lines
-	w.Launches, w.Gap, err = walkBack(c, src, first, capacity, func(fp Print) {
+	w.Launches, w.Gap, err = newWalker(c, src).back(first, capacity, func(_ int, fp Print) {
 		written = Union(written, fp.Written)
 		if add := Subtract(Intersect(fp.Touched, seg), warm); len(add) > 0 {
 			w.Order = append(w.Order, add) // newest first, for now
