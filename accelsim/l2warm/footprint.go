@@ -126,7 +126,109 @@ func footprintZ(path string) (Print, error) {
 type header struct {
 	version  int // -accelsim tracer version; 0 when absent
 	lineinfo bool
-	fields   [][]byte // scratch
+	fields   [][]byte          // scratch
+	ops      map[string]opInfo // what each opcode met so far does
+}
+
+// opInfo is what an opcode says of its memory accesses.
+type opInfo struct {
+	shared, write bool
+	width         int
+}
+
+// op reads opcode op, once for each opcode of a trace.
+func (h *header) op(op []byte) opInfo {
+	if o, ok := h.ops[string(op)]; ok {
+		return o
+	}
+	o := opInfo{shared: sharedOp(op), write: writeOp(op), width: opcodeWidth(op)}
+	if h.ops == nil {
+		h.ops = map[string]opInfo{}
+	}
+	h.ops[string(op)] = o
+	return o
+}
+
+// appendFields appends line's space-separated fields to fs, as
+// bytes.Fields finds them (ASCII spaces and tabs), without allocating a
+// new slice for each line.
+func appendFields(fs [][]byte, line []byte) [][]byte {
+	start := -1
+	for i, c := range line {
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f' {
+			if start >= 0 {
+				fs = append(fs, line[start:i])
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		fs = append(fs, line[start:])
+	}
+	return fs
+}
+
+// parseHex reads a hexadecimal number, with or without 0x.
+func parseHex(b []byte) (uint64, bool) {
+	if len(b) > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X') {
+		b = b[2:]
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	for len(b) > 1 && b[0] == '0' {
+		b = b[1:]
+	}
+	if len(b) > 16 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		n = n<<4 | uint64(c)
+	}
+	return n, true
+}
+
+// parseDec reads a decimal number with an optional sign.
+func parseDec(b []byte) (int64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg, b = b[0] == '-', b[1:]
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	for len(b) > 1 && b[0] == '0' {
+		b = b[1:]
+	}
+	if len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 func (h *header) line(l string) {
@@ -151,7 +253,8 @@ var errShort = errors.New("line ends early")
 // inst adds the lines of one instruction line:
 // [line_num] PC mask dest_num [dests] opcode src_num [srcs] mem_width [mode addrs..] [immediate].
 func (h *header) inst(line []byte, bs *builders) error {
-	fs := bytes.Fields(line)
+	fs := appendFields(h.fields[:0], line)
+	h.fields = fs
 	i := 0
 	if h.version > 0 && h.version < 3 {
 		i += 4 // block and warp ids, as the parser reads them
@@ -171,11 +274,11 @@ func (h *header) inst(line []byte, bs *builders) error {
 		if err != nil {
 			return 0, fmt.Errorf("%s: %w", what, err)
 		}
-		n, err := strconv.Atoi(string(f))
-		if err != nil || n < 0 || n > 64 {
+		n, ok := parseDec(f)
+		if !ok || n < 0 || n > 64 {
 			return 0, fmt.Errorf("%s %q is not a count", what, f)
 		}
-		return n, nil
+		return int(n), nil
 	}
 	if _, err := field(); err != nil { // PC
 		return err
@@ -184,8 +287,9 @@ func (h *header) inst(line []byte, bs *builders) error {
 	if err != nil {
 		return fmt.Errorf("mask: %w", err)
 	}
-	mask, err := strconv.ParseUint(string(m), 16, 32)
-	if err != nil {
+	mask, ok := parseHex(m)
+	if !ok || mask > 0xffffffff || len(m) > 1 && m[1]|0x20 == 'x' { // the mask has no 0x
+
 		return fmt.Errorf("mask %q is not hex", m)
 	}
 	nd, err := count("dest count")
@@ -206,17 +310,18 @@ func (h *header) inst(line []byte, bs *builders) error {
 	if err != nil {
 		return fmt.Errorf("mem_width: %w", err)
 	}
-	width, err := strconv.Atoi(string(wf))
-	if err != nil {
+	memWidth, ok := parseDec(wf)
+	if !ok {
 		return fmt.Errorf("mem_width %q is not a number", wf)
 	}
-	if width <= 0 || sharedOp(op) {
+	o := h.op(op)
+	if memWidth <= 0 || o.shared {
 		return nil
 	}
-	width = opcodeWidth(op)
+	width := o.width
 	add := func(a uint64, width int) {
 		bs.touched.add(a, width)
-		if writeOp(op) {
+		if o.write {
 			bs.written.add(a, width)
 		}
 	}
@@ -230,8 +335,8 @@ func (h *header) inst(line []byte, bs *builders) error {
 		if err != nil {
 			return 0, fmt.Errorf("%s: %w", what, err)
 		}
-		a, err := strconv.ParseUint(strings.TrimPrefix(string(f), "0x"), 16, 64)
-		if err != nil {
+		a, ok := parseHex(f)
+		if !ok {
 			return 0, fmt.Errorf("%s %q is not hex", what, f)
 		}
 		return a, nil
@@ -241,8 +346,8 @@ func (h *header) inst(line []byte, bs *builders) error {
 		if err != nil {
 			return 0, fmt.Errorf("%s: %w", what, err)
 		}
-		d, err := strconv.ParseInt(string(f), 10, 64)
-		if err != nil {
+		d, ok := parseDec(f)
+		if !ok {
 			return 0, fmt.Errorf("%s %q is not a number", what, f)
 		}
 		return d, nil
