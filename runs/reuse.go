@@ -57,7 +57,7 @@ func (m *Manager) reusable(ctx context.Context, r cascade.Run, cfg cascade.SimCo
 		return nil, nil
 	}
 	if segment {
-		sums = sums.segment()
+		sums = sums.segment(m.lacking(ctx, r.TraceID))
 	}
 	for i := len(cands) - 1; i >= 0; i-- { // stored in launch order
 		if sumsOf(cands[i]) == sums {

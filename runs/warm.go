@@ -136,20 +136,37 @@ const WarmedInPart = "L2 warmed in part: "
 
 // warmVersion names how segments are prepared; a change to what is warmed
 // changes it, so a segment prepared otherwise is not reused for one now.
-const warmVersion = "l2warm 3"
+// On a trace that lacks launches' kernel traces the window stops at the
+// first it lacks since warmVersionLacking; before, it walked over them
+// (a trace traced whole warms as it did).
+const (
+	warmVersion        = "l2warm 3"
+	warmVersionLacking = "l2warm 4, windows stop where launches are untraced"
+)
 
 // segment is the sums a segment of a sampled or split run records: its
 // config sum covers its preparation too (the warming kernel, which the
 // config's L2 and the kernels before the segment decide), so a segment
 // reuses only a segment prepared the same way, never a run of the same
 // kernels without warming, nor a segment from before warming, and is
-// never reused for either.
-func (s Sums) segment() Sums {
+// never reused for either. lacking: its trace lacks some launches'
+// kernel traces (Trace.UntracedKernels).
+func (s Sums) segment(lacking bool) Sums {
+	v := warmVersion
+	if lacking {
+		v = warmVersionLacking
+	}
 	if s.Config != "" {
-		h := sha256.Sum256([]byte(s.Config + "\x00" + warmVersion))
+		h := sha256.Sum256([]byte(s.Config + "\x00" + v))
 		s.Config = hex.EncodeToString(h[:])
 	}
 	return s
+}
+
+// lacking reports whether trace id lacks some launches' kernel traces.
+func (m *Manager) lacking(ctx context.Context, id string) bool {
+	t, err := m.cfg.Store.Trace(ctx, id)
+	return err == nil && t.UntracedKernels > 0
 }
 
 // WarmWindows returns, for each of starts (the first kernels of a sampled

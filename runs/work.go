@@ -136,7 +136,7 @@ func (m *Manager) prepare(ctx context.Context, r cascade.Run) (Job, string, erro
 func (m *Manager) recordStart(ctx context.Context, job Job, note string) cascade.Run {
 	sums := m.sums(job.Run.TraceID, job.Config)
 	if job.Run.SampledByID != nil && len(job.Run.KernelIDs) > 0 {
-		sums = sums.segment()
+		sums = sums.segment(m.lacking(ctx, job.Run.TraceID))
 	}
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, job.Run.ID, func(r *cascade.Run) error {
 		if r.State != cascade.RunQueued || r.HasJob() {
