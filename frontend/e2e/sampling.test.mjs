@@ -168,11 +168,17 @@ describe("sampled simulation from the web UI", { skip }, () => {
     assert.equal(await chart.getByTestId("rep-marker").count(), nSamples);
     await screenshot(page, "60-sampling-plan");
 
-    // The trace list downloads as a file.
+    // The trace list downloads as a file, with the launches the L2 warming reads or without.
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download trace list" }).click()]);
     const text = await readFile(await download.path(), "utf8");
     assert.match(text, /^#/);
     assert.match(text, /DYNAMIC_KERNEL_LIMIT_START=\d+ DYNAMIC_KERNEL_LIMIT_END=\d+/);
+    assert.match(text, /launches the L2 warming before a segment reads, never simulated/, "windows traced by default");
+    await page.getByLabel("with the launches the L2 warming reads").uncheck();
+    const [bare] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download trace list" }).click()]);
+    const bareText = await readFile(await bare.path(), "utf8");
+    assert.match(bareText, /# Without the launches the L2 warming/, "warming: false");
+    assert.match(bareText, /DYNAMIC_KERNEL_LIMIT_START=\d+ DYNAMIC_KERNEL_LIMIT_END=\d+/);
 
     // A second plan, by budget, lists first; the first stays selectable.
     await page.getByLabel("Budget (warp instructions)").check();

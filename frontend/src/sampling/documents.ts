@@ -91,8 +91,8 @@ export const SamplingPlanQuery = graphql(`
 `);
 
 export const SamplingTraceListQuery = graphql(`
-  query SamplingTraceList($id: ID!) {
-    samplingPlan(id: $id) { id traceList }
+  query SamplingTraceList($id: ID!, $warming: Boolean) {
+    samplingPlan(id: $id) { id traceList(warming: $warming) }
   }
 `);
 
