@@ -23,7 +23,7 @@ func (m *Manager) reusable(ctx context.Context, r cascade.Run, cfg cascade.SimCo
 		c = &reuseCache{}
 	}
 	if c.runs == nil {
-		c.runs, c.sums = map[string][]cascade.Run{}, map[string]Sums{}
+		c.runs, c.sums, c.lacking = map[string][]cascade.Run{}, map[string]Sums{}, map[string]bool{}
 	}
 	rs, ok := c.runs[r.TraceID]
 	if !ok {
@@ -57,7 +57,12 @@ func (m *Manager) reusable(ctx context.Context, r cascade.Run, cfg cascade.SimCo
 		return nil, nil
 	}
 	if segment {
-		sums = sums.segment(m.lacking(ctx, r.TraceID))
+		lacking, ok := c.lacking[r.TraceID]
+		if !ok {
+			lacking = m.lacking(ctx, r.TraceID)
+			c.lacking[r.TraceID] = lacking
+		}
+		sums = sums.segment(lacking)
 	}
 	for i := len(cands) - 1; i >= 0; i-- { // stored in launch order
 		if sumsOf(cands[i]) == sums {
@@ -70,8 +75,9 @@ func (m *Manager) reusable(ctx context.Context, r cascade.Run, cfg cascade.SimCo
 // reuseCache is what [Manager.reusable] read: the succeeded runs with sums
 // of each trace, and the sums of each trace and config.
 type reuseCache struct {
-	runs map[string][]cascade.Run
-	sums map[string]Sums
+	runs    map[string][]cascade.Run
+	sums    map[string]Sums
+	lacking map[string]bool // whether each trace lacks launches' kernel traces
 }
 
 // reuse makes the new run r, not stored, a copy of the succeeded run orig
