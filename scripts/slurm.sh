@@ -258,15 +258,31 @@ start_munge() {
   wait_for munge --socket="$dir/munge/munge.sock" -n </dev/null || die "munged does not answer on $dir/munge/munge.sock"
 }
 
+# install_mariadb DIR makes MariaDB's system tables in DIR/mysql/data.
+# mariadb-install-db runs the server in bootstrap mode, which writes Aria
+# tables: the same code that has segfaulted under a loaded test run (see
+# start_slurmdbd). Its failure has been seen once, with its log lost in a
+# test's temporary directory; so its log is printed, and it runs once more
+# on an empty directory, as start_slurmdbd restarts a crashed server. A
+# second failure fails.
+install_mariadb() {
+  local dir=$1 attempt
+  for attempt in 1 2; do
+    rm -rf "$dir/mysql/data"
+    mariadb-install-db --no-defaults --datadir="$dir/mysql/data" --user=root \
+      --auth-root-authentication-method=socket --skip-test-db >"$dir/log/mariadb-install.log" 2>&1 && return 0
+    tail_log "$dir/log/mariadb-install.log"
+    df -h "$dir" >&2 || true
+    [ $attempt = 1 ] && log "mariadb-install-db failed (its log and the disk's free space above); once more on an empty data directory"
+  done
+  die "mariadb-install-db failed twice; see $dir/log/mariadb-install.log"
+}
+
 start_mariadb() {
   local dir=$1 db_port
   db_port=$(sed -n 's/^db=//p' "$dir/ports")
   mkdir -p "$dir/mysql"
-  if [ ! -d "$dir/mysql/data/mysql" ]; then
-    mariadb-install-db --no-defaults --datadir="$dir/mysql/data" --user=root \
-      --auth-root-authentication-method=socket --skip-test-db >"$dir/log/mariadb-install.log" 2>&1 ||
-      die "mariadb-install-db failed; see $dir/log/mariadb-install.log"
-  fi
+  [ -d "$dir/mysql/data/mysql" ] || install_mariadb "$dir"
   # setsid: MariaDB's own process group, so a signal to the caller's group
   # does not reach it before "down" stops it in order.
   setsid /usr/sbin/mariadbd --no-defaults --user=root --datadir="$dir/mysql/data" \
@@ -274,8 +290,10 @@ start_mariadb() {
     --port="$db_port" --bind-address=127.0.0.1 --skip-name-resolve \
     --log-error="$dir/log/mariadbd.log" --innodb-buffer-pool-size=32M \
     --innodb-lock-wait-timeout=900 </dev/null >/dev/null 2>&1 &
-  wait_for mariadb-admin --no-defaults --socket="$dir/mysql/mysql.sock" -uroot ping ||
+  wait_for mariadb-admin --no-defaults --socket="$dir/mysql/mysql.sock" -uroot ping || {
+    tail_log "$dir/log/mariadbd.log"
     die "MariaDB did not start; see $dir/log/mariadbd.log"
+  }
   mariadb --no-defaults --socket="$dir/mysql/mysql.sock" -uroot <<EOF || die "cannot create MariaDB user slurm"
 CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY '$(cat "$dir/db.pass")';
 GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';
