@@ -15,9 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 
-	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/testkit"
-	"github.com/cascade-sim/cascade/testkit/dbtest"
 	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 	"github.com/cascade-sim/cascade/upload"
@@ -26,37 +24,6 @@ import (
 // The server's tests that speak S3 are here and in upload/ rather than
 // beside the rest (package app, graph/transport), so that those test
 // binaries link no S3 server.
-
-// onSmallDataDisk runs fn on a server whose whole data directory, database
-// and bucket included (not only the storage root, as onSmallDisk), is a
-// tmpfs of the given size, on SQLite and, when configured, PostgreSQL (as
-// app's full-disk tests do).
-func onSmallDataDisk(t *testing.T, size string, fn func(t *testing.T, s *servertest.TestServer), configure ...func(*app.Config)) {
-	for name, dbURL := range dbtest.DatabaseURLs(t) {
-		t.Run(name, func(t *testing.T) {
-			data := filepath.Join(t.TempDir(), "data")
-			testkit.SmallDisk(t, data, size)
-			s := servertest.Server(t, append([]func(*app.Config){func(c *app.Config) { c.DataDir, c.DatabaseURL = data, dbURL }}, configure...)...)
-			fn(t, s)
-		})
-	}
-}
-
-type traceState struct {
-	State       string
-	Error       *string
-	KernelCount int
-}
-
-func traceNow(t *testing.T, s *servertest.TestServer, id string) traceState {
-	t.Helper()
-	var r struct{ Trace *traceState }
-	s.MustDo(t, `query($id: ID!) { trace(id: $id) { state error kernelCount } }`, map[string]any{"id": id}, &r)
-	if r.Trace == nil {
-		t.Fatalf("trace %s not found", id)
-	}
-	return *r.Trace
-}
 
 func waitTrace(t *testing.T, s *servertest.TestServer, id, state string) {
 	t.Helper()
@@ -81,13 +48,13 @@ func used(t *testing.T, dir string) int64 {
 // the database are untouched, and the next upload that fits goes through
 // to the Traces list.
 func TestS3UploadOnAFullDisk(t *testing.T) {
-	onSmallDataDisk(t, "24m", func(t *testing.T, s *servertest.TestServer) {
+	servertest.ForEachServerOnSmallDisk(t, "24m", func(t *testing.T, s *servertest.TestServer) {
 		src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
 		if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: "qs"}); err != nil {
 			t.Fatal(err)
 		}
 		waitTrace(t, s, "qs", "READY")
-		before := traceNow(t, s, "qs")
+		before := s.TraceNow(t, "qs")
 		bucket := filepath.Join(s.Config.DataDir, "s3", "cascade")
 		beforeUsed := used(t, s.Config.DataDir)
 
@@ -110,7 +77,7 @@ func TestS3UploadOnAFullDisk(t *testing.T) {
 		if u := used(t, s.Config.DataDir); u > beforeUsed+512<<10 {
 			t.Errorf("%d bytes in use after the failed PUT, %d before", u, beforeUsed)
 		}
-		if after := traceNow(t, s, "qs"); after != before {
+		if after := s.TraceNow(t, "qs"); after != before {
 			t.Fatalf("the trace: %+v, before %+v", after, before)
 		}
 		if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String("traces/next/traces/kernel-1.trace"), Body: bytes.NewReader(make([]byte, 1<<20))}); err != nil {

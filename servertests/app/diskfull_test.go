@@ -13,7 +13,6 @@ import (
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/testkit"
-	"github.com/cascade-sim/cascade/testkit/dbtest"
 	"github.com/cascade-sim/cascade/testkit/fakesim"
 	"github.com/cascade-sim/cascade/testkit/servertest"
 	"github.com/cascade-sim/cascade/tracegen"
@@ -23,35 +22,6 @@ import (
 // Each test here puts the whole data directory — database (on SQLite),
 // bucket, work files — on one small tmpfs, as a server keeps them on one
 // disk, and fills it.
-
-// onSmallDisk runs fn on a server whose data directory is a tmpfs of the
-// given size, on SQLite and, when configured, PostgreSQL.
-func onSmallDisk(t *testing.T, size string, fn func(t *testing.T, s *servertest.TestServer), configure ...func(*app.Config)) {
-	for name, dbURL := range dbtest.DatabaseURLs(t) {
-		t.Run(name, func(t *testing.T) {
-			data := filepath.Join(t.TempDir(), "data")
-			testkit.SmallDisk(t, data, size)
-			s := servertest.Server(t, append([]func(*app.Config){func(c *app.Config) { c.DataDir, c.DatabaseURL = data, dbURL }}, configure...)...)
-			fn(t, s)
-		})
-	}
-}
-
-type traceState struct {
-	State       string
-	Error       *string
-	KernelCount int
-}
-
-func traceNow(t *testing.T, s *servertest.TestServer, id string) traceState {
-	t.Helper()
-	var r struct{ Trace *traceState }
-	s.MustDo(t, `query($id: ID!) { trace(id: $id) { state error kernelCount } }`, map[string]any{"id": id}, &r)
-	if r.Trace == nil {
-		t.Fatalf("trace %s not found", id)
-	}
-	return *r.Trace
-}
 
 // fill writes a file that leaves the file system holding dir with about
 // room bytes free.
@@ -102,7 +72,7 @@ func rawTrace(t *testing.T, kernels int, size int64) string {
 // processes it.
 func TestPostprocessingOnAFullDisk(t *testing.T) {
 	cascadeBin := testkit.Program(t, "./cmd/cascade")
-	onSmallDisk(t, "64m", func(t *testing.T, s *servertest.TestServer) {
+	servertest.ForEachServerOnSmallDisk(t, "64m", func(t *testing.T, s *servertest.TestServer) {
 		data := s.Config.DataDir
 		if _, err := upload.Upload(context.Background(), upload.Options{Source: rawTrace(t, 1, 0), PrefixDir: s.Config.BucketDir(), RunName: "good"}); err != nil {
 			t.Fatal(err)
@@ -117,12 +87,12 @@ func TestPostprocessingOnAFullDisk(t *testing.T) {
 		}
 		uploaded := used(t, data)
 		waitTrace(t, s, "big", "FAILED")
-		tr := traceNow(t, s, "big")
+		tr := s.TraceNow(t, "big")
 		const want = "post-processor exit 1: no space left on device writing the spill files of traces/kernel-"
 		if tr.Error == nil || !strings.HasPrefix(*tr.Error, want) || !strings.Contains(*tr.Error, filepath.Join(data, "work")) {
 			t.Fatalf("error %v, want it to start %q and name the work directory", cascadeDeref(tr.Error), want)
 		}
-		if good := traceNow(t, s, "good"); good.State != "READY" || good.KernelCount != 1 {
+		if good := s.TraceNow(t, "good"); good.State != "READY" || good.KernelCount != 1 {
 			t.Fatalf("the other trace: %+v", good)
 		}
 		spills, _ := filepath.Glob(filepath.Join(data, "work", "traceproc-*"))
@@ -147,7 +117,7 @@ func TestPostprocessingOnAFullDisk(t *testing.T) {
 		}
 		s.MustDo(t, `mutation { retryTrace(id: "big") { state } }`, nil, nil)
 		waitTrace(t, s, "big", "READY")
-		if tr := traceNow(t, s, "big"); tr.KernelCount != 3 {
+		if tr := s.TraceNow(t, "big"); tr.KernelCount != 3 {
 			t.Fatalf("after the retry: %+v", tr)
 		}
 	}, func(c *app.Config) {
@@ -163,13 +133,13 @@ func TestPostprocessingOnAFullDisk(t *testing.T) {
 func TestRunOnAFullDisk(t *testing.T) {
 	sim := fakesim.Build(t)
 	cfgDir := simconfigtest.Write(t, t.TempDir())
-	onSmallDisk(t, "16m", func(t *testing.T, s *servertest.TestServer) {
+	servertest.ForEachServerOnSmallDisk(t, "16m", func(t *testing.T, s *servertest.TestServer) {
 		src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
 		if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: "qs"}); err != nil {
 			t.Fatal(err)
 		}
 		waitTrace(t, s, "qs", "READY")
-		before := traceNow(t, s, "qs")
+		before := s.TraceNow(t, "qs")
 		var l struct{ LaunchRun struct{ ID string } }
 		s.MustDo(t, `mutation { launchRun(input: {traceId: "qs", simConfig: "SM90_H100"}) { id } }`, nil, &l)
 		id := l.LaunchRun.ID
@@ -195,7 +165,7 @@ func TestRunOnAFullDisk(t *testing.T) {
 			!bytes.Contains(log, []byte("GPGPU-Sim uArch: cycles simulated: ")) {
 			t.Fatalf("log of %d bytes, ending %q", len(log), log[max(0, len(log)-200):])
 		}
-		if after := traceNow(t, s, "qs"); after != before {
+		if after := s.TraceNow(t, "qs"); after != before {
 			t.Fatalf("the trace: %+v, before the run %+v", after, before)
 		}
 		if u := used(t, s.Config.DataDir); u > 8<<20 {

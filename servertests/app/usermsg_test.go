@@ -35,7 +35,7 @@ func TestMissingKernelTraceSaysWhatToDo(t *testing.T) {
 	}
 	s.WriteFile(t, "miss", "metadata.json", []byte(`{"model": "missing kernel"}`))
 	waitTrace(t, s, "miss", "FAILED")
-	tr := traceNow(t, s, "miss")
+	tr := s.TraceNow(t, "miss")
 	want := "s3://cascade/traces/miss/traces/kernelslist:"
 	next := "kernel trace kernel-2.trace: no such file; upload the missing kernel trace into the trace's traces/ folder, then Retry (retryTrace)"
 	if tr.Error == nil || !strings.Contains(*tr.Error, want) || !strings.Contains(*tr.Error, next) || strings.Contains(*tr.Error, s.Config.DataDir) {

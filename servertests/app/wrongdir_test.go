@@ -23,7 +23,7 @@ func TestNoTracesFolderSaysWhatToDo(t *testing.T) {
 	s.WriteFile(t, "wrongdir", "kernel-1.trace", []byte("-kernel name = k\n"))
 	s.WriteFile(t, "wrongdir", "metadata.json", []byte(`{"model": "wrong folder", "files": [{"path": "kernelslist", "size": 15}, {"path": "kernel-1.trace", "size": 17}]}`))
 	waitTrace(t, s, "wrongdir", "FAILED")
-	msg := cascadeDeref(traceNow(t, s, "wrongdir").Error)
+	msg := cascadeDeref(s.TraceNow(t, "wrongdir").Error)
 	path := "s3://cascade/traces/wrongdir/traces"
 	if strings.Count(msg, path) != 1 {
 		t.Errorf("error %q names %s %d times, want once", msg, path, strings.Count(msg, path))

@@ -176,3 +176,36 @@ func ForEachServer(t *testing.T, fn func(t *testing.T, s *TestServer), configure
 		})
 	}
 }
+
+// ForEachServerOnSmallDisk is ForEachServer with the server's whole data
+// directory (database on SQLite, bucket, work files) on a tmpfs of the
+// given size ("16m"), as a server keeps them on one disk.
+func ForEachServerOnSmallDisk(t *testing.T, size string, fn func(t *testing.T, s *TestServer), configure ...func(*app.Config)) {
+	t.Helper()
+	testkit.SkipShort(t, "starts the server")
+	for name, u := range dbtest.DatabaseURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			testkit.SmallDisk(t, data, size)
+			fn(t, Server(t, append([]func(*app.Config){func(c *app.Config) { c.DataDir, c.DatabaseURL = data, u }}, configure...)...))
+		})
+	}
+}
+
+// TraceState is a trace's state as TraceNow reads it.
+type TraceState struct {
+	State       string
+	Error       *string
+	KernelCount int
+}
+
+// TraceNow reads trace id's state; a trace not found fails the test.
+func (s *TestServer) TraceNow(t testing.TB, id string) TraceState {
+	t.Helper()
+	var r struct{ Trace *TraceState }
+	s.MustDo(t, `query($id: ID!) { trace(id: $id) { state error kernelCount } }`, map[string]any{"id": id}, &r)
+	if r.Trace == nil {
+		t.Fatalf("trace %s not found", id)
+	}
+	return *r.Trace
+}
