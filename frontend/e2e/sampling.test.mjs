@@ -174,7 +174,18 @@ describe("sampled simulation from the web UI", { skip }, () => {
     assert.match(text, /^#/);
     assert.match(text, /DYNAMIC_KERNEL_LIMIT_START=\d+ DYNAMIC_KERNEL_LIMIT_END=\d+/);
     assert.match(text, /launches the L2 warming before a segment reads, never simulated/, "windows traced by default");
+    // For another config's L2 than the largest: the list says whose.
+    const largest = text.match(/for L2s up to (\S+) \(L2 \d+ KB\)'s/)?.[1];
+    assert.ok(largest, "the default list names the largest L2's config");
+    const l2Of = page.getByLabel("L2 to trace the warming for");
+    const one = (await l2Of.locator("option").allInnerTexts()).find((o) => o.endsWith(" only") && o !== `${largest} only`);
+    assert.ok(one, `a config besides ${largest} to choose`);
+    await l2Of.selectOption({ label: one });
+    const [forOne] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download trace list" }).click()]);
+    const oneText = await readFile(await forOne.path(), "utf8");
+    assert.match(oneText, new RegExp(`for L2s up to ${one.replace(/ only$/, "")} \\(L2 \\d+ KB\\)'s`), "the config's L2 named");
     await page.getByLabel("with the launches the L2 warming reads").uncheck();
+    assert.ok(await l2Of.isDisabled(), "no L2 to choose without the warming's launches");
     const [bare] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download trace list" }).click()]);
     const bareText = await readFile(await bare.path(), "utf8");
     assert.match(bareText, /# Without the launches the L2 warming/, "warming: false");

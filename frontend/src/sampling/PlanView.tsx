@@ -29,7 +29,7 @@ export function PlanView({ planId, trace, configs }: { planId: string; trace: Tr
       <UntracedWarning u={p.untraced} />
       <PlanFigures p={p} />
       <div className="toolbar">
-        <DownloadTraceList planId={p.id} traceId={trace.id} />
+        <DownloadTraceList planId={p.id} traceId={trace.id} configs={configs} />
         <span className="hint">The kernel ranges to trace next time: only these launches, with the NVBit tracer's kernel limits.</span>
       </div>
       <WallTimeEstimate planId={p.id} configs={configs} preselected={preselectedConfig(trace, configs)} />
@@ -155,15 +155,19 @@ function StrataTable({ p }: { p: SamplingPlanDetailFragment }) {
   );
 }
 
-function DownloadTraceList({ planId, traceId }: { planId: string; traceId: string }) {
+function DownloadTraceList({ planId, traceId, configs }: { planId: string; traceId: string; configs: readonly Config[] }) {
   const client = useClient();
   const [state, setState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
   // The launches each segment's L2 warming reads, traced too, make the trace-less trace's sampled
-  // run project what the whole trace's does; on kernels of small footprints they are many.
+  // run project what the whole trace's does; on kernels of small footprints they are many. How
+  // many depends on the L2's size: by default the largest among the server's configs, which
+  // serves every config; a smaller L2 (one config's) traces fewer.
   const [warming, setWarming] = useState(true);
+  const [l2Of, setL2Of] = useState("");
   const download = async () => {
     setState({ busy: true, error: null });
-    const r = await client.query(SamplingTraceListQuery, { id: planId, warming }, { requestPolicy: "network-only" }).toPromise();
+    const simConfig = warming && l2Of ? l2Of : undefined;
+    const r = await client.query(SamplingTraceListQuery, { id: planId, simConfig, warming }, { requestPolicy: "network-only" }).toPromise();
     const text = r.data?.samplingPlan?.traceList;
     if (text == null) {
       setState({ busy: false, error: r.error?.graphQLErrors[0]?.message ?? r.error?.message ?? "no trace list" });
@@ -184,6 +188,19 @@ function DownloadTraceList({ planId, traceId }: { planId: string; traceId: strin
       </button>
       <label title="Without them the trace is smaller, and its sampled run warms L2 in part and states a wider interval">
         <input type="checkbox" checked={warming} onChange={(e) => setWarming(e.target.checked)} /> with the launches the L2 warming reads
+      </label>
+      <label>
+        for the L2 of{" "}
+        <select value={l2Of} onChange={(e) => setL2Of(e.target.value)} disabled={!warming} aria-label="L2 to trace the warming for">
+          <option value="">every config (the largest L2)</option>
+          {configs
+            .filter((c) => c.error == null)
+            .map((c) => (
+              <option key={c.name} value={c.name}>
+                {c.name} only
+              </option>
+            ))}
+        </select>
       </label>
       {state.error && (
         <span role="alert" className="error">

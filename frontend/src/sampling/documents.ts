@@ -91,8 +91,8 @@ export const SamplingPlanQuery = graphql(`
 `);
 
 export const SamplingTraceListQuery = graphql(`
-  query SamplingTraceList($id: ID!, $warming: Boolean) {
-    samplingPlan(id: $id) { id traceList(warming: $warming) }
+  query SamplingTraceList($id: ID!, $simConfig: String, $warming: Boolean) {
+    samplingPlan(id: $id) { id traceList(simConfig: $simConfig, warming: $warming) }
   }
 `);
 
