@@ -158,11 +158,11 @@ func printWallEstimate(b *testing.B, addr, plan, config string) {
 		fmt.Printf("  %s: no wall estimate\n", config)
 		return
 	}
-	startup := "not fitted"
+	startup := "start-up not fitted"
 	if w.StartupSeconds != nil {
-		startup = fmt.Sprintf("%.1f s", *w.StartupSeconds)
+		startup = fmt.Sprintf("start-up %.1f s a process", *w.StartupSeconds)
 	}
-	fmt.Printf("  %s: %d segments, %d warp instructions simulated; start-up %s a process, %.0f warp instructions/s (%d runs); estimate %.0f s (%.0f s of processes, %d at once)\n",
+	fmt.Printf("  %s: %d segments, %d warp instructions simulated; %s, %.0f warp instructions/s (%d runs); estimate %.0f s (%.0f s of processes, %d at once)\n",
 		config, w.Segments, e.SamplingPlan.SimulatedInstructions, startup, w.InstructionsPerSecond, w.Runs, w.Seconds, w.ProcessSeconds, w.Concurrency)
 }
 
