@@ -2,27 +2,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, render, screen } from "@testing-library/react";
 import { SampledRunPanel, checkable } from "./SampledRunPanel";
+import { runSummary } from "./runSummary.testdata";
 
 afterEach(cleanup);
 
-const summary = (id: string, state: string, done: number, total: number) => ({
-  __typename: "Run" as const,
-  id,
-  state: state as "SUCCEEDED",
-  label: null,
-  error: null,
-  failureClass: null,
-  createdAt: "2026-01-01T00:00:00Z",
-  updatedAt: "2026-01-01T00:00:01Z",
-  startedAt: null,
-  finishedAt: null,
-  simConfig: { name: "SM90_H100" },
-  trace: { id: "t", model: null },
-  progress: { kernelsDone: done, kernelsTotal: total },
-  sweep: null,
-  figures: { wallSeconds: null, simCycles: null },
-  sampling: null,
-});
+const summary = (id: string, state: string, done: number, total: number) => runSummary(id, state, done, total, "SM90_H100");
 
 const sampling = {
   plan: { id: "p1", method: "STEM" as const, errorBound: 0.05, samples: 8, warmup: 1 },

@@ -2,27 +2,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, render, screen } from "@testing-library/react";
 import { SplitRunPanel, segmentLaunches } from "./SplitRunPanel";
+import { runSummary } from "./runSummary.testdata";
 
 afterEach(cleanup);
 
-const summary = (id: string, state: string, done: number, total: number) => ({
-  __typename: "Run" as const,
-  id,
-  state: state as "SUCCEEDED",
-  label: null,
-  error: null,
-  failureClass: null,
-  createdAt: "2026-01-01T00:00:00Z",
-  updatedAt: "2026-01-01T00:00:01Z",
-  startedAt: null,
-  finishedAt: null,
-  simConfig: { name: "SM7_QV100" },
-  trace: { id: "t", model: null },
-  progress: { kernelsDone: done, kernelsTotal: total },
-  sweep: null,
-  figures: { wallSeconds: null, simCycles: null },
-  sampling: null,
-});
+const summary = runSummary;
 
 const split = {
   segments: [summary("s1", "SUCCEEDED", 100, 100), summary("s2", "RUNNING", 30, 108), summary("s3", "QUEUED", 0, 100)],
