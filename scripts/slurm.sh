@@ -269,7 +269,8 @@ install_mariadb() {
   local dir=$1 attempt
   for attempt in 1 2; do
     rm -rf "$dir/mysql/data"
-    mariadb-install-db --no-defaults --datadir="$dir/mysql/data" --user=root \
+    mkdir -p "$dir/mysql/tmp"
+    mariadb-install-db --no-defaults --datadir="$dir/mysql/data" --tmpdir="$dir/mysql/tmp" --user=root \
       --auth-root-authentication-method=socket --skip-test-db >"$dir/log/mariadb-install.log" 2>&1 && return 0
     tail_log "$dir/log/mariadb-install.log"
     df -h "$dir" >&2 || true
@@ -285,7 +286,11 @@ start_mariadb() {
   [ -d "$dir/mysql/data/mysql" ] || install_mariadb "$dir"
   # setsid: MariaDB's own process group, so a signal to the caller's group
   # does not reach it before "down" stops it in order.
-  setsid /usr/sbin/mariadbd --no-defaults --user=root --datadir="$dir/mysql/data" \
+  # --tmpdir: its temporary files (Aria's on-disk internal tables among
+  # them) in the cluster's directory, apart from /tmp, which a test run
+  # churns and the other clusters' servers share, and gone with the cluster.
+  mkdir -p "$dir/mysql/tmp"
+  setsid /usr/sbin/mariadbd --no-defaults --user=root --datadir="$dir/mysql/data" --tmpdir="$dir/mysql/tmp" \
     --socket="$dir/mysql/mysql.sock" --pid-file="$dir/mysql/mariadbd.pid" \
     --port="$db_port" --bind-address=127.0.0.1 --skip-name-resolve \
     --log-error="$dir/log/mariadbd.log" --innodb-buffer-pool-size=32M \
