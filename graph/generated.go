@@ -566,6 +566,7 @@ type ComplexityRoot struct {
 		ComputeCapability func(childComplexity int) int
 		CoreClockMHz      func(childComplexity int) int
 		Error             func(childComplexity int) int
+		L2Bytes           func(childComplexity int) int
 		Name              func(childComplexity int) int
 		Params            func(childComplexity int) int
 	}
@@ -896,6 +897,7 @@ type SimConfigResolver interface {
 	Base(ctx context.Context, obj *cascade.SimConfig) (*string, error)
 
 	CoreClockMHz(ctx context.Context, obj *cascade.SimConfig) (*float64, error)
+	L2Bytes(ctx context.Context, obj *cascade.SimConfig) (*int, error)
 	Error(ctx context.Context, obj *cascade.SimConfig) (*string, error)
 	Checked(ctx context.Context, obj *cascade.SimConfig) (bool, error)
 }
@@ -3306,6 +3308,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SimConfig.Error(childComplexity), true
+	case "SimConfig.l2Bytes":
+		if e.ComplexityRoot.SimConfig.L2Bytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimConfig.L2Bytes(childComplexity), true
 	case "SimConfig.name":
 		if e.ComplexityRoot.SimConfig.Name == nil {
 			break
@@ -5401,6 +5409,8 @@ func (ec *executionContext) childFields_SimConfig(ctx context.Context, field gra
 		return ec.fieldContext_SimConfig_computeCapability(ctx, field)
 	case "coreClockMHz":
 		return ec.fieldContext_SimConfig_coreClockMHz(ctx, field)
+	case "l2Bytes":
+		return ec.fieldContext_SimConfig_l2Bytes(ctx, field)
 	case "error":
 		return ec.fieldContext_SimConfig_error(ctx, field)
 	case "checked":
@@ -16196,6 +16206,29 @@ func (ec *executionContext) fieldContext_SimConfig_coreClockMHz(_ context.Contex
 	return graphql.NewScalarFieldContext("SimConfig", field, true, true, "Float")
 }
 
+func (ec *executionContext) _SimConfig_l2Bytes(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimConfig_l2Bytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimConfig().L2Bytes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SimConfig_l2Bytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimConfig", field, true, true, "Int")
+}
+
 func (ec *executionContext) _SimConfig_error(ctx context.Context, field graphql.CollectedField, obj *cascade.SimConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24986,6 +25019,12 @@ func (ec *executionContext) _SimConfig(ctx context.Context, sel ast.SelectionSet
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._SimConfig_coreClockMHz(ctx, field, obj)
+				})
+		case "l2Bytes":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimConfig_l2Bytes(ctx, field, obj)
 				})
 		case "error":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

@@ -7,9 +7,11 @@ package resolvers
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/l2warm"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/internal/kernelname"
@@ -250,6 +252,16 @@ func (r *simConfigResolver) CoreClockMHz(ctx context.Context, obj *cascade.SimCo
 		return &obj.CoreClockMHz, nil
 	}
 	return nil, nil
+}
+
+// L2Bytes is the resolver for the l2Bytes field.
+func (r *simConfigResolver) L2Bytes(ctx context.Context, obj *cascade.SimConfig) (*int, error) {
+	l2, err := l2warm.L2(*obj)
+	if err != nil || l2.Bytes == 0 || l2.Bytes > math.MaxInt32 {
+		return nil, nil // unreadable: the field is null, the config's error says what else is wrong
+	}
+	n := int(l2.Bytes)
+	return &n, nil
 }
 
 // Error is the resolver for the error field.

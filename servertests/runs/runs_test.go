@@ -354,15 +354,29 @@ func TestConfigsAndDefault(t *testing.T) {
 		SimConfigs []struct {
 			Name, ComputeCapability string
 			CoreClockMHz            *float64
+			L2Bytes                 *int
 		}
 		Trace struct {
 			CompatibleSimConfigs []struct{ Name string }
 			DefaultSimConfig     *struct{ Name string }
 		}
 	}
-	s.MustDo(t, `{ simConfigs { name computeCapability coreClockMHz } trace(id: "qs") { compatibleSimConfigs { name } defaultSimConfig { name } } }`, nil, &r)
+	s.MustDo(t, `{ simConfigs { name computeCapability coreClockMHz l2Bytes } trace(id: "qs") { compatibleSimConfigs { name } defaultSimConfig { name } } }`, nil, &r)
 	if len(r.SimConfigs) != len(simconfigtest.Names()) || len(r.Trace.CompatibleSimConfigs) != 1 || r.Trace.DefaultSimConfig == nil || r.Trace.DefaultSimConfig.Name != simconfigtest.H100 {
 		t.Fatalf("%+v", r)
+	}
+	// The L2's capacity, as the warming sizes it: 3 MB on SM6_TITANX
+	// (64 sets × 128 B × 16 ways, × 12 memory channels × 2 sub-partitions),
+	// 6 MB on SM7_QV100 (32 × 128 × 24, × 32 × 2).
+	want := map[string]int{simconfigtest.TitanX: 3 << 20, simconfigtest.QV100: 6 << 20}
+	for _, c := range r.SimConfigs {
+		if w, ok := want[c.Name]; ok && (c.L2Bytes == nil || *c.L2Bytes != w) {
+			t.Errorf("%s: l2Bytes %v, want %d", c.Name, c.L2Bytes, w)
+		}
+		delete(want, c.Name)
+	}
+	if len(want) > 0 {
+		t.Errorf("configs %v not listed", want)
 	}
 }
 

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from "react";
 import { useClient, useMutation, useQuery } from "urql";
-import { formatCount, formatDim3, formatNs } from "../format";
+import { formatBytes, formatCount, formatDim3, formatNs } from "../format";
 import type { SamplingPageQuery as PageData, SamplingPlanDetailFragment } from "../gql/graphql";
 import { navigate } from "../router";
 import { cannotLaunchReason, pickDefaultConfig } from "../runs/defaultConfig";
@@ -197,7 +197,7 @@ function DownloadTraceList({ planId, traceId, configs }: { planId: string; trace
             .filter((c) => c.error == null)
             .map((c) => (
               <option key={c.name} value={c.name}>
-                {c.name} only
+                {c.name} only{c.l2Bytes != null ? ` (L2 ${formatBytes(c.l2Bytes)})` : ""}
               </option>
             ))}
         </select>

@@ -80,7 +80,7 @@ export const SamplingPageQuery = graphql(`
       notSimulatableReason
       samplingPlans { ...SamplingPlanSummary }
     }
-    simConfigs { name computeCapability coreClockMHz error checked }
+    simConfigs { name computeCapability coreClockMHz l2Bytes error checked }
   }
 `);
 
