@@ -24,6 +24,10 @@ type SimConfig struct {
 	// or not a number.
 	LaunchLatencyCycles *int
 
+	// L2Bytes is the L2's capacity (package accelsim/simconfig's L2); 0
+	// when it cannot be read.
+	L2Bytes uint64
+
 	// Base is, on a variant, the tested config it is made of (Name is
 	// then the variant's name, "SM7_QV100-64SM"); "" on a tested config.
 	Base string

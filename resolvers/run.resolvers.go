@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/accelsim/l2warm"
 	"github.com/cascade-sim/cascade/graph"
 	"github.com/cascade-sim/cascade/graph/model"
 	"github.com/cascade-sim/cascade/internal/kernelname"
@@ -256,11 +255,10 @@ func (r *simConfigResolver) CoreClockMHz(ctx context.Context, obj *cascade.SimCo
 
 // L2Bytes is the resolver for the l2Bytes field.
 func (r *simConfigResolver) L2Bytes(ctx context.Context, obj *cascade.SimConfig) (*int, error) {
-	l2, err := l2warm.L2(*obj)
-	if err != nil || l2.Bytes == 0 || l2.Bytes > math.MaxInt32 {
-		return nil, nil // unreadable: the field is null, the config's error says what else is wrong
+	if obj.L2Bytes == 0 || obj.L2Bytes > math.MaxInt32 {
+		return nil, nil // unreadable
 	}
-	n := int(l2.Bytes)
+	n := int(obj.L2Bytes)
 	return &n, nil
 }
 

@@ -3,8 +3,6 @@ package l2warm
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
@@ -170,79 +168,11 @@ const SampledWindowShare = 1.0
 // at share of its capacity (WindowShare, SampledWindowShare).
 func (c L2Cache) Window(share float64) uint64 { return uint64(float64(c.Bytes) * share) }
 
-// L2 reads config c's L2 (its overrides included).
+// L2 reads config c's L2 (its overrides included; simconfig.L2).
 func L2(c cascade.SimConfig) (L2Cache, error) {
-	get := func(name string) (string, bool, error) {
-		v, ok, err := simconfig.Value(c, name)
-		if err != nil {
-			return "", false, fmt.Errorf("config %s: %w", c.Name, err)
-		}
-		return strings.TrimSpace(v), ok, nil
-	}
-	num := func(name string, def uint64) (uint64, error) {
-		v, ok, err := get(name)
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			if def == 0 {
-				return 0, fmt.Errorf("config %s: no %s", c.Name, name)
-			}
-			return def, nil
-		}
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("config %s: %s %q is not a whole number", c.Name, name, v)
-		}
-		return n, nil
-	}
-	var l L2Cache
-	// GPGPU-Sim's default is 0: L2 kept between kernels.
-	if v, ok, err := get("-gpgpu_flush_l2_cache"); err != nil {
-		return l, err
-	} else if ok {
-		l.Flushed = v != "0"
-	}
-	v, ok, err := get("-gpgpu_cache:dl2")
+	b, flushed, err := simconfig.L2(c)
 	if err != nil {
-		return l, err
+		return L2Cache{Flushed: flushed}, fmt.Errorf("config %s: %w", c.Name, err)
 	}
-	if !ok {
-		return l, fmt.Errorf("config %s: no -gpgpu_cache:dl2", c.Name)
-	}
-	per, err := cacheBytes(v)
-	if err != nil {
-		return l, fmt.Errorf("config %s: -gpgpu_cache:dl2 %q: %w", c.Name, v, err)
-	}
-	mem, err := num("-gpgpu_n_mem", 0)
-	if err != nil {
-		return l, err
-	}
-	sub, err := num("-gpgpu_n_sub_partition_per_mchannel", 1)
-	if err != nil {
-		return l, err
-	}
-	l.Bytes = per * mem * sub
-	return l, nil
-}
-
-// cacheBytes reads a GPGPU-Sim cache config, "[S|N:]<sets>:<line>:<assoc>,...".
-func cacheBytes(v string) (uint64, error) {
-	head, _, _ := strings.Cut(v, ",")
-	parts := strings.Split(head, ":")
-	if len(parts) == 4 {
-		parts = parts[1:] // the sector (S) or normal (N) cache's letter
-	}
-	if len(parts) != 3 {
-		return 0, errors.New("want [S:]<sets>:<line bytes>:<ways> before the first comma")
-	}
-	n := uint64(1)
-	for i, p := range parts {
-		x, err := strconv.ParseUint(p, 10, 32)
-		if err != nil || x == 0 {
-			return 0, fmt.Errorf("%s %q is not a positive number", []string{"sets", "line size", "ways"}[i], p)
-		}
-		n *= x
-	}
-	return n, nil
+	return L2Cache{Bytes: b, Flushed: flushed}, nil
 }

@@ -180,6 +180,7 @@ func load(c cascade.SimConfig) cascade.SimConfig {
 	}
 	c.CoreClockMHz = clock
 	c.LaunchLatencyCycles = opts.launchLatency()
+	c.L2Bytes = opts.l2Bytes()
 	return c
 }
 

@@ -31,3 +31,29 @@ func TestValue(t *testing.T) {
 		t.Errorf("unknown: %q %v %v", v, ok, err)
 	}
 }
+
+// TestL2Bytes: a loaded config carries its L2's capacity (6 MB on
+// SM7_QV100: 32 sets × 128 B × 24 ways × 32 memory channels × 2
+// sub-partitions), and a variant that overrides the L2 its own, as L2
+// reads it.
+func TestL2Bytes(t *testing.T) {
+	cfgs, err := simconfig.Load(simconfigtest.Write(t, t.TempDir(), simconfigtest.QV100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := simconfig.Find(cfgs, simconfigtest.QV100)
+	if !ok {
+		t.Fatal("no SM7_QV100")
+	}
+	if c.L2Bytes != 6<<20 {
+		t.Errorf("loaded: L2 %d bytes, want 6 MB", c.L2Bytes)
+	}
+	v, err := simconfig.Apply(c, []cascade.SimParam{{Option: "-gpgpu_n_mem", Value: "16"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, flushed, err := simconfig.L2(v)
+	if v.L2Bytes != 3<<20 || b != v.L2Bytes || flushed || err != nil {
+		t.Errorf("variant: L2Bytes %d, L2 %d %v %v; want 3 MB", v.L2Bytes, b, flushed, err)
+	}
+}

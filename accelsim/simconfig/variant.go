@@ -94,7 +94,7 @@ func Variant(cfgs []cascade.SimConfig, mods Modifiers, name string, params []cas
 }
 
 // Apply gives v the overrides ps and reads what they change (core clock,
-// compute capability, launch latency) as the simulator would: after the
+// compute capability, launch latency, L2 capacity) as the simulator would: after the
 // config files, a later value winning. An override whose value cannot be
 // the option's, judged by the value the files give it, is an error naming
 // the option and the modifier it came from.
@@ -121,7 +121,7 @@ func Apply(v cascade.SimConfig, ps []cascade.SimParam) (cascade.SimConfig, error
 	if err != nil {
 		return v, err
 	}
-	v.ComputeCapability, v.CoreClockMHz, v.LaunchLatencyCycles = cc, clock, opts.launchLatency()
+	v.ComputeCapability, v.CoreClockMHz, v.LaunchLatencyCycles, v.L2Bytes = cc, clock, opts.launchLatency(), opts.l2Bytes()
 	return v, nil
 }
 
