@@ -12,14 +12,7 @@ import (
 // when it has one (the later winning), and none for an option neither
 // names.
 func TestValue(t *testing.T) {
-	cfgs, err := simconfig.Load(simconfigtest.Write(t, t.TempDir(), simconfigtest.QV100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, ok := simconfig.Find(cfgs, simconfigtest.QV100)
-	if !ok {
-		t.Fatal("no SM7_QV100")
-	}
+	c := loadQV100(t)
 	if v, ok, err := simconfig.Value(c, "-gpgpu_n_clusters"); err != nil || !ok || v != "80" {
 		t.Errorf("shipped: %q %v %v", v, ok, err)
 	}
@@ -37,14 +30,7 @@ func TestValue(t *testing.T) {
 // sub-partitions), and a variant that overrides the L2 its own, as L2
 // reads it.
 func TestL2Bytes(t *testing.T) {
-	cfgs, err := simconfig.Load(simconfigtest.Write(t, t.TempDir(), simconfigtest.QV100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, ok := simconfig.Find(cfgs, simconfigtest.QV100)
-	if !ok {
-		t.Fatal("no SM7_QV100")
-	}
+	c := loadQV100(t)
 	if c.L2Bytes != 6<<20 {
 		t.Errorf("loaded: L2 %d bytes, want 6 MB", c.L2Bytes)
 	}
@@ -56,4 +42,18 @@ func TestL2Bytes(t *testing.T) {
 	if v.L2Bytes != 3<<20 || b != v.L2Bytes || flushed || err != nil {
 		t.Errorf("variant: L2Bytes %d, L2 %d %v %v; want 3 MB", v.L2Bytes, b, flushed, err)
 	}
+}
+
+// loadQV100 loads the test excerpt of SM7_QV100.
+func loadQV100(t *testing.T) cascade.SimConfig {
+	t.Helper()
+	cfgs, err := simconfig.Load(simconfigtest.Write(t, t.TempDir(), simconfigtest.QV100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := simconfig.Find(cfgs, simconfigtest.QV100)
+	if !ok {
+		t.Fatal("no SM7_QV100")
+	}
+	return c
 }
