@@ -387,7 +387,7 @@ func (p *planner) plan(method cascade.SamplingMethod, eps float64, t Target) Pla
 				rep.DurationNs = &floats[len(floats)-1]
 			}
 			from := len(warm)
-			p.warmScratch = p.warmup(p.warmScratch[:0], i, p.warmFor(s))
+			p.warmScratch = p.warmup(p.warmScratch[:0], i, p.warmFor(s, eps))
 			for _, j := range p.warmScratch {
 				warm = append(warm, cascade.SamplingLaunch{Launch: int(j), KernelID: p.in[j].KernelID})
 			}

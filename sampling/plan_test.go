@@ -67,13 +67,16 @@ func TestWarmupShared(t *testing.T) {
 		t.Fatalf("simulates %d launches (%d instructions), want 2 (5300)", p.SimulatedLaunches, p.SimulatedInstructions)
 	}
 
-	// b a y b a b, the b of 100, 300 and 500 instructions: b's
-	// representative is its launch closest to its mean, 3, warmed up by
-	// the y at 2. Of the two a alike, the one at 4 is then cheaper than
-	// the first (warmed up by the b of 100 at 0, not simulated).
+	// b a y b a b, the b of 100, 300 and 500 instructions. y, one launch,
+	// has no choice and is chosen first: it is simulated after the a at
+	// 1, which then represents a for nothing more than its own warm-up
+	// (the b of 100 at 0), not the a at 4 after the b at 3. b's
+	// representative is its launch closest to its mean, 3, warmed up by y.
+	// (Under a bound of y's 45 % share or more, y would go without its
+	// warm-up: TestCensusWarmup.)
 	in = input(counted("b", 8, 100), counted("a", 8, 5000), counted("y", 8, 9000),
 		counted("b", 8, 300), counted("a", 8, 5000), counted("b", 8, 500))
-	p, err = sampling.Sieve{MaxCV: 10}.Plan(in, sampling.Target{Error: 0.99})
+	p, err = sampling.Sieve{MaxCV: 10}.Plan(in, sampling.Target{Error: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +84,47 @@ func TestWarmupShared(t *testing.T) {
 	if b := p.Strata[0].Representatives[0]; b.Launch != 3 {
 		t.Fatalf("b's representative %+v, want launch 3", b)
 	}
-	if a := p.Strata[1].Representatives[0]; p.Strata[1].Name != "a" || a.Launch != 4 {
-		t.Fatalf("a's representative %+v, want launch 4 (warmed up by b's representative)", a)
+	if a := p.Strata[1].Representatives[0]; p.Strata[1].Name != "a" || a.Launch != 1 {
+		t.Fatalf("a's representative %+v, want launch 1 (the warm-up of y, a census)", a)
+	}
+	if p.SimulatedLaunches != 4 || p.SimulatedInstructions != 14400 {
+		t.Fatalf("simulates %d launches (%d instructions), want 4 (14400: launches 0 to 3)", p.SimulatedLaunches, p.SimulatedInstructions)
+	}
+}
+
+// TestCensusWarmup: a stratum of one launch holding at most the error
+// bound's share of the warp instructions is simulated without its
+// warm-up; a larger one, or the same under a tighter bound, with it.
+func TestCensusWarmup(t *testing.T) {
+	// a a a a y a a a a z: y is 0.6 % of the instructions, z 5.8 %.
+	var parts [][]sampling.Launch
+	for range 4 {
+		parts = append(parts, counted("a", 8, 2000))
+	}
+	parts = append(parts, counted("y", 8, 100))
+	for range 4 {
+		parts = append(parts, counted("a", 8, 2000))
+	}
+	parts = append(parts, counted("z", 8, 1000))
+	in := input(parts...)
+	for _, c := range []struct {
+		eps          float64
+		yWarm, zWarm int
+	}{{0.02, 0, 1}, {0.005, 1, 1}, {0.5, 0, 0}} {
+		p, err := sampling.Sieve{Warmup: 1}.Plan(in, sampling.Target{Error: c.eps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPlan(t, in, p)
+		warm := map[string]int{}
+		for _, st := range p.Strata {
+			if st.Size == 1 {
+				warm[st.Name] = len(st.Representatives[0].Warmup)
+			}
+		}
+		if warm["y"] != c.yWarm || warm["z"] != c.zWarm {
+			t.Errorf("bound %g: y warmed up by %d launches, z by %d; want %d and %d", c.eps, warm["y"], warm["z"], c.yWarm, c.zWarm)
+		}
 	}
 }
 

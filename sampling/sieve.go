@@ -63,7 +63,7 @@ func (m Sieve) Plan(in Input, target Target) (Plan, error) {
 		p.refine(eps)
 		p.sortStrata()
 		p.spreadStrata()
-		p.choose()
+		p.choose(eps)
 	}
 	return p.finish(cascade.SamplingSieve, eps, target, build)
 }

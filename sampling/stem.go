@@ -72,7 +72,7 @@ func (m STEM) Plan(in Input, target Target) (Plan, error) {
 	p.costs()
 	build := func(eps float64) {
 		p.allocate(eps)
-		p.choose()
+		p.choose(eps)
 	}
 	return p.finish(cascade.SamplingSTEM, eps, target, build)
 }
