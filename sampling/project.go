@@ -336,15 +336,35 @@ const (
 
 // WarmupAllowance is the allowance for p's warm-up, its segments started
 // as w says: a step of the program (or as many launches), fewer
-// launches, or none.
+// launches, or none; plus, on a plan with warm-up, WarmupAllowanceNone of
+// the share of the trace's warp instructions its representatives without
+// warm-up project (a census of one small launch goes without: warmFor),
+// those at a trace's first launch aside, which start as the full run does.
 func WarmupAllowance(p Plan, w Warming) float64 {
 	switch {
 	case p.WarmupStep && w == L2Warmed:
-		return WarmupAllowanceStepWarmed
+		return WarmupAllowanceStepWarmed + coldShare(p)*WarmupAllowanceNone
 	case p.WarmupStep:
-		return WarmupAllowanceStep
+		return WarmupAllowanceStep + coldShare(p)*WarmupAllowanceNone
 	case p.Warmup == 0:
 		return WarmupAllowanceNone
 	}
-	return WarmupAllowanceLaunches
+	return WarmupAllowanceLaunches + coldShare(p)*WarmupAllowanceNone
+}
+
+// coldShare is the share of p's warp instructions that representatives
+// simulated without warm-up after other launches project.
+func coldShare(p Plan) float64 {
+	if p.Instructions <= 0 {
+		return 0
+	}
+	cold := 0.0
+	for _, st := range p.Strata {
+		for _, r := range st.Representatives {
+			if r.Launch > 0 && len(r.Warmup) == 0 {
+				cold += r.Weight * float64(r.Instructions)
+			}
+		}
+	}
+	return cold / float64(p.Instructions)
 }

@@ -147,8 +147,16 @@ func TestWarmupAllowance(t *testing.T) {
 		{sampling.Plan{Warmup: 6, WarmupStep: true}, 0.025, 0.005},
 		{sampling.Plan{Warmup: 3}, 0.03, 0.03},
 		{sampling.Plan{Warmup: 0}, 0.04, 0.04},
+		// A representative of 1 % of the instructions simulated without
+		// its warm-up adds 4 % of 1 %; the trace's first launch nothing.
+		{sampling.Plan{Warmup: 6, WarmupStep: true, Instructions: 10000, Strata: []cascade.SamplingStratum{
+			{Representatives: []cascade.SamplingRepresentative{{Launch: 0, Weight: 1, Instructions: 500}}},
+			{Representatives: []cascade.SamplingRepresentative{{Launch: 40, Weight: 1, Instructions: 100}}},
+			{Representatives: []cascade.SamplingRepresentative{{Launch: 41, Weight: 3, Instructions: 1000,
+				Warmup: []cascade.SamplingLaunch{{Launch: 40}}}}},
+		}}, 0.025 + 0.0004, 0.005 + 0.0004},
 	} {
-		if c, w := sampling.WarmupAllowance(tt.p, sampling.Cold), sampling.WarmupAllowance(tt.p, sampling.L2Warmed); c != tt.cold || w != tt.warmed {
+		if c, w := sampling.WarmupAllowance(tt.p, sampling.Cold), sampling.WarmupAllowance(tt.p, sampling.L2Warmed); math.Abs(c-tt.cold) > 1e-12 || math.Abs(w-tt.warmed) > 1e-12 {
 			t.Errorf("warm-up %d (step %v): allowance %g cold, %g warmed; want %g, %g", tt.p.Warmup, tt.p.WarmupStep, c, w, tt.cold, tt.warmed)
 		}
 	}
