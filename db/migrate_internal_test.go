@@ -8,38 +8,53 @@ import (
 	"github.com/cascade-sim/cascade"
 )
 
-// TestMigration4FillsInDemangledNames: kernels stored before version 4 get
-// their demangled names when the database is migrated.
-func TestMigration4FillsInDemangledNames(t *testing.T) {
+// migrated opens a database in a new directory, lets back take it back
+// to an earlier schema, forgets the migrations that match forget (a
+// condition on schema_migrations' version) and opens it again, which
+// migrates it. The database is closed when t ends.
+func migrated(t *testing.T, forget string, back func(d *DB)) *DB {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	d, err := Open(ctx, Config{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.SaveTrace(ctx, &cascade.Trace{ID: "t", State: cascade.TraceReady, Prompts: []string{}}); err != nil {
-		t.Fatal(err)
-	}
-	// Back to version 3: no demangled_name column, kernels as they were.
-	d.RollBackTo6(t)
-	err = d.w.Exec("INSERT INTO kernels (trace_id, seq, kernel_id, name, trace_file, grid_x, grid_y, grid_z, block_x, block_y, block_z) VALUES " +
-		"('t', 0, 1, '_Z6vecAddPdS_S_i', 'kernel-1.trace', 1, 1, 1, 1, 1, 1), ('t', 1, 2, 'plain', 'kernel-2.trace', 1, 1, 1, 1, 1, 1)").Error
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.w.Migrator().DropColumn(&kernelV4{}, "DemangledName"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.w.Exec("DELETE FROM schema_migrations WHERE version >= 4").Error; err != nil {
-		t.Fatal(err)
-	}
+	back(d)
+	mustExec(t, d, "DELETE FROM schema_migrations WHERE "+forget)
 	d.Close()
-
 	d, err = Open(ctx, Config{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// mustExec runs a statement on d, failing t if it fails.
+func mustExec(t *testing.T, d *DB, sql string) {
+	t.Helper()
+	if err := d.w.Exec(sql).Error; err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// TestMigration4FillsInDemangledNames: kernels stored before version 4 get
+// their demangled names when the database is migrated.
+func TestMigration4FillsInDemangledNames(t *testing.T) {
+	ctx := context.Background()
+	// Back to version 3: no demangled_name column, kernels as they were.
+	d := migrated(t, "version >= 4", func(d *DB) {
+		if err := d.SaveTrace(ctx, &cascade.Trace{ID: "t", State: cascade.TraceReady, Prompts: []string{}}); err != nil {
+			t.Fatal(err)
+		}
+		d.RollBackTo6(t)
+		mustExec(t, d, "INSERT INTO kernels (trace_id, seq, kernel_id, name, trace_file, grid_x, grid_y, grid_z, block_x, block_y, block_z) VALUES "+
+			"('t', 0, 1, '_Z6vecAddPdS_S_i', 'kernel-1.trace', 1, 1, 1, 1, 1, 1), ('t', 1, 2, 'plain', 'kernel-2.trace', 1, 1, 1, 1, 1, 1)")
+		if err := d.w.Migrator().DropColumn(&kernelV4{}, "DemangledName"); err != nil {
+			t.Fatal(err)
+		}
+	})
 	p, err := d.Kernels(ctx, "t", "", cascade.Page{})
 	if err != nil {
 		t.Fatal(err)
@@ -53,32 +68,16 @@ func TestMigration4FillsInDemangledNames(t *testing.T) {
 // job after the migration, and keep everything else.
 func TestMigration5AddsSlurmJob(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	d, err := Open(ctx, Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.RollBackTo6(t)
-	for _, c := range []string{"SlurmJobID", "SlurmPartition", "SlurmNode", "SlurmState", "SlurmReason"} {
-		if err := d.w.Migrator().DropColumn(&runV5{}, c); err != nil {
-			t.Fatal(err)
+	d := migrated(t, "version >= 5", func(d *DB) {
+		d.RollBackTo6(t)
+		for _, c := range []string{"SlurmJobID", "SlurmPartition", "SlurmNode", "SlurmState", "SlurmReason"} {
+			if err := d.w.Migrator().DropColumn(&runV5{}, c); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	if err := d.w.Exec("DELETE FROM schema_migrations WHERE version >= 5").Error; err != nil {
-		t.Fatal(err)
-	}
-	err = d.w.Exec("INSERT INTO runs (id, seq, trace_id, sim_config, state, executor, kernels_done, kernels_total, history) " +
-		"VALUES ('r1', 1, 't', 'SM90_H100', 'RUNNING', 'local', 2, 4, '[]')").Error
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Close()
-
-	d, err = Open(ctx, Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+		mustExec(t, d, "INSERT INTO runs (id, seq, trace_id, sim_config, state, executor, kernels_done, kernels_total, history) "+
+			"VALUES ('r1', 1, 't', 'SM90_H100', 'RUNNING', 'local', 2, 4, '[]')")
+	})
 	if v, err := d.SchemaVersion(ctx); err != nil || v < 5 {
 		t.Fatalf("schema version %d, %v", v, err)
 	}
@@ -92,36 +91,21 @@ func TestMigration5AddsSlurmJob(t *testing.T) {
 // sweep after the migration, and sweeps can be stored.
 func TestMigration6AddsSweeps(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	d, err := Open(ctx, Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.RollBackTo6(t)
-	if err := d.w.Migrator().DropIndex(&runV6{}, "idx_runs_sweep_id"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.w.Migrator().DropColumn(&runV6{}, "SweepID"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.w.Migrator().DropTable(&sweepV6{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.w.Exec("DELETE FROM schema_migrations WHERE version >= 6").Error; err != nil {
-		t.Fatal(err)
-	}
-	err = d.w.Exec("INSERT INTO runs (id, seq, trace_id, sim_config, state, executor, kernels_done, kernels_total, history) " +
-		"VALUES ('r1', 1, 't', 'SM90_H100', 'SUCCEEDED', 'local', 4, 4, '[]')").Error
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Close()
-
-	d, err = Open(ctx, Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := migrated(t, "version >= 6", func(d *DB) {
+		d.RollBackTo6(t)
+		m := d.w.Migrator()
+		if err := m.DropIndex(&runV6{}, "idx_runs_sweep_id"); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.DropColumn(&runV6{}, "SweepID"); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.DropTable(&sweepV6{}); err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, d, "INSERT INTO runs (id, seq, trace_id, sim_config, state, executor, kernels_done, kernels_total, history) "+
+			"VALUES ('r1', 1, 't', 'SM90_H100', 'SUCCEEDED', 'local', 4, 4, '[]')")
+	})
 	if v, err := d.SchemaVersion(ctx); err != nil || v != LatestSchemaVersion {
 		t.Fatalf("schema version %d, %v", v, err)
 	}
@@ -158,24 +142,11 @@ func TestMigrationGap(t *testing.T) {
 	}
 
 	// On a real database: migration 3 forgotten, its column gone.
-	ctx := context.Background()
-	dir := t.TempDir()
-	d, err := Open(ctx, Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.w.Migrator().DropColumn(&traceV3{}, "MetadataSum"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.w.Exec("DELETE FROM schema_migrations WHERE version = 3").Error; err != nil {
-		t.Fatal(err)
-	}
-	d.Close()
-	d, err = Open(ctx, Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := migrated(t, "version = 3", func(d *DB) {
+		if err := d.w.Migrator().DropColumn(&traceV3{}, "MetadataSum"); err != nil {
+			t.Fatal(err)
+		}
+	})
 	if !d.w.Migrator().HasColumn(&traceV3{}, "MetadataSum") {
 		t.Fatal("migration 3 was not applied to fill the gap")
 	}

@@ -1,7 +1,6 @@
 package db
 
 import (
-	"context"
 	"slices"
 	"testing"
 )
@@ -9,24 +8,11 @@ import (
 // TestMigration11CreatesSamplingTables: a database at version 9 gets the
 // sampling tables when it opens.
 func TestMigration11CreatesSamplingTables(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	d, err := Open(ctx, Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.w.Migrator().DropTable(&samplingStratumV11{}, &samplingPlanV11{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.w.Exec("DELETE FROM schema_migrations WHERE version = 11").Error; err != nil {
-		t.Fatal(err)
-	}
-	d.Close()
-	d, err = Open(ctx, Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := migrated(t, "version = 11", func(d *DB) {
+		if err := d.w.Migrator().DropTable(&samplingStratumV11{}, &samplingPlanV11{}); err != nil {
+			t.Fatal(err)
+		}
+	})
 	for _, tbl := range []any{&samplingPlanV11{}, &samplingStratumV11{}} {
 		if !d.w.Migrator().HasTable(tbl) {
 			t.Fatalf("no table of %T after migration 11", tbl)
