@@ -6,18 +6,9 @@
 // SM7_QV100) over the command line's: 20 clusters take 4 times the cycles, 40 twice.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { launchBrowser, screenshot, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
+import { join } from "node:path";
+import { launchBrowser, REPO as repo, screenshot, SIM_CONFIGS as configs, simSkip as skip, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const configs = process.env.CASCADE_SIM_CONFIGS_DIR ?? join(repo, "samples", "sim-configs");
-const skip = !process.env.CASCADE_SIM_CMD
-  ? "set CASCADE_SIM_CMD to a simulator (the repository's fakesim will do)"
-  : !existsSync(configs)
-    ? `no sim configs at ${configs}`
-    : false;
 
 /** Each cell's Speedup column as the design-space table shows it, by its row's config. */
 async function speedupsShown(page) {

@@ -1,6 +1,6 @@
 // Test harness for the end-to-end tests: a real `cascade serve` and a real headless Chromium.
 import { execFile, spawn } from "node:child_process";
-import { closeSync, constants, openSync } from "node:fs";
+import { closeSync, constants, existsSync, openSync } from "node:fs";
 import { appendFile, mkdtemp, mkdir, writeFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -9,6 +9,15 @@ import { promisify } from "node:util";
 import { chromium } from "playwright-core";
 
 const here = dirname(fileURLToPath(import.meta.url));
+// REPO is the repository's root; SIM_CONFIGS the sim configs a test's server offers.
+export const REPO = join(here, "..", "..");
+export const SIM_CONFIGS = process.env.CASCADE_SIM_CONFIGS_DIR ?? join(REPO, "samples", "sim-configs");
+// simSkip is why a test that runs simulations is skipped (no simulator, or no configs), or false.
+export const simSkip = !process.env.CASCADE_SIM_CMD
+  ? "set CASCADE_SIM_CMD to a simulator (the repository's fakesim will do)"
+  : !existsSync(SIM_CONFIGS)
+    ? `no sim configs at ${SIM_CONFIGS}`
+    : false;
 export const SCREENSHOTS = join(here, "screenshots");
 export const CHROMIUM = process.env.CHROMIUM_BIN ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = [

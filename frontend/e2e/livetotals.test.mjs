@@ -4,18 +4,9 @@
 //   CASCADE_BIN=/path/to/cascade CASCADE_SIM_CMD=/path/to/fakesim node --test e2e/livetotals.test.mjs
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { launchBrowser, screenshot, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
+import { join } from "node:path";
+import { launchBrowser, REPO as repo, screenshot, SIM_CONFIGS as configs, simSkip as skip, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const configs = process.env.CASCADE_SIM_CONFIGS_DIR ?? join(repo, "samples", "sim-configs");
-const skip = !process.env.CASCADE_SIM_CMD
-  ? "set CASCADE_SIM_CMD to a simulator (the repository's fakesim will do)"
-  : !existsSync(configs)
-    ? `no sim configs at ${configs}`
-    : false;
 const QS = "qs-live-totals";
 
 describe("a running run's statistics totals against a real server", { skip }, () => {

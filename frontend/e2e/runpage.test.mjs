@@ -6,21 +6,12 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { appendFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { promisify } from "node:util";
-import { gql, launchBrowser, screenshot, simStepper, startServer, upload, waitReady, watchErrors } from "./harness.mjs";
+import { gql, launchBrowser, REPO as repo, screenshot, SIM_CONFIGS as configs, simSkip as skip, simStepper, startServer, upload, waitReady, watchErrors } from "./harness.mjs";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const configs = process.env.CASCADE_SIM_CONFIGS_DIR ?? join(repo, "samples", "sim-configs");
-const skip = !process.env.CASCADE_SIM_CMD
-  ? "set CASCADE_SIM_CMD to a simulator (the repository's fakesim will do)"
-  : !existsSync(configs)
-    ? `no sim configs at ${configs}`
-    : false;
 const TRACE = "six-hundred";
 const KERNELS = 600;
 

@@ -4,19 +4,10 @@
 // (go build -o /tmp/fakesim ./testkit/fakesim/cmd/fakesim). Without it these tests are skipped.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { gql, launchBrowser, screenshot, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
+import { join } from "node:path";
+import { gql, launchBrowser, REPO as repo, screenshot, SIM_CONFIGS as configs, simSkip as skip, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const configs = process.env.CASCADE_SIM_CONFIGS_DIR ?? join(repo, "samples", "sim-configs");
-const skip = !process.env.CASCADE_SIM_CMD
-  ? "set CASCADE_SIM_CMD to a simulator (the repository's fakesim will do)"
-  : !existsSync(configs)
-    ? `no sim configs at ${configs}`
-    : false;
 const QS = "qs-e2e";
 
 // Nothing here depends on the stand-in simulator's speed or the machine's load: every run is

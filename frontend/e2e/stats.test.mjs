@@ -6,19 +6,10 @@
 // these tests are skipped.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { launchBrowser, screenshot, startServer, upload, watchErrors } from "./harness.mjs";
+import { join } from "node:path";
+import { launchBrowser, REPO as repo, screenshot, SIM_CONFIGS as configs, simSkip as skip, startServer, upload, watchErrors } from "./harness.mjs";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const configs = process.env.CASCADE_SIM_CONFIGS_DIR ?? join(repo, "samples", "sim-configs");
-const skip = !process.env.CASCADE_SIM_CMD
-  ? "set CASCADE_SIM_CMD to a simulator (the repository's fakesim will do)"
-  : !existsSync(configs)
-    ? `no sim configs at ${configs}`
-    : false;
 const QS = "qs-stats";
 
 /** Launches a run of the quickstart under its default config from New run; returns its page. */
