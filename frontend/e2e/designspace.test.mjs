@@ -6,8 +6,7 @@
 // SM7_QV100) over the command line's: 20 clusters take 4 times the cycles, 40 twice.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { launchBrowser, REPO as repo, screenshot, SIM_CONFIGS as configs, simSkip as skip, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
+import { screenshot, simSkip as skip, startHeld, stopHeld, watchErrors } from "./harness.mjs";
 
 
 /** Each cell's Speedup column as the design-space table shows it, by its row's config. */
@@ -21,22 +20,9 @@ async function speedupsShown(page) {
 // on (FAKESIM_STEP), as in sweeps.test.mjs: what the page shows never depends on the machine's
 // speed.
 describe("a design sweep against a real server", { skip }, () => {
-  let server;
-  let browser;
-  let sim;
-  before(async () => {
-    sim = await simStepper();
-    server = await startServer({
-      env: { CASCADE_SIM_CONFIGS_DIR: configs, CASCADE_RUN_CONCURRENCY: "1", FAKESIM_STEP: sim.path },
-    });
-    browser = await launchBrowser();
-    await upload(server, join(repo, "samples", "quickstart"), "ds-a");
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.cleanup();
-    await sim?.close();
-  });
+  let server, browser, sim;
+  before(async () => ({ server, browser, sim } = await startHeld({ env: { CASCADE_RUN_CONCURRENCY: "1" }, quickstarts: ["ds-a"] })));
+  after(() => stopHeld({ server, browser, sim }));
 
   test("a sweep over -gpgpu_n_clusters shows each cell's speedup live, against the baseline picked", { timeout: 240_000 }, async () => {
     const page = await browser.context.newPage();

@@ -162,6 +162,30 @@ export async function simStepper() {
   };
 }
 
+// startHeld starts what a test of held simulations needs: a stepper (simStepper), a server
+// offering SIM_CONFIGS whose simulator that stepper holds (env added), a browser, and the
+// quickstart sample uploaded under each id of quickstarts. What started is stopped again when
+// a later part fails. stopHeld stops them all; either takes what the other gave.
+export async function startHeld({ env = {}, quickstarts = [] } = {}) {
+  const held = {};
+  try {
+    held.sim = await simStepper();
+    held.server = await startServer({ env: { CASCADE_SIM_CONFIGS_DIR: SIM_CONFIGS, FAKESIM_STEP: held.sim.path, ...env } });
+    held.browser = await launchBrowser();
+    for (const id of quickstarts) await upload(held.server, join(REPO, "samples", "quickstart"), id);
+    return held;
+  } catch (err) {
+    await stopHeld(held);
+    throw err;
+  }
+}
+
+export async function stopHeld({ server, browser, sim } = {}) {
+  await browser?.close();
+  await server?.cleanup();
+  await sim?.close();
+}
+
 export async function launchBrowser() {
   const profile = await mkdtemp(join(tmpdir(), "cascade-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {

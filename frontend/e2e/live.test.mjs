@@ -4,13 +4,8 @@
 //   CASCADE_BIN=/path/to/cascade CASCADE_SIM_CMD=/path/to/fakesim npm run e2e
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { launchBrowser, screenshot, simStepper, startServer, traceFiles, upload, watchErrors, writeTraceFile } from "./harness.mjs";
-
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const configs = process.env.CASCADE_SIM_CONFIGS_DIR ?? join(repo, "samples", "sim-configs");
+import { join } from "node:path";
+import { launchBrowser, REPO as repo, screenshot, simSkip, startHeld, startServer, stopHeld, traceFiles, upload, watchErrors, writeTraceFile } from "./harness.mjs";
 
 /** Counts the subscribe messages a page sends over its websockets. */
 function countSubscribes(page) {
@@ -24,21 +19,9 @@ function countSubscribes(page) {
 }
 
 describe("subscriptions the server drops come back", () => {
-  let server;
-  let browser;
-  let sim;
-  before(async () => {
-    sim = await simStepper();
-    server = await startServer({
-      env: { CASCADE_SUBSCRIBER_QUEUE: "0", CASCADE_SIM_CONFIGS_DIR: configs, FAKESIM_STEP: sim.path },
-    });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.cleanup();
-    await sim?.close();
-  });
+  let server, browser, sim;
+  before(async () => ({ server, browser, sim } = await startHeld({ env: { CASCADE_SUBSCRIBER_QUEUE: "0" } })));
+  after(() => stopHeld({ server, browser, sim }));
 
   test("the traces list and a trace page follow an upload to READY", { timeout: 120_000 }, async () => {
     const id = "dropped-live";
@@ -77,7 +60,7 @@ describe("subscriptions the server drops come back", () => {
     await trace.close();
   });
 
-  test("a run page follows its run and its log to the end", { skip: !process.env.CASCADE_SIM_CMD || !existsSync(configs) }, async () => {
+  test("a run page follows its run and its log to the end", { skip: simSkip }, async () => {
     const qs = "qs-dropped";
     await upload(server, join(repo, "samples", "quickstart"), qs);
     const page = await browser.context.newPage();

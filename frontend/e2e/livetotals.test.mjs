@@ -4,26 +4,14 @@
 //   CASCADE_BIN=/path/to/cascade CASCADE_SIM_CMD=/path/to/fakesim node --test e2e/livetotals.test.mjs
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { launchBrowser, REPO as repo, screenshot, SIM_CONFIGS as configs, simSkip as skip, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
+import { screenshot, simSkip as skip, startHeld, stopHeld, watchErrors } from "./harness.mjs";
 
 const QS = "qs-live-totals";
 
 describe("a running run's statistics totals against a real server", { skip }, () => {
-  let server;
-  let browser;
-  let sim;
-  before(async () => {
-    sim = await simStepper();
-    server = await startServer({ env: { CASCADE_SIM_CONFIGS_DIR: configs, FAKESIM_STEP: sim.path } });
-    browser = await launchBrowser();
-    await upload(server, join(repo, "samples", "quickstart"), QS);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.cleanup();
-    await sim?.close();
-  });
+  let server, browser, sim;
+  before(async () => ({ server, browser, sim } = await startHeld({ quickstarts: [QS] })));
+  after(() => stopHeld({ server, browser, sim }));
 
   test("the totals row follows the stored kernels while the run runs", { timeout: 120_000 }, async () => {
     const page = await browser.context.newPage();

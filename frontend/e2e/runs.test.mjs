@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { gql, launchBrowser, REPO as repo, screenshot, SIM_CONFIGS as configs, simSkip as skip, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
+import { gql, REPO as repo, screenshot, simSkip as skip, startHeld, stopHeld, upload, watchErrors } from "./harness.mjs";
 
 const QS = "qs-e2e";
 
@@ -14,25 +14,14 @@ const QS = "qs-e2e";
 // held before each kernel's statistics until the test lets it on (FAKESIM_STEP), and each test
 // launches the runs it looks at.
 describe("runs against a real server", { skip }, () => {
-  let server;
-  let browser;
-  let sim;
+  let server, browser, sim;
   before(async () => {
-    sim = await simStepper();
-    server = await startServer({
-      // Two at once: a run a failed test left held never queues the next test's run.
-      env: { CASCADE_SIM_CONFIGS_DIR: configs, CASCADE_RUN_CONCURRENCY: "2", FAKESIM_STEP: sim.path },
-    });
-    browser = await launchBrowser();
-    // The quickstart trace, uploaded as the README says: ready on upload, with real timing
-    // and a step timeline.
-    await upload(server, join(repo, "samples", "quickstart"), QS);
+    // Two at once: a run a failed test left held never queues the next test's run. The
+    // quickstart trace, uploaded as the README says: ready on upload, with real timing and a
+    // step timeline.
+    ({ server, browser, sim } = await startHeld({ env: { CASCADE_RUN_CONCURRENCY: "2" }, quickstarts: [QS] }));
   });
-  after(async () => {
-    await browser?.close();
-    await server?.cleanup();
-    await sim?.close();
-  });
+  after(() => stopHeld({ server, browser, sim }));
 
   test("New run preselects the default config, launches, and the run page follows it live", { timeout: 180_000 }, async () => {
     const page = await browser.context.newPage();

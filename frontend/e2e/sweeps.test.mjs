@@ -5,7 +5,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launchBrowser, REPO as repo, screenshot, SIM_CONFIGS as configs, simSkip as skip, simStepper, startServer, upload, watchErrors } from "./harness.mjs";
+import { screenshot, simSkip as skip, startHeld, stopHeld, watchErrors } from "./harness.mjs";
 
 
 /**
@@ -31,22 +31,9 @@ async function whenProgress(page, re) {
 // steps are given once the run before it is over, since a line written to the pipe while a
 // simulator exits would go with it.
 describe("sweeps against a real server", { skip }, () => {
-  let server;
-  let browser;
-  let sim;
-  before(async () => {
-    sim = await simStepper();
-    server = await startServer({
-      env: { CASCADE_SIM_CONFIGS_DIR: configs, CASCADE_RUN_CONCURRENCY: "1", FAKESIM_STEP: sim.path },
-    });
-    browser = await launchBrowser();
-    for (const id of ["sw-a", "sw-b"]) await upload(server, join(repo, "samples", "quickstart"), id);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.cleanup();
-    await sim?.close();
-  });
+  let server, browser, sim;
+  before(async () => ({ server, browser, sim } = await startHeld({ env: { CASCADE_RUN_CONCURRENCY: "1" }, quickstarts: ["sw-a", "sw-b"] })));
+  after(() => stopHeld({ server, browser, sim }));
 
   test("New sweep launches traces × configs; the sweep page and the Runs screen follow it live", { timeout: 240_000 }, async () => {
     const page = await browser.context.newPage();
