@@ -97,66 +97,93 @@ func (c *Coordinator) settleSampled(ctx context.Context, id string) error {
 		c.started.Delete(id)
 		return nil
 	}
-	segs, err := c.cfg.Store.Segments(ctx, id)
+	sr := p.Sampling
+	reps, wall, instr := 0, 0.0, int64(0)
+	return c.settleSegments(ctx, p, sr.SegmentIDs,
+		func(i int, s cascade.Run) {
+			reps += sr.SegmentRepresentatives[i]
+			instr += sr.SegmentInstructions[i]
+			wall += s.Figures.WallSeconds
+		},
+		func(segs []cascade.Run) error {
+			if err := c.projectSampled(ctx, p, segs); err != nil {
+				c.failSampled(ctx, id, "projecting the segments' results failed: "+err.Error())
+				return err
+			}
+			return nil
+		},
+		func(r *cascade.Run) (changed, ok bool) {
+			if r.Sampling == nil {
+				return false, false
+			}
+			if r.KernelsDone != reps {
+				r.KernelsDone, changed = reps, true
+			}
+			if s := *r.Sampling; s.SimulatorSeconds != wall {
+				s.SimulatorSeconds, s.FullRunSecondsEstimate = wall, fullRunEstimate(wall, instr, s.Instructions)
+				r.Sampling, changed = &s, true
+			}
+			return changed, true
+		})
+}
+
+// settleSegments brings parent run p (sampled or split, not over) up to
+// date with its segments, ids in its order: it ends p as soon as one
+// failed or was cancelled (endSampled), and once every one succeeded
+// calls finish with them; until then it saves p's progress: RUNNING once
+// one started, and whatever progress makes of it (changed: whether it
+// changed anything; not ok: r is no longer such a run, left as it is).
+// tally is called first with each segment that succeeded.
+func (c *Coordinator) settleSegments(ctx context.Context, p cascade.Run, ids []string,
+	tally func(i int, s cascade.Run), finish func(segs []cascade.Run) error,
+	progress func(r *cascade.Run) (changed, ok bool)) error {
+	segs, err := c.cfg.Store.Segments(ctx, p.ID)
 	if err != nil {
 		return err
 	}
-	sr := p.Sampling
-	at := make(map[string]int, len(sr.SegmentIDs))
-	for i, sid := range sr.SegmentIDs {
+	at := make(map[string]int, len(ids))
+	for i, sid := range ids {
 		at[sid] = i
 	}
-	reps, succeeded, started := 0, 0, false
-	var wall float64
-	var instr int64
+	succeeded, started := 0, false
 	for _, s := range segs {
 		i, ok := at[s.ID]
 		if !ok {
 			continue
 		}
 		switch s.State {
-		case cascade.RunFailed:
-			return c.endSampled(ctx, p, segs, s, i)
-		case cascade.RunCancelled:
+		case cascade.RunFailed, cascade.RunCancelled:
 			return c.endSampled(ctx, p, segs, s, i)
 		case cascade.RunSucceeded:
 			succeeded++
-			reps += sr.SegmentRepresentatives[i]
-			instr += sr.SegmentInstructions[i]
-			wall += s.Figures.WallSeconds
+			tally(i, s)
 			started = true
 		case cascade.RunRunning:
 			started = true
 		}
 	}
-	if succeeded == len(sr.SegmentIDs) {
-		if err := c.projectSampled(ctx, p, segs); err != nil {
-			c.failSampled(ctx, id, "projecting the segments' results failed: "+err.Error())
+	if succeeded == len(ids) {
+		if err := finish(segs); err != nil {
 			return err
 		}
-		c.started.Delete(id)
+		c.started.Delete(p.ID)
 		return nil
 	}
-	r, saved, err := c.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
-		if r.State.Final() || r.Sampling == nil {
+	r, saved, err := c.cfg.Store.UpdateRun(ctx, p.ID, func(r *cascade.Run) error {
+		if r.State.Final() {
 			return cascade.ErrUnchanged
 		}
-		changed := false
+		changed, ok := progress(r)
+		if !ok {
+			return cascade.ErrUnchanged
+		}
 		if started && r.State == cascade.RunQueued {
 			now := time.Now().UTC()
 			r.State, r.StartedAt, changed = cascade.RunRunning, &now, true
 		}
-		if r.KernelsDone != reps {
-			r.KernelsDone, changed = reps, true
-		}
-		s := *r.Sampling
-		if s.SimulatorSeconds != wall {
-			s.SimulatorSeconds, s.FullRunSecondsEstimate, changed = wall, fullRunEstimate(wall, instr, s.Instructions), true
-		}
 		if !changed {
 			return cascade.ErrUnchanged
 		}
-		r.Sampling = &s
 		return nil
 	})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
@@ -23,64 +22,26 @@ var stitchChunk = 1 << 16
 // settleSplit brings split run p, not over, up to date with its segments;
 // under c.mu.
 func (c *Coordinator) settleSplit(ctx context.Context, p cascade.Run) error {
-	segs, err := c.cfg.Store.Segments(ctx, p.ID)
-	if err != nil {
-		return err
-	}
 	sp := p.Split
-	at := make(map[string]int, len(sp.SegmentIDs))
-	for i, sid := range sp.SegmentIDs {
-		at[sid] = i
-	}
-	done, succeeded, started := 0, 0, false
-	for _, s := range segs {
-		i, ok := at[s.ID]
-		if !ok {
-			continue
-		}
-		switch s.State {
-		case cascade.RunFailed, cascade.RunCancelled:
-			return c.endSampled(ctx, p, segs, s, i)
-		case cascade.RunSucceeded:
-			succeeded++
-			done += sp.SegmentEnd(i) - sp.SegmentStarts[i]
-			started = true
-		case cascade.RunRunning:
-			started = true
-		}
-	}
-	if succeeded == len(sp.SegmentIDs) {
-		if err := c.stitch(ctx, p, segs); err != nil {
-			c.failSampled(ctx, p.ID, "stitching the segments' results failed: "+err.Error())
-			return err
-		}
-		c.started.Delete(p.ID)
-		return nil
-	}
-	r, saved, err := c.cfg.Store.UpdateRun(ctx, p.ID, func(r *cascade.Run) error {
-		if r.State.Final() || r.Split == nil {
-			return cascade.ErrUnchanged
-		}
-		changed := false
-		if started && r.State == cascade.RunQueued {
-			now := time.Now().UTC()
-			r.State, r.StartedAt, changed = cascade.RunRunning, &now, true
-		}
-		if r.KernelsDone != done {
-			r.KernelsDone, changed = done, true
-		}
-		if !changed {
-			return cascade.ErrUnchanged
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if saved {
-		c.publish(r)
-	}
-	return nil
+	done := 0
+	return c.settleSegments(ctx, p, sp.SegmentIDs,
+		func(i int, _ cascade.Run) { done += sp.SegmentEnd(i) - sp.SegmentStarts[i] },
+		func(segs []cascade.Run) error {
+			if err := c.stitch(ctx, p, segs); err != nil {
+				c.failSampled(ctx, p.ID, "stitching the segments' results failed: "+err.Error())
+				return err
+			}
+			return nil
+		},
+		func(r *cascade.Run) (changed, ok bool) {
+			if r.Split == nil {
+				return false, false
+			}
+			if r.KernelsDone != done {
+				r.KernelsDone, changed = done, true
+			}
+			return changed, true
+		})
 }
 
 // stitch records the end of split run p, all of whose segments segs
