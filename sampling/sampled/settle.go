@@ -105,13 +105,7 @@ func (c *Coordinator) settleSampled(ctx context.Context, id string) error {
 			instr += sr.SegmentInstructions[i]
 			wall += s.Figures.WallSeconds
 		},
-		func(segs []cascade.Run) error {
-			if err := c.projectSampled(ctx, p, segs); err != nil {
-				c.failSampled(ctx, id, "projecting the segments' results failed: "+err.Error())
-				return err
-			}
-			return nil
-		},
+		"projecting", func(segs []cascade.Run) error { return c.projectSampled(ctx, p, segs) },
 		func(r *cascade.Run) (changed, ok bool) {
 			if r.Sampling == nil {
 				return false, false
@@ -130,12 +124,13 @@ func (c *Coordinator) settleSampled(ctx context.Context, id string) error {
 // settleSegments brings parent run p (sampled or split, not over) up to
 // date with its segments, ids in its order: it ends p as soon as one
 // failed or was cancelled (endSampled), and once every one succeeded
-// calls finish with them; until then it saves p's progress: RUNNING once
+// calls finish with them (p FAILED if it fails, "<doing> the segments'
+// results failed: …"); until then it saves p's progress: RUNNING once
 // one started, and whatever progress makes of it (changed: whether it
 // changed anything; not ok: r is no longer such a run, left as it is).
 // tally is called first with each segment that succeeded.
 func (c *Coordinator) settleSegments(ctx context.Context, p cascade.Run, ids []string,
-	tally func(i int, s cascade.Run), finish func(segs []cascade.Run) error,
+	tally func(i int, s cascade.Run), doing string, finish func(segs []cascade.Run) error,
 	progress func(r *cascade.Run) (changed, ok bool)) error {
 	segs, err := c.cfg.Store.Segments(ctx, p.ID)
 	if err != nil {
@@ -164,6 +159,7 @@ func (c *Coordinator) settleSegments(ctx context.Context, p cascade.Run, ids []s
 	}
 	if succeeded == len(ids) {
 		if err := finish(segs); err != nil {
+			c.failSampled(ctx, p.ID, doing+" the segments' results failed: "+err.Error())
 			return err
 		}
 		c.started.Delete(p.ID)

@@ -26,13 +26,7 @@ func (c *Coordinator) settleSplit(ctx context.Context, p cascade.Run) error {
 	done := 0
 	return c.settleSegments(ctx, p, sp.SegmentIDs,
 		func(i int, _ cascade.Run) { done += sp.SegmentEnd(i) - sp.SegmentStarts[i] },
-		func(segs []cascade.Run) error {
-			if err := c.stitch(ctx, p, segs); err != nil {
-				c.failSampled(ctx, p.ID, "stitching the segments' results failed: "+err.Error())
-				return err
-			}
-			return nil
-		},
+		"stitching", func(segs []cascade.Run) error { return c.stitch(ctx, p, segs) },
 		func(r *cascade.Run) (changed, ok bool) {
 			if r.Split == nil {
 				return false, false
