@@ -8,6 +8,7 @@ import { LaunchRunMutation } from "../runs/documents";
 import { runPath } from "../runs/RunTable";
 import { SamplingPlanQuery, SamplingTraceListQuery } from "./documents";
 import { allocationText, formatBasis, formatBound, formatCompact, formatCost, formatFraction } from "./figures";
+import { Representative } from "./Representative";
 import { EvaluateAgainstFullRun, WallTimeEstimate } from "./PlanEstimates";
 import { StrataChart } from "./StrataChart";
 import { UntracedWarning } from "./Untraced";
@@ -138,13 +139,7 @@ function StrataTable({ p }: { p: SamplingPlanDetailFragment }) {
               <td className="num" data-testid="stratum-variance">{formatFraction(s.varianceShare)}</td>
               <td>
                 {s.representatives.map((r) => (
-                  <div key={r.launch} className="mono" data-testid="representative">
-                    #{r.launch} · id {r.kernelId}
-                    {r.context ? ` (${r.context})` : ""} · ×{r.weight.toFixed(r.weight % 1 ? 2 : 0)}
-                    {r.warmup.length > 0 && (
-                      <span className="muted"> · after {r.warmup.map((w) => `#${w.launch}`).join(", ")}</span>
-                    )}
-                  </div>
+                  <Representative key={r.launch} r={r} planWarmup={p.warmup} />
                 ))}
               </td>
             </tr>
