@@ -239,11 +239,13 @@ type KernelRange struct {
 	Start, End              int
 	FirstLaunch, LastLaunch int
 	// Launches counts the range's launches; Representatives those of
-	// them that are representatives (the others warm up).
+	// them that are representatives it counts (the others warm up).
 	Launches        int
 	Representatives int
 	// Warmup counts the range's launches before its first
-	// representative: simulated only to warm up what follows.
+	// representative it counts: simulated only to warm up what follows.
+	// The second part of a cut segment (sampling.CutRanges) warms up
+	// with launches of the first, representatives among them.
 	Warmup int
 	// Warming counts launches to trace only (never simulated) because
 	// the L2 warming before a segment reads their lines: with them, a
@@ -273,8 +275,8 @@ type SampledRun struct {
 	SegmentRepresentatives []int   `json:"segmentRepresentatives"`
 	SegmentInstructions    []int64 `json:"segmentInstructions"`
 	// SegmentWarmups are, by segment, its launches before its first
-	// representative (KernelRange.Warmup); absent from runs stored
-	// before they were kept.
+	// representative it counts (KernelRange.Warmup), whose results are
+	// not read from it; absent from runs stored before they were kept.
 	SegmentWarmups []int `json:"segmentWarmups,omitempty"`
 
 	// Instructions is the warp instructions of every launch of the trace.

@@ -64,13 +64,14 @@ func (s *Service) Estimate(ctx context.Context, planID, config string) (*cascade
 	if len(in.Launches) != p.Launches {
 		return nil, cascade.Errorf(cascade.ECONFLICT, "plan %s has %d launches, its trace now %d; plan again", p.ID, p.Launches, len(in.Launches))
 	}
-	segs, err := sampling.SegmentInstructions(in, sampling.Ranges(p))
-	if err != nil {
-		return nil, fmt.Errorf("estimate plan %s: %w", p.ID, err)
-	}
 	slots, note := 1, "one simulator at a time"
 	if s.Concurrency != nil {
 		slots, note = s.Concurrency()
+	}
+	// The segments a sampled run would simulate, cut as it cuts them.
+	segs, err := sampling.SegmentInstructions(in, sampling.CutRanges(p, in, sampling.Ranges(p), slots))
+	if err != nil {
+		return nil, fmt.Errorf("estimate plan %s: %w", p.ID, err)
 	}
 	var full float64
 	for i := range in.Launches {

@@ -237,6 +237,9 @@ func (c *Coordinator) planParts(ctx context.Context, planID, traceID string) (pl
 	if err != nil {
 		return planParts{}, err
 	}
+	// A segment that would be the run's wall time alone is cut, its
+	// second part after a warm-up the first part simulates too.
+	ranges = sampling.CutRanges(plan, input, ranges, c.cfg.Executor.Slots())
 	return planParts{plan: plan, ranges: ranges, input: input, untraced: untraced}, nil
 }
 

@@ -51,7 +51,13 @@ func (c *Coordinator) projectSampled(ctx context.Context, p cascade.Run, segs []
 	if err != nil {
 		return err
 	}
-	sim, simK, err := c.segmentResults(ctx, plan, in, segs, counters, table)
+	warmups := make(map[string]int, len(p.Sampling.SegmentWarmups))
+	for i, w := range p.Sampling.SegmentWarmups {
+		if i < len(p.Sampling.SegmentIDs) {
+			warmups[p.Sampling.SegmentIDs[i]] = w
+		}
+	}
+	sim, simK, err := c.segmentResults(ctx, plan, in, segs, warmups, counters, table)
 	if err != nil {
 		return err
 	}
@@ -146,7 +152,7 @@ type launchKey struct {
 // the plan's representatives, by launch: their cycles and statistics (in
 // table's counters' order) for sampling.Project, and the results
 // themselves.
-func (c *Coordinator) segmentResults(ctx context.Context, plan sampling.Plan, in sampling.Input, segs []cascade.Run, counters []cascade.StatCounter, table *simstats.Table) (map[int]sampling.Simulated, map[int]cascade.RunKernel, error) {
+func (c *Coordinator) segmentResults(ctx context.Context, plan sampling.Plan, in sampling.Input, segs []cascade.Run, warmups map[string]int, counters []cascade.StatCounter, table *simstats.Table) (map[int]sampling.Simulated, map[int]cascade.RunKernel, error) {
 	rep := map[int]bool{}
 	for h := range plan.Strata {
 		for _, r := range plan.Strata[h].Representatives {
@@ -167,9 +173,13 @@ func (c *Coordinator) segmentResults(ctx context.Context, plan sampling.Plan, in
 			return nil, nil, fmt.Errorf("read segment %s's kernels: %w", s.ID, err)
 		}
 		sameCounters := slices.Equal(s.StatCounters, counters)
+		// The launches it warms up with: a cut segment's second part's
+		// hold the first part's last representatives (sampling.CutRanges),
+		// which are read from the first part.
+		warm := s.KernelIDs[:min(warmups[s.ID], len(s.KernelIDs))]
 		for _, k := range ks {
 			l, ok := pos[launchKey{kernellist.NormalizeContext(cascade.Deref(k.Context)), cascade.Deref(k.KernelID)}]
-			if !ok {
+			if !ok || slices.Contains(warm, cascade.Deref(k.KernelID)) {
 				continue // warm-up
 			}
 			var stats []float64

@@ -75,7 +75,7 @@ func TestProjectionStored(t *testing.T) {
 	}}
 	m := &Coordinator{cfg: Config{Store: st}}
 	segs := []cascade.Run{{ID: "s1", StatCounters: counters}, {ID: "s2", StatCounters: counters}}
-	sim, simK, err := m.segmentResults(context.Background(), plan, in, segs, counters, table)
+	sim, simK, err := m.segmentResults(context.Background(), plan, in, segs, nil, counters, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func BenchmarkProjectSampled1M(b *testing.B) {
 	for b.Loop() {
 		st := &kernelStore{kernels: map[string][]cascade.RunKernel{"s": seg}, count: map[string]int{}}
 		m := &Coordinator{cfg: Config{Store: st}}
-		sim, simK, err := m.segmentResults(context.Background(), plan, in, segs, counters, table)
+		sim, simK, err := m.segmentResults(context.Background(), plan, in, segs, nil, counters, table)
 		if err != nil {
 			b.Fatal(err)
 		}
