@@ -28,11 +28,7 @@ func busiest(t *testing.T, in sampling.Input, ranges []cascade.KernelRange) floa
 // with the part before it is its warm-up. One slot cuts nothing.
 func TestCutRanges(t *testing.T) {
 	for shape := range tracegen.Shapes {
-		in := shapeInput(t, shape, 300)
-		p, err := sampling.STEM{Warmup: sampling.WarmupStep}.Plan(in, sampling.Target{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		in, p := shapePlan(t, shape, 300)
 		ranges := sampling.Ranges(p)
 		if got := sampling.CutRanges(p, in, ranges, 1); !reflect.DeepEqual(got, ranges) {
 			t.Fatalf("%s: one slot cut %+v into %+v", shape, ranges, got)

@@ -29,17 +29,25 @@ func shapeInput(t testing.TB, shape string, n int) sampling.Input {
 	return in
 }
 
+// shapePlan is shapeInput's n launches of shape and their default plan
+// (STEM at 1 %, a step of warm-up).
+func shapePlan(t testing.TB, shape string, n int) (sampling.Input, sampling.Plan) {
+	t.Helper()
+	in := shapeInput(t, shape, n)
+	p, err := sampling.STEM{Warmup: sampling.WarmupStep}.Plan(in, sampling.Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in, p
+}
+
 // TestSavings: the default plan (STEM at 1 %, a step of warm-up) of
 // 20,000 launches of every LLM-like shape simulates at least 100× fewer
 // warp instructions than the trace holds, warm-up included, within its
 // bound.
 func TestSavings(t *testing.T) {
 	for shape := range tracegen.Shapes {
-		in := shapeInput(t, shape, 20000)
-		p, err := sampling.STEM{Warmup: sampling.WarmupStep}.Plan(in, sampling.Target{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		in, p := shapePlan(t, shape, 20000)
 		checkPlan(t, in, p)
 		fewer := float64(p.Instructions) / float64(p.SimulatedInstructions)
 		t.Logf("%-8s: %d strata, %d representatives, %d launches simulated (a step is %d): %.0f× fewer warp instructions, expected error %.3f %%",
