@@ -146,10 +146,22 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 	segs := len(ranges)
 	shape := func(rs []cascade.Run) error {
 		parent := &rs[0]
+		// What its segments simulate: the plan's launches, and a cut
+		// segment's warm-up twice.
 		sr := &cascade.SampledRun{
 			PlanID: plan.ID, Instructions: plan.Instructions, Representatives: plan.Samples,
 			SimulatedLaunches: plan.SimulatedLaunches, SimulatedInstructions: plan.SimulatedInstructions,
 			SimulatedFraction: plan.SimulatedFraction,
+		}
+		if len(ranges) > len(sampling.Ranges(plan)) {
+			sr.SimulatedLaunches, sr.SimulatedInstructions = 0, 0
+			for i, rg := range ranges {
+				sr.SimulatedLaunches += rg.Launches
+				sr.SimulatedInstructions += instr[i]
+			}
+			if plan.Instructions > 0 {
+				sr.SimulatedFraction = float64(sr.SimulatedInstructions) / float64(plan.Instructions)
+			}
 		}
 		parent.Sampling, parent.KernelsTotal = sr, plan.Samples
 		parent.History = append(parent.History, runs.Stamp(fmt.Sprintf("sampled with plan %s: %d representatives, %d launches simulated in %d segments",

@@ -14,7 +14,8 @@ import (
 // warm-up has its results from the part that counts it, the earlier
 // one: the stand-in gives a kernel the cycles of its place in its
 // segment, so the two parts give it different cycles. Each
-// representative is counted once.
+// representative is counted once, and the run's simulatedLaunches are
+// what its segments simulated.
 func TestSampledRunCutsItsLongestSegment(t *testing.T) {
 	t.Parallel()
 	s := sampledServer(t, "", nil, func(c *app.Config) { c.RunConcurrency = 2 })
@@ -29,6 +30,13 @@ func TestSampledRunCutsItsLongestSegment(t *testing.T) {
 	}
 	if r.Progress.KernelsDone != plan.Samples || r.Sampling.Representatives != plan.Samples {
 		t.Fatalf("progress %+v, %d representatives; want %d", r.Progress, r.Sampling.Representatives, plan.Samples)
+	}
+	simulated := 0 // the warm-up the parts share counted twice, as simulated
+	for _, seg := range segs {
+		simulated += len(seg.Kernels)
+	}
+	if r.Sampling.SimulatedLaunches != simulated {
+		t.Errorf("simulatedLaunches %d, the segments simulated %d", r.Sampling.SimulatedLaunches, simulated)
 	}
 	var reps []int
 	for _, st := range plan.Strata {
