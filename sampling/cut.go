@@ -46,24 +46,23 @@ func CutRanges(p Plan, in Input, ranges []cascade.KernelRange, slots int) []casc
 	}
 	out := slices.Clone(ranges)
 	for range maxCuts {
-		sizes := make([]int64, len(out))
+		sizes, err := SegmentInstructions(in, out)
+		if err != nil || len(out) == 0 {
+			return out
+		}
 		longest := 0
-		for i, rg := range out {
-			sizes[i] = rangeInstructions(in, rg)
+		for i := range sizes {
 			if sizes[i] > sizes[longest] {
 				longest = i
 			}
 		}
-		if len(out) == 0 {
-			return out
-		}
-		best, bestSpan := [2]cascade.KernelRange{}, makespan(sizes, slots)
-		limit := float64(bestSpan) * (1 - minCutGain)
+		best, bestSpan := [2]cascade.KernelRange{}, busiest(sizes, slots)
+		limit := bestSpan * (1 - minCutGain)
 		found := false
 		launches := rangeLaunches(in, out[longest])
-		prefix := make([]int64, len(launches)+1) // warp instructions of launches[:j]
+		prefix := make([]float64, len(launches)+1) // warp instructions of launches[:j]
 		for j, l := range launches {
-			prefix[j+1] = prefix[j] + max(in.Launches[l].WarpInstructions, 0)
+			prefix[j+1] = prefix[j] + float64(max(in.Launches[l].WarpInstructions, 0))
 		}
 		trial := append(slices.Clone(sizes), 0)
 		for k := 1; k < len(launches); k++ {
@@ -72,7 +71,7 @@ func CutRanges(p Plan, in Input, ranges []cascade.KernelRange, slots int) []casc
 				continue
 			}
 			trial[longest], trial[len(sizes)] = prefix[k], prefix[len(launches)]-prefix[from]
-			if span := makespan(trial, slots); float64(span) <= limit && span < bestSpan {
+			if span := busiest(trial, slots); span <= limit && span < bestSpan {
 				best, bestSpan, found = [2]cascade.KernelRange{a, b}, span, true
 			}
 		}
@@ -134,29 +133,8 @@ func rangeLaunches(in Input, rg cascade.KernelRange) []int {
 	return out
 }
 
-// rangeInstructions is the warp instructions of rg's launches.
-func rangeInstructions(in Input, rg cascade.KernelRange) int64 {
-	n := int64(0)
-	for _, l := range rangeLaunches(in, rg) {
-		n += max(in.Launches[l].WarpInstructions, 0)
-	}
-	return n
-}
-
-// makespan is the most any of slots simulates of segments of sizes,
-// queued longest first, each on the first slot free.
-func makespan(sizes []int64, slots int) int64 {
-	free := make([]int64, min(slots, max(1, len(sizes))))
-	span := int64(0)
-	for _, i := range LongestFirst(sizes) {
-		first := 0
-		for j := range free {
-			if free[j] < free[first] {
-				first = j
-			}
-		}
-		free[first] += sizes[i]
-		span = max(span, free[first])
-	}
-	return span
+// busiest is the warp instructions the busiest of slots simulates of
+// segments of sizes: EstimateWall's queue at one instruction a second.
+func busiest(sizes []float64, slots int) float64 {
+	return EstimateWall(Rate{PerSecond: 1}, sizes, slots, 0).Seconds
 }

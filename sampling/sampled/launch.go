@@ -65,7 +65,8 @@ func (c *Coordinator) build(ctx context.Context, in Input) (launchSet, error) {
 // planParts is what a sampled run of a plan reads of it and its trace.
 type planParts struct {
 	plan   cascade.SamplingPlan
-	ranges []cascade.KernelRange
+	ranges []cascade.KernelRange // to simulate: the plan's, cut (sampling.CutRanges)
+	cut    bool                  // ranges holds more than the plan's
 	input  sampling.Input
 	// untraced counts the trace's launches without a kernel trace.
 	untraced int
@@ -100,6 +101,10 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 	parentIn := in.Run
 	parentIn.Rerun, parentIn.Coordinator = true, true
 	ins := []runs.LaunchInput{parentIn}
+	sizes, err := sampling.SegmentInstructions(input, ranges)
+	if err != nil {
+		return launchSet{}, err
+	}
 	var instr []int64
 	var segIns []runs.LaunchInput
 	several := severalContexts(input.Launches)
@@ -112,13 +117,7 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 				ctxs = append(ctxs, cascade.Deref(rg.Context))
 			}
 		}
-		var n int64
-		for l := rg.FirstLaunch; l <= rg.LastLaunch; l++ {
-			if x := input.Launches[l]; x.Context == cascade.Deref(rg.Context) && x.KernelID >= rg.Start && x.KernelID <= rg.End {
-				n += max(x.WarpInstructions, 0)
-			}
-		}
-		instr = append(instr, n)
+		instr = append(instr, int64(sizes[i]))
 		segIns = append(segIns, runs.LaunchInput{TraceID: in.Run.TraceID, SimConfig: in.Run.SimConfig, KernelIDs: ids, KernelContexts: ctxs, Segment: true,
 			Label: fmt.Sprintf("segment %d of %d", i+1, len(ranges)), Rerun: in.Run.Rerun})
 	}
@@ -153,7 +152,7 @@ func (c *Coordinator) buildWith(ctx context.Context, in Input, parts func(ctx co
 			SimulatedLaunches: plan.SimulatedLaunches, SimulatedInstructions: plan.SimulatedInstructions,
 			SimulatedFraction: plan.SimulatedFraction,
 		}
-		if len(ranges) > len(sampling.Ranges(plan)) {
+		if pp.cut {
 			sr.SimulatedLaunches, sr.SimulatedInstructions = 0, 0
 			for i, rg := range ranges {
 				sr.SimulatedLaunches += rg.Launches
@@ -251,8 +250,8 @@ func (c *Coordinator) planParts(ctx context.Context, planID, traceID string) (pl
 	}
 	// A segment that would be the run's wall time alone is cut, its
 	// second part after a warm-up the first part simulates too.
-	ranges = sampling.CutRanges(plan, input, ranges, c.cfg.Executor.Slots())
-	return planParts{plan: plan, ranges: ranges, input: input, untraced: untraced}, nil
+	cut := sampling.CutRanges(plan, input, ranges, c.cfg.Executor.Slots())
+	return planParts{plan: plan, ranges: cut, cut: len(cut) > len(ranges), input: input, untraced: untraced}, nil
 }
 
 // needsUntraced counts the trace's untraced launches (sampling.Launch
