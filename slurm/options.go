@@ -47,6 +47,42 @@ func (o Options) Merge(over Options) Options {
 	return o
 }
 
+// Asked says what a job of these options asks sbatch for, as
+// cascade-slurm.conf spells it ("partition=long time=90 mem=1024M"), and
+// what it leaves to the cluster: "the cluster's defaults" when nothing is
+// set, "mem=1024M; the rest the cluster's defaults" when not everything
+// is. A run's history records it, so that a job that ran out of memory or
+// time shows what it had.
+func (o Options) Asked() string {
+	var set []string
+	add := func(name, value string) { set = append(set, name+"="+value) }
+	if o.Partition != "" {
+		add("partition", o.Partition)
+	}
+	if o.Account != "" {
+		add("account", o.Account)
+	}
+	if o.QOS != "" {
+		add("qos", o.QOS)
+	}
+	if o.TimeLimit > 0 {
+		add("time", strconv.FormatInt(int64((o.TimeLimit+time.Minute-1)/time.Minute), 10))
+	}
+	if o.MemoryMB > 0 {
+		add("mem", strconv.FormatInt(o.MemoryMB, 10)+"M")
+	}
+	if o.CPUs > 0 {
+		add("cpus-per-task", strconv.Itoa(o.CPUs))
+	}
+	switch len(set) {
+	case 0:
+		return "the cluster's defaults"
+	case 6:
+		return strings.Join(set, " ")
+	}
+	return strings.Join(set, " ") + "; the rest the cluster's defaults"
+}
+
 // ReadOptions reads a file of options, one sbatch long option a line
 // without its dashes, and # comments (Cascade's cascade-slurm.conf):
 //

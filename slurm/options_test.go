@@ -79,3 +79,22 @@ func TestReadOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsAsked: a job's options as a run's history records them, in
+// cascade-slurm.conf's spelling, saying what is left to the cluster.
+func TestOptionsAsked(t *testing.T) {
+	for _, tc := range []struct {
+		o    slurm.Options
+		want string
+	}{
+		{slurm.Options{}, "the cluster's defaults"},
+		{slurm.Options{MemoryMB: 1024}, "mem=1024M; the rest the cluster's defaults"},
+		{slurm.Options{Partition: "long", TimeLimit: 90*time.Minute + time.Second, CPUs: 2}, "partition=long time=91 cpus-per-task=2; the rest the cluster's defaults"},
+		{slurm.Options{Partition: "p", Account: "arch", QOS: "normal", TimeLimit: time.Hour, MemoryMB: 16384, CPUs: 1},
+			"partition=p account=arch qos=normal time=60 mem=16384M cpus-per-task=1"},
+	} {
+		if got := tc.o.Asked(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.o, got, tc.want)
+		}
+	}
+}

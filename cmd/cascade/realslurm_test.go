@@ -75,13 +75,15 @@ func TestRealAccelSimOnSlurm(t *testing.T) {
 	type onSlurm struct {
 		realRun
 		Executor string
+		History  []string
 		Slurm    *struct {
 			JobID       int64
 			ArrayTaskID *int
 			State       string
 		}
 	}
-	const slurmFields = realRunFields + ` executor slurm { jobId arrayTaskId state }`
+	const slurmFields = realRunFields + ` executor history slurm { jobId arrayTaskId state }`
+	const asked = "asking for mem=1024M; the rest the cluster's defaults"
 	for config, cycles := range want {
 		var r struct{ Run onSlurm }
 		testkit.Eventually(t, 5*time.Minute, "run on "+config+" over", func() bool {
@@ -93,6 +95,9 @@ func TestRealAccelSimOnSlurm(t *testing.T) {
 		}
 		if r.Run.Executor != "slurm" || r.Run.Slurm == nil || r.Run.Slurm.JobID == 0 || r.Run.Slurm.ArrayTaskID != nil {
 			t.Errorf("run on %s: executor %s, job %+v; want a batch job of its own", config, r.Run.Executor, r.Run.Slurm)
+		}
+		if h := strings.Join(r.Run.History, "\n"); !strings.Contains(h, asked) {
+			t.Errorf("run on %s: history %q does not say what its job asked for (%q)", config, r.Run.History, asked)
 		}
 		k := r.Run.Kernels[0]
 		if k.Name != "_Z6vecAddPdS_S_i" || k.SimCycles != cycles || k.SimInstructions != 2203168 {
@@ -122,6 +127,9 @@ func TestRealAccelSimOnSlurm(t *testing.T) {
 			continue
 		}
 		checkFigures(t, "SM6_TITANX segment", sr.Run.realRun)
+		if h := strings.Join(sr.Run.History, "\n"); !strings.Contains(h, "each "+asked) {
+			t.Errorf("segment %s: history %q does not say what its task asked for", seg.ID, sr.Run.History)
+		}
 		jobs[j.JobID], tasks[*j.ArrayTaskID] = true, true
 	}
 	if len(jobs) != 1 || len(tasks) != len(s.Segments) {

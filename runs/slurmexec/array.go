@@ -89,7 +89,7 @@ func (e *Executor) StartArray(ctx context.Context, a runs.Array) {
 		failAll("submit to Slurm: " + err.Error())
 		return
 	}
-	e.recordArray(ctx, a, aid, opts.Partition)
+	e.recordArray(ctx, a, aid, opts)
 }
 
 // startBeyond starts as jobs of their own the segments whose index the
@@ -114,8 +114,9 @@ func (e *Executor) startBeyond(ctx context.Context, a runs.Array) runs.Array {
 // recordArray stores, in one transaction, the task of job array aid each
 // segment of a was submitted as, and follows them. A segment that is no
 // longer queued (cancelled, or removed with its trace, while sbatch ran)
-// gets its task cancelled instead.
-func (e *Executor) recordArray(ctx context.Context, a runs.Array, aid slurm.JobID, partition string) {
+// gets its task cancelled instead. opts are what every task asked for.
+func (e *Executor) recordArray(ctx context.Context, a runs.Array, aid slurm.JobID, opts slurm.Options) {
+	partition, asked := opts.Partition, escapeVerbs(opts.Asked())
 	ids := make([]string, len(a.Jobs))
 	refs := make(map[string]slurm.Ref, len(a.Jobs))
 	totals := make(map[string]int, len(a.Jobs))
@@ -134,7 +135,7 @@ func (e *Executor) recordArray(ctx context.Context, a runs.Array, aid slurm.JobI
 		if r.State != cascade.RunQueued || r.HasJob() {
 			return cascade.ErrUnchanged
 		}
-		setSubmitted(r, ref, partition, totals[r.ID], "submitted to Slurm as task %s of a job array, with the other queued segments of its run")
+		setSubmitted(r, ref, partition, totals[r.ID], "submitted to Slurm as task %s of a job array, with the other queued segments of its run, each asking for "+asked)
 		return nil
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
@@ -57,7 +58,7 @@ func (e *Executor) Start(ctx context.Context, job runs.Job) {
 		e.host.Finish(ctx, id, runs.End{State: cascade.RunFailed, Error: "submit to Slurm: " + err.Error()})
 		return
 	}
-	e.record(ctx, id, slurm.JobRef(jid), opts.Partition, job.Total, "submitted to Slurm as job %s")
+	e.record(ctx, id, slurm.JobRef(jid), opts.Partition, job.Total, "submitted to Slurm as job %s, asking for "+escapeVerbs(opts.Asked()))
 }
 
 // record stores the job (or job array's task) a run was submitted as, or
@@ -101,6 +102,10 @@ func (e *Executor) record(ctx context.Context, id string, jid slurm.Ref, partiti
 	e.mu.Unlock()
 	e.log.Info("run submitted", "run", id, "job", jid.String(), "partition", partition)
 }
+
+// escapeVerbs makes s safe in a history format: a partition or account
+// name with a % in it is printed as it is.
+func escapeVerbs(s string) string { return strings.ReplaceAll(s, "%", "%%") }
 
 // setSubmitted records on a queued run the job it was submitted as.
 func setSubmitted(r *cascade.Run, jid slurm.Ref, partition string, total int, history string) {

@@ -258,18 +258,19 @@ func TestSlurmJobEnds(t *testing.T) {
 		configure  func(*testing.T) []func(*app.Config)
 		state      string // the job's Slurm state
 		class      string // the run's failure class
+		asked      string // what its history says the job asked for
 		errs       []string
 		timeout    time.Duration
 	}{
-		{name: "failing", mode: "crash", state: "FAILED", class: "ASSERTION", timeout: time.Minute,
+		{name: "failing", mode: "crash", state: "FAILED", class: "ASSERTION", timeout: time.Minute, asked: "the cluster's defaults",
 			errs: []string{"simulator exit 134 after 1 of 4 kernels: accel-sim.out: trace_parser.cc", "(Slurm job", "FAILED: NonZeroExitCode, exit 134 on "}},
 		// Slurm's limits are whole minutes, enforced every 30 s.
-		{name: "time limit", state: "TIMEOUT", class: "TIME_LIMIT", timeout: 3 * time.Minute,
+		{name: "time limit", state: "TIMEOUT", class: "TIME_LIMIT", timeout: 3 * time.Minute, asked: "time=1; the rest the cluster's defaults",
 			configure: func(t *testing.T) []func(*app.Config) {
 				return []func(*app.Config){hanging(t), withSlurmFile(t, simconfigtest.H100, "time=1\n")}
 			},
 			errs: []string{"hit its time limit (TIMEOUT: TimeLimit", "after 0 of 4 kernels; raise time="}},
-		{name: "memory", mode: fakesim.ModeMemory, timeout: 2 * time.Minute,
+		{name: "memory", mode: fakesim.ModeMemory, timeout: 2 * time.Minute, asked: "mem=64M; the rest the cluster's defaults",
 			configure: func(t *testing.T) []func(*app.Config) {
 				sim := fakesim.Build(t)
 				return []func(*app.Config){withSlurmFile(t, simconfigtest.H100, "mem=64M\n"), func(c *app.Config) {
@@ -301,6 +302,9 @@ func TestSlurmJobEnds(t *testing.T) {
 				if !strings.Contains(*got.Error, e) {
 					t.Errorf("error %q lacks %q", *got.Error, e)
 				}
+			}
+			if h, want := strings.Join(got.History, "\n"), "submitted to Slurm as job "+fmt.Sprint(got.Slurm.JobID)+", asking for "+tc.asked+"\n"; !strings.Contains(h+"\n", want) {
+				t.Errorf("history %q lacks %q", got.History, want)
 			}
 			if tc.mode != "" && len(got.Kernels) != 1 {
 				t.Errorf("partial results: %d kernels, want the first", len(got.Kernels))
