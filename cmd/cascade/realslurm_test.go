@@ -19,9 +19,9 @@ import (
 // executor. The raw vecAdd trace runs on SM6_TITANX and SM7_QV100 as two
 // batch jobs with the cycles and instructions ../shared/accelsim/README.md
 // gives and the figures a local run records; a sampled run of a small
-// LLM-like trace runs its segments as the tasks of one job array and is
-// validated against a full run, a job too: every launch projected, the
-// full total inside the stated interval.
+// LLM-like trace runs its segments as the tasks of one job array, every
+// launch projected. (TestRealAccelSimSampledRun checks a sampled run of
+// the same trace against the full run; here that would simulate it again.)
 func TestRealAccelSimOnSlurm(t *testing.T) {
 	t.Parallel() // beside the package's other simulations and servers: see docs/development.md
 	checkout := testkit.RealAccelSim(t)
@@ -51,13 +51,13 @@ func TestRealAccelSimOnSlurm(t *testing.T) {
 	waitTrace(t, addr, "vecadd", "READY")
 	waitTrace(t, addr, "llm", "READY")
 
-	// The sampled run first: its segments and full run are the longer jobs.
+	// The sampled run first: its segments are the longer jobs.
 	var p struct{ PlanSampling struct{ ID string } }
 	if errs := gqlVars(t, addr, `mutation { planSampling(traceId: "llm", target: {error: 0.02}, warmupStep: true) { id } }`, nil, &p); len(errs) > 0 {
 		t.Fatalf("plan: %v", errs)
 	}
 	var sampled struct{ LaunchRun struct{ ID string } }
-	if errs := gqlVars(t, addr, `mutation($p: ID!) { launchRun(input: {traceId: "llm", simConfig: "SM6_TITANX", sampling: {plan: $p, validate: true}}) { id } }`,
+	if errs := gqlVars(t, addr, `mutation($p: ID!) { launchRun(input: {traceId: "llm", simConfig: "SM6_TITANX", sampling: {plan: $p}}) { id } }`,
 		map[string]any{"p": p.PlanSampling.ID}, &sampled); len(errs) > 0 {
 		t.Fatalf("launch the sampled run: %v", errs)
 	}
@@ -108,13 +108,12 @@ func TestRealAccelSimOnSlurm(t *testing.T) {
 	}
 
 	var r struct{ Run realSampled }
-	testkit.Eventually(t, 15*time.Minute, "sampled run and its check", func() bool {
+	testkit.Eventually(t, 15*time.Minute, "sampled run over", func() bool {
 		gqlVars(t, addr, `query($id: ID!) { run(id: $id) { `+realSampledFields+` } }`, map[string]any{"id": sampled.LaunchRun.ID}, &r)
-		return r.Run.State == "FAILED" || r.Run.State == "CANCELLED" ||
-			r.Run.State == "SUCCEEDED" && r.Run.Sampling != nil && r.Run.Sampling.Check != nil
+		return r.Run.State == "FAILED" || r.Run.State == "CANCELLED" || r.Run.State == "SUCCEEDED"
 	})
 	s := r.Run.Sampling
-	if r.Run.State != "SUCCEEDED" || s == nil || s.ProjectedCycles == nil || s.Check == nil {
+	if r.Run.State != "SUCCEEDED" || s == nil || s.ProjectedCycles == nil {
 		t.Fatalf("sampled run %s: %s, error %v", r.Run.ID, r.Run.State, r.Run.Error)
 	}
 	jobs, tasks := map[int64]bool{}, map[int]bool{}
@@ -135,19 +134,20 @@ func TestRealAccelSimOnSlurm(t *testing.T) {
 	if len(jobs) != 1 || len(tasks) != len(s.Segments) {
 		t.Errorf("%d segments are %d tasks of %d job arrays, want one array", len(s.Segments), len(tasks), len(jobs))
 	}
-	c := s.Check
-	var full struct{ Run onSlurm }
-	gqlVars(t, addr, `query($id: ID!) { run(id: $id) { `+slurmFields+` } }`, map[string]any{"id": c.FullRun.ID}, &full)
-	if j := full.Run.Slurm; j == nil || j.JobID == 0 || j.ArrayTaskID != nil || jobs[j.JobID] {
-		t.Errorf("the validating full run's job %+v: want a batch job of its own", j)
+	simulated, sum := 0, 0.0
+	for _, k := range r.Run.Kernels {
+		if k.Simulated == nil || k.SimCycles <= 0 {
+			t.Fatalf("kernel %d: %+v", k.KernelID, k)
+		}
+		if *k.Simulated {
+			simulated++
+		}
+		sum += float64(k.SimCycles)
 	}
-	if len(r.Run.Kernels) != len(llm.Launches) || c.FullRun.State != "SUCCEEDED" || c.KernelsCompared != len(llm.Launches) {
-		t.Fatalf("%d kernels of %d launches, check %+v", len(r.Run.Kernels), len(llm.Launches), *c)
+	if len(r.Run.Kernels) != len(llm.Launches) || simulated != s.Representatives || math.Abs(sum-*s.ProjectedCycles) > float64(len(llm.Launches)) ||
+		*s.CiLowCycles > *s.ProjectedCycles || *s.CiHighCycles < *s.ProjectedCycles {
+		t.Fatalf("%d kernels of %d launches, %d simulated of %d representatives, summing to %.0f; projected %.0f [%.0f, %.0f]",
+			len(r.Run.Kernels), len(llm.Launches), simulated, s.Representatives, sum, *s.ProjectedCycles, *s.CiLowCycles, *s.CiHighCycles)
 	}
-	if !c.InsideInterval || c.FullCycles < *s.CiLowCycles || c.FullCycles > *s.CiHighCycles || math.Abs(c.TotalErrorPct) > 2 {
-		t.Errorf("the full run's %.0f cycles against the projection %.0f [%.0f, %.0f]: %+.2f %%",
-			c.FullCycles, *s.ProjectedCycles, *s.CiLowCycles, *s.CiHighCycles, c.TotalErrorPct)
-	}
-	t.Logf("on Slurm: %d segments, one job array; projected %.0f cycles [%.0f, %.0f], full %.0f: %+.2f %%",
-		len(s.Segments), *s.ProjectedCycles, *s.CiLowCycles, *s.CiHighCycles, c.FullCycles, c.TotalErrorPct)
+	t.Logf("on Slurm: %d segments, one job array; projected %.0f cycles [%.0f, %.0f]", len(s.Segments), *s.ProjectedCycles, *s.CiLowCycles, *s.CiHighCycles)
 }
