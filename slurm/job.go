@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // ScriptName is the file a job's script is written to, in its directory.
@@ -57,24 +56,8 @@ func (j Job) Script() (string, error) {
 // writeOptions writes the #SBATCH lines of the options set, then the
 // placement every Cascade job has.
 func writeOptions(b *strings.Builder, o Options) {
-	opt := func(name, value string) { fmt.Fprintf(b, "#SBATCH --%s=%s\n", name, value) }
-	if o.Partition != "" {
-		opt("partition", o.Partition)
-	}
-	if o.Account != "" {
-		opt("account", o.Account)
-	}
-	if o.QOS != "" {
-		opt("qos", o.QOS)
-	}
-	if o.TimeLimit > 0 {
-		opt("time", fmt.Sprint(int64((o.TimeLimit+time.Minute-1)/time.Minute)))
-	}
-	if o.MemoryMB > 0 {
-		opt("mem", fmt.Sprintf("%dM", o.MemoryMB))
-	}
-	if o.CPUs > 0 {
-		opt("cpus-per-task", fmt.Sprint(o.CPUs))
+	for _, f := range o.set() {
+		fmt.Fprintf(b, "#SBATCH --%s=%s\n", f[0], f[1])
 	}
 	// One task on one node; no requeue, so a node failure ends the job
 	// NODE_FAIL (its run fails visibly) rather than restarting it, log

@@ -55,7 +55,23 @@ func (o Options) Merge(over Options) Options {
 // time shows what it had.
 func (o Options) Asked() string {
 	var set []string
-	add := func(name, value string) { set = append(set, name+"="+value) }
+	for _, f := range o.set() {
+		set = append(set, f[0]+"="+f[1])
+	}
+	switch len(set) {
+	case 0:
+		return "the cluster's defaults"
+	case 6:
+		return strings.Join(set, " ")
+	}
+	return strings.Join(set, " ") + "; the rest the cluster's defaults"
+}
+
+// set is the options set, each as sbatch's long option and its value, in
+// the order a job script writes them.
+func (o Options) set() [][2]string {
+	var out [][2]string
+	add := func(name, value string) { out = append(out, [2]string{name, value}) }
 	if o.Partition != "" {
 		add("partition", o.Partition)
 	}
@@ -74,13 +90,7 @@ func (o Options) Asked() string {
 	if o.CPUs > 0 {
 		add("cpus-per-task", strconv.Itoa(o.CPUs))
 	}
-	switch len(set) {
-	case 0:
-		return "the cluster's defaults"
-	case 6:
-		return strings.Join(set, " ")
-	}
-	return strings.Join(set, " ") + "; the rest the cluster's defaults"
+	return out
 }
 
 // ReadOptions reads a file of options, one sbatch long option a line
