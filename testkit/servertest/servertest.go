@@ -109,10 +109,20 @@ type Response struct {
 }
 
 // Client is an HTTP client of the server, trusting its certificate when
-// it has one.
+// it has one. A request, its body read to the end, may take
+// clientTimeout.
 func (s *TestServer) Client() *http.Client {
-	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: s.TLS}}
+	return &http.Client{Timeout: clientTimeout, Transport: &http.Transport{TLSClientConfig: s.TLS}}
 }
+
+// clientTimeout bounds a request a test makes, its body included: long
+// enough for the largest body a test reads on CI's two cores, where every
+// package's tests and the simulators share them and a process gets a
+// fraction of a core. TestKernelsCSV (10,007 kernels stored with their
+// statistics, then downloaded as one streamed CSV) takes 6 s in all on an
+// idle machine under the race detector; in CI its download once passed
+// the 30 s this was (2026-12-07, load 15).
+const clientTimeout = 3 * time.Minute
 
 // Post posts a GraphQL request with "Authorization: Bearer <token>"
 // (none when token is empty). A transport failure fails the test.
