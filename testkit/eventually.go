@@ -11,12 +11,8 @@ import (
 // database, and a subscription for anything that sends events.
 func Eventually(t testing.TB, timeout time.Duration, msg string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for wait := pollFirst; !cond(); wait = poll(wait) {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %v: %s", timeout, msg)
-		}
-		time.Sleep(wait)
+	if _, ok := await(timeout, func() (bool, string) { return cond(), "" }); !ok {
+		t.Fatalf("not within %v: %s", timeout, msg)
 	}
 }
 
@@ -25,14 +21,18 @@ func Eventually(t testing.TB, timeout time.Duration, msg string, cond func() boo
 // only the state it waited for.
 func EventuallySays(t testing.TB, timeout time.Duration, msg string, cond func() (bool, string)) {
 	t.Helper()
+	if seen, ok := await(timeout, cond); !ok {
+		t.Fatalf("not within %v: %s; last seen: %s", timeout, msg, seen)
+	}
+}
+
+// await polls cond until it is true (ok) or timeout has passed, and
+// returns what cond last said it saw.
+func await(timeout time.Duration, cond func() (bool, string)) (seen string, ok bool) {
 	deadline := time.Now().Add(timeout)
 	for wait := pollFirst; ; wait = poll(wait) {
-		ok, seen := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %v: %s; last seen: %s", timeout, msg, seen)
+		if ok, seen = cond(); ok || time.Now().After(deadline) {
+			return seen, ok
 		}
 		time.Sleep(wait)
 	}

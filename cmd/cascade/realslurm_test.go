@@ -63,15 +63,11 @@ func TestRealAccelSimOnSlurm(t *testing.T) {
 		map[string]any{"p": p.PlanSampling.ID}, &sampled); len(errs) > 0 {
 		t.Fatalf("launch the sampled run: %v", errs)
 	}
-	want := map[string]int64{"SM6_TITANX": 11789}
-	ids := map[string]string{}
-	for config := range want {
-		var l struct{ LaunchRun struct{ ID string } }
-		if errs := gqlVars(t, addr, `mutation($c: String!) { launchRun(input: {traceId: "vecadd", simConfig: $c}) { id } }`,
-			map[string]any{"c": config}, &l); len(errs) > 0 {
-			t.Fatalf("launch on %s: %v", config, errs)
-		}
-		ids[config] = l.LaunchRun.ID
+	const config, cycles = "SM6_TITANX", 11789
+	var l struct{ LaunchRun struct{ ID string } }
+	if errs := gqlVars(t, addr, `mutation($c: String!) { launchRun(input: {traceId: "vecadd", simConfig: $c}) { id } }`,
+		map[string]any{"c": config}, &l); len(errs) > 0 {
+		t.Fatalf("launch on %s: %v", config, errs)
 	}
 
 	type onSlurm struct {
@@ -86,28 +82,25 @@ func TestRealAccelSimOnSlurm(t *testing.T) {
 	}
 	const slurmFields = realRunFields + ` executor history slurm { jobId arrayTaskId state }`
 	const asked = "asking for mem=1024M; the rest the cluster's defaults"
-	for config, cycles := range want {
-		var r struct{ Run onSlurm }
-		testkit.Eventually(t, 5*time.Minute, "run on "+config+" over", func() bool {
-			gqlVars(t, addr, `query($id: ID!) { run(id: $id) { `+slurmFields+` } }`, map[string]any{"id": ids[config]}, &r)
-			return r.Run.State == "SUCCEEDED" || r.Run.State == "FAILED"
-		})
-		if r.Run.State != "SUCCEEDED" || len(r.Run.Kernels) != 1 {
-			t.Fatalf("run on %s: %s, error %v", config, r.Run.State, r.Run.Error)
-		}
-		if r.Run.Executor != "slurm" || r.Run.Slurm == nil || r.Run.Slurm.JobID == 0 || r.Run.Slurm.ArrayTaskID != nil {
-			t.Errorf("run on %s: executor %s, job %+v; want a batch job of its own", config, r.Run.Executor, r.Run.Slurm)
-		}
-		if h := strings.Join(r.Run.History, "\n"); !strings.Contains(h, asked) {
-			t.Errorf("run on %s: history %q does not say what its job asked for (%q)", config, r.Run.History, asked)
-		}
-		k := r.Run.Kernels[0]
-		if k.Name != "_Z6vecAddPdS_S_i" || k.SimCycles != cycles || k.SimInstructions != 2203168 {
-			t.Errorf("run on %s: %+v, want %d cycles and 2,203,168 instructions", config, k, cycles)
-		}
-		checkStatsAgainstLog(t, config, r.Run.realRun, filepath.Join(data, "work", "runs", r.Run.ID, "accel-sim.log"))
-		checkFigures(t, config, r.Run.realRun)
+	var batch struct{ Run onSlurm }
+	testkit.Eventually(t, 5*time.Minute, "run on "+config+" over", func() bool {
+		gqlVars(t, addr, `query($id: ID!) { run(id: $id) { `+slurmFields+` } }`, map[string]any{"id": l.LaunchRun.ID}, &batch)
+		return batch.Run.State == "SUCCEEDED" || batch.Run.State == "FAILED"
+	})
+	if batch.Run.State != "SUCCEEDED" || len(batch.Run.Kernels) != 1 {
+		t.Fatalf("run on %s: %s, error %v", config, batch.Run.State, batch.Run.Error)
 	}
+	if batch.Run.Executor != "slurm" || batch.Run.Slurm == nil || batch.Run.Slurm.JobID == 0 || batch.Run.Slurm.ArrayTaskID != nil {
+		t.Errorf("run on %s: executor %s, job %+v; want a batch job of its own", config, batch.Run.Executor, batch.Run.Slurm)
+	}
+	if h := strings.Join(batch.Run.History, "\n"); !strings.Contains(h, asked) {
+		t.Errorf("run on %s: history %q does not say what its job asked for (%q)", config, batch.Run.History, asked)
+	}
+	if k := batch.Run.Kernels[0]; k.Name != "_Z6vecAddPdS_S_i" || k.SimCycles != cycles || k.SimInstructions != 2203168 {
+		t.Errorf("run on %s: %+v, want %d cycles and 2,203,168 instructions", config, k, cycles)
+	}
+	checkStatsAgainstLog(t, config, batch.Run.realRun, filepath.Join(data, "work", "runs", batch.Run.ID, "accel-sim.log"))
+	checkFigures(t, config, batch.Run.realRun)
 
 	var r struct{ Run realSampled }
 	testkit.Eventually(t, 15*time.Minute, "sampled run over", func() bool {
