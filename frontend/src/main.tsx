@@ -5,6 +5,7 @@ import { Provider, type Client } from "urql";
 import { App } from "./App";
 import { auth, useAuth } from "./api/auth";
 import { createCascadeClient, createLiveSocket } from "./api/client";
+import { disposeSocket } from "./api/socket";
 import { LiveSocketContext } from "./api/useEvents";
 import { TokenDialog } from "./components/TokenDialog";
 import "./styles.css";
@@ -17,7 +18,7 @@ import "./styles.css";
 let clients: { generation: number; ws: WsClient; client: Client } | null = null;
 function clientsFor(generation: number) {
   if (clients?.generation !== generation) {
-    void clients?.ws.dispose();
+    disposeSocket(clients?.ws);
     clients = { generation, ws: createLiveSocket(), client: createCascadeClient() };
   }
   return clients;

@@ -7,6 +7,7 @@ import "graphiql/setup-workers/vite";
 import "graphiql/style.css";
 import { graphqlHttpUrl, graphqlWsUrl } from "../api/endpoint";
 import { auth, authFetch, CLOSE_UNAUTHORIZED, useAuth } from "../api/auth";
+import { disposeSocket } from "../api/socket";
 import { TokenDialog } from "../components/TokenDialog";
 
 // Queries and mutations over HTTP, subscriptions over graphql-transport-ws, both at /graphql,
@@ -14,7 +15,7 @@ import { TokenDialog } from "../components/TokenDialog";
 let current: { generation: number; ws: WsClient; fetcher: Fetcher } | null = null;
 function fetcherFor(generation: number): Fetcher {
   if (current?.generation !== generation) {
-    void current?.ws.dispose();
+    disposeSocket(current?.ws);
     const ws = createClient({
       url: graphqlWsUrl(),
       connectionParams: () => auth.connectionParams(),
