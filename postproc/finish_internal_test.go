@@ -398,3 +398,35 @@ func TestStoreDownLeavesItProcessing(t *testing.T) {
 		t.Fatalf("the next start: moved %q, published %q", moved, events)
 	}
 }
+
+// TestRawTracesListed: an upload whose own kernelslist.g names raw NVBit
+// traces, which no Accel-Sim reads, is not taken as processed. With the
+// tracer's kernel list it runs the post-processor (here one that is not
+// installed, so it fails saying so); without, it fails at once naming the
+// list, the raw trace and what to upload instead.
+func TestRawTracesListed(t *testing.T) {
+	r := newRig(t)
+	withList := raw()
+	withList["traces/kernelslist.g"] = "MemcpyHtoD,0x0000000000001000,64\nkernel-1-ctx_0x1.trace\nkernel-2-ctx_0x1.trace\n"
+	noList := map[string]string{
+		"traces/kernel-1-ctx_0x1.trace": "-kernel name = k\n",
+		"traces/kernelslist.g":          withList["traces/kernelslist.g"],
+		"traces/stats_ctx_0x1":          statsHeader + statsRow(1),
+	}
+	r.trace("with-list", cascade.TraceProcessing, withList)
+	r.trace("no-list", cascade.TraceProcessing, noList)
+	r.run(r.processor(2))
+	moved, _ := r.mv.waitMoved(2)
+	if want := []string{"no-list FAILED ran=false", "with-list FAILED ran=true"}; !reflect.DeepEqual(moved, want) {
+		t.Fatalf("moved %q, want %q", moved, want)
+	}
+	if msg := cascade.Deref(r.stored("with-list").Error); !strings.Contains(msg, "post-processor not found") {
+		t.Errorf("with-list fails with %q, want the post-processor run", msg)
+	}
+	msg := cascade.Deref(r.stored("no-list").Error)
+	for _, want := range []string{"traces/kernelslist.g names kernel-1-ctx_0x1.trace, a raw NVBit trace", "no tracer kernel list", "upload the trace again"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("no-list fails with %q, want it to say %q", msg, want)
+		}
+	}
+}

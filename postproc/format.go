@@ -38,6 +38,35 @@ func processedKernels(list string) ([]string, error) {
 	return names, sc.Err()
 }
 
+// rawListed returns the first raw NVBit trace (tracedir.IsRawKernel) that
+// the processed kernel list list names, "" for none or an unreadable list.
+func rawListed(list string) string {
+	f, err := os.Open(list)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "kernel") && tracedir.IsRawKernel(line) {
+			return line
+		}
+	}
+	return ""
+}
+
+// hasRawList reports whether the trace in dir holds a tracer's raw kernel
+// list (tracedir.RawListContext), which a post-processor starts from.
+func hasRawList(dir string) bool {
+	entries, _ := os.ReadDir(filepath.Join(dir, tracedir.TracesDir))
+	for _, e := range entries {
+		if _, ok := tracedir.RawListContext(e.Name()); ok && e.Type().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
 // Retried tells the processor that the trace was retried (retryTrace): if
 // its processed files are in another format than the post-processor
 // writes, it processes the trace again.

@@ -282,6 +282,19 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 		if stale != nil {
 			suspect, why = true, "its processed traces are not "+p.cfg.Format
 		}
+		if raw := rawListed(list); !suspect && raw != "" {
+			// An upload's own list that names raw traces: no Accel-Sim
+			// reads them, so it is post-processed, or failed when it
+			// cannot be.
+			if !hasRawList(dir) {
+				p.removeMarker(id)
+				p.finish(ctx, id, dir, fmt.Sprintf("%s names %s, a raw NVBit trace, which Accel-Sim does not read (it reads the post-processor's "+
+					"output), and the upload has no tracer kernel list (traces/kernelslist or kernelslist_ctx_*) to post-process it from: "+
+					"upload the trace again with the tracer's kernel list and without %s", tracedir.KernelsListG, raw, tracedir.KernelsListG), false)
+				return
+			}
+			suspect, why = true, fmt.Sprintf("its kernelslist.g names %s, a raw NVBit trace", raw)
+		}
 		if !suspect {
 			p.removeMarker(id) // stale: of a deleted, retried or failed upload
 			if smallStats(dir) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 // Executor is where simulations execute. The Manager owns runs: it queues
@@ -168,6 +169,8 @@ func Judge(log *simlog.Parser, exit simlog.Exit, traceID string) End {
 	switch {
 	case o.Succeeded:
 		return End{State: cascade.RunSucceeded, Log: log}
+	case o.Failure == simlog.FailureTraceFormat && tracedir.IsRawKernel(o.File):
+		return End{State: cascade.RunFailed, Error: o.Reason + ". " + rawTraceFix(o.File, traceID), Log: log}
 	case o.Failure == simlog.FailureTraceFormat:
 		return End{State: cascade.RunFailed, Error: o.Reason + ". " + traceFormatFix(traceID), Log: log}
 	}

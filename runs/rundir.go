@@ -80,6 +80,16 @@ func configFiles(cfg cascade.SimConfig, reserved ...string) ([]configFile, error
 	return files, nil
 }
 
+// rawTraceFix says why a simulator rejected file, a raw NVBit trace that
+// the trace's kernelslist.g names, and what to do: an upload brought that
+// list (Cascade post-processes a trace without one), and no Accel-Sim
+// reads raw traces.
+func rawTraceFix(file, traceID string) string {
+	return fmt.Sprintf("%s is a raw NVBit trace, which no Accel-Sim reads: the trace's traces/kernelslist.g, which came with its upload, "+
+		"names raw traces instead of the post-processor's. Upload the trace again without traces/kernelslist.g, with the tracer's "+
+		"traces/kernelslist (or kernelslist_ctx_*), or call retryTrace(id: %q) if the upload has it: Cascade then post-processes the raw traces", file, traceID)
+}
+
 // traceFormatFix says how to serve a simulator that rejected a trace's
 // file type (formats.md §6).
 func traceFormatFix(traceID string) string {

@@ -38,6 +38,11 @@ const KernelsListG = TracesDir + "/" + kernellist.Name
 
 var rawKernelRe = regexp.MustCompile(`^kernel-\d+(-ctx_0x[0-9a-fA-F]+)?\.trace(\.xz)?$`)
 
+// IsRawKernel reports whether a file's name is a raw kernel trace's, as
+// the tracer writes it: kernel-<n>.trace, -ctx_0x<handle> before the
+// extension for a context, .trace.xz compressed.
+func IsRawKernel(name string) bool { return rawKernelRe.MatchString(path.Base(name)) }
+
 // RawKernels counts the raw kernel traces (kernel-*.trace, .trace.xz) in
 // the tree's traces folder.
 func (t *Tree) RawKernels() int {

@@ -53,6 +53,9 @@ func (p *Parser) outcome(exit Exit) Outcome {
 	fail := func(f Failure, format string, args ...any) Outcome {
 		o := Outcome{Failure: f, Reason: fmt.Sprintf(format, args...)}
 		o.Class, o.Line = p.classify(f, exit)
+		if p.lastProcessed != "" {
+			o.File = filepath.Base(p.lastProcessed)
+		}
 		return o
 	}
 	switch {

@@ -62,6 +62,9 @@ type Outcome struct {
 	// Line is the log's decisive line ("deadlock detected ...", the
 	// assertion, "Unknown Option: ..."); "" when the log has none.
 	Line string
+	// File is the kernel trace the simulator was reading last, by its
+	// base name ("kernel-3.traceg"); "" when it read none.
+	File string
 }
 
 // Exit is how the simulator process ended, as its executor saw it.

@@ -29,6 +29,7 @@ import (
 
 type statsRun struct {
 	State        string
+	Error        *string
 	FailureClass *string
 	FailureLine  *string
 	Figures      struct{ SimulatorBuild *string }
@@ -41,7 +42,7 @@ type statsRun struct {
 func getStats(t *testing.T, s *servertest.TestServer, id string) statsRun {
 	t.Helper()
 	var r struct{ Run statsRun }
-	s.MustDo(t, `query($id: ID!) { run(id: $id) { state failureClass failureLine figures { simulatorBuild }
+	s.MustDo(t, `query($id: ID!) { run(id: $id) { state error failureClass failureLine figures { simulatorBuild }
 		statCounters { name kind unit } statTotals statKernels kernels { statValues } } }`, map[string]any{"id": id}, &r)
 	return r.Run
 }
@@ -123,6 +124,7 @@ func TestFailureClassesRecorded(t *testing.T) {
 		prepare    func(t *testing.T, s *servertest.TestServer)
 		class      string
 		line       string // the decisive line holds it; "": there is none
+		error      string // the run's error holds it, when set
 		shell      bool   // the simulator runs under sh, which reports signals
 		ulimitV    bool   // the simulator runs with an address space limit
 	}{
@@ -148,7 +150,10 @@ func TestFailureClassesRecorded(t *testing.T) {
 					t.Fatal(err)
 				}
 			}},
+		// A kernelslist.g that names a raw trace: the error says so, not to
+		// change the trace format.
 		{name: "raw trace", mode: "ok", class: "UNSUPPORTED_TRACE_TYPE", line: "what():  Unsupported file type!",
+			error: "kernel-3-ctx_0x55d2c3a1e4f0.trace is a raw NVBit trace, which no Accel-Sim reads",
 			prepare: func(t *testing.T, s *servertest.TestServer) {
 				raw := strings.TrimSuffix(kernel3(s), "g")
 				if err := os.Rename(kernel3(s), raw); err != nil {
@@ -203,6 +208,9 @@ func TestFailureClassesRecorded(t *testing.T) {
 			lineOK := got.FailureLine == nil && c.line == "" || got.FailureLine != nil && c.line != "" && strings.Contains(*got.FailureLine, c.line)
 			if got.State != "FAILED" || got.FailureClass == nil || *got.FailureClass != c.class || !lineOK {
 				t.Fatalf("state %s class %v line %v, want FAILED %s with %q", got.State, cascadeDeref(got.FailureClass), cascadeDeref(got.FailureLine), c.class, c.line)
+			}
+			if msg := cascadeDeref(got.Error); c.error != "" && !strings.Contains(msg, c.error) {
+				t.Errorf("error %q, want it to say %q", msg, c.error)
 			}
 			var list struct {
 				Runs struct{ Nodes []struct{ ID string } }
