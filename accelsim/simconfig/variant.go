@@ -156,12 +156,37 @@ func checkValue(base options, baseName string, p cascade.SimParam) error {
 	if !ok {
 		return nil // the simulator knows whether the option exists
 	}
-	if _, err := strconv.ParseInt(have.value, 10, 64); err == nil {
-		if _, err := strconv.ParseInt(p.Value, 0, 64); err != nil {
-			return fmt.Errorf("%s: %s %q: not a whole number (%s has %s)", paramSource(p), p.Option, p.Value, baseName, have.value)
-		}
+	baseN, err := strconv.ParseInt(have.value, 10, 64)
+	if err != nil {
+		return nil
+	}
+	n, err := strconv.ParseInt(p.Value, 0, 64)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: %s %q: not a whole number (%s has %s)", paramSource(p), p.Option, p.Value, baseName, have.value)
+	case n < 0 && baseN >= 0 && !signedOptions[p.Option]:
+		return fmt.Errorf("%s: %s %s: a count cannot be negative (%s has %s; the simulator reads it unsigned, as a number past 4 billion)",
+			paramSource(p), p.Option, p.Value, baseName, have.value)
+	case n == 0 && sizeOptions[p.Option]:
+		return fmt.Errorf("%s: %s 0: a GPU needs at least one (%s has %s)", paramSource(p), p.Option, baseName, have.value)
 	}
 	return nil
+}
+
+// signedOptions are the whole-number options GPGPU-Sim gives a meaning
+// below 0 (-1: none), which a negative override may set.
+var signedOptions = map[string]bool{"-gpgpu_warpdistro_shader": true}
+
+// sizeOptions are the counts of the simulated GPU's parts, of which none
+// builds no GPU: with 0 clusters the simulator deadlocks at once, with 0
+// memory channels or bus width it divides by 0. A negative count is
+// refused for every option whose base value is not negative: GPGPU-Sim
+// reads counts as unsigned, and -3 clusters ended in std::bad_alloc
+// (class OUT_OF_MEMORY), as if the machine were short of memory.
+var sizeOptions = map[string]bool{
+	"-gpgpu_n_clusters": true, "-gpgpu_n_cores_per_cluster": true, "-gpgpu_n_mem": true,
+	"-gpgpu_n_sub_partition_per_mchannel": true, "-gpgpu_n_mem_per_ctrlr": true, "-gpgpu_num_sched_per_core": true,
+	"-gpgpu_shader_cta": true, "-gpgpu_shader_registers": true, "-gpgpu_dram_buswidth": true, "-gpgpu_dram_burst_length": true,
 }
 
 // read reads c's two files into o, as [load] does.

@@ -150,6 +150,8 @@ func TestVariantRefusesWhatCannotBeRight(t *testing.T) {
 		{name: "QV100", params: []cascade.SimParam{{Option: "gpgpu_n_clusters", Value: "4"}}, want: `"gpgpu_n_clusters" is not an option`},
 		{name: "QV100", params: []cascade.SimParam{{Option: "-gpgpu_n_clusters", Value: "many"}}, want: `override -gpgpu_n_clusters: -gpgpu_n_clusters "many": not a whole number (SM7_QV100 has 80)`},
 		{name: "QV100", params: []cascade.SimParam{{Option: "-gpgpu_clock_domains", Value: "1455"}}, want: "four positive numbers"},
+		{name: "QV100 -gpgpu_n_clusters -3", want: "override -gpgpu_n_clusters: -gpgpu_n_clusters -3: a count cannot be negative (SM7_QV100 has 80"},
+		{name: "QV100 -gpgpu_n_clusters 0", want: "override -gpgpu_n_clusters: -gpgpu_n_clusters 0: a GPU needs at least one (SM7_QV100 has 80)"},
 	} {
 		_, err := simconfig.Variant(cfgs, mods, tc.name, tc.params)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
