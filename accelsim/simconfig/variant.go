@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,6 +112,9 @@ func Apply(v cascade.SimConfig, ps []cascade.SimParam) (cascade.SimConfig, error
 		if err := checkValue(opts, v.Base, p); err != nil {
 			return v, err
 		}
+		if err := checkFile(v, p); err != nil {
+			return v, err
+		}
 		opts[p.Option] = option{value: p.Value, file: paramSource(p)}
 	}
 	cc, err := opts.computeCapability()
@@ -171,6 +175,44 @@ func checkValue(base options, baseName string, p cascade.SimParam) error {
 		return fmt.Errorf("%s: %s 0: a GPU needs at least one (%s has %s)", paramSource(p), p.Option, baseName, have.value)
 	}
 	return nil
+}
+
+// fileOptions name a file the simulator reads at start, by a name in the
+// run's directory, where a run finds its config folders' files.
+var fileOptions = map[string]bool{"-inter_config_file": true, "-accelwattch_xml_file": true}
+
+// checkFile refuses an override of a fileOptions option whose file the
+// config's folders do not hold (by a bare name) or that does not exist
+// (by an absolute path): TITANX-BOOKSIM names config_volta_islip.icnt,
+// which SM6_TITANX's folder lacks, and its runs failed at start.
+func checkFile(v cascade.SimConfig, p cascade.SimParam) error {
+	if !fileOptions[p.Option] || p.Value == "" {
+		return nil
+	}
+	if filepath.IsAbs(p.Value) {
+		if _, err := os.Stat(p.Value); err != nil {
+			return fmt.Errorf("%s: %s %s: %v", paramSource(p), p.Option, p.Value, err)
+		}
+		return nil
+	}
+	if strings.ContainsAny(p.Value, `/\`) {
+		return nil // relative to the run's directory: not the folders'
+	}
+	var folders []string
+	for _, f := range []string{GPGPUSimPath(v), TracePath(v)} {
+		real, err := filepath.EvalSymlinks(f)
+		if err != nil {
+			continue
+		}
+		dir := filepath.Dir(real)
+		if _, err := os.Stat(filepath.Join(dir, p.Value)); err == nil {
+			return nil
+		}
+		if !slices.Contains(folders, dir) {
+			folders = append(folders, dir)
+		}
+	}
+	return fmt.Errorf("%s: %s %s: no such file in %s's config folder %s", paramSource(p), p.Option, p.Value, v.Base, strings.Join(folders, " or "))
 }
 
 // signedOptions are the whole-number options GPGPU-Sim gives a meaning

@@ -151,11 +151,33 @@ func TestVariantRefusesWhatCannotBeRight(t *testing.T) {
 		{name: "QV100", params: []cascade.SimParam{{Option: "-gpgpu_n_clusters", Value: "many"}}, want: `override -gpgpu_n_clusters: -gpgpu_n_clusters "many": not a whole number (SM7_QV100 has 80)`},
 		{name: "QV100", params: []cascade.SimParam{{Option: "-gpgpu_clock_domains", Value: "1455"}}, want: "four positive numbers"},
 		{name: "QV100 -gpgpu_n_clusters -3", want: "override -gpgpu_n_clusters: -gpgpu_n_clusters -3: a count cannot be negative (SM7_QV100 has 80"},
+		{name: "QV100 -inter_config_file config_volta_islip.icnt", want: "override -inter_config_file: -inter_config_file config_volta_islip.icnt: no such file in SM7_QV100's config folder "},
+		{name: "QV100 -accelwattch_xml_file /no/such/accelwattch.xml", want: "-accelwattch_xml_file /no/such/accelwattch.xml: stat /no/such/accelwattch.xml: no such file or directory"},
 		{name: "QV100 -gpgpu_n_clusters 0", want: "override -gpgpu_n_clusters: -gpgpu_n_clusters 0: a GPU needs at least one (SM7_QV100 has 80)"},
 	} {
 		_, err := simconfig.Variant(cfgs, mods, tc.name, tc.params)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %v: err = %v, want %q", tc.name, tc.params, err, tc.want)
 		}
+	}
+}
+
+// TestVariantFileInFolder: a file option naming a file the base's config
+// folder holds is taken, as the run's directory links that folder's
+// files; the same name missing from it is refused
+// (TestVariantRefusesWhatCannotBeRight).
+func TestVariantFileInFolder(t *testing.T) {
+	cfgs, mods := variantFixture(t)
+	qv, ok := simconfig.Find(cfgs, "SM7_QV100")
+	if !ok {
+		t.Fatal("no SM7_QV100 in the fixture")
+	}
+	icnt := filepath.Join(filepath.Dir(simconfig.GPGPUSimPath(qv)), "config_volta_islip.icnt")
+	if err := os.WriteFile(icnt, []byte("topology = fly;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := simconfig.Variant(cfgs, mods, "QV100 -inter_config_file config_volta_islip.icnt", nil)
+	if err != nil || len(v.Params) != 1 || v.Params[0].Value != "config_volta_islip.icnt" {
+		t.Fatalf("variant %+v, err %v", v, err)
 	}
 }
