@@ -242,7 +242,8 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 	}
 	s.plans.Windows = s.runs
 	s.sweeps = runs.NewSweeps(s.runs)
-	s.sampled = sampled.New(sampled.Config{Runs: s.runs, Executor: s.runs.Executor(), Sweeps: s.sweeps, Variants: s.runs.Configs(), Store: m.DB, Plans: s.plans, Events: m.events, Logger: log})
+	s.sampled = sampled.New(sampled.Config{Runs: s.runs, Executor: s.runs.Executor(), Sweeps: s.sweeps, Variants: s.runs.Configs(), Store: m.DB, Plans: s.plans, Events: m.events, Logger: log,
+		AtOnce: func() int { n, _ := s.simulatorsAtOnce(); return n }})
 	s.runs.Coordinate(s.sampled)
 	s.results = results.New(results.Config{Store: m.DB, Configs: s.runs.Configs(), Live: s.runs, Plans: s.plans, BucketDir: cfg.BucketDir()})
 	s.correl = results.NewCorrelator(s.results)

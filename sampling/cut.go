@@ -29,8 +29,13 @@ const (
 // CutRanges returns p's ranges (Ranges(p)) cut while a cut shortens,
 // by minCutGain at least, the warp instructions the busiest of slots
 // simulates (segments queued longest first), up to maxCuts times. A part
-// holds at least one representative. With one slot nothing is cut.
+// holds at least one representative. With one slot nothing is cut; with
+// 0 or fewer, every segment runs at once (a Slurm cluster, as a sampled
+// run's estimate takes it), and the longest is cut while that pays.
 func CutRanges(p Plan, in Input, ranges []cascade.KernelRange, slots int) []cascade.KernelRange {
+	if slots <= 0 {
+		slots = len(ranges) + maxCuts
+	}
 	if slots < 2 || len(in.Launches) != p.Launches {
 		return ranges
 	}

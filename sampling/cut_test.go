@@ -2,6 +2,7 @@ package sampling_test
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/cascade-sim/cascade"
@@ -18,6 +19,16 @@ func busiest(t *testing.T, in sampling.Input, ranges []cascade.KernelRange) floa
 		t.Fatal(err)
 	}
 	return sampling.EstimateWall(sampling.Rate{PerSecond: 1}, segs, 2, 1).Seconds
+}
+
+// longest is the warp instructions of the longest segment of ranges.
+func longest(t *testing.T, in sampling.Input, ranges []cascade.KernelRange) float64 {
+	t.Helper()
+	segs, err := sampling.SegmentInstructions(in, ranges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.Max(segs)
 }
 
 // TestCutRanges: on two slots, the default plan of 300 launches of every
@@ -43,6 +54,12 @@ func TestCutRanges(t *testing.T) {
 			t.Errorf("%s: cut for %.0f → %.0f", shape, before, after)
 		case (shape == "requests" || shape == "quiet") && len(cut) == len(ranges):
 			t.Errorf("%s: its longest segment was not cut", shape)
+		}
+
+		// All at once (0 slots, a Slurm cluster): the longest segment is
+		// cut when that shortens it, never lengthened.
+		if whole, all := longest(t, in, ranges), longest(t, in, sampling.CutRanges(p, in, ranges, 0)); all > whole || (shape == "requests" && all >= whole) {
+			t.Errorf("%s: all at once, the longest segment %.0f → %.0f warp instructions", shape, whole, all)
 		}
 
 		rep := map[int]int{} // how many parts count each representative

@@ -250,7 +250,11 @@ func (c *Coordinator) planParts(ctx context.Context, planID, traceID string) (pl
 	}
 	// A segment that would be the run's wall time alone is cut, its
 	// second part after a warm-up the first part simulates too.
-	cut := sampling.CutRanges(plan, input, ranges, c.cfg.Executor.Slots())
+	atOnce := c.cfg.Executor.Slots()
+	if c.cfg.AtOnce != nil {
+		atOnce = c.cfg.AtOnce()
+	}
+	cut := sampling.CutRanges(plan, input, ranges, atOnce)
 	return planParts{plan: plan, ranges: cut, cut: len(cut) > len(ranges), input: input, untraced: untraced}, nil
 }
 

@@ -95,6 +95,11 @@ type Config struct {
 	Plans    Plans
 	Events   cascade.Publisher
 	Logger   *slog.Logger
+	// AtOnce is how many simulators run at once, 0 when the cluster
+	// decides (Slurm: all at once, as a plan's wall-time estimate takes
+	// it): a sampled run's longest segment is cut for that many
+	// (sampling.CutRanges). Nil: Executor.Slots().
+	AtOnce func() int
 }
 
 // Coordinator launches sampled runs, follows their segments and projects
