@@ -111,6 +111,31 @@ func TestErrors(t *testing.T) {
 			want: []string{"kernelslist:2:", "undefined command"},
 		},
 		{
+			name: "block of more threads than CUDA allows",
+			setup: func(t *testing.T, dir string) {
+				writeFile(t, dir, "kernel-1.trace", strings.Replace(string(classic), "-block dim = (70,1,1)", "-block dim = (4294967295,1,1)", 1))
+				writeFile(t, dir, "kernelslist", "kernel-1.trace\n")
+			},
+			want: []string{"kernel-1.trace:4:", "block (4294967295,1,1) of 4294967295 threads", "at most 1024"},
+		},
+		{
+			name: "a line of megabytes",
+			setup: func(t *testing.T, dir string) {
+				writeFile(t, dir, "kernel-1.trace", insertLine(string(classic), 20, strings.Repeat("\x00", 3<<20)))
+				writeFile(t, dir, "kernelslist", "kernel-1.trace\n")
+			},
+			want: []string{"kernel-1.trace:20:", "a line longer than 1048576 bytes"},
+		},
+		{
+			name: "truncated inside a line",
+			setup: func(t *testing.T, dir string) {
+				cut := strings.TrimSuffix(string(classic), "\n")
+				writeFile(t, dir, "kernel-1.trace", cut[:len(cut)-3])
+				writeFile(t, dir, "kernelslist", "kernel-1.trace\n")
+			},
+			want: []string{fmt.Sprintf("kernel-1.trace:%d:", strings.Count(string(classic), "\n")), "without its newline: a truncated file"},
+		},
+		{
 			name: "second kernel bad, first fine",
 			setup: func(t *testing.T, dir string) {
 				writeFile(t, dir, "kernel-1.trace", string(classic))

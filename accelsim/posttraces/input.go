@@ -119,13 +119,30 @@ func newLineReader(r io.Reader) *lineReader {
 	return &lineReader{br: bufio.NewReaderSize(r, 1<<20)}
 }
 
+// maxLineBytes is the longest line a raw trace may hold. An instruction
+// line of 32 addresses is under a kilobyte and a kernel's mangled name a
+// few; a longer line is a corrupt file (one zero-filled after its header
+// made the reader hold a whole 1.2 GB "line").
+const maxLineBytes = 1 << 20
+
+var (
+	errLineTooLong = fmt.Errorf("a line longer than %d bytes: not a trace line (a corrupt file?)", maxLineBytes)
+	errNoNewline   = errors.New("the file ends inside this line, without its newline: a truncated file (upload it again)")
+)
+
 // next returns the next line; at the end it returns io.EOF, or the
-// reader's error (reported before a partial last line is used).
+// reader's error (reported before a partial last line is used). A line
+// longer than maxLineBytes is errLineTooLong and a last line without its
+// newline errNoNewline, both with num at that line.
 func (lr *lineReader) next() ([]byte, error) {
 	line, err := lr.br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		lr.long = append(lr.long[:0], line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(lr.long) > maxLineBytes {
+				lr.num++
+				return nil, errLineTooLong
+			}
 			line, err = lr.br.ReadSlice('\n')
 			lr.long = append(lr.long, line...)
 		}
@@ -138,6 +155,12 @@ func (lr *lineReader) next() ([]byte, error) {
 		return nil, io.EOF
 	}
 	lr.num++
+	if len(line) > maxLineBytes+1 {
+		return nil, errLineTooLong
+	}
+	if errors.Is(err, io.EOF) {
+		return nil, errNoNewline
+	}
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	return line, nil

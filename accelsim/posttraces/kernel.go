@@ -62,6 +62,24 @@ func (s *blockSet) add(b uint64) bool {
 	return true
 }
 
+// maxBlockThreads is the most threads a CUDA thread block holds (every
+// compute capability since 2.0), and maxBlockZ the most along z.
+const (
+	maxBlockThreads = 1024
+	maxBlockZ       = 64
+)
+
+// checkBlock refuses a -block dim no CUDA kernel can have: a corrupt one
+// sized the post-processor's per-warp partitions by it (4294967295
+// threads took every byte of memory there was).
+func checkBlock(b [3]uint32) error {
+	threads := uint64(b[0]) * uint64(b[1]) * uint64(b[2])
+	if threads > maxBlockThreads || b[2] > maxBlockZ {
+		return fmt.Errorf("block (%d,%d,%d) of %d threads: a CUDA thread block holds at most %d, and %d along z", b[0], b[1], b[2], threads, maxBlockThreads, maxBlockZ)
+	}
+	return nil
+}
+
 // lineError names a trace file and line.
 func lineError(file string, line int, err error) error {
 	return fmt.Errorf("%s:%d: %w", file, line, err)
@@ -104,6 +122,9 @@ func (p *processor) partition(ctx context.Context, path, dir string) (_ *kernel,
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if errors.Is(err, errLineTooLong) || errors.Is(err, errNoNewline) {
+			return nil, lineError(name, lr.num, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s (after line %d): %w", path, lr.num, err)
 		}
@@ -126,6 +147,9 @@ func (p *processor) partition(ctx context.Context, path, dir string) (_ *kernel,
 					gotGrid = true
 				case bytes.HasPrefix(line, []byte("-block dim")):
 					if k.block, err = dim3(line); err != nil {
+						return nil, lineError(name, lr.num, err)
+					}
+					if err := checkBlock(k.block); err != nil {
 						return nil, lineError(name, lr.num, err)
 					}
 					gotBlock = true
