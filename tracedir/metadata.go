@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -56,6 +59,8 @@ func ReadMetadata(dir string) (Metadata, error) {
 // ParseMetadata decodes the bytes of a metadata.json.
 func ParseMetadata(b []byte) (Metadata, error) {
 	var m Metadata
+	// A byte order mark (Windows editors write one) is not JSON, nor data.
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return m, fmt.Errorf("%s: %s", MetadataFile, describeJSONError(b, err))
@@ -102,6 +107,13 @@ func ParseMetadata(b []byte) (Metadata, error) {
 		if err == nil && bytes.HasPrefix(bytes.TrimSpace(v), []byte(`"`)) {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("%s: layers: want a list of layer numbers such as [0, 1, 2, 3], got the string %s; shown as given", MetadataFile, compact(v)))
 		}
+	}
+	if a := m.TraceGPUArch; a != nil && *a != "" && !archRe.MatchString(*a) {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: trace_gpu_arch: want an architecture such as \"sm_90\", got %q; the kernel traces' binary version is used instead", MetadataFile, *a))
+		m.TraceGPUArch = nil
+	}
+	if rt := m.RealTiming; rt != "" && (filepath.IsAbs(rt) || slices.Contains(strings.Split(filepath.ToSlash(rt), "/"), "..")) {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: real_timing: %q is outside the trace; measured times are read from a file in it only (%s by default), so none are", MetadataFile, rt, RealTimingFile))
 	}
 	if c := m.SuggestedSimConfig; c != nil && (strings.TrimSpace(*c) == "" || strings.ContainsAny(*c, " \t/")) {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: suggested_sim_config: want the name of a tested config such as \"SM90_H100\", got %q; the New run screen preselects the first compatible config instead", MetadataFile, *c))
@@ -210,10 +222,41 @@ func compact(v json.RawMessage) string {
 func typeError(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Sprintf("want %s, got %s", te.Type, te.Value)
+		return fmt.Sprintf("want %s, got %s", goKind(te.Type), te.Value)
 	}
 	return err.Error()
 }
+
+// goKind names what a Go type decodes from, as a metadata.json's
+// writer knows it: "a list", "a string", never "[]json.RawMessage".
+func goKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.String {
+			return "a list of strings"
+		}
+		return "a list"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return t.String()
+}
+
+// archRe is what a trace_gpu_arch looks like: sm_ and a compute
+// capability's digits, with a letter suffix for variants (sm_90a).
+var archRe = regexp.MustCompile(`^sm_[0-9]+[a-z]*$`)
 
 // describeJSONError turns a decoding error into "line L, column C: msg".
 func describeJSONError(b []byte, err error) string {
