@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/memstore"
 	"github.com/cascade-sim/cascade/tracestate"
 )
@@ -428,5 +429,33 @@ func TestRawTracesListed(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("no-list fails with %q, want it to say %q", msg, want)
 		}
+	}
+}
+
+// TestLeftoverSpillsRemoved: a start removes the spill folders that
+// built-in post-processors killed with an earlier server left in the
+// work directory, and nothing else there.
+func TestLeftoverSpillsRemoved(t *testing.T) {
+	r := newRig(t)
+	spill := filepath.Join(r.work, "posttraces-123456")
+	if err := os.MkdirAll(spill, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(spill, "part-0"), []byte("a kernel's spill"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(r.work, "keep.txt")
+	if err := os.WriteFile(other, []byte("not a spill"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.trace("ready", cascade.TraceReady, nil)
+	stop := r.run(r.processor(1))
+	testkit.Eventually(t, 10*time.Second, "the spill folder removed", func() bool {
+		_, err := os.Stat(spill)
+		return errors.Is(err, os.ErrNotExist)
+	})
+	stop()
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another file of the work directory: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/hwprofile"
+	"github.com/cascade-sim/cascade/accelsim/posttraces"
 	"github.com/cascade-sim/cascade/internal/proc"
 	"github.com/cascade-sim/cascade/internal/workqueue"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -244,6 +245,11 @@ func (p *Processor) Run(ctx context.Context, to Reporter) error {
 		return fmt.Errorf("create post-processing directory: %w", err)
 	}
 	p.settleMarkers()
+	// No post-processor of ours runs yet (each dies with the server that
+	// started it): the built-in one's spill folders here are leftovers.
+	if err := posttraces.RemoveSpills(p.cfg.WorkDir); err != nil {
+		p.log.Warn("remove post-processors' leftover spill folders", "dir", p.cfg.WorkDir, "err", err)
+	}
 	ts, err := p.cfg.Store.AllTraces(ctx)
 	if err != nil {
 		return fmt.Errorf("load traces: %w", err)

@@ -321,3 +321,30 @@ func TestSubchunkInsts(t *testing.T) {
 		})
 	}
 }
+
+// TestStaleTempsRemoved: the temporary files a killed run left in the
+// traces folder (out of memory, its server killed: no deferred removal
+// ran) are removed by the next run; a file of another name stays.
+func TestStaleTempsRemoved(t *testing.T) {
+	classic, err := os.ReadFile("testdata/golden/classic/in/kernel-1.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, work := t.TempDir(), t.TempDir()
+	writeFile(t, dir, "kernel-1.trace", string(classic))
+	writeFile(t, dir, "kernelslist", "kernel-1.trace\n")
+	writeFile(t, dir, ".kernel-1.tracez.tmp-2711", "half a kernel")
+	writeFile(t, dir, ".kernelslist.g.tmp-99", "half a list")
+	writeFile(t, dir, ".notes.tmp-draft", "a user's")
+	if err := Run(context.Background(), dir, Options{Jobs: 1, WorkDir: work}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{".kernel-1.tracez.tmp-2711", ".kernelslist.g.tmp-99"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: %v, want it removed", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".notes.tmp-draft")); err != nil {
+		t.Errorf("a file not of a run's: %v", err)
+	}
+}

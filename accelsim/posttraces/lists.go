@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +23,10 @@ type kernelList struct {
 	path  string
 	lines []string // the .g list's lines
 }
+
+// tempRe is the name of a temporary output file (os.CreateTemp of
+// "."+name+".tmp-*", in writeOutput and the lists' writer).
+var tempRe = regexp.MustCompile(`^\..+\.tmp-[0-9]+$`)
 
 // kernelJob is one raw trace to post-process.
 type kernelJob struct{ in, out string }
@@ -55,6 +60,16 @@ func Run(ctx context.Context, target string, opts Options) error {
 	}
 	for _, path := range paths {
 		stale = append(stale, path+".g")
+	}
+	// And the temporary files of a run that was killed (out of memory,
+	// its server killed) before it could remove them: a kernel's size
+	// each, never seen by a scan (dotfiles). One post-processor of a
+	// trace runs at a time, so none is another's.
+	temps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+	for _, t := range temps {
+		if tempRe.MatchString(filepath.Base(t)) {
+			stale = append(stale, t)
+		}
 	}
 	for _, s := range stale {
 		if err := os.Remove(s); err != nil && !errors.Is(err, os.ErrNotExist) {

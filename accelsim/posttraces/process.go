@@ -2,6 +2,7 @@ package posttraces
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -114,10 +115,28 @@ func outputName(trace string, text bool) (string, error) {
 	return "", fmt.Errorf("kernel trace %q ends in neither .trace nor .trace.xz", trace)
 }
 
+// spillPattern names a kernel's spill folder in the spill root.
+const spillPattern = "posttraces-*"
+
+// RemoveSpills removes the spill folders in root (Options.WorkDir) that
+// post-processors killed before their deferred removal left: a raw
+// kernel's size each. Call it only when no post-processor spills there.
+func RemoveSpills(root string) error {
+	dirs, err := filepath.Glob(filepath.Join(root, spillPattern))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, d := range dirs {
+		errs = append(errs, os.RemoveAll(d))
+	}
+	return errors.Join(errs...)
+}
+
 // processKernel post-processes the raw trace at in into out, through a
 // temporary dotfile beside out renamed when complete.
 func (p *processor) processKernel(ctx context.Context, in, out string) (err error) {
-	spill, err := os.MkdirTemp(p.spillRoot, "posttraces-*")
+	spill, err := os.MkdirTemp(p.spillRoot, spillPattern)
 	if err != nil {
 		return fmt.Errorf("create spill dir: %w", err)
 	}
