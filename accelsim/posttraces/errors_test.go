@@ -348,3 +348,19 @@ func TestStaleTempsRemoved(t *testing.T) {
 		t.Errorf("a file not of a run's: %v", err)
 	}
 }
+
+// TestKernelTraceGone: a kernel trace that is gone when its turn comes
+// (removed after the list was read) is named once, as a kernel trace,
+// which is what the server's hint to upload it again looks for
+// (postproc's forUser); it was "open <path>: open <path>: ...".
+func TestKernelTraceGone(t *testing.T) {
+	p, err := newProcessor(Options{Jobs: 1, WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kernel-4.trace")
+	_, err = p.partition(context.Background(), path, t.TempDir())
+	if want := "kernel trace " + path + ": no such file or directory"; err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+}

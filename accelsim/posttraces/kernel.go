@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 )
@@ -91,6 +92,12 @@ func (p *processor) partition(ctx context.Context, path, dir string) (_ *kernel,
 	name := path
 	rc, err := openTrace(ctx, path, p.xz)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == path {
+			// Named once, as a kernel trace (one removed while it was
+			// processed: "no such file or directory").
+			return nil, fmt.Errorf("kernel trace %s: %w", path, pe.Err)
+		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer rc.Close()
