@@ -170,7 +170,17 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 	// trace's state depends on the state the committing transaction finds
 	// (tracestate.Next): a retried trace is uploading again before this
 	// scanner hears of it.
+	wrong := ""
+	if !l.hasMeta || (metaErr == nil && l.metaFailed == "" && !meta.HasFiles && !streamComplete(tree)) {
+		wrong = wrongFolder(tree, l.hasMeta)
+	}
 	switch {
+	case wrong != "":
+		// Never complete: fail once the tree is quiet, so a client that
+		// uploads the right files next is not failed on its first ones.
+		if quiet(h.treeSince, now, interval) {
+			l.fail(tracestate.UploadBroken, wrong)
+		}
 	case !l.hasMeta:
 		// Still uploading: the upload is complete only once metadata.json exists.
 	case metaErr != nil:
@@ -358,8 +368,11 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 	why := ""
 	if t.State.Finished() {
 		switch {
-		case !l.hasMeta:
+		case !l.hasMeta && t.MetadataSum != "":
 			why = "metadata.json removed"
+		case !l.hasMeta:
+			// It never had one: failed uploaded from the wrong folder
+			// (wrongFolder), which it still is.
 		case t.MetadataSum == "":
 			t.MetadataSum = l.metaSum // kept since schema version 3: adopt it
 		case l.metaSum != t.MetadataSum && (t.State != cascade.TraceReady || t.MetadataCoreSum == "" || l.profiles.metaCoreSum != t.MetadataCoreSum):

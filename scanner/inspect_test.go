@@ -246,6 +246,20 @@ func TestDecision(t *testing.T) {
 		{name: "its last file gone: the trace goes", walks: []walk{{0, oneKernel}, {testInterval, map[string]string{}}}, want: []cascade.TraceState{U, none}},
 		{name: "a ready trace whose files all went goes", stored: stored(R, readyMeta, 2), walks: walks(map[string]string{}, 0), want: []cascade.TraceState{none}},
 
+		// Uploaded from the wrong folder: never complete, so failed once
+		// quiet, and failed it stays.
+		{name: "a folder of traces: failed once quiet, and it stays so",
+			walks: walks(map[string]string{"t1/metadata.json": `{"model": "m"}`, "t1/traces/kernelslist": "kernel-1.trace\n", "t2/traces/kernel-1.trace": "x"}, 0, testInterval, 2*testInterval, time.Hour),
+			want:  []cascade.TraceState{U, F, F, F}, err: "the upload is a folder of 2 traces (t1/, t2/): upload each as a trace of its own, and delete this one (Delete on its page, or removeTrace)"},
+		{name: "a trace's traces/ folder, with a metadata.json beside: failed once quiet",
+			walks: walks(map[string]string{"metadata.json": `{"model": "m"}`, "kernelslist": "kernel-1.trace\n", "stats.csv": "s", "kernel-1.trace": "x"}, 0, testInterval, time.Hour),
+			want:  []cascade.TraceState{U, F, F}, err: "the upload has no traces/ folder, and its kernel traces and lists lie at the top: it was made from a trace's traces/ folder; upload the folder the tracer wrote, the one that holds traces/ and metadata.json, and delete this trace (Delete on its page, or removeTrace)"},
+		{name: "a trace's traces/ folder alone: failed once quiet",
+			walks: walks(map[string]string{"kernelslist_ctx_0x1": "kernel-1-ctx_0x1.trace\n", "kernel-1-ctx_0x1.trace": "x"}, 0, testInterval),
+			want:  []cascade.TraceState{U, F}, err: "the upload has no traces/ folder, and its kernel traces and lists lie at the top: it was made from a trace's traces/ folder; upload the folder the tracer wrote, the one that holds traces/ and metadata.json, and delete this trace (Delete on its page, or removeTrace)"},
+		{name: "a trace with a folder beside traces/: not a wrong folder",
+			walks: walks(with(streamed, "notes/metadata.json", "{}"), 0, testInterval), want: []cascade.TraceState{U, P}},
+
 		// Complete only once metadata.json exists.
 		{name: "no metadata.json: uploading, however complete and quiet", walks: walks(pcList, forever...), want: []cascade.TraceState{U, U, U}},
 
