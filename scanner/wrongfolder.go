@@ -53,4 +53,3 @@ func wrongFolder(tree *tracedir.Tree, hasMeta bool) string {
 	}
 	return ""
 }
-
