@@ -192,11 +192,16 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 	case l.metaFailed != "":
 		l.fail(tracestate.MetadataFailed, l.metaFailed)
 	case meta.HasFiles:
-		complete, err := filesComplete(tree, meta.Files)
-		if err != nil {
+		complete, waiting, err := filesComplete(tree, meta.Files)
+		switch {
+		case err != nil:
 			l.fail(tracestate.UploadBroken, err.Error())
-		} else if complete {
+		case complete:
 			l.event = tracestate.UploadComplete
+		case quiet(h.treeSince, now, waitingNoteAfter):
+			// Nothing arrived for a while: say what it waits for (a file
+			// listed at a size it will never have, one never uploaded).
+			l.warnings = append(slices.Clip(l.warnings), waiting)
 		}
 	default:
 		if streamComplete(tree) && quiet(h.treeSince, now, interval) {
@@ -278,6 +283,10 @@ func quiet(since, now time.Time, interval time.Duration) bool {
 	return now.Sub(since) >= interval-interval/8
 }
 
+// waitingNoteAfter is how long a listed upload's tree must not change
+// before its trace's warnings say which files it waits for.
+const waitingNoteAfter = 30 * time.Second
+
 // fileSig is what history.metaSig holds of a file.
 func fileSig(size int64, mod time.Time) string { return fmt.Sprint(size, mod.UnixNano()) }
 
@@ -299,20 +308,36 @@ func (l *look) fail(ev tracestate.Event, msg string) { l.event, l.err = ev, msg 
 // filesComplete applies the guide's first rule: every listed file is on
 // disk with the listed size. An entry that leaves the trace directory is an
 // error; one that is missing or short means the upload goes on.
-func filesComplete(tree *tracedir.Tree, files []tracedir.FileEntry) (bool, error) {
-	complete := true
+// When it is not, waiting says which listed files it waits for: how many,
+// and the first by its size on disk against the listed one.
+func filesComplete(tree *tracedir.Tree, files []tracedir.FileEntry) (complete bool, waiting string, err error) {
+	n, first := 0, ""
 	for i, f := range files {
 		rel, err := tree.Resolve(f.Path)
 		if err != nil {
-			return false, fmt.Errorf("metadata.json: files[%d]: %w", i, err)
+			return false, "", fmt.Errorf("metadata.json: files[%d]: %w", i, err)
 		}
 		got, ok := tree.Files[rel]
-		if !ok || got.Link || got.Size != f.Size {
-			complete = false
+		if ok && !got.Link && got.Size == f.Size {
+			continue
+		}
+		n++
+		if first != "" {
+			continue
+		}
+		switch {
+		case !ok:
+			first = fmt.Sprintf("%s (listed at %d bytes) is not there", f.Path, f.Size)
+		default:
+			first = fmt.Sprintf("%s is %d bytes, listed at %d", f.Path, got.Size, f.Size)
 		}
 	}
-	return complete, nil
+	if n == 0 {
+		return true, "", nil
+	}
+	return false, fmt.Sprintf("%s: waiting for %d of its %d listed files: %s", tracedir.MetadataFile, n, len(files), first), nil
 }
+
 
 // streamComplete applies the second rule's file part: at least one kernel
 // list, and a stats file for each.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -267,6 +268,15 @@ func TestDecision(t *testing.T) {
 		{name: "files list, every file there with its size: processing at once", walks: walks(with(pc, "metadata.json", pcMeta), 0), want: []cascade.TraceState{P}},
 		{name: "files list, a listed file missing: uploading, however quiet",
 			walks: walks(with(pc, "metadata.json", meta(nil, with(pc, "traces/kernel-3-ctx_0x1.trace.xz", "c"))), forever...), want: []cascade.TraceState{U, U, U}},
+		{name: "files list, a listed file never there: after a quiet while, its warnings say what it waits for",
+			walks: walks(with(pc, "metadata.json", meta(nil, with(pc, "traces/kernel-3-ctx_0x1.trace.xz", "c"))), 0, waitingNoteAfter-time.Second, waitingNoteAfter, time.Hour),
+			want:  []cascade.TraceState{U, U, U, U},
+			check: func(t *testing.T, tr cascade.Trace) {
+				want := []string{"metadata.json: waiting for 1 of its 5 listed files: traces/kernel-3-ctx_0x1.trace.xz (listed at 1 bytes) is not there"}
+				if !reflect.DeepEqual(tr.ScanWarnings, want) {
+					t.Errorf("scan warnings %q, want %q", tr.ScanWarnings, want)
+				}
+			}},
 		{name: "files list, a listed file short: uploading until it is whole",
 			walks: append(walks(with(pcList, "metadata.json", meta(nil, pcList), "traces/kernelslist.g", "kernel-1"), forever...),
 				walk{time.Hour + time.Second, with(pcList, "metadata.json", meta(nil, pcList))}),
