@@ -338,7 +338,6 @@ func filesComplete(tree *tracedir.Tree, files []tracedir.FileEntry) (complete bo
 	return false, fmt.Sprintf("%s: waiting for %d of its %d listed files: %s", tracedir.MetadataFile, n, len(files), first), nil
 }
 
-
 // streamComplete applies the second rule's file part: at least one kernel
 // list, and a stats file for each.
 func streamComplete(tree *tracedir.Tree) bool {
