@@ -193,6 +193,7 @@ func (p *Processor) readFinished(id string) read {
 		r.msg = err.Error()
 	default:
 		r.kernels = ks
+		traced.Check(&r.w)
 	}
 	return r
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -457,5 +458,46 @@ func TestLeftoverSpillsRemoved(t *testing.T) {
 	stop()
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("another file of the work directory: %v", err)
+	}
+}
+
+// TestListsDisagree: a trace whose kernelslist.g names a kernel no stats
+// row lists, and whose stats list another twice, is ready with warnings
+// saying so, finished in a batch (small stats) or on its own (big), as
+// finish reads both.
+func TestListsDisagree(t *testing.T) {
+	r := newRig(t)
+	files := raw()
+	files["traces/kernelslist.g"] = "kernel-1-ctx_0x1.traceg\nkernel-2-ctx_0x1.traceg\nkernel-3-ctx_0x1.traceg\n"
+	files["traces/stats_ctx_0x1"] = statsHeader + statsRow(1) + statsRow(2) + statsRow(2)
+	r.trace("small", cascade.TraceProcessing, files)
+	var big strings.Builder
+	big.WriteString(statsHeader)
+	for big.Len() <= smallStatsBytes {
+		big.WriteString(statsRow(1))
+	}
+	bigFiles := maps.Clone(files)
+	bigFiles["traces/stats_ctx_0x1"] = big.String()
+	r.trace("big", cascade.TraceProcessing, bigFiles)
+	r.run(r.processor(2))
+	r.mv.waitMoved(2)
+	for _, id := range []string{"small", "big"} {
+		tr := r.stored(id)
+		got := strings.Join(tr.Warnings, "\n")
+		want := []string{"traces/kernelslist.g names 1 kernel trace that no stats file lists (kernel 3 of context 0x1 first): the kernel list lacks it"}
+		if id == "small" {
+			want = append(want, "the stats files list 1 kernel more than once (kernel 2 of context 0x1 first)")
+		} else {
+			want[0] = "traces/kernelslist.g names 2 kernel traces that no stats file lists (kernel 2 of context 0x1 first): the kernel list lacks them"
+			want = append(want, "the stats files list 1 kernel more than once (kernel 1 of context 0x1 first)")
+		}
+		if tr.State != cascade.TraceReady {
+			t.Errorf("%s: %s, want READY", id, tr.State)
+		}
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: warnings %q, want %q", id, tr.Warnings, w)
+			}
+		}
 	}
 }

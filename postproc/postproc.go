@@ -486,6 +486,9 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 			}
 			return errors.Join(readErr, addErr)
 		})
+		if readErr == nil && err == nil {
+			traced.Check(&w)
+		}
 		switch {
 		case readErr != nil:
 			msg = readErr.Error()
