@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -260,7 +261,11 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 			return s.runs.RemoveTrace(ctx, id)
 		},
 		Scanned: reg.Scanned,
-		Logger:  log,
+		// m.s3 is started after this, before the scanner runs.
+		Writing: func(id string) bool {
+			return m.s3 != nil && m.s3.Writing(cfg.Bucket, path.Join(cfg.Prefix, id)+"/")
+		},
+		Logger: log,
 	})
 	return &s, nil
 }

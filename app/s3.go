@@ -42,6 +42,9 @@ type S3Gateway interface {
 	Region() string
 	// UploadsInFlight is how many writes are under way (a metric).
 	UploadsInFlight() int64
+	// Writing reports whether an object of bucket under prefix is being
+	// written, or has a multipart upload open and in use.
+	Writing(bucket, prefix string) bool
 	// Exited is closed when the endpoint stopped, Err then says why.
 	Exited() <-chan struct{}
 	Err() error

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -63,7 +62,7 @@ type Gateway struct {
 	cancel  context.CancelFunc
 	exited  chan struct{} // closed when the gateway stopped
 	exitErr error         // why, set before exited is closed
-	uploads atomic.Int64  // see UploadsInFlight
+	uploads activity      // see UploadsInFlight and Writing
 
 	closeOnce sync.Once
 	closeErr  error

@@ -33,6 +33,10 @@ type sight struct {
 	// only when metadata.json does not name the architecture.
 	binVersion    tracedir.BinaryVersion
 	hasBinVersion bool
+	// writing: the S3 endpoint is writing one of the trace's files, or a
+	// multipart upload of one is open (Config.Writing), which no change
+	// on disk shows until it completes.
+	writing bool
 }
 
 type parsedMeta struct {
@@ -170,6 +174,9 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 	// trace's state depends on the state the committing transaction finds
 	// (tracestate.Next): a retried trace is uploading again before this
 	// scanner hears of it.
+	// Quiet: the tree did not change for an interval, and no file of it
+	// is being written through the S3 endpoint.
+	settled := quiet(h.treeSince, now, interval) && !saw.writing
 	wrong := ""
 	if !l.hasMeta || (metaErr == nil && l.metaFailed == "" && !meta.HasFiles && !streamComplete(tree)) {
 		wrong = wrongFolder(tree, l.hasMeta)
@@ -178,7 +185,7 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 	case wrong != "":
 		// Never complete: fail once the tree is quiet, so a client that
 		// uploads the right files next is not failed on its first ones.
-		if quiet(h.treeSince, now, interval) {
+		if settled {
 			l.fail(tracestate.UploadBroken, wrong)
 		}
 	case !l.hasMeta:
@@ -204,7 +211,7 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 			l.warnings = append(slices.Clip(l.warnings), waiting)
 		}
 	default:
-		if streamComplete(tree) && quiet(h.treeSince, now, interval) {
+		if streamComplete(tree) && settled {
 			l.event = tracestate.UploadComplete
 		}
 	}

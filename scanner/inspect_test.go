@@ -132,11 +132,14 @@ type row struct {
 	name       string
 	stored     *cascade.Trace // before the first walk; nil: no trace yet
 	realTiming bool           // what see found in the real-timing file
-	walks      []walk
-	want       []cascade.TraceState // after each walk
-	err        string               // the error the trace ends with
-	why        string               // why it started over, if it did
-	check      func(t *testing.T, tr cascade.Trace)
+	// writingUntil: the walks before it find the S3 endpoint writing a
+	// file of the trace (sight.writing).
+	writingUntil time.Duration
+	walks        []walk
+	want         []cascade.TraceState // after each walk
+	err          string               // the error the trace ends with
+	why          string               // why it started over, if it did
+	check        func(t *testing.T, tr cascade.Trace)
 }
 
 // play runs a row's walks through inspect and apply as scanTrace and commit
@@ -178,7 +181,7 @@ func play(r row) (states []cascade.TraceState, tr cascade.Trace, why string) {
 		for p, f := range tree.Files {
 			seen[p] = version{w.files[p], f.ModTime}
 		}
-		saw := sight{tree: tree, realTiming: r.realTiming}
+		saw := sight{tree: tree, realTiming: r.realTiming, writing: w.at < r.writingUntil}
 		if c, ok := w.files[tracedir.MetadataFile]; ok {
 			saw.meta = []byte(c)
 		}
@@ -307,6 +310,9 @@ func TestDecision(t *testing.T) {
 			want: []cascade.TraceState{U, U, U}},
 		{name: "streaming, complete and unchanged since the previous scan: processing, not before",
 			walks: walks(streamed, 0, testInterval), want: []cascade.TraceState{U, P}},
+		{name: "streaming, complete and quiet but a file being written through the S3 endpoint (a multipart upload open): uploading until it is not",
+			writingUntil: time.Hour + time.Second, walks: walks(streamed, 0, testInterval, time.Hour, time.Hour+time.Second),
+			want: []cascade.TraceState{U, U, U, P}},
 		{name: "streaming, the tree changed since the previous scan: uploading",
 			walks: []walk{{0, with(streamed, "traces/kernel-2-ctx_0x1.trace.xz", "")}, {testInterval, streamed}, {2 * testInterval, streamed}},
 			want:  []cascade.TraceState{U, U, P}},

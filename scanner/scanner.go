@@ -54,6 +54,10 @@ type Config struct {
 	// Scanned, if set, is told how long each periodic pass took (the
 	// first, full one included), for /metrics.
 	Scanned func(time.Duration)
+	// Writing, if set, reports whether the S3 endpoint is writing a file
+	// of the trace (a multipart upload open counts): an upload without a
+	// files list is not complete meanwhile, however quiet its tree.
+	Writing func(id string) bool
 	Logger  *slog.Logger
 }
 
@@ -365,6 +369,9 @@ func (s *Scanner) inspectWalk(ctx context.Context, w walked, now time.Time) (*en
 	e := s.traces[id]
 	if e == nil {
 		e = &entry{}
+	}
+	if s.cfg.Writing != nil {
+		w.saw.writing = s.cfg.Writing(id)
 	}
 	l, h := inspect(w.saw, e.history, now, s.interval)
 	if l.gone {

@@ -44,9 +44,12 @@ type gateway struct {
 	url string
 }
 
-func (g gateway) URL() string             { return g.url }
-func (g gateway) Region() string          { return s3gw.Region }
-func (g gateway) UploadsInFlight() int64  { return g.g.UploadsInFlight() }
+func (g gateway) URL() string            { return g.url }
+func (g gateway) Region() string         { return s3gw.Region }
+func (g gateway) UploadsInFlight() int64 { return g.g.UploadsInFlight() }
+func (g gateway) Writing(bucket, prefix string) bool {
+	return g.g.Writing(bucket, prefix)
+}
 func (g gateway) Exited() <-chan struct{} { return g.g.Exited() }
 func (g gateway) Err() error              { return g.g.Err() }
 func (g gateway) Close() error            { return g.g.Close() }
