@@ -1,4 +1,5 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
+import { useClient } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
 import { useReplayReducer } from "../api/replay";
@@ -6,8 +7,8 @@ import { StateBadge, TRACE_STATES } from "../components/StateBadge";
 import { formatBytes, formatCount, formatTime } from "../format";
 import type { TraceState } from "../gql/graphql";
 import { Link, navigate, tracePath, useLocation, useTitle } from "../router";
-import { TraceRemovedSubscription, TracesQuery, TraceUpdatedSubscription } from "./documents";
-import { traceListReducer, type TraceFilter } from "./merge";
+import { TraceRemovedSubscription, TracesQuery, TraceSummaryQuery, TraceUpdatedSubscription } from "./documents";
+import { Removals, traceListReducer, type TraceFilter } from "./merge";
 import { DiskUsage } from "./DiskUsage";
 import { S3Upload } from "./S3Upload";
 
@@ -90,8 +91,21 @@ function TraceList({ filter }: { filter: TraceFilter }) {
   useEffect(() => {
     if (data) dispatch({ type: "loaded", rows: data.traces.nodes, append: false });
   }, [data]);
-  useEvents(TraceUpdatedSubscription, { id: null }, (d) => dispatch({ type: "updated", trace: d.traceUpdated }));
-  useEvents(TraceRemovedSubscription, {}, (d) => dispatch({ type: "removed", id: d.traceRemoved }));
+  // An update that arrives after its trace's removal is checked with the server (Removals).
+  const client = useClient();
+  const removals = useRef<Removals | null>(null);
+  removals.current ??= new Removals();
+  useEvents(TraceUpdatedSubscription, { id: null }, (d) => {
+    void removals.current!.updated(
+      d.traceUpdated,
+      (trace) => dispatch({ type: "updated", trace }),
+      async (id) => (await client.query(TraceSummaryQuery, { id }, { requestPolicy: "network-only" }).toPromise()).data?.trace,
+    );
+  });
+  useEvents(TraceRemovedSubscription, {}, (d) => {
+    removals.current!.removed(d.traceRemoved);
+    dispatch({ type: "removed", id: d.traceRemoved });
+  });
 
   if (error && !data) return <p role="alert" className="error">Could not load traces: {error.message}</p>;
   if (!data) return <p aria-busy="true">Loading traces…</p>;

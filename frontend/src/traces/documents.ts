@@ -25,6 +25,12 @@ export const TracesQuery = graphql(`
   }
 `);
 
+export const TraceSummaryQuery = graphql(`
+  query TraceSummary($id: ID!) {
+    trace(id: $id) { ...TraceSummary }
+  }
+`);
+
 export const TraceUpdatedSubscription = graphql(`
   subscription TraceUpdated($id: ID) {
     traceUpdated(id: $id) { ...TraceSummary }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchesFilter, mergeTrace, removeTrace, traceListReducer, type TraceFilter, type TraceRow } from "./merge";
+import { matchesFilter, mergeTrace, Removals, removeTrace, traceListReducer, type TraceFilter, type TraceRow } from "./merge";
 
 function trace(id: string, over: Partial<TraceRow> = {}): TraceRow {
   return {
@@ -91,5 +91,33 @@ describe("timestamps as the server writes them", () => {
     const shown = trace("a", { state: "UPLOADING", updatedAt: "2026-12-02T14:31:31.128Z" });
     const next = trace("a", { state: "FAILED", updatedAt: "2026-12-02T14:31:31.2Z" });
     expect(mergeTrace([shown], next, all)[0].state).toBe("FAILED");
+  });
+});
+
+describe("Removals", () => {
+  it("keeps a removed trace off the list when an update of it arrives after the removal", async () => {
+    const r = new Removals();
+    const applied: string[] = [];
+    const asked: string[] = [];
+    const server = new Map<string, TraceRow>();
+    const fetchTrace = async (id: string) => {
+      asked.push(id);
+      return server.get(id) ?? null;
+    };
+    await r.updated(trace("a"), (t) => applied.push(t.id), fetchTrace);
+    expect(applied).toEqual(["a"]);
+    expect(asked).toEqual([]);
+
+    r.removed("a");
+    await r.updated(trace("a", { updatedAt: "2026-12-01T10:00:01Z" }), (t) => applied.push(t.id), fetchTrace);
+    expect(applied).toEqual(["a"]); // the late update is dropped: the server has no "a"
+    expect(asked).toEqual(["a"]);
+
+    // Uploaded again: the server has it, so it is shown, and its updates apply again at once.
+    server.set("a", trace("a", { updatedAt: "2026-12-01T11:00:00Z", state: "READY" }));
+    await r.updated(trace("a", { updatedAt: "2026-12-01T10:59:00Z" }), (t) => applied.push(`${t.id} ${t.state}`), fetchTrace);
+    await r.updated(trace("a", { updatedAt: "2026-12-01T11:01:00Z" }), (t) => applied.push(t.id), fetchTrace);
+    expect(applied).toEqual(["a", "a READY", "a"]);
+    expect(asked).toEqual(["a", "a"]);
   });
 });

@@ -81,3 +81,31 @@ export function traceListReducer(s: TraceListState, a: TraceListAction): TraceLi
     }
   }
 }
+
+/**
+ * The ids traceRemoved named, whose later traceUpdated events are checked with the server
+ * before they touch the list. The two subscriptions have no order between them: an update
+ * published just before a trace's removal (a scan that saw its files go) can arrive after the
+ * removal and would put the row back, a ghost until a reload. A trace uploaded again under the
+ * same id is back once the server says so.
+ */
+export class Removals {
+  private ids = new Set<string>();
+
+  removed(id: string): void {
+    this.ids.add(id);
+  }
+
+  /** Applies t, or, for a removed id, what the server holds of it now (nothing when gone). */
+  async updated(t: TraceRow, apply: (t: TraceRow) => void, fetchTrace: (id: string) => Promise<TraceRow | null | undefined>): Promise<void> {
+    if (!this.ids.has(t.id)) {
+      apply(t);
+      return;
+    }
+    const now = await fetchTrace(t.id);
+    if (now) {
+      this.ids.delete(t.id);
+      apply(now);
+    }
+  }
+}
