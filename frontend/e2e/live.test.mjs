@@ -5,7 +5,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launchBrowser, REPO as repo, screenshot, simSkip, startHeld, startServer, stopHeld, traceFiles, upload, watchErrors, writeTraceFile } from "./harness.mjs";
+import { launchBrowser, REPO as repo, screenshot, simSkip, sleep, startHeld, startServer, stopHeld, traceFiles, upload, watchErrors, writeTraceFile } from "./harness.mjs";
 
 /** Counts the subscribe messages a page sends over its websockets. */
 function countSubscribes(page) {
@@ -113,5 +113,37 @@ describe("pages opened before what they show exists", () => {
     await page.getByText("3 of 3 kernels loaded").waitFor();
     assert.deepEqual(errors, []);
     await page.close();
+  });
+
+  test("New run and New sweep follow a trace to READY without a reload", { timeout: 120_000 }, async () => {
+    const id = "ready-later";
+    const files = traceFiles(id, 2);
+    await writeTraceFile(server.bucket, id, ...files[0]); // its first file: uploading
+    const run = await browser.context.newPage();
+    const sweep = await browser.context.newPage();
+    const errors = [...[run, sweep].map(watchErrors)];
+    await run.goto(`${server.url}/traces/${id}/new-run`);
+    await run.getByTestId("cannot-launch").getByText("Runs launch from ready traces; this one is uploading.").waitFor();
+    await sweep.goto(`${server.url}/sweeps/new`);
+    await sweep.getByRole("heading", { name: "New sweep" }).waitFor();
+    for (const p of [run, sweep]) {
+      await p.locator('[data-connection="connected"]').waitFor();
+      await p.evaluate(() => (window.__sameDocument = true));
+    }
+    const listed = sweep.locator("label", { hasText: id });
+    assert.equal(await listed.count(), 0, "listed before it is ready");
+    // Past the one re-run of every query a second after subscribing (SETTLE_MS), which would
+    // show a trace ready by then whether or not the pages follow it.
+    await sleep(2_500);
+
+    for (const f of files.slice(1)) await writeTraceFile(server.bucket, id, ...f);
+    await run.locator('.toolbar [data-state="READY"]').waitFor({ timeout: 30_000 });
+    await run.getByTestId("cannot-launch").waitFor({ state: "detached" });
+    await listed.waitFor({ timeout: 30_000 });
+    for (const p of [run, sweep]) assert.equal(await p.evaluate(() => window.__sameDocument), true, "the page reloaded");
+    await screenshot(run, "44-new-run-ready-later");
+    assert.deepEqual(errors.flat(), []);
+    await run.close();
+    await sweep.close();
   });
 });

@@ -3,6 +3,7 @@ import { useMutation } from "urql";
 import { useEvents } from "../api/useEvents";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { StateBadge } from "../components/StateBadge";
+import { useTraceStateChanges } from "../traces/useTraceChanges";
 import { formatCount } from "../format";
 import type { NewRunQuery as NewRunData } from "../gql/graphql";
 import { Link, navigate, tracePath, useTitle } from "../router";
@@ -40,6 +41,8 @@ export function NewRunPage({ traceId }: { traceId: string }) {
   useEvents(SimConfigsCheckedSubscription, {}, (d) => {
     if (d.simConfigsChecked && uncheckedNow.current) reexecute({ requestPolicy: "network-only" });
   });
+  // A trace that becomes ready enables Launch; one that starts over or goes disables it.
+  useTraceStateChanges(traceId, data ? (data.trace?.state ?? null) : undefined, () => reexecute({ requestPolicy: "network-only" }));
   if (error && !data) return <p role="alert" className="error">Could not load trace {traceId}: {error.message}</p>;
   if (!data) return <p aria-busy="true">Loading…</p>;
   if (!data.trace) return <p>There is no trace <code>{traceId}</code>. <Link href="/">Back to traces</Link></p>;
@@ -180,7 +183,7 @@ function NewRunForm({ trace, configs }: { trace: NonNullable<NewRunData["trace"]
             {kernels.error ??
               (kernels.ids
                 ? `${formatCount(kernels.ids.length)} of ${formatCount(trace.kernelCount)} kernels`
-                : `All ${formatCount(trace.kernelCount)} kernels. Or ids and ranges: 1-10, 15`)}
+                : `${trace.kernelCount === 1 ? "Its one kernel" : `All ${formatCount(trace.kernelCount)} kernels`}. Or ids and ranges: 1-10, 15`)}
           </span>
         </div>
         <div className="form-row">

@@ -1,12 +1,11 @@
-import { useRef, useState, type FormEvent } from "react";
-import { useEvents } from "../api/useEvents";
+import { useState, type FormEvent } from "react";
 import { useMutation } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { StateBadge } from "../components/StateBadge";
 import { formatCount, formatTime } from "../format";
 import type { SamplingMethod, SamplingPlanSummaryFragment } from "../gql/graphql";
 import { Link, navigate, tracePath, useLocation, useTitle } from "../router";
-import { TraceUpdatedSubscription } from "../traces/documents";
+import { useTraceStateChanges } from "../traces/useTraceChanges";
 import { PlanSamplingMutation, SamplingPageQuery } from "./documents";
 import { errorField, formatBound, formatCompact, formatFraction, parseTarget, warmupText, type PlanField, type TargetKind } from "./figures";
 import { PlanView } from "./PlanView";
@@ -24,11 +23,7 @@ export function SamplingPage({ traceId }: { traceId: string }) {
   const [{ data, error }, refetch] = useLiveQuery({ query: SamplingPageQuery, variables: { id: traceId } });
   // A trace that becomes ready (or fails, or is reprocessed) changes what can be planned and
   // launched: read the page again when its state differs from the one read.
-  const state = useRef<string | null | undefined>(undefined);
-  state.current = data ? (data.trace?.state ?? null) : undefined;
-  useEvents(TraceUpdatedSubscription, { id: traceId }, (d) => {
-    if (state.current !== undefined && d.traceUpdated.state !== state.current) refetch({ requestPolicy: "network-only" });
-  });
+  useTraceStateChanges(traceId, data ? (data.trace?.state ?? null) : undefined, () => refetch({ requestPolicy: "network-only" }));
   if (error && !data) return <p role="alert" className="error">Could not load trace {traceId}: {error.message}</p>;
   if (!data) return <p aria-busy="true">Loading…</p>;
   const trace = data.trace;

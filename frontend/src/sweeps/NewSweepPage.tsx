@@ -1,8 +1,9 @@
-import { useState, type FormEvent } from "react";
+import { useMemo, useState, type FormEvent } from "react";
 import { useMutation } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { countOf, formatCount } from "../format";
 import { Link, navigate, useTitle } from "../router";
+import { useReadyTraceChanges } from "../traces/useTraceChanges";
 import { LaunchSweepMutation, NewSweepQuery } from "./documents";
 import { sweepPath } from "./progress";
 import { AxesEditor, axesInput, type AxisDraft } from "./AxesEditor";
@@ -11,7 +12,10 @@ import { axisName, gridSize } from "./design";
 /** New sweep: pick ready traces and configs; every trace runs under every config. */
 export function NewSweepPage() {
   useTitle("New sweep");
-  const [{ data, error }] = useLiveQuery({ query: NewSweepQuery });
+  const [{ data, error }, reexecute] = useLiveQuery({ query: NewSweepQuery });
+  // A trace that becomes ready joins the list, one that stops being ready or goes leaves it.
+  const listed = useMemo(() => (data ? new Set(data.traces.nodes.map((t) => t.id)) : undefined), [data]);
+  useReadyTraceChanges(listed, () => reexecute({ requestPolicy: "network-only" }));
   const [traces, setTraces] = useState<ReadonlySet<string>>(new Set());
   const [configs, setConfigs] = useState<ReadonlySet<string>>(new Set());
   const [label, setLabel] = useState("");
