@@ -21,7 +21,7 @@ export function App() {
       <header className="top">
         <span className="brand">Cascade</span>
         <nav aria-label="Main">
-          <Link href="/" aria-current={route.name === "traces" || route.name === "trace" || route.name === "compare" || route.name === "sample" ? "page" : undefined}>
+          <Link href="/" aria-current={route.name === "traces" || route.name === "trace" || route.name === "compare" || route.name === "sample" || route.name === "newRun" ? "page" : undefined}>
             Traces
           </Link>
           <Link href="/runs" aria-current={route.name === "runs" || route.name === "run" || route.name === "sweep" || route.name === "newSweep" ? "page" : undefined}>

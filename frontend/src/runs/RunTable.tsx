@@ -81,7 +81,7 @@ export function RunTable({
               {!inSweep && (
                 <td>{r.sweep ? <Link href={sweepPath(r.sweep.id)}>{r.sweep.label || r.sweep.id}</Link> : <span className="muted">—</span>}</td>
               )}
-              <td>{inSweep ? `${r.progress.kernelsDone} / ${r.progress.kernelsTotal}` : <Progress run={r} />}</td>
+              <td>{inSweep && r.progress.kernelsTotal > 0 ? `${r.progress.kernelsDone} / ${r.progress.kernelsTotal}` : <Progress run={r} />}</td>
               <td className="num">
                 <Cycles run={r} />
               </td>
@@ -117,6 +117,8 @@ function Cycles({ run }: { run: RunSummaryFragment }) {
 }
 
 function Progress({ run }: { run: RunSummaryFragment }) {
+  // Its kernels are counted when it starts: a queued run has none yet.
+  if (run.progress.kernelsTotal === 0 && run.progress.kernelsDone === 0) return <span className="muted">—</span>;
   const f = progressFraction(run.progress);
   return (
     <>

@@ -68,7 +68,9 @@ export function KernelTable({ traceId, total, search = "" }: { traceId: string; 
         {loading && " — loading…"}
         {error && <span className="error"> — {error}</span>}
       </div>
-      <div role="table" aria-label="Kernels" aria-rowcount={total + 1} className="ktable">
+      {/* Narrower than its columns, the table scrolls sideways whole, its header with its rows. */}
+      <div className="ktable-wrap">
+      <div role="table" aria-label="Kernels" aria-rowcount={total + 1} className="ktable trace-ktable">
         <div role="rowgroup">
           <div role="row" aria-rowindex={1} className="krow khead">
             <span role="columnheader">#</span>
@@ -122,6 +124,7 @@ export function KernelTable({ traceId, total, search = "" }: { traceId: string; 
             })}
           </div>
         </div>
+      </div>
       </div>
     </div>
   );

@@ -107,7 +107,7 @@ export function TracePage({ id }: { id: string }) {
         ) : (
           <p className="muted">
             The kernel list fills in when the trace becomes ready
-            {trace.state === "UPLOADING" ? ` (${formatCount(trace.kernelCount)} raw kernel traces so far).` : "."}
+            {trace.state === "UPLOADING" ? ` (${formatCount(trace.kernelCount)} raw kernel ${trace.kernelCount === 1 ? "trace" : "traces"} so far).` : "."}
           </p>
         )}
       </section>
