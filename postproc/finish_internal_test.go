@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/memstore"
 	"github.com/cascade-sim/cascade/tracestate"
 )
@@ -449,13 +448,14 @@ func TestLeftoverSpillsRemoved(t *testing.T) {
 	if err := os.WriteFile(other, []byte("not a spill"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r.trace("ready", cascade.TraceReady, nil)
+	// A trace to finish: once it has moved, the start is behind.
+	r.trace("processed", cascade.TraceProcessing, processed())
 	stop := r.run(r.processor(1))
-	testkit.Eventually(t, 10*time.Second, "the spill folder removed", func() bool {
-		_, err := os.Stat(spill)
-		return errors.Is(err, os.ErrNotExist)
-	})
+	r.mv.waitMoved(1)
 	stop()
+	if _, err := os.Stat(spill); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the spill folder: %v, want it removed", err)
+	}
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("another file of the work directory: %v", err)
 	}
