@@ -38,8 +38,9 @@ func processedKernels(list string) ([]string, error) {
 	return names, sc.Err()
 }
 
-// rawListed returns the first raw NVBit trace (tracedir.IsRawKernel) that
-// the processed kernel list list names, "" for none or an unreadable list.
+// rawListed returns the processed kernel list list's first kernel trace
+// when it is a raw NVBit trace (tracedir.IsRawKernel), "" when it is not,
+// there is none, or the list cannot be read.
 func rawListed(list string) string {
 	f, err := os.Open(list)
 	if err != nil {
@@ -48,8 +49,14 @@ func rawListed(list string) string {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "kernel") && tracedir.IsRawKernel(line) {
-			return line
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "kernel") {
+			// A list names one kind of kernel trace (staleFormat reads
+			// its first too): no second pass over a million-line list,
+			// which finish reads whole anyway.
+			if tracedir.IsRawKernel(line) {
+				return line
+			}
+			return ""
 		}
 	}
 	return ""

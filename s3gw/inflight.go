@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/versity/versitygw/s3response"
 )
@@ -84,16 +85,7 @@ type writes struct {
 // aborted it) stops holding its trace back.
 const openIdle = 10 * time.Minute
 
-func objectKey(bucket, key *string) string {
-	var b, k string
-	if bucket != nil {
-		b = *bucket
-	}
-	if key != nil {
-		k = *key
-	}
-	return b + "/" + k
-}
+func objectKey(bucket, key *string) string { return aws.ToString(bucket) + "/" + aws.ToString(key) }
 
 // at returns the object's writes, made if new; a.mu is held.
 func (a *activity) at(k string) *writes {
