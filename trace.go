@@ -20,6 +20,18 @@ const (
 // ready or failed.
 func (s TraceState) Finished() bool { return s == TraceReady || s == TraceFailed }
 
+// Is says what a trace in state s is, for a sentence about it: "is
+// uploading", "is being processed", "is ready", "has failed".
+func (s TraceState) Is() string {
+	switch s {
+	case TraceProcessing:
+		return "is being processed"
+	case TraceFailed:
+		return "has failed"
+	}
+	return "is " + strings.ToLower(string(s))
+}
+
 // DefaultTraceGPUArch is the architecture assumed, as the Traces guide
 // says, when metadata.json has no trace_gpu_arch and no kernel trace's
 // header gives its binary version.

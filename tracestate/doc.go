@@ -20,8 +20,8 @@
 // state is only ever written as the table says, and after the commit
 // tells the [Machine] of the move ([Machine.Moved]). The Machine then
 // does what the move calls for: a trace that reached PROCESSING is handed
-// to the post-processor, one the scanner failed has its post-processor
-// stopped, a retried one is announced to it, a ready one whose profiles
+// to the post-processor, one the scanner failed, or started over for
+// changed files, has its post-processor stopped, a retried one is announced to it, a ready one whose profiles
 // changed has them read again (and stays READY); and a move the
 // post-processor made is kept for the scanner ([Machine.Outcomes]), which
 // walks the trace again when the post-processor may have changed its

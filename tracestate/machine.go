@@ -62,9 +62,10 @@ func New(p Processor) *Machine {
 
 // Moved is told of a move once it is committed. A move the scanner
 // reported starts the post-processor (To PROCESSING), stops it (To
-// FAILED), tells it of a retry, or has it read a ready trace's profiles
-// again (ProfilesChanged); a move the post-processor reported is
-// kept until the scanner takes it (TakeOutcomes).
+// FAILED, or started over for changed files), tells it of a retry, or
+// has it read a ready trace's profiles again (ProfilesChanged); a move
+// the post-processor reported is kept until the scanner takes it
+// (TakeOutcomes).
 func (m *Machine) Moved(mv Move) {
 	if !mv.By.ByScanner() {
 		m.mu.Lock()
@@ -88,7 +89,7 @@ func (m *Machine) Moved(mv Move) {
 		}
 	case mv.By == Retried:
 		m.proc.Retried(mv.ID)
-	case mv.To == cascade.TraceFailed:
+	case mv.To == cascade.TraceFailed, mv.By == FilesChanged:
 		m.proc.Stop(mv.ID) // it may have been processing
 	case mv.To == cascade.TraceProcessing:
 		m.proc.Process(mv.ID)

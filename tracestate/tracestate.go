@@ -17,7 +17,9 @@ const (
 	MetadataFailed Event = "metadata failed"
 	// FilesChanged: a finished trace was uploaded again. Its
 	// metadata.json is gone or replaced, or, ready, a data file its
-	// upload completed with changed or it lost traces/kernelslist.g.
+	// upload completed with changed or it lost traces/kernelslist.g; or
+	// a data file of a processing trace changed, which its
+	// post-processor is working from.
 	FilesChanged Event = "files changed"
 	// Retried: a user asked for the trace to go through the rules and
 	// post-processing again (retryTrace).
@@ -48,10 +50,14 @@ var transitions = map[cascade.TraceState]map[Event]cascade.TraceState{
 		MetadataFailed: cascade.TraceFailed,
 	},
 	cascade.TraceProcessing: {
-		// Only metadata.json's own word stops post-processing: a broken
-		// metadata.json, or one whose files list changed, waits for the
-		// post-processor's outcome.
+		// Only metadata.json's own word and the data files stop
+		// post-processing: a broken metadata.json, or one whose files
+		// list changed, waits for the post-processor's outcome; a data
+		// file that changed (its bytes, not metadata.json's list)
+		// starts the trace over at once, rather than after a READY of
+		// the earlier files.
 		MetadataFailed: cascade.TraceFailed,
+		FilesChanged:   cascade.TraceUploading,
 		Processed:      cascade.TraceReady,
 		ProcessFailed:  cascade.TraceFailed,
 	},

@@ -27,7 +27,7 @@ func TestNext(t *testing.T) {
 	// from, event: to; a pair not listed does not move.
 	moves := map[cascade.TraceState]map[tracestate.Event]cascade.TraceState{
 		U: {tracestate.UploadComplete: P, tracestate.UploadBroken: F, tracestate.MetadataFailed: F},
-		P: {tracestate.MetadataFailed: F, tracestate.Processed: R, tracestate.ProcessFailed: F},
+		P: {tracestate.MetadataFailed: F, tracestate.Processed: R, tracestate.ProcessFailed: F, tracestate.FilesChanged: U},
 		R: {tracestate.FilesChanged: U, tracestate.Retried: U},
 		F: {tracestate.FilesChanged: U, tracestate.Retried: U},
 	}
@@ -71,7 +71,7 @@ func TestMachine(t *testing.T) {
 	} {
 		m.Moved(mv)
 	}
-	if want := []string{"process a", "stop b", "stop c", "retried d", "read profiles f"}; !slices.Equal(p, want) {
+	if want := []string{"process a", "stop b", "stop c", "retried d", "stop e", "read profiles f"}; !slices.Equal(p, want) {
 		t.Errorf("the post-processor was told %q, want %q", p, want)
 	}
 	select {
