@@ -2,12 +2,13 @@ package testkit
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/cascade-sim/cascade/testkit/procdir"
 )
 
 var programs struct {
@@ -33,7 +34,7 @@ func Program(tb testing.TB, pkg string) string {
 	if p, ok := programs.built[pkg]; ok {
 		return p
 	}
-	dir, err := os.MkdirTemp("", "cascade-test-bin-")
+	dir, err := procdir.New("cascade-test-bin-")
 	if err != nil {
 		tb.Fatal(err)
 	}
