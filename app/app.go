@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -233,6 +232,7 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 		CounterMap:  cfg.CounterMap,
 		Store:       m.DB,
 		Events:      m.events,
+		Writing:     m.writing,
 		Logger:      log,
 	})
 	s.states = tracestate.New(s.postproc)
@@ -254,18 +254,11 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 		Store:    m.DB,
 		Events:   m.events,
 		States:   s.states,
-		Removed: func(ctx context.Context, id string) error {
-			if err := s.postproc.Forget(ctx, id); err != nil {
-				return err
-			}
-			return s.runs.RemoveTrace(ctx, id)
-		},
-		Scanned: reg.Scanned,
-		// m.s3 is started after this, before the scanner runs.
-		Writing: func(id string) bool {
-			return m.s3 != nil && m.s3.Writing(cfg.Bucket, path.Join(cfg.Prefix, id)+"/")
-		},
-		Logger: log,
+		Removing: s.postproc.Forget,
+		Removed:  s.runs.RemoveTrace,
+		Scanned:  reg.Scanned,
+		Writing:  m.writing, // m.s3 is started after this, before the scanner runs
+		Logger:   log,
 	})
 	return &s, nil
 }

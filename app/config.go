@@ -123,6 +123,10 @@ type Config struct {
 	// S3ReadOnlyKeys, when set, is a second S3 key pair that may read and
 	// list but not write (CASCADE_S3_READONLY_ACCESS_KEY/SECRET_KEY).
 	S3ReadOnlyKeys cascade.S3Keys
+	// S3MultipartExpiry: a multipart upload nothing was written to for
+	// longer is aborted and its parts freed (CASCADE_S3_MULTIPART_EXPIRY);
+	// 0 is a week, below 0 never.
+	S3MultipartExpiry time.Duration
 
 	Logger *slog.Logger
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path"
 	"path/filepath"
+	"time"
 
 	"github.com/cascade-sim/cascade"
 )
@@ -31,7 +33,9 @@ type S3Config struct {
 	// reach it at (Config.S3URL).
 	Addr, PublicURL    string
 	Keys, ReadOnlyKeys cascade.S3Keys
-	Logger             *slog.Logger
+	// MultipartExpiry is Config.S3MultipartExpiry.
+	MultipartExpiry time.Duration
+	Logger          *slog.Logger
 }
 
 // S3Gateway is a running S3 endpoint.
@@ -43,12 +47,21 @@ type S3Gateway interface {
 	// UploadsInFlight is how many writes are under way (a metric).
 	UploadsInFlight() int64
 	// Writing reports whether an object of bucket under prefix is being
-	// written, or has a multipart upload open and in use.
-	Writing(bucket, prefix string) bool
+	// written, has a multipart upload open and in use, or had a write
+	// begin or end at or after since.
+	Writing(bucket, prefix string, since time.Time) bool
 	// Exited is closed when the endpoint stopped, Err then says why.
 	Exited() <-chan struct{}
 	Err() error
 	Close() error
+}
+
+// writing reports whether the S3 endpoint is writing a file of the trace
+// id, or a write of one began or ended at or after since (scanner.Config
+// and postproc.Config's Writing).
+func (m *Main) writing(id string, since time.Time) bool {
+	cfg := m.Config
+	return m.s3 != nil && m.s3.Writing(cfg.Bucket, path.Join(cfg.Prefix, id)+"/", since)
 }
 
 // startS3 serves the bucket directory over S3 when the config asks for it.
@@ -82,7 +95,8 @@ func (m *Main) startS3(ctx context.Context) error {
 		Keys:      keys,
 		Logger:    m.log,
 
-		ReadOnlyKeys: cfg.S3ReadOnlyKeys,
+		ReadOnlyKeys:    cfg.S3ReadOnlyKeys,
+		MultipartExpiry: cfg.S3MultipartExpiry,
 	})
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/tracedir"
@@ -152,6 +153,12 @@ type read struct {
 	// profiles: metadata.json names hardware profiles, or the trace had
 	// some read: finish it on its own, which reads them.
 	profiles bool
+	// sum is the data files' uploadSum now, which names the file to
+	// blame when it is not the one the upload was complete with.
+	sum, which string
+	// writing: the S3 endpoint wrote a file of the trace during the walk
+	// sum is of: finish it on its own, which waits for the writes to end.
+	writing bool
 }
 
 var errBig = errors.New("many kernels")
@@ -172,6 +179,9 @@ func (p *Processor) readFinished(id string) read {
 		return r
 	}
 	r.count = traced.Lines
+	start := time.Now()
+	r.sum, r.which, _ = uploadSum(dir)
+	r.writing = p.cfg.Writing != nil && p.cfg.Writing(id, start)
 	tree, err := tracedir.StatsTree(dir)
 	if err != nil {
 		r.msg = err.Error()
@@ -223,7 +233,7 @@ func (p *Processor) finishBatch(ctx context.Context, ids []string) {
 	var in []int // ids index of each write
 	for i, id := range ids {
 		r := &reads[i]
-		if r.big || r.profiles { // many short rows, or profiles to read: rare
+		if r.big || r.profiles || r.writing { // many short rows, profiles to read, an upload: rare
 			p.finish(ctx, id, filepath.Join(p.cfg.Root, id), "", false)
 			continue
 		}
@@ -235,6 +245,10 @@ func (p *Processor) finishBatch(ctx context.Context, ids []string) {
 			to, ok := tracestate.Next(t.State, ev)
 			if !found || !ok {
 				return false, cascade.ErrUnchanged // failed by its metadata.json, or removed, meanwhile
+			}
+			if ev == tracestate.Processed && changedSince(t.UploadSum, r.sum) {
+				p.log.Info(notReadyLog, "trace", id, "file", r.which)
+				return false, cascade.ErrUnchanged // the scanner starts it over
 			}
 			if r.msg != "" {
 				t.State, t.Error = to, &r.msg

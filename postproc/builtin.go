@@ -3,10 +3,14 @@ package postproc
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/cascade-sim/cascade/accelsim"
 	"github.com/cascade-sim/cascade/accelsim/posttraces"
+	"github.com/cascade-sim/cascade/internal/proc"
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 // The formats the built-in post-processor writes (CASCADE_TRACE_FORMAT),
@@ -24,6 +28,12 @@ const (
 // takes the rest of that line, which names the file and line, as the
 // trace's error.
 const ErrorPrefix = "postprocess: "
+
+// WarningPrefix starts each of the lines the built-in post-processor's
+// command prints last, after success, for a problem of the input that
+// fails nothing (Options.Warnings): the server adds the rest of each line
+// to the trace's warnings (builtinWarnings).
+const WarningPrefix = "postprocess warning: "
 
 // Options configures the built-in post-processor, [Postprocess].
 type Options struct {
@@ -43,6 +53,12 @@ type Options struct {
 	// Logger receives warnings (blocks without instructions) and
 	// progress; nil discards them.
 	Logger *slog.Logger
+	// Warnings, when not nil, receives the problems of the input its user
+	// should hear of that fail nothing: a kernel trace with fewer
+	// instruction lines than its stats row's total_reported_insts, a stats
+	// row whose kernel name or grid contradicts its trace's header (see
+	// posttraces.Options.Warnings).
+	Warnings *tracedir.Warnings
 }
 
 // Postprocess is the built-in post-processor: it turns the raw NVBit
@@ -63,7 +79,33 @@ func Postprocess(ctx context.Context, target string, opts Options) error {
 		WorkDir:       opts.WorkDir,
 		SubchunkInsts: opts.SubchunkInsts,
 		Logger:        opts.Logger,
+		Warnings:      opts.Warnings,
 	})
+}
+
+// WriteWarnings prints the warnings of a successful run, w.Result(), one
+// line each after WarningPrefix, as the built-in post-processor's command
+// does last.
+func WriteWarnings(out io.Writer, w *tracedir.Warnings) {
+	for _, l := range w.Result() {
+		fmt.Fprintf(out, "%s%s\n", WarningPrefix, strings.ReplaceAll(l, "\n", " "))
+	}
+}
+
+// builtinWarnings reads back the warnings WriteWarnings printed at the
+// end of a post-processing log.
+func builtinWarnings(logPath string) []string {
+	lines, err := proc.LastLines(logPath, tracedir.MaxWarnings+1)
+	if err != nil {
+		return nil
+	}
+	var ws []string
+	for _, l := range lines {
+		if r, ok := strings.CutPrefix(l, WarningPrefix); ok {
+			ws = append(ws, r)
+		}
+	}
+	return ws
 }
 
 // ParseFormat returns the format a name names, DefaultFormat for "", and

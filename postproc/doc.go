@@ -33,7 +33,9 @@
 // non-zero exit fails the trace with the exit code and the log's last 5
 // lines, or for the built-in post-processor its error line, which names
 // the file and line ([ErrorPrefix]); an exit 0 that left no
-// traces/kernelslist.g fails it too. An upload that already holds
+// traces/kernelslist.g fails it too. After a success, the built-in
+// post-processor's last lines are warnings the trace keeps
+// ([WarningPrefix]). An upload that already holds
 // kernelslist.g skips the command; with small stats files it is finished
 // with others, many in one transaction (batch.go). At most Concurrency
 // traces are handled at once (a trace whose kernel list is big gives its

@@ -62,7 +62,10 @@ type Config struct {
 	// Finished, if set, is told how long each post-processor that ran to
 	// its end took and whether it succeeded, for /metrics.
 	Finished func(d time.Duration, ok bool)
-	Logger   *slog.Logger
+	// Writing, if set, is scanner.Config's: a trace's files walked while
+	// the S3 endpoint wrote one are walked again once it is done.
+	Writing func(id string, since time.Time) bool
+	Logger  *slog.Logger
 
 	// Format is what Command writes, FormatTracez or FormatTraceg, when it
 	// is known (the built-in post-processor); "" for another command. A
@@ -430,7 +433,8 @@ const maxOutside = 2
 // guide defines kernel_count once ready (its kernels are the stats files'
 // rows, those kernelslist.g does not name marked untraced: see
 // markUntraced). ran is whether a post-processor
-// ran (tracestate.Move.Ran).
+// ran (tracestate.Move.Ran); the built-in one's warnings, at its log's
+// end, come first among the trace's.
 func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 	var w tracedir.Warnings
 	count, untraced := 0, 0
@@ -439,6 +443,10 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 	var counters []cascade.KernelCounter
 	var profiles []cascade.ProfileRead
 	var pw []string // the profiles' warnings
+	if msg == "" && ran && p.cfg.Format != "" {
+		// The built-in post-processor's warnings (WriteWarnings), first.
+		w.AddResult(builtinWarnings(p.LogPath(id)))
+	}
 	if msg == "" {
 		var err error
 		if traced, err = tracedir.ReadTraced(filepath.Join(dir, filepath.FromSlash(tracedir.KernelsListG))); err != nil {
@@ -506,6 +514,13 @@ func (p *Processor) finish(ctx context.Context, id, dir, msg string, ran bool) {
 				}
 				return
 			}
+		}
+	}
+	if msg == "" {
+		if now, which, ok := p.settledSum(ctx, id, dir, cur.UploadSum); ok && changedSince(cur.UploadSum, now) {
+			// The scanner starts it over on its next walk (FilesChanged).
+			p.log.Info(notReadyLog, "trace", id, "file", which)
+			return
 		}
 	}
 	ev := tracestate.Processed

@@ -48,6 +48,10 @@ type Config struct {
 	Keys Keys
 	// ReadOnlyKeys, when set, may get, head and list, and nothing more.
 	ReadOnlyKeys Keys
+	// MultipartExpiry: a multipart upload nothing was written to for
+	// longer is aborted, its parts freed (expire.go); 0 is
+	// DefaultMultipartExpiry, below 0 never.
+	MultipartExpiry time.Duration
 	// Logger gets a line per failed request and the gateway's life.
 	Logger *slog.Logger
 }
@@ -63,6 +67,11 @@ type Gateway struct {
 	exited  chan struct{} // closed when the gateway stopped
 	exitErr error         // why, set before exited is closed
 	uploads activity      // see UploadsInFlight and Writing
+	same    *sameKeeper   // re-uploads of the same bytes (same.go)
+	// expiring is the loop that aborts multipart uploads left, through
+	// backend (expire.go).
+	expiring sync.WaitGroup
+	backend  uploadsBackend
 
 	closeOnce sync.Once
 	closeErr  error
@@ -98,6 +107,7 @@ func Start(ctx context.Context, cfg Config) (*Gateway, error) {
 		return nil, fmt.Errorf("s3gw: %s keeps no extended attributes (user.*), which the gateway stores object metadata in: %w", cfg.Root, err)
 	}
 	releaseClaims(cfg.Root, cfg.Logger)
+	left := leftPriors(cfg.Root)
 	host, port, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("s3gw: listen address %q: %w", cfg.Addr, err)
@@ -124,6 +134,9 @@ func Start(ctx context.Context, cfg Config) (*Gateway, error) {
 		g, err := start(ctx, cfg, addr)
 		if err == nil {
 			g.oldWD = oldWD
+			for _, p := range left { // what a stopped server was comparing
+				g.same.settle(p, nil, g.uploads.begin(&p.bucket, &p.key))
+			}
 			return g, nil
 		}
 		os.Chdir(oldWD)
@@ -167,13 +180,28 @@ func start(ctx context.Context, cfg Config, addr string) (*Gateway, error) {
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	g := &Gateway{URL: "http://" + addr, cfg: cfg, cancel: cancel, exited: make(chan struct{})}
+	g.same = &sameKeeper{root: cfg.Root, log: cfg.Logger, ctx: runCtx}
+	backend := counting{keyGuard{Posix: be, readOnly: cfg.ReadOnlyKeys.AccessKey}, &g.uploads, g.same}
+	g.backend = backend
 	go func() {
-		g.exitErr = embedgw.RunVersityGW(runCtx, counting{keyGuard{Posix: be, readOnly: cfg.ReadOnlyKeys.AccessKey}, &g.uploads}, gcfg)
+		g.exitErr = embedgw.RunVersityGW(runCtx, backend, gcfg)
 		close(g.exited)
 	}()
 	select {
 	case <-ready:
 		cfg.Logger.Info("serving S3", "url", g.URL, "bucket", cfg.Bucket, "root", cfg.Root)
+		if err := restoreOpen(runCtx, backend, &g.uploads, cfg.Bucket); err != nil {
+			cfg.Logger.Warn("reading the multipart uploads open before the start: a trace without a files list may be taken for complete while one is", "err", err)
+		}
+		expiry := cfg.MultipartExpiry
+		if expiry == 0 {
+			expiry = DefaultMultipartExpiry
+		}
+		g.expiring.Add(1)
+		go func() {
+			defer g.expiring.Done()
+			expireLoop(runCtx, backend, &g.uploads, cfg.Bucket, expiry, cfg.Logger)
+		}()
 		return g, nil
 	case <-g.exited:
 		cancel()
@@ -267,6 +295,8 @@ func (g *Gateway) Close() error {
 	g.closeOnce.Do(func() {
 		g.cancel()
 		<-g.exited
+		g.same.wait()
+		g.expiring.Wait()
 		g.closeErr = g.exitErr
 		if g.oldWD != "" {
 			if err := os.Chdir(g.oldWD); err != nil {

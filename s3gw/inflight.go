@@ -16,14 +16,21 @@ import (
 // while it runs: a PUT, a multipart part (uploaded or copied), a
 // multipart completion, a copy. The body of a PUT or a part streams
 // through the call, so a slow upload counts for as long as it lasts.
+//
+// A PUT or a completion that replaces an object with the same bytes
+// counts on until that is told (same.go).
 type counting struct {
 	keyGuard
-	a *activity
+	a    *activity
+	same *sameKeeper
 }
 
 func (c counting) PutObject(ctx context.Context, in s3response.PutObjectInput) (s3response.PutObjectOutput, error) {
-	defer c.a.begin(in.Bucket, in.Key)()
-	return c.keyGuard.PutObject(ctx, in)
+	end := c.a.begin(in.Bucket, in.Key)
+	p := c.same.keep(in.Bucket, in.Key)
+	out, err := c.keyGuard.PutObject(ctx, in)
+	c.same.settle(p, err, end)
+	return out, err
 }
 
 func (c counting) UploadPart(ctx context.Context, in *s3.UploadPartInput) (*s3.UploadPartOutput, error) {
@@ -37,11 +44,13 @@ func (c counting) UploadPartCopy(ctx context.Context, in *s3.UploadPartCopyInput
 }
 
 func (c counting) CompleteMultipartUpload(ctx context.Context, in *s3.CompleteMultipartUploadInput) (s3response.CompleteMultipartUploadResult, string, error) {
-	defer c.a.begin(in.Bucket, in.Key)()
+	end := c.a.begin(in.Bucket, in.Key)
+	p := c.same.keep(in.Bucket, in.Key)
 	out, etag, err := c.keyGuard.CompleteMultipartUpload(ctx, in)
 	if err == nil {
 		c.a.opened(in.Bucket, in.Key, -1)
 	}
+	c.same.settle(p, err, end)
 	return out, etag, err
 }
 
@@ -69,9 +78,10 @@ func (c counting) AbortMultipartUpload(ctx context.Context, in *s3.AbortMultipar
 // activity is the writes under way, in all (n) and by object, and the
 // multipart uploads open by object: what Writing reads.
 type activity struct {
-	n    atomic.Int64
-	mu   sync.Mutex
-	keys map[string]*writes // by bucket/key
+	n      atomic.Int64
+	mu     sync.Mutex
+	keys   map[string]*writes // by bucket/key; kept for endedKept once idle
+	pruned time.Time          // when keys last lost its long-idle objects
 }
 
 // writes is what is under way of one object.
@@ -80,6 +90,13 @@ type writes struct {
 	last          time.Time // when a write of it started or ended
 }
 
+// idle reports whether nothing of the object is under way.
+func (w *writes) idle() bool { return w.running == 0 && w.open <= 0 }
+
+// endedKept is how long an object nothing is written of is remembered,
+// for Writing's since: longer than any walk of a trace's files takes.
+const endedKept = time.Minute
+
 // openIdle is how long a multipart upload open without a part written
 // still counts as under way: one a client left (it crashed, and never
 // aborted it) stops holding its trace back.
@@ -87,10 +104,19 @@ const openIdle = 10 * time.Minute
 
 func objectKey(bucket, key *string) string { return aws.ToString(bucket) + "/" + aws.ToString(key) }
 
-// at returns the object's writes, made if new; a.mu is held.
+// at returns the object's writes, made if new; a.mu is held. It drops
+// the objects idle for longer than endedKept, at most once a minute.
 func (a *activity) at(k string) *writes {
 	if a.keys == nil {
 		a.keys = map[string]*writes{}
+	}
+	if now := time.Now(); now.Sub(a.pruned) > endedKept {
+		a.pruned = now
+		for k, w := range a.keys {
+			if w.idle() && now.Sub(w.last) > endedKept {
+				delete(a.keys, k)
+			}
+		}
 	}
 	w := a.keys[k]
 	if w == nil {
@@ -115,9 +141,6 @@ func (a *activity) begin(bucket, key *string) func() {
 		defer a.mu.Unlock()
 		w.running--
 		w.last = time.Now()
-		if w.running == 0 && w.open <= 0 {
-			delete(a.keys, k)
-		}
 	}
 }
 
@@ -128,11 +151,28 @@ func (a *activity) opened(bucket, key *string, d int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	w := a.at(k)
-	w.open += d
+	w.open = max(w.open+d, 0) // an upload of an earlier process, aborted, was never counted
 	w.last = time.Now()
-	if w.running == 0 && w.open <= 0 {
-		delete(a.keys, k)
+}
+
+// restore counts an upload of the object opened by an earlier server,
+// last written at last.
+func (a *activity) restore(bucket, key string, last time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	w := a.at(bucket + "/" + key)
+	w.open++
+	if last.After(w.last) {
+		w.last = last
 	}
+}
+
+// running reports whether a write of the object runs now.
+func (a *activity) running(bucket, key string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	w := a.keys[bucket+"/"+key]
+	return w != nil && w.running > 0
 }
 
 // UploadsInFlight is how many requests writing an object are under way.
@@ -140,21 +180,32 @@ func (g *Gateway) UploadsInFlight() int64 { return g.uploads.n.Load() }
 
 // Writing reports whether an object of bucket whose key starts with
 // prefix is being written (a PUT, a part, a copy or a completion under
-// way), or has a multipart upload open that a part was written to within
-// the last ten minutes. Between two parts of a large kernel trace no
-// request runs and nothing under the prefix changes on disk (the parts
-// are kept apart until the upload completes): a trace uploaded without a
-// files list looked complete there.
-func (g *Gateway) Writing(bucket, prefix string) bool {
-	return g.uploads.writing(bucket, prefix, time.Now())
+// way), has a multipart upload open that a part was written to within
+// the last ten minutes, or had a write begin or end at or after since.
+// Between two parts of a large kernel trace no request runs and nothing
+// under the prefix changes on disk (the parts are kept apart until the
+// upload completes): a trace uploaded without a files list looked
+// complete there. The uploads an earlier server left open count from
+// the start (restoreOpen).
+//
+// A walk of the prefix's files that began at since saw them settled when
+// Writing, asked after it, says false: a write that ended during the walk
+// (a same-bytes one gets its modification time back just before it ends)
+// may have been seen half done, and no later question about the present
+// alone could tell.
+func (g *Gateway) Writing(bucket, prefix string, since time.Time) bool {
+	return g.uploads.writing(bucket, prefix, since, time.Now())
 }
 
-func (a *activity) writing(bucket, prefix string, now time.Time) bool {
+func (a *activity) writing(bucket, prefix string, since, now time.Time) bool {
 	want := bucket + "/" + prefix
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for k, w := range a.keys {
-		if strings.HasPrefix(k, want) && (w.running > 0 || w.open > 0 && now.Sub(w.last) < openIdle) {
+		if !strings.HasPrefix(k, want) {
+			continue
+		}
+		if w.running > 0 || w.open > 0 && now.Sub(w.last) < openIdle || !w.last.Before(since) {
 			return true
 		}
 	}

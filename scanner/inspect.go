@@ -92,9 +92,12 @@ type look struct {
 
 	hasMeta bool
 	metaSum string // SHA-256 of metadata.json; "" when missing
-	// uploadSum fingerprints the upload's data files (see uploadSum);
+	// uploadSum fingerprints the upload's data files (tracedir.UploadSum);
 	// which names the one to blame when it changed.
 	uploadSum, which string
+	// writing: a file of the trace is being written through the S3
+	// endpoint (sight.writing).
+	writing bool
 	// profiles is what the walk saw of the hardware profiles
 	// metadata.json names (profiles.go); zero without a metadata.json
 	// that parses.
@@ -169,7 +172,8 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 			l.profiles = lookProfiles(tree, saw.meta, meta)
 		}
 	}
-	l.uploadSum, l.which = uploadSum(tree, l.meta)
+	l.uploadSum, l.which = tracedir.UploadSum(tree, l.meta)
+	l.writing = saw.writing
 	// The walk's verdict is reached for every walk; what it does to the
 	// trace's state depends on the state the committing transaction finds
 	// (tracestate.Next): a retried trace is uploading again before this
@@ -230,58 +234,14 @@ func archOf(saw sight) (arch, from string) {
 	return cascade.DefaultTraceGPUArch, cascade.ArchAssumed
 }
 
-// uploadSum fingerprints the upload's data files (tracedir.IsUploadFile):
-// those metadata.json lists, when it has a files list, else those in the
-// tree. Each counts with its path, size, modification time and, for a
-// link, target; a listed file that is missing counts as missing. Files
-// added beside a files list do not count: an upload that means them
-// lists them in a new metadata.json. It returns which file to name if
-// the sum changed: the first listed file missing ("traces/x gone"), else
-// the file modified last.
-func uploadSum(tree *tracedir.Tree, meta *tracedir.Metadata) (sum, which string) {
-	var files []string
-	if meta != nil && meta.HasFiles {
-		for _, f := range meta.Files {
-			if rel, err := tree.Resolve(f.Path); err == nil && tracedir.IsUploadFile(rel) {
-				files = append(files, rel)
-			}
-		}
-	} else {
-		for p := range tree.Files {
-			if tracedir.IsUploadFile(p) {
-				files = append(files, p)
-			}
-		}
-	}
-	slices.Sort(files)
-	files = slices.Compact(files)
-	h := sha256.New()
-	var at time.Time
-	newest, gone := "", ""
-	for _, p := range files {
-		f, ok := tree.Files[p]
-		if !ok {
-			fmt.Fprintf(h, "%s\x00missing\x00", p)
-			if gone == "" {
-				gone = p + " gone"
-			}
-			continue
-		}
-		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00", p, f.Size, f.ModTime.UnixNano(), f.Target)
-		if newest == "" || f.ModTime.After(at) {
-			newest, at = p, f.ModTime
-		}
-	}
-	if gone != "" {
-		newest = gone
-	}
-	return hex.EncodeToString(h.Sum(nil)), newest
-}
-
 // FilesChangedNote starts the note a trace keeps in its ScanWarnings when
 // its upload's data files changed after it completed, and it was
 // post-processed again.
 const FilesChangedNote = "data files changed after the upload completed"
+
+// FilesChangedDuringNote starts that note when the files changed while
+// the trace was being post-processed.
+const FilesChangedDuringNote = FilesChangedNote + ", during post-processing"
 
 // quiet reports whether something first seen at since has stayed the same
 // for a scan interval: the guide's "hasn't changed since the previous
@@ -412,6 +372,11 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 			why = tracedir.KernelsListG + " removed"
 		case t.UploadSum == "":
 			t.UploadSum = l.uploadSum // kept since schema version 14: adopt it
+		case t.State == cascade.TraceReady && l.uploadSum != t.UploadSum && l.writing:
+			// Decided once the S3 endpoint's writes end: a file written
+			// again with the bytes it had gets its modification time
+			// back as its write ends (package s3gw), and then nothing
+			// changed.
 		case t.State == cascade.TraceReady && l.uploadSum != t.UploadSum:
 			// A failed trace's files are fixed and then retried
 			// (retryTrace), as its error says: no start-over of its own.
@@ -422,6 +387,14 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 		}
 		if why != "" {
 			ev = tracestate.FilesChanged
+		}
+	}
+	if t.State == cascade.TraceProcessing && t.UploadSum != "" && l.uploadSum != t.UploadSum && !l.writing {
+		// Its post-processor works from the earlier files: start over
+		// now (the Machine stops it), not after a READY of those.
+		why, ev = FilesChangedDuringNote, tracestate.FilesChanged
+		if l.which != "" {
+			why += " (" + l.which + ")"
 		}
 	}
 	c := unchanged
@@ -444,7 +417,10 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 			t.State, t.Error, t.MetadataSum, t.UploadSum, t.Warnings = to, nil, "", "", []string{}
 			t.MetadataCoreSum = ""
 			notes = nil
-			if strings.HasPrefix(why, FilesChangedNote) {
+			switch {
+			case strings.HasPrefix(why, FilesChangedDuringNote):
+				notes = []string{why + "; post-processed again"}
+			case strings.HasPrefix(why, FilesChangedNote):
 				// Kept until the next upload: runs of the earlier files
 				// are told apart by their traceSum.
 				notes = []string{why + "; post-processed again: runs launched before simulated the earlier files (their traceSum differs)"}

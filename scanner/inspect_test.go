@@ -465,6 +465,24 @@ func TestDecision(t *testing.T) {
 					t.Errorf("sums not those of the upload complete again: %+v", tr)
 				}
 			}},
+		{name: "a data file rewritten after ready while the S3 endpoint still writes it: decided once the write ends",
+			stored: stored(R, readyMeta, 2), writingUntil: 2 * testInterval,
+			walks: []walk{{0, ready}, {testInterval, with(ready, "traces/kernel-1-ctx_0x1.trace.xz", strings.Repeat("z", 100))},
+				{2 * testInterval, with(ready, "traces/kernel-1-ctx_0x1.trace.xz", strings.Repeat("z", 100))}},
+			want: []cascade.TraceState{R, R, P}, why: FilesChangedNote + " (traces/kernel-1-ctx_0x1.trace.xz)"},
+		{name: "a data file rewritten while the trace is processing: started over at once, never ready on the earlier files",
+			walks: []walk{{0, with(pc, "metadata.json", pcMeta)}, {testInterval, with(pc, "metadata.json", pcMeta, "traces/kernel-1-ctx_0x1.trace.xz", strings.Repeat("z", 100))}},
+			want:  []cascade.TraceState{P, P}, why: FilesChangedDuringNote + " (traces/kernel-1-ctx_0x1.trace.xz)",
+			check: func(t *testing.T, tr cascade.Trace) {
+				if len(tr.ScanWarnings) != 1 || tr.ScanWarnings[0] != FilesChangedDuringNote+" (traces/kernel-1-ctx_0x1.trace.xz); post-processed again" {
+					t.Errorf("scan warnings %q", tr.ScanWarnings)
+				}
+			}},
+		{name: "a processing trace whose data file the S3 endpoint still writes: decided once the write ends",
+			writingUntil: 2 * testInterval,
+			walks: []walk{{0, with(pc, "metadata.json", pcMeta)}, {testInterval, with(pc, "metadata.json", pcMeta, "traces/kernel-1-ctx_0x1.trace.xz", strings.Repeat("z", 100))},
+				{2 * testInterval, with(pc, "metadata.json", pcMeta, "traces/kernel-1-ctx_0x1.trace.xz", strings.Repeat("z", 100))}},
+			want: []cascade.TraceState{P, P, P}, why: FilesChangedDuringNote + " (traces/kernel-1-ctx_0x1.trace.xz)"},
 		{name: "a listed data file removed after ready: started over, uploading until it is back",
 			stored: stored(R, readyMeta, 2),
 			walks:  []walk{{0, ready}, {testInterval, with(ready, "traces/stats_ctx_0x1", "")}, {time.Hour, with(ready, "traces/stats_ctx_0x1", "")}},

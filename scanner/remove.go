@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/samples"
 )
 
 // Remove deletes a trace's directory from the bucket, as `aws s3 rm
 // --recursive` would, and has the scanner see it gone at once: the
 // trace, its runs and its post-processing go the way of any trace removed
-// from the bucket (Config.Removed, then traceRemoved). The directory is
+// from the bucket (Config.Removing and Removed, then traceRemoved). The directory is
 // first renamed to a dot-name, which the scanner and the S3 listing skip,
 // so no half-deleted trace is ever seen. It returns once the directory is
 // gone, before the scanner has seen it (traceRemoved says when); NOT_FOUND
@@ -49,4 +50,37 @@ func (s *Scanner) Remove(ctx context.Context, id string) error {
 	}
 	s.Kick(id)
 	return nil
+}
+
+// remove takes a trace whose directory left the bucket out of the
+// store: what works on its files stops first (Config.Removing), what
+// depends on it goes after (Config.Removed), and traceRemoved is
+// published.
+func (s *Scanner) remove(ctx context.Context, id string) {
+	if s.cfg.Removing != nil {
+		if err := s.cfg.Removing(ctx, id); err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("stop what works on trace; trying again on the next scan", "trace", id, "err", err)
+			}
+			return
+		}
+	}
+	if err := s.cfg.Store.DeleteTrace(ctx, id); err != nil {
+		s.log.Error("remove trace", "trace", id, "err", err)
+		return
+	}
+	if s.cfg.Removed != nil {
+		if err := s.cfg.Removed(ctx, id); err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("remove what depends on trace; trying again on the next scan", "trace", id, "err", err)
+			}
+			return
+		}
+	}
+	delete(s.traces, id)
+	s.log.Info("trace removed from bucket", "trace", id)
+	s.cfg.Events.Publish(cascade.TraceRemoved{ID: id})
+	if id == samples.SampleID {
+		s.sampleBack(ctx)
+	}
 }

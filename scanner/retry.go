@@ -2,7 +2,6 @@ package scanner
 
 import (
 	"context"
-	"strings"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/tracestate"
@@ -23,13 +22,13 @@ func (s *Scanner) Retry(ctx context.Context, id string) (cascade.Trace, error) {
 		case t.Sample:
 			return cascade.Errorf(cascade.ECONFLICT, "trace %q is the sample trace; it cannot be retried", id)
 		case !t.State.Finished():
-			return cascade.Errorf(cascade.ECONFLICT, "trace %q is %s; only a failed or ready trace can be retried", id, strings.ToLower(string(t.State)))
+			return cascade.Errorf(cascade.ECONFLICT, "trace %q %s; only a failed or ready trace can be retried", id, t.State.Is())
 		case !t.Retryable():
 			return cascade.Errorf(cascade.ECONFLICT, "trace %q failed on its metadata.json (%s): a retry would read the same file again; upload a corrected metadata.json and the trace starts over by itself", id, cascade.Deref(t.Error))
 		}
 		to, ok := tracestate.Next(t.State, tracestate.Retried)
 		if !ok { // Finished, checked above: the table and the check agree
-			return cascade.Errorf(cascade.ECONFLICT, "trace %q is %s; it cannot be retried", id, strings.ToLower(string(t.State)))
+			return cascade.Errorf(cascade.ECONFLICT, "trace %q %s; it cannot be retried", id, t.State.Is())
 		}
 		t.State, t.Error = to, nil
 		return nil

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade"
-	"github.com/cascade-sim/cascade/samples"
 	"github.com/cascade-sim/cascade/tracedir"
 	"github.com/cascade-sim/cascade/tracestate"
 )
@@ -45,19 +44,24 @@ type Config struct {
 	// the post-processor's (see package tracestate); nil for a scanner
 	// alone, whose complete uploads stay processing.
 	States *tracestate.Machine
-	// Removed, if set, is called after a trace whose directory left the
-	// bucket is deleted, before traceRemoved is published: the runs and
-	// the post-processing of the trace end there. It may wait for child
-	// processes to stop. After an error the next periodic scan removes the
-	// trace again.
-	Removed func(ctx context.Context, id string) error
+	// Removing, if set, is called before a trace whose directory left
+	// the bucket is deleted: what works on its files (its post-processor)
+	// stops there, and may be waited for, so that a trace gone from the
+	// store has nothing left running on it. Removed, if set, is called
+	// after the deletion (no run can be launched on the trace then),
+	// before traceRemoved is published: the runs of the trace end there.
+	// After an error of either the next periodic scan removes the trace
+	// again.
+	Removing, Removed func(ctx context.Context, id string) error
 	// Scanned, if set, is told how long each periodic pass took (the
 	// first, full one included), for /metrics.
 	Scanned func(time.Duration)
 	// Writing, if set, reports whether the S3 endpoint is writing a file
-	// of the trace (a multipart upload open counts): an upload without a
-	// files list is not complete meanwhile, however quiet its tree.
-	Writing func(id string) bool
+	// of the trace (a multipart upload open counts), or a write of one
+	// began or ended at or after since, when a walk of it began: an
+	// upload without a files list is not complete meanwhile, however
+	// quiet its tree, and a walk during a write may have seen it half done.
+	Writing func(id string, since time.Time) bool
 	Logger  *slog.Logger
 }
 
@@ -96,6 +100,11 @@ type entry struct {
 	// missed: a file-system event for the trace went by without a walk
 	// while it was processing.
 	missed bool
+	// writing: the last walk found the S3 endpoint writing a file of the
+	// trace. What the writes do is decided once they end (a ready trace's
+	// data files written again, see look.apply), so the trace is walked
+	// on every periodic pass until then, events or not.
+	writing bool
 }
 
 // walkShare bounds the scanner's time on one busy trace: after a walk that
@@ -221,7 +230,7 @@ func (s *Scanner) scan(ctx context.Context, periodic, full bool) {
 		for id := range present {
 			e := s.traces[id]
 			switch {
-			case e == nil || full || dirty[id] || e.state == cascade.TraceUploading:
+			case e == nil || full || dirty[id] || e.state == cascade.TraceUploading || e.writing || e.missed:
 				walk = append(walk, id)
 			case tracedir.DirSignature(s.dir(id), e.dirs, tracedir.MetadataFile) != e.dirSig:
 				walk = append(walk, id)
@@ -292,27 +301,6 @@ func (s *Scanner) listTraces() (map[string]bool, error) {
 
 func (s *Scanner) dir(id string) string { return filepath.Join(s.cfg.Root, id) }
 
-func (s *Scanner) remove(ctx context.Context, id string) {
-	if err := s.cfg.Store.DeleteTrace(ctx, id); err != nil {
-		s.log.Error("remove trace", "trace", id, "err", err)
-		return
-	}
-	if s.cfg.Removed != nil {
-		if err := s.cfg.Removed(ctx, id); err != nil {
-			if ctx.Err() == nil {
-				s.log.Error("remove what depends on trace; trying again on the next scan", "trace", id, "err", err)
-			}
-			return
-		}
-	}
-	delete(s.traces, id)
-	s.log.Info("trace removed from bucket", "trace", id)
-	s.cfg.Events.Publish(cascade.TraceRemoved{ID: id})
-	if id == samples.SampleID {
-		s.sampleBack(ctx)
-	}
-}
-
 // scanTrace walks one trace, decides its state, and commits and publishes
 // what changed.
 func (s *Scanner) scanTrace(ctx context.Context, id string, now time.Time) {
@@ -371,7 +359,7 @@ func (s *Scanner) inspectWalk(ctx context.Context, w walked, now time.Time) (*en
 		e = &entry{}
 	}
 	if s.cfg.Writing != nil {
-		w.saw.writing = s.cfg.Writing(id)
+		w.saw.writing = s.cfg.Writing(id, w.start)
 	}
 	l, h := inspect(w.saw, e.history, now, s.interval)
 	if l.gone {
@@ -383,6 +371,7 @@ func (s *Scanner) inspectWalk(ctx context.Context, w walked, now time.Time) (*en
 	e.history = h
 	l.knew = e.state
 	e.walkedAt, e.walkCost, e.deferred, e.missed = w.start, w.cost, false, false
+	e.writing = w.saw.writing
 	e.dirs, e.dirSig = w.dirs, w.dirSig
 	return e, l, true
 }

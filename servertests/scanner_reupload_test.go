@@ -286,3 +286,34 @@ func TestDataFileChangedAfterReady(t *testing.T) {
 		t.Fatalf("after post-processing again: %s", r.Trace.State)
 	}
 }
+
+// TestDataFileChangedWhileProcessing: a data file changed while the
+// trace is post-processed starts it over at once: its post-processor
+// (here one that takes its time) is stopped, and the trace is never
+// READY on the earlier files; it was, for a moment, before.
+func TestDataFileChangedWhileProcessing(t *testing.T) {
+	t.Parallel()
+	s := servertest.Server(t, func(c *app.Config) { c.PostprocessCmd = testkit.FakePostprocessor(t, "slow", "--delay=4s") })
+	sub := watch(t, s)
+	id := "changed-in-processing"
+	cascadeUpload(t, s, rawTrace(t, "m", []int{1, 2}, 7), id)
+	waitFor(t, sub, id, 20*time.Second, "PROCESSING", state("PROCESSING"))
+
+	raw := "traces/kernel-1-ctx_0x1.trace"
+	old, err := os.ReadFile(filepath.Join(s.TraceDir(id), filepath.FromSlash(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.WriteFile(t, id, raw, []byte(strings.ToUpper(string(old)))) // the same size: metadata.json's files list still holds
+	seen, tr := states(t, sub, id, func(tr trace) bool { return tr.State == "READY" })
+	if !slices.Equal(seen, []string{"PROCESSING", "UPLOADING", "PROCESSING", "READY"}) && !slices.Equal(seen, []string{"UPLOADING", "PROCESSING", "READY"}) {
+		t.Fatalf("after %s changed during processing: states %v, want it started over before any READY", raw, seen)
+	}
+	want := "data files changed after the upload completed, during post-processing (" + raw + "); post-processed again"
+	if len(tr.Warnings) == 0 || tr.Warnings[0] != want {
+		t.Fatalf("warnings %q, want %q first", tr.Warnings, want)
+	}
+	if n, _ := kernels(t, s, id); n != 2 {
+		t.Fatalf("%d kernels after post-processing again", n)
+	}
+}

@@ -178,6 +178,20 @@ func (w *Warnings) Result() []string {
 	return w.List
 }
 
+// AddResult records the problems another Warnings' Result returned (a
+// child process's): its last line's count of those left out is counted
+// as left out here too.
+func (w *Warnings) AddResult(lines []string) {
+	for _, l := range lines {
+		var n int
+		if _, err := fmt.Sscanf(l, "... and %d more", &n); err == nil && n > 0 && l == fmt.Sprintf("... and %d more", n) {
+			w.dropped += n
+			continue
+		}
+		w.Addf("%s", l)
+	}
+}
+
 // ReadKernels reads every stats file of the tree into kernels, in file
 // order then row order. A malformed row is reported in w and skipped; only
 // an unreadable file is an error. For traces with many kernels,
@@ -228,6 +242,20 @@ func (t *Tree) EachKernels(w *Warnings, n int, fn func([]cascade.Kernel) error) 
 }
 
 func readStats(r io.Reader, rel string, ctx *string, names demangler, emit func(cascade.Kernel) error, w *Warnings) error {
+	return eachRow(r, rel, func(line int, cols []string) error {
+		k, err := parseStatsRow(cols, ctx, names)
+		if err != nil {
+			w.Addf("%s:%d: %v", rel, line, err)
+			return nil
+		}
+		return emit(k)
+	})
+}
+
+// eachRow calls fn with each row of a stats file but its header and blank
+// lines: its line number and its fields, trimmed, in a slice fn must not
+// keep.
+func eachRow(r io.Reader, rel string, fn func(line int, cols []string) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20) // mangled names can be long
 	line := 0
@@ -245,12 +273,7 @@ func readStats(r io.Reader, rel string, ctx *string, names demangler, emit func(
 		if line == 1 && cols[0] == statsColumns[0] {
 			continue // the header
 		}
-		k, err := parseStatsRow(cols, ctx, names)
-		if err != nil {
-			w.Addf("%s:%d: %v", rel, line, err)
-			continue
-		}
-		if err := emit(k); err != nil {
+		if err := fn(line, cols); err != nil {
 			return err
 		}
 	}
@@ -260,24 +283,87 @@ func readStats(r io.Reader, rel string, ctx *string, names demangler, emit func(
 	return nil
 }
 
+// StatsRow is what [EachStatsRow] reads of a stats row.
+type StatsRow struct {
+	TraceFile  string // its kernel trace's file name, as Kernel.TraceFile
+	Name       string // kernel mangled name; "" when empty
+	Grid       [3]int // grid_dimX, grid_dimY, grid_dimZ, when GridOK
+	GridOK     bool   // the grid columns read as non-negative integers
+	Reported   uint32 // total_reported_insts, when ReportedOK: the instruction lines the tracer says it wrote
+	ReportedOK bool   // total_reported_insts reads as a 32-bit count
+}
+
+// EachStatsRow reads the stats file at path and calls fn with each row
+// that has every column and names a kernel trace, with what else of it
+// reads. Other rows are skipped (ReadKernels reports them); an unreadable
+// file is an error.
+func EachStatsRow(path string, fn func(StatsRow)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return eachRow(f, filepath.Base(path), func(_ int, cols []string) error {
+		if len(cols) != len(statsColumns) {
+			return nil
+		}
+		file, _, ok := rowTraceFile(cols[0])
+		if !ok {
+			return nil
+		}
+		r := StatsRow{TraceFile: file, Name: cols[1], GridOK: true}
+		for i := range r.Grid {
+			v, err := strconv.Atoi(cols[2+i])
+			if err != nil || v < 0 {
+				r.GridOK = false
+				break
+			}
+			r.Grid[i] = v
+		}
+		r.Reported, r.ReportedOK = count32(cols[11])
+		fn(r)
+		return nil
+	})
+}
+
+// rowTraceFile reads a stats row's kernel id column: a kernel trace's
+// file name, or an id, whose file is then kernel-<id>.trace.
+func rowTraceFile(col string) (file string, id int, ok bool) {
+	s := col
+	if n := traceFileID(col); n != "" {
+		file, s = col, n
+	}
+	id, err := strconv.Atoi(s)
+	if err != nil || id < 0 {
+		return "", 0, false
+	}
+	if file == "" {
+		file = fmt.Sprintf("kernel-%d.trace", id)
+	}
+	return file, id, true
+}
+
+// count32 reads an instruction count of a stats row. The tracer prints
+// 32-bit unsigned counts with %d: a count past 2^31 comes out negative,
+// so it is read back as uint32.
+func count32(s string) (uint32, bool) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < -(1<<31) || v >= 1<<32 {
+		return 0, false
+	}
+	return uint32(v), true
+}
+
 func parseStatsRow(cols []string, ctx *string, names demangler) (cascade.Kernel, error) {
 	k := cascade.Kernel{Context: ctx}
 	if len(cols) != len(statsColumns) {
 		return k, fmt.Errorf("want %d columns, got %d", len(statsColumns), len(cols))
 	}
-	id := cols[0]
-	if n := traceFileID(id); n != "" {
-		k.TraceFile = id
-		id = n
-	}
-	n, err := strconv.Atoi(id)
-	if err != nil || n < 0 {
+	file, n, ok := rowTraceFile(cols[0])
+	if !ok {
 		return k, fmt.Errorf("kernel id: %q is neither a kernel trace name nor an id", cols[0])
 	}
-	k.KernelID = n
-	if k.TraceFile == "" {
-		k.TraceFile = fmt.Sprintf("kernel-%d.trace", n)
-	}
+	k.TraceFile, k.KernelID = file, n
 	if k.Name = cols[1]; k.Name == "" {
 		return k, errors.New("kernel mangled name: empty")
 	}
@@ -292,13 +378,11 @@ func parseStatsRow(cols []string, ctx *string, names demangler) (cascade.Kernel,
 		}
 		*dst = v
 	}
-	// The tracer prints 32-bit unsigned counts with %d: a count past 2^31
-	// comes out negative, so read it back as uint32.
-	insts, err := strconv.ParseInt(cols[10], 10, 64)
-	if err != nil || insts < -(1<<31) || insts >= 1<<32 {
+	insts, ok := count32(cols[10])
+	if !ok {
 		return k, fmt.Errorf("total_insts: %q is not a 32-bit count", cols[10])
 	}
-	k.Instructions = cascade.Ptr(int64(uint32(insts)))
+	k.Instructions = cascade.Ptr(int64(insts))
 	return k, nil
 }
 

@@ -21,3 +21,19 @@ func TestTraceFileID(t *testing.T) {
 		}
 	}
 }
+
+// TestAddResult: warnings read back from a child's Result keep its count
+// of those left out.
+func TestAddResult(t *testing.T) {
+	var child Warnings
+	for range MaxWarnings + 3 {
+		child.Addf("short")
+	}
+	var w Warnings
+	w.AddResult(child.Result())
+	w.Addf("stats")
+	got := w.Result()
+	if len(got) != MaxWarnings+1 || got[len(got)-1] != "... and 4 more" {
+		t.Errorf("%d warnings ending %q, want %d ending \"... and 4 more\"", len(got), got[len(got)-1], MaxWarnings+1)
+	}
+}

@@ -40,10 +40,13 @@ func ReadTraced(file string) (*Traced, error) {
 	t := &Traced{refs: map[kernellist.Ref]int32{}}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
 		if !bytes.HasPrefix(line, []byte("kernel")) {
 			continue
+		}
+		if err := kernellist.CheckTraceName(string(line)); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 		t.Lines++
 		ref, ok := kernellist.ParseTraceFileName(string(line))

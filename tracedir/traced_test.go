@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cascade-sim/cascade"
@@ -80,5 +81,17 @@ func TestTracedMark(t *testing.T) {
 	k := cascade.Kernel{KernelID: 9}
 	if tr.Mark(&k) || k.Untraced {
 		t.Error("a list of names Cascade cannot read marked a launch untraced")
+	}
+}
+
+// TestReadTracedRefusesShellBytes: a kernelslist.g naming a trace with a
+// byte the simulator's shell would act on fails its trace, naming the line.
+func TestReadTracedRefusesShellBytes(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "kernelslist.g")
+	if err := os.WriteFile(p, []byte("kernel-1.traceg\nkernel-2.traceg && touch x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tracedir.ReadTraced(p); err == nil || !strings.Contains(err.Error(), `line 2: kernel trace "kernel-2.traceg && touch x" holds " "`) {
+		t.Fatalf("ReadTraced: %v", err)
 	}
 }

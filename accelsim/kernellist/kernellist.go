@@ -76,6 +76,37 @@ func ParseTraceFileName(name string) (Ref, bool) {
 	return Ref{ID: id, Context: NormalizeContext(m[2])}, true
 }
 
+// CheckTraceName refuses a kernel line's trace path holding a byte the
+// shell would act on. Accel-Sim opens each kernel trace with
+// popen("cat <the list's directory>/<path>") (trace_parser.cc), so a
+// blank splits the path and a ';', '$' or quote in it is run as shell
+// code: a trace path may hold letters, digits and . _ - / + = , : @ %.
+func CheckTraceName(path string) error {
+	if i := shellByteAt(path); i >= 0 {
+		return fmt.Errorf("kernel trace %q holds %q, which the simulator's shell would act on (it opens each trace with popen(\"cat <dir>/<name>\")): name kernel traces with letters, digits and . _ - / + = , : @ %% only", path, string(rune(path[i])))
+	}
+	return nil
+}
+
+// SafeTracePath reports whether the shell takes path as it is (every
+// byte one CheckTraceName allows).
+func SafeTracePath(path string) bool { return shellByteAt(path) < 0 }
+
+// shellByteAt is the index of path's first byte CheckTraceName refuses,
+// -1 when there is none.
+func shellByteAt(path string) int {
+	for i := 0; i < len(path); i++ {
+		if !safeNameByte(path[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func safeNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("._-/+=,:@%", c) >= 0
+}
+
 // Command is one line of a kernel list that Accel-Sim acts on.
 type Command struct {
 	Line int    // 1-based line number in the list
@@ -151,6 +182,9 @@ func Parse(r io.Reader) ([]Command, error) {
 			cmds = append(cmds, Command{Line: n, Text: text})
 		case strings.HasPrefix(text, "kernel"):
 			path := strings.TrimSpace(text)
+			if err := CheckTraceName(path); err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
 			ref, ok := ParseTraceFileName(path)
 			cmds = append(cmds, Command{Line: n, Text: text, TraceFile: path, Kernel: ref, KernelOK: ok})
 		}

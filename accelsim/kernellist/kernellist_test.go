@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -186,6 +187,24 @@ func TestNormalizeContext(t *testing.T) {
 	} {
 		if got := kernellist.NormalizeContext(in); got != want {
 			t.Errorf("NormalizeContext(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestKernelLinesTheShellActsOn: a kernel line naming a trace with a byte
+// the shell acts on (Accel-Sim opens traces with popen("cat ...")) is an
+// error naming the line and the byte; the names tracers and
+// post-processors write are not.
+func TestKernelLinesTheShellActsOn(t *testing.T) {
+	for _, ok := range []string{"kernel-1.traceg", "kernel-12-ctx_0x55d2c3a1e4f0.traceg.xz", "kernels/kernel-1.trace", "kernel-1+b=c,d:e@f%g.tracez"} {
+		if _, err := kernellist.Parse(strings.NewReader("MemcpyHtoD,0x1,8\n" + ok + "\r\n")); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for bad, b := range map[string]string{"kernel-1.traceg;rm -rf x": ";", "kernel 1.traceg": " ", "kernel-$(id).traceg": "$", "kernel-1`x`.traceg": "`", "kernel-'1'.traceg": "'", "kernel-1.traceg|x": "|", "kernel-1\\.traceg": "\\"} {
+		_, err := kernellist.Parse(strings.NewReader("MemcpyHtoD,0x1,8\n" + bad + "\n"))
+		if want := "line 2: kernel trace " + strconv.Quote(bad) + " holds " + strconv.Quote(b); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error with %s", bad, err, want)
 		}
 	}
 }

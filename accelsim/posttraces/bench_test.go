@@ -1,6 +1,7 @@
 package posttraces
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -97,5 +98,51 @@ func removeOutputs(b *testing.B, dir string) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// BenchmarkLineChecks measures the per-line checks of the partitioning
+// pass on a generated 32 MB kernel's instruction lines, in memory: the
+// leading ids, PC and mask alone (ids), and with the instruction's fields
+// after them (ids+fields), the cost fastInst (and checkInst where it
+// falls back) adds to each line.
+//
+//	go test ./accelsim/posttraces -run '^$' -bench LineChecks
+func BenchmarkLineChecks(b *testing.B) {
+	var raw bytes.Buffer
+	if _, err := tracegen.WriteKernel(&raw, 1, tracegen.Config{Grid: [3]int{64, 1, 1}, Block: [3]int{256, 1, 1},
+		Bytes: 32 << 20, Mem: true, LDGSTS: true, Seed: 1}, 1); err != nil {
+		b.Fatal(err)
+	}
+	var lines [][]byte
+	size := int64(0)
+	for l := range bytes.SplitSeq(raw.Bytes(), []byte{'\n'}) {
+		if len(l) > 0 && l[0] != '-' && l[0] != '#' {
+			lines = append(lines, l)
+			size += int64(len(l)) + 1
+		}
+	}
+	for _, fields := range []bool{false, true} {
+		name := "ids"
+		if fields {
+			name = "ids+fields"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(size)
+			var ids lineIDs
+			for b.Loop() {
+				for _, l := range lines {
+					if !parseIDs(l, layoutClassic, &ids) {
+						b.Fatalf("%q", l)
+					}
+					if fields && !fastInst(l, ids.fields, ids.mask, true) {
+						if err := checkInst(l, ids.fields, ids.mask, true, 5); err != nil {
+							b.Fatalf("%q: %v", l, err)
+						}
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/line")
+		})
 	}
 }

@@ -39,14 +39,22 @@
 // file, only <file>.g is written (kernelslist.g when the file is
 // kernelslist), as Accel-Sim does.
 //
+// Each kernel trace's instruction lines, counted by the pass that reads
+// it, are compared with its stats row's total_reported_insts (stats.csv,
+// or its context's stats_ctx_*): fewer is a file cut short at a line
+// boundary, which reads as a whole one, and becomes a warning in
+// Options.Warnings, never an error; so does a row whose kernel name or
+// grid is not the one the trace's header says (counts.go).
+//
 // A run first removes any kernelslist.g and list .g left by an earlier
 // run. Every output is written to a temporary dotfile beside it and renamed
 // when complete; kernelslist.g comes after every kernel succeeded, so its
 // presence means "ready". On any error (or a cancel) nothing more is
 // renamed, temporary outputs, spill files and the outputs this run already
 // renamed into place are removed, and the error names the file and line: a
-// truncated xz stream, a line that fits neither instruction layout, a list
-// naming a missing trace, an undefined list command. A write that found the
+// truncated xz stream, a line that fits neither instruction layout, an
+// instruction field Accel-Sim would misread or abort on, a list naming a
+// missing trace, an undefined list command. A write that found the
 // disk full (or the quota spent) is a [FullError] naming the file being
 // written: "no space left on device writing traces/kernel-3.tracez".
 //
@@ -58,7 +66,17 @@
 // PC and an 8-digit hex mask follow the ids — and checked on every line.
 // Tracer versions 3 (no trailing immediate) and 5 are both accepted: the
 // instruction text is copied, never reinterpreted, except for finding the
-// opcode. xz input is read through `xz -dc -T0` when xz is installed, else
+// opcode. A header that names no tracer version, or one below 3, fails
+// the kernel: Accel-Sim reads the post-processed lines of such a trace as
+// beginning with thread block ids, and would misread every instruction. Each line's fields after the mask are checked, in the same pass,
+// as Accel-Sim's parser (trace_parser.cc) reads them (inst.go): dest_num
+// (at most 1) and its R registers, an opcode, src_num (at most 5, as the
+// tracer writes; the simulator's parser reads 4 and aborts on a fifth,
+// which fails a run of that kernel, not the trace) and its
+// registers, mem_width, and for a memory instruction address mode 0, 1 or
+// 2 with the hex addresses, stride or deltas its mask's active lanes
+// imply; then an immediate, unless the header says tracer version 3 or
+// older; nothing more. xz input is read through `xz -dc -T0` when xz is installed, else
 // with a pure-Go decoder.
 //
 // # Memory

@@ -207,7 +207,7 @@ func FuzzRawKernelList(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	trace := "-grid dim = (1,1,1)\n-block dim = (32,1,1)\n0 0 0 0 0010 ffffffff 0 EXIT 0 0\n"
+	trace := "-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 3\n0 0 0 0 0010 ffffffff 0 EXIT 0 0\n"
 	pos := regexp.MustCompile(`kernelslist:\d+: `)
 	f.Fuzz(func(t *testing.T, list string) {
 		sandbox := t.TempDir()

@@ -16,6 +16,8 @@ import (
 type kernel struct {
 	name    string // trace file name, for messages
 	header  []byte // header lines, each with '\n'
+	kname   string // its header's -kernel name, "" without one
+	version int    // its header's -accelsim tracer version, 0 without one
 	grid    [3]uint32
 	block   [3]uint32
 	layout  int
@@ -81,6 +83,43 @@ func checkBlock(b [3]uint32) error {
 	return nil
 }
 
+// headerValue returns what follows the '=' of a header line, trimmed.
+func headerValue(line []byte) string {
+	_, v, _ := bytes.Cut(line, []byte{'='})
+	return string(bytes.TrimSpace(v))
+}
+
+// headerVersion reads "-accelsim tracer version = N" as Accel-Sim's
+// sscanf does: the number after the '=', 0 when there is none.
+func headerVersion(line []byte) int {
+	_, v, _ := bytes.Cut(line, []byte{'='})
+	v = bytes.TrimLeft(v, " \t")
+	n := 0
+	for _, c := range v {
+		if c < '0' || c > '9' || n > 1<<20 {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// checkVersion refuses a kernel whose header names no tracer version of 3
+// or later (0: no "-accelsim tracer version" line, or no number in it).
+// Accel-Sim reads the post-processed trace by that header: below 3 it
+// takes each instruction line to begin with the thread block's ids,
+// which post-processing moves to the block's header, and it would
+// misread every instruction (trace_parser.cc, parse_from_string).
+func checkVersion(v int) error {
+	switch {
+	case v == 0:
+		return errors.New(`the header has no "-accelsim tracer version = N" line with a number before the first instruction: Accel-Sim reads such a trace as tracer version 0, whose lines begin with the thread block's ids, and would misread every instruction once post-processed; trace it with Accel-Sim's tracer, which writes the line (version 3 or later)`)
+	case v < 3:
+		return fmt.Errorf("-accelsim tracer version = %d: Accel-Sim reads a post-processed trace of tracer version 3 or later only (below 3 it expects the thread block's ids on every instruction line); trace it with a newer Accel-Sim tracer", v)
+	}
+	return nil
+}
+
 // lineError names a trace file and line.
 func lineError(file string, line int, err error) error {
 	return fmt.Errorf("%s:%d: %w", file, line, err)
@@ -123,6 +162,7 @@ func (p *processor) partition(ctx context.Context, path, dir string) (_ *kernel,
 		gotGrid  bool
 		gotBlock bool
 		gx, gxy  uint64
+		imm      bool // instruction lines may end in an immediate
 	)
 	for {
 		line, err := lr.next()
@@ -160,6 +200,10 @@ func (p *processor) partition(ctx context.Context, path, dir string) (_ *kernel,
 						return nil, lineError(name, lr.num, err)
 					}
 					gotBlock = true
+				case bytes.HasPrefix(line, []byte("-kernel name")):
+					k.kname = headerValue(line)
+				case bytes.HasPrefix(line, []byte("-accelsim tracer version")):
+					k.version = headerVersion(line)
 				}
 			}
 			continue
@@ -171,6 +215,11 @@ func (p *processor) partition(ctx context.Context, path, dir string) (_ *kernel,
 			if k.layout, err = detectLayout(line); err != nil {
 				return nil, lineError(name, lr.num, err)
 			}
+			if err := checkVersion(k.version); err != nil {
+				return nil, lineError(name, lr.num, err)
+			}
+			// Tracer versions up to 3 write no immediate; 4 began to.
+			imm = k.version >= 4
 			gx, gxy = uint64(k.grid[0]), uint64(k.grid[0])*uint64(k.grid[1])
 			k.nblocks = gxy * uint64(k.grid[2])
 			threads := uint64(k.block[0]) * uint64(k.block[1]) * uint64(k.block[2])
@@ -190,6 +239,11 @@ func (p *processor) partition(ctx context.Context, path, dir string) (_ *kernel,
 		}
 		if w >= k.warps {
 			return nil, lineError(name, lr.num, fmt.Errorf("warp %d outside a block of %d warps", w, k.warps))
+		}
+		if !fastInst(line, ids.fields, ids.mask, imm) {
+			if err := checkInst(line, ids.fields, ids.mask, imm, k.version); err != nil {
+				return nil, lineError(name, lr.num, err)
+			}
 		}
 		b := z*gxy + y*gx + x
 		base := b * k.slots()

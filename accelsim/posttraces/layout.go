@@ -16,10 +16,13 @@ const (
 // errLayout is returned for a line that fits neither layout.
 var errLayout = errors.New("instruction line fits neither layout (4 or 11 leading ids before hex PC and 8-digit hex mask)")
 
-// lineIDs are the leading ids of one instruction line.
+// lineIDs are the leading ids of one instruction line, and what
+// parseIDs read of its instruction.
 type lineIDs struct {
-	v    [layoutCluster]uint32
-	rest int // offset of the instruction (the PC) in the line
+	v      [layoutCluster]uint32
+	rest   int    // offset of the instruction (the PC) in the line
+	mask   uint32 // the active-lane mask
+	fields int    // offset of dest_num, the field after the mask
 }
 
 // parseUint reads a decimal uint32 at b[i:], stopping at a space; it returns
@@ -86,9 +89,11 @@ func parseIDs(line []byte, n int, ids *lineIDs) bool {
 		return false
 	}
 	mask, j := token(line, j)
-	if len(mask) != 8 || !isHex(mask) {
+	m, ok := hex32(mask)
+	if !ok {
 		return false
 	}
+	ids.mask, ids.fields = m, j
 	// dest_num must be a decimal count.
 	d, _ := token(line, j)
 	if len(d) == 0 {

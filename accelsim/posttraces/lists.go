@@ -110,7 +110,8 @@ func Run(ctx context.Context, target string, opts Options) error {
 			}
 		}
 	}
-	if err := p.runJobs(ctx, jobs); err != nil {
+	kernels, err := p.runJobs(ctx, jobs)
+	if err != nil {
 		p.removeWritten()
 		return err
 	}
@@ -121,6 +122,7 @@ func Run(ctx context.Context, target string, opts Options) error {
 		}
 		return err
 	}
+	p.checkStats(paths, jobs, kernels, opts.Warnings)
 	return nil
 }
 
@@ -218,6 +220,9 @@ func readList(path, dir string, text bool) (*kernelList, []kernelJob, error) {
 			if !filepath.IsLocal(line) {
 				return nil, nil, fmt.Errorf("%s:%d: kernel trace %s is outside the list's directory", path, n, line)
 			}
+			if err := kernellist.CheckTraceName(line); err != nil {
+				return nil, nil, fmt.Errorf("%s:%d: %w", path, n, err)
+			}
 			out, err := outputName(line, text)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s:%d: %w", path, n, err)
@@ -241,25 +246,29 @@ func readList(path, dir string, text bool) (*kernelList, []kernelJob, error) {
 	return l, jobs, nil
 }
 
-// runJobs post-processes kernels, p.jobs at a time; the first error
-// cancels the rest.
-func (p *processor) runJobs(ctx context.Context, jobs []kernelJob) error {
+// runJobs post-processes kernels, p.jobs at a time, and returns what each
+// one's pass read of its trace; the first error cancels the rest.
+func (p *processor) runJobs(ctx context.Context, jobs []kernelJob) ([]traced, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
-		mu    sync.Mutex
-		first error
-		wg    sync.WaitGroup
-		next  = make(chan kernelJob)
+		mu      sync.Mutex
+		first   error
+		wg      sync.WaitGroup
+		next    = make(chan int)
+		kernels = make([]traced, len(jobs))
 	)
 	for range min(p.jobs, max(len(jobs), 1)) {
 		wg.Go(func() {
-			for j := range next {
+			for i := range next {
 				if ctx.Err() != nil {
 					continue
 				}
+				j := jobs[i]
 				p.log.Info("processing kernel trace", "path", j.in)
-				if err := p.processKernel(ctx, j.in, j.out); err != nil {
+				k, err := p.processKernel(ctx, j.in, j.out)
+				kernels[i] = k
+				if err != nil {
 					mu.Lock()
 					if first == nil {
 						first = err
@@ -271,9 +280,9 @@ func (p *processor) runJobs(ctx context.Context, jobs []kernelJob) error {
 		})
 	}
 feed:
-	for _, j := range jobs {
+	for i := range jobs {
 		select {
-		case next <- j:
+		case next <- i:
 		case <-ctx.Done():
 			break feed
 		}
@@ -281,9 +290,9 @@ feed:
 	close(next)
 	wg.Wait()
 	if first != nil {
-		return first
+		return nil, first
 	}
-	return ctx.Err()
+	return kernels, ctx.Err()
 }
 
 // writeLists writes each list's .g and, in directory mode, kernelslist.g

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/cascade-sim/cascade/accelsim/tracez"
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 // Tuning of the memory bound. A kernel in flight holds its partition
@@ -41,6 +42,12 @@ type Options struct {
 	XZ string
 	// Logger receives warnings (empty blocks) and progress; nil discards.
 	Logger *slog.Logger
+	// Warnings, when not nil, receives the problems of the input that fail
+	// nothing but its user should hear of: kernel traces with fewer
+	// instruction lines than their stats rows say, and stats rows whose
+	// kernel name or grid contradicts their kernel trace's header
+	// (checkStats). Logger receives them too.
+	Warnings *tracedir.Warnings
 	// MaxPartMem overrides the largest partition assembled in memory (tests).
 	MaxPartMem int64
 }
@@ -134,11 +141,12 @@ func RemoveSpills(root string) error {
 }
 
 // processKernel post-processes the raw trace at in into out, through a
-// temporary dotfile beside out renamed when complete.
-func (p *processor) processKernel(ctx context.Context, in, out string) (err error) {
+// temporary dotfile beside out renamed when complete, and returns what it
+// read that the stats rows are checked against.
+func (p *processor) processKernel(ctx context.Context, in, out string) (_ traced, err error) {
 	spill, err := os.MkdirTemp(p.spillRoot, spillPattern)
 	if err != nil {
-		return fmt.Errorf("create spill dir: %w", err)
+		return traced{}, fmt.Errorf("create spill dir: %w", err)
 	}
 	defer os.RemoveAll(spill)
 	defer func() {
@@ -149,13 +157,13 @@ func (p *processor) processKernel(ctx context.Context, in, out string) (err erro
 
 	k, err := p.partition(ctx, in, spill)
 	if err != nil {
-		return err
+		return traced{}, err
 	}
 	defer k.parts.release()
 
 	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("create output for %s: %w", out, err)
+		return traced{}, fmt.Errorf("create output for %s: %w", out, err)
 	}
 	f.Chmod(0o644) // CreateTemp makes 0600; outputs are as readable as their inputs
 	defer func() {
@@ -172,11 +180,11 @@ func (p *processor) processKernel(ctx context.Context, in, out string) (err erro
 	switch {
 	case !p.text:
 		if em, err = newTracezEmitter(f, k.header, p.enc, spill); err != nil {
-			return err
+			return traced{}, err
 		}
 	case strings.HasSuffix(out, ".xz"):
 		if sink, err = newXZSink(f, p.xz); err != nil {
-			return err
+			return traced{}, err
 		}
 		em = newTextEmitter(sink, k.header, k.layout == layoutCluster)
 	default:
@@ -189,15 +197,15 @@ func (p *processor) processKernel(ctx context.Context, in, out string) (err erro
 		}
 	}
 	if aerr != nil {
-		return fmt.Errorf("%s: %w", k.name, aerr)
+		return traced{}, fmt.Errorf("%s: %w", k.name, aerr)
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", out, err)
+		return traced{}, fmt.Errorf("write %s: %w", out, err)
 	}
 	if err = os.Rename(f.Name(), out); err != nil {
-		return fmt.Errorf("rename %s: %w", out, err)
+		return traced{}, fmt.Errorf("rename %s: %w", out, err)
 	}
 	p.wrote(out)
 	p.log.Debug("kernel post-processed", "path", out, "insts", k.insts)
-	return nil
+	return traced{insts: k.insts, name: k.kname, grid: k.grid}, nil
 }

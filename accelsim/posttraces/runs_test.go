@@ -27,7 +27,7 @@ func TestMergeRuns(t *testing.T) {
 		writeFile(t, dir, n, s)
 	}
 	for _, id := range []string{"2-ctx_0xa", "3-ctx_0xa", "4-ctx_0xa", "5-ctx_0xa", "1-ctx_0xb"} {
-		writeFile(t, dir, "kernel-"+id+".trace", "-kernel name = k\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n\n#traces format = x\n\n0 0 0 0 0000 ffffffff 0 EXIT 0 0\n")
+		writeFile(t, dir, "kernel-"+id+".trace", "-kernel name = k\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 3\n\n#traces format = x\n\n0 0 0 0 0000 ffffffff 0 EXIT 0 0\n")
 	}
 	if err := Run(context.Background(), dir, Options{Text: true, Jobs: 1}); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ package s3serve
 
 import (
 	"context"
+	"time"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/app"
@@ -30,7 +31,9 @@ func (Server) Start(ctx context.Context, c app.S3Config) (app.S3Gateway, error) 
 		Addr:         c.Addr,
 		Keys:         c.Keys,
 		ReadOnlyKeys: c.ReadOnlyKeys,
-		Logger:       c.Logger,
+		// 0 is the gateway's default, below 0 never.
+		MultipartExpiry: c.MultipartExpiry,
+		Logger:          c.Logger,
 	})
 	if err != nil {
 		return nil, err
@@ -47,8 +50,8 @@ type gateway struct {
 func (g gateway) URL() string            { return g.url }
 func (g gateway) Region() string         { return s3gw.Region }
 func (g gateway) UploadsInFlight() int64 { return g.g.UploadsInFlight() }
-func (g gateway) Writing(bucket, prefix string) bool {
-	return g.g.Writing(bucket, prefix)
+func (g gateway) Writing(bucket, prefix string, since time.Time) bool {
+	return g.g.Writing(bucket, prefix, since)
 }
 func (g gateway) Exited() <-chan struct{} { return g.g.Exited() }
 func (g gateway) Err() error              { return g.g.Err() }

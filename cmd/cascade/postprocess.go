@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cascade-sim/cascade/postproc"
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 const postprocessUsage = `usage: cascade postprocess <traces dir | kernelslist file> [-j N] [--text]
@@ -28,8 +29,11 @@ CASCADE_ACCELSIM_DIR's trace parser, or CASCADE_TRACE_FORMAT=traceg|tracez.
 Given a directory it reads every kernelslist and kernelslist_ctx_0x<hex> in
 it; given one list file, it writes <file>.g. On an error it removes what it
 wrote and prints one line saying why, naming the file and line where one is
-at fault. cascade serve runs it for every uploaded trace unless
-CASCADE_POSTPROCESS_CMD names another post-processor.
+at fault. A kernel trace with fewer instruction lines than its stats row's
+total_reported_insts (cut short) is processed, and warned of in one of the
+last lines, starting "postprocess warning: ". cascade serve runs it for
+every uploaded trace unless CASCADE_POSTPROCESS_CMD names another
+post-processor.
 
 flags:
   -j N     kernels processed at once (default: the CPUs this process may use)
@@ -43,7 +47,8 @@ environment:
 // postprocess runs `cascade postprocess <dir or kernelslist file> [-j N]
 // [--text]`; args exclude the word "postprocess". It returns 0 on
 // success, 2 on a usage error and 1 on any other error, which it prints to
-// stderr as one line starting with postproc.ErrorPrefix.
+// stderr as one line starting with postproc.ErrorPrefix. On success its
+// last lines are the warnings, each starting with postproc.WarningPrefix.
 func postprocess(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts, target, err := parsePostprocess(args)
 	switch {
@@ -63,10 +68,12 @@ func postprocess(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		opts.SubchunkInsts = n
 	}
 	opts.Logger = slog.New(slog.NewTextHandler(stderr, nil)).With("component", "posttraces")
+	opts.Warnings = &tracedir.Warnings{}
 	if err := postproc.Postprocess(ctx, target, opts); err != nil {
 		fmt.Fprintf(stderr, "%s%v\n", postproc.ErrorPrefix, err)
 		return 1
 	}
+	postproc.WriteWarnings(stderr, opts.Warnings) // last: cascade serve reads them from the log's end
 	return 0
 }
 

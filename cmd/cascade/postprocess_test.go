@@ -80,6 +80,28 @@ func TestPostprocessCommand(t *testing.T) {
 	}
 }
 
+// TestPostprocessWarnsLast: a kernel trace with fewer instruction lines
+// than its stats row says is processed, and the command's last line warns
+// of it, as cascade serve reads it (postproc.WarningPrefix).
+func TestPostprocessWarnsLast(t *testing.T) {
+	dir := rawTraceDir(t)
+	t.Setenv("CASCADE_WORK_DIR", filepath.Join(t.TempDir(), "work"))
+	stats := "kernel id, kernel mangled name, grid_dimX, grid_dimY, grid_dimZ, #blocks, block_dimX, block_dimY, block_dimZ, #threads, total_insts, total_reported_insts\n" +
+		"kernel-1.trace, _Z4testPf, 2, 2, 1, 4, 70, 1, 1, 70, 20,20\n"
+	if err := os.WriteFile(filepath.Join(dir, "stats.csv"), []byte(stats), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"postprocess", dir}, &stdout, &stderr); code != 0 {
+		t.Fatalf("code = %d, want 0; stderr:\n%s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	want := postproc.WarningPrefix + "kernel-1.trace: 14 instruction lines, stats.csv's total_reported_insts says 20: the file may be cut short; upload it again"
+	if last := lines[len(lines)-1]; last != want {
+		t.Errorf("last line %q, want %q", last, want)
+	}
+}
+
 // TestPostprocessHelp: -h prints the usage, the flags and the variables
 // on stdout and exits 0.
 func TestPostprocessHelp(t *testing.T) {

@@ -66,6 +66,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.StringVar(&cfg.TLSKey, "tls-key", env("CASCADE_TLS_KEY", ""), "PEM private key of --tls-cert (CASCADE_TLS_KEY)")
 	fs.StringVar(&cfg.S3ReadOnlyKeys.AccessKey, "s3-readonly-access-key", env("CASCADE_S3_READONLY_ACCESS_KEY", ""), "a second S3 key pair that may get and list but not write (CASCADE_S3_READONLY_ACCESS_KEY)")
 	fs.StringVar(&cfg.S3ReadOnlyKeys.SecretKey, "s3-readonly-secret-key", env("CASCADE_S3_READONLY_SECRET_KEY", ""), "secret of the read-only S3 key pair (CASCADE_S3_READONLY_SECRET_KEY)")
+	fs.DurationVar(&cfg.S3MultipartExpiry, "s3-multipart-expiry", envDuration("CASCADE_S3_MULTIPART_EXPIRY", 7*24*time.Hour), "abort a multipart upload nothing was written to for this long, freeing its parts; -1s never (CASCADE_S3_MULTIPART_EXPIRY)")
 	fs.IntVar(&cfg.Limits.MaxDepth, "max-query-depth", envInt("CASCADE_MAX_QUERY_DEPTH", transport.DefaultMaxDepth), "deepest nesting of fields an operation may have; -1 for no limit (CASCADE_MAX_QUERY_DEPTH)")
 	fs.IntVar(&cfg.Limits.MaxComplexity, "max-query-complexity", envInt("CASCADE_MAX_QUERY_COMPLEXITY", transport.DefaultMaxComplexity), "highest cost of an operation, pages counted by their size; -1 for no limit (CASCADE_MAX_QUERY_COMPLEXITY)")
 	fs.IntVar(&cfg.Limits.MaxSubscriptionsPerConn, "max-subscriptions-per-conn", envInt("CASCADE_MAX_SUBSCRIPTIONS_PER_CONN", transport.DefaultMaxSubscriptionsPerConn), "subscriptions one websocket may hold at once; -1 for no limit (CASCADE_MAX_SUBSCRIPTIONS_PER_CONN)")
