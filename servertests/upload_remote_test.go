@@ -119,6 +119,42 @@ func TestEndpointUploadResumes(t *testing.T) {
 	if _, err := upload.Upload(context.Background(), opts); !errors.Is(err, upload.ErrExists) {
 		t.Fatalf("upload over a finished trace: %v, want ErrExists", err)
 	}
+
+	// --force of the same upload sends metadata.json alone, and the
+	// trace stays READY (every file was sent again, and the trace
+	// started over).
+	processed := filepath.Join(dest, "traces", "kernelslist.g")
+	before, err := os.Stat(processed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Force, sent = true, nil
+	if res, err = upload.Upload(context.Background(), opts); err != nil {
+		t.Fatalf("--force of the same upload: %v", err)
+	}
+	after, err := os.Stat(processed)
+	if err != nil || !os.SameFile(before, after) || res.Copied != 0 || res.Removed != 0 || len(sent) != 0 {
+		t.Fatalf("--force of the same upload: kernelslist.g %v (the same file %v), %d files and %d parts sent, %d removed; want it kept and nothing sent or removed",
+			err, err == nil && os.SameFile(before, after), res.Copied, len(sent), res.Removed)
+	}
+	if st := s.TraceNow(t, "resumed").State; st != "READY" {
+		t.Fatalf("after --force of the same upload: %s", st)
+	}
+
+	// One file changed since (same size, another time): --force sends it
+	// alone, not every file again (QA), and the trace is ready again.
+	stats := filepath.Join(src, "traces", "stats_ctx_0x55d2c3a1e4f0")
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(stats, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = upload.Upload(context.Background(), opts); err != nil {
+		t.Fatalf("--force after a change: %v", err)
+	}
+	if res.Copied != 1 || len(sent) != 0 || res.Skipped != len(res.Files)-1 {
+		t.Fatalf("--force after one file changed: %d files and %d parts sent, %d skipped of %d; want that file alone", res.Copied, len(sent), res.Skipped, len(res.Files))
+	}
+	testkit.Eventually(t, 30*time.Second, "ready again", func() bool { return s.TraceNow(t, "resumed").State == "READY" })
 }
 
 // readMetadata reads dest's metadata.json: its files list, and the rest.

@@ -13,8 +13,13 @@
 //     each body carrying a checksum the endpoint verifies.
 //
 // Run again after a failure or a cancel, it resumes: files already there
-// at the right size, and parts of an unfinished multipart upload whose
-// checksums match, are not sent again. It writes nothing outside the
+// at the right size and modification time, and parts of an unfinished
+// multipart upload whose checksums match, are not sent again. A file of
+// the right size but another time (traced again since, or written by
+// another tool) is sent again. A local upload gives each file the
+// source's modification time (as cp -p does); an upload to an Endpoint
+// sends it as the object's user metadata mtime, in seconds since the
+// epoch, as rclone does. It writes nothing outside the
 // destination trace directory or prefix it is given, and talks to no
 // server but the S3 endpoint it is given. The `cascade upload` command
 // (cmd/cascade) parses its command line into [Options].

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -47,7 +48,7 @@ const (
 // same order as a local upload (data files, then metadata.json with its
 // files list), multipart for files larger than a part with the parts sent
 // in parallel, and an interrupted upload resumed: files already there at
-// the right size are skipped, and so are the parts of an unfinished
+// the right size and modification time (see unchanged) are skipped, and so are the parts of an unfinished
 // multipart upload whose size and checksums match (see partMatches).
 type remote struct {
 	client   *s3.Client
@@ -82,6 +83,9 @@ func newClient(opts Options) *s3.Client {
 }
 
 func uploadRemote(ctx context.Context, opts Options, src *source, meta *metadata, runName string) (Result, error) {
+	if err := checkEndpoint(opts.Endpoint); err != nil {
+		return Result{}, err
+	}
 	if opts.Bucket == "" {
 		opts.Bucket = "cascade"
 	}
@@ -99,15 +103,27 @@ func uploadRemote(ctx context.Context, opts Options, src *source, meta *metadata
 
 	there, err := r.list(ctx)
 	if err != nil {
-		return res, fmt.Errorf("upload: list %s: %w", res.Dest, err)
+		return res, requestFailed(opts, "list "+res.Dest, err)
 	}
 	conflict, extra := remoteConflict(res.Dest, there, src)
 	if conflict != "" && !opts.Force {
 		return res, fmt.Errorf("%w: %s", ErrExists, conflict)
 	}
-	if opts.Force {
+	_, complete := there["metadata.json"]
+	var check []sourceFile // there at the right size: is it at the right time?
+	for _, f := range src.files {
+		if size, ok := there[f.rel]; ok && size == f.size {
+			check = append(check, f)
+		}
+	}
+	same, err := r.unchanged(ctx, check)
+	if err != nil {
+		return res, requestFailed(opts, "", err)
+	}
+	again := opts.Force && complete && uploadedAgain(src, func(f sourceFile) bool { return same[f.rel] }, extra)
+	if opts.Force && !again {
 		if err := r.clear(ctx, there, extra); err != nil {
-			return res, fmt.Errorf("upload: %w", err)
+			return res, requestFailed(opts, "", err)
 		}
 		res.Removed = len(extra)
 	}
@@ -116,19 +132,18 @@ func uploadRemote(ctx context.Context, opts Options, src *source, meta *metadata
 	var total int64
 	for _, f := range src.files {
 		res.Files = append(res.Files, File{Path: f.rel, Size: f.size})
-		if size, ok := there[f.rel]; ok && size == f.size && !opts.Force {
-			res.Skipped++
-			continue
+		if unchanged, checked := same[f.rel]; checked {
+			if unchanged {
+				res.Skipped++
+				continue
+			}
+			res.Changed++
 		}
 		todo = append(todo, f)
 		total += f.size
 	}
 	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "upload: %s -> %s: sending %d files (%s)", src.root, res.Dest, len(todo), formatBytes(total))
-		if res.Skipped > 0 {
-			fmt.Fprintf(opts.Progress, " (%d already there)", res.Skipped)
-		}
-		fmt.Fprintln(opts.Progress)
+		fmt.Fprintf(opts.Progress, "upload: %s -> %s: sending %d files (%s)%s\n", src.root, res.Dest, len(todo), formatBytes(total), resumeNote(res))
 	}
 	r.prog = newProgress(opts.Progress, opts.Terminal, opts.Width, total, opts.now, opts.interval)
 	err = r.sendAll(ctx, todo)
@@ -137,7 +152,7 @@ func uploadRemote(ctx context.Context, opts Options, src *source, meta *metadata
 		if ctx.Err() != nil {
 			return res, fmt.Errorf("upload: interrupted: %w", ctx.Err())
 		}
-		return res, fmt.Errorf("upload: %w", err)
+		return res, requestFailed(opts, "", err)
 	}
 
 	meta.set("files", nil)
@@ -145,8 +160,8 @@ func uploadRemote(ctx context.Context, opts Options, src *source, meta *metadata
 	if err != nil {
 		return res, fmt.Errorf("upload: %s: %w", src.metadata, err)
 	}
-	if err := r.put(ctx, "metadata.json", strings.NewReader(string(data)), int64(len(data))); err != nil {
-		return res, fmt.Errorf("upload: metadata.json: %w", err)
+	if err := r.put(ctx, "metadata.json", strings.NewReader(string(data)), int64(len(data)), nil); err != nil {
+		return res, requestFailed(opts, "metadata.json", err)
 	}
 	return res, nil
 }
@@ -159,6 +174,11 @@ func (r *remote) list(ctx context.Context) (map[string]int64, error) {
 		page, err := p.NextPage(ctx)
 		if err != nil {
 			return nil, err
+		}
+		if _, ok := awsmiddleware.GetRequestIDMetadata(page.ResultMetadata); !ok {
+			// Not an S3 server: a web server's page reads as an empty
+			// listing, and its answers to the PUTs as success.
+			return nil, errNotS3
 		}
 		for _, o := range page.Contents {
 			rel := strings.TrimPrefix(aws.ToString(o.Key), r.prefix)
@@ -281,21 +301,22 @@ func (r *remote) sendWhole(ctx context.Context, f sourceFile) error {
 		return err
 	}
 	defer in.Close()
-	if err := r.put(ctx, f.rel, io.NewSectionReader(in, 0, f.size), f.size); err != nil {
+	if err := r.put(ctx, f.rel, io.NewSectionReader(in, 0, f.size), f.size, mtimeMetadata(f)); err != nil {
 		return fmt.Errorf("%s: %w", f.rel, err)
 	}
 	r.done(f.size, func(res *Result) { res.Copied++ })
 	return nil
 }
 
-func (r *remote) put(ctx context.Context, rel string, body io.ReadSeeker, size int64) error {
+// put sends body as the object rel with the user metadata meta.
+func (r *remote) put(ctx context.Context, rel string, body io.ReadSeeker, size int64, meta map[string]string) error {
 	key := r.prefix + rel
 	sum, err := checksumOf(body, types.ChecksumAlgorithmCrc64nvme)
 	if err != nil {
 		return err
 	}
 	_, err = r.client.PutObject(ctx, &s3.PutObjectInput{
-		Bucket: &r.bucket, Key: &key, Body: body, ContentLength: &size, ChecksumCRC64NVME: &sum,
+		Bucket: &r.bucket, Key: &key, Body: body, ContentLength: &size, ChecksumCRC64NVME: &sum, Metadata: meta,
 	})
 	return err
 }
@@ -395,9 +416,9 @@ func (r *remote) startMultipart(ctx context.Context, f sourceFile, partSize int6
 	}
 	// With CRC64NVME named here the gateway verifies and keeps each part's
 	// CRC64NVME, which is also the part's ETag, and computes no other
-	// checksum of the data.
+	// checksum of the data. The object gets the file's time when complete.
 	out, err := r.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{
-		Bucket: &r.bucket, Key: &mp.key,
+		Bucket: &r.bucket, Key: &mp.key, Metadata: mtimeMetadata(f),
 		ChecksumAlgorithm: types.ChecksumAlgorithmCrc64nvme, ChecksumType: types.ChecksumTypeFullObject,
 	})
 	if err != nil {

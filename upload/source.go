@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // sourceFile is one data file to upload.
@@ -14,6 +15,9 @@ type sourceFile struct {
 	rel  string // slash-separated, relative to the trace directory
 	path string // where to read it; may be a symlink, which os.Open follows
 	size int64
+	// mtime is its modification time when listed: a resumed upload skips
+	// a file already there only at this size and time (see sameTime).
+	mtime time.Time
 }
 
 // source is the result of walking a local trace directory.
@@ -114,7 +118,7 @@ func (w *walker) walk(dir, rel string, ancestors []string) error {
 				w.src.metadata = p
 				continue
 			}
-			w.src.files = append(w.src.files, sourceFile{rel: r, path: p, size: fi.Size()})
+			w.src.files = append(w.src.files, sourceFile{rel: r, path: p, size: fi.Size(), mtime: fi.ModTime()})
 		default:
 			return fmt.Errorf("%s: not a regular file (%v); only files and directories can be uploaded", r, mode)
 		}

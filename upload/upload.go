@@ -84,9 +84,12 @@ type Result struct {
 	// Files is the files list written to metadata.json.
 	Files []File
 	// Copied and Skipped count data files copied and already present with
-	// the right size (a resumed upload); CopiedBytes is what was copied.
-	Copied, Skipped int
-	CopiedBytes     int64
+	// the right size and modification time (a resumed upload); CopiedBytes
+	// is what was copied. Changed counts the files copied again although
+	// one of the right size was there, because its time was not the
+	// local file's (the file changed since, or another tool wrote it).
+	Copied, Skipped, Changed int
+	CopiedBytes              int64
 	// Removed counts files not in the source deleted from the destination
 	// by Force.
 	Removed int
@@ -102,6 +105,9 @@ func (r Result) String() string {
 	fmt.Fprintf(&b, "uploaded %s to %s: %d files, %s copied", r.RunName, r.Dest, len(r.Files), formatBytes(r.CopiedBytes))
 	if r.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d already there", r.Skipped)
+	}
+	if r.Changed > 0 {
+		fmt.Fprintf(&b, ", %d changed since and sent again", r.Changed)
 	}
 	if r.PartsSkipped > 0 {
 		fmt.Fprintf(&b, ", %d parts already there", r.PartsSkipped)
@@ -156,7 +162,11 @@ func Upload(ctx context.Context, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("%w: %s", ErrExists, d.conflict)
 	}
 	res := Result{RunName: runName, Dest: dest}
-	if opts.Force {
+	again := opts.Force && d.metadata && uploadedAgain(src, func(f sourceFile) bool {
+		there, ok := d.files[f.rel]
+		return ok && there.size == f.size && there.mtime.Equal(f.mtime)
+	}, d.extra)
+	if opts.Force && !again {
 		if res.Removed, err = d.clear(); err != nil {
 			return res, fmt.Errorf("upload: %w", err)
 		}
@@ -172,19 +182,18 @@ func Upload(ctx context.Context, opts Options) (Result, error) {
 	var total int64
 	for _, f := range src.files {
 		res.Files = append(res.Files, File{Path: f.rel, Size: f.size})
-		if size, ok := d.files[f.rel]; ok && size == f.size && !opts.Force {
-			res.Skipped++
-			continue
+		if there, ok := d.files[f.rel]; ok && there.size == f.size {
+			if there.mtime.Equal(f.mtime) {
+				res.Skipped++
+				continue
+			}
+			res.Changed++
 		}
 		todo = append(todo, f)
 		total += f.size
 	}
 	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "upload: %s -> %s: copying %d files (%s)", src.root, dest, len(todo), formatBytes(total))
-		if res.Skipped > 0 {
-			fmt.Fprintf(opts.Progress, " (%d already there)", res.Skipped)
-		}
-		fmt.Fprintln(opts.Progress)
+		fmt.Fprintf(opts.Progress, "upload: %s -> %s: copying %d files (%s)%s\n", src.root, dest, len(todo), formatBytes(total), resumeNote(res))
 	}
 
 	prog := newProgress(opts.Progress, opts.Terminal, opts.Width, total, opts.now, opts.interval)
@@ -304,15 +313,21 @@ func ValidRunName(name string) error {
 	return nil
 }
 
+// destFile is a data file already at the destination.
+type destFile struct {
+	size  int64
+	mtime time.Time
+}
+
 // destState is what is already at the destination.
 type destState struct {
 	dir      string
 	exists   bool
-	files    map[string]int64 // non-dot regular files by slash path; metadata.json excluded
-	extra    []string         // slash paths of entries the source does not have
-	metadata bool             // metadata.json is present
-	temps    []string         // our leftover temporary files
-	conflict string           // why this is another trace; "" when safe to write
+	files    map[string]destFile // non-dot regular files by slash path; metadata.json excluded
+	extra    []string            // slash paths of entries the source does not have
+	metadata bool                // metadata.json is present
+	temps    []string            // our leftover temporary files
+	conflict string              // why this is another trace; "" when safe to write
 }
 
 // inspectDest reads what is at dest and decides whether writing src there
@@ -322,7 +337,7 @@ type destState struct {
 // a metadata.json (the upload had finished, or came from elsewhere), a file
 // the source does not have, or one larger than the source's.
 func inspectDest(dest string, src *source) (*destState, error) {
-	d := &destState{dir: dest, files: map[string]int64{}}
+	d := &destState{dir: dest, files: map[string]destFile{}}
 	fi, err := os.Stat(dest) // a destination linked to a directory elsewhere is that directory
 	if errors.Is(err, fs.ErrNotExist) {
 		return d, nil
@@ -378,7 +393,7 @@ func inspectDest(dest string, src *source) (*destState, error) {
 			} else if info.Size() > size {
 				d.conflict = fmt.Sprintf("%s: %s is %d bytes there but %d bytes in the source", dest, rel, info.Size(), size)
 			}
-			d.files[rel] = info.Size()
+			d.files[rel] = destFile{info.Size(), info.ModTime()}
 		}
 		return nil
 	})
@@ -410,7 +425,7 @@ func (d *destState) describeMetadata() string {
 		return "no files list: an upload by another tool"
 	}
 	for _, f := range files {
-		if size, ok := d.files[path.Clean(f.Path)]; !ok || size != f.Size {
+		if there, ok := d.files[path.Clean(f.Path)]; !ok || there.size != f.Size {
 			return fmt.Sprintf("its files list names %s, which is missing or has another size", f.Path)
 		}
 	}
@@ -456,6 +471,11 @@ func copyFile(ctx context.Context, f sourceFile, target string, buf []byte, prog
 	n, err := io.CopyBuffer(&countingWriter{out, prog}, &contextReader{ctx, in}, buf)
 	if err == nil && n != f.size {
 		err = fmt.Errorf("size changed during the upload: %d bytes when listed, %d copied", f.size, n)
+	}
+	if err == nil {
+		// The source's time when listed, like cp -p: a resumed upload
+		// skips the file only while the source still has it (and its size).
+		err = os.Chtimes(tmp, time.Time{}, f.mtime)
 	}
 	return n, commitTemp(out, tmp, target, err)
 }

@@ -178,12 +178,20 @@ func TestUploadResume(t *testing.T) {
 		"traces/not-started": "never reached",
 	})
 	testkit.WriteTree(t, dest, map[string]string{
-		"traces/done":                          "COMPLETE", // right size: must be kept, not recopied
+		"traces/done":                          "COMPLETE", // right size and time (below): must be kept, not recopied
 		"traces/truncated":                     "all",
 		"traces/.cascade_upload_in-flight.tmp": "was be",
 		"traces/.cascade_upload_done.tmp":      "stale temp of a file that finished later",
 		".cascade_upload_metadata.json.tmp":    "{",
 	})
+	// An earlier copy gave "done" the source's time, as copyFile does.
+	fi, err := os.Stat(filepath.Join(src, "traces", "done"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(dest, "traces", "done"), fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
 	res, err := Upload(context.Background(), Options{Source: src, Dest: dest})
 	if err != nil {
 		t.Fatal(err)
@@ -248,8 +256,12 @@ func TestUploadRefusesOverwrite(t *testing.T) {
 			if want := map[string]string{"traces/a": "aaaa", "traces/b": "bb"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("after --force the destination is %v, want %v", got, want)
 			}
-			if res.Copied != 2 || res.Skipped != 0 {
-				t.Errorf("--force copied %d, skipped %d; want every file copied", res.Copied, res.Skipped)
+			wantCopied := 2
+			if tc.complete && tc.dest == nil {
+				wantCopied = 0 // the same upload again: only metadata.json is written (TestForceSameUpload)
+			}
+			if res.Copied != wantCopied || res.Skipped != 2-wantCopied {
+				t.Errorf("--force copied %d, skipped %d; want %d copied", res.Copied, res.Skipped, wantCopied)
 			}
 		})
 	}
@@ -464,4 +476,77 @@ func TestUploadErrorsNameTheFile(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+}
+
+// TestForceSameUpload: --force onto the very upload already there (its
+// data files at their sizes and times) with the post-processor's files
+// beside them keeps them all and rewrites metadata.json alone, so the
+// trace is not processed again (QA: it deleted the processed files and
+// copied every file again). A data file changed since, or a file of an
+// earlier upload beside them, and it starts over: the processed files go,
+// and the files changed since are copied again, not the others.
+func TestForceSameUpload(t *testing.T) {
+	tree := map[string]string{"metadata.json": `{"model": "m"}`, "traces/kernel-1.trace": "k1 lines", "traces/kernelslist": "kernel-1.trace\n", "traces/stats.csv": "s"}
+	processed := map[string]string{"traces/kernelslist.g": "-trace = kernel-1.traceg\n", "traces/kernel-1.traceg": "processed"}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, src, dest string)
+		again  bool
+		copied int // when not again: the files copied again
+	}{
+		{"the same upload", func(*testing.T, string, string) {}, true, 0},
+		{"another model in metadata.json", func(t *testing.T, src, _ string) {
+			testkit.WriteTree(t, src, map[string]string{"metadata.json": `{"model": "other"}`})
+		}, true, 0},
+		{"a data file changed", func(t *testing.T, src, _ string) {
+			later := time.Now().Add(time.Hour)
+			if err := os.Chtimes(filepath.Join(src, "traces", "kernel-1.trace"), later, later); err != nil {
+				t.Fatal(err)
+			}
+		}, false, 1},
+		{"an earlier upload's kernel beside it", func(t *testing.T, _, dest string) {
+			testkit.WriteTree(t, dest, map[string]string{"traces/kernel-9.trace": "old"})
+		}, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src, dest := t.TempDir(), filepath.Join(t.TempDir(), "run")
+			testkit.WriteTree(t, src, tree)
+			if _, err := Upload(context.Background(), Options{Source: src, Dest: dest}); err != nil {
+				t.Fatal(err)
+			}
+			testkit.WriteTree(t, dest, processed)
+			data := filepath.Join(dest, "traces", "kernel-1.trace")
+			before, err := os.Stat(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(t, src, dest)
+
+			res, err := Upload(context.Background(), Options{Source: src, Dest: dest, Force: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := readTree(t, dest)
+			meta, _ := os.ReadFile(filepath.Join(src, "metadata.json"))
+			if !strings.Contains(got["metadata.json"], strings.Trim(string(meta), "{}")) {
+				t.Errorf("metadata.json is %q, want the source's fields", got["metadata.json"])
+			}
+			after, err := os.Stat(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept := got["traces/kernelslist.g"] != "" && got["traces/kernel-1.traceg"] != ""
+			if tc.again {
+				if !kept || res.Copied != 0 || res.Removed != 0 || !os.SameFile(before, after) {
+					t.Errorf("the same upload forced: processed files kept %v, %d copied, %d removed, data file replaced %v; want kept, none, none, no",
+						kept, res.Copied, res.Removed, !os.SameFile(before, after))
+				}
+				return
+			}
+			// Only what changed is copied again (QA: every file was).
+			if kept || res.Copied != tc.copied || res.Skipped != 3-tc.copied {
+				t.Errorf("a changed upload forced: processed files kept %v, %d copied, %d skipped; want gone, %d copied", kept, res.Copied, res.Skipped, tc.copied)
+			}
+		})
+	}
 }

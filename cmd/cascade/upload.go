@@ -27,7 +27,8 @@ $CASCADE_DATA_DIR/s3/$CASCADE_BUCKET/$CASCADE_PREFIX/<run name>/ (defaults
 ./cascade-data, cascade, traces), or into --to DIR. Data files go first,
 metadata.json last with a files list, so the app sees the upload complete only
 when it is. Run the same command again to resume an interrupted upload: files
-and parts already there are not sent again.
+already there at the right size and modification time, and parts already
+there with the right checksums, are not sent again; a file changed since is.
 
 `
 
