@@ -237,6 +237,15 @@ func TestUploadRefusesOverwrite(t *testing.T) {
 				}
 			}
 			testkit.WriteTree(t, dest, tc.dest)
+			// Another tool wrote these files earlier: their times are not
+			// the source's. Written within one clock tick of the source,
+			// they could share its times and pass as uploaded by us.
+			earlier := time.Now().Add(-time.Hour)
+			for rel := range tc.dest {
+				if err := os.Chtimes(filepath.Join(dest, filepath.FromSlash(rel)), earlier, earlier); err != nil {
+					t.Fatal(err)
+				}
+			}
 			before := readTree(t, dest)
 
 			_, err := Upload(context.Background(), Options{Source: src, Dest: dest})
