@@ -62,6 +62,8 @@ type Main struct {
 	wg        sync.WaitGroup
 	errc      chan error
 
+	lock *dataLock // the data directory's (datalock.go)
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -170,6 +172,7 @@ func (m *Main) stopStarted() {
 	if m.DB != nil {
 		m.DB.Close()
 	}
+	m.lock.release()
 }
 
 // openStore opens (and migrates) the database, seeds the sample trace,
@@ -177,7 +180,10 @@ func (m *Main) stopStarted() {
 func (m *Main) openStore(ctx context.Context) error {
 	cfg := m.Config
 	var err error
-	if m.DB, err = db.Open(ctx, db.Config{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: m.log}); err != nil {
+	if m.lock, err = lockDataDir(cfg.DataDir, m.URL); err != nil {
+		return err
+	}
+	if m.DB, err = db.Open(ctx, db.Config{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: m.log, Exclusive: true}); err != nil {
 		return err
 	}
 	m.front.phase.Store(phaseStarting)
@@ -415,6 +421,7 @@ func (m *Main) Close() error {
 		m.cancel()
 		m.wg.Wait()
 		m.closeErr = errors.Join(s3err, err, m.DB.Close())
+		m.lock.release()
 	})
 	return m.closeErr
 }

@@ -36,8 +36,7 @@ func (d *DB) UpdateTraces(ctx context.Context, ws []cascade.TraceWrite) ([]casca
 		for i := range res {
 			res[i] = cascade.TraceWritten{}
 		}
-		tx := d.w.Session(&gorm.Session{NewDB: true, SkipDefaultTransaction: true, Context: ctx})
-		tx.Statement.ConnPool = conn
+		tx := d.onConn(ctx, conn)
 		if err := lockTraces(tx); err != nil {
 			return err
 		}

@@ -45,6 +45,10 @@ type DB struct {
 	collector *worker
 
 	writes atomic.Int64 // write transactions begun
+
+	// The session that holds an Exclusive PostgreSQL database (exclusive.go).
+	lockDB   *sql.DB
+	lockConn *sql.Conn
 }
 
 // Config says which database to open.
@@ -56,6 +60,10 @@ type Config struct {
 	// DataDir holds the SQLite file cascade.db when URL is empty.
 	DataDir string
 	Logger  *slog.Logger
+	// Exclusive holds a PostgreSQL database's schema for this DB alone
+	// while it is open: an Open of one another server holds fails with
+	// ErrInUse (see exclusive.go). A server opens its database so.
+	Exclusive bool
 }
 
 // IsPostgres reports whether a database URL names PostgreSQL: a
@@ -115,6 +123,12 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		}
 		sqlDB.SetMaxOpenConns(maxPostgresConns)
 		d.r = d.w
+		if cfg.Exclusive {
+			if err := d.holdPostgres(ctx, cfg.URL); err != nil {
+				d.Close()
+				return nil, err
+			}
+		}
 	default:
 		d.dialect = "sqlite"
 		path := strings.TrimPrefix(cfg.URL, "sqlite://")
@@ -264,14 +278,8 @@ func (d *DB) Close() error {
 			break
 		}
 	}
+	errs = append(errs, d.release())
 	return errors.Join(errs...)
-}
-
-// write runs fn in one write transaction.
-func (d *DB) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
-	defer d.checkpointSoon()
-	d.writes.Add(1)
-	return d.w.WithContext(ctx).Transaction(fn)
 }
 
 // WriteTransactions is how many write transactions the DB has begun

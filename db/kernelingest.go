@@ -216,38 +216,6 @@ func (w *setWriter) write(ctx context.Context, rows []kernelRow) error {
 	return w.d.rawTx(ctx, func(conn *sql.Conn) error { return w.d.insertKernels(ctx, conn, w.set, rows) })
 }
 
-// rawTx runs fn in a write transaction on a connection of the writer's
-// pool, for what GORM would slow down: bulk inserts through the driver.
-func (d *DB) rawTx(ctx context.Context, fn func(conn *sql.Conn) error) (err error) {
-	sqlDB, err := d.w.DB()
-	if err != nil {
-		return err
-	}
-	conn, err := sqlDB.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	begin := "BEGIN IMMEDIATE" // see openSQLite
-	if d.dialect == "postgres" {
-		begin = "BEGIN"
-	}
-	if _, err := conn.ExecContext(ctx, begin); err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-		}
-	}()
-	if err = fn(conn); err != nil {
-		return err
-	}
-	_, err = conn.ExecContext(ctx, "COMMIT")
-	d.checkpointSoon()
-	return err
-}
-
 // sql rewrites a statement's ? placeholders for PostgreSQL's driver,
 // which wants $1, $2, ...
 func (d *DB) sql(q string) string {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -93,6 +94,7 @@ func (d *DB) CreateRun(ctx context.Context, r *cascade.Run) error {
 			return fmt.Errorf("next run seq: %w", err)
 		}
 		r.CreatedAt, r.UpdatedAt = tx.NowFunc(), tx.NowFunc()
+		microseconds(r)
 		if err := tx.Create(r).Error; err != nil {
 			return fmt.Errorf("insert run: %w", err)
 		}
@@ -115,6 +117,7 @@ func (d *DB) CreateRuns(ctx context.Context, rs []cascade.Run) error {
 		for i := range rs {
 			seq++
 			rs[i].Seq, rs[i].CreatedAt, rs[i].UpdatedAt = seq, now, now
+			microseconds(&rs[i])
 		}
 		if len(rs) == 0 {
 			return nil
@@ -124,6 +127,19 @@ func (d *DB) CreateRuns(ctx context.Context, rs []cascade.Run) error {
 		}
 		return nil
 	})
+}
+
+// microseconds keeps a run's start and end to the microsecond, as
+// PostgreSQL stores them and as its createdAt and updatedAt are
+// (gorm.Config.NowFunc): on SQLite they kept the nanoseconds they were
+// given, and a run's times had two precisions.
+func microseconds(r *cascade.Run) {
+	for _, t := range []**time.Time{&r.StartedAt, &r.FinishedAt} {
+		if *t != nil {
+			u := (*t).Truncate(time.Microsecond)
+			*t = &u
+		}
+	}
 }
 
 // PeakRSS is the largest peak resident memory (Figures.PeakRSSBytes)
@@ -173,6 +189,7 @@ func (d *DB) UpdateRun(ctx context.Context, id string, fn func(r *cascade.Run) e
 			return err
 		}
 		r.UpdatedAt = changedAt(tx.NowFunc(), r.UpdatedAt)
+		microseconds(&r)
 		saved = true
 		return tx.Select("*").Omit("id", "seq", "created_at").Where("id = ?", id).UpdateColumns(&r).Error
 	})
@@ -226,6 +243,7 @@ func (d *DB) UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.Ru
 				return err
 			}
 			r.UpdatedAt = changedAt(now, r.UpdatedAt)
+			microseconds(&r)
 			if err := tx.Select("*").Omit("id", "seq", "created_at").Where("id = ?", id).UpdateColumns(&r).Error; err != nil {
 				return fmt.Errorf("save run %s: %w", id, err)
 			}

@@ -45,6 +45,9 @@ func rawSQLiteOf(dc any) (rawSQLite, error) {
 	return r, nil
 }
 
+// autocommit reports whether the connection is outside any transaction.
+func (r rawSQLite) autocommit() bool { return sqlite3.Xsqlite3_get_autocommit(r.tls, r.db) != 0 }
+
 func (r rawSQLite) err(rc int32, what string) error {
 	return fmt.Errorf("%s: %s (%d)", what, libc.GoString(sqlite3.Xsqlite3_errmsg(r.tls, r.db)), rc)
 }

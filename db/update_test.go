@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/db"
@@ -232,6 +233,26 @@ func TestUpdateRun(t *testing.T) {
 			}
 			if _, err := d.Run(ctx, "nope"); cascade.ErrorCode(err) != cascade.ENOTFOUND {
 				t.Fatalf("Run: %v", err)
+			}
+		})
+		t.Run("TimesToTheMicrosecond", func(t *testing.T) {
+			// As PostgreSQL keeps them, and as createdAt is: SQLite kept
+			// a start's and an end's nanoseconds.
+			r := newRun("us", "t")
+			if err := d.CreateRun(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			at := time.Date(2026, 12, 7, 12, 0, 0, 123456789, time.UTC)
+			got, _, err := d.UpdateRun(ctx, "us", func(r *cascade.Run) error {
+				r.StartedAt, r.FinishedAt = &at, &at
+				return nil
+			})
+			want := at.Truncate(time.Microsecond)
+			stored, _ := d.Run(ctx, "us")
+			for _, r := range []cascade.Run{got, stored} {
+				if err != nil || r.StartedAt == nil || !r.StartedAt.Equal(want) || r.FinishedAt == nil || !r.FinishedAt.Equal(want) {
+					t.Fatalf("started %v, finished %v (%v); want %v", r.StartedAt, r.FinishedAt, err, want)
+				}
 			}
 		})
 		t.Run("ReadModifyWrite", func(t *testing.T) {

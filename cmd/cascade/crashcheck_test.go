@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -33,9 +32,8 @@ import (
 func (c *crashRig) noOrphans(when string, slurmJobs bool) {
 	c.t.Helper()
 	orphans := func() string {
-		out, _ := exec.Command("pgrep", "-af", c.dataDir).Output()
 		var left []string
-		for line := range strings.Lines(string(out)) {
+		for _, line := range testkit.ProcsIn(c.dataDir) {
 			pid, _, _ := strings.Cut(line, " ")
 			if slurmJobs && (underSlurmstepd(pid) || inSlurmJob(pid)) {
 				continue

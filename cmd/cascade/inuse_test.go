@@ -3,11 +3,14 @@ package main
 import (
 	"fmt"
 	"net"
+	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/dbtest"
 )
 
 // TestAddressInUse: a second server on the first one's port says that a
@@ -42,4 +45,54 @@ func TestAddressInUse(t *testing.T) {
 	if err == nil || !strings.Contains(out, want) {
 		t.Errorf("S3 port held: %v\n%s\nwant %q", err, out, want)
 	}
+}
+
+// TestDataInUse: a second server on the first one's data directory (on
+// other ports), or on its PostgreSQL database, refuses to start, saying
+// which server holds it, and the first goes on serving: a second server
+// once requeued the first one's running run, deleted its work directory
+// and, on PostgreSQL, removed every trace its own bucket lacked.
+func TestDataInUse(t *testing.T) {
+	t.Parallel()
+	second := func(dataDir string, env ...string) (string, error) {
+		cmd := exec.Command(testkit.Program(t, "./cmd/cascade"), "serve")
+		cmd.Env = append(cmd.Environ(), append([]string{"CASCADE_DATA_DIR=" + dataDir, "CASCADE_ADDR=127.0.0.1:0", "CASCADE_S3_ADDR=off"}, env...)...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	healthy := func(addr string) {
+		t.Helper()
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			t.Fatalf("the first server after the refusal: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("the first server after the refusal: /healthz %d", resp.StatusCode)
+		}
+	}
+
+	dir := t.TempDir()
+	addr, first, _ := testkit.ServeProcess(t, dir)
+	out, err := second(dir)
+	want := fmt.Sprintf("the data directory %s is in use by another Cascade server (pid %d, http://%s): stop it, or give this one another data directory (--data-dir, CASCADE_DATA_DIR)", dir, first.Process.Pid, addr)
+	if err == nil || !strings.Contains(out, want) {
+		t.Errorf("second server on the data directory: %v\n%s\nwant a line %q", err, out, want)
+	}
+	healthy(addr)
+	t.Log(strings.TrimSpace(out))
+
+	dsn := os.Getenv(dbtest.PostgresEnv)
+	if dsn == "" {
+		t.Log("PostgreSQL not checked: " + dbtest.PostgresEnv + " is not set")
+		return
+	}
+	url := dbtest.PostgresSchema(t, dsn)
+	addr, _, _ = testkit.ServeProcess(t, t.TempDir(), "CASCADE_DATABASE_URL="+url)
+	out, err = second(t.TempDir(), "CASCADE_DATABASE_URL="+url)
+	if err == nil || !strings.Contains(out, "the database is in use by another Cascade server (schema ") {
+		t.Errorf("second server on the database: %v\n%s", err, out)
+	}
+	healthy(addr)
+	t.Log(strings.TrimSpace(out))
 }

@@ -75,10 +75,15 @@ func TestSimulatorDiesWithAKilledServer(t *testing.T) {
 	})
 	var l struct{ LaunchRun struct{ ID string } }
 	gql(t, addr, `mutation { launchRun(input: {traceId: "qs", simConfig: "SM90_H100"}) { id } }`, &l)
-	running := func() bool {
-		out, _ := exec.Command("pgrep", "-f", "accel-sim.out -trace "+prefix).Output()
-		return len(bytes.TrimSpace(out)) > 0
+	simulators := func() (n int) {
+		for _, l := range testkit.ProcsIn(filepath.Join(dir, "work", "runs")) {
+			if strings.Contains(l, "accel-sim.out -trace ") {
+				n++
+			}
+		}
+		return n
 	}
+	running := func() bool { return simulators() > 0 }
 	testkit.Eventually(t, 10*time.Second, "simulator started", running)
 	if err := server.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -105,9 +110,8 @@ func TestSimulatorDiesWithAKilledServer(t *testing.T) {
 	}
 	// RUNNING is committed before the simulator starts.
 	testkit.Eventually(t, 10*time.Second, "simulator started again", running)
-	out, _ := exec.Command("pgrep", "-fc", "accel-sim.out -trace "+prefix).Output()
-	if n := strings.TrimSpace(string(out)); n != "1" {
-		t.Fatalf("%s simulators of one run", n)
+	if n := simulators(); n != 1 {
+		t.Fatalf("%d simulators of one run", n)
 	}
 }
 
