@@ -126,7 +126,7 @@ func (r *Registry) Watch(src Sources) {
 		gauge("cascade_postprocess_running", "Post-processors at work.", func() float64 { return float64(f()) })
 	}
 	if f := src.Subscribers; f != nil {
-		gauge("cascade_subscribers", "Open subscriptions (GraphQL subscriptions and log streams).", func() float64 { return float64(f()) })
+		gauge("cascade_subscribers", "Subscriptions to the server's events: GraphQL subscriptions and log streams, identical websocket subscriptions counted once (they share one).", func() float64 { return float64(f()) })
 	}
 	if f := src.SubscribersDropped; f != nil {
 		counter("cascade_subscribers_dropped_total", "Subscriptions the server completed for falling more than CASCADE_SUBSCRIBER_QUEUE changes behind.", func() float64 { return float64(f()) })

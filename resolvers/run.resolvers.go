@@ -304,6 +304,11 @@ func (r *subscriptionResolver) RunUpdated(ctx context.Context, id *string, trace
 		}
 		return &run, err
 	}
+	// Run ids are the server's: one that names no run is a mistake (or a
+	// run gone with its trace), not one to wait for, as a trace's name is.
+	if _, err := current(); err != nil {
+		return nil, err
+	}
 	return follow(ctx, r.Events, match, convert, current, func(run *cascade.Run) time.Time { return run.UpdatedAt })
 }
 

@@ -5,11 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/cascade-sim/cascade"
 )
+
+// AlreadyOver is the CONFLICT of acting on run id, which is over in
+// state s: "run \"r-1\" has already succeeded".
+func AlreadyOver(id string, s cascade.RunState) error {
+	how := map[cascade.RunState]string{
+		cascade.RunSucceeded: "has already succeeded", cascade.RunFailed: "has already failed", cascade.RunCancelled: "has already been cancelled",
+	}[s]
+	if how == "" {
+		how = "is already " + string(s)
+	}
+	return cascade.Errorf(cascade.ECONFLICT, "run %q %s", id, how)
+}
 
 // Cancel stops a run: a queued one without a job is cancelled at once;
 // one the executor has started is the executor's to stop (see
@@ -27,7 +38,7 @@ func (m *Manager) Cancel(ctx context.Context, id string) (cascade.Run, error) {
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		switch {
 		case r.State.Final():
-			return cascade.Errorf(cascade.ECONFLICT, "run %q is %s already", id, strings.ToLower(string(r.State)))
+			return AlreadyOver(id, r.State)
 		case r.State == cascade.RunQueued && !r.HasJob():
 			cancelQueued(r, "cancelled before it started")
 			return nil

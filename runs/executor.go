@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
@@ -129,7 +130,7 @@ type Host interface {
 type Job struct {
 	Run        cascade.Run
 	Dir        string // the run's work directory, $CASCADE_DATA_DIR/work/runs/<id>
-	KernelList string // the kernelslist.g to simulate
+	KernelList string // the kernelslist.g to simulate, in Dir (TraceArg)
 	Config     cascade.SimConfig
 	Log        string // the simulator's output goes here, in Dir
 	Total      int    // kernels to simulate
@@ -138,6 +139,22 @@ type Job struct {
 	// config, or of its config on any trace when those recorded none
 	// (see [RecentRuns]); 0 when no run of the config recorded one.
 	PeakRSS int64
+}
+
+// TraceArg is the simulator's -trace argument: KernelList relative to
+// Dir, where the simulator runs, as "./<path>". Accel-Sim opens each
+// kernel trace with popen("cat <the list's directory>/<name>"), a shell
+// command: a trace id or a data directory holding a blank, a quote or a
+// ';' was run as shell code (or split the path) when the list was named
+// by its absolute path. The list is always under Dir (prepare links the
+// trace's folder there), and the names in it are checked by
+// kernellist.Parse.
+func (j Job) TraceArg() string {
+	rel, err := filepath.Rel(j.Dir, j.KernelList)
+	if err != nil || !filepath.IsLocal(rel) {
+		return j.KernelList // not prepared under Dir: a test's job
+	}
+	return "." + string(filepath.Separator) + rel
 }
 
 // RecentRuns is how many of the last runs of a config (or of a trace and

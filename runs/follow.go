@@ -41,21 +41,23 @@ func newFollower(m *Manager, ctx context.Context, id, log string, total int) *fo
 // tail gives at most 1 MiB a call, and a batch job's log may have grown by
 // more (or be read for the first time after a restart). The results each
 // megabyte made final are stored before the next is read, so that a log
-// read whole holds no more of them than a progress update does.
-func (f *follower) read() bool {
-	any := false
+// read whole holds no more of them than a progress update does. It
+// reports whether there were lines, and how many results it stored.
+func (f *follower) read() (any bool, stored int) {
 	for {
 		lines, _ := f.tail.Next()
 		if len(lines) == 0 {
-			return any
+			return any, stored
 		}
 		for _, l := range lines {
 			f.parser.Line(l)
 		}
 		any = true
-		if err := f.m.kernels.save(f.ctx, f.id, f.parser.Take); err != nil {
+		n, err := f.m.kernels.save(f.ctx, f.id, f.parser.Take)
+		if err != nil {
 			f.m.log.Error("save run kernels", "run", f.id, "err", err)
 		}
+		stored += n
 	}
 }
 
@@ -63,13 +65,17 @@ func (f *follower) read() bool {
 func (f *follower) Grew() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.read() {
+	any, stored := f.read()
+	if !any {
 		return
 	}
 	f.m.cfg.Events.Publish(cascade.LogGrew{Kind: "run", ID: f.id})
-	if p := f.parser.Progress(); p != f.last {
+	// A kernel's result is final when the next kernel launches, which
+	// changes no count of finished kernels: results stored count as a
+	// change, so the run page's kernels follow.
+	if p := f.parser.Progress(); p != f.last || stored > 0 {
 		f.last = p
-		f.m.progress(f.ctx, f.id, f.parser.Take, p)
+		f.m.progress(f.ctx, f.id, f.parser.Take, p, stored > 0)
 	}
 }
 

@@ -72,13 +72,17 @@ func (h host) StatusChanged(st cascade.ExecutorStatus) {
 }
 
 // progress records the parser's progress and stores the kernel results
-// take gives (those that became final since the last call).
-func (m *Manager) progress(ctx context.Context, id string, take func() []cascade.RunKernel, p simlog.Progress) {
-	if err := m.kernels.save(ctx, id, take); err != nil {
+// take gives (those that became final since the last call). The run is
+// saved and published when its counts changed or results were stored
+// (stored: by the caller, before), so that a subscriber reads them.
+func (m *Manager) progress(ctx context.Context, id string, take func() []cascade.RunKernel, p simlog.Progress, stored bool) {
+	n, err := m.kernels.save(ctx, id, take)
+	if err != nil {
 		m.log.Error("save run kernels", "run", id, "err", err)
 	}
+	stored = stored || n > 0
 	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
-		if r.State != cascade.RunRunning || (r.KernelsDone == p.Done && r.KernelsTotal == p.Total) {
+		if r.State != cascade.RunRunning || (r.KernelsDone == p.Done && r.KernelsTotal == p.Total && !stored) {
 			return cascade.ErrUnchanged
 		}
 		r.KernelsDone, r.KernelsTotal = p.Done, p.Total
@@ -95,12 +99,28 @@ func (m *Manager) progress(ctx context.Context, id string, take func() []cascade
 // finish records a run's end and its results, with more changes to the
 // run made by end.Also (when set) in the same write. A run that is over
 // already stays as it was.
+//
+// The database can fail for a while (a connection cut, a failover): the
+// results are stored again and again for up to retryPolicy.kernels, and
+// a run whose results still could not be stored FAILS saying so, never
+// SUCCEEDS without them; its end is written again and again until it is
+// stored, for a run left RUNNING without a simulator would never end.
+// Only ctx's end (the server stopping) ends the tries: the run stays
+// RUNNING, for the next start.
 func (m *Manager) finish(ctx context.Context, id string, end End) {
 	defer m.kernels.forget(id)
 	cycles, counted := int64(0), false
 	if end.Log != nil {
-		if err := m.kernels.save(ctx, id, end.Log.TakeAll); err != nil {
-			m.log.Error("save run kernels", "run", id, "err", err)
+		err := m.retry(ctx, "save run kernels", id, m.retryPolicy.kernels, func() error {
+			_, err := m.kernels.save(ctx, id, end.Log.TakeAll)
+			return err
+		})
+		if ctx.Err() != nil {
+			m.leftRunning(id)
+			return
+		}
+		if err != nil {
+			end.State, end.Error = cascade.RunFailed, "its kernel results could not be stored: "+err.Error()
 		}
 		cycles, counted = m.kernels.cycles(id)
 	}
@@ -112,45 +132,54 @@ func (m *Manager) finish(ctx context.Context, id string, end End) {
 		}
 	}
 	state, msg := end.State, end.Error
-	r, saved, err := m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
-		if r.State.Final() {
-			return cascade.ErrUnchanged
+	var r cascade.Run
+	var saved bool
+	err := m.retry(ctx, "finish run", id, 0, func() error {
+		var err error
+		r, saved, err = m.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
+			if r.State.Final() {
+				return cascade.ErrUnchanged
+			}
+			now := time.Now().UTC()
+			if end.Log != nil {
+				r.KernelsDone = end.Log.Progress().Done
+			}
+			if msg != "" {
+				r.Error = &msg
+			}
+			switch {
+			case state == cascade.RunCancelled && r.State == cascade.RunQueued:
+				r.History = append(r.History, Stamp("cancelled before it started"))
+			case state == cascade.RunCancelled:
+				r.History = append(r.History, Stamp("cancelled while running"))
+			}
+			r.State, r.FinishedAt = state, &now
+			if r.StatCounters == nil && end.Log != nil {
+				r.StatCounters = statCounters(m.cfg.StatsTable)
+			}
+			if power != nil {
+				r.StatCounters = power
+			}
+			if powerErr != nil {
+				r.History = append(r.History, Stamp("power report not read: "+powerErr.Error()))
+			}
+			recordEnd(r, end.Log)
+			if state == cascade.RunSucceeded && counted {
+				r.Figures.SimCycles = cycles
+			}
+			if end.Also != nil {
+				end.Also(r)
+			}
+			return nil
+		})
+		if cascade.ErrorCode(err) == cascade.ENOTFOUND {
+			return errPermanent{err}
 		}
-		now := time.Now().UTC()
-		if end.Log != nil {
-			r.KernelsDone = end.Log.Progress().Done
-		}
-		if msg != "" {
-			r.Error = &msg
-		}
-		switch {
-		case state == cascade.RunCancelled && r.State == cascade.RunQueued:
-			r.History = append(r.History, Stamp("cancelled before it started"))
-		case state == cascade.RunCancelled:
-			r.History = append(r.History, Stamp("cancelled while running"))
-		}
-		r.State, r.FinishedAt = state, &now
-		if r.StatCounters == nil && end.Log != nil {
-			r.StatCounters = statCounters(m.cfg.StatsTable)
-		}
-		if power != nil {
-			r.StatCounters = power
-		}
-		if powerErr != nil {
-			r.History = append(r.History, Stamp("power report not read: "+powerErr.Error()))
-		}
-		recordEnd(r, end.Log)
-		if state == cascade.RunSucceeded && counted {
-			r.Figures.SimCycles = cycles
-		}
-		if end.Also != nil {
-			end.Also(r)
-		}
-		return nil
+		return err
 	})
 	if err != nil {
-		if cascade.ErrorCode(err) != cascade.ENOTFOUND {
-			m.log.Error("finish run", "run", id, "err", err)
+		if ctx.Err() != nil {
+			m.leftRunning(id)
 		}
 		return
 	}
@@ -167,4 +196,9 @@ func (m *Manager) finish(ctx context.Context, id string, end End) {
 	if m.cfg.Ended != nil {
 		m.cfg.Ended(r)
 	}
+}
+
+// leftRunning logs a run whose end the server stopped before storing.
+func (m *Manager) leftRunning(id string) {
+	m.log.Info("run left running: the server stopped before its end was stored; the next start runs it again", "run", id)
 }

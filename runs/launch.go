@@ -146,14 +146,16 @@ func (m *Manager) newRun(ctx context.Context, in LaunchInput, b *batch) (cascade
 	t, ok := b.traces[in.TraceID]
 	if !ok {
 		var err error
-		if t, err = m.cfg.Store.Trace(ctx, in.TraceID); err != nil {
+		if t, err = m.cfg.Store.Trace(ctx, in.TraceID); cascade.ErrorCode(err) == cascade.ENOTFOUND {
+			return cascade.Run{}, cascade.Errorf(cascade.ENOTFOUND, "traceId: trace %q not found", in.TraceID)
+		} else if err != nil {
 			return cascade.Run{}, err
 		}
 		switch {
 		case t.Sample:
 			return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "traceId: %q is the sample trace, which has no instruction traces; upload a real trace to simulate", t.ID)
 		case t.State != cascade.TraceReady:
-			return cascade.Run{}, cascade.Errorf(cascade.ECONFLICT, "traceId: trace %q is %s; runs launch on ready traces", t.ID, strings.ToLower(string(t.State)))
+			return cascade.Run{}, cascade.Errorf(cascade.ECONFLICT, "traceId: trace %q %s; runs launch on ready traces", t.ID, t.State.Is())
 		}
 		if why := m.configs.NotSimulatable(t); why != "" {
 			return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "traceId: %s", why)

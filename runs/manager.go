@@ -105,6 +105,8 @@ type Manager struct {
 	log  *slog.Logger
 	exec Executor
 
+	retryPolicy retryPolicy // finish's, when the database fails (retry.go)
+
 	// launchMu makes Launch and RemoveTrace take turns: no run is created
 	// for a trace whose runs are being removed.
 	launchMu sync.Mutex
@@ -176,7 +178,7 @@ func New(cfg Config) *Manager {
 		log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{cfg: cfg, log: log.With("component", "runs"), running: map[string]*active{},
-		logs: Logs{workDir: cfg.WorkDir}, kernels: newKernelSaves(cfg.Store, cfg.StatsTable), coord: nobody{}, warm: newSegmentWarmer(cfg.WorkDir)}
+		logs: Logs{workDir: cfg.WorkDir}, kernels: newKernelSaves(cfg.Store, cfg.StatsTable), coord: nobody{}, warm: newSegmentWarmer(cfg.WorkDir), retryPolicy: finishRetry}
 	m.configs = &Configs{cfg: cfg, log: m.log}
 	m.exec = cfg.NewExecutor(host{m})
 	m.handle = newExecutorHandle(m.exec, cfg)

@@ -138,6 +138,13 @@ type managerRig struct {
 
 func newManagerRig(t *testing.T, slots int) *managerRig {
 	t.Helper()
+	return newManagerRigWith(t, slots, nil)
+}
+
+// newManagerRigWith is newManagerRig whose Manager reads and writes
+// through wrap's store over the database (when wrap is not nil).
+func newManagerRigWith(t *testing.T, slots int, wrap func(*db.DB) runs.Store) *managerRig {
+	t.Helper()
 	r := &managerRig{t: t, d: dbtest.DB(t), exec: &fakeExec{slots: slots, started: make(chan runs.Job, 100)},
 		events: &events{}, ended: make(chan cascade.Run, 100), bucket: t.TempDir()}
 	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart", "traces")
@@ -148,10 +155,14 @@ func newManagerRig(t *testing.T, slots int) *managerRig {
 	if err := r.d.SaveTrace(context.Background(), &tr); err != nil {
 		t.Fatal(err)
 	}
+	var store runs.Store = r.d
+	if wrap != nil {
+		store = wrap(r.d)
+	}
 	r.m = runs.New(runs.Config{
 		BucketDir: r.bucket, WorkDir: t.TempDir(), ConfigsDir: simconfigtest.Write(t, t.TempDir()),
 		NewExecutor: func(h runs.Host) runs.Executor { r.exec.host = h; return r.exec },
-		Store:       r.d, Events: r.events, Ended: func(run cascade.Run) { r.ended <- run },
+		Store:       store, Events: r.events, Ended: func(run cascade.Run) { r.ended <- run },
 	})
 	return r
 }
@@ -279,6 +290,21 @@ func TestManagerHandsPreparedJobsToTheExecutor(t *testing.T) {
 	}
 }
 
+// TestAlreadyOver: the conflict of acting on a run that is over says its
+// state in English, for each final state.
+func TestAlreadyOver(t *testing.T) {
+	for s, want := range map[cascade.RunState]string{
+		cascade.RunSucceeded: `run "r-1" has already succeeded`,
+		cascade.RunFailed:    `run "r-1" has already failed`,
+		cascade.RunCancelled: `run "r-1" has already been cancelled`,
+	} {
+		err := runs.AlreadyOver("r-1", s)
+		if cascade.ErrorCode(err) != cascade.ECONFLICT || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: %v, want CONFLICT %q", s, err, want)
+		}
+	}
+}
+
 // TestManagerCancel: a queued run no executor has is cancelled by the
 // Manager at once, never reaching the executor; a started one (running,
 // or queued with a job) is the executor's to cancel; a run over is a
@@ -308,8 +334,9 @@ func TestManagerCancel(t *testing.T) {
 	if got, err := r.m.Cancel(context.Background(), withJob.ID); err != nil || got.State != cascade.RunQueued {
 		t.Fatalf("queued run with a job: %+v, %v", got, err)
 	}
-	if _, err := r.m.Cancel(context.Background(), b.ID); cascade.ErrorCode(err) != cascade.ECONFLICT {
-		t.Fatalf("cancel of a cancelled run: %v, want CONFLICT", err)
+	if _, err := r.m.Cancel(context.Background(), b.ID); cascade.ErrorCode(err) != cascade.ECONFLICT ||
+		!strings.HasSuffix(err.Error(), fmt.Sprintf("run %q has already been cancelled", b.ID)) {
+		t.Fatalf("cancel of a cancelled run: %v, want CONFLICT: has already been cancelled", err)
 	}
 	r.exec.mu.Lock()
 	defer r.exec.mu.Unlock()

@@ -52,8 +52,8 @@ type savedKernels struct {
 // the run: the first save of a run (after a restart too, when its log is
 // read again from the start) replaces whatever was stored, later ones
 // append. take is called with the run's saves held, so results are stored
-// in the order they were taken.
-func (k *kernelSaves) save(ctx context.Context, id string, take func() []cascade.RunKernel) error {
+// in the order they were taken. It returns how many it stored.
+func (k *kernelSaves) save(ctx context.Context, id string, take func() []cascade.RunKernel) (int, error) {
 	k.mu.Lock()
 	if k.runs == nil {
 		k.runs = map[string]*savedKernels{}
@@ -73,11 +73,11 @@ func (k *kernelSaves) save(ctx context.Context, id string, take func() []cascade
 		s.unsaved = nil
 	}
 	if len(ks) == 0 && s.synced {
-		return nil
+		return 0, nil
 	}
 	if err := k.store.AppendRunKernels(ctx, id, s.n, ks); err != nil {
 		s.unsaved = ks
-		return err
+		return 0, err
 	}
 	s.n, s.synced = s.n+len(ks), true
 	for _, k := range ks {
@@ -86,7 +86,7 @@ func (k *kernelSaves) save(ctx context.Context, id string, take func() []cascade
 	if s.totals != nil && s.totals.Add(ks) != nil {
 		s.totals = nil // StatTotals reads the stored kernels instead
 	}
-	return nil
+	return len(ks), nil
 }
 
 // cycles returns the total simulated cycles of the kernel results save

@@ -81,7 +81,7 @@ func TestSaveKernelsAppendsWhatWasTaken(t *testing.T) {
 		}
 		for i, s := range steps {
 			st.froms, st.lens, st.fail = nil, nil, s.fail
-			err := m.kernels.save(ctx, "r", s.take)
+			_, err := m.kernels.save(ctx, "r", s.take)
 			if (err != nil) != s.wantFailed {
 				t.Fatalf("step %d: %v", i, err)
 			}
@@ -127,7 +127,7 @@ func TestSaveKernelsAppendsWhatWasTaken(t *testing.T) {
 
 		m = saveManager(st) // a restart: the log is read again
 		st.froms = nil
-		if err := m.kernels.save(ctx, "r", chunk(1, 2)); err != nil {
+		if _, err := m.kernels.save(ctx, "r", chunk(1, 2)); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(st.froms, []int{0}) {

@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"strings"
 	"time"
 
@@ -125,8 +126,10 @@ func (w *Sweeps) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, []
 	if len(in.SimConfigs) == 0 {
 		refuse("simConfigs: empty; a sweep needs at least one config")
 	}
-	if n := len(in.TraceIDs) * gridSize(in); n > MaxSweepRuns {
-		refuse("too many runs: %d traces × %d configs = %d; a sweep launches at most %d", len(in.TraceIDs), gridSize(in), n, MaxSweepRuns)
+	grid := gridSize(in)
+	if n := new(big.Int).Mul(big.NewInt(int64(len(in.TraceIDs))), grid); tooMany(n) {
+		refuse("too many runs: %s × %s = %s; a sweep launches at most %d",
+			count(big.NewInt(int64(len(in.TraceIDs))), "trace"), count(grid, "config"), n, MaxSweepRuns)
 	}
 	seen := map[string]int{}
 	for i, id := range in.TraceIDs {
@@ -144,7 +147,7 @@ func (w *Sweeps) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, []
 		case t.Sample:
 			refuse("traceIds[%d]: %q is the sample trace, which has no instruction traces", i, id)
 		case t.State != cascade.TraceReady:
-			refuse("traceIds[%d]: trace %q is %s; runs launch on ready traces", i, id, strings.ToLower(string(t.State)))
+			refuse("traceIds[%d]: trace %q %s; runs launch on ready traces", i, id, t.State.Is())
 		case w.m.configs.NotSimulatable(t) != "":
 			refuse("traceIds[%d]: %s", i, w.m.configs.NotSimulatable(t))
 		}
@@ -192,35 +195,51 @@ func (w *Sweeps) newSweep(ctx context.Context, in SweepInput) (cascade.Sweep, []
 	return s, rs, nil
 }
 
-// gridSize is how many configs a sweep's grid has.
-func gridSize(in SweepInput) int {
-	n := len(in.SimConfigs)
+// gridSize is how many configs a sweep's grid has, exactly: seven axes
+// of 1000 values are 10^21 cells, past what an int holds.
+func gridSize(in SweepInput) *big.Int {
+	n := big.NewInt(int64(len(in.SimConfigs)))
 	for _, a := range in.Axes {
-		n *= max(len(a.Values), 1)
+		n.Mul(n, big.NewInt(int64(max(len(a.Values), 1))))
 	}
 	return n
+}
+
+// tooMany says whether n runs are more than a sweep launches.
+func tooMany(n *big.Int) bool { return n.Cmp(big.NewInt(MaxSweepRuns)) > 0 }
+
+// count is n things: "1 trace", "2 traces".
+func count(n *big.Int, thing string) string {
+	if n.IsInt64() && n.Int64() == 1 {
+		return "1 " + thing
+	}
+	return n.String() + " " + thing + "s"
 }
 
 // sweepCells resolves a sweep's grid into the configs its runs launch
 // with, each checked as a launch checks its config, the variants by the
 // simulator together; the problems name each refused cell's field.
 func (w *Sweeps) sweepCells(ctx context.Context, in SweepInput) ([]cascade.SimConfig, []string) {
-	var problems []string
-	if gridSize(in) > MaxSweepRuns {
+	var problems []problem
+	if tooMany(gridSize(in)) {
 		return nil, nil // refused for its size already
 	}
 	seen := map[string]int{}
 	twice := map[int]bool{}
 	for i, name := range in.SimConfigs {
 		if j, ok := seen[name]; ok {
-			problems = append(problems, fmt.Sprintf("simConfigs[%d]: %q is given twice (also simConfigs[%d])", i, name, j))
+			problems = append(problems, problem{field: fmt.Sprintf("simConfigs[%d]", i), why: fmt.Sprintf("%q is given twice (also simConfigs[%d])", name, j)})
 			twice[i] = true
 		}
 		seen[name] = i
 	}
 	grid, bad := expandGrid(in.SimConfigs, in.Axes, twice)
 	if len(bad) > 0 {
-		return nil, append(problems, bad...)
+		out := make([]string, 0, len(problems)+len(bad))
+		for _, p := range problems {
+			out = append(out, p.String())
+		}
+		return nil, append(out, bad...)
 	}
 	r, err := w.m.configs.newResolver()
 	if err != nil {
@@ -232,33 +251,36 @@ func (w *Sweeps) sweepCells(ctx context.Context, in SweepInput) ([]cascade.SimCo
 	for _, g := range grid {
 		v, why := r.resolve(g.Name, g.Params)
 		if why != "" {
-			problems = append(problems, g.Field+": "+why)
+			problems = append(problems, problem{field: g.Field, why: why})
 			continue
 		}
 		if f, ok := named[v.Name]; ok {
-			problems = append(problems, fmt.Sprintf("%s: %s is given twice (also %s)", g.Field, v.Name, f))
+			problems = append(problems, problem{field: g.Field, why: fmt.Sprintf("%s is given twice (also %s)", v.Name, f)})
 			continue
 		}
 		named[v.Name] = g.Field
 		if err := w.m.exec.CheckConfig(v); err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %s: %v", g.Field, v.Name, err))
+			problems = append(problems, problem{field: g.Field, subject: v.Name, why: err.Error()})
 			continue
 		}
 		cells, fields = append(cells, v), append(fields, g.Field)
 	}
 	if len(problems) > 0 {
-		return nil, problems
+		return nil, mergeProblems(problems)
 	}
 	refusals, err := w.m.configs.CheckVariants(ctx, cells)
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
+	if byAxis := optionRefusals(in.Axes, cells, refusals); len(byAxis) > 0 {
+		return cells, byAxis
+	}
 	for i, why := range refusals {
 		if why != "" {
-			problems = append(problems, fmt.Sprintf("%s: %s: the simulator refuses it: %s", fields[i], cells[i].Name, why))
+			problems = append(problems, problem{field: fields[i], subject: cells[i].Name, why: "the simulator refuses it: " + why})
 		}
 	}
-	return cells, problems
+	return cells, mergeProblems(problems)
 }
 
 // CancelSweep cancels every run of a sweep that is not over: the queued

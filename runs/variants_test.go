@@ -2,8 +2,10 @@ package runs_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -166,8 +168,10 @@ func TestDesignSweep(t *testing.T) {
 		TraceIDs: []string{quickstartID}, SimConfigs: []string{"H100"},
 		Axes: []cascade.SweepAxis{{Values: []string{"", "L1OFF", "L2OFF"}}, {Option: "-gpgpu_n_clusters", Values: []string{"x", "7"}}},
 	})
-	for _, w := range []string{"nothing queued", `simConfigs[0] × axes[0].values[2] × axes[1].values[0]: no modifier "L2OFF"`,
-		`simConfigs[0] × axes[0].values[0] × axes[1].values[0]: override -gpgpu_n_clusters: -gpgpu_n_clusters "x": not a whole number (SM90_H100 has 132)`} {
+	// Each said once, on the fields its cells share (not for each value
+	// of the other axis), and nothing more: "2 problems".
+	for _, w := range []string{"nothing queued (2 problems)", `simConfigs[0] × axes[0].values[2]: no modifier "L2OFF"`,
+		`simConfigs[0] × axes[1].values[0]: override -gpgpu_n_clusters: -gpgpu_n_clusters "x": not a whole number (SM90_H100 has 132)`} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("refused sweep: %v, want %q", err, w)
 		}
@@ -176,10 +180,74 @@ func TestDesignSweep(t *testing.T) {
 		TraceIDs: []string{quickstartID}, SimConfigs: []string{"H100"},
 		Axes: []cascade.SweepAxis{{Values: []string{"", "L1OFF"}}, {Option: "-gpgpu_n_clusters", Values: []string{"5", "7"}}},
 	})
-	if err == nil || !strings.Contains(err.Error(), "simConfigs[0] × axes[0].values[1] × axes[1].values[0]: SM90_H100-L1OFF -gpgpu_n_clusters 5: the simulator refuses it: GPGPU-Sim ** ERROR: Unknown Option: '-gmem_skip_L1D'") {
+	// Both cells with L1OFF are refused, said once, on that value.
+	if err == nil || !strings.Contains(err.Error(), "(1 problem): simConfigs[0] × axes[0].values[1]: the simulator refuses it: GPGPU-Sim ** ERROR: Unknown Option: '-gmem_skip_L1D'") {
 		t.Errorf("sweep with L1OFF: %v", err)
 	}
 	if all, _ := r.d.TraceRuns(ctx, quickstartID); len(all) != 6 {
 		t.Errorf("%d runs stored, want the first sweep's 6", len(all))
+	}
+}
+
+// TestSweepTooManyStatesTheTrueCount: a grid past what an int holds is
+// refused with its true size, not one wrapped around 2^64.
+func TestSweepTooManyStatesTheTrueCount(t *testing.T) {
+	t.Parallel()
+	r := newVariantRig(t)
+	axes := func(n, values int) []cascade.SweepAxis {
+		as := make([]cascade.SweepAxis, n)
+		for i := range as {
+			as[i].Option = fmt.Sprintf("-opt_%d", i)
+			for v := range values {
+				as[i].Values = append(as[i].Values, strconv.Itoa(v))
+			}
+		}
+		return as
+	}
+	for _, tc := range []struct {
+		axes []cascade.SweepAxis
+		want string
+	}{
+		{axes(7, 1000), "too many runs: 1 trace × 1000000000000000000000 configs = 1000000000000000000000; a sweep launches at most 10000"},
+		// 2^64 cells, which an int wraps to 0.
+		{axes(64, 2), "too many runs: 1 trace × 18446744073709551616 configs = 18446744073709551616;"},
+	} {
+		_, err := runs.NewSweeps(r.m).LaunchSweep(context.Background(), runs.SweepInput{
+			TraceIDs: []string{quickstartID}, SimConfigs: []string{"H100"}, Axes: tc.axes,
+		})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%d axes: %v, want %q", len(tc.axes), err, tc.want)
+		}
+	}
+}
+
+// TestSweepAxisProblemOnce: a problem of one axis's option or value is
+// said once, on that axis or value, not once per cell of the grid (it
+// was 12 times for 2 bases × 2 modifiers × 3 values).
+func TestSweepAxisProblemOnce(t *testing.T) {
+	t.Parallel()
+	r := newVariantRig(t)
+	for _, tc := range []struct {
+		axis cascade.SweepAxis
+		want string
+	}{
+		{cascade.SweepAxis{Option: "gpgpu_n_clusters", Values: []string{"1", "2", "3"}},
+			`(1 problem): axes[1].option: "gpgpu_n_clusters" is not an option: options start with '-'`},
+		{cascade.SweepAxis{Option: "-no_such_option", Values: []string{"1", "2", "3"}},
+			"(1 problem): axes[1].option: -no_such_option: the simulator refuses it, whatever its value: GPGPU-Sim ** ERROR: Unknown Option: '-no_such_option'"},
+		{cascade.SweepAxis{Option: "-gpgpu_scheduler", Values: []string{"lrr", "lrr\ngto", "gto"}},
+			`(1 problem): axes[1].values[1]: -gpgpu_scheduler "lrr\ngto": the value holds a line break`},
+		{cascade.SweepAxis{Option: "-gpgpu_n_clusters", Values: []string{"1", "x", "3"}},
+			// Once per base, as each base's own value is named.
+			`(2 problems): simConfigs[0] × axes[1].values[1]: override -gpgpu_n_clusters: -gpgpu_n_clusters "x": not a whole number (SM90_H100 has 132); ` +
+				`simConfigs[1] × axes[1].values[1]: override -gpgpu_n_clusters: -gpgpu_n_clusters "x": not a whole number (SM90_H100 has 64)`},
+	} {
+		_, err := runs.NewSweeps(r.m).LaunchSweep(context.Background(), runs.SweepInput{
+			TraceIDs: []string{quickstartID}, SimConfigs: []string{"H100", "H100-64SM"},
+			Axes: []cascade.SweepAxis{{Values: []string{"", "PWR_ENABLE"}}, tc.axis},
+		})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("axis %+v: %v, want %q", tc.axis, err, tc.want)
+		}
 	}
 }

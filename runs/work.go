@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 
 	"github.com/cascade-sim/cascade"
@@ -80,6 +81,10 @@ func (m *Manager) peakRSS(ctx context.Context, r cascade.Run) int64 {
 	return 0
 }
 
+// traceLink names the link to the trace's traces folder in a run's
+// directory.
+const traceLink = "trace"
+
 // prepare makes the run's directory, with its kernel list (a subset's, or
 // its trace's; a segment's with its warming kernel first, see
 // segmentWarmer) and its config's files linked, and returns its job and
@@ -96,7 +101,17 @@ func (m *Manager) prepare(ctx context.Context, r cascade.Run) (Job, string, erro
 	if err != nil {
 		return Job{}, "", errors.New(cascade.ErrorMessage(err))
 	}
-	list, err := kernellist.Read(filepath.Join(m.traceDir(r.TraceID), filepath.FromSlash(tracedir.KernelsListG)))
+	// The trace's folder, linked into the run's directory: the simulator
+	// is given it by a path of the run's own (Job.TraceArg).
+	traces := filepath.Join(dir, traceLink)
+	target, err := filepath.Abs(filepath.Join(m.traceDir(r.TraceID), filepath.FromSlash(tracedir.TracesDir)))
+	if err != nil {
+		return Job{}, "", err
+	}
+	if err := os.Symlink(target, traces); err != nil {
+		return Job{}, "", err
+	}
+	list, err := kernellist.Read(filepath.Join(traces, path.Base(tracedir.KernelsListG)))
 	if err != nil {
 		return Job{}, "", err
 	}

@@ -118,11 +118,24 @@ func ParseParams(text string) ([]cascade.SimParam, error) {
 	return ps, nil
 }
 
+// CheckOption says what is wrong with an option's name, as [Variant]
+// refuses it; nil when nothing is.
+func CheckOption(opt string) error { return checkOption(opt) }
+
 // checkOption says what is wrong with an option's name: GPGPU-Sim's are
 // a dash and letters, digits and underscores.
 func checkOption(opt string) error {
+	if strings.ContainsAny(opt, "\r\n") {
+		return fmt.Errorf("option %q: the name holds a line break, which would start another option", opt)
+	}
 	name, ok := strings.CutPrefix(opt, "-")
-	if !ok || name == "" {
+	switch {
+	case opt == "":
+		return errors.New("the option name is empty")
+	case opt == "-":
+		return errors.New(`"-" is not an option: the name after '-' is empty`)
+	}
+	if !ok {
 		return fmt.Errorf("%q is not an option: options start with '-' (\"-gpgpu_n_clusters\")", opt)
 	}
 	for _, r := range name {

@@ -32,9 +32,44 @@ func VariantName(base string, mods []string, direct []cascade.SimParam) string {
 		b.WriteString("-" + m)
 	}
 	for _, p := range direct {
-		b.WriteString(" " + p.String())
+		v, _ := nameValue(p)
+		b.WriteString(" " + p.Option + " " + v)
 	}
 	return b.String()
+}
+
+// nameValue is how a variant's name writes p's value so that [SplitName]
+// reads it back: bare where that reads as the value, else in double
+// quotes ("lrr gto"). False when neither does: the name's options are read
+// as a config file's, where '#' starts a comment, quotes have no escapes
+// and white space between words is one space.
+func nameValue(p cascade.SimParam) (string, bool) {
+	for _, w := range []string{p.Value, `"` + p.Value + `"`} {
+		// Read between two options, as a name has it (whatever p's
+		// option, which is checked on its own).
+		ps, err := ParseParams("-a 1 -v " + w + " -b 2")
+		if err == nil && len(ps) == 3 && ps[1] == (cascade.SimParam{Option: "-v", Value: p.Value}) &&
+			ps[2] == (cascade.SimParam{Option: "-b", Value: "2"}) {
+			return w, true
+		}
+	}
+	return `"` + p.Value + `"`, false
+}
+
+// CheckDirect refuses a value given directly that the simulator or the
+// variant's name could not take: one holding a line break (Accel-Sim's
+// options reach the simulator in config files and command lines, where a
+// line break starts another option), or one a name cannot write so that
+// it reads back ([nameValue]). It is what [Variant] refuses of a value
+// given directly whatever the config.
+func CheckDirect(p cascade.SimParam) error {
+	if strings.ContainsAny(p.Value, "\r\n") {
+		return fmt.Errorf("%s %q: the value holds a line break, which would start another option", p.Option, p.Value)
+	}
+	if _, ok := nameValue(p); !ok {
+		return fmt.Errorf("%s %q: a variant's name could not write this value so that it reads back: there '#' starts a comment, and a value is one word, or words one space apart in double quotes, with no '\"' at its ends", p.Option, p.Value)
+	}
+	return nil
 }
 
 // SplitName splits a variant's name into its hyphenated head ("QV100-64SM")
@@ -71,6 +106,9 @@ func Variant(cfgs []cascade.SimConfig, mods Modifiers, name string, params []cas
 	seen := map[string]bool{}
 	for _, p := range direct {
 		if err := checkOption(p.Option); err != nil {
+			return cascade.SimConfig{}, err
+		}
+		if err := CheckDirect(p); err != nil {
 			return cascade.SimConfig{}, err
 		}
 		if seen[p.Option] {
@@ -166,6 +204,16 @@ func checkValue(base options, baseName string, p cascade.SimParam) error {
 	}
 	n, err := strconv.ParseInt(p.Value, 0, 64)
 	switch {
+	case errors.Is(err, strconv.ErrRange):
+		low := int64(math.MinInt64)
+		if baseN >= 0 && !signedOptions[p.Option] {
+			low = 0
+			if sizeOptions[p.Option] {
+				low = 1
+			}
+		}
+		return fmt.Errorf("%s: %s %s: out of range; it takes a whole number from %d to %d (%s has %s)",
+			paramSource(p), p.Option, p.Value, low, int64(math.MaxInt64), baseName, have.value)
 	case err != nil:
 		return fmt.Errorf("%s: %s %q: not a whole number (%s has %s)", paramSource(p), p.Option, p.Value, baseName, have.value)
 	case n < 0 && baseN >= 0 && !signedOptions[p.Option]:

@@ -1,8 +1,10 @@
 package simconfig_test
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,12 +155,33 @@ func TestVariantRefusesWhatCannotBeRight(t *testing.T) {
 		{name: "QV100 -gpgpu_n_clusters -3", want: "override -gpgpu_n_clusters: -gpgpu_n_clusters -3: a count cannot be negative (SM7_QV100 has 80"},
 		{name: "QV100 -inter_config_file config_volta_islip.icnt", want: "override -inter_config_file: -inter_config_file config_volta_islip.icnt: no such file in SM7_QV100's config folder "},
 		{name: "QV100 -accelwattch_xml_file /no/such/accelwattch.xml", want: "-accelwattch_xml_file /no/such/accelwattch.xml: stat /no/such/accelwattch.xml: no such file or directory"},
+		{name: "QV100", params: []cascade.SimParam{{Option: "-gpgpu_scheduler", Value: "lrr\n-gpgpu_n_clusters 1"}},
+			want: `-gpgpu_scheduler "lrr\n-gpgpu_n_clusters 1": the value holds a line break`},
+		{name: "QV100", params: []cascade.SimParam{{Option: "-gpgpu_scheduler", Value: "lrr\r"}}, want: `-gpgpu_scheduler "lrr\r": the value holds a line break`},
+		{name: "QV100", params: []cascade.SimParam{{Option: "-gpgpu_n_clusters\n-gpgpu_scheduler", Value: "2"}},
+			want: `option "-gpgpu_n_clusters\n-gpgpu_scheduler": the name holds a line break`},
+		{name: "QV100", params: []cascade.SimParam{{Option: "\r", Value: "2"}}, want: `option "\r": the name holds a line break`},
+		{name: `QV100 -gpgpu_n_clusters "99999999999999999999"`,
+			want: "override -gpgpu_n_clusters: -gpgpu_n_clusters 99999999999999999999: out of range; it takes a whole number from 1 to 9223372036854775807 (SM7_QV100 has 80)"},
+		{name: "QV100 -gpgpu_n_clusters -99999999999999999999", want: "out of range; it takes a whole number from 1 to 9223372036854775807"},
+		{name: "QV100", params: []cascade.SimParam{{Option: "", Value: "4"}}, want: "the option name is empty"},
+		{name: "QV100", params: []cascade.SimParam{{Option: "-", Value: "4"}}, want: `"-" is not an option: the name after '-' is empty`},
 		{name: "QV100 -gpgpu_n_clusters 0", want: "override -gpgpu_n_clusters: -gpgpu_n_clusters 0: a GPU needs at least one (SM7_QV100 has 80)"},
 	} {
 		_, err := simconfig.Variant(cfgs, mods, tc.name, tc.params)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %v: err = %v, want %q", tc.name, tc.params, err, tc.want)
 		}
+	}
+}
+
+// TestVariantEmptyOptionName: an empty option name is said to be empty,
+// with no option suggested in its place.
+func TestVariantEmptyOptionName(t *testing.T) {
+	cfgs, mods := variantFixture(t)
+	_, err := simconfig.Variant(cfgs, mods, "QV100", []cascade.SimParam{{Option: "", Value: "4"}})
+	if err == nil || err.Error() != "the option name is empty" {
+		t.Errorf("err = %v, want \"the option name is empty\"", err)
 	}
 }
 
@@ -179,5 +202,72 @@ func TestVariantFileInFolder(t *testing.T) {
 	v, err := simconfig.Variant(cfgs, mods, "QV100 -inter_config_file config_volta_islip.icnt", nil)
 	if err != nil || len(v.Params) != 1 || v.Params[0].Value != "config_volta_islip.icnt" {
 		t.Fatalf("variant %+v, err %v", v, err)
+	}
+}
+
+// TestVariantNameRoundTrips: every name Variant gives a variant reads back
+// as the same variant, whatever its overrides' values hold; a value no
+// name can carry is refused, naming its option.
+func TestVariantNameRoundTrips(t *testing.T) {
+	cfgs, mods := variantFixture(t)
+	values := []string{"lrr gto", "lrr", "gto ", " gto", "lrr  gto", "lrr\tgto", `"lrr"`, `"lrr gto"`, `a"b`, `a "b" c`,
+		`lrr"`, `"lrr`, `""`, `"`, "a#b", "#", "-x", "-x 1", "1 -gpgpu_n_clusters 2", "ü ß", " ", "x\u00a0y", `\"`, `a\ b`}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 300 {
+		const alphabet = "ab- \t\"#\\'\r"
+		b := make([]byte, 1+rng.IntN(6))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		values = append(values, string(b))
+	}
+	for _, v := range values {
+		for _, direct := range [][]cascade.SimParam{
+			{{Option: "-gpgpu_scheduler", Value: v}},
+			{{Option: "-gpgpu_scheduler", Value: v}, {Option: "-gpgpu_n_clusters", Value: "40"}},
+			{{Option: "-gpgpu_n_clusters", Value: "40"}, {Option: "-gpgpu_scheduler", Value: v}},
+		} {
+			c, err := simconfig.Variant(cfgs, mods, "QV100", direct)
+			if err != nil {
+				if !strings.Contains(err.Error(), "-gpgpu_scheduler") {
+					t.Errorf("%q: err %v names no option", v, err)
+				}
+				continue
+			}
+			again, err := simconfig.Variant(cfgs, mods, c.Name, nil)
+			if err != nil {
+				t.Errorf("%q: name %q: %v", v, c.Name, err)
+				continue
+			}
+			if again.Name != c.Name || !slices.Equal(again.Params, c.Params) {
+				t.Errorf("%q: name %q reads as %q %+v, want %+v", v, c.Name, again.Name, again.Params, c.Params)
+			}
+		}
+	}
+	// A name typed with any value text: what is taken reads back as itself.
+	for range 300 {
+		const alphabet = "ab- \t\"#\\'"
+		b := make([]byte, 1+rng.IntN(8))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		c, err := simconfig.Variant(cfgs, mods, "QV100 -gpgpu_scheduler "+string(b), nil)
+		if err != nil {
+			continue
+		}
+		if again, err := simconfig.Variant(cfgs, mods, c.Name, nil); err != nil || again.Name != c.Name || !slices.Equal(again.Params, c.Params) {
+			t.Errorf("typed %q: name %q reads as %q %+v, %v; want %+v", b, c.Name, again.Name, again.Params, err, c.Params)
+		}
+	}
+	// The values a name can carry are taken, quoted only where they must be.
+	for v, want := range map[string]string{
+		"lrr gto": `SM7_QV100 -gpgpu_scheduler "lrr gto"`,
+		"lrr":     `SM7_QV100 -gpgpu_scheduler lrr`,
+		`a"b`:     `SM7_QV100 -gpgpu_scheduler a"b`,
+	} {
+		c, err := simconfig.Variant(cfgs, mods, "QV100", []cascade.SimParam{{Option: "-gpgpu_scheduler", Value: v}})
+		if err != nil || c.Name != want {
+			t.Errorf("%q: name %q, %v; want %q", v, c.Name, err, want)
+		}
 	}
 }

@@ -84,3 +84,26 @@ func TestBuildLines(t *testing.T) {
 		t.Errorf("build lines %q", b)
 	}
 }
+
+// TestAssertionGluedToOutput: the simulator's buffered standard output,
+// cut where an abort stopped it, runs into the assertion its standard
+// error printed; the decisive line is the assertion from the
+// simulator's name on (seen with the real simulator and
+// "-gpgpu_scheduler xyz").
+func TestAssertionGluedToOutput(t *testing.T) {
+	const assertion = "accel-sim.out: shader.cc:201: void shader_core_ctx::create_schedulers(): Assertion `0 && \"Undefined scheduler type\"' failed."
+	log := "-gpgpu_scheduler xyz\n-trace               /tmp/qa/s3/cascade/traces/ve" + assertion + "\n"
+	p, err := Parse(strings.NewReader(log), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := p.Outcome(Exit{Code: 134})
+	if o.Line != assertion || o.Class != cascade.FailureAssertion || !strings.HasSuffix(o.Reason, ": "+assertion) {
+		t.Errorf("outcome %+v, want the line %q", o, assertion)
+	}
+	for _, l := range []string{"x: y.cc:1: f(): Assertion `a' failed.", "accel-sim.out: trace_parser.cc:457: Assertion `b' failed."} {
+		if got := fromProgram(l); got != l {
+			t.Errorf("fromProgram(%q) = %q", l, got)
+		}
+	}
+}

@@ -143,3 +143,47 @@ func TestTakeKeepsAChunk(t *testing.T) {
 		t.Errorf("%d taken, then %d", taken, len(rest))
 	}
 }
+
+// TestResultFinalWhenTheNextKernelStarts: on the real simulator's log of
+// two kernels, the first kernel's result, statistics included (the
+// simulation time printed after its block among them), is final as soon
+// as the simulator launches the second kernel: progress and the results
+// taken agree while the second kernel runs.
+func TestResultFinalWhenTheNextKernelStarts(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "simstats", "testdata", "vecadd-x2-SM7_QV100.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewParser(2).ReadStats(simstats.Builtin())
+	var taken []cascade.RunKernel
+	second := false
+	for _, l := range strings.Split(string(b), "\n") {
+		p.Line(l)
+		taken = append(taken, p.Take()...)
+		if strings.HasPrefix(l, "launching kernel name: _Z6vecAddPdS_S_i uid: 2") {
+			second = true
+		}
+		if second && strings.HasPrefix(l, "kernel_name = ") {
+			second = false // the second kernel ended: its result waits for the end of the log
+			continue
+		}
+		if second {
+			if d := p.Progress().Done; d != len(taken) {
+				t.Fatalf("at %q: %d kernels done, %d results final", l, d, len(taken))
+			}
+		}
+	}
+	if len(taken) != 1 {
+		t.Fatalf("%d results final before the end", len(taken))
+	}
+	v, err := simstats.Decode(taken[0].Stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v[simstats.Builtin().Index("sim_seconds")]; got != 21 {
+		t.Errorf("first kernel's sim_seconds = %v, want 21 (printed after its statistics)", got)
+	}
+	if got := v[simstats.Builtin().Index("cycles")]; got <= 0 {
+		t.Errorf("first kernel's cycles = %v", got)
+	}
+}

@@ -23,6 +23,7 @@ import (
 const (
 	logProcessing  = "Processing kernel "
 	logLaunching   = "launching kernel name: "
+	logMemcpy      = "launching memcpy command : "
 	logExit        = "GPGPU-Sim: *** exit detected ***"
 	logLimit       = "GPGPU-Sim: ** break due to reaching the maximum cycles (or instructions) **"
 	logDeadlock    = "deadlock detected"
@@ -185,6 +186,18 @@ func (p *Parser) ReadStats(t *simstats.Table) *Parser {
 	return p
 }
 
+// endsStats reports whether line is one Accel-Sim's main loop prints
+// between kernels (reading a kernel's header, launching it or a memcpy):
+// a kernel's statistics, and the simulation time printed after them, come
+// before it, so the block being read is complete. get_stats.py runs a
+// block to the next kernel_name line; the lines in between are the next
+// kernel's launch and progress, which no counter of a statistics list
+// reads. Ending the block here makes a kernel's result final when the
+// next kernel starts, not when it ends.
+func endsStats(line string) bool {
+	return strings.HasPrefix(line, logLaunching) || strings.HasPrefix(line, logProcessing) || strings.HasPrefix(line, logMemcpy)
+}
+
 // takeStats gives each kernel whose statistics block is complete its
 // values: by launch uid, or, for a block without one, the earliest result
 // without statistics.
@@ -265,7 +278,11 @@ func (p *Parser) readLine(line string) {
 	line = strings.TrimRight(line, "\r\n \t")
 	if p.stats != nil {
 		p.stats.Line(line)
-		if strings.HasPrefix(line, "kernel_name") {
+		switch {
+		case strings.HasPrefix(line, "kernel_name"):
+			p.takeStats()
+		case endsStats(line):
+			p.stats.Finish()
 			p.takeStats()
 		}
 	}
@@ -303,7 +320,7 @@ func (p *Parser) readLine(line string) {
 		return
 	}
 	if r := errorRank(trimmed); r > p.errRank {
-		p.errLine, p.errRank = trimmed, r
+		p.errLine, p.errRank = fromProgram(trimmed), r
 	}
 }
 
@@ -501,6 +518,27 @@ var errorLines = [][]string{
 	2: {"ERROR", "No such file or directory"},
 	1: {"terminate called", "Aborted"},
 }
+
+// fromProgram is an assertion's line from the simulator's name on
+// ("accel-sim.out: shader.cc:201: ...: Assertion `...' failed."). The
+// simulator's standard output is buffered and its standard error is not,
+// and both go to the log: an abort leaves the assertion glued to the end
+// of a part of an output line ("-trace  /data/.../traces/veaccel-sim.out:
+// shader.cc:201: ..."), which is no part of it.
+func fromProgram(line string) string {
+	a := strings.Index(line, "Assertion")
+	if a < 0 {
+		return line
+	}
+	if i := strings.LastIndex(line[:a], simulatorName+": "); i > 0 {
+		return line[i:]
+	}
+	return line
+}
+
+// simulatorName is the name Accel-Sim's binary has, which the C
+// library's assertion message starts with.
+const simulatorName = "accel-sim.out"
 
 // errorRank is how decisive an error line is; 0 for a line that is none.
 func errorRank(line string) int {

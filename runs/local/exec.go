@@ -26,7 +26,7 @@ var ErrSimulatorNotFound = errors.New("simulator not found")
 // linked. It also returns what the process cost (its wall time and peak
 // resident set). started is told the simulator's pid once it runs.
 func execute(ctx context.Context, cfg Config, job runs.Job, grew func(), started func(pid int)) (simlog.Exit, proc.Result, error) {
-	args := append(append([]string(nil), cfg.Command...), "-trace", job.KernelList)
+	args := append(append([]string(nil), cfg.Command...), "-trace", job.TraceArg())
 	args = append(args, simconfig.SimulatorArgs(job.Config)...)
 	// The log is the run's result: a simulator whose output cannot be
 	// written (a full disk) is stopped, and the error is a *proc.LogError.

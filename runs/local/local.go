@@ -200,10 +200,14 @@ func (e *Executor) Start(ctx context.Context, job runs.Job) {
 	p := f.Finish()
 	var logErr *proc.LogError
 	var end runs.End
+	// A simulator that ended on its own as the server began to stop (no
+	// error: proc.Run stopped nothing) has its end recorded all the same,
+	// within finishGrace, rather than run again from the start.
+	stopping := ctx.Err() != nil
 	switch {
-	case ctx.Err() != nil:
+	case stopping && err != nil:
 		return // shutdown: the run stays running and is redone on the next start
-	case jobCtx.Err() != nil:
+	case !stopping && jobCtx.Err() != nil:
 		end = runs.End{State: cascade.RunCancelled, Log: p}
 	case errors.As(err, &logErr):
 		end = runs.End{State: cascade.RunFailed, Error: e.logFailure(logErr), Log: p}
@@ -216,8 +220,17 @@ func (e *Executor) Start(ctx context.Context, job runs.Job) {
 		end = runs.Judge(p, exit, r.TraceID)
 	}
 	end.Also = func(r *cascade.Run) { recordCost(r, res) }
+	if stopping {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishGrace)
+		defer cancel()
+		ctx = fctx
+	}
 	e.host.Finish(ctx, id, end)
 }
+
+// finishGrace is how long a stopping server gives the end of a run whose
+// simulator had ended on its own to be stored.
+const finishGrace = 30 * time.Second
 
 // queued reports whether the run is still queued without a job: not
 // cancelled while it waited for memory.

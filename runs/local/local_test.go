@@ -31,6 +31,11 @@ type host struct {
 	runs map[string]cascade.Run
 	logs map[string]string // run id -> its job's log
 	ends chan runs.End
+	// atExit, when set, is called once a job's simulator has exited (at
+	// its follower's Finish); finishErr is the context's error at each
+	// Finish.
+	atExit    func()
+	finishErr []error
 }
 
 func newHost() *host {
@@ -71,13 +76,18 @@ func (h *host) UpdateRuns(ctx context.Context, ids []string, fn func(r *cascade.
 func (h *host) Follow(_ context.Context, id string, total int) runs.Follower {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return &follower{path: h.logs[id], total: total}
+	return &follower{path: h.logs[id], total: total, atExit: h.atExit}
 }
 
-func (h *host) KernelTotal(context.Context, string) int          { return 0 }
-func (h *host) Enqueue(context.Context, []string) error          { return nil }
-func (h *host) StatusChanged(cascade.ExecutorStatus)             {}
-func (h *host) Finish(_ context.Context, _ string, end runs.End) { h.ends <- end }
+func (h *host) KernelTotal(context.Context, string) int { return 0 }
+func (h *host) Enqueue(context.Context, []string) error { return nil }
+func (h *host) StatusChanged(cascade.ExecutorStatus)    {}
+func (h *host) Finish(ctx context.Context, _ string, end runs.End) {
+	h.mu.Lock()
+	h.finishErr = append(h.finishErr, ctx.Err())
+	h.mu.Unlock()
+	h.ends <- end
+}
 
 func (h *host) get(id string) cascade.Run {
 	h.mu.Lock()
@@ -87,13 +97,17 @@ func (h *host) get(id string) cascade.Run {
 
 // follower reads the whole log at Finish.
 type follower struct {
-	path  string
-	total int
+	path   string
+	total  int
+	atExit func()
 }
 
 func (f *follower) Grew() {}
 
 func (f *follower) Finish() *simlog.Parser {
+	if f.atExit != nil {
+		f.atExit()
+	}
 	p := simlog.NewParser(f.total)
 	if file, err := os.Open(f.path); err == nil {
 		defer file.Close()
@@ -253,6 +267,29 @@ func TestShutdownLeavesTheRunRunning(t *testing.T) {
 	}
 	if r := h.get("r1"); r.State != cascade.RunRunning {
 		t.Fatalf("run %s at shutdown, want RUNNING", r.State)
+	}
+}
+
+// TestEndStoredAsTheServerStops: a simulator that ended on its own just
+// as the server began to stop has its end recorded, with a context the
+// stop does not cancel: the finished simulation is not run again from the
+// start at the next start (QA: a SIGTERM just after an hours-long
+// simulation exited threw it away).
+func TestEndStoredAsTheServerStops(t *testing.T) {
+	t.Parallel()
+	h := newHost()
+	ctx, cancel := context.WithCancel(context.Background())
+	h.atExit = cancel // the stop begins once the simulator has exited
+	e := executor(t, h, "FAKESIM_MODE=ok")
+	e.Start(ctx, job(t, h, "r1"))
+	end := nextEnd(t, h)
+	if end.State != cascade.RunSucceeded || end.Log == nil || len(end.Log.Kernels()) != 4 {
+		t.Fatalf("end %+v", end)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.finishErr) != 1 || h.finishErr[0] != nil {
+		t.Fatalf("Finish's context: %v, want one not cancelled", h.finishErr)
 	}
 }
 

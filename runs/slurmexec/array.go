@@ -65,7 +65,7 @@ func (e *Executor) StartArray(ctx context.Context, a runs.Array) {
 	opts = e.cfg.Slurm.Options.Merge(opts)
 	aj := slurm.ArrayJob{Name: JobName(a.Parent.ID), Dir: a.Dir, Env: e.cfg.Env, Options: opts}
 	for i, job := range a.Jobs {
-		args := append(append(slices.Clone(e.cfg.Command), "-trace", job.KernelList), simconfig.SimulatorArgs(job.Config)...)
+		args := append(append(slices.Clone(e.cfg.Command), "-trace", job.TraceArg()), simconfig.SimulatorArgs(job.Config)...)
 		aj.Tasks = append(aj.Tasks, slurm.Task{Index: a.Tasks[i], Dir: job.Dir, Log: job.Log, Command: args})
 	}
 	aid, err := e.c.SubmitArray(ctx, aj)

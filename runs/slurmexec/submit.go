@@ -38,7 +38,7 @@ func (e *Executor) Start(ctx context.Context, job runs.Job) {
 		return
 	}
 	opts = e.cfg.Slurm.Options.Merge(opts)
-	args := append(append(slices.Clone(e.cfg.Command), "-trace", job.KernelList), simconfig.SimulatorArgs(job.Config)...)
+	args := append(append(slices.Clone(e.cfg.Command), "-trace", job.TraceArg()), simconfig.SimulatorArgs(job.Config)...)
 	sj := slurm.Job{Name: JobName(id), Dir: job.Dir, Log: job.Log, Command: args, Env: e.cfg.Env, Options: opts}
 	jid, err := e.c.Submit(ctx, sj)
 	switch {

@@ -97,7 +97,7 @@ func (s *Service) Plan(ctx context.Context, r Request) (cascade.SamplingPlan, er
 		return cascade.SamplingPlan{}, err
 	}
 	if t.State != cascade.TraceReady {
-		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "trace %q is %s: only a READY trace can be planned", t.ID, t.State)
+		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "trace %q %s: only a READY trace can be planned", t.ID, t.State.Is())
 	}
 	in, err := s.Input(ctx, t)
 	if err != nil {

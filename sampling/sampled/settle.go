@@ -273,7 +273,7 @@ func (c *Coordinator) Cancel(ctx context.Context, sr cascade.Run) (cascade.Run, 
 	defer c.mu.Unlock()
 	r, saved, err := c.cfg.Store.UpdateRun(ctx, id, func(r *cascade.Run) error {
 		if r.State.Final() {
-			return cascade.Errorf(cascade.ECONFLICT, "run %q is %s already", id, strings.ToLower(string(r.State)))
+			return runs.AlreadyOver(id, r.State)
 		}
 		now := time.Now().UTC()
 		r.State, r.FinishedAt, r.FailureClass = cascade.RunCancelled, &now, cascade.FailureCancelled

@@ -3,7 +3,6 @@ package sampled
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/runs"
@@ -53,7 +52,7 @@ func (c *Coordinator) LaunchSplit(ctx context.Context, in SplitInput) (cascade.R
 		return cascade.Run{}, err
 	}
 	if t.State != cascade.TraceReady {
-		return cascade.Run{}, cascade.Errorf(cascade.ECONFLICT, "traceId: trace %q is %s; runs launch on ready traces", t.ID, strings.ToLower(string(t.State)))
+		return cascade.Run{}, cascade.Errorf(cascade.ECONFLICT, "traceId: trace %q %s; runs launch on ready traces", t.ID, t.State.Is())
 	}
 	cfg, err := c.cfg.Variants.Variant(ctx, in.Run.SimConfig, in.Run.Params)
 	if err != nil {

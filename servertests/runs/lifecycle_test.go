@@ -1,10 +1,8 @@
 package runs_test
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,12 +52,11 @@ func held(t *testing.T) (configure func(*app.Config), release func()) {
 // simulators lists the stand-in simulators working on this server's
 // traces: their command line holds the data directory.
 func simulators(s *servertest.TestServer) []string {
-	out, _ := exec.Command("pgrep", "-af", "accel-sim.out -trace "+s.Config.DataDir).Output()
+	// A run's simulator runs in its work directory (the server's probe
+	// of the simulator at start, in work/probe, runs no run).
 	var runs []string
-	for l := range strings.SplitSeq(string(bytes.TrimSpace(out)), "\n") {
-		// The server's probe of the simulator at start (work/probe) runs
-		// no run.
-		if l != "" && !strings.Contains(l, filepath.Join(s.Config.DataDir, "work", "probe")) {
+	for _, l := range testkit.ProcsIn(filepath.Join(s.Config.DataDir, "work", "runs")) {
+		if strings.Contains(l, "accel-sim.out -trace ") {
 			runs = append(runs, l)
 		}
 	}

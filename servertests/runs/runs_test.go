@@ -321,7 +321,7 @@ func TestLaunchRefusals(t *testing.T) {
 	}{
 		{"ErrNotReady", map[string]any{"traceId": "uploading", "simConfig": simconfigtest.H100}, "CONFLICT", "uploading"},
 		{"ErrSample", map[string]any{"traceId": "sample", "simConfig": simconfigtest.H100}, "BAD_USER_INPUT", "sample trace"},
-		{"ErrUnknownTrace", map[string]any{"traceId": "nope", "simConfig": simconfigtest.H100}, "NOT_FOUND", "nope"},
+		{"ErrUnknownTrace", map[string]any{"traceId": "nope", "simConfig": simconfigtest.H100}, "NOT_FOUND", `traceId: trace "nope" not found`},
 		{"ErrUnknownConfig", map[string]any{"traceId": quickstartID, "simConfig": "SM99_NOPE"}, "BAD_USER_INPUT", "no config"},
 		{"ErrUnknownConfigCase", map[string]any{"traceId": quickstartID, "simConfig": "sm6_titanx"}, "BAD_USER_INPUT", `simConfig: no config "sm6_titanx"; did you mean "SM6_TITANX"?`},
 		{"ErrUnknownConfigTypo", map[string]any{"traceId": quickstartID, "simConfig": "SM90_H10"}, "BAD_USER_INPUT", `did you mean "SM90_H100"?`},
@@ -427,6 +427,15 @@ func TestRunUpdatedStartsWithTheRun(t *testing.T) {
 		}
 		if u := m.RunUpdated; u.ID != r.ID || u.State != "SUCCEEDED" || u.Progress.KernelsDone != 4 {
 			t.Fatalf("%s: first message %+v, want the run, succeeded", p, u)
+		}
+		// A run id names a run the server made: one it never made (a
+		// typo in a script) is NOT_FOUND at once, not a silent wait.
+		for _, vars := range []map[string]any{{"id": "nope"}, {"id": r.ID, "traceId": "another"}} {
+			sub = s.SubscribeNow(t, p, `subscription($id: ID, $traceId: ID) { runUpdated(id: $id, traceId: $traceId) { id } }`, vars)
+			err := sub.Next(5*time.Second, &m)
+			if err == nil || !strings.Contains(err.Error(), "NOT_FOUND") {
+				t.Fatalf("%s: runUpdated(%v): %v, want NOT_FOUND", p, vars, err)
+			}
 		}
 	}
 }

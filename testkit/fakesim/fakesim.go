@@ -94,7 +94,11 @@
 // FAKESIM_STEP, in any mode, names a named pipe (mkfifo): before each
 // kernel's statistics the program waits to read one line from it, so a
 // test holds a run at a known kernel for as long as it needs, on a machine
-// of any speed, and lets it on one kernel at a time.
+// of any speed, and lets it on one kernel at a time. With
+// FAKESIM_STEP_LAUNCH set too, it also waits after each kernel's
+// statistics, before the next kernel's launch (its memcpys, then its
+// "Processing kernel" line): a test sees a kernel's statistics read
+// (the run's progress) apart from the launch that makes its result final.
 //
 // FAKESIM_PROGRESS_BYTES, in any mode, makes the program print about that
 // many bytes of GPGPU-Sim's periodic progress lines ("GPGPU-Sim uArch:
@@ -104,7 +108,6 @@ package fakesim
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -113,6 +116,7 @@ import (
 
 	"github.com/cascade-sim/cascade/accelsim/accelwattch"
 	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/testkit/procdir"
 )
 
 // Modes, the values of FAKESIM_MODE.
@@ -136,8 +140,10 @@ const (
 	EnvVersion  = "FAKESIM_ACCELSIM_VERSION"
 	EnvNeedsLib = "FAKESIM_NEEDS_LIB"
 	EnvStep     = "FAKESIM_STEP"
-	EnvProgress = "FAKESIM_PROGRESS_BYTES"
-	EnvMemoryMB = "FAKESIM_MEMORY_MB"
+	// EnvStepLaunch: see FAKESIM_STEP.
+	EnvStepLaunch = "FAKESIM_STEP_LAUNCH"
+	EnvProgress   = "FAKESIM_PROGRESS_BYTES"
+	EnvMemoryMB   = "FAKESIM_MEMORY_MB"
 	// EnvNumberBy set to "id" numbers each kernel, for [Cycles] and
 	// [Instructions] only, by the kernel id of its trace file's name
 	// (kernel-<id>...) instead of its position in the list: a kernel then
@@ -240,7 +246,7 @@ func build() (string, error) {
 	if !ok {
 		return "", fmt.Errorf("cannot locate fakesim sources")
 	}
-	dir, err := os.MkdirTemp("", "cascade-fakesim-")
+	dir, err := procdir.New("cascade-fakesim-")
 	if err != nil {
 		return "", err
 	}

@@ -304,3 +304,46 @@ func TestProgressBytes(t *testing.T) {
 		t.Fatalf("%d kernels' statistics:\n%.2000s", stats, out)
 	}
 }
+
+// TestStepLaunchHoldsTheNextLaunch: with FAKESIM_STEP_LAUNCH a kernel
+// after the first takes a step before its launch too: two kernels take
+// three steps, and of three written ahead none is left in the pipe
+// (without it, two steps run both kernels and one is left).
+func TestStepLaunchHoldsTheNextLaunch(t *testing.T) {
+	for _, launches := range []bool{false, true} {
+		cmd, step := stepCommand(t)
+		if launches {
+			cmd.Env = append(cmd.Env, fakesim.EnvStepLaunch+"=1")
+		}
+		var stdout strings.Builder
+		cmd.Stdout = &stdout
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Held open until the end: the pipe keeps what the program left.
+		f, err := os.OpenFile(step, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("\n\n\n")
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		// A raw descriptor: an os.File of a FIFO waits for data.
+		fd, err := syscall.Open(step, syscall.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := syscall.Read(fd, make([]byte, 8))
+		n = max(n, 0) // -1 with EAGAIN: nothing left
+		syscall.Close(fd)
+		f.Close()
+		want := 1
+		if launches {
+			want = 0
+		}
+		if stats := strings.Count(stdout.String(), "gpu_sim_cycle = "); n != want || stats != 2 {
+			t.Errorf("FAKESIM_STEP_LAUNCH %v: %d kernels' statistics, %d steps left, want 2 and %d", launches, stats, n, want)
+		}
+	}
+}

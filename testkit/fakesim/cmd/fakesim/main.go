@@ -5,7 +5,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -99,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			decodes[v] = true
 		}
 	}
-	step := stepper{path: os.Getenv(fakesim.EnvStep)}
+	step := stepper{path: os.Getenv(fakesim.EnvStep), launches: os.Getenv(fakesim.EnvStepLaunch) != ""}
 	var progress int64
 	if v := os.Getenv(fakesim.EnvProgress); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -203,6 +202,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var tot totals
 	for i := range kernels {
 		k := &kernels[i]
+		if i > 0 && step.launches && step.path != "" {
+			if err := step.wait(); err != nil {
+				return fail(2, "fakesim: %s: %v", fakesim.EnvStep, err)
+			}
+		}
 		for _, m := range memcpys[i] {
 			say("launching memcpy command : %s", m)
 		}
@@ -307,103 +311,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	say("GPGPU-Sim: *** simulation thread exiting ***")
 	say("GPGPU-Sim: *** exit detected ***")
 	return 0
-}
-
-// stepper waits on FAKESIM_STEP's named pipe. It holds the pipe open for
-// reading and writing from the first step on: a writer's open never waits
-// and no end of file ever comes, so a line written while the program is
-// between two steps waits in the pipe instead of being lost when a
-// reader closes.
-type stepper struct {
-	path string
-	f    *os.File
-}
-
-// wait reads one line, a byte at a time so that nothing after it is taken.
-func (s *stepper) wait() error {
-	if s.f == nil {
-		f, err := os.OpenFile(s.path, os.O_RDWR, 0)
-		if err != nil {
-			return err
-		}
-		s.f = f
-	}
-	b := make([]byte, 1)
-	for {
-		if _, err := s.f.Read(b); err != nil {
-			return err
-		}
-		if b[0] == '\n' {
-			return nil
-		}
-	}
-}
-
-// readTrace opens a kernel's trace as Accel-Sim does (cat for .traceg, xz -dc
-// for .xz, and in version 2 the binary reader for .tracez) and reads its
-// header. Any other file type makes it throw, and the uncaught exception
-// aborts the program.
-func readTrace(k *kernel, version string, stdout, stderr io.Writer, say func(string, ...any)) (code int, stop bool) {
-	base := filepath.Base(k.path)
-	switch {
-	case strings.HasSuffix(base, ".traceg"), strings.HasSuffix(base, ".xz"):
-	case strings.HasSuffix(base, ".tracez") && version == fakesim.Version2:
-	default:
-		fmt.Fprintf(stderr, "terminate called after throwing an instance of 'std::runtime_error'\n  what():  Unsupported file type!\n")
-		abort(stdout)
-		return fakesim.ExitAbort, true // not reached
-	}
-	f, err := os.Open(k.path)
-	if err != nil {
-		// popen("cat <path>") succeeds, cat complains, and the header stays
-		// empty: binary version 0.
-		fmt.Fprintf(stderr, "cat: %s: No such file or directory\n", k.path)
-		say("unsupported binary version: 0")
-		return 0, true
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err == nil {
-		k.size = info.Size()
-	}
-	k.name = strings.TrimSuffix(base, filepath.Ext(base))
-	k.binary = -1
-	if strings.HasSuffix(base, ".xz") {
-		return 0, false
-	}
-	if strings.HasSuffix(base, ".traceg") && !endsWithNewline(f, k.size) {
-		// PipeReader::readLine asserts that every line it reads, the last
-		// one included, ends with a newline.
-		fmt.Fprintf(stderr, "%s: trace_parser.cc:457: bool PipeReader::readLine(std::string&): Assertion 'line.back() == '\\n'' failed.\n", os.Args[0])
-		return fakesim.ExitAbort, true
-	}
-	// The header is text up to the first '#' line (.traceg) or NUL (.tracez).
-	head := make([]byte, 64*1024)
-	nr, _ := io.ReadFull(f, head)
-	head = head[:nr]
-	if i := bytes.IndexByte(head, 0); i >= 0 {
-		head = head[:i]
-	}
-	for line := range strings.SplitSeq(string(head), "\n") {
-		if strings.HasPrefix(line, "#") {
-			break
-		}
-		key, val, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		val = strings.TrimSpace(val)
-		switch strings.TrimSpace(key) {
-		case "-kernel name":
-			k.name = val
-		case "-binary version":
-			if v, err := strconv.Atoi(val); err == nil {
-				k.binary = v
-			}
-		case "-cuda stream id":
-			k.stream, _ = strconv.ParseInt(val, 10, 64)
-		}
-	}
-	return 0, false
 }
 
 func printStats(say func(string, ...any), k *kernel, cycles, insn, totCycles, totInsn int64) {
@@ -518,19 +425,6 @@ func (t *totals) print(say func(string, ...any)) {
 		say("\tL2_cache_stats_breakdown[%s][MISS] = %d", c.kind, c.acc-c.hit)
 		say("\tL2_cache_stats_breakdown[%s][TOTAL_ACCESS] = %d", c.kind, c.acc)
 	}
-}
-
-// endsWithNewline reports whether the file of the given size ends with a
-// newline; an empty file has no line to assert on.
-func endsWithNewline(f *os.File, size int64) bool {
-	if size == 0 {
-		return true
-	}
-	b := make([]byte, 1)
-	if _, err := f.ReadAt(b, size-1); err != nil {
-		return false
-	}
-	return b[0] == '\n'
 }
 
 // mayAllocate reports whether n more bytes fit in the process's address
