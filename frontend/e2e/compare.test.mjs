@@ -148,6 +148,9 @@ describe("compare configs against a real server", { skip }, () => {
       await sim.getByTestId(`sim-cycles-${c}`).getByText(/^[\d,]+$/).waitFor();
       await sim.getByTestId(`sim-time-${c}`).getByText(/s$/).waitFor();
       await sim.getByTestId(`sim-IPC-${c}`).getByText(/^\d/).waitFor();
+      // The configs compared show the same simulated total ("—" before: no measured timing).
+      const total = await page.getByTestId(`simtotal-${c}`).innerText();
+      assert.equal(total, await sim.getByTestId(`sim-time-${c}`).innerText(), `${c}: simulated total`);
     }
     assert.equal(await page.getByTestId("mape-chart").count(), 0, "a MAPE chart without measured times");
     const kernels = page.getByRole("table", { name: "Kernel cycles per config" });

@@ -35,7 +35,17 @@ describe("a running run's statistics totals against a real server", { skip }, ()
     await total.waitFor({ timeout: 60_000 });
     assert.equal(await page.locator('.run-page .toolbar [data-state="RUNNING"]').count(), 1, "still running");
     const cells = table.locator('[role="row"]:not(.totals-row) [data-stat="dram_reads"]');
-    const sum = async () => (await cells.allInnerTexts()).reduce((a, v) => a + Number(v.replaceAll(",", "")), 0);
+    // The column was just checked: its cells read "—" until the kernels' values of it arrive,
+    // which may be after the totals row's (another answer). Sum once every shown cell has one.
+    const sum = async () => {
+      for (const end = Date.now() + 30_000; ; await page.waitForTimeout(50)) {
+        const texts = await cells.allInnerTexts();
+        if (texts.length > 0 && texts.every((v) => /^[\d,]+$/.test(v))) {
+          return texts.reduce((a, v) => a + Number(v.replaceAll(",", "")), 0);
+        }
+        assert.ok(Date.now() < end, `kernel cells never all numbers: ${JSON.stringify(texts)}`);
+      }
+    };
     const number = async () => Number((await total.innerText()).replaceAll(",", ""));
     const running = await number();
     assert.ok(running > 0, `a running total: ${running}`);

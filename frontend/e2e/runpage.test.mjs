@@ -1,5 +1,6 @@
 // End-to-end for a run page that reads its kernels by pages: a run of the stand-in simulator
-// over a generated trace of 600 kernels, held between kernels (FAKESIM_STEP). Its runUpdated
+// over a generated trace of 600 kernels, held before each kernel's statistics and before each
+// launch (FAKESIM_STEP, FAKESIM_STEP_LAUNCH). Its runUpdated
 // messages carry no kernel list; its table reads the kernels stored while it runs as its
 // progress grows, and once it is over the rest of its pages as the table scrolls.
 //   CASCADE_BIN=/path/to/cascade CASCADE_SIM_CMD=/path/to/fakesim node --test e2e/runpage.test.mjs
@@ -22,7 +23,7 @@ describe("a run page reads its kernels by pages", { skip }, () => {
   let dir;
   before(async () => {
     sim = await simStepper();
-    server = await startServer({ env: { CASCADE_SIM_CONFIGS_DIR: configs, FAKESIM_STEP: sim.path } });
+    server = await startServer({ env: { CASCADE_SIM_CONFIGS_DIR: configs, FAKESIM_STEP: sim.path, FAKESIM_STEP_LAUNCH: "1" } });
     browser = await launchBrowser();
     dir = await mkdtemp(join(tmpdir(), "cascade-e2e-gentrace-"));
     await promisify(execFile)(process.env.CASCADE_BIN, ["gentrace", "-kernels", String(KERNELS), "-insts", "4", join(dir, "traces")]);
@@ -56,14 +57,22 @@ describe("a run page reads its kernels by pages", { skip }, () => {
     const count = page.getByTestId("kernel-count");
     const running = page.locator('.run-page .toolbar [data-state="RUNNING"]');
 
-    // A kernel's result is stored once the next one starts: 3 steps store 2, 5 store 4.
-    for (let i = 0; i < 3; i++) await sim.step();
+    // A kernel's statistics move the run's progress; its result is stored once the next kernel
+    // is launched, a step later: 5 steps print 3 kernels' statistics and store 2. The 6th stores
+    // the 3rd, which moves no count: the page reads it on the run's new version all the same
+    // (it once waited for the count, and showed a kernel less until the next one ended).
+    const progress = page.getByTestId("progress-text");
+    for (let i = 0; i < 5; i++) await sim.step();
+    await progress.getByText(/^3 of 600 kernels/).waitFor({ timeout: 60_000 });
     await count.getByText(/^2 kernels$/).waitFor({ timeout: 60_000 });
-    for (let i = 0; i < 2; i++) await sim.step();
-    await count.getByText(/^4 kernels$/).waitFor({ timeout: 60_000 });
+    await sim.step();
+    await count.getByText(/^3 kernels$/).waitFor({ timeout: 60_000 });
+    assert.match(await progress.innerText(), /^3 of 600 kernels/);
+    for (let i = 0; i < 4; i++) await sim.step();
+    await count.getByText(/^5 kernels$/).waitFor({ timeout: 60_000 });
     assert.equal(await running.count(), 1, "read while it still runs");
     const table = page.getByRole("table", { name: "Run kernels" });
-    assert.equal(await table.locator('.kscroll [role="row"]').count(), 4);
+    assert.equal(await table.locator('.kscroll [role="row"]').count(), 5);
 
     assert.ok(updates.length > 0, "the page received runUpdated messages");
     const largest = Math.max(...updates.map((u) => Buffer.byteLength(u)));
@@ -78,7 +87,7 @@ describe("a run page reads its kernels by pages", { skip }, () => {
     }
 
     // The rest at once: the run ends, and the page reads its first page again.
-    await appendFile(sim.path, "\n".repeat(KERNELS));
+    await appendFile(sim.path, "\n".repeat(2 * KERNELS));
     await page.locator('.run-page .toolbar [data-state="SUCCEEDED"]').waitFor({ timeout: 120_000 });
     await count.getByText(`${KERNELS} kernels, 200 read so far: more as the table scrolls`).waitFor({ timeout: 60_000 });
     await page.getByTestId("cycles-chart").getByText(`then the first 40 of ${KERNELS} kernels`).waitFor();

@@ -12,6 +12,8 @@ export function SimulatedTable({ traceId, rows }: { traceId: string; rows: reado
   const stats = simulatedTable(rows);
   return (
     <>
+      {/* Narrower than its columns, the table scrolls sideways whole, its header with its rows. */}
+      <div className="ktable-wrap">
       <table className="traces compare" aria-label="Simulated figures per config">
         <thead>
           <tr>
@@ -43,6 +45,7 @@ export function SimulatedTable({ traceId, rows }: { traceId: string; rows: reado
           ))}
         </tbody>
       </table>
+      </div>
       <p>
         <DownloadCsv url={`/traces/${encodeURIComponent(traceId)}/configs.csv`} filename={`trace-${traceId}-configs.csv`} />{" "}
         <span className="hint">each run's totals and every kernel's figures under each config, one row each</span>

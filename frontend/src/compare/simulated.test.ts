@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { simulatedTable } from "./simulated";
+import { simulatedNs, simulatedTable } from "./simulated";
 
 const cols = [
   { name: "instructions", unit: "thread-insts" },
@@ -42,4 +42,11 @@ test("simulatedTable sets energy, average power and performance per watt beside 
 test("simulatedTable without power has no energy", () => {
   const t = simulatedTable([{ simConfig: "A", run: { statCounters: cols, statTotals: [1, 2, 3], figures: { coreClockMHz: 1000 } } }]);
   expect(t.map((s) => s.name)).toEqual(["cycles", "time", "IPC", "instructions", "l2_read_hits"]);
+});
+
+test("simulatedNs is a run's cycles at its config's clock, null without a run, cycles or clock", () => {
+  expect(simulatedNs({ simConfig: "A", run: { statCounters: cols, statTotals: [2000, 11789, 7], figures: { coreClockMHz: 1417 } } })).toBeCloseTo(8319.69, 2);
+  expect(simulatedNs({ simConfig: "B", run: null })).toBeNull();
+  expect(simulatedNs({ simConfig: "C", run: { statCounters: cols, statTotals: [1, 2, 3], figures: {} } })).toBeNull();
+  expect(simulatedNs({ simConfig: "D", run: { statCounters: cols, statTotals: [1, null, 3], figures: { coreClockMHz: 1000 } } })).toBeNull();
 });

@@ -8,6 +8,24 @@ export interface SimulatedRow {
   } | null;
 }
 
+/** A run's total of the named statistic; null without the run, the statistic or a finite value. */
+function total(r: SimulatedRow, name: string): number | null {
+  if (!r.run) return null;
+  const i = r.run.statCounters.findIndex((c) => c.name === name);
+  const v = i < 0 ? null : r.run.statTotals[i];
+  return v != null && Number.isFinite(v) ? v : null;
+}
+
+/**
+ * simulatedNs is the time the config's run simulated, its cycles at the config's core clock, in
+ * ns: what the configs compared show as their simulated total when no measured timing gives one.
+ */
+export function simulatedNs(r: SimulatedRow): number | null {
+  const clock = r.run?.figures.coreClockMHz;
+  const c = total(r, "cycles");
+  return c != null && clock ? (c * 1000) / clock : null;
+}
+
 /** One statistic of the table: its name, unit, and value under each config (null: none). */
 export interface SimulatedStat {
   name: string;
@@ -25,18 +43,8 @@ export interface SimulatedStat {
  * values.
  */
 export function simulatedTable(rows: readonly SimulatedRow[]): SimulatedStat[] {
-  const total = (r: SimulatedRow, name: string): number | null => {
-    if (!r.run) return null;
-    const i = r.run.statCounters.findIndex((c) => c.name === name);
-    const v = i < 0 ? null : r.run.statTotals[i];
-    return v != null && Number.isFinite(v) ? v : null;
-  };
   const cycles = rows.map((r) => total(r, "cycles"));
-  const time = rows.map((r, i) => {
-    const clock = r.run?.figures.coreClockMHz;
-    const c = cycles[i];
-    return c != null && clock ? (c * 1000) / clock : null;
-  });
+  const time = rows.map(simulatedNs);
   const ipc = rows.map((r, i) => {
     const insts = total(r, "instructions");
     const c = cycles[i];

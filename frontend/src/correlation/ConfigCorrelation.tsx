@@ -57,6 +57,8 @@ export function ConfigCorrelation({ traceId }: { traceId: string }) {
               <span className="muted">No statistic ranks two configs yet.</span>
             )}
           </p>
+          {/* Narrower than its columns, the table scrolls sideways whole, its header with its rows. */}
+          <div className="ktable-wrap">
           <table className="traces compare correlation" aria-label="Statistics × configs">
             <thead>
               <tr>
@@ -111,6 +113,7 @@ export function ConfigCorrelation({ traceId }: { traceId: string }) {
               ))}
             </tbody>
           </table>
+          </div>
           {warned.some(Boolean) && (
             <div className="note warnings" role="note" data-testid="config-gpu-warnings">
               <strong>Another GPU:</strong> these configs&apos; figures set two different GPUs side by side.

@@ -21,10 +21,10 @@ type Stat = NonNullable<Data["run"]>["correlation"]["statistics"][number];
  * profile. Live: read again as the run goes on (at most every 2 s) and when the trace changes
  * (a profile read with a new upload).
  */
-export function HardwareCounters({ runId, state, kernelsDone }: { runId: string; state: string; kernelsDone: number }) {
+export function HardwareCounters({ runId, state, changed }: { runId: string; state: string; changed: string }) {
   const [{ data, error }, reexecute] = useLiveQuery({ query: RunCorrelationQuery, variables: { id: runId } });
   const refetch = useCallback(() => reexecute({ requestPolicy: "network-only" }), [reexecute]);
-  useThrottledOnChange(`${state}|${kernelsDone}`, refetch, 2000);
+  useThrottledOnChange(`${state}|${changed}`, refetch, 2000);
   const run = data?.run;
   const seen = useRef<string | undefined>(undefined);
   seen.current = run?.trace.updatedAt;

@@ -51,7 +51,8 @@ export function RunPage({ id }: { id: string }) {
   // when the run ends or its check appears (rows read may have changed then).
   const kernels = useRunKernels(
     id,
-    run?.progress.kernelsDone ?? 0,
+    // Each runUpdated is a new version: kernels are stored without the progress moving.
+    run?.updatedAt ?? "",
     run?.statTotals,
     `${run?.state ?? ""}|${run?.sampling?.check != null}`,
   );
@@ -215,7 +216,7 @@ export function RunPage({ id }: { id: string }) {
         </details>
       )}
       <Comparison run={run} kernels={kernels.rows} kernelTotal={kernels.total} over={!isActive(run.state)} />
-      <HardwareCounters runId={run.id} state={run.state} kernelsDone={run.progress.kernelsDone} />
+      <HardwareCounters runId={run.id} state={run.state} changed={run.updatedAt} />
       <section aria-labelledby="rk-title">
         <h2 id="rk-title">Kernels</h2>
         <div className="toolbar">

@@ -32,6 +32,8 @@ export function RunTable({
   const inSweep = of === "sweep";
   return (
     <>
+      {/* Narrower than its columns, the table scrolls sideways whole, its header with its rows. */}
+      <div className="ktable-wrap">
       <table className="traces" aria-label={inSweep ? "Sweep runs" : "Runs"}>
         <thead>
           <tr>
@@ -95,6 +97,7 @@ export function RunTable({
           ))}
         </tbody>
       </table>
+      </div>
       {more && (
         <button type="button" disabled={more.fetching} onClick={more.onMore}>
           {more.fetching ? "Loading…" : "Show more runs"}

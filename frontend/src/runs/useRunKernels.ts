@@ -34,15 +34,16 @@ interface Shown {
 
 /**
  * Reads run id's kernels by pages of pageSize (Run.kernelPage), the next one when loadMore is
- * called (the table scrolled near its end). While every page is read and done (the run's
- * progress, from its runUpdated messages) grows, reads the kernels stored after the last one:
- * no timer, the run's own updates say when. When version changes (the run ended, its check
+ * called (the table scrolled near its end). While every page is read and changed (the run's
+ * version, from its runUpdated messages) moves, reads the kernels stored after the last one:
+ * no timer, the run's own updates say when. A kernel's result is stored when the next kernel
+ * launches, which moves no count of finished kernels, so the version is more than the progress. When version changes (the run ended, its check
  * appeared: rows read before may have changed) it reads the first page again, and the rows
  * read so far stay shown until it comes.
  */
 export function useRunKernels(
   id: string,
-  done: number,
+  changed: string | number,
   totals: StatValues | null | undefined,
   version: string,
   pageSize = KERNEL_PAGE,
@@ -108,12 +109,12 @@ export function useRunKernels(
   // New kernels while the run runs: only once every page is read (the next scroll reads them
   // otherwise), or after the read under way (its answer may have been made before they were
   // stored).
-  const seen = useRef(done);
+  const seen = useRef(changed);
   useEffect(() => {
-    if (done === seen.current) return;
-    seen.current = done;
+    if (changed === seen.current) return;
+    seen.current = changed;
     if (!cur.current.more || cur.current.loading) load(true);
-  }, [done, load]);
+  }, [changed, load]);
 
   const loadMore = useCallback(() => {
     if (cur.current.more) load();

@@ -126,6 +126,8 @@ function TraceList({ filter }: { filter: TraceFilter }) {
             : "No traces yet. A trace appears here as soon as its first file lands in the bucket."}
         </p>
       ) : (
+        // Narrower than its columns, the table scrolls sideways whole, its header with its rows.
+        <div className="ktable-wrap">
         <table className="traces" aria-label="Traces">
           <thead>
             <tr>
@@ -168,6 +170,7 @@ function TraceList({ filter }: { filter: TraceFilter }) {
             ))}
           </tbody>
         </table>
+        </div>
       )}
       {data.traces.pageInfo.hasNextPage && (
         <button type="button" disabled={fetching} onClick={() => setFirst(first + PAGE)}>
