@@ -12,6 +12,22 @@ describe("parseOverrides", () => {
     });
     expect(parseOverrides("  \n")).toEqual({ overrides: [], error: null });
   });
+  it("reads a value of several words in double quotes, as the server writes it in a variant's name", () => {
+    // simconfig's TestVariantNameRoundTrips writes these names; the picker must read them back alike.
+    expect(parseOverrides('-gpgpu_scheduler "lrr gto" -gpgpu_n_clusters 40').overrides).toEqual([
+      { option: "-gpgpu_scheduler", value: "lrr gto" },
+      { option: "-gpgpu_n_clusters", value: "40" },
+    ]);
+    expect(parseOverrides('-a "x   y"\n-b "z"').overrides).toEqual([
+      { option: "-a", value: "x y" },
+      { option: "-b", value: "z" },
+    ]);
+    expect(parseOverrides('-a "one\ntwo" -b 1').overrides).toEqual([
+      { option: "-a", value: "one two" },
+      { option: "-b", value: "1" },
+    ]);
+    expect(parseOverrides('-a "x y').overrides).toEqual([{ option: "-a", value: "x y" }]);
+  });
   it("says what is wrong", () => {
     expect(parseOverrides("gpgpu_n_clusters 64").error).toMatch(/is not an option/);
     expect(parseOverrides("-gpgpu_n_clusters").error).toBe("-gpgpu_n_clusters has no value");
