@@ -49,6 +49,8 @@ type DB struct {
 	// The session that holds an Exclusive PostgreSQL database (exclusive.go).
 	lockDB   *sql.DB
 	lockConn *sql.Conn
+	// The flock that holds an Exclusive SQLite database.
+	lockFile *os.File
 }
 
 // Config says which database to open.
@@ -60,9 +62,10 @@ type Config struct {
 	// DataDir holds the SQLite file cascade.db when URL is empty.
 	DataDir string
 	Logger  *slog.Logger
-	// Exclusive holds a PostgreSQL database's schema for this DB alone
-	// while it is open: an Open of one another server holds fails with
-	// ErrInUse (see exclusive.go). A server opens its database so.
+	// Exclusive holds the database (a PostgreSQL schema, an SQLite file)
+	// for this DB alone while it is open: an Open of one another server
+	// holds fails with ErrInUse (see exclusive.go). A server opens its
+	// database so.
 	Exclusive bool
 }
 
@@ -142,7 +145,13 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
+		if cfg.Exclusive {
+			if err := d.holdSQLite(path); err != nil {
+				return nil, err
+			}
+		}
 		if err := d.openSQLite(path, gcfg); err != nil {
+			d.release()
 			return nil, err
 		}
 	}

@@ -1,18 +1,21 @@
 package db
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"os"
+	"syscall"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// ErrInUse is the error of an Exclusive Open of a PostgreSQL database
-// (schema) another server holds.
+// ErrInUse is the error of an Exclusive Open of a database (a PostgreSQL
+// schema, an SQLite file) another server holds.
 var ErrInUse = errors.New("the database is in use by another Cascade server")
 
 // One server a database: a second one would take the first one's traces
@@ -20,8 +23,9 @@ var ErrInUse = errors.New("the database is in use by another Cascade server")
 // On PostgreSQL an Exclusive Open holds a session advisory lock, keyed
 // by the schema, on a connection of its own for as long as the DB is
 // open; PostgreSQL releases it when that session ends, a killed server's
-// too. (SQLite's file lives in the server's data directory, which the
-// server locks itself.)
+// too. On SQLite it holds an flock on <database>.lock beside the file
+// (holdSQLite): the file may lie outside the server's data directory
+// (CASCADE_DATABASE_URL=sqlite://...), which the server locks too.
 
 // lockKey is the advisory lock of a schema: its name hashed, so that
 // servers on other schemas of one database (as the tests run) do not
@@ -92,9 +96,41 @@ func lockHolder(ctx context.Context, conn *sql.Conn, key int64) string {
 
 // release ends the session that holds the lock.
 func (d *DB) release() error {
+	if d.lockFile != nil {
+		d.lockFile.Close()
+	}
 	if d.lockDB == nil {
 		return nil
 	}
 	d.lockConn.Close()
 	return d.lockDB.Close()
+}
+
+// holdSQLite takes an exclusive flock on path's lock file, beside the
+// database, and writes this process's pid in it, or says who holds it.
+// The kernel releases it when the process ends, a killed one's too. The
+// database file itself is not flocked: SQLite's own locks on it are
+// fcntl locks, which NFS emulates flock with.
+func (d *DB) holdSQLite(path string) error {
+	lock := path + ".lock"
+	f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("lock the database: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("lock the database: %s: %w", lock, err)
+		}
+		who := ""
+		if b, err := os.ReadFile(lock); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			who = " by " + string(bytes.TrimSpace(b))
+		}
+		return fmt.Errorf("%w (%s; its lock %s is held%s): stop that server, or give this one another database (CASCADE_DATABASE_URL)", ErrInUse, path, lock, who)
+	}
+	if err := f.Truncate(0); err == nil {
+		fmt.Fprintf(f, "pid %d\n", os.Getpid())
+	}
+	d.lockFile = f
+	return nil
 }

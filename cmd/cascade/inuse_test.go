@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,7 +49,7 @@ func TestAddressInUse(t *testing.T) {
 }
 
 // TestDataInUse: a second server on the first one's data directory (on
-// other ports), or on its PostgreSQL database, refuses to start, saying
+// other ports), on its SQLite file, or on its PostgreSQL database, refuses to start, saying
 // which server holds it, and the first goes on serving: a second server
 // once requeued the first one's running run, deleted its work directory
 // and, on PostgreSQL, removed every trace its own bucket lacked.
@@ -78,6 +79,17 @@ func TestDataInUse(t *testing.T) {
 	want := fmt.Sprintf("the data directory %s is in use by another Cascade server (pid %d, http://%s): stop it, or give this one another data directory (--data-dir, CASCADE_DATA_DIR)", dir, first.Process.Pid, addr)
 	if err == nil || !strings.Contains(out, want) {
 		t.Errorf("second server on the data directory: %v\n%s\nwant a line %q", err, out, want)
+	}
+	healthy(addr)
+	t.Log(strings.TrimSpace(out))
+
+	// An SQLite file outside the data directories, named by both servers.
+	dbFile := filepath.Join(t.TempDir(), "cascade.db")
+	addr, first, _ = testkit.ServeProcess(t, t.TempDir(), "CASCADE_DATABASE_URL=sqlite://"+dbFile)
+	out, err = second(t.TempDir(), "CASCADE_DATABASE_URL=sqlite://"+dbFile)
+	want = fmt.Sprintf("the database is in use by another Cascade server (%s; its lock %s.lock is held by pid %d): stop that server, or give this one another database (CASCADE_DATABASE_URL)", dbFile, dbFile, first.Process.Pid)
+	if err == nil || !strings.Contains(out, want) {
+		t.Errorf("second server on the SQLite file: %v\n%s\nwant a line %q", err, out, want)
 	}
 	healthy(addr)
 	t.Log(strings.TrimSpace(out))
