@@ -36,9 +36,9 @@ type RunUpdated struct{ Run Run }
 // Key implements [Event].
 func (e RunUpdated) Key() string { return "run/" + e.Run.ID }
 
-// RunRemoved says the run with the given id, a run of the trace TraceID,
-// is gone.
-type RunRemoved struct{ ID, TraceID string }
+// RunRemoved says the run with the given id, a run of the trace TraceID
+// (and of the sweep SweepID, "" for a run launched on its own), is gone.
+type RunRemoved struct{ ID, TraceID, SweepID string }
 
 // Key implements [Event]; a removal supersedes the run's updates.
 func (e RunRemoved) Key() string { return "run/" + e.ID }

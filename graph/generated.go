@@ -705,10 +705,11 @@ type ComplexityRoot struct {
 	}
 
 	SweepUpdate struct {
-		Comparison  func(childComplexity int) int
-		DesignSpace func(childComplexity int) int
-		Run         func(childComplexity int) int
-		Sweep       func(childComplexity int) int
+		Comparison   func(childComplexity int) int
+		DesignSpace  func(childComplexity int) int
+		RemovedRunID func(childComplexity int) int
+		Run          func(childComplexity int) int
+		Sweep        func(childComplexity int) int
 	}
 
 	Trace struct {
@@ -3939,6 +3940,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SweepUpdate.DesignSpace(childComplexity), true
+	case "SweepUpdate.removedRunId":
+		if e.ComplexityRoot.SweepUpdate.RemovedRunID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SweepUpdate.RemovedRunID(childComplexity), true
 	case "SweepUpdate.run":
 		if e.ComplexityRoot.SweepUpdate.Run == nil {
 			break
@@ -5667,6 +5674,8 @@ func (ec *executionContext) childFields_SweepUpdate(ctx context.Context, field g
 		return ec.fieldContext_SweepUpdate_sweep(ctx, field)
 	case "run":
 		return ec.fieldContext_SweepUpdate_run(ctx, field)
+	case "removedRunId":
+		return ec.fieldContext_SweepUpdate_removedRunId(ctx, field)
 	case "comparison":
 		return ec.fieldContext_SweepUpdate_comparison(ctx, field)
 	case "designSpace":
@@ -18717,6 +18726,29 @@ func (ec *executionContext) fieldContext_SweepUpdate_run(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _SweepUpdate_removedRunId(ctx context.Context, field graphql.CollectedField, obj *model.SweepUpdate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SweepUpdate_removedRunId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RemovedRunID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SweepUpdate_removedRunId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SweepUpdate", field, false, false, "ID")
+}
+
 func (ec *executionContext) _SweepUpdate_comparison(ctx context.Context, field graphql.CollectedField, obj *model.SweepUpdate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25895,6 +25927,11 @@ func (ec *executionContext) _SweepUpdate(ctx context.Context, sel ast.SelectionS
 			}
 		case "run":
 			out.Values[i] = ec._SweepUpdate_run(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "removedRunId":
+			out.Values[i] = ec._SweepUpdate_removedRunId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -78,8 +78,13 @@ func (r *subscriptionResolver) SweepUpdated(ctx context.Context, id string) (<-c
 	// message (the Sweep.progress field), so the newest state is sent
 	// whatever order events come in.
 	sub := r.Events.Subscribe(ctx, func(e cascade.Event) bool {
-		u, ok := e.(cascade.RunUpdated)
-		return ok && u.Run.SweepID != nil && *u.Run.SweepID == id
+		switch e := e.(type) {
+		case cascade.RunUpdated:
+			return e.Run.SweepID != nil && *e.Run.SweepID == id
+		case cascade.RunRemoved:
+			return e.SweepID == id
+		}
+		return false
 	})
 	s, err := r.DB.Sweep(ctx, id)
 	if err != nil {
@@ -87,6 +92,10 @@ func (r *subscriptionResolver) SweepUpdated(ctx context.Context, id string) (<-c
 	}
 	first := &model.SweepUpdate{Sweep: &s}
 	return stream(ctx, sub, &first, func(e cascade.Event) (*model.SweepUpdate, bool) {
+		if gone, ok := e.(cascade.RunRemoved); ok {
+			// Run is nil: comparison and designSpace are read again.
+			return &model.SweepUpdate{Sweep: &s, RemovedRunID: &gone.ID}, true
+		}
 		run := e.(cascade.RunUpdated).Run
 		return &model.SweepUpdate{Sweep: &s, Run: &run}, true
 	}), nil

@@ -179,12 +179,12 @@ func (m *Manager) RemoveTrace(ctx context.Context, traceID string) error {
 	if err := m.cfg.Store.DeleteRuns(ctx, ids); err != nil {
 		return fmt.Errorf("delete runs of trace %s: %w", traceID, err)
 	}
-	for _, id := range ids {
-		if err := os.RemoveAll(m.runDir(id)); err != nil {
-			m.log.Warn("remove run directory", "run", id, "err", err)
+	for _, r := range rs {
+		if err := os.RemoveAll(m.runDir(r.ID)); err != nil {
+			m.log.Warn("remove run directory", "run", r.ID, "err", err)
 		}
-		m.log.Info("run removed with its trace", "run", id, "trace", traceID)
-		m.cfg.Events.Publish(cascade.RunRemoved{ID: id, TraceID: traceID})
+		m.log.Info("run removed with its trace", "run", r.ID, "trace", traceID)
+		m.cfg.Events.Publish(cascade.RunRemoved{ID: r.ID, TraceID: traceID, SweepID: cascade.Deref(r.SweepID)})
 	}
 	return nil
 }

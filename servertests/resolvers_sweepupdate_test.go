@@ -106,3 +106,86 @@ func TestSweepUpdatedCarriesTheComparison(t *testing.T) {
 		t.Error("no message of a run's other changes")
 	}
 }
+
+// TestSweepUpdatedOnRemoval: a run of the sweep removed with its trace is
+// a message of sweepUpdated (QA: the sweep's progress and comparison shrank
+// and its subscribers were never told): removedRunId names it, run is null,
+// and the progress and comparison are the sweep's without it.
+func TestSweepUpdatedOnRemoval(t *testing.T) {
+	t.Parallel()
+	sim := fakesim.Build(t)
+	cfgDir := simconfigtest.Write(t, t.TempDir())
+	s := servertest.Server(t, func(c *app.Config) {
+		c.SimCmd = []string{"env", "FAKESIM_MODE=ok", sim}
+		c.SimConfigsDir = cfgDir
+	})
+	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
+	for _, id := range []string{"kept", "doomed"} {
+		if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.Eventually(t, 30*time.Second, "traces ready", func() bool {
+		var r struct{ Kept, Doomed *struct{ State string } }
+		s.MustDo(t, `{ kept: trace(id: "kept") { state } doomed: trace(id: "doomed") { state } }`, nil, &r)
+		return r.Kept != nil && r.Kept.State == "READY" && r.Doomed != nil && r.Doomed.State == "READY"
+	})
+	var l struct {
+		LaunchSweep struct {
+			ID   string
+			Runs struct {
+				Nodes []struct {
+					ID    string
+					Trace struct{ ID string }
+				}
+			}
+		}
+	}
+	s.MustDo(t, `mutation($in: LaunchSweepInput!) { launchSweep(input: $in) { id runs { nodes { id trace { id } } } } }`,
+		map[string]any{"in": map[string]any{"traceIds": []string{"kept", "doomed"}, "simConfigs": []string{simconfigtest.H100}}}, &l)
+	var doomed string
+	for _, r := range l.LaunchSweep.Runs.Nodes {
+		if r.Trace.ID == "doomed" {
+			doomed = r.ID
+		}
+	}
+	testkit.Eventually(t, 30*time.Second, "the sweep's runs over", func() bool {
+		var r struct {
+			Sweep struct{ Progress struct{ Done int } }
+		}
+		s.MustDo(t, `query($id: ID!) { sweep(id: $id) { progress { done } } }`, map[string]any{"id": l.LaunchSweep.ID}, &r)
+		return r.Sweep.Progress.Done == 2
+	})
+	sub := s.Subscribe(t, "graphql-transport-ws", `subscription($id: ID!) { sweepUpdated(id: $id) {
+		sweep { progress { total succeeded } } run { id } removedRunId comparison { simConfig runs succeeded } } }`,
+		map[string]any{"id": l.LaunchSweep.ID})
+	type message struct {
+		SweepUpdated struct {
+			Sweep struct {
+				Progress struct{ Total, Succeeded int }
+			}
+			Run          *struct{ ID string }
+			RemovedRunID *string `json:"removedRunId"`
+			Comparison   []configComparison
+		}
+	}
+	var m message
+	if err := sub.Next(30*time.Second, &m); err != nil {
+		t.Fatalf("first message: %v", err)
+	}
+	if p := m.SweepUpdated.Sweep.Progress; p.Total != 2 || m.SweepUpdated.RemovedRunID != nil {
+		t.Fatalf("first message: %+v", m.SweepUpdated)
+	}
+	s.MustDo(t, `mutation { removeTrace(id: "doomed") }`, nil, nil)
+	m = message{}
+	if err := sub.Next(30*time.Second, &m); err != nil {
+		t.Fatalf("no message of the removal: %v", err)
+	}
+	u := m.SweepUpdated
+	if u.RemovedRunID == nil || *u.RemovedRunID != doomed || u.Run != nil {
+		t.Fatalf("removal message: removedRunId %v, run %+v; want %s and no run", u.RemovedRunID, u.Run, doomed)
+	}
+	if p := u.Sweep.Progress; p.Total != 1 || p.Succeeded != 1 || len(u.Comparison) != 1 || u.Comparison[0].Runs != 1 {
+		t.Fatalf("removal message: progress %+v, comparison %+v; want the one run left", p, u.Comparison)
+	}
+}

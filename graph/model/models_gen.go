@@ -277,8 +277,13 @@ type SweepEdge struct {
 // A change in a sweep: its progress now, and the run that changed.
 type SweepUpdate struct {
 	Sweep *cascade.Sweep `json:"sweep"`
-	// The run whose change this is; null in the first message, the sweep as it is.
+	// The run whose change this is; null in the first message, the sweep as it is, and in a removal's.
 	Run *cascade.Run `json:"run,omitempty"`
+	// A run of the sweep removed with its trace (removeTrace, or its folder gone from the bucket),
+	// whose removal this message is: progress and comparison are the sweep's without it. A
+	// removal can lower progress.updatedAt (the latest of the runs counted), so take this
+	// message's progress as it comes rather than by its updatedAt.
+	RemovedRunID *string `json:"removedRunId,omitempty"`
 	// The sweep's comparison per config (as Sweep.comparison) now, in the first message and
 	// when run has succeeded, the one change of a run that alters it; null in the others (it
 	// is as the last one sent). Read when the message is sent, as progress is: of two copies

@@ -62,7 +62,15 @@ export function SweepPage({ id }: { id: string }) {
     takeComparison({ rows: data.sweep.comparison, updatedAt: null });
   }, [data, dispatch]);
   useEvents(SweepPageUpdatedSubscription, { id }, (d) => {
-    const { sweep, run, comparison: rows } = d.sweepUpdated;
+    const { sweep, run, removedRunId, comparison: rows } = d.sweepUpdated;
+    if (removedRunId) {
+      // A run removed with its trace: the sweep as it is without it, whatever its updatedAt
+      // (the latest of the runs left can be earlier than the copy shown).
+      if (rows) setComparison((shownComparison.current = { rows, updatedAt: sweep.progress.updatedAt }));
+      setProgress(sweep.progress);
+      dispatch({ type: "removed", id: removedRunId });
+      return;
+    }
     // Only the first message and a run's success bring a comparison: the others leave it as it
     // is. A message reads the progress when it is sent, so one sent for an earlier event (a
     // run's last kernel) can count a success whose own message, with the comparison, is still

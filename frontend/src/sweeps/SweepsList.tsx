@@ -57,7 +57,13 @@ function SweepRow({ sweep }: { sweep: SweepSummaryFragment }) {
   const [progress, setProgress] = useState<SweepProgress>(sweep.progress);
   // The newer of the list's answer and the events, by updatedAt (see newest).
   useEffect(() => setProgress((p) => newest(p, sweep.progress)), [sweep.progress]);
-  useEvents(SweepUpdatedSubscription, { id: sweep.id }, (d) => setProgress((p) => newest(p, d.sweepUpdated.sweep.progress)), !sweepActive(progress));
+  // A run removed with its trace: the progress without it, whatever its updatedAt.
+  useEvents(
+    SweepUpdatedSubscription,
+    { id: sweep.id },
+    (d) => setProgress((p) => (d.sweepUpdated.removedRunId ? d.sweepUpdated.sweep.progress : newest(p, d.sweepUpdated.sweep.progress))),
+    !sweepActive(progress),
+  );
   return (
     <tr data-sweep-id={sweep.id} data-done={progress.done === progress.total ? "yes" : "no"}>
       <td>

@@ -56,6 +56,7 @@ export const SweepUpdatedSubscription = graphql(`
     sweepUpdated(id: $id) {
       sweep { id progress { total done queued running succeeded failed cancelled updatedAt } }
       run { ...RunSummary }
+      removedRunId
     }
   }
 `);
@@ -69,6 +70,7 @@ export const SweepPageUpdatedSubscription = graphql(`
     sweepUpdated(id: $id) {
       sweep { id progress { total done queued running succeeded failed cancelled updatedAt } }
       run { ...RunSummary }
+      removedRunId
       comparison { ...ConfigComparison }
     }
   }
