@@ -57,9 +57,9 @@ func see(tree *tracedir.Tree) sight {
 		}
 	}
 	s.realTiming = tree.HasRealTiming(meta)
-	if s.parsed == nil || s.parsed.err != nil || meta.TraceGPUArch == nil || *meta.TraceGPUArch == "" {
-		s.binVersion, s.hasBinVersion = tree.BinaryVersion()
-	}
+	// Read whatever metadata.json says, which it may contradict
+	// (archContradicted); a header, once per kernel trace file.
+	s.binVersion, s.hasBinVersion = tree.BinaryVersion()
 	return s
 }
 
@@ -232,6 +232,26 @@ func archOf(saw sight) (arch, from string) {
 		return v.Arch(), fmt.Sprintf("%s: -binary version = %d", v.File, v.Version)
 	}
 	return cascade.DefaultTraceGPUArch, cascade.ArchAssumed
+}
+
+// archContradicted says how metadata.json's trace_gpu_arch, meta, differs
+// from the binary version the kernel traces' headers give, "" when it
+// does not or they give none. The trace keeps metadata.json's
+// architecture (the Traces guide's rule; it chooses the default config),
+// but the simulator decodes the instructions by the header: a run of a
+// version it cannot decode fails, whatever metadata.json says.
+func archContradicted(meta string, l look) string {
+	if l.archFrom == cascade.ArchAssumed || archNumber(meta) == archNumber(l.arch) {
+		return ""
+	}
+	return fmt.Sprintf("%s: trace_gpu_arch is %q, but %s (%s): the simulator decodes the trace by its headers, as %s",
+		tracedir.MetadataFile, meta, l.archFrom, l.arch, l.arch)
+}
+
+// archNumber is an architecture's number: "sm_90a" and "sm_90" are "90".
+func archNumber(arch string) string {
+	s := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(arch)), "sm_")
+	return strings.TrimRight(s, "abcdefghijklmnopqrstuvwxyz")
 }
 
 // FilesChangedNote starts the note a trace keeps in its ScanWarnings when
@@ -457,6 +477,9 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 		t.TraceGPUArch, t.TraceGPUArchFrom = l.arch, l.archFrom
 		if m.TraceGPUArch != nil && *m.TraceGPUArch != "" {
 			t.TraceGPUArch, t.TraceGPUArchFrom = *m.TraceGPUArch, cascade.ArchFromMetadata
+			if w := archContradicted(*m.TraceGPUArch, l); w != "" {
+				t.ScanWarnings = append(t.ScanWarnings, w)
+			}
 		}
 	}
 	return c, why
