@@ -5,7 +5,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { screenshot, simSkip as skip, startHeld, stopHeld, watchErrors } from "./harness.mjs";
+import { gql, screenshot, simSkip as skip, startHeld, stopHeld, watchErrors } from "./harness.mjs";
 
 
 /**
@@ -157,6 +157,39 @@ describe("sweeps against a real server", { skip }, () => {
     assert.equal(await cancelled.count(), 2);
     await screenshot(page, "64-sweep-cancelled");
     assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  // After the others: it removes one of their traces.
+  test("a trace removed: the sweep page and the Runs screen drop its runs without a reload", { timeout: 120_000 }, async () => {
+    const { sweeps } = await gql(server, "{ sweeps(first: 10) { nodes { id label } } }");
+    const id = sweeps.nodes.find((s) => s.label === "e2e sweep").id;
+    const page = await browser.context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/sweeps/${id}`);
+    const progress = page.getByTestId("sweep-progress-text");
+    await progress.getByText(/^4 of 4 done$/).waitFor();
+    const runs = page.getByRole("table", { name: "Sweep runs" }).locator("tbody tr");
+    await runs.nth(3).waitFor();
+    const list = await browser.context.newPage();
+    await list.goto(`${server.url}/runs`);
+    const row = list.getByRole("table", { name: "Sweeps" }).locator(`tr[data-sweep-id="${id}"]`);
+    await row.getByText(/^4 of 4 done$/).waitFor();
+    await page.evaluate(() => (window.__sameDocument = true));
+    await list.evaluate(() => (window.__sameDocument = true));
+
+    await gql(server, 'mutation { removeTrace(id: "sw-b") }');
+    await progress.getByText(/^2 of 2 done$/).waitFor({ timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Sweep runs"] tbody tr').length === 2, null, { timeout: 30_000 });
+    assert.deepEqual(
+      await page.getByRole("table", { name: "Sweep comparison" }).locator("tr[data-config]").evaluateAll((trs) => trs.map((tr) => tr.cells[1].textContent)),
+      ["1 of 1", "1 of 1"],
+    );
+    await row.getByText(/^2 of 2 done$/).waitFor({ timeout: 30_000 });
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, "the sweep page reloaded");
+    assert.equal(await list.evaluate(() => window.__sameDocument), true, "the Runs screen reloaded");
+    assert.deepEqual(errors, []);
+    await list.close();
     await page.close();
   });
 });
