@@ -7,6 +7,9 @@ import (
 )
 
 // Page asks for up to First items after the item whose cursor is After.
+// A First of 0 asks for none: a page of no items, with its Total (when
+// Count) and HasNext, which is how a client asks for a count alone. The
+// API's connections ask for DefaultPageSize when a query gives no first.
 type Page struct {
 	First int
 	After string
@@ -15,21 +18,19 @@ type Page struct {
 	Count bool
 }
 
-// Page sizes: the size of a page when First is 0, and the largest page
-// served (a larger First is served this many).
+// Page sizes: the size of a page a query asks for without first, and the
+// largest page served (a larger First is served this many).
 const (
 	DefaultPageSize = 50
 	MaxPageSize     = 5000
 )
 
-// Limit is the number of items p asks for: DefaultPageSize for none, at
-// most MaxPageSize, or a BAD_USER_INPUT error for a negative First.
+// Limit is the number of items p asks for: First, at most MaxPageSize, or
+// a BAD_USER_INPUT error for a negative First.
 func (p Page) Limit() (int, error) {
 	switch {
 	case p.First < 0:
 		return 0, Errorf(EINVALID, "first: must not be negative, got %d", p.First)
-	case p.First == 0:
-		return DefaultPageSize, nil
 	case p.First > MaxPageSize:
 		return MaxPageSize, nil
 	}

@@ -31,12 +31,12 @@ func TestUpdateTracesMany(t *testing.T) {
 		if _, err := d.UpdateTraces(ctx, ws); err != nil {
 			t.Fatal(err)
 		}
-		all, err := d.Traces(ctx, cascade.TraceFilter{State: cascade.TraceProcessing}, cascade.Page{Count: true})
+		all, err := d.Traces(ctx, cascade.TraceFilter{State: cascade.TraceProcessing}, cascade.Page{First: cascade.DefaultPageSize, Count: true})
 		if err != nil || all.Total != int64(len(ws)) {
 			t.Fatalf("%d traces processing, %v", all.Total, err)
 		}
 		for _, id := range []string{"t-000", "t-249"} {
-			if p, err := d.Kernels(ctx, id, "", cascade.Page{Count: true}); err != nil || p.Total != 1 {
+			if p, err := d.Kernels(ctx, id, "", cascade.Page{First: cascade.DefaultPageSize, Count: true}); err != nil || p.Total != 1 {
 				t.Fatalf("%s: %d kernels, %v", id, p.Total, err)
 			}
 		}

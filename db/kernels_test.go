@@ -48,7 +48,7 @@ func TestMigration7KeepsKernels(t *testing.T) {
 				t.Fatalf("schema version %d, %v", v, err)
 			}
 			for id, n := range want {
-				p, err := d.Kernels(ctx, id, "", cascade.Page{Count: true})
+				p, err := d.Kernels(ctx, id, "", cascade.Page{First: cascade.DefaultPageSize, Count: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -67,7 +67,7 @@ func TestMigration7KeepsKernels(t *testing.T) {
 			if err := d.ReplaceKernels(ctx, "a", []cascade.Kernel{{KernelID: 9, Name: "new", TraceFile: "kernel-9.trace"}}); err != nil {
 				t.Fatal(err)
 			}
-			p, err := d.Kernels(ctx, "a", "", cascade.Page{Count: true})
+			p, err := d.Kernels(ctx, "a", "", cascade.Page{First: cascade.DefaultPageSize, Count: true})
 			if err != nil || p.Total != 1 || len(p.Items) != 1 || p.Items[0].Name != "new" {
 				t.Fatalf("a replaced: %+v, %v", p, err)
 			}

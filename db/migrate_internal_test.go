@@ -55,7 +55,7 @@ func TestMigration4FillsInDemangledNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	p, err := d.Kernels(ctx, "t", "", cascade.Page{})
+	p, err := d.Kernels(ctx, "t", "", cascade.Page{First: cascade.DefaultPageSize})
 	if err != nil {
 		t.Fatal(err)
 	}

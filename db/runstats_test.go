@@ -72,7 +72,7 @@ func TestRunsByFailureClass(t *testing.T) {
 		}
 		ids := func(f cascade.RunFilter) []string {
 			t.Helper()
-			p, err := d.Runs(ctx, f, cascade.Page{Count: true})
+			p, err := d.Runs(ctx, f, cascade.Page{First: cascade.DefaultPageSize, Count: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -84,7 +84,7 @@ func TestCreateSweep(t *testing.T) {
 		if err := d.CreateSweep(ctx, &s3, sweepRuns("c", 3)); err != nil {
 			t.Fatal(err)
 		}
-		sw, err := d.Sweeps(ctx, cascade.Page{Count: true})
+		sw, err := d.Sweeps(ctx, cascade.Page{First: cascade.DefaultPageSize, Count: true})
 		if err != nil || sw.Total != 2 || len(sw.Items) != 2 || sw.Items[0].ID != "s3" || sw.Items[1].ID != "s1" {
 			t.Fatalf("Sweeps = %+v, %v", sw, err)
 		}

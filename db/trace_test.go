@@ -92,9 +92,13 @@ func TestTraces(t *testing.T) {
 			if fmt.Sprint(ids) != "[page-6 page-5 page-4 page-3 page-2 page-1 page-0]" {
 				t.Fatalf("order %v", ids)
 			}
-			p, err := d.Traces(ctx, cascade.TraceFilter{State: cascade.TraceReady, Search: "page"}, cascade.Page{Count: true})
+			p, err := d.Traces(ctx, cascade.TraceFilter{State: cascade.TraceReady, Search: "page"}, cascade.Page{First: cascade.DefaultPageSize, Count: true})
 			if err != nil || p.Total != 4 {
 				t.Fatalf("ready filter: %v %v", p.Total, err)
+			}
+			p, err = d.Traces(ctx, cascade.TraceFilter{Search: "page"}, cascade.Page{First: 0, Count: true})
+			if err != nil || p.Total != 7 || len(p.Items) != 0 || !p.HasNext {
+				t.Fatalf("first 0: total %d, %d items, hasNext %v, %v; want 7, none, true", p.Total, len(p.Items), p.HasNext, err)
 			}
 		})
 		t.Run("ErrBadCursor", func(t *testing.T) {
@@ -141,7 +145,7 @@ func TestTraces(t *testing.T) {
 			if err := d.DeleteTrace(ctx, tr.ID); err != nil {
 				t.Fatal(err)
 			}
-			if p, _ := d.Kernels(ctx, tr.ID, "", cascade.Page{Count: true}); p.Total != 0 {
+			if p, _ := d.Kernels(ctx, tr.ID, "", cascade.Page{First: cascade.DefaultPageSize, Count: true}); p.Total != 0 {
 				t.Fatalf("kernels survive delete: %d", p.Total)
 			}
 		})
@@ -155,7 +159,7 @@ func TestTraces(t *testing.T) {
 					t.State = cascade.TraceUploading
 					return drop, nil
 				})
-				p, _ := d.Kernels(ctx, tr.ID, "", cascade.Page{Count: true})
+				p, _ := d.Kernels(ctx, tr.ID, "", cascade.Page{First: cascade.DefaultPageSize, Count: true})
 				if err != nil || !saved || (p.Total == 0) != drop {
 					t.Fatalf("drop %v: saved %v, err %v, %d kernels left", drop, saved, err, p.Total)
 				}
@@ -183,7 +187,7 @@ func TestTraces(t *testing.T) {
 			if _, err := d.Trace(ctx, "move-from"); cascade.ErrorCode(err) != cascade.ENOTFOUND {
 				t.Fatalf("the old id is still there: %v", err)
 			}
-			if p, _ := d.Kernels(ctx, "move-to", "", cascade.Page{Count: true}); p.Total != 1 || p.Items[0].KernelID != 7 {
+			if p, _ := d.Kernels(ctx, "move-to", "", cascade.Page{First: cascade.DefaultPageSize, Count: true}); p.Total != 1 || p.Items[0].KernelID != 7 {
 				t.Fatalf("kernels did not move: %+v", p)
 			}
 		})
@@ -317,7 +321,7 @@ func TestKernelSearch(t *testing.T) {
 			"rms_norm_kernel<c10:": {1},
 			"nothing":              {},
 		} {
-			p, err := d.Kernels(ctx, tr.ID, search, cascade.Page{Count: true})
+			p, err := d.Kernels(ctx, tr.ID, search, cascade.Page{First: cascade.DefaultPageSize, Count: true})
 			if err != nil {
 				t.Fatal(err)
 			}

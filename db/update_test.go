@@ -368,7 +368,7 @@ func TestUpdateTraceAndKernels(t *testing.T) {
 	dbtest.ForEachDB(t, func(t *testing.T, d *db.DB) {
 		kernelCount := func(id string) int64 {
 			t.Helper()
-			p, err := d.Kernels(ctx, id, "", cascade.Page{Count: true})
+			p, err := d.Kernels(ctx, id, "", cascade.Page{First: cascade.DefaultPageSize, Count: true})
 			if err != nil {
 				t.Fatal(err)
 			}

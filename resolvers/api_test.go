@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -285,6 +286,43 @@ func TestTracesPaging(t *testing.T) {
 	errs := post(t, c, `{ traces(after: "nonsense") { totalCount } }`, nil)
 	if len(errs) != 1 || errs[0].Extensions.Code != cascade.EINVALID {
 		t.Fatalf("a bad cursor: %+v, want one %s", errs, cascade.EINVALID)
+	}
+}
+
+// TestFirstZeroCountsOnly: first: 0 gives no nodes, with totalCount and
+// pageInfo, as the connection convention has it; no first gives
+// cascade.DefaultPageSize nodes, and a negative first is refused.
+func TestFirstZeroCountsOnly(t *testing.T) {
+	const n = cascade.DefaultPageSize + 10
+	c := newClient(newStore(n, n))
+	type conn struct {
+		TotalCount int
+		Nodes      []struct{ ID string }
+		PageInfo   struct {
+			HasNextPage bool
+			EndCursor   *string
+		}
+	}
+	var r struct{ Traces, Runs conn }
+	const sel = `{ totalCount nodes { id } pageInfo { hasNextPage endCursor } }`
+	if errs := post(t, c, `{ traces(first: 0) `+sel+` runs(first: 0) `+sel+` }`, &r); errs != nil {
+		t.Fatal(errs)
+	}
+	for name, cn := range map[string]conn{"traces": r.Traces, "runs": r.Runs} {
+		if cn.TotalCount != n || len(cn.Nodes) != 0 || !cn.PageInfo.HasNextPage || cn.PageInfo.EndCursor != nil {
+			t.Errorf("%s(first: 0): %+v; want totalCount %d, no nodes, a next page, no endCursor", name, cn, n)
+		}
+	}
+	r.Traces, r.Runs = conn{}, conn{}
+	if errs := post(t, c, `{ traces `+sel+` runs `+sel+` }`, &r); errs != nil {
+		t.Fatal(errs)
+	}
+	if len(r.Traces.Nodes) != cascade.DefaultPageSize || len(r.Runs.Nodes) != cascade.DefaultPageSize {
+		t.Errorf("without first: %d traces, %d runs; want %d of each", len(r.Traces.Nodes), len(r.Runs.Nodes), cascade.DefaultPageSize)
+	}
+	errs := post(t, c, `{ runs(first: -1) { totalCount } }`, nil)
+	if len(errs) != 1 || errs[0].Extensions.Code != cascade.EINVALID || !strings.Contains(errs[0].Message, "first: must not be negative") {
+		t.Fatalf("first: -1: %+v, want one %s naming first", errs, cascade.EINVALID)
 	}
 }
 

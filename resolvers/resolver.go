@@ -40,10 +40,15 @@ type Resolver struct {
 	S3 *cascade.S3Endpoint
 }
 
-// page is the page a connection field asks for. It asks for a count only
-// when the query selects totalCount: counting may read every row.
+// page is the page a connection field asks for: first items, or
+// cascade.DefaultPageSize without first (first: 0 asks for none, for a
+// count alone). It asks for a count only when the query selects
+// totalCount: counting may read every row.
 func page(ctx context.Context, first *int, after *string) cascade.Page {
-	p := cascade.Page{First: cascade.Deref(first), After: cascade.Deref(after)}
+	p := cascade.Page{First: cascade.DefaultPageSize, After: cascade.Deref(after)}
+	if first != nil {
+		p.First = *first
+	}
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil {
 		return p

@@ -147,7 +147,9 @@ type LogChunk struct {
 type Mutation struct {
 }
 
-// Relay page information.
+// Relay page information. A list gives first nodes after the cursor after: 50 without first, at
+// most 5000; first: 0 gives no nodes, with totalCount and pageInfo, to count alone. A negative
+// first is refused.
 type PageInfo struct {
 	HasNextPage bool    `json:"hasNextPage"`
 	EndCursor   *string `json:"endCursor,omitempty"`
