@@ -251,3 +251,19 @@ func TestSweepAxisProblemOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepModifierTwice: an axis's modifier that the base names already
+// refuses the cells that would name it twice, said once, on the base and
+// the value.
+func TestSweepModifierTwice(t *testing.T) {
+	t.Parallel()
+	r := newVariantRig(t)
+	_, err := runs.NewSweeps(r.m).LaunchSweep(context.Background(), runs.SweepInput{
+		TraceIDs: []string{quickstartID}, SimConfigs: []string{"H100-64SM"},
+		Axes: []cascade.SweepAxis{{Values: []string{"", "64SM"}}, {Values: []string{"", "PWR_ENABLE"}}},
+	})
+	want := "sweep refused, nothing queued (1 problem): simConfigs[0] × axes[0].values[1]: modifier 64SM is given twice; give it once"
+	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("sweep: %v, want %q", err, want)
+	}
+}

@@ -90,9 +90,9 @@ func SplitName(name string) (head string, direct []cascade.SimParam, err error) 
 // then name's own, then params, and whose clock, compute capability and
 // launch latency are those the overrides give. The error, for a user,
 // names what is wrong: an unknown base or modifier (with the names most
-// likely meant), an option given twice directly, a value the base's own
-// value shows cannot be right (a word where it has a number, a clock that
-// is not four positive numbers).
+// likely meant), a modifier named twice or an option given twice
+// directly, a value the base's own value shows cannot be right (a word
+// where it has a number, a clock that is not four positive numbers).
 func Variant(cfgs []cascade.SimConfig, mods Modifiers, name string, params []cascade.SimParam) (cascade.SimConfig, error) {
 	head, direct, err := SplitName(name)
 	if err != nil {
@@ -293,7 +293,8 @@ func (o options) read(c cascade.SimConfig) error {
 
 // splitHead finds the base of a variant's head and its modifiers: the
 // longest hyphen-joined prefix that is a tested config's name or a base
-// of mods, the rest modifiers, each of which must be one of mods'.
+// of mods, the rest modifiers, each of which must be one of mods' and
+// named once.
 func splitHead(cfgs []cascade.SimConfig, mods Modifiers, head string) (cascade.SimConfig, []string, error) {
 	parts := strings.Split(head, "-")
 	for n := len(parts); n >= 1; n-- {
@@ -312,12 +313,15 @@ func splitHead(cfgs []cascade.SimConfig, mods Modifiers, head string) (cascade.S
 			return base, nil, fmt.Errorf("%s cannot be used: %s", base.Name, base.Err)
 		}
 		rest := parts[n:]
-		for _, m := range rest {
+		for i, m := range rest {
 			if why, bad := mods.Bad[m]; bad {
 				return base, nil, fmt.Errorf("modifier %s of %s cannot be used: %s", m, mods.File, why)
 			}
 			if _, ok := mods.Params[m]; !ok {
 				return base, nil, unknownModifier(mods, m)
+			}
+			if slices.Contains(rest[:i], m) {
+				return base, nil, fmt.Errorf("modifier %s is given twice; give it once", m)
 			}
 		}
 		return base, rest, nil

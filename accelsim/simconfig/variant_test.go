@@ -149,6 +149,8 @@ func TestVariantRefusesWhatCannotBeRight(t *testing.T) {
 		{name: "QV100-BROKEN", want: "modifier BROKEN of " + mods.File + " cannot be used: extra_params: -gpgpu_n_clusters has no value"},
 		{name: "QV100 -gpgpu_n_clusters", want: "-gpgpu_n_clusters has no value"},
 		{name: "QV100 -gpgpu_n_clusters 40 -gpgpu_n_clusters 20", want: "-gpgpu_n_clusters is given twice"},
+		{name: "QV100-64SM-64SM", want: "modifier 64SM is given twice; give it once"},
+		{name: "SM7_QV100-64SM-1455MHZ-64SM -gpgpu_n_clusters 20", want: "modifier 64SM is given twice; give it once"},
 		{name: "QV100", params: []cascade.SimParam{{Option: "gpgpu_n_clusters", Value: "4"}}, want: `"gpgpu_n_clusters" is not an option`},
 		{name: "QV100", params: []cascade.SimParam{{Option: "-gpgpu_n_clusters", Value: "many"}}, want: `override -gpgpu_n_clusters: -gpgpu_n_clusters "many": not a whole number (SM7_QV100 has 80)`},
 		{name: "QV100", params: []cascade.SimParam{{Option: "-gpgpu_clock_domains", Value: "1455"}}, want: "four positive numbers"},
