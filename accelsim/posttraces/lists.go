@@ -127,8 +127,31 @@ func Run(ctx context.Context, target string, opts Options) error {
 }
 
 // findLists returns the raw kernel lists of dir: kernelslist first, then
-// kernelslist_ctx_0x<hex> in increasing numeric context order.
+// kernelslist_ctx_0x<hex> in increasing numeric context order. A dir with
+// none whose traces/ subfolder has some is a trace's folder given in place
+// of its traces/, which the error says.
 func findLists(dir string) ([]string, error) {
+	names, err := rawLists(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		sub := filepath.Join(dir, "traces")
+		if in, _ := rawLists(sub); len(in) > 0 {
+			return nil, fmt.Errorf("%s: no kernelslist or kernelslist_ctx_* file; it has a traces folder that does: give %s", dir, sub)
+		}
+		return nil, fmt.Errorf("%s: no kernelslist or kernelslist_ctx_* file", dir)
+	}
+	slices.SortFunc(names, compareLists)
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = filepath.Join(dir, n)
+	}
+	return paths, nil
+}
+
+// rawLists returns the names of dir's raw kernel lists, in no order.
+func rawLists(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", dir, err)
@@ -143,15 +166,7 @@ func findLists(dir string) ([]string, error) {
 			names = append(names, n)
 		}
 	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("%s: no kernelslist or kernelslist_ctx_* file", dir)
-	}
-	slices.SortFunc(names, compareLists)
-	paths := make([]string, len(names))
-	for i, n := range names {
-		paths[i] = filepath.Join(dir, n)
-	}
-	return paths, nil
+	return names, nil
 }
 
 // compareLists orders kernelslist before every context list, and context

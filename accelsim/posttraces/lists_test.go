@@ -31,6 +31,28 @@ func TestFindListsOrder(t *testing.T) {
 	}
 }
 
+// TestFindListsInTraceFolder: a trace's folder, given in place of its
+// traces/ folder, is said to be one; a folder without lists anywhere
+// is not.
+func TestFindListsInTraceFolder(t *testing.T) {
+	pp := t.TempDir()
+	if err := os.Mkdir(filepath.Join(pp, "traces"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := findLists(pp)
+	want := pp + ": no kernelslist or kernelslist_ctx_* file"
+	if err == nil || err.Error() != want {
+		t.Errorf("no lists anywhere: %v, want %q", err, want)
+	}
+	writeFile(t, filepath.Join(pp, "traces"), "kernelslist_ctx_0x1", "")
+	writeFile(t, pp, "metadata.json", "{}")
+	_, err = findLists(pp)
+	want += "; it has a traces folder that does: give " + filepath.Join(pp, "traces")
+	if err == nil || err.Error() != want {
+		t.Errorf("a trace's folder: %v, want %q", err, want)
+	}
+}
+
 func TestOutputName(t *testing.T) {
 	cases := []struct {
 		in, tracez, text string

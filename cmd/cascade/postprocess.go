@@ -26,8 +26,10 @@ and .traceg.xz only, and aborts with "Unsupported file type!" on .tracez:
 for it, give --text. cascade serve picks the format from
 CASCADE_ACCELSIM_DIR's trace parser, or CASCADE_TRACE_FORMAT=traceg|tracez.
 
-Given a directory it reads every kernelslist and kernelslist_ctx_0x<hex> in
-it; given one list file, it writes <file>.g. On an error it removes what it
+Given a directory, a trace's traces/ folder, it reads every kernelslist and
+kernelslist_ctx_0x<hex> in it (given the trace's folder, which holds
+traces/ and metadata.json, it says to give traces/); given one list file,
+it writes <file>.g. On an error it removes what it
 wrote and prints one line saying why, naming the file and line where one is
 at fault. A kernel trace with fewer instruction lines than its stats row's
 total_reported_insts (cut short) is processed, and warned of in one of the

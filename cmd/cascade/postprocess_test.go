@@ -80,6 +80,32 @@ func TestPostprocessCommand(t *testing.T) {
 	}
 }
 
+// TestPostprocessTraceFolder: given a trace's folder (traces/ and
+// metadata.json) in place of its traces/, the one line of error says to
+// give traces/, and nothing is written.
+func TestPostprocessTraceFolder(t *testing.T) {
+	pp := t.TempDir()
+	traces := filepath.Join(pp, "traces")
+	if err := os.Rename(rawTraceDir(t), traces); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pp, "metadata.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CASCADE_WORK_DIR", filepath.Join(t.TempDir(), "work"))
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"postprocess", pp}, &stdout, &stderr); code != 1 {
+		t.Fatalf("code = %d, want 1; stderr:\n%s", code, stderr.String())
+	}
+	want := postproc.ErrorPrefix + pp + ": no kernelslist or kernelslist_ctx_* file; it has a traces folder that does: give " + traces + "\n"
+	if stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	if _, err := os.Stat(filepath.Join(traces, "kernelslist.g")); err == nil {
+		t.Error("kernelslist.g written")
+	}
+}
+
 // TestPostprocessWarnsLast: a kernel trace with fewer instruction lines
 // than its stats row says is processed, and the command's last line warns
 // of it, as cascade serve reads it (postproc.WarningPrefix).
