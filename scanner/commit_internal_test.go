@@ -387,3 +387,38 @@ func TestStartReconciles(t *testing.T) {
 		t.Fatalf("kept: %+v", tr)
 	}
 }
+
+// TestDeletedFileNamedGone: a data file deleted from a ready trace
+// uploaded without a files list is named gone in the trace's note, not
+// the file modified last (QA): the scanner keeps the upload's paths summed
+// up from the walk its upload sum was kept by.
+func TestDeletedFileNamedGone(t *testing.T) {
+	ctx := context.Background()
+	b := newBucket(t)
+	b.write("del", with(perContext(), "metadata.json", `{"model": "m"}`,
+		"traces/kernelslist_ctx_0x1.g", "MemcpyHtoD,0x00007f0000000000,4096\nkernel-1-ctx_0x1.tracez\nkernel-2-ctx_0x1.tracez\n",
+		"traces/kernelslist.g", "MemcpyHtoD,0x00007f0000000000,4096\nkernel-1-ctx_0x1.tracez\nkernel-2-ctx_0x1.tracez\n",
+		"traces/kernel-1-ctx_0x1.tracez", "z1", "traces/kernel-2-ctx_0x1.tracez", "z2"))
+	tr := cascade.Trace{ID: "del", State: cascade.TraceReady, Prompts: []string{}, Warnings: []string{}}
+	if err := b.m.SaveTrace(ctx, &tr); err != nil {
+		t.Fatal(err)
+	}
+	b.s.scan(ctx, true, true) // adopts its metadata.json's sum
+	b.s.scan(ctx, true, true) // and its upload's
+	if tr := b.stored("del"); tr.State != cascade.TraceReady || tr.UploadSum == "" {
+		t.Fatalf("before: %+v", tr)
+	}
+	b.r.take()
+	// The stats file modified last, which the note named.
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(filepath.Join(b.root, "del", "traces", "stats_ctx_0x1"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	b.write("del", map[string]string{"traces/kernel-2-ctx_0x1.trace.xz": ""})
+	b.s.scan(ctx, true, true)
+	tr = b.stored("del")
+	want := FilesChangedNote + " (traces/kernel-2-ctx_0x1.trace.xz gone); post-processed again"
+	if tr.State != cascade.TraceUploading || len(tr.ScanWarnings) != 1 || !strings.HasPrefix(tr.ScanWarnings[0], want) {
+		t.Fatalf("after a kernel trace's deletion: %s, notes %q; want uploading, a note starting %q", tr.State, tr.ScanWarnings, want)
+	}
+}

@@ -71,6 +71,23 @@ type history struct {
 	treeSince time.Time // when treeSig was first seen
 	metaSig   string    // fileSig of metadata.json; "" when there is none
 	metaSince time.Time
+	// upload is the trace's UploadSum when a walk last saw its data files
+	// so, and uploadPaths those files' paths summed up then: a later walk
+	// names by them the files gone since (tracedir.Gone). Set once the walk
+	// is committed (kept); "" when the trace has no UploadSum.
+	upload      string
+	uploadPaths tracedir.UploadPaths
+}
+
+// kept records in h what a committed walk l saw of the upload's data
+// files, when they are those the stored trace t completed with.
+func (h *history) kept(l look, t cascade.Trace) {
+	switch t.UploadSum {
+	case l.uploadSum:
+		h.upload, h.uploadPaths = l.uploadSum, l.uploadPaths
+	case "":
+		h.upload, h.uploadPaths = "", tracedir.UploadPaths{}
+	}
 }
 
 // look is what one walk of a trace says: its scan fields, what the walk
@@ -95,6 +112,11 @@ type look struct {
 	// uploadSum fingerprints the upload's data files (tracedir.UploadSum);
 	// which names the one to blame when it changed.
 	uploadSum, which string
+	// uploadPaths sums up the paths of those present (history.kept);
+	// lost names the files gone since the walk whose UploadSum was
+	// lostSince (tracedir.Gone), "" when none surely is.
+	uploadPaths     tracedir.UploadPaths
+	lost, lostSince string
 	// writing: a file of the trace is being written through the S3
 	// endpoint (sight.writing).
 	writing bool
@@ -172,7 +194,10 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 			l.profiles = lookProfiles(tree, saw.meta, meta)
 		}
 	}
-	l.uploadSum, l.which = tracedir.UploadSum(tree, l.meta)
+	l.uploadSum, l.which, l.uploadPaths = tracedir.UploadSumPaths(tree, l.meta)
+	if h.upload != "" && l.uploadSum != h.upload {
+		l.lost, l.lostSince = tracedir.Gone(tree, l.meta, h.uploadPaths, l.uploadPaths), h.upload
+	}
 	l.writing = saw.writing
 	// The walk's verdict is reached for every walk; what it does to the
 	// trace's state depends on the state the committing transaction finds
@@ -401,8 +426,8 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 			// A failed trace's files are fixed and then retried
 			// (retryTrace), as its error says: no start-over of its own.
 			why = FilesChangedNote
-			if l.which != "" {
-				why += " (" + l.which + ")"
+			if which := l.blame(t); which != "" {
+				why += " (" + which + ")"
 			}
 		}
 		if why != "" {
@@ -413,8 +438,8 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 		// Its post-processor works from the earlier files: start over
 		// now (the Machine stops it), not after a READY of those.
 		why, ev = FilesChangedDuringNote, tracestate.FilesChanged
-		if l.which != "" {
-			why += " (" + l.which + ")"
+		if which := l.blame(t); which != "" {
+			why += " (" + which + ")"
 		}
 	}
 	c := unchanged
@@ -483,6 +508,16 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 		}
 	}
 	return c, why
+}
+
+// blame names the data file to blame for a change of t's upload: the
+// files gone since t's upload was complete, else the one UploadSum names
+// (the first listed file missing, else the file modified last).
+func (l look) blame(t *cascade.Trace) string {
+	if l.lost != "" && l.lostSince == t.UploadSum {
+		return l.lost
+	}
+	return l.which
 }
 
 // filesChangedNotes returns the notes of ws that FilesChangedNote starts.

@@ -199,6 +199,7 @@ func play(r row) (states []cascade.TraceState, tr cascade.Trace, why string) {
 				why = w
 				l.apply(&tr) // the guide's rules at once, as commit does
 			}
+			h.kept(l, tr) // as the commit's saved does
 		}
 		if found {
 			states = append(states, tr.State)
@@ -216,6 +217,8 @@ func TestDecision(t *testing.T) {
 	readyMeta := meta(map[string]any{"model": "first"}, pcList)
 	ready := with(pcList, "metadata.json", readyMeta) // as the post-processor left it
 	streamed := with(pc, "metadata.json", `{"model": "m"}`)
+	streamedReady := with(streamed, "traces/kernelslist.g", "kernel-1-ctx_0x1.tracez\nkernel-2-ctx_0x1.tracez\n", "traces/kernelslist_ctx_0x1.g", "k\n",
+		"traces/kernel-1-ctx_0x1.tracez", "z1", "traces/kernel-2-ctx_0x1.tracez", "z2")
 	halfWritten := `{"model": "m", "files": []}`
 	oneKernel := map[string]string{"traces/kernel-1-ctx_0x1.trace.xz": strings.Repeat("x", 1000)}
 	withFields := with(pc, "metadata.json", meta(map[string]any{"model": "meta-llama/Llama-3.1-8B", "layers": []int{0, 1},
@@ -492,6 +495,27 @@ func TestDecision(t *testing.T) {
 			walks: []walk{{0, with(streamed, "traces/kernelslist.g", "k\n")}, {testInterval, with(streamed, "traces/kernelslist.g", "k\n", "traces/stats_ctx_0x1", strings.ToUpper(pc["traces/stats_ctx_0x1"]))},
 				{2 * testInterval, with(streamed, "traces/kernelslist.g", "k\n", "traces/stats_ctx_0x1", strings.ToUpper(pc["traces/stats_ctx_0x1"]))}},
 			want: []cascade.TraceState{R, U, P}, why: FilesChangedNote + " (traces/stats_ctx_0x1)"},
+		// QA: a file of an upload without a files list deleted after
+		// ready was blamed on the file modified last.
+		{name: "a streamed trace's kernel trace deleted after ready: named gone",
+			stored: stored(R, `{"model": "m"}`, 2),
+			walks:  []walk{{0, streamedReady}, {testInterval, with(streamedReady, "traces/kernel-2-ctx_0x1.trace.xz", "")}},
+			want:   []cascade.TraceState{R, U}, why: FilesChangedNote + " (traces/kernel-2-ctx_0x1.trace.xz gone)"},
+		{name: "a streamed trace's stats file and raw list deleted after ready: named gone",
+			stored: stored(R, `{"model": "m"}`, 2),
+			walks:  []walk{{0, streamedReady}, {testInterval, with(streamedReady, "traces/stats_ctx_0x1", "", "traces/kernelslist_ctx_0x1", "")}},
+			want:   []cascade.TraceState{R, U}, why: FilesChangedNote + " (traces/kernelslist_ctx_0x1 and 1 more gone)"},
+		{name: "a streamed trace's kernel traces deleted while the S3 endpoint writes: named gone once the write ends",
+			stored: stored(R, `{"model": "m"}`, 2), writingUntil: 2 * testInterval,
+			walks: []walk{{0, streamedReady}, {testInterval, with(streamedReady, "traces/kernel-1-ctx_0x1.trace.xz", "", "traces/kernel-2-ctx_0x1.trace.xz", "")},
+				{2 * testInterval, with(streamedReady, "traces/kernel-1-ctx_0x1.trace.xz", "", "traces/kernel-2-ctx_0x1.trace.xz", "")}},
+			want: []cascade.TraceState{R, R, P}, why: FilesChangedNote + " (traces/kernel-1-ctx_0x1.trace.xz and 1 more gone)"},
+		{name: "a streamed trace's stats file deleted while it is processing: named gone",
+			walks: []walk{{0, streamed}, {testInterval, streamed}, {2 * testInterval, with(streamed, "traces/stats_ctx_0x1", "")}},
+			want:  []cascade.TraceState{U, P, U}, why: FilesChangedDuringNote + " (traces/stats_ctx_0x1 gone)"},
+		{name: "a streamed trace's kernel trace deleted before it was processed: counted gone, as nothing names it",
+			walks: []walk{{0, streamed}, {testInterval, streamed}, {2 * testInterval, with(streamed, "traces/kernel-2-ctx_0x1.trace.xz", "")}},
+			want:  []cascade.TraceState{U, P, U}, why: FilesChangedDuringNote + " (1 data file gone)"},
 		{name: "the post-processor's writes (processed traces, kernel lists .g) and files beside the files list leave a ready trace ready",
 			stored: stored(R, readyMeta, 2),
 			walks: []walk{{0, ready}, {testInterval, with(ready, "traces/kernel-1-ctx_0x1.traceg", "processed", "traces/kernelslist_ctx_0x1.g", "kernel-1-ctx_0x1.traceg\n")},

@@ -491,7 +491,7 @@ func (s *Scanner) commitBatch(ctx context.Context, batch []pending) {
 			s.committed(ctx, p.id, p.e, p.l, t, c, ok)
 			continue
 		}
-		t, c, ok := s.saved(p.id, p.e, res[i].Trace, res[i].Saved, p.c, p.why)
+		t, c, ok := s.saved(p.id, p.e, p.l, res[i].Trace, res[i].Saved, p.c, p.why)
 		s.committed(ctx, p.id, p.e, p.l, t, c, ok)
 	}
 }
@@ -526,7 +526,7 @@ func (s *Scanner) commit(ctx context.Context, id string, e *entry, l look) (casc
 		}
 		return committed, unchanged, false
 	}
-	return s.saved(id, e, committed, saved, c, why)
+	return s.saved(id, e, l, committed, saved, c, why)
 }
 
 // update is the read-modify-write that applies the look l to the stored
@@ -559,8 +559,9 @@ func update(l look, c *change, why *string) func(t *cascade.Trace, found bool) (
 
 // saved records a committed look in the trace's entry and publishes the
 // trace when it changed.
-func (s *Scanner) saved(id string, e *entry, committed cascade.Trace, saved bool, c change, why string) (cascade.Trace, change, bool) {
+func (s *Scanner) saved(id string, e *entry, l look, committed cascade.Trace, saved bool, c change, why string) (cascade.Trace, change, bool) {
 	e.state = committed.State
+	e.kept(l, committed)
 	s.traces[id] = e
 	if c == stale {
 		s.Refresh(id) // a walk that begins now knows the state it is judged against

@@ -15,10 +15,18 @@ import (
 // added beside a files list do not count: an upload that means them
 // lists them in a new metadata.json. It returns which file to name if
 // the sum changed: the first listed file missing ("traces/x gone"), else
-// the file modified last. The scanner keeps it as a trace's
+// the file modified last (without a files list, [Gone] tells the files
+// gone since an earlier walk). The scanner keeps it as a trace's
 // UploadSum when its upload is complete; the post-processor checks it
 // again before the trace is ready.
 func UploadSum(tree *Tree, meta *Metadata) (sum, which string) {
+	sum, which, _ = UploadSumPaths(tree, meta)
+	return sum, which
+}
+
+// UploadSumPaths is UploadSum with the paths of the data files present
+// summed up, which a later walk's [Gone] tells the files gone by.
+func UploadSumPaths(tree *Tree, meta *Metadata) (sum, which string, paths UploadPaths) {
 	var files []string
 	if meta != nil && meta.HasFiles {
 		for _, f := range meta.Files {
@@ -48,6 +56,7 @@ func UploadSum(tree *Tree, meta *Metadata) (sum, which string) {
 			continue
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00", p, f.Size, f.ModTime.UnixNano(), f.Target)
+		paths.add(p)
 		if newest == "" || f.ModTime.After(at) {
 			newest, at = p, f.ModTime
 		}
@@ -55,5 +64,5 @@ func UploadSum(tree *Tree, meta *Metadata) (sum, which string) {
 	if gone != "" {
 		newest = gone
 	}
-	return hex.EncodeToString(h.Sum(nil)), newest
+	return hex.EncodeToString(h.Sum(nil)), newest, paths
 }
