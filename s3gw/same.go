@@ -41,7 +41,10 @@ import (
 //     checksums of one algorithm with different values, and otherwise
 //     (a 32-bit CRC, checksums of different kinds or part sizes) their
 //     bytes are compared;
-//   - the same, the new file gets the old modification time back.
+//   - the same, the new file gets the old modification time back;
+//   - a write that begins before the previous write of the object is
+//     settled (the client's next request, answered first) takes as the
+//     old time the one that write ends with (prior.after).
 //
 // The comparison runs after the response, so no client waits for it (a
 // CLI's read timeout is a minute); the object counts as being written
@@ -60,6 +63,12 @@ type sameKeeper struct {
 	// compared, if set, is called between a comparison that found the
 	// same bytes and the time set back (tests).
 	compared func()
+
+	// The last prior of each object (bucket/key) whose settle is under
+	// way: a write's settle runs after the response, so the client's next
+	// write of the object can begin before it ends (see prior.after).
+	mu      sync.Mutex
+	pending map[string]*prior
 }
 
 // priorPrefix names the kept links, in the bucket's .sgwtmp directory,
@@ -74,6 +83,17 @@ type prior struct {
 	size       int64
 	mtime      time.Time
 	etag       string
+
+	// after is the prior of the write before this one of the object,
+	// when its settle was still under way at keep: the time this write's
+	// object gets back is the one that write's object ends with, which
+	// its settle decides (the old time again, when its bytes were the
+	// same), not the new time it had when it was linked. settled is
+	// closed when this one's settle is over, same then saying what it
+	// found.
+	after   *prior
+	settled chan struct{}
+	same    bool
 }
 
 // keep links the object at bucket/key, if it is a regular file, so its
@@ -110,7 +130,51 @@ func (s *sameKeeper) keep(bucket, key *string) *prior {
 		os.Remove(p.link)
 		return nil
 	}
+	p.settled = make(chan struct{})
+	s.mu.Lock()
+	if s.pending == nil {
+		s.pending = map[string]*prior{}
+	}
+	p.after, s.pending[b+"/"+k] = s.pending[b+"/"+k], p
+	s.mu.Unlock()
 	return p
+}
+
+// over ends p's settle: the next write's waits no longer, and the object
+// has no settle under way unless a later write's.
+func (s *sameKeeper) over(p *prior, same bool) {
+	s.mu.Lock()
+	if k := p.bucket + "/" + p.key; s.pending[k] == p {
+		delete(s.pending, k)
+	}
+	s.mu.Unlock()
+	p.same = same
+	if p.settled != nil { // nil for a prior a stopped server left (priors.go)
+		close(p.settled)
+	}
+}
+
+// baseTime is the time p's object gets back when its bytes are the
+// same: once the earlier write's settle is over, that write's result. A
+// write of the same bytes again ends with the time the object had before
+// it (which that settle gave back); one of other bytes, with its own, as
+// the file p links (the earlier write's object) has it now.
+func (s *sameKeeper) baseTime(p *prior) {
+	a := p.after
+	if a == nil {
+		return
+	}
+	p.after = nil
+	select {
+	case <-a.settled:
+	case <-s.ctx.Done():
+		return
+	}
+	if a.same {
+		p.mtime = a.mtime
+	} else if fi, err := os.Lstat(p.link); err == nil {
+		p.mtime = fi.ModTime()
+	}
 }
 
 // settle decides, after the write ended with err, whether the object is
@@ -123,15 +187,26 @@ func (s *sameKeeper) settle(p *prior, err error, done func()) {
 		return
 	}
 	if err != nil {
-		dropPrior(p)
 		done()
+		// The object is as it was: the write after this one gets back
+		// the time it ends with, once the write before it is settled.
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.baseTime(p)
+			dropPrior(p)
+			s.over(p, true)
+		}()
 		return
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer done()
+		same := false
+		defer func() { s.over(p, same) }()
 		defer dropPrior(p)
+		s.baseTime(p)
 		// The object as it is now, held open: what is compared is what
 		// gets the time back, even if another write replaces the object
 		// meanwhile (that one keeps its own time, and counts).
@@ -140,8 +215,8 @@ func (s *sameKeeper) settle(p *prior, err error, done func()) {
 			return
 		}
 		defer f.Close()
-		same, why := s.same(p, f)
-		if !same {
+		var why string
+		if same, why = s.same(p, f); !same {
 			return
 		}
 		if s.compared != nil {

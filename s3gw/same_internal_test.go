@@ -148,3 +148,73 @@ func TestSettleSetsTheComparedFilesTime(t *testing.T) {
 		})
 	}
 }
+
+// TestWritesAgainBeforeTheSettle: a client writes an object again with
+// its bytes, then again, before the gateway has settled the first write
+// (its comparison runs after the response). Each time the object ends
+// with the time it had before the first: the second write's own time is
+// the first's result, not the new time the first write's file had when
+// the second linked it. It was that new time, and a ready trace whose
+// kernel trace was PUT and then completed by multipart with the same
+// bytes was processed again (TestIdenticalReuploadKeepsTheTraceReady,
+// failing now and then in CI). With other bytes the first time, the
+// object keeps the time of the write that brought them.
+func TestWritesAgainBeforeTheSettle(t *testing.T) {
+	root := t.TempDir()
+	bucket, key := "cascade", "traces/t/traces/kernel-1.trace"
+	path := filepath.Join(root, bucket, filepath.FromSlash(key))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(b []byte, at time.Time) {
+		tmp := filepath.Join(root, bucket, "new")
+		if err := os.WriteFile(tmp, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(tmp, at, at); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x := bytes.Repeat([]byte("warp instruction\n"), 1000)
+	y := bytes.ToUpper(x)
+	was := time.Date(2026, 1, 2, 3, 4, 5, 678901234, time.UTC)
+	first, second := was.Add(time.Hour), was.Add(2*time.Hour)
+	for _, c := range []struct {
+		name     string
+		firstly  []byte
+		wantTime time.Time
+	}{
+		{"the same bytes twice", x, was},
+		{"other bytes, then those again", y, first},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			write(x, was)
+			s := &sameKeeper{root: root, log: slog.New(slog.DiscardHandler), ctx: context.Background()}
+			p1 := s.keep(&bucket, &key)
+			write(c.firstly, first)
+			p2 := s.keep(&bucket, &key) // the first write not settled yet
+			write(c.firstly, second)
+			if p1 == nil || p2 == nil {
+				t.Fatal("nothing kept")
+			}
+			done1, done2 := make(chan struct{}), make(chan struct{})
+			s.settle(p2, nil, func() { close(done2) }) // waits for the first's
+			s.settle(p1, nil, func() { close(done1) })
+			<-done1
+			<-done2
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !fi.ModTime().Equal(c.wantTime) {
+				t.Errorf("object's time %v, want %v", fi.ModTime(), c.wantTime)
+			}
+			if len(s.pending) != 0 {
+				t.Errorf("settles left pending: %v", s.pending)
+			}
+		})
+	}
+}
