@@ -1,17 +1,17 @@
 package db
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
-	"syscall"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/cascade-sim/cascade/internal/lockfile"
 )
 
 // ErrInUse is the error of an Exclusive Open of a database (a PostgreSQL
@@ -113,23 +113,15 @@ func (d *DB) release() error {
 // fcntl locks, which NFS emulates flock with.
 func (d *DB) holdSQLite(path string) error {
 	lock := path + ".lock"
-	f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("lock the database: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			return fmt.Errorf("lock the database: %s: %w", lock, err)
-		}
-		who := ""
-		if b, err := os.ReadFile(lock); err == nil && len(bytes.TrimSpace(b)) > 0 {
-			who = " by " + string(bytes.TrimSpace(b))
+	f, who, err := lockfile.Hold(lock, fmt.Sprintf("pid %d", os.Getpid()))
+	switch {
+	case errors.Is(err, lockfile.ErrHeld):
+		if who != "" {
+			who = " by " + who
 		}
 		return fmt.Errorf("%w (%s; its lock %s is held%s): stop that server, or give this one another database (CASCADE_DATABASE_URL)", ErrInUse, path, lock, who)
-	}
-	if err := f.Truncate(0); err == nil {
-		fmt.Fprintf(f, "pid %d\n", os.Getpid())
+	case err != nil:
+		return fmt.Errorf("lock the database: %w", err)
 	}
 	d.lockFile = f
 	return nil
