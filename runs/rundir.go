@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 // linkConfigFolders links every file of the tested-config folders the
@@ -96,4 +98,19 @@ func traceFormatFix(traceID string) string {
 	return fmt.Sprintf("Accel-Sim 1.x (its public dev branch) reads .traceg and .traceg.xz only; .tracez needs Accel-Sim 2.0. "+
 		"Set CASCADE_TRACE_FORMAT=traceg (or CASCADE_ACCELSIM_DIR, which picks the format the checkout reads), restart the server, "+
 		"then call retryTrace(id: %q) to post-process the trace again in that format", traceID)
+}
+
+// missingFix names, for a kernel list whose kernel lines name files that
+// are not on disk, the trace and its list, and what to do: the trace's
+// files changed after it was post-processed (a file deleted from the
+// bucket). Any other error is returned as it is.
+func missingFix(err error, traceID string) error {
+	var m *kernellist.MissingFilesError
+	if !errors.As(err, &m) {
+		return err
+	}
+	named := *m
+	named.List = tracedir.KernelsListG
+	return fmt.Errorf("trace %q: %s: its files changed after it was post-processed. Upload the missing files again, "+
+		"or call retryTrace(id: %q) to post-process its raw traces again", traceID, named.Error(), traceID)
 }

@@ -116,6 +116,11 @@ func (m *Manager) prepare(ctx context.Context, r cascade.Run) (Job, string, erro
 		return Job{}, "", err
 	}
 	total, note := len(list.Kernels()), ""
+	if len(r.KernelIDs) == 0 {
+		if err := list.CheckFiles(); err != nil {
+			return Job{}, "", missingFix(err, r.TraceID)
+		}
+	}
 	if len(r.KernelIDs) > 0 {
 		refs := make([]kernellist.Ref, len(r.KernelIDs))
 		for i, id := range r.KernelIDs {
@@ -126,7 +131,7 @@ func (m *Manager) prepare(ctx context.Context, r cascade.Run) (Job, string, erro
 		}
 		src := list
 		if list, err = kernellist.WriteSubset(src, dir, refs); err != nil {
-			return Job{}, "", err
+			return Job{}, "", missingFix(err, r.TraceID)
 		}
 		total = len(list.Kernels())
 		var prep segmentPrep // a segment with no parent to say: warmed as a split run's

@@ -293,6 +293,9 @@ func WriteSubset(src *List, runDir string, chosen []Ref) (*List, error) {
 		return nil, &UnknownKernelsError{Kernels: unknown}
 	}
 
+	if err := src.CheckFiles(keep...); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return nil, fmt.Errorf("write kernel subset: %w", err)
 	}
