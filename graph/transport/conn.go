@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +47,12 @@ type gorillaConn struct {
 	// one goroutine, so the hub learns the id of the subscription it is
 	// asked to start from it (see hub).
 	lastMsg []byte
+
+	// errorEnds: the subprotocol (graphql-transport-ws) ends an operation
+	// with an error message, complete never follows; errored holds the
+	// ids of the latest such, under mu (see WriteJSON).
+	errorEnds bool
+	errored   []string
 
 	wake    chan struct{} // writeLoop has work
 	written chan struct{} // closed when writeLoop ends
@@ -390,6 +397,7 @@ func (c *gorillaConn) NextReader() (int, io.Reader, error) {
 		return mt, nil, err
 	}
 	c.lastMsg = data
+	c.forgetErrored(data)
 	return mt, bytes.NewReader(data), nil
 }
 
@@ -408,17 +416,78 @@ func (c *gorillaConn) lastSubscribe() (id, query string) {
 	return m.ID, m.Payload.Query
 }
 
-// WriteJSON queues one message.
+// WriteJSON queues one message. Over graphql-transport-ws an error
+// message ends its operation, but gqlgen's transport sends complete after
+// one (for a subscription that does not parse or validate, or whose
+// payload is not JSON, or that panicked: see subscribe in gqlgen's
+// graphql/handler/transport/websocket.go); that complete is dropped here.
 func (c *gorillaConn) WriteJSON(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
+	}
+	if c.errorEnds && c.afterError(b) {
+		return nil
 	}
 	if err := c.queueText(b); err != nil {
 		return err
 	}
 	c.flush()
 	return nil
+}
+
+// maxErrored is how many ids of operations ended by an error a connection
+// remembers: the complete gqlgen sends after an error comes right after it.
+const maxErrored = 16
+
+// Ends of graphql-transport-ws messages as gqlgen encodes them: the type
+// comes last.
+var (
+	errorEnd    = []byte(`"type":"error"}`)
+	completeEnd = []byte(`"type":"complete"}`)
+)
+
+// afterError notes the id of an error message, and reports whether b is
+// the complete of an operation that an error message ended.
+func (c *gorillaConn) afterError(b []byte) (drop bool) {
+	isError := bytes.HasSuffix(b, errorEnd)
+	if !isError && !bytes.HasSuffix(b, completeEnd) {
+		return false
+	}
+	var m struct{ ID string }
+	if json.Unmarshal(b, &m) != nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if isError {
+		if len(c.errored) == maxErrored {
+			c.errored = c.errored[1:]
+		}
+		c.errored = append(c.errored, m.ID)
+		return false
+	}
+	n := len(c.errored)
+	c.errored = slices.DeleteFunc(c.errored, func(id string) bool { return id == m.ID })
+	return len(c.errored) < n
+}
+
+// forgetErrored forgets an id that ended in an error once the client
+// subscribes with it again: the new operation's complete is sent.
+func (c *gorillaConn) forgetErrored(data []byte) {
+	if !c.errorEnds {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.errored) == 0 {
+		return
+	}
+	var m struct{ ID, Type string }
+	if json.Unmarshal(data, &m) != nil || m.Type != "subscribe" {
+		return
+	}
+	c.errored = slices.DeleteFunc(c.errored, func(id string) bool { return id == m.ID })
 }
 
 // WriteClose queues a close frame after the messages before it; nothing

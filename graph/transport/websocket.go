@@ -64,6 +64,7 @@ func (g *gorillaWebsockets) Accept(w http.ResponseWriter, r *http.Request, opts 
 	conn := &gorillaConn{Conn: c, ws: g, wire: hj.conn, done: make(chan struct{}),
 		wake: make(chan struct{}, 1), written: make(chan struct{}), drop: make(chan struct{})}
 	conn.next = nextFrameSuffix(c.Subprotocol())
+	conn.errorEnds = c.Subprotocol() == "graphql-transport-ws"
 	hj.conn.attach(conn)
 	if slot, ok := r.Context().Value(connSlotKey{}).(*connSlot); ok {
 		slot.conn = conn
