@@ -57,8 +57,8 @@ func simulated(t *testing.T, job runs.Job) []string {
 // TestKernelContexts: kernel ids with their contexts simulate each id in
 // its context only; ids alone, every context's launch of them (ids
 // restart in each context). The run keeps the pairs, sorted by id; a
-// pair the trace lacks, or contexts that do not match the ids one for
-// one, are refused by name.
+// pair the trace lacks, a pair (or an id without contexts) given twice,
+// or contexts that do not match the ids one for one, are refused by name.
 func TestKernelContexts(t *testing.T) {
 	t.Parallel()
 	r := newManagerRig(t, 2) // two slots: the runs start without ending
@@ -67,7 +67,7 @@ func TestKernelContexts(t *testing.T) {
 	ctx := context.Background()
 
 	run, err := r.m.Launch(ctx, runs.LaunchInput{TraceID: "two", SimConfig: simconfigtest.H100,
-		KernelIDs: []int{2, 1, 2}, KernelContexts: []string{ctxB, "0x55D2C3A1E4F0", ctxB}})
+		KernelIDs: []int{2, 1}, KernelContexts: []string{ctxB, "0x55D2C3A1E4F0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +96,8 @@ func TestKernelContexts(t *testing.T) {
 		{[]int{1, 2}, []string{ctxA}, "kernelContexts: 1 contexts for 2 kernel ids"},
 		{[]int{4}, []string{"0x99"}, "kernelIds: 4@0x99 is not a kernel of trace \"two\""},
 		{nil, []string{ctxA}, "kernelContexts: give kernelIds with them"},
+		{[]int{1, 3, 1}, nil, "kernelIds[2]: 1 is given twice (also kernelIds[0])"},
+		{[]int{2, 1, 2}, []string{ctxB, ctxA, "0x77AA00000001"}, "kernelIds[2]: 2@" + ctxB + " is given twice (also kernelIds[0])"},
 	} {
 		_, err := r.m.Launch(ctx, runs.LaunchInput{TraceID: "two", SimConfig: simconfigtest.H100, KernelIDs: c.ids, KernelContexts: c.ctxs})
 		if err == nil || !strings.Contains(err.Error(), c.want) || cascade.ErrorCode(err) != cascade.EINVALID {

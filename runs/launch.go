@@ -259,9 +259,10 @@ func (m *Manager) kernelIDs(traceID string) (map[kernellist.Ref]bool, error) {
 	return have, nil
 }
 
-// checkKernels returns the distinct kernels chosen, sorted by id and
-// context, all of which the trace's kernel list, have, must hold: ids,
-// and with ctxs (nil, or one context for each id) each in its context.
+// checkKernels returns the kernels chosen, sorted by id and context, all
+// of which the trace's kernel list, have, must hold: ids, and with ctxs
+// (nil, or one context for each id) each in its context. None may be
+// given twice.
 func checkKernels(traceID string, ids []int, ctxs []string, have map[kernellist.Ref]bool) ([]int, []string, error) {
 	if len(ids) == 0 {
 		return nil, nil, cascade.Errorf(cascade.EINVALID, "kernelIds: empty; leave it out to simulate every kernel")
@@ -276,10 +277,15 @@ func checkKernels(traceID string, ids []int, ctxs []string, have map[kernellist.
 			refs[i].Context = kernellist.NormalizeContext(ctxs[i])
 		}
 	}
-	slices.SortFunc(refs, func(a, b kernellist.Ref) int {
+	given := refs
+	refs = slices.SortedFunc(slices.Values(refs), func(a, b kernellist.Ref) int {
 		return cmp.Or(cmp.Compare(a.ID, b.ID), strings.Compare(a.Context, b.Context))
 	})
-	refs = slices.Compact(refs)
+	for i := 1; i < len(refs); i++ {
+		if refs[i] == refs[i-1] {
+			return nil, nil, givenTwice(given, refs[i])
+		}
+	}
 	ids = make([]int, len(refs))
 	if ctxs != nil {
 		ctxs = make([]string, len(refs))
@@ -294,4 +300,11 @@ func checkKernels(traceID string, ids []int, ctxs []string, have map[kernellist.
 		}
 	}
 	return ids, ctxs, nil
+}
+
+// givenTwice is the refusal of kernel r, given twice among given.
+func givenTwice(given []kernellist.Ref, r kernellist.Ref) error {
+	first := slices.Index(given, r)
+	again := first + 1 + slices.Index(given[first+1:], r)
+	return cascade.Errorf(cascade.EINVALID, "kernelIds[%d]: %s is given twice (also kernelIds[%d])", again, r, first)
 }

@@ -97,7 +97,7 @@ type LaunchRunInput struct {
 	SimConfig string `json:"simConfig"`
 	// Overrides of simConfig given directly, after any its name holds; each option at most once.
 	Params []cascade.SimParam `json:"params,omitempty"`
-	// Optional subset (kernel ids as in Kernel.kernelId).
+	// Optional subset (kernel ids as in Kernel.kernelId), each at most once (with kernelContexts, each id at most once in a context).
 	KernelIds []int `json:"kernelIds,omitempty"`
 	// Optional: the CUDA context of each of kernelIds, index for index (as in Kernel.context), to
 	// simulate each id in that context only. Kernel ids restart in each context of a trace of
