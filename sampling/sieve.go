@@ -52,7 +52,7 @@ func (m Sieve) Plan(in Input, target Target) (Plan, error) {
 		return Plan{}, cascade.Errorf(cascade.EINVALID, "sieve: MaxCV must be >= 0, got %g", m.MaxCV)
 	}
 	if len(in.Launches) == 0 {
-		return Plan{}, cascade.Errorf(cascade.EINVALID, "sieve: no launches to plan")
+		return Plan{}, cascade.Errorf(cascade.EINVALID, "traceId: the trace has no launches to plan")
 	}
 	p := newPlannerCap(in, warm, m.Warmup == WarmupStep, func(l *Launch) float64 { return float64(l.instructions()) },
 		func(_ int, l *Launch) groupKey { return groupKey{name: l.Name} })

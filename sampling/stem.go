@@ -48,11 +48,11 @@ func (m STEM) Plan(in Input, target Target) (Plan, error) {
 		return Plan{}, err
 	}
 	if len(in.Launches) == 0 {
-		return Plan{}, cascade.Errorf(cascade.EINVALID, "stem: no launches to plan")
+		return Plan{}, cascade.Errorf(cascade.EINVALID, "traceId: the trace has no launches to plan")
 	}
 	if !in.HasTiming() {
 		return Plan{}, cascade.Errorf(cascade.EINVALID,
-			"stem: no launch has a measured duration (the trace has no real timing): plan with SIEVE")
+			"method: STEM needs real timing, and no launch of the trace has a measured duration: plan with SIEVE")
 	}
 	step := warm
 	if m.Warmup != WarmupStep {

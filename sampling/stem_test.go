@@ -2,6 +2,7 @@ package sampling_test
 
 import (
 	"math"
+	"regexp"
 	"slices"
 	"testing"
 
@@ -293,6 +294,10 @@ func TestSTEMRefuses(t *testing.T) {
 			_, err := tt.method.Plan(tt.in, tt.target)
 			if cascade.ErrorCode(err) != cascade.EINVALID {
 				t.Fatalf("err %v, want %s", err, cascade.EINVALID)
+			}
+			// The argument at fault, as the API names it, not the package.
+			if msg := cascade.ErrorMessage(err); !regexp.MustCompile(`^(traceId|method|target|warmup): `).MatchString(msg) {
+				t.Fatalf("err %q does not start with the argument at fault", msg)
 			}
 		})
 	}

@@ -170,7 +170,8 @@ func TestPlanWarmupStep(t *testing.T) {
 
 // TestPlanRefuses: NOT_FOUND for an unknown trace; BAD_USER_INPUT for a
 // trace not READY, an unknown method, a target or warm-up out of range,
-// and STEM without timing.
+// and STEM without timing, each message starting with the argument at
+// fault, as the web UI reads it (the trace's state is the form's).
 func TestPlanRefuses(t *testing.T) {
 	ctx := context.Background()
 	d := dbtest.DB(t)
@@ -186,22 +187,27 @@ func TestPlanRefuses(t *testing.T) {
 		name string
 		req  plans.Request
 		code string
+		says string // how the message starts: the argument at fault
 	}{
-		{"unknown trace", plans.Request{TraceID: "nope"}, cascade.ENOTFOUND},
-		{"not ready", plans.Request{TraceID: "busy"}, cascade.EINVALID},
-		{"unknown method", plans.Request{TraceID: "timed", Method: "PKS"}, cascade.EINVALID},
-		{"error of 0.5 below 0", plans.Request{TraceID: "timed", Target: sampling.Target{Error: -0.5}}, cascade.EINVALID},
-		{"error of 100 %", plans.Request{TraceID: "timed", Target: sampling.Target{Error: 1}}, cascade.EINVALID},
-		{"budget below 0", plans.Request{TraceID: "timed", Target: sampling.Target{Instructions: -1}}, cascade.EINVALID},
-		{"budget too small", plans.Request{TraceID: "timed", Target: sampling.Target{Instructions: 10}}, cascade.EINVALID},
-		{"warm-up below 0", plans.Request{TraceID: "timed", Warmup: cascade.Ptr(-1)}, cascade.EINVALID},
-		{"warm-up too long", plans.Request{TraceID: "timed", Warmup: cascade.Ptr(sampling.MaxWarmup + 1)}, cascade.EINVALID},
-		{"stem without timing", plans.Request{TraceID: "untimed", Method: cascade.SamplingSTEM}, cascade.EINVALID},
-		{"warm-up and a step of warm-up", plans.Request{TraceID: "timed", Warmup: cascade.Ptr(2), WarmupStep: true}, cascade.EINVALID},
+		{"unknown trace", plans.Request{TraceID: "nope"}, cascade.ENOTFOUND, ""},
+		{"not ready", plans.Request{TraceID: "busy"}, cascade.EINVALID, ""},
+		{"unknown method", plans.Request{TraceID: "timed", Method: "PKS"}, cascade.EINVALID, "method: "},
+		{"error of 0.5 below 0", plans.Request{TraceID: "timed", Target: sampling.Target{Error: -0.5}}, cascade.EINVALID, "target: "},
+		{"error of 100 %", plans.Request{TraceID: "timed", Target: sampling.Target{Error: 1}}, cascade.EINVALID, "target: "},
+		{"budget below 0", plans.Request{TraceID: "timed", Target: sampling.Target{Instructions: -1}}, cascade.EINVALID, "target: "},
+		{"budget too small", plans.Request{TraceID: "timed", Target: sampling.Target{Instructions: 10}}, cascade.EINVALID, "target: "},
+		{"warm-up below 0", plans.Request{TraceID: "timed", Warmup: cascade.Ptr(-1)}, cascade.EINVALID, "warmup: "},
+		{"warm-up too long", plans.Request{TraceID: "timed", Warmup: cascade.Ptr(sampling.MaxWarmup + 1)}, cascade.EINVALID, "warmup: "},
+		{"stem without timing", plans.Request{TraceID: "untimed", Method: cascade.SamplingSTEM}, cascade.EINVALID, "method: STEM needs real timing"},
+		{"warm-up and a step of warm-up", plans.Request{TraceID: "timed", Warmup: cascade.Ptr(2), WarmupStep: true}, cascade.EINVALID, "warmupStep: "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := s.Plan(ctx, tt.req); cascade.ErrorCode(err) != tt.code {
+			_, err := s.Plan(ctx, tt.req)
+			if cascade.ErrorCode(err) != tt.code {
 				t.Fatalf("err %v, want %s", err, tt.code)
+			}
+			if !strings.HasPrefix(cascade.ErrorMessage(err), tt.says) {
+				t.Fatalf("err %q, want it to start %q", cascade.ErrorMessage(err), tt.says)
 			}
 		})
 	}
