@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -42,7 +43,8 @@ type SweepInput struct {
 // anything is wrong nothing is stored, and the BAD_USER_INPUT error names
 // every refusal: an empty or too long list, an id or name given twice, a
 // trace that is not there, not ready or the sample, a config that is
-// unknown or unusable, or one the executor cannot start jobs under.
+// unknown or unusable, one the executor cannot start jobs under, or a
+// variant the simulator refuses or cannot be run to check.
 func (w *Sweeps) LaunchSweep(ctx context.Context, in SweepInput) (cascade.Sweep, error) {
 	w.m.launchMu.Lock()
 	s, rs, err := w.newSweep(ctx, in)
@@ -218,7 +220,8 @@ func count(n *big.Int, thing string) string {
 
 // sweepCells resolves a sweep's grid into the configs its runs launch
 // with, each checked as a launch checks its config, the variants by the
-// simulator together; the problems name each refused cell's field.
+// simulator together (those that resolved, whatever the others' problems);
+// the problems name each refused cell's field.
 func (w *Sweeps) sweepCells(ctx context.Context, in SweepInput) ([]cascade.SimConfig, []string) {
 	var problems []problem
 	if tooMany(gridSize(in)) {
@@ -265,15 +268,23 @@ func (w *Sweeps) sweepCells(ctx context.Context, in SweepInput) ([]cascade.SimCo
 		}
 		cells, fields = append(cells, v), append(fields, g.Field)
 	}
-	if len(problems) > 0 {
-		return nil, mergeProblems(problems)
-	}
+	// The cells that resolved are asked of the simulator even when others
+	// did not: a simulator that cannot be run is said with the rest.
 	refusals, err := w.m.configs.CheckVariants(ctx, cells)
-	if err != nil {
-		return nil, []string{err.Error()}
+	var u *unrunnable
+	switch {
+	case errors.As(err, &u):
+		for i, c := range cells {
+			if c.IsVariant() {
+				problems = append(problems, problem{field: fields[i], subject: c.Name, why: u.why()})
+			}
+		}
+		return nil, mergeProblems(problems)
+	case err != nil:
+		return nil, append(mergeProblems(problems), err.Error())
 	}
 	if byAxis := optionRefusals(in.Axes, cells, refusals); len(byAxis) > 0 {
-		return cells, byAxis
+		return nil, append(mergeProblems(problems), byAxis...)
 	}
 	for i, why := range refusals {
 		if why != "" {

@@ -71,6 +71,10 @@ func (c *Configs) variant(ctx context.Context, r *resolver, name string, params 
 		return v, cascade.Errorf(cascade.EINVALID, "%s: %s", field, why)
 	}
 	refusals, err := c.CheckVariants(ctx, []cascade.SimConfig{v})
+	var u *unrunnable
+	if errors.As(err, &u) {
+		return v, cascade.Errorf(cascade.EINVALID, "%s: %s: %s", field, v.Name, u.why())
+	}
 	if err != nil {
 		return v, err
 	}
@@ -224,11 +228,22 @@ func (c *Configs) checkVariant(ctx context.Context, v cascade.SimConfig, key str
 	}
 	refusal, err := c.cfg.Probe.CheckOptions(ctx, dir, simconfig.SimulatorArgs(v))
 	if err != nil {
-		return "", fmt.Errorf("check %s with the simulator: %w", v.Name, err)
+		return "", &unrunnable{err: err}
 	}
 	c.log.Debug("variant checked by the simulator", "config", v.Name, "overrides", len(v.Params), "refusal", refusal)
 	return refusal, nil
 }
+
+// unrunnable is CheckVariants's error when the simulator could not be run
+// to ask it (its command is not there, say): every variant asked is
+// refused for it, as a launch's problem, naming the field.
+type unrunnable struct{ err error }
+
+func (u *unrunnable) Error() string { return "check variants with the simulator: " + u.err.Error() }
+func (u *unrunnable) Unwrap() error { return u.err }
+
+// why is the refusal of a variant the simulator could not check.
+func (u *unrunnable) why() string { return "the simulator cannot be run to check it: " + u.err.Error() }
 
 // explainRefusal adds to the simulator's line where the refused option
 // came from, and the base's option of a like name when there is one.

@@ -169,9 +169,12 @@ func TestDesignSweep(t *testing.T) {
 		Axes: []cascade.SweepAxis{{Values: []string{"", "L1OFF", "L2OFF"}}, {Option: "-gpgpu_n_clusters", Values: []string{"x", "7"}}},
 	})
 	// Each said once, on the fields its cells share (not for each value
-	// of the other axis), and nothing more: "2 problems".
-	for _, w := range []string{"nothing queued (2 problems)", `simConfigs[0] × axes[0].values[2]: no modifier "L2OFF"`,
-		`simConfigs[0] × axes[1].values[0]: override -gpgpu_n_clusters: -gpgpu_n_clusters "x": not a whole number (SM90_H100 has 132)`} {
+	// of the other axis), and nothing more; the cells that resolved are
+	// asked of the simulator all the same, and its refusal of L1OFF is
+	// said with the rest: "3 problems".
+	for _, w := range []string{"nothing queued (3 problems)", `simConfigs[0] × axes[0].values[2]: no modifier "L2OFF"`,
+		`simConfigs[0] × axes[1].values[0]: override -gpgpu_n_clusters: -gpgpu_n_clusters "x": not a whole number (SM90_H100 has 132)`,
+		`simConfigs[0] × axes[0].values[1] × axes[1].values[1]: SM90_H100-L1OFF -gpgpu_n_clusters 7: the simulator refuses it: GPGPU-Sim ** ERROR: Unknown Option: '-gmem_skip_L1D'`} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("refused sweep: %v, want %q", err, w)
 		}
