@@ -345,6 +345,30 @@ func TestManagerCancel(t *testing.T) {
 	}
 }
 
+// TestCancelSweepOver: cancelling a sweep cancels the runs not over; a
+// sweep with none left (all over) is a CONFLICT, as cancelling a run that
+// is over is; an unknown one NOT_FOUND.
+func TestCancelSweepOver(t *testing.T) {
+	t.Parallel()
+	r := newManagerRig(t, 1)
+	ctx := context.Background()
+	w := runs.NewSweeps(r.m)
+	s, err := w.LaunchSweep(ctx, runs.SweepInput{TraceIDs: []string{quickstartID}, SimConfigs: []string{simconfigtest.H100, simconfigtest.QV100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.CancelSweep(ctx, s.ID); err != nil {
+		t.Fatalf("cancel of a queued sweep: %v", err)
+	}
+	want := fmt.Sprintf("sweep %q is already over: none of its runs is queued or running", s.ID)
+	if _, err := w.CancelSweep(ctx, s.ID); cascade.ErrorCode(err) != cascade.ECONFLICT || !strings.HasSuffix(err.Error(), want) {
+		t.Fatalf("cancel of a sweep over: %v, want CONFLICT %q", err, want)
+	}
+	if _, err := w.CancelSweep(ctx, "nope"); cascade.ErrorCode(err) != cascade.ENOTFOUND {
+		t.Fatalf("cancel of an unknown sweep: %v, want NOT_FOUND", err)
+	}
+}
+
 // TestManagerRestart: a run left running without a job runs again from
 // the beginning; the executor is given the queued runs in launch order
 // and the running ones with a job to reattach to, and the queue starts

@@ -298,9 +298,9 @@ func (w *Sweeps) sweepCells(ctx context.Context, in SweepInput) ([]cascade.SimCo
 // ones without a job in one transaction, then the others through the
 // executor, all at once (the Slurm executor cancels thousands of jobs with
 // a few scancel calls; a running one ends once its simulator or job is
-// gone). It returns NOT_FOUND for an unknown sweep; a sweep whose runs are
-// all over is no error, and neither is a run this server's executor
-// cannot cancel (a CONFLICT).
+// gone). It returns NOT_FOUND for an unknown sweep, and CONFLICT for one
+// whose runs are all over, as [Manager.Cancel] does for a run; a run this
+// server's executor cannot cancel is no error.
 func (w *Sweeps) CancelSweep(ctx context.Context, id string) (cascade.Sweep, error) {
 	m := w.m
 	s, err := m.cfg.Store.Sweep(ctx, id)
@@ -318,6 +318,9 @@ func (w *Sweeps) CancelSweep(ctx context.Context, id string) (cascade.Sweep, err
 	rest, err := m.cfg.Store.SweepRuns(ctx, id, cascade.RunQueued, cascade.RunRunning)
 	if err != nil {
 		return s, err
+	}
+	if len(queued) == 0 && len(rest) == 0 {
+		return s, cascade.Errorf(cascade.ECONFLICT, "sweep %q is already over: none of its runs is queued or running", id)
 	}
 	var started []cascade.Run
 	for _, r := range rest {
