@@ -58,7 +58,11 @@ type Trace struct {
 	TraceGPUArch string `gorm:"not null"`
 	// TraceGPUArchFrom says where TraceGPUArch came from: ArchFromMetadata,
 	// a kernel trace's header, or ArchAssumed.
-	TraceGPUArchFrom   string `gorm:"column:trace_gpu_arch_from;not null;default:''"`
+	TraceGPUArchFrom string `gorm:"column:trace_gpu_arch_from;not null;default:''"`
+	// HeaderArch is the architecture its kernel traces' headers give
+	// ("-binary version = 61" is sm_61), by which the simulator decodes
+	// them whatever TraceGPUArch says; "" when no header was read.
+	HeaderArch         string `gorm:"not null;default:''"`
 	SuggestedSimConfig *string
 	KernelCount        int `gorm:"not null"`
 	// UntracedKernels counts the launches its stats files list without a

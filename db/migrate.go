@@ -142,6 +142,9 @@ var migrations = []migration{
 	{25, "runs: the CUDA context of each chosen kernel", func(tx *gorm.DB) error {
 		return addColumns(tx, &runV25{}, "KernelContexts")
 	}},
+	{26, "traces: the architecture the kernel headers give", func(tx *gorm.DB) error {
+		return addColumns(tx, &traceV26{}, "HeaderArch")
+	}},
 }
 
 // addColumns adds the named fields of model's table that it lacks (a

@@ -220,3 +220,14 @@ type runV25 struct {
 }
 
 func (runV25) TableName() string { return "runs" }
+
+// Schema snapshot, version 26.
+
+// traceV26: the architecture a trace's kernel headers give, which the
+// simulator decodes it by (filled in by the next scan).
+type traceV26 struct {
+	ID         string `gorm:"primaryKey"`
+	HeaderArch string `gorm:"not null;default:''"`
+}
+
+func (traceV26) TableName() string { return "traces" }

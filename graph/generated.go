@@ -723,6 +723,7 @@ type ComplexityRoot struct {
 		Error                   func(childComplexity int) int
 		HasRealTiming           func(childComplexity int) int
 		HasStepTimeline         func(childComplexity int) int
+		HeaderArch              func(childComplexity int) int
 		ID                      func(childComplexity int) int
 		KernelCount             func(childComplexity int) int
 		Kernels                 func(childComplexity int, search *string, first *int, after *string) int
@@ -942,6 +943,8 @@ type SweepUpdateResolver interface {
 	DesignSpace(ctx context.Context, obj *model.SweepUpdate) (*cascade.DesignSpace, error)
 }
 type TraceResolver interface {
+	HeaderArch(ctx context.Context, obj *cascade.Trace) (*string, error)
+
 	MeasuredTimesFrom(ctx context.Context, obj *cascade.Trace) (*string, error)
 
 	Warnings(ctx context.Context, obj *cascade.Trace) ([]string, error)
@@ -4024,6 +4027,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trace.HasStepTimeline(childComplexity), true
+	case "Trace.headerArch":
+		if e.ComplexityRoot.Trace.HeaderArch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trace.HeaderArch(childComplexity), true
 	case "Trace.id":
 		if e.ComplexityRoot.Trace.ID == nil {
 			break
@@ -5704,6 +5713,8 @@ func (ec *executionContext) childFields_Trace(ctx context.Context, field graphql
 		return ec.fieldContext_Trace_traceGpuArch(ctx, field)
 	case "traceGpuArchFrom":
 		return ec.fieldContext_Trace_traceGpuArchFrom(ctx, field)
+	case "headerArch":
+		return ec.fieldContext_Trace_headerArch(ctx, field)
 	case "retryable":
 		return ec.fieldContext_Trace_retryable(ctx, field)
 	case "suggestedSimConfig":
@@ -19020,6 +19031,29 @@ func (ec *executionContext) fieldContext_Trace_traceGpuArchFrom(_ context.Contex
 	return graphql.NewScalarFieldContext("Trace", field, false, false, "String")
 }
 
+func (ec *executionContext) _Trace_headerArch(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trace_headerArch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trace().HeaderArch(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Trace_headerArch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Trace", field, true, true, "String")
+}
+
 func (ec *executionContext) _Trace_retryable(ctx context.Context, field graphql.CollectedField, obj *cascade.Trace) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26020,6 +26054,12 @@ func (ec *executionContext) _Trace(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "headerArch":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Trace_headerArch(ctx, field, obj)
+				})
 		case "retryable":
 			out.Values[i] = ec._Trace_retryable(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -86,6 +86,14 @@ func (r *subscriptionResolver) TraceRemoved(ctx context.Context) (<-chan string,
 	}), nil
 }
 
+// HeaderArch is the resolver for the headerArch field.
+func (r *traceResolver) HeaderArch(ctx context.Context, obj *cascade.Trace) (*string, error) {
+	if obj.HeaderArch == "" {
+		return nil, nil
+	}
+	return &obj.HeaderArch, nil
+}
+
 // MeasuredTimesFrom is the resolver for the measuredTimesFrom field.
 func (r *traceResolver) MeasuredTimesFrom(ctx context.Context, obj *cascade.Trace) (*string, error) {
 	if r.Results == nil {

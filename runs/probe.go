@@ -87,17 +87,23 @@ func (c *Configs) NotSimulatable(t cascade.Trace) string {
 	if versions == nil {
 		return ""
 	}
-	v, ok := binaryVersion(t.TraceGPUArch)
+	// The simulator decodes a trace by its kernel headers: metadata.json's
+	// trace_gpu_arch (or the guide's sm_90, assumed) counts only when no
+	// header was read.
+	arch, from := t.TraceGPUArch, ""
+	if t.TraceGPUArchFrom != "" {
+		from = " (from " + t.TraceGPUArchFrom + ")"
+	}
+	if t.HeaderArch != "" {
+		arch, from = t.HeaderArch, " (by its kernel traces' headers)"
+	}
+	v, ok := binaryVersion(arch)
 	if !ok || slices.Contains(versions, v) {
 		return ""
 	}
 	have := make([]string, len(versions))
 	for i, v := range versions {
 		have[i] = strconv.Itoa(v)
-	}
-	from := ""
-	if t.TraceGPUArchFrom != "" {
-		from = " (from " + t.TraceGPUArchFrom + ")"
 	}
 	need := ""
 	if v >= 90 {
@@ -108,7 +114,7 @@ func (c *Configs) NotSimulatable(t cascade.Trace) string {
 		sim += " (" + build + ")"
 	}
 	return fmt.Sprintf("%s decodes binary versions %s; this trace is %s%s: it needs a simulator that decodes %d%s",
-		sim, strings.Join(have, ", "), t.TraceGPUArch, from, v, need)
+		sim, strings.Join(have, ", "), arch, from, v, need)
 }
 
 // binaryVersion is the binary version of an architecture: "sm_90" is 90.

@@ -60,6 +60,9 @@ func TestArchitectureFromTheTrace(t *testing.T) {
 			if tr.TraceGPUArch != c.arch || tr.TraceGPUArchFrom != c.archFrm {
 				t.Errorf("arch %q from %q, want %q from %q", tr.TraceGPUArch, tr.TraceGPUArchFrom, c.arch, c.archFrm)
 			}
+			if want := map[bool]string{true: "sm_61"}[c.kernel != ""]; tr.HeaderArch != want {
+				t.Errorf("header arch %q, want %q", tr.HeaderArch, want)
+			}
 			var want []string
 			if c.warning != "" {
 				want = []string{c.warning}

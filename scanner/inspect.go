@@ -490,6 +490,10 @@ func (l look) apply(t *cascade.Trace) (change, string) {
 	if t.TraceGPUArch == "" || t.TraceGPUArchFrom != cascade.ArchFromMetadata {
 		t.TraceGPUArch, t.TraceGPUArchFrom = l.arch, l.archFrom
 	}
+	t.HeaderArch = ""
+	if l.archFrom != cascade.ArchAssumed {
+		t.HeaderArch = l.arch
+	}
 	if t.Prompts == nil {
 		t.Prompts = []string{}
 	}
