@@ -146,8 +146,15 @@ func (c *Configs) SimConfigWarnings(t cascade.Trace) []string {
 	if err != nil || len(cfgs) == 0 {
 		return nil
 	}
-	if _, ok := simconfig.Find(cfgs, name); ok {
-		return nil
+	sc, ok := simconfig.Suggested(cfgs, name)
+	switch {
+	case !ok:
+		return []string{fmt.Sprintf("metadata.json: suggested_sim_config: %s; the New run screen preselects the first compatible config instead", simconfig.Unknown(cfgs, name))}
+	case sc.Name != name:
+		return []string{fmt.Sprintf("metadata.json: suggested_sim_config: no config %q; the New run screen preselects %q, its name in another case", name, sc.Name)}
+	case simconfig.CrossArchitecture(sc, t.TraceGPUArch):
+		return []string{fmt.Sprintf("metadata.json: suggested_sim_config: %s is a compute capability %s config and the trace is %s: its runs simulate the trace on another architecture than it was taken on",
+			sc.Name, sc.ComputeCapability, t.TraceGPUArch)}
 	}
-	return []string{fmt.Sprintf("metadata.json: suggested_sim_config: %s; the New run screen preselects the first compatible config instead", simconfig.Unknown(cfgs, name))}
+	return nil
 }

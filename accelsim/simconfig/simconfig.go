@@ -372,26 +372,37 @@ func Compatible(cfgs []cascade.SimConfig, traceGPUArch string) []cascade.SimConf
 }
 
 // Default picks the config a new run of the trace starts with: the suggested
-// one (by name) when it is compatible, else the first compatible one. It
-// reports false when no config is compatible.
+// one (by name, else by its name in another case) when it is usable,
+// whatever its architecture (metadata.json names it: the Traces guide
+// preselects the first compatible config only because the profiler sets
+// none; a run of another architecture is a cross-architecture run), else
+// the first compatible one. It reports false when neither is there.
 func Default(cfgs []cascade.SimConfig, traceGPUArch, suggested string) (cascade.SimConfig, bool) {
+	if c, ok := Suggested(cfgs, suggested); ok && c.Usable() {
+		return c, true
+	}
 	compatible := Compatible(cfgs, traceGPUArch)
 	if len(compatible) == 0 {
 		return cascade.SimConfig{}, false
 	}
-	if suggested != "" {
-		for _, c := range compatible {
-			if c.Name == suggested {
-				return c, true
-			}
-		}
-		for _, c := range compatible {
-			if strings.EqualFold(c.Name, suggested) {
-				return c, true
-			}
+	return compatible[0], true
+}
+
+// Suggested finds the config a trace's suggested_sim_config names: by its
+// name, else by its name in another case ("sm90_h100" is SM90_H100).
+func Suggested(cfgs []cascade.SimConfig, name string) (cascade.SimConfig, bool) {
+	if name == "" {
+		return cascade.SimConfig{}, false
+	}
+	if c, ok := Find(cfgs, name); ok {
+		return c, true
+	}
+	for _, c := range cfgs {
+		if strings.EqualFold(c.Name, name) {
+			return c, true
 		}
 	}
-	return compatible[0], true
+	return cascade.SimConfig{}, false
 }
 
 // Find returns the config with the given name.

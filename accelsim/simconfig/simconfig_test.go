@@ -215,13 +215,16 @@ func TestCompatibleAndDefault(t *testing.T) {
 	}{
 		{"suggested compatible", "sm_90", "SM90_H200", []string{"SM90_H100", "SM90_H200"}, "SM90_H200"},
 		{"no suggestion", "sm_90", "", []string{"SM90_H100", "SM90_H200"}, "SM90_H100"},
-		{"suggested incompatible", "sm_90", "SM86_RTX3070", []string{"SM90_H100", "SM90_H200"}, "SM90_H100"},
+		// QA: metadata.json's suggestion is what the user asked for,
+		// another architecture or not (a cross-architecture run).
+		{"suggested incompatible", "sm_90", "SM86_RTX3070", []string{"SM90_H100", "SM90_H200"}, "SM86_RTX3070"},
 		{"suggested unknown", "sm_86", "SM86_RTX3080", []string{"SM86_RTX3070"}, "SM86_RTX3070"},
 		{"suggested broken", "sm_90", "A_BROKEN_H100", []string{"SM90_H100", "SM90_H200"}, "SM90_H100"},
 		{"suggested other case", "sm_90", "sm90_h200", []string{"SM90_H100", "SM90_H200"}, "SM90_H200"},
 		{"arch missing means sm_90", "", "", []string{"SM90_H100", "SM90_H200"}, "SM90_H100"},
 		{"three digit arch", "sm_100", "", []string{"SM100_B200"}, "SM100_B200"},
-		{"nothing compatible", "sm_89", "SM90_H100", nil, ""},
+		{"nothing compatible, a suggestion", "sm_89", "SM90_H100", nil, "SM90_H100"},
+		{"nothing compatible", "sm_89", "", nil, ""},
 		{"garbage arch", "hopper", "", nil, ""},
 	}
 	for _, tt := range tests {
