@@ -392,19 +392,22 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 	p.finish(ctx, id, dir, msg, true)
 }
 
-// reason is why a post-processor failed: for the built-in one, its error
-// line ("postprocess: no space left on device writing
-// traces/kernel-3.tracez", see ErrorPrefix), which names the file and
-// line; else the log's last lines.
+// reason is why a post-processor failed: the last 5 lines of its log, as
+// the Traces guide says; for the built-in one, whose last line is its
+// error ("postprocess: no space left on device writing
+// traces/kernel-3.tracez", see ErrorPrefix) naming the file and line,
+// that line first, then the lines before it.
 func (p *Processor) reason(logPath string) string {
+	lines, err := proc.LastLines(logPath, 5)
+	if err != nil || len(lines) == 0 {
+		return "(no output)"
+	}
 	if p.cfg.Format != "" {
-		if lines, err := proc.LastLines(logPath, 1); err == nil && len(lines) == 1 {
-			if r, ok := strings.CutPrefix(lines[0], ErrorPrefix); ok {
-				return r
-			}
+		if r, ok := strings.CutPrefix(lines[len(lines)-1], ErrorPrefix); ok {
+			return strings.Join(append([]string{r}, lines[:len(lines)-1]...), "\n")
 		}
 	}
-	return p.tail(logPath)
+	return strings.Join(lines, "\n")
 }
 
 func (p *Processor) tail(logPath string) string {

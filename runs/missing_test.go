@@ -44,6 +44,9 @@ func TestMissingKernelFileFailsTheRun(t *testing.T) {
 			!strings.Contains(cascade.Deref(got.Error), `retryTrace(id: "`+quickstartID+`")`) {
 			t.Fatalf("run %s: %s, %q; want FAILED, %q", got.ID, got.State, cascade.Deref(got.Error), want)
 		}
+		if line := "traces/kernelslist.g line 7 names kernel-3-ctx_0x55d2c3a1e4f0.traceg, which is not on disk"; got.FailureClass != cascade.FailureMissingTrace || got.FailureLine != line {
+			t.Errorf("run %s: class %q, line %q; want %s, %q", got.ID, got.FailureClass, got.FailureLine, cascade.FailureMissingTrace, line)
+		}
 	}
 	r.noStart()
 

@@ -111,6 +111,20 @@ func missingFix(err error, traceID string) error {
 	}
 	named := *m
 	named.List = tracedir.KernelsListG
-	return fmt.Errorf("trace %q: %s: its files changed after it was post-processed. Upload the missing files again, "+
-		"or call retryTrace(id: %q) to post-process its raw traces again", traceID, named.Error(), traceID)
+	return fmt.Errorf("trace %q: %w: its files changed after it was post-processed. Upload the missing files again, "+
+		"or call retryTrace(id: %q) to post-process its raw traces again", traceID, &named, traceID)
+}
+
+// preparedEnd is how a run whose preparation failed with err ends: FAILED
+// with err, and for kernel files that are not on disk (missingFix) the
+// failure class the simulator's own message would have had
+// (MISSING_TRACE_FILE), the list's line as its failure line.
+func preparedEnd(err error) End {
+	end := End{State: cascade.RunFailed, Error: err.Error()}
+	var m *kernellist.MissingFilesError
+	if errors.As(err, &m) {
+		line := m.Error()
+		end.Also = func(r *cascade.Run) { r.FailureClass, r.FailureLine = cascade.FailureMissingTrace, line }
+	}
+	return end
 }

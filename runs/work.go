@@ -54,7 +54,7 @@ func (m *Manager) prepared(ctx context.Context, r cascade.Run, a *active) (job J
 	job, note, err := m.prepare(ctx, r)
 	if err != nil {
 		if !a.removed.Load() {
-			m.finish(ctx, r.ID, End{State: cascade.RunFailed, Error: err.Error()})
+			m.finish(ctx, r.ID, preparedEnd(err))
 		}
 		return Job{}, false
 	}

@@ -144,7 +144,10 @@ func TestFailureClassesRecorded(t *testing.T) {
 					t.Fatal(err)
 				}
 			}},
-		{name: "missing traceg", mode: "ok", class: "MISSING_TRACE_FILE", line: "kernel-3-ctx_0x55d2c3a1e4f0.traceg: No such file or directory",
+		// Found before the simulator starts, which would simulate every
+		// kernel before the missing one first.
+		{name: "missing traceg", mode: "ok", class: "MISSING_TRACE_FILE", line: "traces/kernelslist.g line 7 names kernel-3-ctx_0x55d2c3a1e4f0.traceg, which is not on disk",
+			error: `call retryTrace(id: "` + quickstartID + `")`,
 			prepare: func(t *testing.T, s *servertest.TestServer) {
 				if err := os.Remove(kernel3(s)); err != nil {
 					t.Fatal(err)
