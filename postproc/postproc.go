@@ -335,6 +335,14 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 	p.log.Info("post-processing", "trace", id, "command", p.cfg.Command[0], "jobs", jobs)
 	logPath := p.LogPath(id)
 	args := append(append([]string(nil), p.cfg.Command...), filepath.Join(dir, tracedir.TracesDir), "-j", strconv.Itoa(jobs))
+	// What a post-processor of the trace left running when the server
+	// was killed outright (Pdeathsig takes the program, not its children)
+	// would write beside this one: it goes first.
+	abs, _ := filepath.Abs(dir)
+	tag := "postprocess " + abs
+	if n := proc.KillTagged(tag); n > 0 {
+		p.log.Warn("killed what an earlier post-processor of the trace left running", "trace", id, "processes", n)
+	}
 	start := time.Now()
 	res, err := proc.Run(runCtx, proc.Cmd{
 		Args: args,
@@ -342,6 +350,7 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 		Env:  []string{"CASCADE_WORK_DIR=" + p.cfg.WorkDir},
 		Log:  logPath,
 		Grew: func() { p.cfg.Events.Publish(cascade.LogGrew{Kind: "postprocess", ID: id}) },
+		Tag:  tag,
 	})
 	free() // finish may give the queue's slot away: the next one takes this one
 	switch {

@@ -43,7 +43,15 @@ type Cmd struct {
 	// Started, if set, is called with the process's id once it has
 	// started, before Run waits for it.
 	Started func(pid int)
+	// Tag, when set, goes into the program's environment (TagVar), which
+	// everything it starts inherits: KillTagged then finds what a server
+	// killed outright left running, beyond the reach of Pdeathsig, which
+	// kills the program alone.
+	Tag string
 }
+
+// TagVar is the environment variable that carries a Cmd's Tag.
+const TagVar = "CASCADE_PROC_TAG"
 
 // LogError is returned by [Run], with the program's result, when some of
 // its output could not be written to its log file. The program never sees
@@ -111,6 +119,9 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	cmd := exec.Command(c.Args[0], c.Args[1:]...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), c.Env...)
+	if c.Tag != "" {
+		cmd.Env = append(cmd.Env, TagVar+"="+c.Tag)
+	}
 	logFailed := make(chan struct{})
 	out := &nudgeWriter{w: logf, grew: c.Grew, failed: func() { close(logFailed) }}
 	var stopOnLog <-chan struct{} // nil, never ready: the program runs on

@@ -358,7 +358,13 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if dir := os.Getenv(serverEnv); dir != "" {
-		proc.Run(context.Background(), sh(dir, `echo $$ > child.tmp && mv child.tmp child.pid && exec sleep 1000`))
+		c := sh(dir, `echo $$ > child.tmp && mv child.tmp child.pid && exec sleep 1000`)
+		if tag := os.Getenv(tagEnv); tag != "" {
+			// A grandchild, beyond Pdeathsig's reach, first.
+			c = sh(dir, `sleep 1000 >/dev/null 2>&1 & echo $! > grand.tmp && mv grand.tmp grand.pid && echo $$ > child.tmp && mv child.tmp child.pid && exec sleep 1000`)
+			c.Tag = tag
+		}
+		proc.Run(context.Background(), c)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -415,4 +421,41 @@ func TestChildDiesWithTheServer(t *testing.T) {
 	server.Process.Kill()
 	server.Wait()
 	assertGone(t, child)
+}
+
+// tagEnv, with serverEnv, makes the test binary's child leave a
+// grandchild and run under that Tag.
+const tagEnv = "CASCADE_PROC_TEST_TAG"
+
+// TestKillTaggedAfterTheServer: a server killed outright takes its child
+// along (Pdeathsig) but not the grandchild the child started (QA: a
+// post-processor script's children ran on beside the one the restarted
+// server started); KillTagged finds it by its Tag and kills it, and
+// nothing of another tag.
+func TestKillTaggedAfterTheServer(t *testing.T) {
+	testkit.SkipShort(t, "runs the test binary and /bin/sh")
+	dir := t.TempDir()
+	tag := "postprocess " + dir + " trace-1"
+	server := exec.Command(os.Args[0], "-test.run=^$")
+	server.Env = append(os.Environ(), serverEnv+"="+dir, tagEnv+"="+tag)
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(dir, "child.pid")
+	testkit.Eventually(t, 10*time.Second, "the child started", func() bool { _, err := os.Stat(pidFile); return err == nil })
+	child, grand := readPID(t, pidFile), readPID(t, filepath.Join(dir, "grand.pid"))
+	server.Process.Kill()
+	server.Wait()
+	assertGone(t, child)
+	time.Sleep(200 * time.Millisecond)
+	if gone(grand) {
+		t.Fatalf("grandchild %d ended with the server: nothing to test", grand)
+	}
+	if n := proc.KillTagged(tag + "-other"); n != 0 || gone(grand) {
+		t.Fatalf("another tag killed %d", n)
+	}
+	if n := proc.KillTagged(tag); n != 1 {
+		t.Errorf("KillTagged killed %d, want 1", n)
+	}
+	assertGone(t, grand)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/accelsim/simlog"
@@ -30,7 +31,12 @@ func execute(ctx context.Context, cfg Config, job runs.Job, grew func(), started
 	args = append(args, simconfig.SimulatorArgs(job.Config)...)
 	// The log is the run's result: a simulator whose output cannot be
 	// written (a full disk) is stopped, and the error is a *proc.LogError.
-	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: job.Dir, Env: cfg.Env, Log: job.Log, Grew: grew, StopOnLogError: true, Started: started})
+	// What a simulator of the same run left running when the server was
+	// killed outright (a wrapper script's children) goes first.
+	abs, _ := filepath.Abs(job.Dir)
+	tag := "run " + abs
+	proc.KillTagged(tag)
+	res, err := proc.Run(ctx, proc.Cmd{Args: args, Dir: job.Dir, Env: cfg.Env, Log: job.Log, Grew: grew, StopOnLogError: true, Started: started, Tag: tag})
 	if errors.Is(err, proc.ErrNotFound) {
 		return simlog.Exit{Code: -1}, res, fmt.Errorf("%w: %w", ErrSimulatorNotFound, err)
 	}
