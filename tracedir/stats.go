@@ -116,13 +116,29 @@ func StatsFor(list string) string {
 	return path.Join(path.Dir(list), "stats.csv")
 }
 
-// StatsFiles returns the stats files present: stats_ctx_* and stats.csv.
+// StatsCSV is an older tracer's stats file, relative to the trace
+// directory.
+const StatsCSV = TracesDir + "/stats.csv"
+
+// StatsFiles returns the stats files whose rows are the trace's kernels:
+// traces/stats_ctx_* when there is any, else traces/stats.csv, as the
+// Traces guide says ("The rows of traces/stats_ctx_*, or stats.csv from
+// older tracers"). A stats.csv beside stats_ctx_* files is ignored
+// (StatsCSVIgnored): never two kernel lists merged.
 func (t *Tree) StatsFiles() []string {
-	files := t.Glob(TracesDir, "stats_ctx_*")
-	if t.Has(TracesDir + "/stats.csv") {
-		files = append(files, TracesDir+"/stats.csv")
+	if files := t.Glob(TracesDir, "stats_ctx_*"); len(files) > 0 {
+		return files
 	}
-	return files
+	if t.Has(StatsCSV) {
+		return []string{StatsCSV}
+	}
+	return nil
+}
+
+// StatsCSVIgnored reports whether the tree holds a traces/stats.csv that
+// StatsFiles leaves out, the trace having stats_ctx_* files.
+func (t *Tree) StatsCSVIgnored() bool {
+	return t.Has(StatsCSV) && len(t.Glob(TracesDir, "stats_ctx_*")) > 0
 }
 
 // StatsTree is the tree of the trace at root as far as EachKernels and
@@ -138,7 +154,7 @@ func StatsTree(root string) (*Tree, error) {
 	}
 	for _, de := range des {
 		name := de.Name()
-		if name != "stats.csv" && !strings.HasPrefix(name, "stats_ctx_") {
+		if name != path.Base(StatsCSV) && !strings.HasPrefix(name, "stats_ctx_") {
 			continue
 		}
 		if de.Type().IsRegular() || de.Type()&fs.ModeSymlink != 0 {
@@ -220,6 +236,9 @@ func (t *Tree) EachKernels(w *Warnings, n int, fn func([]cascade.Kernel) error) 
 		return err
 	}
 	names := demangler{}
+	if t.StatsCSVIgnored() {
+		w.Addf("%s: ignored: the trace has %s/stats_ctx_* files, whose rows are its kernels (stats.csv is an older tracer's)", StatsCSV, TracesDir)
+	}
 	for _, rel := range t.StatsFiles() {
 		var ctx *string
 		if c, ok := strings.CutPrefix(path.Base(rel), "stats_ctx_"); ok {

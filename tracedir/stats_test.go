@@ -1,0 +1,61 @@
+package tracedir_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/tracedir"
+)
+
+const statsHeader = "kernel id, kernel mangled name, grid_dimX, grid_dimY, grid_dimZ, #blocks, block_dimX, block_dimY, block_dimZ, #threads, total_insts, total_reported_insts\n"
+
+// readStatsOf writes files (path under dir → content) and reads the
+// trace's kernels as the post-processor does.
+func readStatsOf(t *testing.T, files map[string]string) ([]cascade.Kernel, []string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	for p, s := range files {
+		writeFile(t, filepath.Join(dir, filepath.FromSlash(p)), []byte(s))
+	}
+	tree, err := tracedir.StatsTree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w tracedir.Warnings
+	ks, err := tree.ReadKernels(&w)
+	return ks, w.Result(), err
+}
+
+// TestStatsCtxWin: a trace with stats_ctx_* files has their rows as its
+// kernels, as the Traces guide says ("The rows of traces/stats_ctx_*, or
+// stats.csv from older tracers"); a stats.csv left beside them is
+// ignored, with a warning saying so.
+func TestStatsCtxWin(t *testing.T) {
+	ks, warnings, err := readStatsOf(t, map[string]string{
+		"traces/stats_ctx_0x1": statsHeader + "1, _Z1fv, 1,1,1, 1, 32,1,1, 32, 10, 10\n",
+		"traces/stats_ctx_0x2": statsHeader + "1, _Z1gv, 1,1,1, 1, 32,1,1, 32, 10, 10\n",
+		"traces/stats.csv":     statsHeader + "1, _Z1hv, 1,1,1, 1, 32,1,1, 32, 10, 10\n",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ks) != 2 {
+		t.Fatalf("%d kernels, want the 2 of the stats_ctx_ files: %+v", len(ks), ks)
+	}
+	for _, k := range ks {
+		if k.Context == nil {
+			t.Errorf("kernel %s has no context: stats.csv's row was read", k.Name)
+		}
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "traces/stats.csv") || !strings.Contains(warnings[0], "ignored") || !strings.Contains(warnings[0], "stats_ctx_") {
+		t.Errorf("warnings %q, want one saying traces/stats.csv is ignored for the stats_ctx_ files", warnings)
+	}
+
+	// An older tracer's trace: stats.csv alone is read.
+	ks, warnings, err = readStatsOf(t, map[string]string{"traces/stats.csv": statsHeader + "1, _Z1hv, 1,1,1, 1, 32,1,1, 32, 10, 10\n"})
+	if err != nil || len(ks) != 1 || len(warnings) != 0 {
+		t.Errorf("stats.csv alone: %d kernels, warnings %q, err %v; want 1, none, nil", len(ks), warnings, err)
+	}
+}
