@@ -3,9 +3,8 @@ package scanner
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -49,7 +48,16 @@ func see(tree *tracedir.Tree) sight {
 	s := sight{tree: tree}
 	var meta tracedir.Metadata
 	if tree.Has(tracedir.MetadataFile) {
-		if b, err := os.ReadFile(filepath.Join(tree.Root, tracedir.MetadataFile)); err == nil {
+		b, err := tracedir.ReadMetadataBytes(tree.Root)
+		var big *tracedir.MetadataTooBigError
+		switch {
+		case errors.As(err, &big):
+			// Not read: it stands for itself by its size and time (its
+			// metaSum changes when it is replaced), and fails the trace.
+			f := tree.Files[tracedir.MetadataFile]
+			s.meta = []byte("unread " + fileSig(big.Size, f.ModTime))
+			s.parsed = &parsedMeta{err: err}
+		case err == nil:
 			s.meta = append(make([]byte, 0, len(b)), b...)
 			var err error
 			meta, err = tracedir.ParseMetadata(b)

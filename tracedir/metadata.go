@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -46,10 +47,50 @@ type FileEntry struct {
 	Size int64  `json:"size"`
 }
 
+// MaxMetadataBytes caps the size of a metadata.json that is read: a
+// trace's metadata (model, layers, prompts, files list) fits in far less,
+// and one read whole costs the server its size in memory on every scan.
+// A bigger one fails the trace (MetadataTooBigError) without being read.
+const MaxMetadataBytes = 32 << 20
+
+// MetadataTooBigError is a metadata.json over MaxMetadataBytes.
+type MetadataTooBigError struct {
+	Size int64 // its size in bytes; at least MaxMetadataBytes+1
+}
+
+func (e *MetadataTooBigError) Error() string {
+	return fmt.Sprintf("%s: %d bytes (%.1f MiB) is over the limit of %d MiB that is read: metadata.json holds a trace's metadata (model, layers, prompts, files list); upload a smaller one",
+		MetadataFile, e.Size, float64(e.Size)/(1<<20), MaxMetadataBytes>>20)
+}
+
+// ReadMetadataBytes reads dir/metadata.json, refusing one over
+// MaxMetadataBytes (*MetadataTooBigError) without reading it whole.
+func ReadMetadataBytes(dir string) ([]byte, error) {
+	f, err := os.Open(filepath.Join(dir, MetadataFile))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxMetadataBytes {
+		return nil, &MetadataTooBigError{Size: fi.Size()}
+	}
+	// It may grow while read, or be no regular file: read one byte past
+	// the limit at most.
+	b, err := io.ReadAll(io.LimitReader(f, MaxMetadataBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxMetadataBytes {
+		return nil, &MetadataTooBigError{Size: int64(len(b))}
+	}
+	return b, nil
+}
+
 // ReadMetadata reads and decodes dir/metadata.json. A syntax error names
-// the line and column; a field of the wrong type names the field.
+// the line and column; a field of the wrong type names the field; one
+// over MaxMetadataBytes is not read.
 func ReadMetadata(dir string) (Metadata, error) {
-	b, err := os.ReadFile(filepath.Join(dir, MetadataFile))
+	b, err := ReadMetadataBytes(dir)
 	if err != nil {
 		return Metadata{}, err
 	}

@@ -1,6 +1,10 @@
 package tracedir_test
 
 import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,5 +48,36 @@ func TestMetadataOddities(t *testing.T) {
 				t.Errorf("trace_gpu_arch %v, want %q", got, tc.arch)
 			}
 		})
+	}
+}
+
+// TestMetadataTooBig: a metadata.json over MaxMetadataBytes is refused
+// with an error naming the file, its size and the limit, without being
+// read (the file here is sparse: reading it would take its size in
+// memory).
+func TestMetadataTooBig(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, tracedir.MetadataFile)
+	writeFile(t, p, []byte(`{"prompts": ["`))
+	if err := os.Truncate(p, tracedir.MaxMetadataBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	_, err := tracedir.ReadMetadata(dir)
+	var big *tracedir.MetadataTooBigError
+	if !errors.As(err, &big) || big.Size != tracedir.MaxMetadataBytes+1 {
+		t.Fatalf("err %v, want a MetadataTooBigError of %d bytes", err, tracedir.MaxMetadataBytes+1)
+	}
+	for _, s := range []string{"metadata.json", "33554433 bytes", "32 MiB"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not say %q", err, s)
+		}
+	}
+	// At the limit it is read.
+	if err := os.Truncate(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, p, append([]byte(`{"model": "m"}`), bytes.Repeat([]byte(" "), tracedir.MaxMetadataBytes-14)...))
+	if m, err := tracedir.ReadMetadata(dir); err != nil || m.Model == nil {
+		t.Errorf("a metadata.json of the limit's size: %+v, %v", m, err)
 	}
 }
