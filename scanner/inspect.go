@@ -25,6 +25,9 @@ type sight struct {
 	// went between the walk and the read (the next walk sees why).
 	meta       []byte
 	realTiming bool
+	// realTimingWarning says why a real-timing file meant is unusable
+	// (tracedir.Tree.RealTimingOf); "" when it is not.
+	realTimingWarning string
 	// parsed is meta parsed, when see read it: inspect parses it only
 	// when not.
 	parsed *parsedMeta
@@ -64,7 +67,7 @@ func see(tree *tracedir.Tree) sight {
 			s.parsed = &parsedMeta{meta, err}
 		}
 	}
-	s.realTiming = tree.HasRealTiming(meta)
+	s.realTiming, s.realTimingWarning = tree.RealTimingOf(meta)
 	// Read whatever metadata.json says, which it may contradict
 	// (archContradicted); a header, once per kernel trace file.
 	s.binVersion, s.hasBinVersion = tree.BinaryVersion()
@@ -201,6 +204,9 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 			l.warnings = meta.Warnings
 			l.profiles = lookProfiles(tree, saw.meta, meta)
 		}
+	}
+	if saw.realTimingWarning != "" {
+		l.warnings = append(slices.Clip(l.warnings), saw.realTimingWarning)
 	}
 	l.uploadSum, l.which, l.uploadPaths = tracedir.UploadSumPaths(tree, l.meta)
 	if h.upload != "" && l.uploadSum != h.upload {

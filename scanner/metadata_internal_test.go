@@ -47,3 +47,19 @@ func TestHugeMetadataFailsTheTrace(t *testing.T) {
 		t.Errorf("a small metadata.json uploaded over it: %s (%v), want PROCESSING", tr.State, cascade.Deref(tr.Error))
 	}
 }
+
+// TestRealTimingWarning: a real-timing file that is meant but unusable
+// (here metadata.json names one that is not there) leaves hasRealTiming
+// false and says why in the trace's warnings.
+func TestRealTimingWarning(t *testing.T) {
+	ctx := context.Background()
+	b := newBucket(t)
+	files := perContext()
+	b.write("rt", with(files, "metadata.json", meta(map[string]any{"real_timing": "nothere.json"}, files), "real_timing.json", `[{"kernel_id": "1"}]`))
+	b.s.scanTrace(ctx, "rt", time.Now())
+	tr := b.stored("rt")
+	want := `metadata.json: real_timing: "nothere.json" is not in the trace; the trace has no real timing (hasRealTiming is false)`
+	if tr.HasRealTiming || len(tr.ScanWarnings) != 1 || tr.ScanWarnings[0] != want {
+		t.Errorf("hasRealTiming %v, warnings %q; want false, [%q]", tr.HasRealTiming, tr.ScanWarnings, want)
+	}
+}

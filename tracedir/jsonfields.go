@@ -44,6 +44,52 @@ func jsonTopList(data []byte, key string) ([]json.RawMessage, string, error) {
 	return list, "", nil
 }
 
+// listEntryOffset returns the byte offset in data of entry index of the
+// list jsonTopList reads (the document, or its field key), for its line;
+// 0 when it cannot tell.
+func listEntryOffset(data []byte, key string, index int) int64 {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return 0
+	}
+	if tok == json.Delim('{') {
+		for {
+			k, err := dec.Token()
+			if err != nil || k == json.Delim('}') {
+				return 0
+			}
+			if k == key {
+				if tok, err = dec.Token(); err != nil {
+					return 0
+				}
+				break
+			}
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return 0
+			}
+		}
+	}
+	if tok != json.Delim('[') {
+		return 0
+	}
+	for i := 0; dec.More(); i++ {
+		if i == index {
+			off := dec.InputOffset()
+			for off < int64(len(data)) && bytes.IndexByte([]byte(", \t\r\n"), data[off]) >= 0 {
+				off++
+			}
+			return off
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return 0
+		}
+	}
+	return 0
+}
+
 // notJSON names the line and column of a JSON syntax error in data.
 func notJSON(data []byte, err error) error {
 	var syntax *json.SyntaxError

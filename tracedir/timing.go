@@ -20,6 +20,8 @@ type BadEntry struct {
 	Index  int    // index of the top-level entry: the row, step or mapping
 	Path   string // where in the file: "rows[3]", "steps[0].events[2]", "[4]"
 	Reason string // "kernel_id: missing", ...
+
+	unkeyed bool // a real-timing row without an integer kernel_id
 }
 
 func (b BadEntry) String() string { return b.Path + ": " + b.Reason }
@@ -89,7 +91,7 @@ func ParseRealTiming(data []byte) (RealTiming, error) {
 			rt.unkeyed++
 		}
 		if reason != "" {
-			rt.Bad = append(rt.Bad, BadEntry{Index: i, Path: fmt.Sprintf("%s[%d]", prefix, i), Reason: reason})
+			rt.Bad = append(rt.Bad, BadEntry{Index: i, Path: fmt.Sprintf("%s[%d]", prefix, i), Reason: reason, unkeyed: !keyed})
 			continue
 		}
 		rt.Rows = append(rt.Rows, row)
@@ -157,20 +159,64 @@ func parseTimingRow(raw json.RawMessage) (row TimingRow, keyed bool, reason stri
 // real_timing, else real_timing.json; a plain file, not a link) is
 // [RealTiming.Usable].
 func (t *Tree) HasRealTiming(m Metadata) bool {
+	has, _ := t.RealTimingOf(m)
+	return has
+}
+
+// RealTimingOf is HasRealTiming, with a warning saying why not when a
+// real-timing file is meant but unusable: the file metadata.json names is
+// not there, or the file (named, or real_timing.json) is a link, cannot
+// be read, is not JSON, or holds no rows or rows without an integer
+// kernel_id. It names the file and the line or field. No file at all, when
+// metadata.json names none, is no problem; a name outside the trace is
+// metadata.json's warning (ParseMetadata).
+func (t *Tree) RealTimingOf(m Metadata) (has bool, warning string) {
 	name := m.RealTiming
 	if name == "" {
 		name = RealTimingFile
 	}
+	none := "the trace has no real timing (hasRealTiming is false)"
 	rel, err := t.Resolve(name)
-	if err != nil || !t.Has(rel) || t.Files[rel].Link {
-		return false
+	switch {
+	case err != nil && m.RealTiming != "" && (filepath.IsAbs(name) || slices.Contains(strings.Split(filepath.ToSlash(name), "/"), "..")):
+		return false, "" // ParseMetadata warns
+	case err != nil && m.RealTiming != "":
+		return false, fmt.Sprintf("%s: real_timing: %v; %s", MetadataFile, err, none)
+	case err != nil:
+		return false, fmt.Sprintf("%v; %s", err, none)
+	case !t.Has(rel) && m.RealTiming != "":
+		return false, fmt.Sprintf("%s: real_timing: %q is not in the trace; %s", MetadataFile, m.RealTiming, none)
+	case !t.Has(rel):
+		return false, ""
+	case t.Files[rel].Link:
+		return false, fmt.Sprintf("%s: a link, and real timing is read from a plain file only; %s", name, none)
 	}
 	b, err := os.ReadFile(filepath.Join(t.Root, filepath.FromSlash(rel)))
 	if err != nil {
-		return false
+		return false, fmt.Sprintf("%s: not read: %v; %s", name, err, none)
 	}
 	rt, err := ParseRealTiming(b)
-	return err == nil && rt.Usable()
+	switch {
+	case err != nil:
+		return false, fmt.Sprintf("%s: %v: want a list of rows with integer kernel_ids (or an object whose \"rows\" is one); %s", name, err, none)
+	case rt.Usable():
+		return true, ""
+	case rt.unkeyed == 0:
+		return false, fmt.Sprintf("%s: no rows; %s", name, none)
+	}
+	var first BadEntry
+	for _, bad := range rt.Bad {
+		if bad.unkeyed {
+			first = bad
+			break
+		}
+	}
+	more := ""
+	if rt.unkeyed > 1 {
+		more = fmt.Sprintf(" (and %d more rows without one)", rt.unkeyed-1)
+	}
+	line, _ := LineCol(b, listEntryOffset(b, "rows", first.Index)+1)
+	return false, fmt.Sprintf("%s:%d: %s: %s%s: every row needs an integer kernel_id; %s", name, line, first.Path, first.Reason, more, none)
 }
 
 // RealTimingPath returns the path of the trace's real-timing file: the one

@@ -159,3 +159,51 @@ func TestHasRealTiming(t *testing.T) {
 		}
 	})
 }
+
+// TestRealTimingWarnings: a real-timing file meant but unusable gives a
+// warning naming the file and the line or field; none at all, when
+// metadata.json names none, gives none.
+func TestRealTimingWarnings(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		files    map[string]string
+		named    string // metadata.json's real_timing
+		want     bool
+		contains []string // "": no warning
+	}{
+		{name: "no file", want: false},
+		{name: "good", files: map[string]string{"real_timing.json": `[{"kernel_id": 1}]`}, want: true},
+		{name: "not JSON", files: map[string]string{"real_timing.json": "[\n{\"kernel_id\": 1},\n oops]"}, contains: []string{"real_timing.json: not JSON: line 3, column 2", "kernel_id"}},
+		{name: "string kernel_id", files: map[string]string{"real_timing.json": "[\n  {\"kernel_id\": 1},\n  {\"kernel_id\": \"1\"},\n  {\"kernel_id\": \"2\"}\n]"},
+			contains: []string{`real_timing.json:3: [1]: kernel_id: want an integer, got a string (and 1 more rows without one)`}},
+		{name: "string kernel_id in rows", files: map[string]string{"t/rt.json": "{\"gpu\": \"H100\",\n \"rows\": [\n{\"kernel_id\": \"1\"}]}"}, named: "t/rt.json",
+			contains: []string{`t/rt.json:3: rows[0]: kernel_id: want an integer, got a string`}},
+		{name: "empty", files: map[string]string{"real_timing.json": `[]`}, contains: []string{"real_timing.json: no rows"}},
+		{name: "named file missing", named: "nothere.json", files: map[string]string{"real_timing.json": `[{"kernel_id": 1}]`},
+			contains: []string{`metadata.json: real_timing: "nothere.json" is not in the trace`}},
+		{name: "named outside: metadata.json's warning", named: "../x.json"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for p, c := range tt.files {
+				writeFile(t, filepath.Join(dir, filepath.FromSlash(p)), []byte(c))
+			}
+			tree, err := tracedir.Walk(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			has, w := tree.RealTimingOf(tracedir.Metadata{RealTiming: tt.named})
+			if has != tt.want {
+				t.Errorf("has %v, want %v", has, tt.want)
+			}
+			if len(tt.contains) == 0 && w != "" {
+				t.Errorf("warning %q, want none", w)
+			}
+			for _, s := range tt.contains {
+				if !strings.Contains(w, s) || !strings.Contains(w, "hasRealTiming is false") {
+					t.Errorf("warning %q, want it to say %q and hasRealTiming is false", w, s)
+				}
+			}
+		})
+	}
+}
