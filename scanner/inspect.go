@@ -200,7 +200,7 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 		}
 		if metaErr == nil {
 			l.meta = &meta
-			l.metaFailed = failedText(meta)
+			l.metaFailed = meta.FailedText()
 			l.warnings = meta.Warnings
 			l.profiles = lookProfiles(tree, saw.meta, meta)
 		}
@@ -315,19 +315,6 @@ const waitingNoteAfter = 30 * time.Second
 
 // fileSig is what history.metaSig holds of a file.
 func fileSig(size int64, mod time.Time) string { return fmt.Sprint(size, mod.UnixNano()) }
-
-// failedText is the error of a trace whose metadata.json has status
-// "failed", naming where it came from, or "" for any other status.
-func failedText(m tracedir.Metadata) string {
-	if m.Status != "failed" {
-		return ""
-	}
-	msg := tracedir.MetadataFile + `: status "failed"`
-	if m.Error != "" {
-		msg += ": " + m.Error
-	}
-	return msg
-}
 
 func (l *look) fail(ev tracestate.Event, msg string) { l.event, l.err = ev, msg }
 

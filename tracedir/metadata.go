@@ -29,7 +29,10 @@ type Metadata struct {
 	SuggestedSimConfig *string
 	Status             string
 	Error              string
-	RealTiming         string
+	// ErrorRaw is the error field's JSON, compacted and cut short, when it
+	// is no string (Error is then ""); "" otherwise.
+	ErrorRaw   string
+	RealTiming string
 	// Profiles are the hardware profiles of the traced program (Nsight
 	// Compute raw pages, nvprof GPU traces: formats.md §9), paths in the
 	// trace directory: "profiles", a name or a list of names.
@@ -140,8 +143,18 @@ func ParseMetadata(b []byte) (Metadata, error) {
 	errs = append(errs,
 		field("run_name", &m.RunName),
 		field("status", &m.Status),
-		field("error", &m.Error),
 		field("real_timing", &m.RealTiming))
+	if v, ok := raw["error"]; ok && string(v) != "null" && json.Unmarshal(v, &m.Error) != nil {
+		// Read only with status "failed": the profiler's verdict stands
+		// whatever its error text's shape (FailedText).
+		m.ErrorRaw = compactN(v, 200)
+		if !m.Failed() {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("%s: error: want a string, got %s; ignored, as status is not \"failed\"", MetadataFile, m.ErrorRaw))
+		}
+	}
+	if st := strings.ToLower(strings.TrimSpace(m.Status)); m.Status != "" && !slices.Contains(KnownStatuses, st) {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: status: %q is none Cascade knows (want \"failed\", which fails the trace, \"complete\" or \"uploading\"); the trace is taken as not failed", MetadataFile, m.Status))
+	}
 	if v, ok := raw["layers"]; ok && string(v) != "null" {
 		m.Layers, err = layersText(v)
 		errs = append(errs, err)
@@ -180,6 +193,32 @@ func ParseMetadata(b []byte) (Metadata, error) {
 		errs = append(errs, parseFiles(v, &m.Files))
 	}
 	return m, errors.Join(errs...)
+}
+
+// KnownStatuses are the values of metadata.json's status Cascade knows,
+// in any case: "failed" fails the trace (Failed), the others say nothing.
+// Any other is a warning.
+var KnownStatuses = []string{"failed", "complete", "uploading"}
+
+// Failed reports whether metadata.json's status says the trace failed:
+// "failed" in any case, as a profiler writing FAILED means it.
+func (m Metadata) Failed() bool { return strings.EqualFold(strings.TrimSpace(m.Status), "failed") }
+
+// FailedText is the error of a trace whose metadata.json says it failed
+// (Failed), naming where it came from and its error text, or saying its
+// error field is no string; "" when it does not say so.
+func (m Metadata) FailedText() string {
+	if !m.Failed() {
+		return ""
+	}
+	msg := fmt.Sprintf("%s: status %q", MetadataFile, m.Status)
+	switch {
+	case m.Error != "":
+		msg += ": " + m.Error
+	case m.ErrorRaw != "":
+		msg += "; its error field is not a string: " + m.ErrorRaw
+	}
+	return msg
 }
 
 func parseFiles(v json.RawMessage, dst *[]FileEntry) error {
@@ -248,14 +287,18 @@ func layersText(v json.RawMessage) (*string, error) {
 	return nil, fmt.Errorf("%s: layers: want a list of integers or a string, got %s", MetadataFile, compact(v))
 }
 
-func compact(v json.RawMessage) string {
+func compact(v json.RawMessage) string { return compactN(v, 60) }
+
+// compactN is v's JSON compacted, cut to n bytes at most with "..." at the
+// end when longer.
+func compactN(v json.RawMessage, n int) string {
 	var b bytes.Buffer
-	if json.Compact(&b, v) != nil {
-		return string(v)
+	s := string(v)
+	if json.Compact(&b, v) == nil {
+		s = b.String()
 	}
-	s := b.String()
-	if len(s) > 60 {
-		s = s[:57] + "..."
+	if len(s) > n {
+		s = strings.ToValidUTF8(s[:n-3], "") + "..."
 	}
 	return s
 }

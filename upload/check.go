@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 // ErrNotATrace is wrapped by Upload's error for a source directory that
@@ -86,8 +87,9 @@ func checkSource(src *source, meta *metadata) error {
 	return nil
 }
 
-// failed reports whether metadata.json says status "failed".
+// failed reports whether metadata.json says status "failed", in any case,
+// as the server reads it (tracedir.Metadata.Failed).
 func (m *metadata) failed() bool {
 	var status string
-	return json.Unmarshal(m.get("status"), &status) == nil && status == "failed"
+	return json.Unmarshal(m.get("status"), &status) == nil && (tracedir.Metadata{Status: status}).Failed()
 }
