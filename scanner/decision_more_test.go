@@ -3,6 +3,7 @@ package scanner
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cascade-sim/cascade"
 )
@@ -47,5 +48,30 @@ func TestDecisionStatus(t *testing.T) {
 		{name: "not failed, an error that is no string: a warning",
 			walks: walks(map[string]any{"error": []int{1}}), want: []cascade.TraceState{P},
 			check: wantWarnings(`metadata.json: error: want a string, got [1]; ignored, as status is not "failed"`)},
+	})
+}
+
+// TestDecisionStreamWaiting: an upload without a files list whose kernel
+// lists lack their stats files says so in its warnings once its tree has
+// not changed for waitingNoteAfter, as a listed upload does.
+func TestDecisionStreamWaiting(t *testing.T) {
+	streamed := with(perContext(), "metadata.json", `{"model": "m"}`)
+	noStats := with(streamed, "traces/stats_ctx_0x1", "", "traces/kernelslist_ctx_0x2", "kernel-3-ctx_0x2.trace.xz\n")
+	at := func(files map[string]string, ds ...time.Duration) []walk {
+		var ws []walk
+		for _, d := range ds {
+			ws = append(ws, walk{d, files})
+		}
+		return ws
+	}
+	playRows(t, []row{
+		{name: "two kernel lists without their stats: no note before the wait",
+			walks: at(noStats, 0, waitingNoteAfter/2), want: []cascade.TraceState{U, U}, check: wantWarnings()},
+		{name: "two kernel lists without their stats: a note naming them after the wait",
+			walks: at(noStats, 0, waitingNoteAfter, time.Hour), want: []cascade.TraceState{U, U, U},
+			check: wantWarnings("metadata.json: no files list, so the upload is complete once every raw kernel list has its stats file: traces/stats_ctx_0x1 (for traces/kernelslist_ctx_0x1) and traces/stats_ctx_0x2 (for traces/kernelslist_ctx_0x2) are not there")},
+		{name: "no kernel list at all: a note after the wait",
+			walks: at(map[string]string{"metadata.json": `{"model": "m"}`}, 0, waitingNoteAfter), want: []cascade.TraceState{U, U},
+			check: wantWarnings("metadata.json: no files list, so the upload is complete once every raw kernel list has its stats file: no raw kernel list (traces/kernelslist_ctx_* or traces/kernelslist) is there")},
 	})
 }

@@ -254,8 +254,14 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 			l.warnings = append(slices.Clip(l.warnings), waiting)
 		}
 	default:
-		if streamComplete(tree) && settled {
-			l.event = tracestate.UploadComplete
+		switch {
+		case streamComplete(tree):
+			if settled {
+				l.event = tracestate.UploadComplete
+			}
+		case quiet(h.treeSince, now, waitingNoteAfter):
+			// As for a listed upload: say what it waits for.
+			l.warnings = append(slices.Clip(l.warnings), streamWaiting(tree))
 		}
 	}
 	return l, h
@@ -361,6 +367,32 @@ func streamComplete(tree *tracedir.Tree) bool {
 		}
 	}
 	return len(lists) > 0
+}
+
+// streamWaiting says what an upload without a files list that is not
+// streamComplete waits for: the stats files its raw kernel lists lack
+// (three named at most), or a raw kernel list.
+func streamWaiting(tree *tracedir.Tree) string {
+	const head = tracedir.MetadataFile + ": no files list, so the upload is complete once every raw kernel list has its stats file: "
+	var missing []string
+	seen := map[string]bool{}
+	for _, l := range tree.KernelLists() {
+		s := tracedir.StatsFor(l)
+		if !tree.Has(s) && !seen[s] {
+			seen[s] = true
+			missing = append(missing, fmt.Sprintf("%s (for %s)", s, l))
+		}
+	}
+	switch n := len(missing); {
+	case n == 0:
+		return head + "no raw kernel list (traces/kernelslist_ctx_* or traces/kernelslist) is there"
+	case n == 1:
+		return head + missing[0] + " is not there"
+	case n > 3:
+		return head + strings.Join(missing[:3], ", ") + fmt.Sprintf(" and %d more are not there", n-3)
+	default:
+		return head + strings.Join(missing[:n-1], ", ") + " and " + missing[n-1] + " are not there"
+	}
 }
 
 // A change is what apply did to a trace's state.
