@@ -82,6 +82,9 @@ type Scanner struct {
 	// Owned by the Run goroutine.
 	traces   map[string]*entry
 	watching bool // file-system events arrive
+	// notTraces are the names of files directly under the prefix already
+	// logged (notTrace).
+	notTraces map[string]bool
 	// watchGaps: some directory is not watched (the kernel's limit); its
 	// events never arrive. Set by the watcher.
 	watchGaps atomic.Bool
@@ -285,20 +288,6 @@ func (s *Scanner) unchanged(id string, e *entry) bool {
 	return metaSig(dir) == e.metaSig && tracedir.DirSignature(dir, e.dirs, tracedir.MetadataFile) == e.dirSig
 }
 
-func (s *Scanner) listTraces() (map[string]bool, error) {
-	des, err := os.ReadDir(s.cfg.Root)
-	if err != nil {
-		return nil, err
-	}
-	present := make(map[string]bool, len(des))
-	for _, de := range des {
-		if de.IsDir() && !strings.HasPrefix(de.Name(), ".") {
-			present[de.Name()] = true
-		}
-	}
-	return present, nil
-}
-
 func (s *Scanner) dir(id string) string { return filepath.Join(s.cfg.Root, id) }
 
 // scanTrace walks one trace, decides its state, and commits and publishes
@@ -328,6 +317,12 @@ type walked struct {
 // scanner's, so that many run at once.
 func walkTrace(dir, id string) walked {
 	w := walked{id: id, start: time.Now()}
+	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
+		// A file (or link) directly under the prefix: no trace, as
+		// listTraces has it.
+		w.err = errNotADir
+		return w
+	}
 	w.tree, w.err = tracedir.Walk(dir)
 	w.cost = time.Since(w.start)
 	if w.err != nil {
@@ -345,9 +340,12 @@ func walkTrace(dir, id string) walked {
 func (s *Scanner) inspectWalk(ctx context.Context, w walked, now time.Time) (*entry, look, bool) {
 	id := w.id
 	if w.err != nil {
-		if errors.Is(w.err, fs.ErrNotExist) {
+		if errors.Is(w.err, fs.ErrNotExist) || errors.Is(w.err, errNotADir) {
+			// Gone, or a file where it was: a trace is a directory.
 			if _, known := s.traces[id]; known {
 				s.remove(ctx, id)
+			} else if errors.Is(w.err, errNotADir) {
+				s.notTrace(id)
 			}
 			return nil, look{}, false
 		}
