@@ -75,3 +75,25 @@ func TestDecisionStreamWaiting(t *testing.T) {
 			check: wantWarnings("metadata.json: no files list, so the upload is complete once every raw kernel list has its stats file: no raw kernel list (traces/kernelslist_ctx_* or traces/kernelslist) is there")},
 	})
 }
+
+// TestDecisionFilesListEdges: a files list that is empty fails the trace
+// saying so; an entry naming a dotfile, which the scanner skips, is not
+// waited for, with a warning naming it; a list of dotfiles alone fails.
+func TestDecisionFilesListEdges(t *testing.T) {
+	pc := perContext()
+	dotted := meta(nil, with(pc, "traces/.hidden", "h"))
+	playRows(t, []row{
+		{name: "an empty list: failed at once, saying so",
+			walks: []walk{{0, with(pc, "metadata.json", `{"model": "m", "files": []}`)}}, want: []cascade.TraceState{F},
+			err: "metadata.json: files: the list is empty; it should list every file of the upload with its size in bytes (as cascade upload writes it)"},
+		{name: "a listed dotfile: not waited for, a warning naming it",
+			walks: []walk{{0, with(pc, "metadata.json", dotted, "traces/.hidden", "h")}}, want: []cascade.TraceState{P},
+			check: wantWarnings(`metadata.json: files[0]: "traces/.hidden" is a dotfile, which Cascade skips (dotfiles are uploads in flight), so it is not waited for`)},
+		{name: "two listed dotfiles, not there: one warning naming both",
+			walks: []walk{{0, with(pc, "metadata.json", meta(nil, with(pc, ".DS_Store", "d", "traces/.hidden", "h")))}}, want: []cascade.TraceState{P},
+			check: wantWarnings(`metadata.json: files: 2 entries name dotfiles, which Cascade skips (dotfiles are uploads in flight), so they are not waited for: files[0] ".DS_Store", files[1] "traces/.hidden"`)},
+		{name: "dotfiles alone: failed",
+			walks: []walk{{0, with(pc, "metadata.json", `{"files": [{"path": ".DS_Store", "size": 1}]}`)}}, want: []cascade.TraceState{F},
+			err: `metadata.json: files: the list names only dotfiles (files[0] ".DS_Store"), which Cascade skips; it should list every file of the upload with its size in bytes (as cascade upload writes it)`},
+	})
+}

@@ -243,6 +243,9 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 		l.fail(tracestate.MetadataFailed, l.metaFailed)
 	case meta.HasFiles:
 		complete, waiting, err := filesComplete(tree, meta.Files)
+		if w := listedDotfiles(meta.Files); w != "" && err == nil {
+			l.warnings = append(slices.Clip(l.warnings), w)
+		}
 		switch {
 		case err != nil:
 			l.fail(tracestate.UploadBroken, err.Error())
@@ -323,77 +326,6 @@ const waitingNoteAfter = 30 * time.Second
 func fileSig(size int64, mod time.Time) string { return fmt.Sprint(size, mod.UnixNano()) }
 
 func (l *look) fail(ev tracestate.Event, msg string) { l.event, l.err = ev, msg }
-
-// filesComplete applies the guide's first rule: every listed file is on
-// disk with the listed size. An entry that leaves the trace directory is an
-// error; one that is missing or short means the upload goes on.
-// When it is not, waiting says which listed files it waits for: how many,
-// and the first by its size on disk against the listed one.
-func filesComplete(tree *tracedir.Tree, files []tracedir.FileEntry) (complete bool, waiting string, err error) {
-	n, first := 0, ""
-	for i, f := range files {
-		rel, err := tree.Resolve(f.Path)
-		if err != nil {
-			return false, "", fmt.Errorf("metadata.json: files[%d]: %w", i, err)
-		}
-		got, ok := tree.Files[rel]
-		if ok && !got.Link && got.Size == f.Size {
-			continue
-		}
-		n++
-		if first != "" {
-			continue
-		}
-		switch {
-		case !ok:
-			first = fmt.Sprintf("%s (listed at %d bytes) is not there", f.Path, f.Size)
-		default:
-			first = fmt.Sprintf("%s is %d bytes, listed at %d", f.Path, got.Size, f.Size)
-		}
-	}
-	if n == 0 {
-		return true, "", nil
-	}
-	return false, fmt.Sprintf("%s: waiting for %d of its %d listed files: %s", tracedir.MetadataFile, n, len(files), first), nil
-}
-
-// streamComplete applies the second rule's file part: at least one kernel
-// list, and a stats file for each.
-func streamComplete(tree *tracedir.Tree) bool {
-	lists := tree.KernelLists()
-	for _, l := range lists {
-		if !tree.Has(tracedir.StatsFor(l)) {
-			return false
-		}
-	}
-	return len(lists) > 0
-}
-
-// streamWaiting says what an upload without a files list that is not
-// streamComplete waits for: the stats files its raw kernel lists lack
-// (three named at most), or a raw kernel list.
-func streamWaiting(tree *tracedir.Tree) string {
-	const head = tracedir.MetadataFile + ": no files list, so the upload is complete once every raw kernel list has its stats file: "
-	var missing []string
-	seen := map[string]bool{}
-	for _, l := range tree.KernelLists() {
-		s := tracedir.StatsFor(l)
-		if !tree.Has(s) && !seen[s] {
-			seen[s] = true
-			missing = append(missing, fmt.Sprintf("%s (for %s)", s, l))
-		}
-	}
-	switch n := len(missing); {
-	case n == 0:
-		return head + "no raw kernel list (traces/kernelslist_ctx_* or traces/kernelslist) is there"
-	case n == 1:
-		return head + missing[0] + " is not there"
-	case n > 3:
-		return head + strings.Join(missing[:3], ", ") + fmt.Sprintf(" and %d more are not there", n-3)
-	default:
-		return head + strings.Join(missing[:n-1], ", ") + " and " + missing[n-1] + " are not there"
-	}
-}
 
 // A change is what apply did to a trace's state.
 type change int

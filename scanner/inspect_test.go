@@ -151,7 +151,7 @@ func TestDecision(t *testing.T) {
 	streamed := with(pc, "metadata.json", `{"model": "m"}`)
 	streamedReady := with(streamed, "traces/kernelslist.g", "kernel-1-ctx_0x1.tracez\nkernel-2-ctx_0x1.tracez\n", "traces/kernelslist_ctx_0x1.g", "k\n",
 		"traces/kernel-1-ctx_0x1.tracez", "z1", "traces/kernel-2-ctx_0x1.tracez", "z2")
-	halfWritten := `{"model": "m", "files": []}`
+	halfWritten := `{"model": "m", "files": [{"path": "k", "size": 1}]}`
 	oneKernel := map[string]string{"traces/kernel-1-ctx_0x1.trace.xz": strings.Repeat("x", 1000)}
 	withFields := with(pc, "metadata.json", meta(map[string]any{"model": "meta-llama/Llama-3.1-8B", "layers": []int{0, 1},
 		"prompts": []string{"The capital of France is"}, "gpu": "NVIDIA H100 80GB HBM3", "trace_gpu_arch": "sm_89", "suggested_sim_config": "SM89_RTX4090"}, pc))
@@ -304,7 +304,7 @@ func TestDecision(t *testing.T) {
 				{testInterval, map[string]string{"metadata.json": halfWritten[:9]}},
 				{2 * testInterval, map[string]string{"metadata.json": halfWritten[:13]}},
 				{3 * testInterval, map[string]string{"metadata.json": halfWritten[:21]}},
-				{4 * testInterval, map[string]string{"metadata.json": halfWritten}},
+				{4 * testInterval, map[string]string{"metadata.json": halfWritten, "k": "x"}},
 			},
 			want: []cascade.TraceState{U, U, U, U, P}},
 		{name: "metadata.json that does not parse, unchanged for a scan: failed, naming line and column",

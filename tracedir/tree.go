@@ -224,3 +224,15 @@ func (t *Tree) firstLink(p string) (link, rest string, ok bool) {
 	}
 	return "", "", false
 }
+
+// IsDotPath reports whether a slash path in a trace has a dotfile's
+// component (".hidden", "traces/.rclone_temp_put_x", ".cache/x"): Walk
+// skips it, so no tree holds it. "." and ".." are no dotfiles.
+func IsDotPath(rel string) bool {
+	for _, c := range strings.Split(filepath.ToSlash(rel), "/") {
+		if strings.HasPrefix(c, ".") && c != "." && c != ".." {
+			return true
+		}
+	}
+	return false
+}
