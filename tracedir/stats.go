@@ -261,28 +261,73 @@ func (t *Tree) EachKernels(w *Warnings, n int, fn func([]cascade.Kernel) error) 
 }
 
 func readStats(r io.Reader, rel string, ctx *string, names demangler, emit func(cascade.Kernel) error, w *Warnings) error {
-	return eachRow(r, rel, func(line int, cols []string) error {
+	return eachRow(r, rel, w, func(line int, cols []string) error {
 		k, err := parseStatsRow(cols, ctx, names)
 		if err != nil {
 			w.Addf("%s:%d: %v", rel, line, err)
 			return nil
 		}
+		if _, ok := count32(cols[11]); !ok {
+			// Only the cut-short check reads it (EachStatsRow): the
+			// kernel stands.
+			w.Addf("%s:%d: total_reported_insts: %q is not a 32-bit count; the kernel is kept, but its trace is not checked for being cut short", rel, line, cols[11])
+		}
 		return emit(k)
 	})
 }
 
+// maxStatsLine bounds a stats row's line: mangled names can be long, but
+// not this long.
+const maxStatsLine = 16 << 20
+
 // eachRow calls fn with each row of a stats file but its header and blank
 // lines: its line number and its fields, trimmed, in a slice fn must not
-// keep.
-func eachRow(r io.Reader, rel string, fn func(line int, cols []string) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20) // mangled names can be long
+// keep. A line over maxStatsLine is skipped, reported in w when w is not
+// nil.
+func eachRow(r io.Reader, rel string, w *Warnings, fn func(line int, cols []string) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
 	line := 0
+	var buf []byte
 	var cols []string // reused: a row's fields, substrings of its line
-	for sc.Scan() {
+	for {
+		buf = buf[:0]
+		long, eof := false, false
+		for {
+			chunk, err := br.ReadSlice('\n')
+			if !long && len(buf)+len(chunk) > maxStatsLine+1 { // +1: its newline
+				long, buf = true, buf[:0]
+			}
+			if !long {
+				buf = append(buf, chunk...)
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err == io.EOF {
+				eof = true
+			} else if err != nil {
+				return fmt.Errorf("%s:%d: %w", rel, line+1, err)
+			}
+			break
+		}
+		if eof && len(buf) == 0 && !long {
+			return nil
+		}
 		line++
-		text := strings.TrimSpace(sc.Text())
+		if long {
+			if w != nil {
+				w.Addf("%s:%d: the line is over %d MiB, longer than any stats row; skipped", rel, line, maxStatsLine>>20)
+			}
+			if eof {
+				return nil
+			}
+			continue
+		}
+		text := strings.TrimSpace(string(buf))
 		if text == "" {
+			if eof {
+				return nil
+			}
 			continue
 		}
 		cols = cols[:0]
@@ -295,11 +340,10 @@ func eachRow(r io.Reader, rel string, fn func(line int, cols []string) error) er
 		if err := fn(line, cols); err != nil {
 			return err
 		}
+		if eof {
+			return nil
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %w", rel, line+1, err)
-	}
-	return nil
 }
 
 // StatsRow is what [EachStatsRow] reads of a stats row.
@@ -322,7 +366,7 @@ func EachStatsRow(path string, fn func(StatsRow)) error {
 		return err
 	}
 	defer f.Close()
-	return eachRow(f, filepath.Base(path), func(_ int, cols []string) error {
+	return eachRow(f, filepath.Base(path), nil, func(_ int, cols []string) error {
 		if len(cols) != len(statsColumns) {
 			return nil
 		}

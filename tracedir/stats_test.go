@@ -59,3 +59,36 @@ func TestStatsCtxWin(t *testing.T) {
 		t.Errorf("stats.csv alone: %d kernels, warnings %q, err %v; want 1, none, nil", len(ks), warnings, err)
 	}
 }
+
+// TestStatsRowOddities: a total_reported_insts that is no count is a
+// warning naming the file, line and column, and the kernel is kept (only
+// the cut-short check reads it); a line too long for any stats row is a
+// warning naming the file, line and limit, and is skipped, the rows
+// after it read.
+func TestStatsRowOddities(t *testing.T) {
+	ks, warnings, err := readStatsOf(t, map[string]string{
+		"traces/stats_ctx_0x1": statsHeader + "1, _Z1fv, 1,1,1, 1, 32,1,1, 32, 10, x\n",
+	})
+	if err != nil || len(ks) != 1 {
+		t.Fatalf("%d kernels, err %v; want the row kept", len(ks), err)
+	}
+	want := `traces/stats_ctx_0x1:2: total_reported_insts: "x" is not a 32-bit count; the kernel is kept, but its trace is not checked for being cut short`
+	if len(warnings) != 1 || warnings[0] != want {
+		t.Errorf("warnings %q, want [%q]", warnings, want)
+	}
+
+	long := "2, _Z" + strings.Repeat("a", 17<<20) + "v, 1,1,1, 1, 32,1,1, 32, 10, 10\n"
+	ks, warnings, err = readStatsOf(t, map[string]string{
+		"traces/stats.csv": statsHeader + "1, _Z1fv, 1,1,1, 1, 32,1,1, 32, 10, 10\n" + long + "3, _Z1gv, 1,1,1, 1, 32,1,1, 32, 10, 10",
+	})
+	if err != nil {
+		t.Fatalf("err %v, want none: a warning", err)
+	}
+	if len(ks) != 2 || ks[0].KernelID != 1 || ks[1].KernelID != 3 {
+		t.Errorf("kernels %+v, want 1 and 3", ks)
+	}
+	want = "traces/stats.csv:3: the line is over 16 MiB, longer than any stats row; skipped"
+	if len(warnings) != 1 || warnings[0] != want {
+		t.Errorf("warnings %q, want [%q]", warnings, want)
+	}
+}
