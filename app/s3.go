@@ -27,8 +27,9 @@ type S3Server interface {
 
 // S3Config is what S3Server.Start is given.
 type S3Config struct {
-	// Root is the storage root, <data dir>/s3; Bucket is in it.
-	Root, Bucket string
+	// Root is the storage root, <data dir>/s3; Bucket is in it, and the
+	// trace folders under Prefix in Bucket.
+	Root, Bucket, Prefix string
 	// Addr is the listen address; PublicURL, when set, the URL clients
 	// reach it at (Config.S3URL).
 	Addr, PublicURL    string
@@ -90,6 +91,7 @@ func (m *Main) startS3(ctx context.Context) error {
 	g, err := cfg.S3Server.Start(ctx, S3Config{
 		Root:      filepath.Join(cfg.DataDir, "s3"),
 		Bucket:    cfg.Bucket,
+		Prefix:    cfg.Prefix,
 		Addr:      cfg.S3Addr,
 		PublicURL: cfg.S3URL,
 		Keys:      keys,

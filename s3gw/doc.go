@@ -16,8 +16,10 @@
 // fails the request with InsufficientStorage and leaves nothing.
 //
 // On top of the gateway this package refuses keys the scanner could not
-// follow (a component that is empty after the bucket, starts with a dot, or
-// holds a control character), creates the configured bucket at start, and
+// follow (a component that is empty after the bucket, "." or "..", one of
+// the gateway's own names such as .sgwtmp, or holds a control character;
+// a trace folder that starts with a dot), stores other dotfiles as they
+// are (the scanner skips them), creates the configured bucket at start, and
 // holds the access key pair requests are signed with (AWS Signature V4), and
 // optionally a read-only pair that may get, head and list but gets
 // AccessDenied for every write (see readonly.go). It also reads or makes

@@ -43,6 +43,10 @@ type Config struct {
 	Root string
 	// Bucket is created at start if it is not there yet.
 	Bucket string
+	// Prefix is where in Bucket the trace folders are ("traces"): a key
+	// there is refused when its trace folder could not be a trace's
+	// (CheckTraceKey).
+	Prefix string
 	// Addr is the listen address; port 0 picks a free one.
 	Addr string
 	Keys Keys
@@ -181,7 +185,7 @@ func start(ctx context.Context, cfg Config, addr string) (*Gateway, error) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	g := &Gateway{URL: "http://" + addr, cfg: cfg, cancel: cancel, exited: make(chan struct{})}
 	g.same = &sameKeeper{root: cfg.Root, log: cfg.Logger, ctx: runCtx}
-	backend := counting{keyGuard{Posix: be, readOnly: cfg.ReadOnlyKeys.AccessKey}, &g.uploads, g.same}
+	backend := counting{keyGuard{Posix: be, readOnly: cfg.ReadOnlyKeys.AccessKey, bucket: cfg.Bucket, prefix: cfg.Prefix}, &g.uploads, g.same}
 	g.backend = backend
 	go func() {
 		g.exitErr = embedgw.RunVersityGW(runCtx, backend, gcfg)

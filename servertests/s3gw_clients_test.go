@@ -145,7 +145,9 @@ func queryEndpoint(t *testing.T, s *servertest.TestServer) endpointAnswer {
 // TestPrintedCommandsUploadATrace runs each upload command the server
 // offers (the lines it prints at start and the Traces screen shows) as a
 // user pastes it into a shell, with the real client, and follows the
-// trace over a websocket from UPLOADING to READY.
+// trace over a websocket from UPLOADING to READY. The folder holds the
+// dotfiles a Mac or an editor leaves (.DS_Store, a .git directory): the
+// command still succeeds, and they count for nothing in the trace.
 func TestPrintedCommandsUploadATrace(t *testing.T) {
 	for _, c := range []struct{ name, tool string }{{"aws", "aws"}, {"rclone", "rclone"}, {"cascade", ""}} {
 		t.Run(c.name, func(t *testing.T) {
@@ -163,6 +165,16 @@ func TestPrintedCommandsUploadATrace(t *testing.T) {
 			}
 			line := map[string]string{"aws": e.AWSCommand, "rclone": e.RcloneCommand, "cascade": e.CascadeCommand}[c.name]
 			dir := quickstartCopy(t)
+			dots := []string{".DS_Store", "traces/.DS_Store", ".git/HEAD"}
+			for _, rel := range dots {
+				p := filepath.Join(dir, "my-trace", filepath.FromSlash(rel))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, bytes.Repeat([]byte("."), 1000), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			wait := watchTrace(t, s, "my-trace")
 			// The user's shell has no AWS keys until they paste envCommand.
 			out, err := runIn(dir, env[:3], "sh", "-c", e.EnvCommand+" && "+line)
@@ -174,6 +186,20 @@ func TestPrintedCommandsUploadATrace(t *testing.T) {
 			want, _ := os.ReadFile(filepath.Join(dir, "my-trace", "traces", "kernelslist.g"))
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("kernelslist.g in the bucket directory: %v, %d bytes, want %d", err, len(got), len(want))
+			}
+			// The trace's bytes are its files', the dotfiles left out.
+			var r struct{ Trace struct{ Bytes int64 } }
+			s.MustDo(t, `query($id: ID!) { trace(id: $id) { bytes } }`, map[string]any{"id": "my-trace"}, &r)
+			if want := treeBytes(t, s.TraceDir("my-trace")); r.Trace.Bytes != want {
+				t.Errorf("trace bytes %v, want %d (its files, the dotfiles left out)", r.Trace.Bytes, want)
+			}
+			// The S3 clients store the dotfiles as they are; cascade upload
+			// leaves them out.
+			for _, rel := range dots {
+				_, err := os.Stat(filepath.Join(s.TraceDir("my-trace"), filepath.FromSlash(rel)))
+				if stored := err == nil; stored != (c.tool != "") {
+					t.Errorf("%s in the bucket directory: %v", rel, err)
+				}
 			}
 			// The gateway's own files (locks, staging) are all where the
 			// scanner does not look.
@@ -211,4 +237,17 @@ func TestBoto3UploadsATrace(t *testing.T) {
 	if err != nil || !bytes.Equal(got, big) {
 		t.Fatalf("the 20 MB kernel in the bucket directory: %v, %d bytes", err, len(got))
 	}
+}
+
+// treeBytes is the size of the regular files under root, dotfiles and dot
+// directories left out.
+func treeBytes(t *testing.T, root string) int64 {
+	t.Helper()
+	var n int64
+	for rel, size := range files(t, root) {
+		if !strings.HasPrefix(rel, ".") && !strings.Contains(rel, "/.") {
+			n += size
+		}
+	}
+	return n
 }

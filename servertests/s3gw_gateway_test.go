@@ -198,10 +198,11 @@ func TestUnsignedAndWronglySignedRequestsAreRefused(t *testing.T) {
 }
 
 // TestKeysCannotEscapeOrHide sends keys that climb out of the bucket, are
-// absolute, hold a dotfile component or a control character: each is
-// refused with an S3 error and nothing is written anywhere in the data
-// directory. Odd but harmless characters are stored under exactly that
-// name.
+// absolute, hold a "." component, a control character or a name the
+// gateway keeps for its own files, or put a trace in a dot folder the
+// scanner would skip: each is refused with an S3 error and nothing is
+// written anywhere in the data directory. Odd but harmless characters,
+// and dotfiles (.DS_Store), are stored under exactly that name.
 func TestKeysCannotEscapeOrHide(t *testing.T) {
 	s := servertest.Server(t, s3test.WithS3)
 	c := client(s.S3.URL, s3test.Keys)
@@ -214,8 +215,13 @@ func TestKeysCannotEscapeOrHide(t *testing.T) {
 		"/escaped",
 		"traces//escaped",
 		"traces/.hidden/kernel-1.trace",
-		"traces/x/.kernel-1.trace",
+		"traces/.hidden/",
 		".sgwtmp/multipart/escaped",
+		".sgwtmp/cascade-prior-0123456789abcdef",
+		"traces/x/.sgwtmp/y",
+		"traces/x/.kernel-1.trace.sgwtmp.1700000000000000000",
+		".vgwlocks/x",
+		"traces/x/./kernel-1.trace",
 		"traces/x/a\x01b",
 		"traces/x/" + strings.Repeat("k", 256),
 	} {
@@ -243,12 +249,21 @@ func TestKeysCannotEscapeOrHide(t *testing.T) {
 		t.Error("a key escaped the data directory")
 	}
 
-	odd := "traces/odd/ä b+c%d?e=f&g'h"
-	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String(odd), Body: strings.NewReader("odd")}); err != nil {
-		t.Fatalf("PutObject %q: %v", odd, err)
-	}
-	if got, err := os.ReadFile(filepath.Join(s.DataDir, "s3", "cascade", filepath.FromSlash(odd))); err != nil || string(got) != "odd" {
-		t.Fatalf("%q on disk: %q, %v", odd, got, err)
+	for _, key := range []string{
+		"traces/odd/ä b+c%d?e=f&g'h",
+		"traces/x/.DS_Store",
+		"traces/x/traces/.kernel-1.trace",
+		"traces/x/.git/HEAD",
+		"traces/.DS_Store", // a file beside the trace folders, not one
+		".DS_Store",
+		"other/.hidden/x",
+	} {
+		if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String(key), Body: strings.NewReader("odd")}); err != nil {
+			t.Fatalf("PutObject %q: %v", key, err)
+		}
+		if got, err := os.ReadFile(filepath.Join(s.DataDir, "s3", "cascade", filepath.FromSlash(key))); err != nil || string(got) != "odd" {
+			t.Fatalf("%q on disk: %q, %v", key, got, err)
+		}
 	}
 
 	// Clients with the key may make buckets of their own, beside the watched one.

@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
 	"github.com/cascade-sim/cascade/testkit"
 	"github.com/cascade-sim/cascade/testkit/s3test"
 	"github.com/cascade-sim/cascade/testkit/servertest"
@@ -176,4 +179,30 @@ func readMetadata(t *testing.T, dest string) ([]upload.File, map[string]any) {
 	}
 	delete(all, "files")
 	return doc.Files, all
+}
+
+// TestEndpointUploadIgnoresDotfilesThere: a dotfile already under the
+// trace's prefix (a .DS_Store an aws s3 cp of the folder stored) is no
+// object of another upload, as a dotfile in a local destination is not:
+// the upload goes ahead and leaves it there.
+func TestEndpointUploadIgnoresDotfilesThere(t *testing.T) {
+	s := servertest.Server(t, s3test.WithS3)
+	for _, key := range []string{"traces/dotted/.DS_Store", "traces/dotted/.git/HEAD"} {
+		if _, err := client(s.S3.URL, s3test.Keys).PutObject(context.Background(), &s3.PutObjectInput{
+			Bucket: aws.String("cascade"), Key: aws.String(key), Body: strings.NewReader("x"),
+		}); err != nil {
+			t.Fatalf("PutObject %s: %v", key, err)
+		}
+	}
+	opts := upload.Options{
+		Source: filepath.Join(quickstartCopy(t), "my-trace"), RunName: "dotted", Endpoint: s.S3.URL, Bucket: "cascade", Prefix: "traces",
+		Keys: upload.Keys(s3test.Keys),
+	}
+	if _, err := upload.Upload(context.Background(), opts); err != nil {
+		t.Fatalf("upload beside dotfiles: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(s.TraceDir("dotted"), ".DS_Store")); err != nil {
+		t.Errorf(".DS_Store after the upload: %v", err)
+	}
+	testkit.Eventually(t, 30*time.Second, "ready", func() bool { return s.TraceNow(t, "dotted").State == "READY" })
 }

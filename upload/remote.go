@@ -166,7 +166,10 @@ func uploadRemote(ctx context.Context, opts Options, src *source, meta *metadata
 	return res, nil
 }
 
-// list returns the objects under the trace's prefix by relative path.
+// list returns the objects under the trace's prefix by relative path,
+// dotfiles and what is in dot folders left out, as in a local
+// destination (the app skips them; an S3 client may have stored a
+// .DS_Store).
 func (r *remote) list(ctx context.Context) (map[string]int64, error) {
 	there := map[string]int64{}
 	p := s3.NewListObjectsV2Paginator(r.client, &s3.ListObjectsV2Input{Bucket: &r.bucket, Prefix: &r.prefix})
@@ -182,7 +185,7 @@ func (r *remote) list(ctx context.Context) (map[string]int64, error) {
 		}
 		for _, o := range page.Contents {
 			rel := strings.TrimPrefix(aws.ToString(o.Key), r.prefix)
-			if rel != "" && !strings.HasSuffix(rel, "/") {
+			if rel != "" && !strings.HasSuffix(rel, "/") && !strings.HasPrefix(rel, ".") && !strings.Contains(rel, "/.") {
 				there[rel] = aws.ToInt64(o.Size)
 			}
 		}

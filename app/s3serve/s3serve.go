@@ -28,6 +28,7 @@ func (Server) Start(ctx context.Context, c app.S3Config) (app.S3Gateway, error) 
 	g, err := s3gw.Start(ctx, s3gw.Config{
 		Root:         c.Root,
 		Bucket:       c.Bucket,
+		Prefix:       c.Prefix,
 		Addr:         c.Addr,
 		Keys:         c.Keys,
 		ReadOnlyKeys: c.ReadOnlyKeys,
