@@ -100,11 +100,19 @@ func ReadMetadata(dir string) (Metadata, error) {
 	return ParseMetadata(b)
 }
 
+// TrimBOM returns the bytes of a metadata.json without the UTF-8 byte
+// order mark it may start with (Windows editors write one), which is not
+// JSON, nor data. Every reader of the file (ParseMetadata, cascade
+// upload) takes it off first, so they accept the same files and place an
+// error at the same line and column.
+func TrimBOM(b []byte) []byte {
+	return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+}
+
 // ParseMetadata decodes the bytes of a metadata.json.
 func ParseMetadata(b []byte) (Metadata, error) {
 	var m Metadata
-	// A byte order mark (Windows editors write one) is not JSON, nor data.
-	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	b = TrimBOM(b)
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return m, fmt.Errorf("%s: %s", MetadataFile, describeJSONError(b, err))

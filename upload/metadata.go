@@ -31,8 +31,11 @@ type metadata struct {
 }
 
 // parseMetadata decodes a metadata.json object. Errors name the line and
-// column so a user can find a typo in a hand-edited file.
+// column so a user can find a typo in a hand-edited file. A byte order
+// mark is taken off first, as the server does (tracedir.TrimBOM): the
+// file is accepted, and an error placed, as the server would.
 func parseMetadata(data []byte) (*metadata, error) {
+	data = tracedir.TrimBOM(data)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	tok, err := dec.Token()

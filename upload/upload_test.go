@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cascade-sim/cascade/testkit"
+	"github.com/cascade-sim/cascade/tracedir"
 )
 
 // readTree returns every file under root by slash path, dotfiles included.
@@ -557,5 +558,29 @@ func TestForceSameUpload(t *testing.T) {
 				t.Errorf("a changed upload forced: processed files kept %v, %d copied, %d skipped; want gone, %d copied", kept, res.Copied, res.Skipped, tc.copied)
 			}
 		})
+	}
+}
+
+// TestUploadMetadataWithBOM: a source metadata.json with a byte order mark
+// uploads, its run_name read, and the metadata.json written reads on the
+// server with the same fields.
+func TestUploadMetadataWithBOM(t *testing.T) {
+	src, prefix := t.TempDir(), t.TempDir()
+	testkit.WriteTree(t, src, map[string]string{
+		"metadata.json":                 "\xef\xbb\xbf" + `{"run_name": "bom-run", "model": "llama"}` + "\n",
+		"traces/kernel-1-ctx_0x1.trace": "abc",
+		"traces/kernelslist_ctx_0x1":    "kernel-1-ctx_0x1.trace\n",
+		"traces/stats_ctx_0x1":          "kernel id, ...\n",
+	})
+	res, err := Upload(context.Background(), Options{Source: src, PrefixDir: prefix})
+	if err != nil {
+		t.Fatalf("upload of a metadata.json with a BOM: %v", err)
+	}
+	if res.RunName != "bom-run" {
+		t.Errorf("run name %q, want bom-run (metadata.json's run_name)", res.RunName)
+	}
+	m, err := tracedir.ReadMetadata(res.Dest)
+	if err != nil || m.Model == nil || *m.Model != "llama" || len(m.Files) != 3 {
+		t.Errorf("the uploaded metadata.json on the server: %+v, %v", m, err)
 	}
 }
