@@ -1,6 +1,7 @@
 package cascade
 
 import (
+	"fmt"
 	"strings"
 	"time"
 )
@@ -30,6 +31,24 @@ func (s TraceState) Is() string {
 		return "has failed"
 	}
 	return "is " + strings.ToLower(string(s))
+}
+
+// MaxTraceIDLen is the longest trace id, in bytes. A trace's id is its
+// folder's name in the bucket, and the server names work files after it
+// (package postproc: work/postprocess/<id>.log and <id>.running, the
+// longest); a file name holds at most 255 bytes, so an id leaves room for
+// ".running". A longer trace folder is refused by the S3 endpoint and
+// cascade upload, and failed by the scanner (TraceIDTooLong).
+const MaxTraceIDLen = 255 - len(".running")
+
+// TraceIDTooLong says why a trace folder name longer than MaxTraceIDLen
+// cannot be a trace's id, or "" when it is not: "is 250 bytes long; a
+// trace id holds at most 247 bytes (...)", after what names it.
+func TraceIDTooLong(name string) string {
+	if len(name) <= MaxTraceIDLen {
+		return ""
+	}
+	return fmt.Sprintf("is %d bytes long; a trace id holds at most %d bytes (the server names its work files after it, such as work/postprocess/<id>.running)", len(name), MaxTraceIDLen)
 }
 
 // DefaultTraceGPUArch is the architecture assumed, as the Traces guide

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/versity/versitygw/backend/posix"
 	"github.com/versity/versitygw/s3err"
 	"github.com/versity/versitygw/s3response"
@@ -64,7 +65,8 @@ func reserved(p string) bool {
 // CheckTraceKey reports why an object key of the watched bucket cannot be
 // a file of a trace, or nil: the trace folder it writes into (the
 // component after prefix, see TraceFolder) may not start with a dot, as
-// the scanner would never see the trace.
+// the scanner would never see the trace, nor be longer than a trace id
+// (cascade.MaxTraceIDLen), which the server could never process.
 func CheckTraceKey(prefix, key string) error {
 	folder, ok := TraceFolder(prefix, key)
 	if !ok {
@@ -72,6 +74,13 @@ func CheckTraceKey(prefix, key string) error {
 	}
 	if strings.HasPrefix(folder, ".") {
 		return invalidKey(key, fmt.Sprintf("has the trace folder %q, which starts with a dot: Cascade skips dot folders, so the trace would never appear", folder))
+	}
+	if why := cascade.TraceIDTooLong(folder); why != "" {
+		return s3err.APIError{
+			Code:           "InvalidArgument",
+			Description:    fmt.Sprintf("Object key %.60q… has a trace folder name that %s; upload the trace under a shorter name.", key, why),
+			HTTPStatusCode: http.StatusBadRequest,
+		}
 	}
 	return nil
 }

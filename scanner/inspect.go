@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -221,7 +222,12 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 	// is being written through the S3 endpoint.
 	settled := quiet(h.treeSince, now, interval) && !saw.writing
 	wrong := ""
-	if !l.hasMeta || (metaErr == nil && l.metaFailed == "" && !meta.HasFiles && !streamComplete(tree)) {
+	if why := cascade.TraceIDTooLong(filepath.Base(tree.Root)); why != "" {
+		// Put there by other means than the S3 endpoint and cascade
+		// upload, which refuse it: the post-processor's work files could
+		// not be named after it.
+		wrong = "the trace folder's name " + why + ": upload the trace under a shorter name, and delete this one (Delete on its page, or removeTrace)"
+	} else if !l.hasMeta || (metaErr == nil && l.metaFailed == "" && !meta.HasFiles && !streamComplete(tree)) {
 		wrong = wrongFolder(tree, l.hasMeta)
 	}
 	switch {

@@ -130,6 +130,7 @@ func coreSum(metadata string) string {
 
 type row struct {
 	name       string
+	id         string         // the trace's id, its directory's name; "" is "t"
 	stored     *cascade.Trace // before the first walk; nil: no trace yet
 	realTiming bool           // what see found in the real-timing file
 	// writingUntil: the walks before it find the S3 endpoint writing a
@@ -198,6 +199,14 @@ func TestDecision(t *testing.T) {
 			want:  []cascade.TraceState{U, F}, err: "the upload has no traces/ folder, and its kernel traces and lists lie at the top: it was made from a trace's traces/ folder; upload the folder the tracer wrote, the one that holds traces/ and metadata.json, and delete this trace (Delete on its page, or removeTrace)"},
 		{name: "a trace with a folder beside traces/: not a wrong folder",
 			walks: walks(with(streamed, "notes/metadata.json", "{}"), 0, testInterval), want: []cascade.TraceState{U, P}},
+
+		// A trace id longer than the server's work files can be named
+		// after (work/postprocess/<id>.running): never processed, so
+		// failed once quiet, however complete, and failed it stays.
+		{name: "a trace folder name too long for an id: failed once quiet", id: strings.Repeat("x", 248),
+			walks: walks(with(pc, "metadata.json", pcMeta), 0, testInterval, time.Hour), want: []cascade.TraceState{U, F, F},
+			err: "the trace folder's name is 248 bytes long; a trace id holds at most 247 bytes (the server names its work files after it, such as work/postprocess/<id>.running): upload the trace under a shorter name, and delete this one (Delete on its page, or removeTrace)"},
+		{name: "the longest trace id: processed", id: strings.Repeat("x", 247), walks: walks(with(pc, "metadata.json", pcMeta), 0), want: []cascade.TraceState{P}},
 
 		// Complete only once metadata.json exists.
 		{name: "no metadata.json: uploading, however complete and quiet", walks: walks(pcList, forever...), want: []cascade.TraceState{U, U, U}},

@@ -1,6 +1,7 @@
 package scanner
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"testing"
@@ -29,7 +30,8 @@ func play(r row) (states []cascade.TraceState, tr cascade.Trace, why string) {
 	seen := map[string]version{}
 	for _, w := range r.walks {
 		now := t0.Add(w.at)
-		tree := &tracedir.Tree{Root: "/nonexistent/t", Files: map[string]tracedir.File{}, Dirs: map[string]time.Time{}}
+		id := cmp.Or(r.id, "t")
+		tree := &tracedir.Tree{Root: "/nonexistent/" + id, Files: map[string]tracedir.File{}, Dirs: map[string]time.Time{}}
 		for p, c := range w.files {
 			v, ok := seen[p]
 			if !ok || v.content != c {
@@ -60,7 +62,7 @@ func play(r row) (states []cascade.TraceState, tr cascade.Trace, why string) {
 			found, tr = false, cascade.Trace{}
 		default:
 			if !found {
-				found, tr = true, cascade.Trace{ID: "t", State: U}
+				found, tr = true, cascade.Trace{ID: id, State: U}
 			}
 			c, w := l.apply(&tr)
 			if c == startedOver {

@@ -36,7 +36,9 @@ func (s *Scanner) Remove(ctx context.Context, id string) error {
 		return err
 	}
 	dir := s.dir(id)
-	gone := filepath.Join(s.cfg.Root, fmt.Sprintf(".removing-%s-%d", id, time.Now().UnixNano()))
+	// The id is cut to 200 bytes so the name fits a file name's 255
+	// whatever the id's length (up to cascade.MaxTraceIDLen).
+	gone := filepath.Join(s.cfg.Root, fmt.Sprintf(".removing-%s-%d", id[:min(len(id), 200)], time.Now().UnixNano()))
 	switch err := os.Rename(dir, gone); {
 	case errors.Is(err, os.ErrNotExist):
 		// Already gone from the bucket: the scanner has yet to see it.

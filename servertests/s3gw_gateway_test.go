@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/s3gw"
 	"github.com/cascade-sim/cascade/testkit"
@@ -578,5 +580,36 @@ func TestRestartReleasesAnUnfinishedCompletion(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(root, "cascade", filepath.FromSlash(key)))
 	if want := bytes.Join(bodies, nil); err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("object: %v, %d bytes, want %d", err, len(got), len(want))
+	}
+}
+
+// TestTraceFolderTooLongIsRefused: a key whose trace folder is longer than
+// a trace id can be (cascade.MaxTraceIDLen: the server names its work
+// files after it) is refused, by PutObject and CreateMultipartUpload
+// alike, with an error that names the limit, before anything is written;
+// a trace folder of the longest id is taken, and so is a long name beside
+// the trace folders or outside the prefix.
+func TestTraceFolderTooLongIsRefused(t *testing.T) {
+	s := servertest.Server(t, s3test.WithS3)
+	c := client(s.S3.URL, s3test.Keys)
+	ctx := context.Background()
+	long := strings.Repeat("r", cascade.MaxTraceIDLen+1)
+	for _, key := range []string{"traces/" + long + "/metadata.json", "traces/" + strings.Repeat("r", 255) + "/traces/kernel-1.trace", "traces/" + long + "/"} {
+		_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String(key), Body: strings.NewReader("{}")})
+		if code := apiCode(err); code != "InvalidArgument" || !strings.Contains(err.Error(), fmt.Sprintf("a trace id holds at most %d bytes", cascade.MaxTraceIDLen)) {
+			t.Errorf("PutObject %.30q…: %v, want InvalidArgument naming the limit", key, err)
+		}
+		_, err = c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("cascade"), Key: aws.String(key)})
+		if code := apiCode(err); code != "InvalidArgument" || !strings.Contains(err.Error(), fmt.Sprintf("at most %d bytes", cascade.MaxTraceIDLen)) {
+			t.Errorf("CreateMultipartUpload %.30q…: %v, want InvalidArgument naming the limit", key, err)
+		}
+	}
+	if _, err := os.Stat(s.TraceDir(long)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused trace folder: %v, want none", err)
+	}
+	for _, key := range []string{"traces/" + strings.Repeat("r", cascade.MaxTraceIDLen) + "/metadata.json", "traces/" + long, "other/" + long + "/x"} {
+		if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("cascade"), Key: aws.String(key), Body: strings.NewReader("{}")}); err != nil {
+			t.Errorf("PutObject %.30q…: %v", key, err)
+		}
 	}
 }

@@ -110,6 +110,14 @@ func perContextTrace() []uploadFile {
 	}
 }
 
+// rawUpload is perContextTrace without its kernelslist.g, and a
+// metadata.json listing its files: complete, and to be post-processed.
+func rawUpload(t *testing.T) []uploadFile {
+	files := perContextTrace()
+	files = slices.DeleteFunc(files, func(f uploadFile) bool { return f.path == "traces/kernelslist.g" })
+	return append(files, uploadFile{"metadata.json", metadata(t, map[string]any{"files": filesList(files)})})
+}
+
 func filesList(files []uploadFile) []map[string]any {
 	var list []map[string]any
 	for _, f := range files {
@@ -242,6 +250,7 @@ func TestBadInput(t *testing.T) {
 	os.WriteFile(outside, []byte("12345"), 0o644)
 	cases := []struct {
 		name    string
+		id      string // the trace's id; "" is bad-<i> <name>
 		files   []uploadFile
 		setup   func(dir string)
 		wantErr string
@@ -259,9 +268,18 @@ func TestBadInput(t *testing.T) {
 			},
 			wantErr: "resolves outside the trace directory"},
 		{name: "files entry shape", files: []uploadFile{{"metadata.json", `{"files": [{"name": "x"}]}`}}, wantErr: `files[0]: want {"path": string, "size": integer}`},
+		// A complete raw upload, under a name the post-processor's work
+		// files (work/postprocess/<id>.running) could not be named after.
+		{name: "trace id too long", id: strings.Repeat("l", 250), files: rawUpload(t),
+			wantErr: "the trace folder's name is 250 bytes long; a trace id holds at most 247 bytes"},
 	}
-	for i, c := range cases {
-		id := fmt.Sprintf("bad-%d %s", i, c.name)
+	for i := range cases {
+		if cases[i].id == "" {
+			cases[i].id = fmt.Sprintf("bad-%d %s", i, cases[i].name)
+		}
+	}
+	for _, c := range cases {
+		id := c.id
 		if c.setup != nil {
 			c.setup(s.TraceDir(id))
 		}
@@ -269,9 +287,9 @@ func TestBadInput(t *testing.T) {
 			s.WriteFile(t, id, f.path, []byte(f.data))
 		}
 	}
-	for i, c := range cases {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			id := fmt.Sprintf("bad-%d %s", i, c.name)
+			id := c.id
 			testkit.Eventually(t, 5*time.Second, "trace fails", func() bool { tr := find(t, s, id); return tr != nil && tr.State == "FAILED" })
 			if got := query(t, s, id); got.Error == nil || !strings.Contains(*got.Error, c.wantErr) {
 				t.Fatalf("error %v, want it to contain %q", got.Error, c.wantErr)

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cascade-sim/cascade"
 )
 
 // ErrExists is wrapped by the error [Upload] returns when the destination
@@ -295,8 +297,9 @@ func readSource(opts Options) (*source, *metadata, string, error) {
 
 // ValidRunName reports why name cannot name a trace directory, or nil. The
 // name becomes one path element under the bucket prefix and the trace's id,
-// so it must be non-empty, have no slashes, and not be a dotfile (which the
-// app skips).
+// so it must be non-empty, have no slashes, not be a dotfile (which the
+// app skips), and be no longer than a trace id can be
+// (cascade.MaxTraceIDLen).
 func ValidRunName(name string) error {
 	switch {
 	case name == "":
@@ -305,8 +308,8 @@ func ValidRunName(name string) error {
 		return fmt.Errorf("run name %q has a slash; it must be a single directory name", name)
 	case strings.HasPrefix(name, "."):
 		return fmt.Errorf("run name %q starts with a dot; the app skips dotfiles", name)
-	case len(name) > 255:
-		return fmt.Errorf("run name %.20q… is %d bytes long; a directory name holds at most 255", name, len(name))
+	case cascade.TraceIDTooLong(name) != "":
+		return fmt.Errorf("run name %.20q… %s", name, cascade.TraceIDTooLong(name))
 	case strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 		return fmt.Errorf("run name %q has a control character", name)
 	}

@@ -319,7 +319,9 @@ func TestRunName(t *testing.T) {
 		{name: "ErrDot", runName: ".hidden", wantErr: "dot"},
 		{name: "ErrDotDot", runName: "..", wantErr: "dot"},
 		{name: "ErrControl", runName: "a\nb", wantErr: "control"},
-		{name: "ErrLong", runName: strings.Repeat("x", 256), wantErr: "255"},
+		{name: "ErrLong", runName: strings.Repeat("x", 256), wantErr: "at most 247"},
+		{name: "ErrLongerThanAnID", runName: strings.Repeat("x", 248), wantErr: "run name \"xxxxxxxxxxxxxxxxxxxx\"… is 248 bytes long; a trace id holds at most 247"},
+		{name: "LongestID", runName: strings.Repeat("x", 247)},
 		{name: "ErrMetadataSlash", metadata: `{"run_name": "../escape"}`, wantErr: "slash"},
 		{name: "ErrMetadataNotString", metadata: `{"run_name": 7}`, wantErr: "run_name: want a string"},
 	} {

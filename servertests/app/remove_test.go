@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/accelsim/simconfig/simconfigtest"
 	"github.com/cascade-sim/cascade/app"
 	"github.com/cascade-sim/cascade/testkit"
@@ -69,4 +71,21 @@ func TestRemoveTrace(t *testing.T) {
 		}
 	}
 	waitTrace(t, s, "sample", "READY")
+}
+
+// TestRemoveTraceOfTheLongestID: a trace whose id is as long as an id can
+// be (cascade.MaxTraceIDLen) is removed as any other: the name its
+// directory is renamed to on the way out still fits a file name.
+func TestRemoveTraceOfTheLongestID(t *testing.T) {
+	s := servertest.Server(t)
+	id := strings.Repeat("x", cascade.MaxTraceIDLen)
+	src := filepath.Join(testkit.ModuleRoot(), "samples", "quickstart")
+	if _, err := upload.Upload(context.Background(), upload.Options{Source: src, PrefixDir: s.Config.BucketDir(), RunName: id}); err != nil {
+		t.Fatal(err)
+	}
+	waitTrace(t, s, id, "READY")
+	s.MustDo(t, `mutation($id: ID!) { removeTrace(id: $id) }`, map[string]any{"id": id}, nil)
+	if _, err := os.Stat(s.TraceDir(id)); !os.IsNotExist(err) {
+		t.Errorf("the trace's directory after removeTrace: %v", err)
+	}
 }
