@@ -94,8 +94,8 @@ func (c *Configs) NotSimulatable(t cascade.Trace) string {
 	if t.TraceGPUArchFrom != "" {
 		from = " (from " + t.TraceGPUArchFrom + ")"
 	}
-	if t.HeaderArch != "" {
-		arch, from = t.HeaderArch, " (by its kernel traces' headers)"
+	if t.HeaderArch != "" && t.TraceGPUArchFrom == cascade.ArchFromMetadata {
+		arch, from = t.HeaderArch, " (by its kernel traces' headers; metadata.json says "+t.TraceGPUArch+")"
 	}
 	v, ok := binaryVersion(arch)
 	if !ok || slices.Contains(versions, v) {

@@ -85,7 +85,7 @@ func TestProbe(t *testing.T) {
 		if got := m.NotSimulatable(cascade.Trace{TraceGPUArch: "sm_90", TraceGPUArchFrom: cascade.ArchFromMetadata, HeaderArch: "sm_61"}); got != "" {
 			t.Errorf("sm_90 by metadata.json, sm_61 by its headers: %q", got)
 		}
-		const whyHeaders = "the simulator (Accel-Sim [build fakesim]; GPGPU-Sim Simulator Version 4.2.0  [build fakesim]) decodes binary versions 61, 70, 86; this trace is sm_90 (by its kernel traces' headers): it needs a simulator that decodes 90 (Accel-Sim 2.0)"
+		const whyHeaders = "the simulator (Accel-Sim [build fakesim]; GPGPU-Sim Simulator Version 4.2.0  [build fakesim]) decodes binary versions 61, 70, 86; this trace is sm_90 (by its kernel traces' headers; metadata.json says sm_61): it needs a simulator that decodes 90 (Accel-Sim 2.0)"
 		if got := m.NotSimulatable(cascade.Trace{TraceGPUArch: "sm_61", TraceGPUArchFrom: cascade.ArchFromMetadata, HeaderArch: "sm_90"}); got != whyHeaders {
 			t.Errorf("sm_61 by metadata.json, sm_90 by its headers: %q, want %q", got, whyHeaders)
 		}
