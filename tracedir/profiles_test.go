@@ -27,3 +27,18 @@ func TestMetadataProfiles(t *testing.T) {
 		t.Errorf("a number: %v", err)
 	}
 }
+
+// TestMetadataCoreSumWithBOM: a metadata.json with a UTF-8 byte order mark
+// has the core sum of the same file without one (it had none, so a
+// change of its profiles alone started the trace over).
+func TestMetadataCoreSumWithBOM(t *testing.T) {
+	b := []byte(`{"model": "m", "profiles": ["ncu.csv"]}`)
+	m, err := ParseMetadata(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, bom := MetadataCoreSum(b, m), MetadataCoreSum(append([]byte("\xef\xbb\xbf"), b...), m)
+	if plain == "" || bom != plain {
+		t.Errorf("core sum %q with a BOM, %q without", bom, plain)
+	}
+}

@@ -32,7 +32,7 @@ func (t *Tree) FileSig(name string) string {
 // blanks, the order of fields). It returns "" when b is no JSON object.
 func MetadataCoreSum(b []byte, m Metadata) string {
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
+	if err := json.Unmarshal(TrimBOM(b), &raw); err != nil {
 		return ""
 	}
 	delete(raw, "profiles")
