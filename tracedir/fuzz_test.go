@@ -51,8 +51,9 @@ func FuzzParseMetadata(f *testing.F) {
 }
 
 // FuzzStatsRows: malformed stats rows are warnings naming the file and
-// line, never a panic; a row that parses, written back as a stats row,
-// parses to the same kernel.
+// line, never a panic, each line at most one kernel and one warning; a
+// row that parses, written back as a stats row, parses to the same
+// kernel.
 func FuzzStatsRows(f *testing.F) {
 	f.Add("kernel-1-ctx_0x1.trace.xz, _Z3fooi, 98, 1, 1, 98, 1024, 1, 1, 1024, 50066,50066")
 	f.Add("kernel-2.trace, x, -1, 1, 1, 1, 32, 1, 1, 32, -5,-5")
@@ -75,8 +76,10 @@ func FuzzStatsRows(f *testing.F) {
 			}
 			return
 		}
+		// A line is a kernel, a warning, or a kernel kept with a warning
+		// (a total_reported_insts that is no count).
 		lines := strings.Count(row, "\n") + 1
-		if len(ks)+len(w.List) > lines {
+		if len(ks) > lines || len(w.List) > lines {
 			t.Fatalf("%d lines gave %d kernels and %d warnings", lines, len(ks), len(w.List))
 		}
 		for _, msg := range w.List {
