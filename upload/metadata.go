@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/cascade-sim/cascade/tracedir"
 )
@@ -193,4 +194,25 @@ func (m *metadata) filesList() (files []File, ok bool) {
 		return nil, false
 	}
 	return files, true
+}
+
+// serverCheck reads m as the server will (tracedir.ParseMetadata), its
+// files list aside (the upload writes its own): a value of the wrong type
+// ("model": 5) is refused here, naming the field, rather than failing the
+// trace once every file is uploaded.
+func (m *metadata) serverCheck() error {
+	raw := make(map[string]json.RawMessage, len(m.fields))
+	for _, f := range m.fields {
+		if f.key != "files" {
+			raw[f.key] = f.value
+		}
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return err
+	}
+	if _, err := tracedir.ParseMetadata(b); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), tracedir.MetadataFile+": "))
+	}
+	return nil
 }

@@ -273,6 +273,9 @@ func readSource(opts Options) (*source, *metadata, string, error) {
 		if meta, err = parseMetadata(data); err != nil {
 			return nil, nil, "", fmt.Errorf("upload: %s: %w", src.metadata, err)
 		}
+		if err := meta.serverCheck(); err != nil {
+			return nil, nil, "", fmt.Errorf("upload: %s: %w", src.metadata, err)
+		}
 	}
 	runName := opts.RunName
 	if runName == "" {
