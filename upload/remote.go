@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go/middleware"
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/tracedir"
 	"github.com/minio/crc64nvme"
 	"golang.org/x/sync/errgroup"
 )
@@ -185,7 +186,7 @@ func (r *remote) list(ctx context.Context) (map[string]int64, error) {
 		}
 		for _, o := range page.Contents {
 			rel := strings.TrimPrefix(aws.ToString(o.Key), r.prefix)
-			if rel != "" && !strings.HasSuffix(rel, "/") && !strings.HasPrefix(rel, ".") && !strings.Contains(rel, "/.") {
+			if rel != "" && !strings.HasSuffix(rel, "/") && !tracedir.IsDotPath(rel) {
 				there[rel] = aws.ToInt64(o.Size)
 			}
 		}
