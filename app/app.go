@@ -264,6 +264,7 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 		Removed:  s.runs.RemoveTrace,
 		Scanned:  reg.Scanned,
 		Writing:  m.writing, // m.s3 is started after this, before the scanner runs
+		Arriving: m.arriving,
 		Logger:   log,
 	})
 	return &s, nil

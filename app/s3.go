@@ -51,6 +51,9 @@ type S3Gateway interface {
 	// written, has a multipart upload open and in use, or had a write
 	// begin or end at or after since.
 	Writing(bucket, prefix string, since time.Time) bool
+	// Arriving gives the bytes arrived of each object of bucket under
+	// prefix being uploaded, by key relative to prefix.
+	Arriving(bucket, prefix string) map[string]int64
 	// Exited is closed when the endpoint stopped, Err then says why.
 	Exited() <-chan struct{}
 	Err() error
@@ -63,6 +66,16 @@ type S3Gateway interface {
 func (m *Main) writing(id string, since time.Time) bool {
 	cfg := m.Config
 	return m.s3 != nil && m.s3.Writing(cfg.Bucket, path.Join(cfg.Prefix, id)+"/", since)
+}
+
+// arriving gives the bytes arrived through the S3 endpoint of each file
+// of the trace id being uploaded (scanner.Config's Arriving).
+func (m *Main) arriving(id string) map[string]int64 {
+	cfg := m.Config
+	if m.s3 == nil {
+		return nil
+	}
+	return m.s3.Arriving(cfg.Bucket, path.Join(cfg.Prefix, id)+"/")
 }
 
 // startS3 serves the bucket directory over S3 when the config asks for it.

@@ -65,14 +65,17 @@ func expireLoop(ctx context.Context, be uploadsBackend, a *activity, bucket stri
 // written to since now-after, and reports how many, with their parts and
 // bytes. An upload whose object is being written is left alone.
 func expireUploads(ctx context.Context, be uploadsBackend, a *activity, bucket string, now time.Time, after time.Duration) (n, parts int, bytes int64, err error) {
-	err = eachUpload(ctx, be, bucket, func(u s3response.Upload, last time.Time, np int, size int64) error {
+	err = eachUpload(ctx, be, bucket, func(u s3response.Upload, last time.Time, stored map[int32]int64) error {
 		if now.Sub(last) <= after || a.running(bucket, u.Key) {
 			return nil
 		}
 		if err := be.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &bucket, Key: aws.String(u.Key), UploadId: aws.String(u.UploadID)}); err != nil {
 			return err
 		}
-		n, parts, bytes = n+1, parts+np, bytes+size
+		n, parts = n+1, parts+len(stored)
+		for _, size := range stored {
+			bytes += size
+		}
 		return nil
 	})
 	return n, parts, bytes, err
@@ -81,7 +84,7 @@ func expireUploads(ctx context.Context, be uploadsBackend, a *activity, bucket s
 // eachUpload calls fn with each multipart upload of bucket, when it was
 // last written to (lastWritten), its parts and their bytes, until fn
 // fails.
-func eachUpload(ctx context.Context, be uploadsBackend, bucket string, fn func(u s3response.Upload, last time.Time, parts int, size int64) error) error {
+func eachUpload(ctx context.Context, be uploadsBackend, bucket string, fn func(u s3response.Upload, last time.Time, parts map[int32]int64) error) error {
 	var keyMarker, idMarker string
 	for {
 		in := &s3.ListMultipartUploadsInput{Bucket: &bucket, MaxUploads: aws.Int32(1000)} // the backend takes the API's default as given
@@ -93,11 +96,11 @@ func eachUpload(ctx context.Context, be uploadsBackend, bucket string, fn func(u
 			return err
 		}
 		for _, u := range res.Uploads {
-			last, n, size, err := lastWritten(ctx, be, bucket, u)
+			last, parts, err := lastWritten(ctx, be, bucket, u)
 			if err != nil {
 				return err
 			}
-			if err := fn(u, last, n, size); err != nil {
+			if err := fn(u, last, parts); err != nil {
 				return err
 			}
 		}
@@ -109,23 +112,23 @@ func eachUpload(ctx context.Context, be uploadsBackend, bucket string, fn func(u
 }
 
 // lastWritten is when the upload u was last written to (its start or its
-// newest part), with its parts and their bytes.
-func lastWritten(ctx context.Context, be uploadsBackend, bucket string, u s3response.Upload) (last time.Time, n int, size int64, err error) {
-	last = u.Initiated
+// newest part), with its parts' bytes by part number.
+func lastWritten(ctx context.Context, be uploadsBackend, bucket string, u s3response.Upload) (last time.Time, parts map[int32]int64, err error) {
+	last, parts = u.Initiated, map[int32]int64{}
 	var marker *string
 	for {
 		res, err := be.ListParts(ctx, &s3.ListPartsInput{Bucket: &bucket, Key: aws.String(u.Key), UploadId: aws.String(u.UploadID), PartNumberMarker: marker, MaxParts: aws.Int32(1000)})
 		if err != nil {
-			return last, n, size, err
+			return last, parts, err
 		}
 		for _, p := range res.Parts {
 			if p.LastModified.After(last) {
 				last = p.LastModified
 			}
-			n, size = n+1, size+p.Size
+			parts[int32(p.PartNumber)] = p.Size
 		}
 		if !res.IsTruncated || res.NextPartNumberMarker == 0 {
-			return last, n, size, nil
+			return last, parts, nil
 		}
 		marker = aws.String(strconv.Itoa(res.NextPartNumberMarker))
 	}
@@ -137,8 +140,8 @@ func lastWritten(ctx context.Context, be uploadsBackend, bucket string, u s3resp
 // a files list, one kernel's parts still arriving, was taken for
 // complete and failed on the kernel it lacked.
 func restoreOpen(ctx context.Context, be uploadsBackend, a *activity, bucket string) error {
-	return eachUpload(ctx, be, bucket, func(u s3response.Upload, last time.Time, _ int, _ int64) error {
-		a.restore(bucket, u.Key, last)
+	return eachUpload(ctx, be, bucket, func(u s3response.Upload, last time.Time, parts map[int32]int64) error {
+		a.restore(bucket, u.Key, u.UploadID, last, parts)
 		return nil
 	})
 }

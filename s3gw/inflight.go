@@ -27,15 +27,26 @@ type counting struct {
 
 func (c counting) PutObject(ctx context.Context, in s3response.PutObjectInput) (s3response.PutObjectOutput, error) {
 	end := c.a.begin(in.Bucket, in.Key)
+	var b *body
+	in.Body, b = c.a.receive(in.Bucket, in.Key, in.Body)
 	p := c.same.keep(in.Bucket, in.Key)
 	out, err := c.keyGuard.PutObject(ctx, in)
+	b.done()
 	c.same.settle(p, err, end)
 	return out, err
 }
 
 func (c counting) UploadPart(ctx context.Context, in *s3.UploadPartInput) (*s3.UploadPartOutput, error) {
 	defer c.a.begin(in.Bucket, in.Key)()
-	return c.keyGuard.UploadPart(ctx, in)
+	part := *in
+	var b *body
+	part.Body, b = c.a.receive(in.Bucket, in.Key, in.Body)
+	out, err := c.keyGuard.UploadPart(ctx, &part)
+	if err == nil {
+		c.a.stored(in.Bucket, in.Key, in.UploadId, in.PartNumber, b.read)
+	}
+	b.done()
+	return out, err
 }
 
 func (c counting) UploadPartCopy(ctx context.Context, in *s3.UploadPartCopyInput) (s3response.CopyPartResult, error) {
@@ -49,6 +60,7 @@ func (c counting) CompleteMultipartUpload(ctx context.Context, in *s3.CompleteMu
 	out, etag, err := c.keyGuard.CompleteMultipartUpload(ctx, in)
 	if err == nil {
 		c.a.opened(in.Bucket, in.Key, -1)
+		c.a.closedUpload(in.Bucket, in.Key, in.UploadId)
 	}
 	c.same.settle(p, err, end)
 	return out, etag, err
@@ -71,6 +83,7 @@ func (c counting) AbortMultipartUpload(ctx context.Context, in *s3.AbortMultipar
 	err := c.keyGuard.AbortMultipartUpload(ctx, in)
 	if err == nil {
 		c.a.opened(in.Bucket, in.Key, -1)
+		c.a.closedUpload(in.Bucket, in.Key, in.UploadId)
 	}
 	return err
 }
@@ -88,6 +101,7 @@ type activity struct {
 type writes struct {
 	running, open int
 	last          time.Time // when a write of it started or ended
+	got           received  // what has arrived of it (arriving.go)
 }
 
 // idle reports whether nothing of the object is under way.
@@ -155,12 +169,16 @@ func (a *activity) opened(bucket, key *string, d int) {
 	w.last = time.Now()
 }
 
-// restore counts an upload of the object opened by an earlier server,
-// last written at last.
-func (a *activity) restore(bucket, key string, last time.Time) {
+// restore counts the object's upload id opened by an earlier server, last
+// written at last, with the parts it stored.
+func (a *activity) restore(bucket, key, id string, last time.Time, parts map[int32]int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	w := a.at(bucket + "/" + key)
+	k := bucket + "/" + key
+	for n, size := range parts {
+		a.storedLocked(k, id, n, size)
+	}
+	w := a.at(k)
 	w.open++
 	if last.After(w.last) {
 		w.last = last

@@ -40,6 +40,8 @@ type sight struct {
 	// multipart upload of one is open (Config.Writing), which no change
 	// on disk shows until it completes.
 	writing bool
+	// arriving is Config.Arriving's answer when writing.
+	arriving map[string]int64
 }
 
 type parsedMeta struct {
@@ -159,6 +161,30 @@ type look struct {
 	knew cascade.TraceState
 }
 
+// arrived is the bytes arrived of the files being uploaded that the tree
+// does not hold yet (dotfiles aside, as the walk leaves them).
+func arrived(tree *tracedir.Tree, arriving map[string]int64) int64 {
+	var n int64
+	for rel, size := range arriving {
+		if !tree.Has(rel) && !tracedir.IsDotPath(rel) {
+			n += size
+		}
+	}
+	return n
+}
+
+// arrivingKernels counts the raw kernel traces being uploaded that the
+// tree does not hold yet.
+func arrivingKernels(tree *tracedir.Tree, arriving map[string]int64) int {
+	n := 0
+	for rel := range arriving {
+		if !tree.Has(rel) && tracedir.IsRawKernelPath(rel) {
+			n++
+		}
+	}
+	return n
+}
+
 // inspect applies the guide's rules to what a walk at now saw, given the
 // trace's earlier walks (h) and the scan interval, and returns its look
 // and the history with this walk added. It is the scanner's verdict, and
@@ -181,8 +207,8 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 		h.metaSig, h.metaSince = msig, now
 	}
 	l := look{
-		bytes:           tree.Bytes(),
-		rawKernels:      tree.RawKernels(),
+		bytes:           tree.Bytes() + arrived(tree, saw.arriving),
+		rawKernels:      tree.RawKernels() + arrivingKernels(tree, saw.arriving),
 		hasRealTiming:   saw.realTiming,
 		hasStepTimeline: tree.HasStepTimeline(),
 		hasKernelsListG: tree.Has(tracedir.KernelsListG),

@@ -62,7 +62,13 @@ type Config struct {
 	// upload without a files list is not complete meanwhile, however
 	// quiet its tree, and a walk during a write may have seen it half done.
 	Writing func(id string, since time.Time) bool
-	Logger  *slog.Logger
+	// Arriving, if set, gives the bytes that have arrived through the S3
+	// endpoint of each file of the trace being uploaded and not yet in
+	// place (by slash path in the trace's folder): an uploading trace's
+	// bytes and kernelCount count them, so that they grow while a large
+	// file streams in, not when it is complete.
+	Arriving func(id string) map[string]int64
+	Logger   *slog.Logger
 }
 
 // Scanner watches the bucket. Run it once; Kick and Rescan are safe for
@@ -358,6 +364,9 @@ func (s *Scanner) inspectWalk(ctx context.Context, w walked, now time.Time) (*en
 	}
 	if s.cfg.Writing != nil {
 		w.saw.writing = s.cfg.Writing(id, w.start)
+	}
+	if s.cfg.Arriving != nil && w.saw.writing {
+		w.saw.arriving = s.cfg.Arriving(id)
 	}
 	l, h := inspect(w.saw, e.history, now, s.interval)
 	if l.gone {

@@ -48,11 +48,17 @@ func IsRawKernel(name string) bool { return rawKernelRe.MatchString(path.Base(na
 func (t *Tree) RawKernels() int {
 	n := 0
 	for p := range t.Files {
-		if path.Dir(p) == TracesDir && rawKernelRe.MatchString(path.Base(p)) {
+		if IsRawKernelPath(p) {
 			n++
 		}
 	}
 	return n
+}
+
+// IsRawKernelPath reports whether a file of a trace, by slash path, is a
+// raw kernel trace in its traces folder: what RawKernels counts.
+func IsRawKernelPath(rel string) bool {
+	return path.Dir(rel) == TracesDir && rawKernelRe.MatchString(path.Base(rel))
 }
 
 // IsUploadFile reports whether a file of a trace, by slash path, is one

@@ -54,6 +54,9 @@ func (g gateway) UploadsInFlight() int64 { return g.g.UploadsInFlight() }
 func (g gateway) Writing(bucket, prefix string, since time.Time) bool {
 	return g.g.Writing(bucket, prefix, since)
 }
+func (g gateway) Arriving(bucket, prefix string) map[string]int64 {
+	return g.g.Arriving(bucket, prefix)
+}
 func (g gateway) Exited() <-chan struct{} { return g.g.Exited() }
 func (g gateway) Err() error              { return g.g.Err() }
 func (g gateway) Close() error            { return g.g.Close() }
