@@ -3,6 +3,7 @@ package s3gw
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,6 +178,10 @@ func TestOpenUploadsSurviveARestart(t *testing.T) {
 	}
 	if g.Writing(bucket, "traces/t2/", after) {
 		t.Error("an upload whose last part is older than openIdle holds its trace")
+	}
+	// Its stored parts count as arrived (Arriving), for the trace's bytes.
+	if got := g.Arriving(bucket, "traces/"); !maps.Equal(got, map[string]int64{"t1/traces/kernel-3.trace": 4}) {
+		t.Errorf("arriving after the restart: %v, want t1's 4-byte part", got)
 	}
 }
 
