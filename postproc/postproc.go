@@ -377,7 +377,7 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 	case err != nil:
 		msg = fmt.Sprintf("post-processor: %v", err)
 	case res.ExitCode != 0:
-		msg = fmt.Sprintf("post-processor %s: %s", res, p.reason(logPath))
+		msg = fmt.Sprintf("post-processor %s%s: %s", res, memoryHint(res), p.reason(logPath))
 	default:
 		if _, err := os.Stat(list); err != nil {
 			msg = "post-processor exited 0 but wrote no traces/kernelslist.g: " + p.tail(logPath)
@@ -399,6 +399,19 @@ func (p *Processor) handle(runCtx context.Context, id string) {
 		p.removeStale(dir, stale)
 	}
 	p.finish(ctx, id, dir, msg, true)
+}
+
+// memoryHint says, after a post-processor's "killed by signal: killed",
+// whether the kernel's OOM killer sent that SIGKILL, or that Cascade could
+// not tell; "" for any other end.
+func memoryHint(res proc.Result) string {
+	switch {
+	case res.OOMKilled:
+		return " (out of memory: the kernel's OOM killer; fewer at once, CASCADE_POSTPROCESS_CONCURRENCY and CASCADE_POSTPROCESS_JOBS, take less)"
+	case res.OOMUnknown:
+		return " (not by Cascade; the kernel's OOM killer is the usual sender, which this machine's unreadable cgroup OOM count cannot confirm: `journalctl -k | grep -i oom`)"
+	}
+	return ""
 }
 
 // reason is why a post-processor failed: the last 5 lines of its log, as

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cascade-sim/cascade/internal/proc"
 )
 
 // TestReasonIsTheLogsLastFiveLines: a failed post-processor's reason is
@@ -27,6 +29,23 @@ func TestReasonIsTheLogsLastFiveLines(t *testing.T) {
 		p := &Processor{cfg: Config{Format: tt.format}}
 		if got, want := p.reason(log), strings.Join(tt.want, "\n"); got != want {
 			t.Errorf("format %q: reason\n%s\nwant\n%s", tt.format, got, want)
+		}
+	}
+}
+
+// TestMemoryHint: a post-processor the OOM killer took says so, and what
+// takes less; one killed from outside where that cannot be told says
+// what usually sends the signal; any other end says nothing more.
+func TestMemoryHint(t *testing.T) {
+	if h := memoryHint(proc.Result{ExitCode: -1, Signal: "killed", OOMKilled: true}); !strings.Contains(h, "out of memory") || !strings.Contains(h, "CASCADE_POSTPROCESS_CONCURRENCY") {
+		t.Errorf("OOM killed: %q", h)
+	}
+	if h := memoryHint(proc.Result{ExitCode: -1, Signal: "killed", OOMUnknown: true}); !strings.Contains(h, "OOM killer is the usual sender") {
+		t.Errorf("cause unknown: %q", h)
+	}
+	for _, r := range []proc.Result{{ExitCode: 2}, {ExitCode: -1, Signal: "killed"}, {ExitCode: -1, Signal: "segmentation fault"}} {
+		if h := memoryHint(r); h != "" {
+			t.Errorf("%v: %q", r, h)
 		}
 	}
 }

@@ -62,6 +62,21 @@ func TestFailureClasses(t *testing.T) {
 			}
 		})
 	}
+	// A SIGKILL from outside that the executor could not tell the cause
+	// of says what usually sends one, and how to find out; one whose
+	// cause was looked for and not found does not.
+	killed := func(exit Exit) Outcome {
+		f, _ := os.Open(filepath.Join("testdata", "cut.log"))
+		defer f.Close()
+		p, _ := Parse(f, 2)
+		return p.Outcome(exit)
+	}
+	if o := killed(Exit{Code: -1, Signal: "killed", OOMUnknown: true}); o.Class != cascade.FailureOther || !strings.Contains(o.Reason, "OOM killer is the usual sender") || !strings.Contains(o.Reason, "journalctl -k") {
+		t.Errorf("killed, cause unknown: %+v", o)
+	}
+	if o := killed(Exit{Code: -1, Signal: "killed"}); strings.Contains(o.Reason, "OOM killer") {
+		t.Errorf("killed with the OOM count read and unchanged, the reason still hints at it: %q", o.Reason)
+	}
 	ok, _ := os.Open(filepath.Join("testdata", "ok.log"))
 	defer ok.Close()
 	p, _ := Parse(ok, 2)

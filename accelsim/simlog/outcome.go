@@ -85,6 +85,9 @@ func (p *Parser) outcome(exit Exit) Outcome {
 		if p.errLine != "" {
 			reason += ": " + p.errLine
 		}
+		if exit.OOMUnknown && !exit.OOM {
+			reason += "; " + oomUnknownHint
+		}
 		return fail(FailureCrash, "%s", reason)
 	case !p.exitDetected:
 		return fail(FailureNoExit, "simulator exited 0 without %q, %s", logExit, after)
@@ -93,6 +96,11 @@ func (p *Parser) outcome(exit Exit) Outcome {
 	}
 	return Outcome{Succeeded: true}
 }
+
+// oomUnknownHint ends the reason of a simulator killed by a SIGKILL
+// nothing in Cascade sent, where the cgroup's OOM kill count could not be
+// read to tell whether the kernel's OOM killer sent it.
+const oomUnknownHint = "Cascade did not send that SIGKILL; the kernel's OOM killer is the usual sender (`journalctl -k | grep -i oom` or `dmesg` names the process), which Cascade cannot tell here: this machine's cgroup OOM count is unreadable. The run's peakRssBytes says how much memory it held"
 
 // classify gives a failure its class and decisive line: from what the
 // log says when it says why, else from how the process ended.

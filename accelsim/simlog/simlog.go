@@ -75,6 +75,10 @@ type Exit struct {
 	// OOM is set by an executor that knows the process was killed for
 	// memory: the kernel's OOM killer, or Slurm's OUT_OF_MEMORY.
 	OOM bool
+	// OOMUnknown is set by an executor that saw a SIGKILL it did not
+	// send and could not tell whether it was for memory (the cgroup's
+	// OOM kill count unreadable).
+	OOMUnknown bool
 	// TimeLimit is set by an executor whose time limit ended the process
 	// (Slurm's TIMEOUT).
 	TimeLimit bool

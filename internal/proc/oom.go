@@ -70,11 +70,12 @@ func oomKillCount(path string) (int64, bool) {
 
 // oomKilled reports whether a process that died of SIGKILL nobody here
 // sent was the OOM killer's: whether the count read before its start,
-// before, rose by its exit.
-func oomKilled(before int64, beforeOK bool) bool {
+// before, rose by its exit; known is false when the count could not be
+// read, before or after (no cgroup file system, another layout).
+func oomKilled(before int64, beforeOK bool) (killed, known bool) {
 	if !beforeOK {
-		return false
+		return false, false
 	}
 	after, ok := oomKills()
-	return ok && after > before
+	return ok && after > before, ok
 }

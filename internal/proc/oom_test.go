@@ -114,7 +114,15 @@ func TestRunOOMKilled(t *testing.T) {
 	// It prints once it raised the count: its output's arrival cancels.
 	args := append([]string{"sh", "-c", `trap '' TERM; for f in "$@"; do echo "oom_kill 2" > "$f"; done; echo raised; while :; do sleep 0.05; done`, "sh"}, files...)
 	res, _ := Run(ctx, Cmd{Args: args, Log: filepath.Join(t.TempDir(), "log"), Grew: cancel, Grace: 50 * time.Millisecond})
-	if res.Signal != "killed" || res.OOMKilled {
-		t.Errorf("cancelled: %+v, want killed, not OOMKilled", res)
+	if res.Signal != "killed" || res.OOMKilled || res.OOMUnknown {
+		t.Errorf("cancelled: %+v, want killed, not OOMKilled, not OOMUnknown", res)
+	}
+
+	// No count to read: a SIGKILL from outside is OOMUnknown, neither
+	// said to be the OOM killer's nor not.
+	cgroupRoot = t.TempDir()
+	res, err = Run(context.Background(), Cmd{Args: []string{"sh", "-c", "kill -KILL $$"}, Log: filepath.Join(t.TempDir(), "log")})
+	if err != nil || res.Signal != "killed" || res.OOMKilled || !res.OOMUnknown {
+		t.Errorf("unreadable count: %+v, %v; want killed, OOMUnknown", res, err)
 	}
 }

@@ -83,8 +83,9 @@ type Result struct {
 	PeakRSS int64
 	// OOMKilled is set when the process died of a SIGKILL that Run did
 	// not send and the kernel's OOM killer killed a process of the
-	// memory cgroup meanwhile (see oomKills).
-	OOMKilled bool
+	// memory cgroup meanwhile (see oomKills). OOMUnknown is set instead
+	// when the cgroup's OOM kill count could not be read to tell.
+	OOMKilled, OOMUnknown bool
 }
 
 // String reads as "exit 2" or "killed by signal: killed".
@@ -174,7 +175,11 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Wall: wall, PeakRSS: peakRSS(cmd.ProcessState)}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.Signal = ws.Signal().String()
-		res.OOMKilled = ws.Signal() == syscall.SIGKILL && !signalled.Load() && oomKilled(oomBefore, oomOK)
+		if ws.Signal() == syscall.SIGKILL && !signalled.Load() {
+			var known bool
+			res.OOMKilled, known = oomKilled(oomBefore, oomOK)
+			res.OOMUnknown = !known
+		}
 	}
 	var exitErr *exec.ExitError
 	if werr != nil && !errors.As(werr, &exitErr) && !errors.Is(werr, exec.ErrWaitDelay) {

@@ -41,5 +41,5 @@ func execute(ctx context.Context, cfg Config, job runs.Job, grew func(), started
 		return simlog.Exit{Code: -1}, res, fmt.Errorf("%w: %w", ErrSimulatorNotFound, err)
 	}
 	// A SIGKILL from the kernel's OOM killer is OUT_OF_MEMORY, not OTHER.
-	return simlog.Exit{Code: res.ExitCode, Signal: res.Signal, OOM: res.OOMKilled}, res, err
+	return simlog.Exit{Code: res.ExitCode, Signal: res.Signal, OOM: res.OOMKilled, OOMUnknown: res.OOMUnknown}, res, err
 }
