@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"strconv"
 	"time"
@@ -47,4 +48,26 @@ func envDuration(name string, def time.Duration) time.Duration {
 		return d
 	}
 	return def
+}
+
+// secretVar defines a string flag whose value, when the command line does
+// not give it, is the first of envs set: as env does for other flags, but
+// with no default in --help, which printed a token, a secret key or a
+// database password taken from the environment in clear. Call the
+// returned func after fs.Parse (more than once is fine).
+func secretVar(fs *flag.FlagSet, p *string, name string, envs []string, usage string) (fill func()) {
+	fs.StringVar(p, name, "", usage)
+	return func() {
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+		if set {
+			return
+		}
+		*p = ""
+		for _, e := range envs {
+			if *p = os.Getenv(e); *p != "" {
+				return
+			}
+		}
+	}
 }

@@ -33,6 +33,7 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	var sim simSetup
 	var ppCmd, simCmd, origins, level, format, s3Addr, statsFile, counterMapFile string
 	var conc, queue, floorMiB int
+	var fills []func() // the secrets' values from the environment, after Parse
 	fs.StringVar(&cfg.DataDir, "data-dir", env("CASCADE_DATA_DIR", "./cascade-data"), "data directory: database, bucket, work files (CASCADE_DATA_DIR)")
 	fs.StringVar(&cfg.Bucket, "bucket", env("CASCADE_BUCKET", "cascade"), "bucket name under <data dir>/s3 (CASCADE_BUCKET)")
 	fs.StringVar(&cfg.Prefix, "prefix", env("CASCADE_PREFIX", "traces"), "prefix inside the bucket that holds trace directories (CASCADE_PREFIX)")
@@ -40,9 +41,9 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.StringVar(&s3Addr, "s3-addr", env("CASCADE_S3_ADDR", "127.0.0.1:7070"), "S3 endpoint's listen address; off for none (CASCADE_S3_ADDR)")
 	fs.StringVar(&cfg.S3URL, "s3-url", env("CASCADE_S3_URL", ""), "S3 endpoint's URL as clients reach it; derived from --s3-addr when empty (CASCADE_S3_URL)")
 	fs.StringVar(&cfg.S3Keys.AccessKey, "s3-access-key", env("CASCADE_S3_ACCESS_KEY", ""), "S3 access key; with --s3-secret-key, instead of the key file (CASCADE_S3_ACCESS_KEY)")
-	fs.StringVar(&cfg.S3Keys.SecretKey, "s3-secret-key", env("CASCADE_S3_SECRET_KEY", ""), "S3 secret key (CASCADE_S3_SECRET_KEY)")
+	fills = append(fills, secretVar(fs, &cfg.S3Keys.SecretKey, "s3-secret-key", []string{"CASCADE_S3_SECRET_KEY"}, "S3 secret key (CASCADE_S3_SECRET_KEY)"))
 	fs.StringVar(&cfg.S3KeyFile, "s3-key-file", env("CASCADE_S3_KEY_FILE", ""), "file holding the S3 key pair, made with a new pair if missing; <data dir>/s3-keys.env when empty (CASCADE_S3_KEY_FILE)")
-	fs.StringVar(&cfg.DatabaseURL, "database-url", env("CASCADE_DATABASE_URL", ""), "PostgreSQL: a postgres:// URL or a libpq keyword/value string (host=... dbname=...); SQLite in the data directory when empty (CASCADE_DATABASE_URL)")
+	fills = append(fills, secretVar(fs, &cfg.DatabaseURL, "database-url", []string{"CASCADE_DATABASE_URL"}, "PostgreSQL: a postgres:// URL or a libpq keyword/value string (host=... dbname=...); SQLite in the data directory when empty (CASCADE_DATABASE_URL)"))
 	fs.StringVar(&ppCmd, "postprocess-cmd", env("CASCADE_POSTPROCESS_CMD", ""), "post-processor command; the built-in `cascade postprocess` when empty (CASCADE_POSTPROCESS_CMD)")
 	fs.IntVar(&conc, "postprocess-concurrency", envInt("CASCADE_POSTPROCESS_CONCURRENCY", 1), "post-processors at once (CASCADE_POSTPROCESS_CONCURRENCY)")
 	fs.IntVar(&cfg.PostprocessJobs, "postprocess-jobs", envInt("CASCADE_POSTPROCESS_JOBS", 0), "the -j of each post-processor; 0 shares the CPUs this process may use among the concurrent ones (CASCADE_POSTPROCESS_JOBS)")
@@ -59,13 +60,13 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.DurationVar(&cfg.ScanInterval, "scan-interval", envDuration("CASCADE_SCAN_INTERVAL", 2*time.Second), "periodic bucket scan (CASCADE_SCAN_INTERVAL)")
 	fs.IntVar(&queue, "subscriber-queue", envInt("CASCADE_SUBSCRIBER_QUEUE", events.MaxPending), "changes a websocket subscriber may have waiting before it is closed and its client resubscribes (CASCADE_SUBSCRIBER_QUEUE)")
 	fs.StringVar(&origins, "allowed-origins", env("CASCADE_ALLOWED_ORIGINS", ""), "comma-separated extra origins allowed to call the API (CASCADE_ALLOWED_ORIGINS)")
-	fs.StringVar(&cfg.Tokens.ReadWrite, "token", env("CASCADE_TOKEN", ""), "token every API request needs, as Authorization: Bearer <token>; prefer the variable, flags show in ps (CASCADE_TOKEN)")
-	fs.StringVar(&cfg.Tokens.ReadOnly, "readonly-token", env("CASCADE_READONLY_TOKEN", ""), "token that may query and subscribe but not launch, cancel or retry (CASCADE_READONLY_TOKEN)")
+	fills = append(fills, secretVar(fs, &cfg.Tokens.ReadWrite, "token", []string{"CASCADE_TOKEN"}, "token every API request needs, as Authorization: Bearer <token>; prefer the variable, flags show in ps (CASCADE_TOKEN)"))
+	fills = append(fills, secretVar(fs, &cfg.Tokens.ReadOnly, "readonly-token", []string{"CASCADE_READONLY_TOKEN"}, "token that may query and subscribe but not launch, cancel or retry (CASCADE_READONLY_TOKEN)"))
 	fs.BoolVar(&cfg.AllowRemote, "allow-remote", envBool("CASCADE_ALLOW_REMOTE"), "listen on a non-loopback address without a token: anyone who reaches it may do anything (CASCADE_ALLOW_REMOTE=1)")
 	fs.StringVar(&cfg.TLSCert, "tls-cert", env("CASCADE_TLS_CERT", ""), "PEM certificate (chain): serve HTTPS and WSS; with --tls-key (CASCADE_TLS_CERT)")
 	fs.StringVar(&cfg.TLSKey, "tls-key", env("CASCADE_TLS_KEY", ""), "PEM private key of --tls-cert (CASCADE_TLS_KEY)")
 	fs.StringVar(&cfg.S3ReadOnlyKeys.AccessKey, "s3-readonly-access-key", env("CASCADE_S3_READONLY_ACCESS_KEY", ""), "a second S3 key pair that may get and list but not write (CASCADE_S3_READONLY_ACCESS_KEY)")
-	fs.StringVar(&cfg.S3ReadOnlyKeys.SecretKey, "s3-readonly-secret-key", env("CASCADE_S3_READONLY_SECRET_KEY", ""), "secret of the read-only S3 key pair (CASCADE_S3_READONLY_SECRET_KEY)")
+	fills = append(fills, secretVar(fs, &cfg.S3ReadOnlyKeys.SecretKey, "s3-readonly-secret-key", []string{"CASCADE_S3_READONLY_SECRET_KEY"}, "secret of the read-only S3 key pair (CASCADE_S3_READONLY_SECRET_KEY)"))
 	fs.DurationVar(&cfg.S3MultipartExpiry, "s3-multipart-expiry", envDuration("CASCADE_S3_MULTIPART_EXPIRY", 7*24*time.Hour), "abort a multipart upload nothing was written to for this long, freeing its parts; -1s never (CASCADE_S3_MULTIPART_EXPIRY)")
 	fs.IntVar(&cfg.Limits.MaxDepth, "max-query-depth", envInt("CASCADE_MAX_QUERY_DEPTH", transport.DefaultMaxDepth), "deepest nesting of fields an operation may have; -1 for no limit (CASCADE_MAX_QUERY_DEPTH)")
 	fs.IntVar(&cfg.Limits.MaxComplexity, "max-query-complexity", envInt("CASCADE_MAX_QUERY_COMPLEXITY", transport.DefaultMaxComplexity), "highest cost of an operation, pages counted by their size; -1 for no limit (CASCADE_MAX_QUERY_COMPLEXITY)")
@@ -77,6 +78,9 @@ func parseServe(args []string, stderr io.Writer) (app.Config, slog.Level, string
 	fs.BoolVar(&cfg.Pprof, "pprof", envBool("CASCADE_PPROF"), "serve Go's profiles at /debug/pprof/; on a non-loopback address only with an access token (CASCADE_PPROF)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, 0, "", err
+	}
+	for _, fill := range fills {
+		fill()
 	}
 	if fs.NArg() > 0 {
 		return cfg, 0, "", fmt.Errorf("serve takes no arguments, got %q", fs.Args())

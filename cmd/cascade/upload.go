@@ -86,7 +86,8 @@ func parseUpload(args []string, stderr io.Writer) (upload.Options, error) {
 	prefix := fs.String("prefix", env("CASCADE_PREFIX", "traces"), "prefix inside the bucket ($CASCADE_PREFIX)")
 	endpoint := fs.String("endpoint", "", "a Cascade's S3 endpoint URL, http://host:7070")
 	accessKey := fs.String("access-key", env("CASCADE_S3_ACCESS_KEY", env("AWS_ACCESS_KEY_ID", "")), "S3 access key ($CASCADE_S3_ACCESS_KEY, else $AWS_ACCESS_KEY_ID)")
-	secretKey := fs.String("secret-key", env("CASCADE_S3_SECRET_KEY", env("AWS_SECRET_ACCESS_KEY", "")), "S3 secret key ($CASCADE_S3_SECRET_KEY, else $AWS_SECRET_ACCESS_KEY)")
+	secretKey := new(string)
+	fillSecret := secretVar(fs, secretKey, "secret-key", []string{"CASCADE_S3_SECRET_KEY", "AWS_SECRET_ACCESS_KEY"}, "S3 secret key ($CASCADE_S3_SECRET_KEY, else $AWS_SECRET_ACCESS_KEY)")
 	parallel := fs.Int("parallel", upload.DefaultParallel, "parts sent at once with --endpoint")
 
 	// The trace directory comes first in the documented form, and the flag
@@ -108,6 +109,7 @@ func parseUpload(args []string, stderr io.Writer) (upload.Options, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+	fillSecret()
 	// usage prints a usage error as the flag package does its own.
 	usage := func(msg string) error {
 		fmt.Fprintln(stderr, "cascade upload: "+msg)
