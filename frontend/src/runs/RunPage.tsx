@@ -27,6 +27,7 @@ import { DownloadKernelsCsv, FailureDetails, RunFiguresList, StatColumnPicker, u
 import { pickedColumns } from "./stats";
 import { useRunKernels } from "./useRunKernels";
 import { HardwareCounters } from "../correlation/HardwareCounters";
+import { TraceChangedSubscription } from "../correlation/documents";
 
 export function RunPage({ id }: { id: string }) {
   const [{ data, error, fetching }, refetch] = useLiveQuery({ query: RunQuery, variables: { id } });
@@ -45,6 +46,10 @@ export function RunPage({ id }: { id: string }) {
   const readAgain = useReadAgain(data, fetching, refetch, (d) =>
     setLive((l) => (l && d.run && compareTime(l.updatedAt, d.run.updatedAt) <= 0 ? null : l)),
   );
+  // Measured timing or a step timeline uploaded after the run (the guide: hasStepTimeline can
+  // turn true once the trace is ready) changes its comparison and steps, computed when the run
+  // is read: read it again when its trace changes.
+  useEvents(TraceChangedSubscription, { id: run?.trace.id ?? "" }, readAgain, !run);
   const finished = run && !isActive(run.state);
   const queriedActive = data?.run ? isActive(data.run.state) : false;
   // The kernels by pages: no runUpdated message carries them. Read again from the first page
