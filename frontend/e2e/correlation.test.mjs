@@ -108,6 +108,10 @@ describe("hardware counters against a real server", { skip }, () => {
   test("a run's figures per statistic, its scatter named on hover, log axes over decades, and its CSVs", { timeout: 120_000 }, async () => {
     const page = await browser.context.newPage();
     const errors = watchErrors(page);
+    // The trace page says where its measured times come from, and what its profile held.
+    await page.goto(`${server.url}/traces/${TRACE}`);
+    await page.getByTestId("trace-profiles").getByText("ncu, NVIDIA H100 80GB HBM3: 4 of 4 launches matched").waitFor();
+    await page.getByTestId("measured-from").getByText(/real_timing\.json: duration_ns/).waitFor();
     await page.goto(`${server.url}/runs/${h100Run}`);
     const section = page.getByTestId("hardware-counters");
     const table = section.getByRole("table", { name: "Statistics against hardware counters" });

@@ -50,6 +50,9 @@ describe("timing uploaded after a run reaches its open page", { skip }, () => {
     await page.goto(`${server.url}/runs/${id}`);
     await page.getByText("The trace has no real timing, so there is nothing to compare with.").waitFor();
     await page.evaluate(() => (window.__sameDocument = true));
+    const tracePage = await browser.context.newPage();
+    await tracePage.goto(`${server.url}/traces/${TRACE}`);
+    await tracePage.getByText("not available: no real timing, and no profile with launch durations").waitFor();
 
     const src = join(repo, "samples", "quickstart");
     for (const f of TIMING) await writeTraceFile(server.bucket, TRACE, f, await readFile(join(src, f), "utf8"));
@@ -70,6 +73,8 @@ describe("timing uploaded after a run reaches its open page", { skip }, () => {
     await page.getByRole("heading", { name: "Projected step times" }).waitFor({ timeout: 15_000 });
     assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was reloaded");
     await screenshot(page, "late-timing");
+    // The trace page, live too, says where the times now come from.
+    await tracePage.getByTestId("measured-from").getByText(/real_timing\.json: duration_ns/).waitFor({ timeout: 15_000 });
     assert.deepEqual(errors, []);
   });
 });

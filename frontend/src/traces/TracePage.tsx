@@ -161,9 +161,37 @@ function TraceFacts({ trace }: { trace: TraceDetailFragment }) {
       <Fact label="Disk size">
         <span title={`${formatCount(trace.bytes)} bytes`}>{formatBytes(trace.bytes)}</span>
       </Fact>
-      <Fact label="Real timing">
-        <YesNo value={trace.hasRealTiming} yes="available" no="not available" />
+      <Fact label="Measured times">
+        <YesNo
+          value={trace.measuredTimesFrom != null}
+          yes={trace.hasRealTiming ? "real timing" : "from its hardware profiles"}
+          no="not available: no real timing, and no profile with launch durations"
+        />
+        {trace.measuredTimesFrom && (
+          <span className="muted" data-testid="measured-from">
+            {" "}({trace.measuredTimesFrom})
+          </span>
+        )}
       </Fact>
+      {trace.profiles.length > 0 && (
+        <Fact label="Hardware profiles">
+          <ul className="profiles" data-testid="trace-profiles">
+            {trace.profiles.map((p) => (
+              <li key={p.file}>
+                <code>{p.file}</code>{" "}
+                {p.error ? (
+                  <span className="error">not read: {p.error}</span>
+                ) : (
+                  <span className="muted">
+                    {p.profiler ?? "?"}
+                    {p.gpu ? `, ${p.gpu}` : ""}: {formatCount(p.matched)} of {formatCount(p.launches)} launches matched
+                  </span>
+                )}
+              </li>
+            ))}
+          </ul>
+        </Fact>
+      )}
       <Fact label="Step timeline">
         <YesNo value={trace.hasStepTimeline} yes="available" no="not available" />
       </Fact>

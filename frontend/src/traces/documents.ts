@@ -53,6 +53,8 @@ export const TraceDetailFragment = graphql(`
     retryable
     suggestedSimConfig
     hasRealTiming
+    measuredTimesFrom
+    profiles { file profiler gpu launches matched error }
     hasStepTimeline
     untracedKernels
     warnings
