@@ -65,7 +65,7 @@ func FuzzStatsRows(f *testing.F) {
 		var w Warnings
 		var ks []cascade.Kernel
 		ctx := "0x1"
-		err := readStats(strings.NewReader(row+"\n"), rel, &ctx, nil, func(k cascade.Kernel) error { ks = append(ks, k); return nil }, &w)
+		_, err := readStats(strings.NewReader(row+"\n"), rel, &ctx, nil, func(k cascade.Kernel) error { ks = append(ks, k); return nil }, &w)
 		return ks, w, err
 	}
 	f.Fuzz(func(t *testing.T, row string) {

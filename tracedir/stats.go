@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -192,6 +193,17 @@ func (w *Warnings) Addf(format string, args ...any) {
 	}
 }
 
+// Firstf records a problem before the others, as the one to read first:
+// it is kept whatever the cap, the last of the others then counted as
+// left out.
+func (w *Warnings) Firstf(format string, args ...any) {
+	w.List = slices.Insert(w.List, 0, fmt.Sprintf(format, args...))
+	if len(w.List) > MaxWarnings {
+		w.List = w.List[:MaxWarnings]
+		w.dropped++
+	}
+}
+
 // Result returns the problems, with a last line counting those left out.
 func (w *Warnings) Result() []string {
 	if w.dropped > 0 {
@@ -229,7 +241,9 @@ func (t *Tree) ReadKernels(w *Warnings) ([]cascade.Kernel, error) {
 
 // EachKernels reads the stats files as ReadKernels does and hands the
 // kernels to fn in batches of up to n, reusing the batch's memory: a trace
-// with a million kernels costs one batch.
+// with a million kernels costs one batch. A stats file whose rows were
+// all refused (none is a kernel) is said so in a warning put first, naming
+// the file and the first refusal: a trace never has no kernels quietly.
 func (t *Tree) EachKernels(w *Warnings, n int, fn func([]cascade.Kernel) error) error {
 	batch := make([]cascade.Kernel, 0, n)
 	emit := func(k cascade.Kernel) error {
@@ -254,10 +268,13 @@ func (t *Tree) EachKernels(w *Warnings, n int, fn func([]cascade.Kernel) error) 
 		if err != nil {
 			return err
 		}
-		err = readStats(f, rel, ctx, names, emit, w)
+		got, err := readStats(f, rel, ctx, names, emit, w)
 		f.Close()
 		if err != nil {
 			return err
+		}
+		if got.kernels == 0 && got.refused > 0 {
+			w.Firstf("%s: none of its rows is a kernel: %d refused, the first on line %d: %s", rel, got.refused, got.firstLine, got.first)
 		}
 	}
 	if len(batch) > 0 {
@@ -266,11 +283,29 @@ func (t *Tree) EachKernels(w *Warnings, n int, fn func([]cascade.Kernel) error) 
 	return nil
 }
 
-func readStats(r io.Reader, rel string, ctx *string, names demangler, emit func(cascade.Kernel) error, w *Warnings) error {
-	return eachRow(r, rel, w, func(line int, cols []string) error {
+// statsRead counts what readStats made of a stats file's rows.
+type statsRead struct {
+	kernels, refused int
+	first            string // why the first refused row was refused
+	firstLine        int
+}
+
+func readStats(r io.Reader, rel string, ctx *string, names demangler, emit func(cascade.Kernel) error, w *Warnings) (statsRead, error) {
+	var got statsRead
+	refuse := func(line int, err error) {
+		w.Addf("%s:%d: %v", rel, line, err)
+		if got.refused++; got.refused == 1 {
+			got.first, got.firstLine = err.Error(), line
+		}
+	}
+	err := eachRow(r, rel, w, func(line int, cols []string, bad error) error {
+		if bad != nil {
+			refuse(line, bad)
+			return nil
+		}
 		k, err := parseStatsRow(cols, ctx, names)
 		if err != nil {
-			w.Addf("%s:%d: %v", rel, line, err)
+			refuse(line, err)
 			return nil
 		}
 		if _, ok := count32(cols[11]); !ok {
@@ -278,23 +313,96 @@ func readStats(r io.Reader, rel string, ctx *string, names demangler, emit func(
 			// kernel stands.
 			w.Addf("%s:%d: total_reported_insts: %q is not a 32-bit count; the kernel is kept, but its trace is not checked for being cut short", rel, line, cols[11])
 		}
+		got.kernels++
 		return emit(k)
 	})
+	return got, err
 }
 
 // maxStatsLine bounds a stats row's line: mangled names can be long, but
 // not this long.
 const maxStatsLine = 16 << 20
 
+// statsLayout is where a stats file's rows hold the tracer's columns, as
+// its header names them: forks of the tracer add columns (a trailing
+// "latency"; "device_id" and "stream_id" first).
+type statsLayout struct {
+	at    []int // each of statsColumns' field in a row; nil: statsColumns' order
+	width int   // a row's fields
+	cols  []string
+}
+
+// readHeader reads a stats file's first line, fields, as its header when
+// it is one: its first field is no kernel id and it names a column of the
+// tracer's. ok is false for a row. A header that names all the tracer's
+// columns gives their places (other columns are ignored: extra names
+// them); one that lacks some is an error naming them.
+func readHeader(fields []string) (l statsLayout, extra []string, ok bool, err error) {
+	if _, _, row := rowTraceFile(fields[0]); row || !slices.ContainsFunc(fields, func(f string) bool { return slices.Contains(statsColumns, f) }) {
+		return statsLayout{width: len(statsColumns)}, nil, false, nil
+	}
+	l = statsLayout{at: make([]int, len(statsColumns)), width: len(fields)}
+	var missing []string
+	for i, c := range statsColumns {
+		if l.at[i] = slices.Index(fields, c); l.at[i] < 0 {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		return l, nil, true, fmt.Errorf("the header lacks the tracer's column%s %s (want %s; others may follow): no row of the file is read",
+			plural(len(missing)), quoteAll(missing), quoteAll(statsColumns))
+	}
+	for i, f := range fields {
+		if !slices.Contains(l.at, i) {
+			extra = append(extra, f)
+		}
+	}
+	if len(extra) == 0 && slices.IsSorted(l.at) {
+		l.at = nil // the tracer's own
+	}
+	return l, extra, true, nil
+}
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// row returns a row's fields in statsColumns' order, or why it has none.
+func (l *statsLayout) row(fields []string, header bool) ([]string, error) {
+	if len(fields) != l.width {
+		if header && l.width != len(statsColumns) {
+			return nil, fmt.Errorf("want %d columns, as the header (line 1) names, got %d", l.width, len(fields))
+		}
+		return nil, fmt.Errorf("want %d columns, got %d", l.width, len(fields))
+	}
+	if l.at == nil {
+		return fields, nil
+	}
+	l.cols = l.cols[:0]
+	for _, i := range l.at {
+		l.cols = append(l.cols, fields[i])
+	}
+	return l.cols, nil
+}
+
 // eachRow calls fn with each row of a stats file but its header and blank
-// lines: its line number and its fields, trimmed, in a slice fn must not
-// keep. A line over maxStatsLine is skipped, reported in w when w is not
-// nil.
-func eachRow(r io.Reader, rel string, w *Warnings, fn func(line int, cols []string) error) error {
+// lines: its line number and the tracer's columns, trimmed, in
+// statsColumns' order and in a slice fn must not keep, or why the row
+// cannot be read (bad: its number of columns, or a header that lacks some
+// of the tracer's, which fn is given once, as line 1, and no row after
+// it). Columns a header names that are not the tracer's are ignored, in
+// a warning in w; a line over maxStatsLine is skipped, in a warning in w;
+// w may be nil.
+func eachRow(r io.Reader, rel string, w *Warnings, fn func(line int, cols []string, bad error) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	line := 0
 	var buf []byte
 	var cols []string // reused: a row's fields, substrings of its line
+	layout, header := statsLayout{width: len(statsColumns)}, false
 	for {
 		buf = buf[:0]
 		long, eof := false, false
@@ -340,10 +448,24 @@ func eachRow(r io.Reader, rel string, w *Warnings, fn func(line int, cols []stri
 		for f := range strings.SplitSeq(text, ",") {
 			cols = append(cols, strings.TrimSpace(f))
 		}
-		if line == 1 && cols[0] == statsColumns[0] {
-			continue // the header
+		if line == 1 {
+			l, extra, ok, err := readHeader(cols)
+			if err != nil {
+				return fn(line, nil, err)
+			}
+			if ok {
+				layout, header = l, true
+				if len(extra) > 0 && w != nil {
+					w.Addf("%s:%d: the header names column%s %s besides the tracer's: ignored", rel, line, plural(len(extra)), quoteAll(extra))
+				}
+				if eof {
+					return nil
+				}
+				continue
+			}
 		}
-		if err := fn(line, cols); err != nil {
+		row, bad := layout.row(cols, header)
+		if err := fn(line, row, bad); err != nil {
 			return err
 		}
 		if eof {
@@ -372,8 +494,8 @@ func EachStatsRow(path string, fn func(StatsRow)) error {
 		return err
 	}
 	defer f.Close()
-	return eachRow(f, filepath.Base(path), nil, func(_ int, cols []string) error {
-		if len(cols) != len(statsColumns) {
+	return eachRow(f, filepath.Base(path), nil, func(_ int, cols []string, bad error) error {
+		if bad != nil {
 			return nil
 		}
 		file, _, ok := rowTraceFile(cols[0])

@@ -92,3 +92,60 @@ func TestStatsRowOddities(t *testing.T) {
 		t.Errorf("warnings %q, want [%q]", warnings, want)
 	}
 }
+
+// TestStatsForkColumns: stats files of tracer forks, with columns besides
+// the tracer's twelve (a trailing latency; device_id and stream_id
+// first), are read by the header's names, the other columns ignored in
+// one warning naming the file, line 1 and them; a header that lacks some
+// of the twelve is refused naming the file, line 1 and those it lacks,
+// and a file none of whose rows is a kernel says so first.
+func TestStatsForkColumns(t *testing.T) {
+	latencyHeader := strings.TrimSuffix(statsHeader, "\n") + ", latency\n"
+	latency := latencyHeader +
+		"kernel-1.trace, _Z1fv, 2, 1, 1, 2, 32, 1, 1, 64, 10,10, 1234\n" +
+		"kernel-2.trace, _Z1gv, 3, 1, 1, 3, 64, 1, 1, 192, 20,20, 99\n"
+	ks, warnings, err := readStatsOf(t, map[string]string{"traces/stats.csv": latency})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ks) != 2 || ks[0].Name != "_Z1fv" || ks[0].GridX != 2 || *ks[0].Instructions != 10 || ks[1].KernelID != 2 || ks[1].BlockX != 64 {
+		t.Errorf("latency fork: kernels %+v, want _Z1fv and _Z1gv", ks)
+	}
+	want := `traces/stats.csv:1: the header names column "latency" besides the tracer's: ignored`
+	if len(warnings) != 1 || warnings[0] != want {
+		t.Errorf("latency fork: warnings %q, want [%q]", warnings, want)
+	}
+
+	devices := "device_id, stream_id, " + statsHeader +
+		"0, 7, kernel-1-ctx_0x1.trace.xz, _Z1fv, 2, 1, 1, 2, 32, 1, 1, 64, 10,10\n"
+	ks, warnings, err = readStatsOf(t, map[string]string{"traces/stats_ctx_0x1": devices})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ks) != 1 || ks[0].TraceFile != "kernel-1-ctx_0x1.trace.xz" || ks[0].KernelID != 1 || ks[0].Name != "_Z1fv" || ks[0].BlockX != 32 {
+		t.Errorf("device_id fork: kernels %+v, want kernel 1, _Z1fv", ks)
+	}
+	want = `traces/stats_ctx_0x1:1: the header names columns "device_id", "stream_id" besides the tracer's: ignored`
+	if len(warnings) != 1 || warnings[0] != want {
+		t.Errorf("device_id fork: warnings %q, want [%q]", warnings, want)
+	}
+
+	lacking := strings.Replace(statsHeader, "grid_dimY, ", "", 1) + "kernel-1.trace, _Z1fv, 2, 1, 2, 32, 1, 1, 64, 10,10\n"
+	ks, warnings, err = readStatsOf(t, map[string]string{"traces/stats.csv": lacking})
+	if err != nil || len(ks) != 0 {
+		t.Fatalf("lacking grid_dimY: %d kernels, err %v; want none, no error", len(ks), err)
+	}
+	if len(warnings) != 2 || !strings.HasPrefix(warnings[0], "traces/stats.csv: none of its rows is a kernel") ||
+		!strings.HasPrefix(warnings[1], `traces/stats.csv:1: the header lacks the tracer's column "grid_dimY"`) {
+		t.Errorf("lacking grid_dimY: warnings %q, want the file refused first, then line 1 naming grid_dimY", warnings)
+	}
+
+	// Rows wider than the header: each refused; the file's refusal comes
+	// first, naming its first reason.
+	wide := latencyHeader + "kernel-1.trace, _Z1fv, 2, 1, 1, 2, 32, 1, 1, 64, 10,10, 1, 2\nkernel-2.trace, _Z1fv, 2, 1, 1, 2, 32, 1, 1, 64, 10,10, 1, 2\n"
+	ks, warnings, _ = readStatsOf(t, map[string]string{"traces/stats.csv": wide})
+	want = "traces/stats.csv: none of its rows is a kernel: 2 refused, the first on line 2: want 13 columns, as the header (line 1) names, got 14"
+	if len(ks) != 0 || len(warnings) != 4 || warnings[0] != want {
+		t.Errorf("rows wider than the header: %d kernels, warnings %q; want none, first %q", len(ks), warnings, want)
+	}
+}
