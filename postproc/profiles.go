@@ -72,6 +72,10 @@ func readProfiles(dir string, names []string, kernels []hwprofile.Traced, table 
 		case rep.UnmatchedCount > 0:
 			warnings = append(warnings, fmt.Sprintf("profile %s: %d of its %d launches match no traced kernel; %s", name, rep.UnmatchedCount, rep.Launches, unmatched(rep)))
 		}
+		if len(rep.Unpaired) > 0 && rep.Matched > 0 {
+			warnings = append(warnings, fmt.Sprintf("profile %s: the trace has %d CUDA contexts, the profile %d (a process's context each): the trace's %s paired with none of the profile's, so %s kernels have no counters from it",
+				name, rep.TraceContexts, rep.Contexts, contextList(rep.Unpaired), its(len(rep.Unpaired))))
+		}
 		for _, n := range rep.Notes {
 			warnings = append(warnings, fmt.Sprintf("profile %s: %s", name, n))
 		}
@@ -104,6 +108,22 @@ func appendTraced(ts []hwprofile.Traced, ks []cascade.Kernel) []hwprofile.Traced
 		ts = append(ts, hwprofile.Traced{Context: cascade.Deref(k.Context), ID: k.KernelID, Name: k.Name, Demangled: d})
 	}
 	return ts
+}
+
+// contextList names the trace's contexts: "context 0x2", "contexts 0x2,
+// 0x3".
+func contextList(cs []string) string {
+	if len(cs) == 1 {
+		return "context " + cs[0] + " is"
+	}
+	return "contexts " + strings.Join(cs, ", ") + " are"
+}
+
+func its(n int) string {
+	if n == 1 {
+		return "its"
+	}
+	return "their"
 }
 
 func unmatched(rep hwprofile.Report) string {

@@ -156,3 +156,25 @@ func TestReadProfilesAgain(t *testing.T) {
 		t.Errorf("a trace not ready: %+v", o)
 	}
 }
+
+// TestProfileUnpairedContext: a profile of one process's context, of a
+// trace of two contexts, says which of the trace's contexts it gave
+// nothing.
+func TestProfileUnpairedContext(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteTree(t, dir, map[string]string{"ncu.csv": ncuProfile})
+	var traced []hwprofile.Traced
+	for _, ctx := range []string{"0x1", "0x2"} {
+		for id := 1; id <= 2; id++ {
+			traced = append(traced, hwprofile.Traced{Context: ctx, ID: id, Name: "_Z6vecAddPdS_S_i", Demangled: "vecAdd(double*, double*, double*, int)"})
+		}
+	}
+	_, reads, warnings := readProfiles(dir, []string{"ncu.csv"}, traced, nil)
+	if len(reads) != 1 || reads[0].Matched != 2 {
+		t.Fatalf("reads %+v", reads)
+	}
+	want := "profile ncu.csv: the trace has 2 CUDA contexts, the profile 1 (a process's context each): the trace's context 0x2 is paired with none of the profile's, so its kernels have no counters from it"
+	if !slices.Contains(warnings, want) {
+		t.Errorf("warnings %q, want %q", warnings, want)
+	}
+}

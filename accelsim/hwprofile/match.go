@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -55,7 +56,7 @@ const MaxUnmatched = 20
 
 // Matcher matches profiled launches to a trace's kernels and accumulates
 // their statistics: by order within a CUDA context (the profile's
-// contexts paired with the trace's in the order each first appears), the
+// contexts, each a process's, paired with the trace's as pair says), the
 // names checked (a profiled name matches a traced one as printed,
 // demangled, or by its function's name without scope, template arguments
 // and parameters, as the profilers print it).
@@ -120,9 +121,31 @@ type Report struct {
 	Unmapped       []string // the table's statistics it could not give
 	Notes          []string // columns of text taken as absent
 	Skipped        int      // rows that are not launches (memory copies)
+	// Contexts counts the profile's CUDA contexts, each a process's
+	// (Nsight Compute numbers contexts per process), and TraceContexts
+	// the trace's. Unpaired names the trace's contexts no context of the
+	// profile was paired with, in the trace's order, when the profile has
+	// launches: their kernels have nothing from it.
+	Contexts, TraceContexts int
+	Unpaired                []string
 }
 
 type cursor struct{ pos, pass int }
+
+// profContext is a context of a profile: a process's (-1 without a
+// Process ID column) context (-1 without a Context column).
+type profContext struct{ process, context int64 }
+
+func (c profContext) String() string {
+	s := "context " + strconv.FormatInt(c.context, 10)
+	if c.context < 0 {
+		s = "no context"
+	}
+	if c.process >= 0 {
+		s = "process " + strconv.FormatInt(c.process, 10) + "'s " + s
+	}
+	return s
+}
 
 // Add reads a profile to its end, matching its launches and adding their
 // statistics (those of table bound to its header and GPU). A malformed
@@ -130,11 +153,12 @@ type cursor struct{ pos, pass int }
 // before the error stays added, so callers read a profile into a fresh
 // Matcher, or check it first, when it must be all or nothing.
 func (m *Matcher) Add(r *Reader, table *Mapping) (Report, error) {
-	rep := Report{File: r.name, Profiler: r.h.Profiler}
+	rep := Report{File: r.name, Profiler: r.h.Profiler, TraceContexts: len(m.byCtx)}
 	var bound *Bound
 	var statAt []int // bound statistic → index in m.stats, -1 when not accumulated
 	var out []float64
-	ctxOf := map[int64]int{}
+	ctxOf := map[profContext]int{} // → the trace's context paired with it, -1 none
+	paired := make([]bool, len(m.byCtx))
 	cursors := make([]cursor, len(m.byCtx))
 	var l Launch
 	for {
@@ -158,12 +182,19 @@ func (m *Matcher) Add(r *Reader, table *Mapping) (Report, error) {
 				statAt = append(statAt, i)
 			}
 		}
-		c, ok := ctxOf[l.Context]
+		pc := profContext{l.Process, l.Context}
+		c, ok := ctxOf[pc]
 		if !ok {
-			c = len(ctxOf)
-			ctxOf[l.Context] = c
+			c = m.pair(paired, l.Kernel)
+			ctxOf[pc] = c
 		}
-		k, why := m.match(c, &cursors, l.Kernel)
+		var k int
+		var why string
+		if c < 0 {
+			k, why = -1, fmt.Sprintf("the profile's %s (its context %d by first appearance) has no counterpart: the trace's %d context%s are each paired with one of the profile's before it", pc, len(ctxOf), len(m.byCtx), plural(len(m.byCtx)))
+		} else {
+			k, why = m.match(c, &cursors, l.Kernel)
+		}
 		if k < 0 {
 			rep.UnmatchedCount++
 			if len(rep.Unmatched) < MaxUnmatched {
@@ -183,16 +214,59 @@ func (m *Matcher) Add(r *Reader, table *Mapping) (Report, error) {
 	for _, cur := range cursors {
 		rep.Passes = max(rep.Passes, cur.pass)
 	}
+	rep.Contexts = len(ctxOf)
+	for c, p := range paired {
+		if !p && rep.Launches > 0 {
+			rep.Unpaired = append(rep.Unpaired, m.kernels[m.byCtx[c][0]].Context)
+		}
+	}
 	rep.Notes, rep.Skipped = r.Notes(), r.Skipped
 	return rep, nil
 }
 
-// match returns the index of the traced kernel a launch named name of
-// the profile's c-th context is, or -1 and why not.
-func (m *Matcher) match(c int, cursors *[]cursor, name string) (int, string) {
-	if c >= len(m.byCtx) {
-		return -1, fmt.Sprintf("the profile's context %d has no counterpart: the trace has %d", c+1, len(m.byCtx))
+// pair returns the trace's context a context of the profile that first
+// appears with a launch named name is paired with, and marks it paired:
+// of those not paired yet, the one that launches a kernel of that name
+// soonest from its start (within Lookahead launches: contexts running
+// other kernels are told apart), the first in the trace's order on a tie
+// (contexts running the same kernels pair in order of first appearance),
+// else the first not paired yet; -1 when every one is paired.
+func (m *Matcher) pair(paired []bool, name string) int {
+	c, at := -1, Lookahead
+	first := -1
+	for i, list := range m.byCtx {
+		if paired[i] {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		for j, k := range list[:min(len(list), at)] {
+			if SameKernel(m.kernels[k].Name, m.kernels[k].Demangled, name) {
+				c, at = i, j
+				break
+			}
+		}
 	}
+	if c < 0 {
+		c = first
+	}
+	if c >= 0 {
+		paired[c] = true
+	}
+	return c
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// match returns the index of the traced kernel a launch named name of
+// the trace's c-th context is, or -1 and why not.
+func (m *Matcher) match(c int, cursors *[]cursor, name string) (int, string) {
 	list, cur := m.byCtx[c], &(*cursors)[c]
 	find := func(from int) int {
 		for j := from; j < len(list) && j < from+Lookahead; j++ {

@@ -1,6 +1,7 @@
 package hwprofile_test
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -145,4 +146,83 @@ func mustRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestMatchProcesses: Nsight Compute numbers contexts per process, so two
+// processes' context 1 are two contexts, paired with the trace's two in
+// order of first appearance: each traced kernel gets its own process's
+// launch once; a third process has no counterpart, its launches
+// unmatched naming it, and a trace context no profile context is paired
+// with is reported.
+func TestMatchProcesses(t *testing.T) {
+	var traced []hwprofile.Traced
+	for _, ctx := range []string{"0x1", "0x2"} {
+		for id := 1; id <= 3; id++ {
+			traced = append(traced, hwprofile.Traced{Context: ctx, ID: id, Name: "_Z1kv", Demangled: "k()"})
+		}
+	}
+	text := `"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","gpc__cycles_elapsed.max"` + "\n" +
+		`"","","","","","","","cycle"` + "\n"
+	row := func(id, pid, cycles int) string {
+		return fmt.Sprintf(`"%d","%d","p","h","k()","1","7","%d"`+"\n", id, pid, cycles)
+	}
+	two := text
+	for i := range 3 {
+		two += row(i, 100, 100+i) + row(i, 200, 200+i)
+	}
+	m := hwprofile.NewMatcher(traced, hwprofile.Builtin().Stats())
+	rep := addText(t, m, "hw-2proc.csv", two)
+	if rep.Launches != 6 || rep.Matched != 6 || rep.Passes != 1 || rep.Contexts != 2 || rep.TraceContexts != 2 || len(rep.Unpaired) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	for k := range traced {
+		want := float64(100 + 100*(k/3) + k%3)
+		if c := measured(m, k, "cycles"); c.N != 1 || c.Mean() != want {
+			t.Errorf("kernel %d of context %s: cycles %+v, want %v once", traced[k].ID, traced[k].Context, c, want)
+		}
+	}
+
+	// A third process: no counterpart.
+	m = hwprofile.NewMatcher(traced, hwprofile.Builtin().Stats())
+	rep = addText(t, m, "hw-3proc.csv", two+row(0, 300, 1))
+	if rep.Matched != 6 || rep.UnmatchedCount != 1 || !strings.Contains(rep.Unmatched[0].Why, "process 300's context 1") || !strings.Contains(rep.Unmatched[0].Why, "no counterpart") {
+		t.Errorf("third process: report %+v", rep)
+	}
+
+	// One process: the trace's second context is paired with none.
+	one := text
+	for i := range 3 {
+		one += row(i, 100, 100+i)
+	}
+	m = hwprofile.NewMatcher(traced, hwprofile.Builtin().Stats())
+	rep = addText(t, m, "hw-1proc.csv", one)
+	if rep.Matched != 3 || rep.Contexts != 1 || !slices.Equal(rep.Unpaired, []string{"0x2"}) {
+		t.Errorf("one process: report %+v", rep)
+	}
+}
+
+// TestMatchPairsByName: a profile's context is paired with the trace's
+// context that launches its first kernel soonest, so contexts running
+// other kernels pair right whatever order they appear in.
+func TestMatchPairsByName(t *testing.T) {
+	traced := []hwprofile.Traced{
+		{Context: "0x1", ID: 1, Name: "_Z1fv", Demangled: "f()"},
+		{Context: "0x1", ID: 2, Name: "_Z1gv", Demangled: "g()"},
+		{Context: "0x2", ID: 1, Name: "_Z1gv", Demangled: "g()"},
+	}
+	text := `"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","gpc__cycles_elapsed.max"` + "\n" +
+		`"","","","","","","","cycle"` + "\n" +
+		`"0","100","p","h","g()","2","7","30"` + "\n" +
+		`"0","100","p","h","f()","1","7","10"` + "\n" +
+		`"1","100","p","h","g()","1","7","20"` + "\n"
+	m := hwprofile.NewMatcher(traced, hwprofile.Builtin().Stats())
+	rep := addText(t, m, "p.csv", text)
+	if rep.Matched != 3 {
+		t.Fatalf("report %+v", rep)
+	}
+	for k, want := range []float64{10, 20, 30} {
+		if c := measured(m, k, "cycles"); c.N != 1 || c.Mean() != want {
+			t.Errorf("kernel %d: cycles %+v, want %v", k, c, want)
+		}
+	}
 }

@@ -45,7 +45,10 @@ type Launch struct {
 	// ID is Nsight Compute's ID (the profiled launch's index in the
 	// process) or nvprof's Correlation_ID (which numbers API calls, not
 	// launches); -1 when the file has neither.
-	ID              int64
+	ID int64
+	// Process is Nsight Compute's Process ID, -1 when the file has none:
+	// it numbers contexts per process, so a context is a process's.
+	Process         int64
 	Context, Stream int64  // -1 when the file has no such column
 	Kernel          string // as printed (nvprof's " [123]" suffix removed)
 	Device          string // the GPU's name, or its index when that is all the file says
@@ -274,7 +277,7 @@ func (r *Reader) Next(l *Launch) error {
 
 func (r *Reader) launch(l *Launch, line []byte) error {
 	h, f, cols := &r.h, r.sp.fields, r.sp.cols
-	*l = Launch{Line: r.lines.n, Index: r.index, ID: -1, Context: -1, Stream: -1, Values: l.Values[:0], Kernel: l.Kernel, Device: l.Device, CC: l.CC}
+	*l = Launch{Line: r.lines.n, Index: r.index, ID: -1, Process: -1, Context: -1, Stream: -1, Values: l.Values[:0], Kernel: l.Kernel, Device: l.Device, CC: l.CC}
 	var err error
 	intAt := func(i int, what string) int64 {
 		if i < 0 || err != nil {
@@ -329,11 +332,11 @@ func (r *Reader) launch(l *Launch, line []byte) error {
 		}
 		l.Values = append(l.Values, v)
 	}
-	var pid int64 = -1
-	if r.pid >= 0 {
-		pid, _ = strconv.ParseInt(strings.TrimSpace(string(f[r.pid])), 10, 64)
+	l.Process = intAt(r.pid, "Process ID")
+	if err != nil {
+		return err
 	}
-	if err := r.checkOrder(l, pid, cols); err != nil {
+	if err := r.checkOrder(l, l.Process, cols); err != nil {
 		return err
 	}
 	r.index++
