@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -189,18 +190,46 @@ func ParseMetadata(b []byte) (Metadata, error) {
 		}
 	}
 	if v, ok := raw["profiles"]; ok && string(v) != "null" {
-		var one string
-		if json.Unmarshal(v, &one) == nil {
-			m.Profiles = []string{one}
-		} else {
-			errs = append(errs, field("profiles", &m.Profiles))
-		}
+		m.Profiles, m.Warnings = parseProfiles(v, m.Warnings)
 	}
 	if v, ok := raw["files"]; ok && string(v) != "null" {
 		m.HasFiles = true
 		errs = append(errs, parseFiles(v, &m.Files))
 	}
 	return m, errors.Join(errs...)
+}
+
+// parseProfiles reads metadata.json's profiles, a name or a list of
+// names: what fails nothing, as a bad profile fails nothing, is a warning
+// (appended to warnings) naming the entry: one that is no name is left
+// out, the others used; a name repeated (the same path once cleaned) is
+// read once, as a profile read twice would weigh twice in every mean.
+func parseProfiles(v json.RawMessage, warnings []string) ([]string, []string) {
+	var one string
+	if json.Unmarshal(v, &one) == nil {
+		return []string{one}, warnings
+	}
+	var entries []json.RawMessage
+	if err := json.Unmarshal(v, &entries); err != nil {
+		return nil, append(warnings, fmt.Sprintf("%s: profiles: want a profile's path or a list of them, got %s; no profile is read", MetadataFile, compactN(v, 200)))
+	}
+	var names []string
+	first := map[string]int{} // cleaned path → its entry
+	for i, e := range entries {
+		var name string
+		if err := json.Unmarshal(e, &name); err != nil || strings.TrimSpace(name) == "" {
+			warnings = append(warnings, fmt.Sprintf("%s: profiles[%d]: want a profile's path, got %s; left out, the others read", MetadataFile, i, compactN(e, 200)))
+			continue
+		}
+		clean := path.Clean(filepath.ToSlash(name))
+		if j, seen := first[clean]; seen {
+			warnings = append(warnings, fmt.Sprintf("%s: profiles[%d]: %q names the profile of profiles[%d] again; read once", MetadataFile, i, name, j))
+			continue
+		}
+		first[clean] = i
+		names = append(names, name)
+	}
+	return names, warnings
 }
 
 // KnownStatuses are the values of metadata.json's status Cascade knows,

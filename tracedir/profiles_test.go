@@ -2,7 +2,6 @@ package tracedir
 
 import (
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -23,8 +22,25 @@ func TestMetadataProfiles(t *testing.T) {
 			t.Errorf("%s: %q, %v", c.json, m.Profiles, err)
 		}
 	}
-	if _, err := ParseMetadata([]byte(`{"profiles": 3}`)); err == nil || !strings.Contains(err.Error(), "metadata.json: profiles:") {
-		t.Errorf("a number: %v", err)
+	// What is no name fails nothing: a warning naming the entry, the
+	// others read; a profile named twice is read once, with a warning.
+	for _, c := range []struct {
+		json string
+		want []string
+		warn []string
+	}{
+		{`{"profiles": 3}`, nil, []string{`metadata.json: profiles: want a profile's path or a list of them, got 3; no profile is read`}},
+		{`{"profiles": [5, "ncu.csv", null]}`, []string{"ncu.csv"}, []string{
+			`metadata.json: profiles[0]: want a profile's path, got 5; left out, the others read`,
+			`metadata.json: profiles[2]: want a profile's path, got null; left out, the others read`}},
+		{`{"profiles": ["profiles/ncu.csv", "profiles/ncu.csv", "./profiles/ncu.csv", "profiles/b.csv"]}`, []string{"profiles/ncu.csv", "profiles/b.csv"}, []string{
+			`metadata.json: profiles[1]: "profiles/ncu.csv" names the profile of profiles[0] again; read once`,
+			`metadata.json: profiles[2]: "./profiles/ncu.csv" names the profile of profiles[0] again; read once`}},
+	} {
+		m, err := ParseMetadata([]byte(c.json))
+		if err != nil || !slices.Equal(m.Profiles, c.want) || !slices.Equal(m.Warnings, c.warn) {
+			t.Errorf("%s: profiles %q, warnings %q, err %v; want %q, %q, nil", c.json, m.Profiles, m.Warnings, err, c.want, c.warn)
+		}
 	}
 }
 
