@@ -158,6 +158,8 @@ func kind(cols []string) (Profiler, error) {
 		return "", errors.New("Nsight Compute's details page (a row per metric): export the raw page, ncu --csv --page raw")
 	case cols[0] == "ID" && has("Kernel Name"):
 		return NsightCompute, nil
+	case cols[0] == "ID" && has("Process ID"):
+		return "", errors.New(`Nsight Compute's raw page, but the header lacks the column "Kernel Name", which matching needs: export the page whole, ncu --csv --page raw`)
 	case has("Invocations") && has("Metric Name") || has("Event Name") && has("Invocations"):
 		return "", errors.New("nvprof's summary (per kernel name, over its invocations): profile with --print-gpu-trace for a row per launch")
 	case cols[0] == "Type" && has("Time(%)"):

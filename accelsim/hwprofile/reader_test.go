@@ -168,6 +168,8 @@ func TestBadInput(t *testing.T) {
 			"p.csv:1:1: Nsight Compute's details page (a row per metric): export the raw page, ncu --csv --page raw"},
 		{"nvprof summary", "==1== Metric result:\n" + `"Device","Kernel","Invocations","Metric Name","Metric Description","Min","Max","Avg"` + "\n",
 			"p.csv:2:1: nvprof's summary (per kernel name, over its invocations): profile with --print-gpu-trace"},
+		{"no Kernel Name column", "==PROF== Connected\n" + strings.Replace(hdr, `"Kernel Name",`, "", 1) + units,
+			`p.csv:2:1: Nsight Compute's raw page, but the header lacks the column "Kernel Name"`},
 		{"header only", hdr, "p.csv:2: the file ends after its header: no units row and no launches"},
 		{"units row missing", hdr + row("0", "k", "1"), `p.csv:2:19: no units row under the header (line 1): this row names a kernel, "k"`},
 		{"duplicated header", hdr + units + row("0", "k", "1") + hdr + units + row("0", "k", "1"),
