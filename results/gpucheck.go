@@ -29,7 +29,13 @@ func gpuWarnings(t cascade.Trace, cfg cascade.SimConfig, ok bool) []string {
 			cc, known = p.CC, true
 		}
 		on := fmt.Sprintf("profile %s was measured on %s", p.File, p.GPU)
-		if known {
+		switch {
+		case !hwprofile.Named(p.GPU) && known:
+			// An index names no card: the GPU is told by its architecture.
+			on = fmt.Sprintf("profile %s was measured on an sm_%s GPU (device %s)", p.File, nodot(cc), p.GPU)
+		case !hwprofile.Named(p.GPU):
+			on = fmt.Sprintf("profile %s was measured on device %s", p.File, p.GPU)
+		case known:
 			on += " (sm_" + nodot(cc) + ")"
 		}
 		base := cfg.Name

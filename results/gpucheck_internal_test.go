@@ -49,6 +49,8 @@ func TestGPUWarnings(t *testing.T) {
 		{"a profile that gave nothing", trace("NVIDIA GeForce GTX 1080", cascade.ProfileRead{File: "p.csv", GPU: "Quadro GV100", Error: "line 3"}), titanx, true, nil},
 		{"an unknown card", trace("", prof("Some GPU", "")), titanx, true, nil},
 		{"a GPU named by index", trace("NVIDIA GeForce GTX 1080", prof("0", "")), titanx, true, nil},
+		{"a GPU named by index, with its compute capability", trace("", prof("0", "9.0")), titanx, true,
+			[]string{"profile p.csv was measured on an sm_90 GPU (device 0); config SM6_TITANX models sm_61", "profile p.csv was measured on an sm_90 GPU (device 0); the trace was taken on an sm_61 GPU"}},
 	} {
 		got := gpuWarnings(c.t, c.cfg, c.found)
 		if len(got) != len(c.want) {
