@@ -77,8 +77,9 @@ type StatCorrelation struct {
 	Unit string // the simulator's
 	// Kernels is how many kernels have both values.
 	Kernels int
-	// Pearson is the correlation coefficient of the pairs; nil with fewer
-	// than two, or either side constant.
+	// Pearson is the correlation coefficient of the pairs, computed
+	// without overflow however large the values; nil with fewer than two,
+	// either side constant, or a value not finite.
 	Pearson *float64
 	// MAE is the mean of |Simulated - Measured|, in Unit.
 	MAE float64

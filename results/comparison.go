@@ -88,15 +88,42 @@ func mean(xs []float64) float64 {
 // correlation, by Welford's updates of the means and co-moments: it keeps
 // no points (a sweep's pool adds each run's kernels when the run
 // succeeds) and, unlike raw sums of squares, loses no precision to
-// cancellation.
+// cancellation. Each side is kept in units of a power of two at least its
+// largest magnitude so far (standardized: rescaling by a power of two is
+// exact), so no square overflows: a duration of 1e300 gives its
+// correlation, not a 0 from an infinite sum.
 type moments struct {
 	n             int
-	mx, my        float64 // means
-	sxx, syy, sxy float64 // sums of products of deviations from the means
+	ex, ey        int  // the scales' exponents: x is kept as x / 2^ex
+	scaledX       bool // ex was set, by a non-zero x
+	scaledY       bool
+	mx, my        float64 // means, scaled
+	sxx, syy, sxy float64 // sums of products of deviations from the means, scaled
+	bad           bool    // a point was not finite: no correlation
 }
 
 func (s *moments) add(x, y float64) {
 	s.n++
+	if math.IsInf(x, 0) || math.IsNaN(x) || math.IsInf(y, 0) || math.IsNaN(y) {
+		s.bad = true
+		return
+	}
+	// Until a side's first non-zero value its sums are all 0: any scale.
+	if _, e := math.Frexp(x); x != 0 && (!s.scaledX || e > s.ex) {
+		f := 0.0
+		if s.scaledX {
+			f = math.Ldexp(1, s.ex-e) // exact, below 1
+		}
+		s.ex, s.mx, s.sxx, s.sxy, s.scaledX = e, s.mx*f, s.sxx*f*f, s.sxy*f, true
+	}
+	if _, e := math.Frexp(y); y != 0 && (!s.scaledY || e > s.ey) {
+		f := 0.0
+		if s.scaledY {
+			f = math.Ldexp(1, s.ey-e)
+		}
+		s.ey, s.my, s.syy, s.sxy, s.scaledY = e, s.my*f, s.syy*f*f, s.sxy*f, true
+	}
+	x, y = math.Ldexp(x, -s.ex), math.Ldexp(y, -s.ey) // |x|, |y| < 1
 	dx, dy := x-s.mx, y-s.my
 	s.mx += dx / float64(s.n)
 	s.my += dy / float64(s.n)
@@ -106,12 +133,13 @@ func (s *moments) add(x, y float64) {
 }
 
 // pearson is the correlation coefficient of the points, or nil when it is
-// undefined: fewer than two points, or either side constant.
+// undefined: fewer than two points, either side constant, or a point not
+// finite.
 func (s moments) pearson() *float64 {
-	if s.n < 2 || s.sxx == 0 || s.syy == 0 {
+	if s.n < 2 || s.bad || s.sxx == 0 || s.syy == 0 {
 		return nil
 	}
-	r := s.sxy / math.Sqrt(s.sxx*s.syy)
+	r := s.sxy / (math.Sqrt(s.sxx) * math.Sqrt(s.syy))
 	r = math.Max(-1, math.Min(1, r)) // rounding can step just past ±1
 	return &r
 }
