@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,7 +187,16 @@ func FuzzRealTiming(f *testing.F) {
 			t.Fatal(err)
 		}
 		again, err := ParseRealTiming(out)
-		if err != nil || len(again.Bad) > 0 || !reflect.DeepEqual(again.Rows, rt.Rows) {
+		// What the rows say, not what else the file had (unknown
+		// fields, null times), which is not written back.
+		rowData := func(rows []TimingRow) []TimingRow {
+			out := slices.Clone(rows)
+			for i := range out {
+				out[i].Index, out[i].Unknown, out[i].Null = 0, nil, nil
+			}
+			return out
+		}
+		if err != nil || len(again.Bad) > 0 || !reflect.DeepEqual(rowData(again.Rows), rowData(rt.Rows)) {
 			t.Fatalf("rows of %q written back as %s parse to %+v, bad %v, %v", data, out, again.Rows, again.Bad, err)
 		}
 	})

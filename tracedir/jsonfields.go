@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unicode/utf8"
 )
 
 // The timing files are JSON written by hand or by other people's scripts,
@@ -14,81 +15,6 @@ import (
 // ("rows[3]: kernel_id: want an integer, got a string") and skipped, and
 // only a file that is not the expected list at all is an error. The
 // helpers below are that reading.
-
-// jsonTopList returns the entries of a JSON list that is either the whole
-// document or the field key of a top-level object, with the path prefix
-// naming where the list sits.
-func jsonTopList(data []byte, key string) ([]json.RawMessage, string, error) {
-	var list []json.RawMessage
-	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(data, &obj); err != nil {
-			return nil, "", notJSON(data, err)
-		}
-		raw, ok := obj[key]
-		if !ok {
-			return nil, "", fmt.Errorf("an object without %q", key)
-		}
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, "", fmt.Errorf("%s: want a list", key)
-		}
-		return list, key, nil
-	}
-	if err := json.Unmarshal(data, &list); err != nil {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
-			return nil, "", notJSON(data, err)
-		}
-		return nil, "", fmt.Errorf("want a list or an object with %q", key)
-	}
-	return list, "", nil
-}
-
-// listEntryOffset returns the byte offset in data of entry index of the
-// list jsonTopList reads (the document, or its field key), for its line;
-// 0 when it cannot tell.
-func listEntryOffset(data []byte, key string, index int) int64 {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return 0
-	}
-	if tok == json.Delim('{') {
-		for {
-			k, err := dec.Token()
-			if err != nil || k == json.Delim('}') {
-				return 0
-			}
-			if k == key {
-				if tok, err = dec.Token(); err != nil {
-					return 0
-				}
-				break
-			}
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return 0
-			}
-		}
-	}
-	if tok != json.Delim('[') {
-		return 0
-	}
-	for i := 0; dec.More(); i++ {
-		if i == index {
-			off := dec.InputOffset()
-			for off < int64(len(data)) && bytes.IndexByte([]byte(", \t\r\n"), data[off]) >= 0 {
-				off++
-			}
-			return off
-		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return 0
-		}
-	}
-	return 0
-}
 
 // notJSON names the line and column of a JSON syntax error in data.
 func notJSON(data []byte, err error) error {
@@ -102,20 +28,186 @@ func notJSON(data []byte, err error) error {
 
 // jsonFields reads typed fields of one JSON object; each accessor reports
 // whether the field is present (null counts as absent) and, when it has
-// the wrong type, a reason naming it.
-type jsonFields struct{ obj map[string]json.RawMessage }
+// the wrong type, a reason naming it. Its fields are kept in file order
+// (the last of a name wins, as encoding/json's); the values are slices of
+// the object's bytes, not copies.
+type jsonFields struct{ fields []jsonField }
 
-// jsonObject reads raw as an object; false when it is none.
+type jsonField struct {
+	name  string
+	value json.RawMessage
+}
+
+// jsonObject reads raw, valid JSON, as an object; false when it is none.
+// A timing file's entries are read by the million, so the common shape,
+// keys without escapes, is split by hand rather than decoded into a map.
 func jsonObject(raw json.RawMessage) (jsonFields, bool) {
+	if f, ok := splitObject(raw); ok {
+		return f, true
+	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
 		return jsonFields{}, false
 	}
-	return jsonFields{obj}, true
+	var f jsonFields
+	for k, v := range obj {
+		f.fields = append(f.fields, jsonField{k, v})
+	}
+	return f, true
+}
+
+// splitObject splits valid JSON raw, an object whose keys hold no escape,
+// into its fields; false for anything else (jsonObject then decodes it).
+func splitObject(raw []byte) (jsonFields, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return jsonFields{}, false
+	}
+	f := jsonFields{fields: make([]jsonField, 0, 8)}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return f, true
+	}
+	for i < len(raw) {
+		if raw[i] != '"' {
+			return jsonFields{}, false
+		}
+		end := bytes.IndexByte(raw[i+1:], '"')
+		if end < 0 {
+			return jsonFields{}, false
+		}
+		key := raw[i+1 : i+1+end]
+		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
+			return jsonFields{}, false
+		}
+		i = skipSpace(raw, i+2+end)
+		if i >= len(raw) || raw[i] != ':' {
+			return jsonFields{}, false
+		}
+		i = skipSpace(raw, i+1)
+		vend, ok := skipValue(raw, i)
+		if !ok {
+			return jsonFields{}, false
+		}
+		f.fields = append(f.fields, jsonField{fieldName(key), raw[i:vend]})
+		i = skipSpace(raw, vend)
+		if i >= len(raw) {
+			return jsonFields{}, false
+		}
+		switch raw[i] {
+		case '}':
+			return f, true
+		case ',':
+			i = skipSpace(raw, i+1)
+		default:
+			return jsonFields{}, false
+		}
+	}
+	return jsonFields{}, false
+}
+
+// fieldName is key as a string, the timing files' own names without
+// allocating one per entry.
+func fieldName(key []byte) string {
+	switch string(key) {
+	case "kernel_id":
+		return "kernel_id"
+	case "kernel_name":
+		return "kernel_name"
+	case "context":
+		return "context"
+	case "duration_ns":
+		return "duration_ns"
+	case "cycles":
+		return "cycles"
+	case "invocation":
+		return "invocation"
+	case "name":
+		return "name"
+	case "kind":
+		return "kind"
+	case "start_ns":
+		return "start_ns"
+	case "step":
+		return "step"
+	case "event":
+		return "event"
+	}
+	return string(key)
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the valid JSON value starting at b[i].
+func skipValue(b []byte, i int) (int, bool) {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(b) {
+				return 0, false
+			}
+			if depth == 0 {
+				return i + 1, true
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 { // the end of the object or list holding it
+				return i, true
+			}
+			if depth--; depth == 0 {
+				return i + 1, true
+			}
+		case ',', ' ', '\t', '\n', '\r', ':':
+			if depth == 0 {
+				return i, true
+			}
+		}
+	}
+	if depth == 0 {
+		return i, true
+	}
+	return 0, false
+}
+
+// names returns the object's field names, in file order.
+func (f jsonFields) names() []string {
+	out := make([]string, 0, len(f.fields))
+	for _, fl := range f.fields {
+		out = append(out, fl.name)
+	}
+	return out
+}
+
+func (f jsonFields) get(name string) (json.RawMessage, bool) {
+	for i := len(f.fields) - 1; i >= 0; i-- {
+		if f.fields[i].name == name {
+			return f.fields[i].value, true
+		}
+	}
+	return nil, false
+}
+
+// isNull reports whether the field is there and null.
+func (f jsonFields) isNull(name string) bool {
+	raw, ok := f.get(name)
+	return ok && string(bytes.TrimSpace(raw)) == "null"
 }
 
 func (f jsonFields) raw(name string) (json.RawMessage, bool) {
-	raw := bytes.TrimSpace(f.obj[name])
+	v, _ := f.get(name)
+	raw := bytes.TrimSpace(v)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, false
 	}
@@ -126,6 +218,9 @@ func (f jsonFields) string(name string) (string, bool, string) {
 	raw, ok := f.raw(name)
 	if !ok {
 		return "", false, ""
+	}
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1]), true, ""
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -139,9 +234,8 @@ func (f jsonFields) int(name string) (int64, bool, string) {
 	if !ok {
 		return 0, false, ""
 	}
-	var n json.Number
-	// json.Number also takes "12" in quotes: a string is not an integer.
-	if raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
+	n, ok := numberLit(raw)
+	if !ok {
 		return 0, false, name + ": want an integer, got " + jsonKind(raw)
 	}
 	i, err := strconv.ParseInt(n.String(), 10, 64)
@@ -149,6 +243,15 @@ func (f jsonFields) int(name string) (int64, bool, string) {
 		return 0, false, name + ": want an integer, got " + n.String()
 	}
 	return i, true, ""
+}
+
+// numberLit returns raw, valid JSON, as a number literal; false when it
+// is another value (a string "12" is not a number).
+func numberLit(raw json.RawMessage) (json.Number, bool) {
+	if c := raw[0]; c != '-' && (c < '0' || c > '9') {
+		return "", false
+	}
+	return json.Number(raw), true
 }
 
 // nanos is a JSON number kept exact when it is an integer: timestamps in
@@ -173,8 +276,8 @@ func (f jsonFields) number(name string) (nanos, bool, string) {
 	if !ok {
 		return nanos{}, false, ""
 	}
-	var n json.Number
-	if raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
+	n, ok := numberLit(raw)
+	if !ok {
 		return nanos{}, false, name + ": want a number, got " + jsonKind(raw)
 	}
 	v, err := strconv.ParseFloat(n.String(), 64)

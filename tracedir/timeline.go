@@ -1,8 +1,10 @@
 package tracedir
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/cascade-sim/cascade/accelsim/kernellist"
@@ -56,8 +58,10 @@ type EventMapping struct {
 }
 
 // ReadTimeline reads and parses corrected_timeline.json.
+// It is read as a stream, a step at a time: only what is kept of each
+// step (its times and its events') is in memory, not the file.
 func ReadTimeline(path string) (Timeline, error) {
-	return readTimingFile(path, "timeline", ParseTimeline)
+	return readTimingFile(path, "timeline", scanTimeline)
 }
 
 // ParseTimeline parses corrected_timeline.json (formats.md §7):
@@ -69,18 +73,31 @@ func ReadTimeline(path string) (Timeline, error) {
 // events are reported and kept, marked, so that mapping indexes still
 // point at the right event.
 func ParseTimeline(data []byte) (Timeline, error) {
-	steps, prefix, err := jsonTopList(data, "steps")
+	return scanTimeline(bytes.NewReader(data))
+}
+
+func scanTimeline(r io.ReadSeeker) (Timeline, error) {
+	var tl Timeline
+	seen := map[int]bool{}
+	// Paths are named once the stream says where the list sits.
+	_, err := streamList(r, "steps", func(i int, _ int64, raw json.RawMessage) bool {
+		tl.parseStep(i, raw, seen)
+		return true
+	})
 	if err != nil {
 		return Timeline{}, err
 	}
-	if prefix == "" {
-		prefix = "steps"
+	for i := range tl.Bad {
+		tl.Bad[i].Path = "steps" + tl.Bad[i].Path
 	}
-	var tl Timeline
-	seen := map[int]bool{}
-	for i, raw := range steps {
-		path := fmt.Sprintf("%s[%d]", prefix, i)
-		bad := func(reason string) { tl.Bad = append(tl.Bad, BadEntry{Index: i, Path: path, Reason: reason}) }
+	return tl, nil
+}
+
+// parseStep parses step i of the timeline, adding it or why it is bad.
+func (tl *Timeline) parseStep(i int, raw json.RawMessage, seen map[int]bool) {
+	path := fmt.Sprintf("[%d]", i)
+	bad := func(reason string) { tl.Bad = append(tl.Bad, BadEntry{Index: i, Path: path, Reason: reason}) }
+	for range 1 {
 		f, ok := jsonObject(raw)
 		if !ok {
 			bad("want an object")
@@ -136,7 +153,6 @@ func ParseTimeline(data []byte) (Timeline, error) {
 		}
 		tl.Steps = append(tl.Steps, st)
 	}
-	return tl, nil
 }
 
 func parseEvent(raw json.RawMessage) Event {
@@ -171,7 +187,7 @@ func parseEvent(raw json.RawMessage) Event {
 
 // ReadKernelMapping reads and parses kernel_mapping.json.
 func ReadKernelMapping(path string) (KernelMapping, error) {
-	return readTimingFile(path, "kernel mapping", ParseKernelMapping)
+	return readTimingFile(path, "kernel mapping", scanKernelMapping)
 }
 
 // ParseKernelMapping parses kernel_mapping.json (formats.md §7): a list of
@@ -179,18 +195,25 @@ func ReadKernelMapping(path string) (KernelMapping, error) {
 // taken too). step, event and kernel_id are required integers; context is
 // optional. Bad entries are reported and skipped.
 func ParseKernelMapping(data []byte) (KernelMapping, error) {
-	entries, prefix, err := jsonTopList(data, "mappings")
+	return scanKernelMapping(bytes.NewReader(data))
+}
+
+func scanKernelMapping(r io.ReadSeeker) (KernelMapping, error) {
+	var m KernelMapping
+	prefix, err := streamList(r, "mappings", func(i int, _ int64, raw json.RawMessage) bool {
+		e, reason := parseMapping(raw)
+		if reason != "" {
+			m.Bad = append(m.Bad, BadEntry{Index: i, Path: fmt.Sprintf("[%d]", i), Reason: reason})
+			return true
+		}
+		m.Entries = append(m.Entries, e)
+		return true
+	})
 	if err != nil {
 		return KernelMapping{}, err
 	}
-	var m KernelMapping
-	for i, raw := range entries {
-		e, reason := parseMapping(raw)
-		if reason != "" {
-			m.Bad = append(m.Bad, BadEntry{Index: i, Path: fmt.Sprintf("%s[%d]", prefix, i), Reason: reason})
-			continue
-		}
-		m.Entries = append(m.Entries, e)
+	for i := range m.Bad {
+		m.Bad[i].Path = prefix + m.Bad[i].Path
 	}
 	return m, nil
 }

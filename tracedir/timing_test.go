@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cascade-sim/cascade/tracedir"
 )
@@ -205,5 +206,80 @@ func TestRealTimingWarnings(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTimingFilesTakeABOM: a timing file saved by a Windows editor starts
+// with a UTF-8 byte order mark, which metadata.json may too (TrimBOM);
+// every timing file reads as without it, and an error's line and column
+// are counted after it.
+func TestTimingFilesTakeABOM(t *testing.T) {
+	const bom = "\xef\xbb\xbf"
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(bom+text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rtPath := write(tracedir.RealTimingFile, `[{"kernel_id": 1, "duration_ns": 10}]`)
+	tlPath := write(tracedir.TimelineFile, `{"steps": [{"step": 0, "start_ns": 0, "end_ns": 10, "events": []}]}`)
+	kmPath := write(tracedir.KernelMappingFile, `[{"step": 0, "event": 0, "kernel_id": 1}]`)
+	tree, err := tracedir.Walk(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has, warning := tree.RealTimingOf(tracedir.Metadata{}); !has || warning != "" {
+		t.Errorf("RealTimingOf = %v, %q", has, warning)
+	}
+	if rt, err := tracedir.ReadRealTiming(rtPath); err != nil || len(rt.Rows) != 1 {
+		t.Errorf("ReadRealTiming = %+v, %v", rt, err)
+	}
+	if tl, err := tracedir.ReadTimeline(tlPath); err != nil || len(tl.Steps) != 1 {
+		t.Errorf("ReadTimeline = %+v, %v", tl, err)
+	}
+	if km, err := tracedir.ReadKernelMapping(kmPath); err != nil || len(km.Entries) != 1 {
+		t.Errorf("ReadKernelMapping = %+v, %v", km, err)
+	}
+	write(tracedir.RealTimingFile, "[\n{\"kernel_id\": x}]")
+	if _, err := tracedir.ReadRealTiming(rtPath); err == nil || !strings.Contains(err.Error(), "not JSON: line 2, column 15") {
+		t.Errorf("err = %v, want line 2, column 15", err)
+	}
+}
+
+// TestRealTimingOfReadsAFileOncePerChange: the scanner asks on every
+// walk, so a file is read again only when its size or time changed (a
+// real_timing.json of millions of rows takes seconds to read).
+func TestRealTimingOfReadsAFileOncePerChange(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, tracedir.RealTimingFile)
+	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	write := func(text string, at time.Time) {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	has := func() bool {
+		tree, err := tracedir.Walk(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tree.HasRealTiming(tracedir.Metadata{})
+	}
+	write(`[{"kernel_id": 1}]`, at)
+	if !has() {
+		t.Fatal("no real timing")
+	}
+	write(`[{"kernel_xx": 1}]`, at) // same size and time: not read again
+	if !has() {
+		t.Error("an unchanged file was read again")
+	}
+	write(`[{"kernel_xx": 1}]`, at.Add(time.Second))
+	if has() {
+		t.Error("a changed file was not read again")
 	}
 }
