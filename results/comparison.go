@@ -22,17 +22,80 @@ func simulated(k cascade.RunKernel) (kernellist.Ref, float64, bool) {
 // Compare joins a run's kernels, their SimTimeNs set, to measured rows:
 // it sets MeasuredNs and ErrorPct of each kernel it compares and returns
 // the run's error statistics. It reports false when no kernel could be
-// compared. Kernels that [simulated] rejects take no part.
+// compared. Kernels that [simulated] rejects take no part. It indexes the
+// rows first ([newMeasured]): its time is linear in kernels and rows.
+func Compare(kernels []cascade.RunKernel, rows []tracedir.TimingRow) (cascade.RunComparison, bool) {
+	var b measuredBuilder
+	for _, r := range rows {
+		b.add(r)
+	}
+	return b.index(nil).compare(kernels)
+}
+
+// measuredTimes is a trace's measured kernel times indexed by kernel:
 //
 // A row matches a kernel with the same kernel id when the contexts agree:
 // rows naming the kernel's context are used when there are any, else rows
 // without a context. A kernel without a context (a single-context trace)
-// takes every row with its id. Rows without duration_ns take no part.
+// takes every row with its id. Rows without a time (duration_ns or
+// cycles) take no part.
 //
 // A traced kernel id is one launch, so several rows for it (invocation 0,
-// 1, ... or repeated measurements) measure the same work; MeasuredNs is
-// their mean.
-func Compare(kernels []cascade.RunKernel, rows []tracedir.TimingRow) (cascade.RunComparison, bool) {
+// 1, ... or repeated measurements) measure the same work; the measured
+// time is their mean. A kernel's rows with duration_ns give its time;
+// only when none has one, rows with cycles do: the mean measured cycles
+// at the run's core clock (the kernel's simulated time per simulated
+// cycle), so that its error is simulated against measured cycles.
+type measuredTimes struct {
+	exact map[kernellist.Ref]*times // rows naming a context
+	noCtx map[int]*times            // rows naming none
+	byID  map[int]*times            // every row
+}
+
+// times adds up one kernel's measured rows.
+type times struct {
+	durSum float64
+	durN   int
+	cycSum float64
+	cycN   int
+}
+
+func (t *times) add(r tracedir.TimingRow) {
+	switch {
+	case r.DurationNs != nil:
+		t.durSum += *r.DurationNs
+		t.durN++
+	case r.Cycles != nil:
+		t.cycSum += float64(*r.Cycles)
+		t.cycN++
+	}
+}
+
+func (t *times) merge(o *times) {
+	t.durSum += o.durSum
+	t.durN += o.durN
+	t.cycSum += o.cycSum
+	t.cycN += o.cycN
+}
+
+// ns is the measured time, given the run's ns per cycle for a time in
+// cycles; false when there is none.
+func (t *times) ns(nsPerCycle float64) (float64, bool) {
+	switch {
+	case t == nil:
+		return 0, false
+	case t.durN > 0:
+		return t.durSum / float64(t.durN), true
+	case t.cycN > 0 && nsPerCycle > 0:
+		return t.cycSum / float64(t.cycN) * nsPerCycle, true
+	}
+	return 0, false
+}
+
+func (t *times) has() bool { return t != nil && t.durN+t.cycN > 0 }
+
+// compare is [Compare] over the index.
+func (m *measuredTimes) compare(kernels []cascade.RunKernel) (cascade.RunComparison, bool) {
 	var c cascade.RunComparison
 	var xy moments
 	for i, k := range kernels {
@@ -40,33 +103,30 @@ func Compare(kernels []cascade.RunKernel, rows []tracedir.TimingRow) (cascade.Ru
 		if !ok {
 			continue
 		}
-		var exact, loose []float64
-		for _, r := range rows {
-			if r.KernelID != ref.ID || r.DurationNs == nil {
-				continue
-			}
-			switch {
-			case ref.Context == "" || r.Context == "":
-				loose = append(loose, *r.DurationNs)
-			case r.Context == ref.Context:
-				exact = append(exact, *r.DurationNs)
-			}
+		var t *times
+		switch {
+		case ref.Context == "":
+			t = m.byID[ref.ID]
+		case m.exact[ref].has():
+			t = m.exact[ref]
+		default:
+			t = m.noCtx[ref.ID]
 		}
-		ds := exact
-		if len(ds) == 0 {
-			ds = loose
+		nsPerCycle := 0.0
+		if k.SimCycles > 0 {
+			nsPerCycle = simNs / float64(k.SimCycles)
 		}
-		if len(ds) == 0 {
+		measuredNs, ok := t.ns(nsPerCycle)
+		if !ok {
 			continue
 		}
-		measured := mean(ds)
-		errPct := 100 * (simNs - measured) / measured
-		kernels[i].MeasuredNs, kernels[i].ErrorPct = &measured, &errPct
+		errPct := 100 * (simNs - measuredNs) / measuredNs
+		kernels[i].MeasuredNs, kernels[i].ErrorPct = &measuredNs, &errPct
 		c.KernelsCompared++
 		c.MAPE += math.Abs(errPct)
 		c.SimTotalNs += simNs
-		c.MeasuredTotalNs += measured
-		xy.add(simNs, measured)
+		c.MeasuredTotalNs += measuredNs
+		xy.add(simNs, measuredNs)
 	}
 	if c.KernelsCompared == 0 {
 		return cascade.RunComparison{}, false
@@ -74,14 +134,6 @@ func Compare(kernels []cascade.RunKernel, rows []tracedir.TimingRow) (cascade.Ru
 	c.MAPE /= float64(c.KernelsCompared)
 	c.Correlation = xy.pearson()
 	return c, true
-}
-
-func mean(xs []float64) float64 {
-	sum := 0.0
-	for _, x := range xs {
-		sum += x
-	}
-	return sum / float64(len(xs))
 }
 
 // moments gathers (x, y) points one at a time for their Pearson

@@ -273,7 +273,7 @@ func (g *gridTimings) comparison(ctx context.Context, r cascade.Run) (*cascade.R
 		gt.timing = &tt
 	}
 	var c *cascade.RunComparison
-	if gt.timing.rows != nil {
+	if gt.timing.measured != nil {
 		kernels, err := g.m.cfg.Store.RunKernels(ctx, r.ID)
 		if err != nil {
 			return nil, err

@@ -28,9 +28,11 @@ import (
 const maxCachedProfileTimes = 16
 
 // MeasuredTimesFrom says where the trace's measured kernel times come
-// from: "real_timing.json: duration_ns" (adding which profile durations
-// are not used, when some are there too), "profiles/ncu.csv:
-// gpu__time_duration.sum", or nil when it has none.
+// from: "real_timing.json: duration_ns" (or "cycles", or both, as its rows
+// have them; adding which profile durations are not used, when some are
+// there too), "profiles/ncu.csv: gpu__time_duration.sum", or nil when it
+// has none: no real timing and no profile durations, or real timing none
+// of whose rows has a time (its runs' timingProblems say so).
 func (m *Reader) MeasuredTimesFrom(t cascade.Trace) *string {
 	var durations []string
 	for _, p := range t.Profiles {
@@ -40,7 +42,19 @@ func (m *Reader) MeasuredTimesFrom(t cascade.Trace) *string {
 	}
 	switch {
 	case t.HasRealTiming:
-		s := m.realTimingName(t) + ": duration_ns"
+		tt := m.timing(context.Background(), t)
+		var s string
+		name := m.realTimingName(t)
+		switch {
+		case tt.durRows > 0 && tt.cycRows > 0:
+			s = name + ": duration_ns, and cycles where a row has no duration_ns (at the run's core clock: simulated against measured cycles)"
+		case tt.durRows > 0:
+			s = name + ": duration_ns"
+		case tt.cycRows > 0:
+			s = name + ": cycles (at the run's core clock: simulated against measured cycles)"
+		default:
+			return nil
+		}
 		if len(durations) > 0 {
 			s += fmt.Sprintf(" (real timing first: the profiles' durations, %s, are not used)", strings.Join(durations, "; "))
 		}

@@ -97,6 +97,7 @@ type Reader struct {
 	checks       *versioned.Cache[string, *cascade.SamplingCheck]       // see SamplingCheck
 	designs      *versioned.Cache[string, *designTally]                 // see DesignSpace
 	profileRows  *versioned.Cache[string, []tracedir.TimingRow]         // see profileTimes
+	timings      *versioned.Cache[string, *traceTiming]                 // see timing
 }
 
 // New returns a Reader. Without Configs, a run that recorded no core
@@ -114,6 +115,7 @@ func New(cfg Config) *Reader {
 		checks:       versioned.New[string, *cascade.SamplingCheck](maxCachedChecks),
 		designs:      versioned.New[string, *designTally](maxCachedDesigns),
 		profileRows:  versioned.New[string, []tracedir.TimingRow](maxCachedProfileTimes),
+		timings:      versioned.New[string, *traceTiming](maxCachedTimings),
 	}
 }
 

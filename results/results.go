@@ -3,10 +3,13 @@ package results
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/cascade-sim/cascade"
+	"github.com/cascade-sim/cascade/accelsim/kernellist"
 	"github.com/cascade-sim/cascade/accelsim/simconfig"
 	"github.com/cascade-sim/cascade/tracedir"
 )
@@ -100,32 +103,72 @@ func recordedConfig(cfgs []cascade.SimConfig, err error, gone string, r cascade.
 }
 
 // traceTiming is what a trace's timing files say, read once for all the
-// runs of the trace whose results are computed (a sweep's comparison).
+// runs of the trace whose results are computed (a sweep's comparison),
+// and kept for the trace's version and its timing files' (timingKey).
 type traceTiming struct {
-	rows     []tracedir.TimingRow // nil without usable real timing
-	timeline *tracedir.Timeline   // nil without a usable step timeline
+	measured *measuredTimes     // nil without usable measured times
+	timeline *tracedir.Timeline // nil without a usable step timeline
 	mapping  tracedir.KernelMapping
+	kernels  traceKernels // the trace's kernel ids and their contexts
 	problems []string
+	// durRows and cycRows count the real timing's rows with duration_ns,
+	// and with cycles alone: what its measured times are.
+	durRows, cycRows int
 }
+
+// maxCachedTimings bounds the cache of traces' timing.
+const maxCachedTimings = 8
 
 // timing reads a trace's measured kernel times (its real timing, else
 // its profiles' durations: see measured.go) and step timeline, as far as
-// they are usable; what is wrong with them is in problems.
+// they are usable; what is wrong with them is in problems. It is kept for
+// the trace's version and the size and time of its timing files, so the
+// pages of a run's kernels do not read them again.
 func (m *Reader) timing(ctx context.Context, t cascade.Trace) traceTiming {
-	var tt traceTiming
 	dir := filepath.Join(m.cfg.BucketDir, t.ID)
+	key := fmt.Sprint(t.ID, "@", t.UpdatedAt.UnixNano(), "@", t.HasRealTiming, t.HasStepTimeline)
+	for _, name := range []string{m.realTimingName(t), tracedir.TimelineFile, tracedir.KernelMappingFile} {
+		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
+			key += fmt.Sprint("@", fi.Size(), ":", fi.ModTime().UnixNano())
+		}
+	}
+	if tt, ok := m.timings.Get(key); ok {
+		return *tt
+	}
+	tt := m.readTiming(ctx, t, dir)
+	m.timings.Put(key, &tt)
+	return tt
+}
+
+func (m *Reader) readTiming(ctx context.Context, t cascade.Trace, dir string) traceTiming {
+	var tt traceTiming
+	// Errors name the trace's files by their paths in it, not the server's.
+	rel := func(err error) string { return strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "") }
+	if t.HasRealTiming || t.HasStepTimeline {
+		tt.kernels = m.traceKernels(ctx, t)
+	}
 	if t.HasRealTiming {
+		name := m.realTimingName(t)
 		if path, err := tracedir.RealTimingPath(dir); err != nil {
-			tt.problems = append(tt.problems, err.Error())
-		} else if rt, err := tracedir.ReadRealTiming(path); err != nil {
-			tt.problems = append(tt.problems, err.Error())
+			tt.problems = append(tt.problems, rel(err))
 		} else {
-			for _, b := range rt.Bad {
-				tt.problems = append(tt.problems, filepath.Base(path)+": "+b.String())
-			}
-			tt.rows = rt.Rows
-			if tt.rows == nil {
-				tt.rows = []tracedir.TimingRow{}
+			var b measuredBuilder
+			rt, err := tracedir.ScanRealTiming(path, b.add)
+			if err != nil {
+				tt.problems = append(tt.problems, rel(err))
+			} else {
+				for _, bad := range rt.Bad {
+					tt.problems = append(tt.problems, name+": "+bad.String())
+				}
+				if n := rt.BadRows - len(rt.Bad); n > 0 {
+					tt.problems = append(tt.problems, fmt.Sprintf("%s: and %d more bad rows, skipped", name, n))
+				}
+				tt.measured = b.index(tt.kernels)
+				tt.durRows, tt.cycRows = b.durRows, b.cycRows
+				tt.problems = append(tt.problems, b.problems.list(name, rt.Prefix)...)
+				if b.durRows+b.cycRows == 0 {
+					tt.problems = append(tt.problems, fmt.Sprintf("%s: no row has duration_ns or cycles: no kernel is compared", name))
+				}
 			}
 		}
 	}
@@ -133,29 +176,74 @@ func (m *Reader) timing(ctx context.Context, t cascade.Trace) traceTiming {
 		if rows, err := m.profileTimes(ctx, t); err != nil {
 			tt.problems = append(tt.problems, fmt.Sprintf("the profiles' kernel durations not read: %v", err))
 		} else if rows != nil {
-			tt.rows = rows
+			var b measuredBuilder
+			for _, r := range rows {
+				b.add(r)
+			}
+			tt.measured = b.index(nil)
 		}
 	}
 	if t.HasStepTimeline {
 		tl, err := tracedir.ReadTimeline(filepath.Join(dir, tracedir.TimelineFile))
 		if err != nil {
-			tt.problems = append(tt.problems, err.Error())
+			tt.problems = append(tt.problems, rel(err))
 			return tt
 		}
 		km, err := tracedir.ReadKernelMapping(filepath.Join(dir, tracedir.KernelMappingFile))
 		if err != nil {
-			tt.problems = append(tt.problems, err.Error())
+			tt.problems = append(tt.problems, rel(err))
 			return tt
 		}
+		var bad problemList
 		for _, b := range tl.Bad {
-			tt.problems = append(tt.problems, tracedir.TimelineFile+": "+b.String())
+			bad.add("timeline", b.String())
 		}
+		tt.problems = append(tt.problems, bad.list(tracedir.TimelineFile)...)
+		bad = problemList{}
 		for _, b := range km.Bad {
-			tt.problems = append(tt.problems, tracedir.KernelMappingFile+": "+b.String())
+			bad.add("mapping", b.String())
 		}
+		tt.problems = append(tt.problems, bad.list(tracedir.KernelMappingFile)...)
 		tt.timeline, tt.mapping = &tl, km
 	}
 	return tt
+}
+
+// problemKind is a reason without its numbers, which says what kind of
+// problem it is: "step : not in the timeline".
+func problemKind(reason string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return -1
+		}
+		return r
+	}, reason)
+}
+
+// traceKernels returns the kernel ids of the trace's kernel list and
+// their contexts; nil when it has none (not ready) or it cannot be read.
+func (m *Reader) traceKernels(ctx context.Context, t cascade.Trace) traceKernels {
+	tk := traceKernels{}
+	for after := ""; ; {
+		page, err := m.cfg.Store.Kernels(ctx, t.ID, "", cascade.Page{First: cascade.MaxPageSize, After: after})
+		if err != nil {
+			return nil
+		}
+		for _, k := range page.Items {
+			c := kernellist.NormalizeContext(cascade.Deref(k.Context))
+			if !slices.Contains(tk[k.KernelID], c) {
+				tk[k.KernelID] = append(tk[k.KernelID], c)
+			}
+		}
+		if !page.HasNext || len(page.Items) == 0 {
+			break
+		}
+		after = cascade.Cursor(int64(page.Items[len(page.Items)-1].Seq))
+	}
+	if len(tk) == 0 {
+		return nil
+	}
+	return tk
 }
 
 // results joins a run's kernels, under its config, with the timing.
@@ -166,16 +254,18 @@ func (tt traceTiming) results(kernels []cascade.RunKernel, cfg cascade.SimConfig
 		}
 	}
 	res := Results{Kernels: kernels, Problems: slices.Clone(tt.problems)}
-	if tt.rows != nil {
-		if c, ok := Compare(kernels, tt.rows); ok {
+	if tt.measured != nil {
+		if c, ok := tt.measured.compare(kernels); ok {
 			res.Comparison = &c
 		}
 	}
 	if tt.timeline != nil {
-		steps, bad := ProjectSteps(*tt.timeline, tt.mapping.Entries, kernels)
+		steps, bad := projectSteps(*tt.timeline, tt.mapping.Entries, kernels, tt.kernels)
+		var list problemList
 		for _, b := range bad {
-			res.Problems = append(res.Problems, b.String())
+			list.add(problemKind(b.Reason), b.String())
 		}
+		res.Problems = append(res.Problems, list.list(tracedir.KernelMappingFile)...)
 		res.Steps = projected(steps)
 		if n := len(steps) - len(res.Steps); n > 0 {
 			res.Problems = append(res.Problems, fmt.Sprintf("%d of %d steps not projected: none of their events maps to a kernel with a simulated time%s", n, len(steps), noTimesWhy(kernels)))

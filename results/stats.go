@@ -118,8 +118,8 @@ func (tt traceTiming) join(kernels []cascade.RunKernel, cfg cascade.SimConfig) {
 			kernels[i].SimTimeNs = &ns
 		}
 	}
-	if tt.rows != nil {
-		Compare(kernels, tt.rows)
+	if tt.measured != nil {
+		tt.measured.compare(kernels)
 	}
 }
 

@@ -30,6 +30,9 @@ func TestProjectSteps(t *testing.T) {
 		{Step: 0, Event: 0, Kernel: kernellist.Ref{ID: 1, Context: "0xaaa"}},
 		{Step: 1, Event: 1, Kernel: kernellist.Ref{ID: 1}},
 	}
+	for i := range mapping {
+		mapping[i].Index = i // its place in kernel_mapping.json
+	}
 	kernels := []cascade.RunKernel{
 		simulatedKernel(1, "0xaaa", 1500),
 		simulatedKernel(1, "0xbbb", 700),

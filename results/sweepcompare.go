@@ -124,7 +124,7 @@ func (m *Reader) addSucceeded(ctx context.Context, t *sweepTally, rs []cascade.R
 		}
 		t.traces[r.TraceID] = versions[r.TraceID]
 		var res Results
-		if tt.rows != nil || tt.timeline != nil {
+		if tt.measured != nil || tt.timeline != nil {
 			kernels, err := m.cfg.Store.RunKernels(ctx, r.ID)
 			if err != nil {
 				return err

@@ -52,6 +52,7 @@ type KernelMapping struct {
 // EventMapping says that event Event (0-based index into the step's
 // events) of step Step ran traced kernel Kernel.
 type EventMapping struct {
+	Index  int // the entry's index in the file's list
 	Step   int
 	Event  int
 	Kernel kernellist.Ref
@@ -202,6 +203,7 @@ func scanKernelMapping(r io.ReadSeeker) (KernelMapping, error) {
 	var m KernelMapping
 	prefix, err := streamList(r, "mappings", func(i int, _ int64, raw json.RawMessage) bool {
 		e, reason := parseMapping(raw)
+		e.Index = i
 		if reason != "" {
 			m.Bad = append(m.Bad, BadEntry{Index: i, Path: fmt.Sprintf("[%d]", i), Reason: reason})
 			return true
