@@ -122,6 +122,11 @@ describe("sampled simulation from the web UI", { skip }, () => {
     await page.getByTestId("target-hint").getByText(/below 100 %/).waitFor();
     assert.equal(await page.getByRole("button", { name: "Plan", exact: true }).isDisabled(), true);
     await bound.fill("10");
+    // The server's default warm-up, a step, is the form's: a count of launches needs the box unchecked.
+    const step = page.getByRole("checkbox", { name: /One step of the program \(the default\)/ });
+    assert.equal(await step.isChecked(), true, "the form's default warm-up is the server's, a step");
+    assert.equal(await page.getByLabel("Warm-up launches").isDisabled(), true);
+    await step.uncheck();
     await page.getByLabel("Warm-up launches").fill("99");
     await page.getByRole("button", { name: "Plan", exact: true }).click();
     await page.getByTestId("warmup-hint").getByText(/must be 0 to 64 launches, got 99/).waitFor();
@@ -350,8 +355,10 @@ describe("sampled simulation from the web UI", { skip }, () => {
     // 10 %: a representative stands for several launches (at 1 % each of these 48 is its own,
     // and needs no warm-up).
     await page.getByLabel("Error bound in percent").fill("10");
+    const step = page.getByRole("checkbox", { name: /One step of the program \(the default\)/ });
+    await step.uncheck();
     await page.getByLabel("Warm-up launches").fill("3");
-    await page.getByRole("checkbox", { name: /One step of the program instead/ }).check();
+    await step.check();
     assert.equal(await page.getByLabel("Warm-up launches").isDisabled(), true, "a step excludes a count of launches");
     const before = await page.getByTestId("plan-row").count();
     const shown = page.url();

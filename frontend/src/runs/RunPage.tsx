@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useMutation } from "urql";
 import { useLiveQuery } from "../api/useLiveQuery";
 import { useEvents } from "../api/useEvents";
@@ -50,6 +50,8 @@ export function RunPage({ id }: { id: string }) {
   // turn true once the trace is ready) changes its comparison and steps, computed when the run
   // is read: read it again when its trace changes.
   useEvents(TraceChangedSubscription, { id: run?.trace.id ?? "" }, readAgain, !run);
+  const shown = useRef<RunDetailFragment | null>(null);
+  if (run) shown.current = run;
   const finished = run && !isActive(run.state);
   const queriedActive = data?.run ? isActive(data.run.state) : false;
   // The kernels by pages: no runUpdated message carries them. Read again from the first page
@@ -66,20 +68,21 @@ export function RunPage({ id }: { id: string }) {
     if (finished && queriedActive) refetch({ requestPolicy: "network-only" });
   }, [finished, queriedActive, refetch]);
 
-  if (error && !data) return <p role="alert" className="error">Could not load run {id}: {error.message}</p>;
-  if (!data) return <p aria-busy="true">Loading run…</p>;
-  if (!run) return <p>There is no run <code>{id}</code>. <Link href="/runs">All runs</Link></p>;
-  if (removed) {
+  if (removed && shown.current) {
+    // Said with the run as it was last shown: a read after its removal finds no run.
     return (
       <section>
         <h1>Run removed</h1>
         <p role="alert" data-testid="run-removed">
-          Run <code>{id}</code> was removed with its trace&apos;s directory ({run.trace.id}); its simulator was stopped.{" "}
+          Run <code>{id}</code> was removed with its trace&apos;s directory ({shown.current.trace.id}); its simulator was stopped.{" "}
           <Link href="/runs">All runs</Link>
         </p>
       </section>
     );
   }
+  if (error && !data) return <p role="alert" className="error">Could not load run {id}: {error.message}</p>;
+  if (!data) return <p aria-busy="true">Loading run…</p>;
+  if (!run) return <p>There is no run <code>{id}</code>. <Link href="/runs">All runs</Link></p>;
   const f = progressFraction(run.progress);
   // A sampled run's progress counts its representatives, a split run's its launches.
   const unit = run.sampling ? "representatives" : run.split ? "launches" : "kernels";

@@ -22,6 +22,7 @@ const run: RunSummaryFragment = {
   sweep: { id: "s1", label: "my sweep" },
   figures: { wallSeconds: null, simCycles: null },
   sampling: null,
+  sampledBy: null,
 };
 
 const headers = (name: string) =>

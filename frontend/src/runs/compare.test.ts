@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatCorrelation, formatPct, isActive, mergeRun, parseKernelIds, progressFraction, scatterPoints } from "./compare";
+import { formatCorrelation, formatPct, isActive, mergeRun, parseKernelIds, progressFraction, runListReducer, scatterPoints } from "./compare";
 
 describe("scatterPoints", () => {
   it("keeps kernels with both times, sorted by measured time", () => {
@@ -61,6 +61,12 @@ describe("run helpers", () => {
     expect(mergeRun([], failed, null, "DEADLOCK")).toEqual([failed]);
     expect(mergeRun([], failed, null, "ASSERTION")).toEqual([]);
     expect(mergeRun([a], failed, null, null)).toEqual([failed]);
+  });
+  it("a segment's events never add it to a runs list (QA: segments showed on the trace page while a sampled run ran)", () => {
+    const a = { id: "a", state: "RUNNING", createdAt: "2026-12-02T10:00:00Z", updatedAt: "2026-12-02T10:00:01Z", sampledBy: null as { id: string } | null };
+    const segment = { id: "s", state: "RUNNING", createdAt: "2026-12-02T10:00:02Z", updatedAt: "2026-12-02T10:00:02Z", sampledBy: { id: "a" } };
+    expect(runListReducer([a], { type: "updated", run: segment }, null)).toEqual([a]);
+    expect(runListReducer([a], { type: "updated", run: { ...segment, sampledBy: null } }, null).map((r) => r.id)).toEqual(["s", "a"]);
   });
   it("mergeRun keeps the newer copy of a run by updatedAt", () => {
     const running = { id: "a", state: "RUNNING", createdAt: "2026-12-02T10:00:00Z", updatedAt: "2026-12-02T10:00:01.000002Z" };

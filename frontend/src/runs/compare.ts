@@ -91,6 +91,8 @@ export interface ListedRun {
   createdAt: string;
   updatedAt: string;
   failureClass?: string | null;
+  /** The sampled or split run this run is a segment of: segments are listed by that run alone. */
+  sampledBy?: { id: string } | null;
 }
 
 /**
@@ -139,6 +141,9 @@ export function runListReducer<R extends ListedRun>(
     case "loaded":
       return a.rows;
     case "updated":
+      // runUpdated sends a segment's events too, but runs lists leave segments out, as the
+      // server's runs query does: its sampled or split run shows them.
+      if (a.run.sampledBy) return rows;
       if (a.limit !== undefined && rows.length >= a.limit && !rows.some((r) => r.id === a.run.id)) return rows;
       return mergeRun(rows, a.run, stateFilter, classFilter);
     case "removed":

@@ -17,6 +17,7 @@ export const RunSummaryFragment = graphql(`
     sweep { id label }
     figures { wallSeconds simCycles }
     sampling { representatives }
+    sampledBy { id }
   }
 `);
 

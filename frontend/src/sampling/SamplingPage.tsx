@@ -83,11 +83,12 @@ function PlanForm({ traceId, hasRealTiming, onPlanned }: { traceId: string; hasR
   const [kind, setKind] = useState<TargetKind>("error");
   const [targetText, setTargetText] = useState("");
   const [warmupText, setWarmupText] = useState("");
-  const [warmupStep, setWarmupStep] = useState(false);
+  // The server's default warm-up is a step of the program (planSampling without warmup).
+  const [warmupStep, setWarmupStep] = useState(true);
   const [{ fetching }, plan] = useMutation(PlanSamplingMutation);
   const [serverError, setServerError] = useState<{ field: PlanField | null; text: string } | null>(null);
   const target = parseTarget(kind, targetText);
-  const warmup = warmupStep || warmupText.trim() === "" ? null : Number(warmupText);
+  const warmup = warmupStep ? null : warmupText.trim() === "" ? 1 : Number(warmupText);
   const warmupError = warmup != null && !Number.isInteger(warmup) ? "a whole number of launches" : null;
   const fieldError = (f: PlanField) => (serverError?.field === f ? serverError.text : null);
   const defaultMethod = hasRealTiming ? "STEM" : "SIEVE";
@@ -164,7 +165,7 @@ function PlanForm({ traceId, hasRealTiming, onPlanned }: { traceId: string; hasR
         <input
           id="warmup"
           inputMode="numeric"
-          placeholder="1 (the default)"
+          placeholder="1"
           value={warmupStep ? "" : warmupText}
           disabled={warmupStep}
           onChange={(e) => {
@@ -176,7 +177,10 @@ function PlanForm({ traceId, hasRealTiming, onPlanned }: { traceId: string; hasR
           style={{ maxWidth: 160 }}
         />
         <span id="warmup-hint" className={warmupProblem ? "error" : "hint"} role={warmupProblem ? "alert" : undefined} data-testid="warmup-hint">
-          {warmupProblem ?? "Launches simulated before each representative (0 to 64) so caches are not cold. Empty: 1."}
+          {warmupProblem ??
+            (warmupStep
+              ? "A step of the program, the default: uncheck it to give a number of launches instead."
+              : "Launches simulated before each representative (0 to 64) so caches are not cold. Empty: 1.")}
         </span>
         <label className="check">
           <input
@@ -187,7 +191,7 @@ function PlanForm({ traceId, hasRealTiming, onPlanned }: { traceId: string; hasR
               setServerError(null);
             }}
           />
-          One step of the program instead
+          One step of the program (the default)
           <span className="hint">
             — the launches back to where the same kernels repeat (a decode step), so a layer's weights are in the caches: the
             most accurate warm-up (see docs/benchmarks.md), for about twice the simulated instructions.

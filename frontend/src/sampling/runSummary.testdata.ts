@@ -17,4 +17,5 @@ export const runSummary = (id: string, state: string, done: number, total: numbe
   sweep: null,
   figures: { wallSeconds: null, simCycles: null },
   sampling: null,
+  sampledBy: null,
 });
