@@ -264,7 +264,13 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 			l.fail(tracestate.UploadBroken, wrong)
 		}
 	case !l.hasMeta:
-		// Still uploading: the upload is complete only once metadata.json exists.
+		// Still uploading: the upload is complete only once metadata.json
+		// exists. Say so once nothing has arrived for a while: the printed
+		// commands upload it last, and a second half that failed left the
+		// trace waiting without a word.
+		if quiet(h.treeSince, now, waitingNoteAfter) && !saw.writing {
+			l.warnings = append(slices.Clip(l.warnings), noMetadataNote)
+		}
 	case metaErr != nil:
 		// A half-written file does not parse either: fail only once it
 		// has stopped changing.
@@ -349,6 +355,9 @@ const FilesChangedDuringNote = FilesChangedNote + ", during post-processing"
 func quiet(since, now time.Time, interval time.Duration) bool {
 	return now.Sub(since) >= interval-interval/8
 }
+
+// noMetadataNote is an upload's warning while it has no metadata.json.
+const noMetadataNote = tracedir.MetadataFile + ": not uploaded yet, and nothing else arrived for 30 s: the upload is complete only once it is there (the commands the server prints upload it last: if that step failed, upload metadata.json again)"
 
 // waitingNoteAfter is how long a listed upload's tree must not change
 // before its trace's warnings say which files it waits for.
