@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -53,8 +54,13 @@ func (d *DB) holdPostgres(ctx context.Context, url string) error {
 	var schema, database string
 	var got bool
 	err = conn.QueryRowContext(ctx, "SELECT current_schema(), current_database()").Scan(&schema, &database)
-	if err == nil {
+	// Wait a moment for a holder that is going: the session of a server
+	// that just closed its database ends a little after it closed it.
+	for deadline := time.Now().Add(lockfile.Wait); err == nil; time.Sleep(20 * time.Millisecond) {
 		err = conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock($1)", lockKey(schema)).Scan(&got)
+		if got || time.Now().After(deadline) {
+			break
+		}
 	}
 	if err != nil || !got {
 		var holder string
