@@ -64,6 +64,8 @@ describe("SampledRunPanel", () => {
       },
     };
     render(<SampledRunPanel run={{ ...run, progress: { kernelsDone: 8, kernelsTotal: 8 } }} sampling={done} />);
+    // The validation run still runs: the full run's time is the estimate.
+    expect(screen.getByTestId("simulator-time").textContent).toContain("a full run would take");
     expect(screen.getByTestId("projected-cycles").textContent).toContain("1,234,567");
     expect(screen.getByTestId("projected-cycles").textContent).toContain("1,200,000 – 1,270,000 (±2.80 %)");
     expect(screen.getByTestId("projected-time").textContent).toContain("700 µs");
@@ -87,5 +89,13 @@ describe("checkable", () => {
     expect(checkable(ok("s1"), done, sampling)).toBe(false); // a segment
     expect(checkable(ok("x", "RUNNING"), done, sampling)).toBe(false);
     expect(checkable(ok("x"), done, { ...sampling, check: {} as never })).toBe(false);
+  });
+
+  it("once the validation run has succeeded, the speed-up is against its measured time, not the estimate", () => {
+    const validated = { ...sampling, validationRun: { ...summary("full", "SUCCEEDED", 48, 48), figures: { wallSeconds: 150, simCycles: 1_250_000 } } };
+    render(<SampledRunPanel run={run} sampling={validated} />);
+    const t = screen.getByTestId("simulator-time").textContent ?? "";
+    expect(t).toContain("the full run took");
+    expect(t).toContain("×75.0");
   });
 });

@@ -63,7 +63,10 @@ export function SampledRunPanel({
   }, [waiting, onFullRunSucceeded]);
   const segments = withLive(sampling.segments, live);
   const validation = sampling.validationRun ? withLive([sampling.validationRun], live)[0] : null;
-  const x = speedup(sampling.fullRunSecondsEstimate, sampling.simulatorSeconds);
+  // The full run's time: measured once the validation run has succeeded, else estimated.
+  const fullMeasured = validation?.state === "SUCCEEDED" ? validation.figures.wallSeconds : null;
+  const fullSeconds = fullMeasured ?? sampling.fullRunSecondsEstimate;
+  const x = speedup(fullSeconds, sampling.simulatorSeconds);
   const p = sampling.plan;
   return (
     <section aria-labelledby="sampled-title" className="sampled-panel" data-testid="sampled-panel">
@@ -96,7 +99,11 @@ export function SampledRunPanel({
         />
         <Stat k="Projected total time" v={formatNs(sampling.projectedNs)} testid="projected-time" />
         <Stat
-          k={`Simulator time, vs ${formatSeconds(sampling.fullRunSecondsEstimate)} a full run would take`}
+          k={
+            fullMeasured != null
+              ? `Simulator time, vs ${formatSeconds(fullMeasured)} the full run took`
+              : `Simulator time, vs ${formatSeconds(sampling.fullRunSecondsEstimate)} a full run would take`
+          }
           v={
             <>
               {formatSeconds(sampling.simulatorSeconds)}
@@ -104,7 +111,11 @@ export function SampledRunPanel({
             </>
           }
           testid="simulator-time"
-          title="The full run's time is estimated from the segments' seconds per warp instruction over every launch's warp instructions"
+          title={
+            fullMeasured != null
+              ? "The validation run's wall time: a full run of this config, measured"
+              : "The full run's time is estimated from the segments' seconds per warp instruction over every launch's warp instructions"
+          }
         />
       </div>
       <SamplingCheckView check={sampling.check} validation={validation} />
