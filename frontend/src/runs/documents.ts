@@ -62,7 +62,7 @@ export const RunDetailFragment = graphql(`
     comparison { kernelsCompared mape correlation simTotalNs measuredTotalNs }
     steps { step measuredNs projectedNs }
     sampling {
-      plan { id method errorBound samples warmup }
+      plan { id method errorBound samples warmup warmupStep }
       segments { ...RunSummary }
       representatives
       simulatedLaunches

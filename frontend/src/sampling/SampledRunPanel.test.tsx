@@ -9,7 +9,7 @@ afterEach(cleanup);
 const summary = (id: string, state: string, done: number, total: number) => runSummary(id, state, done, total, "SM90_H100");
 
 const sampling = {
-  plan: { id: "p1", method: "STEM" as const, errorBound: 0.05, samples: 8, warmup: 1 },
+  plan: { id: "p1", method: "STEM" as const, errorBound: 0.05, samples: 8, warmup: 1, warmupStep: false },
   segments: [summary("s1", "SUCCEEDED", 3, 3), summary("s2", "RUNNING", 1, 2)],
   representatives: 8,
   simulatedLaunches: 15,

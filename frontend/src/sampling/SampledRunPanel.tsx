@@ -5,7 +5,7 @@ import { formatCount, formatNs } from "../format";
 import type { RunDetailFragment, RunSummaryFragment } from "../gql/graphql";
 import { Link, tracePath } from "../router";
 import { samplePath } from "./SamplingPage";
-import { formatBound, formatCompact, formatFraction, formatSeconds, formatSpeedup, speedup } from "./figures";
+import { formatBound, formatCompact, formatFraction, formatSeconds, formatSpeedup, speedup, warmupText } from "./figures";
 import { formatPct } from "../runs/compare";
 import { RunUpdatedSubscription } from "../runs/documents";
 import { runName } from "../runs/runName";
@@ -73,8 +73,7 @@ export function SampledRunPanel({
       <h2 id="sampled-title">Sampled simulation</h2>
       <p className="hint">
         Plan <Link href={samplePath(run.trace.id, p.id)}>{p.id}</Link> of <Link href={tracePath(run.trace.id)}>{run.trace.id}</Link>:{" "}
-        {p.method}, {formatBound(p.errorBound)}, {formatCount(p.samples)} representatives, {p.warmup} warm-up launch
-        {p.warmup === 1 ? "" : "es"} each. Only the representatives and their warm-up are simulated; every other launch is
+        {p.method}, {formatBound(p.errorBound)}, {formatCount(p.samples)} representatives, warm-up {warmupText(p)} before each. Only the representatives and their warm-up are simulated; every other launch is
         projected from its stratum's representatives.
       </p>
       <div className="stats">
