@@ -32,6 +32,9 @@ func streamList(r io.ReadSeeker, key string, fn func(i int, off int64, raw json.
 		br.Discard(len(bom))
 	}
 	dec := json.NewDecoder(br)
+	// Numbers as they are written: a top-level 1E700 is no float64, and
+	// the stream's error for it named no place.
+	dec.UseNumber()
 	syntax := func(err error, base int64) error {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
@@ -39,6 +42,11 @@ func streamList(r io.ReadSeeker, key string, fn func(i int, off int64, raw json.
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return placeSyntaxError(r, -1, errors.New("unexpected end of JSON input"))
+		}
+		// Any other error of a document that is not JSON is its syntax
+		// error, placed.
+		if bad := invalidJSON(r); bad != nil {
+			return bad
 		}
 		return fmt.Errorf("not JSON: %w", err)
 	}
