@@ -25,6 +25,10 @@ type SplitRun struct {
 	// (sampling.Period), the default warm-up.
 	Warmup int `json:"warmup"`
 	Period int `json:"period"`
+	// Note says why the run has fewer segments than asked for, or that
+	// they simulate much more than the trace (sampling.SplitNoted); ""
+	// when split as asked.
+	Note string `json:"note,omitempty"`
 	// SimulatorSeconds is the wall seconds of the segments' simulators,
 	// summed, once every segment has succeeded.
 	SimulatorSeconds float64 `json:"simulatorSeconds"`

@@ -589,6 +589,7 @@ type ComplexityRoot struct {
 
 	SplitRun struct {
 		Launches         func(childComplexity int) int
+		Note             func(childComplexity int) int
 		Period           func(childComplexity int) int
 		SegmentStarts    func(childComplexity int) int
 		Segments         func(childComplexity int) int
@@ -3399,6 +3400,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SplitRun.Launches(childComplexity), true
+	case "SplitRun.note":
+		if e.ComplexityRoot.SplitRun.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SplitRun.Note(childComplexity), true
 	case "SplitRun.period":
 		if e.ComplexityRoot.SplitRun.Period == nil {
 			break
@@ -5479,6 +5486,8 @@ func (ec *executionContext) childFields_SplitRun(ctx context.Context, field grap
 		return ec.fieldContext_SplitRun_warmup(ctx, field)
 	case "period":
 		return ec.fieldContext_SplitRun_period(ctx, field)
+	case "note":
+		return ec.fieldContext_SplitRun_note(ctx, field)
 	case "simulatorSeconds":
 		return ec.fieldContext_SplitRun_simulatorSeconds(ctx, field)
 	}
@@ -16649,6 +16658,29 @@ func (ec *executionContext) fieldContext_SplitRun_period(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("SplitRun", field, false, false, "Int")
 }
 
+func (ec *executionContext) _SplitRun_note(ctx context.Context, field graphql.CollectedField, obj *cascade.SplitRun) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SplitRun_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SplitRun_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SplitRun", field, false, false, "String")
+}
+
 func (ec *executionContext) _SplitRun_simulatorSeconds(ctx context.Context, field graphql.CollectedField, obj *cascade.SplitRun) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -25266,6 +25298,11 @@ func (ec *executionContext) _SplitRun(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "period":
 			out.Values[i] = ec._SplitRun_period(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "note":
+			out.Values[i] = ec._SplitRun_note(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

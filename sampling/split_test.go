@@ -145,6 +145,12 @@ func TestSplitRefuses(t *testing.T) {
 // instructions, segments always cover every launch once.
 func TestSplitCovers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 31))
+	refused := 0
+	defer func() {
+		if refused > 30 {
+			t.Errorf("%d of 300 random traces refused as not worth splitting", refused)
+		}
+	}()
 	for trial := range 300 {
 		n := 2 + rng.IntN(400)
 		var in sampling.Input
@@ -158,6 +164,10 @@ func TestSplitCovers(t *testing.T) {
 		}
 		k := 2 + rng.IntN(max-1)
 		segs, err := sampling.Split(in, k, sampling.WarmupStep)
+		if err != nil && strings.Contains(err.Error(), "no split of this trace is worth it") {
+			refused++
+			continue
+		}
 		if err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
 		}
@@ -165,5 +175,104 @@ func TestSplitCovers(t *testing.T) {
 		if len(segs) > k {
 			t.Fatalf("trial %d: %d segments, asked for %d", trial, len(segs), k)
 		}
+	}
+}
+
+// llmSplitInput is shaped as an LLM step's trace: a heavy prefill (the
+// first step, 26 launches, about half the warp instructions), then light
+// decode steps; 300 launches, so at most 11 segments.
+func llmSplitInput() sampling.Input {
+	in := steps(300, 4, "norm", "qkv", "attn", "out", "up", "down")
+	for i := range in.Launches {
+		in.Launches[i].WarpInstructions = 2_630
+		if i < 26 {
+			in.Launches[i].WarpInstructions = 27_000
+		}
+	}
+	return in
+}
+
+// TestSplitLLMPrefill: asked for as many segments as the trace allows,
+// a split of an LLM-like trace does not cut segments whose warm-up is
+// the prefill: every segment then weighed as much as the prefill, and the
+// prefill was simulated three times (the QA report: 5 segments of 702k,
+// 707k, 705k, 584k and 85k of a 1.42M trace). It gives fewer segments,
+// none warming up with more than its own launches, within MaxSplitWork
+// of the trace's work, and says why.
+func TestSplitLLMPrefill(t *testing.T) {
+	in := llmSplitInput()
+	var total int64
+	for _, l := range in.Launches {
+		total += l.WarpInstructions
+	}
+	if max := sampling.MaxSegments(in); max != 11 {
+		t.Fatalf("MaxSegments = %d, want 11", max)
+	}
+	segs, note, err := sampling.SplitNoted(in, 11, sampling.WarmupStep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCover(t, segs, len(in.Launches))
+	var work, longest int64
+	for i, s := range segs {
+		var w int64
+		for l := s.Start - s.Warmup; l < s.End; l++ {
+			w += in.Launches[l].WarpInstructions
+		}
+		work += w
+		longest = max(longest, w)
+		var own int64
+		for l := s.Start; l < s.End; l++ {
+			own += in.Launches[l].WarpInstructions
+		}
+		if w-own > own {
+			t.Errorf("segment %d (%+v) warms up with %d warp instructions, more than its own %d (the prefill again): %v", i, s, w-own, own, segs)
+		}
+	}
+	if float64(work) > sampling.MaxSplitWork*float64(total) {
+		t.Errorf("the split simulates %d warp instructions, %.2f times the trace's %d: want at most %.1f: %v", work, float64(work)/float64(total), total, sampling.MaxSplitWork, segs)
+	}
+	// The first segment holds the prefill and at most a decode step (a
+	// cut right after it is moved on).
+	if want := int64(26*27_000 + 26*2_630); longest > want {
+		t.Errorf("longest segment %d warp instructions, want at most %d (the prefill and a decode step): %v", longest, want, segs)
+	}
+	if len(segs) == 11 || !strings.Contains(note, "not the 11 asked for") {
+		t.Errorf("%d segments, note %q: want fewer than 11 and a note saying why", len(segs), note)
+	}
+	// Split gives the same segments.
+	if again, err := sampling.Split(in, 11, sampling.WarmupStep); err != nil || fmt.Sprint(again) != fmt.Sprint(segs) {
+		t.Errorf("Split = %v, %v; SplitNoted %v", again, err, segs)
+	}
+}
+
+// TestSplitNoteFewer: asked for more segments than shorten the longest,
+// Split cuts fewer and says so; asked for what it cuts, it says nothing.
+func TestSplitNoteFewer(t *testing.T) {
+	in := steps(26*12, 4, "norm", "qkv", "attn", "out", "up", "down")
+	segs, note, err := sampling.SplitNoted(in, 5, sampling.WarmupStep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 312 launches and a step of warm-up: 4 segments of 104 launches at
+	// most, warm-up included, and 5 need 104 too (the cuts are at steps).
+	if len(segs) != 4 || !strings.Contains(note, "more would not shorten the longest segment") {
+		t.Errorf("5 asked: %v, note %q: want 4 and a note", segs, note)
+	}
+	if _, note, err := sampling.SplitNoted(in, 4, sampling.WarmupStep); err != nil || note != "" {
+		t.Errorf("4 asked: note %q, %v: want none", note, err)
+	}
+}
+
+// TestSplitRefusesWorse: a trace whose every split would simulate more
+// than MaxSplitWork times its work is refused, naming split.segments.
+func TestSplitRefusesWorse(t *testing.T) {
+	in := steps(52, 4, "norm", "qkv", "attn", "out", "up", "down")
+	for i := range 26 {
+		in.Launches[i].WarpInstructions = 50_000 // a prefill, then one decode step
+	}
+	_, err := sampling.Split(in, 2, sampling.WarmupStep)
+	if cascade.ErrorCode(err) != cascade.EINVALID || !strings.Contains(err.Error(), "split.segments: no split of this trace is worth it") {
+		t.Errorf("Split = %v, want BAD_USER_INPUT naming split.segments", err)
 	}
 }

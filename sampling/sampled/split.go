@@ -71,7 +71,7 @@ func (c *Coordinator) LaunchSplit(ctx context.Context, in SplitInput) (cascade.R
 	if in.Warmup != nil {
 		warmup = *in.Warmup
 	}
-	segs, err := sampling.Split(input, n, warmup)
+	segs, note, err := sampling.SplitNoted(input, n, warmup)
 	if err != nil {
 		return cascade.Run{}, err
 	}
@@ -100,7 +100,7 @@ func (c *Coordinator) LaunchSplit(ctx context.Context, in SplitInput) (cascade.R
 	period := sampling.Period(input)
 	shape := func(rs []cascade.Run) error {
 		parent := &rs[0]
-		sp := &cascade.SplitRun{Launches: len(input.Launches), Period: period}
+		sp := &cascade.SplitRun{Launches: len(input.Launches), Period: period, Note: note}
 		for i, s := range segs {
 			seg := &rs[1+i]
 			seg.SampledByID = &parent.ID
@@ -111,6 +111,9 @@ func (c *Coordinator) LaunchSplit(ctx context.Context, in SplitInput) (cascade.R
 		parent.Split, parent.KernelsTotal = sp, len(input.Launches)
 		parent.History = append(parent.History, runs.Stamp(fmt.Sprintf("split into %d segments of consecutive launches, each after %d launches of warm-up (a step is %d)",
 			len(segs), sp.Warmup, period)))
+		if note != "" {
+			parent.History = append(parent.History, runs.Stamp(note))
+		}
 		return nil
 	}
 	rs, err := c.cfg.Runs.LaunchRuns(ctx, ins, shape)

@@ -345,3 +345,31 @@ func TestSplitRunTwoContexts(t *testing.T) {
 		t.Errorf("the split run has %d kernels; the trace launches %d", len(r.Kernels), 2*twoCtxLaunches)
 	}
 }
+
+// TestSplitRunNotes: a split run cut into fewer segments than asked for,
+// or simulating much more than its trace, says why in its history and
+// SplitRun.note (it said only "split into N segments").
+func TestSplitRunNotes(t *testing.T) {
+	t.Parallel()
+	s := sampledServer(t, "", []string{"FAKESIM_MODE=ok"})
+	var r struct {
+		LaunchRun struct {
+			History []string
+			Split   struct {
+				Note     string
+				Segments []struct{ ID string }
+			}
+		}
+	}
+	s.MustDo(t, `mutation($in: LaunchRunInput!) { launchRun(input: $in) { history split { note segments { id } } } }`, map[string]any{"in": map[string]any{
+		"traceId": sampledID, "simConfig": simconfigtest.H100, "rerun": true, "split": map[string]any{"segments": 10},
+	}}, &r)
+	sp := r.LaunchRun.Split
+	if sp.Note == "" || !slices.ContainsFunc(r.LaunchRun.History, func(h string) bool { return strings.Contains(h, sp.Note) }) {
+		t.Fatalf("%d segments of 10 asked, note %q, history %q: want a note, in the history too", len(sp.Segments), sp.Note, r.LaunchRun.History)
+	}
+	if len(sp.Segments) < 10 && !strings.Contains(sp.Note, "not the 10 asked for") {
+		t.Errorf("%d segments of 10 asked, note %q: want it to say why", len(sp.Segments), sp.Note)
+	}
+	t.Logf("%d segments: %s", len(sp.Segments), sp.Note)
+}
