@@ -304,7 +304,7 @@ func TestPlanSamplingErrors(t *testing.T) {
 	}{
 		{`mutation { planSampling(traceId: "nope") { id } }`, nil, cascade.ENOTFOUND},
 		{`{ samplingPlan(id: "nope") { id } }`, nil, cascade.ENOTFOUND},
-		{`mutation { planSampling(traceId: "t3") { id } }`, nil, cascade.EINVALID},
+		{`mutation { planSampling(traceId: "t3") { id } }`, nil, cascade.ECONFLICT}, // not READY: as launchRun
 		{`mutation { planSampling(traceId: "t2", method: STEM) { id } }`, nil, cascade.EINVALID},
 		{`mutation($m: SamplingMethod) { planSampling(traceId: "t1", method: $m) { id } }`, map[string]any{"m": "PKS"}, "GRAPHQL_VALIDATION_FAILED"},
 		{`mutation { planSampling(traceId: "t1", method: PKS) { id } }`, nil, "GRAPHQL_VALIDATION_FAILED"},

@@ -69,8 +69,9 @@ type Request struct {
 }
 
 // Plan plans the trace's sampled simulation as r asks, and stores the
-// plan. A trace that is not there is NOT_FOUND; one that is not READY, an
-// unknown method or a target out of range is BAD_USER_INPUT. On a trace
+// plan. A trace that is not there is NOT_FOUND, one that is not READY
+// CONFLICT (as launchRun's, each naming traceId); an unknown method or a
+// target out of range is BAD_USER_INPUT. On a trace
 // with untraced launches the plan's Untraced says what it would simulate
 // without a kernel trace (a plan of other settings than the one traced).
 func (s *Service) Plan(ctx context.Context, r Request) (cascade.SamplingPlan, error) {
@@ -93,18 +94,20 @@ func (s *Service) Plan(ctx context.Context, r Request) (cascade.SamplingPlan, er
 		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "warmupStep: give warmup or warmupStep, not both")
 	}
 	t, err := s.Store.Trace(ctx, r.TraceID)
-	if err != nil {
+	if cascade.ErrorCode(err) == cascade.ENOTFOUND {
+		return cascade.SamplingPlan{}, cascade.Errorf(cascade.ENOTFOUND, "traceId: trace %q not found", r.TraceID)
+	} else if err != nil {
 		return cascade.SamplingPlan{}, err
 	}
 	if t.State != cascade.TraceReady {
-		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "trace %q %s: only a READY trace can be planned", t.ID, t.State.Is())
+		return cascade.SamplingPlan{}, cascade.Errorf(cascade.ECONFLICT, "traceId: trace %q %s: only a READY trace can be planned", t.ID, t.State.Is())
 	}
 	in, err := s.Input(ctx, t)
 	if err != nil {
 		return cascade.SamplingPlan{}, err
 	}
 	if len(in.Launches) == 0 {
-		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "trace %q has no kernels to plan", t.ID)
+		return cascade.SamplingPlan{}, cascade.Errorf(cascade.EINVALID, "traceId: trace %q has no kernels to plan", t.ID)
 	}
 	m, err := sampling.New(r.Method, in, warmup)
 	if err != nil {

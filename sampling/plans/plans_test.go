@@ -189,8 +189,8 @@ func TestPlanRefuses(t *testing.T) {
 		code string
 		says string // how the message starts: the argument at fault
 	}{
-		{"unknown trace", plans.Request{TraceID: "nope"}, cascade.ENOTFOUND, ""},
-		{"not ready", plans.Request{TraceID: "busy"}, cascade.EINVALID, ""},
+		{"unknown trace", plans.Request{TraceID: "nope"}, cascade.ENOTFOUND, "traceId: "},
+		{"not ready", plans.Request{TraceID: "busy"}, cascade.ECONFLICT, "traceId: "},
 		{"unknown method", plans.Request{TraceID: "timed", Method: "PKS"}, cascade.EINVALID, "method: "},
 		{"error of 0.5 below 0", plans.Request{TraceID: "timed", Target: sampling.Target{Error: -0.5}}, cascade.EINVALID, "target: "},
 		{"error of 100 %", plans.Request{TraceID: "timed", Target: sampling.Target{Error: 1}}, cascade.EINVALID, "target: "},
@@ -397,5 +397,32 @@ func TestEvaluate(t *testing.T) {
 	}
 	if _, err := s.Evaluate(ctx, p.ID, "r-none"); cascade.ErrorCode(err) != cascade.ENOTFOUND {
 		t.Errorf("an unknown run: %v", err)
+	}
+}
+
+// TestPlanTraceErrors: planSampling's errors about its trace name
+// traceId with launchRun's codes: NOT_FOUND for a trace that is not
+// there, CONFLICT for one that is not READY (they were BAD_USER_INPUT and
+// a bare "trace … not found").
+func TestPlanTraceErrors(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.DB(t)
+	bucket := t.TempDir()
+	if err := d.SaveTrace(ctx, &cascade.Trace{ID: "llm2", State: cascade.TraceUploading, Prompts: []string{}}); err != nil {
+		t.Fatal(err)
+	}
+	s := &plans.Service{Store: d, BucketDir: bucket}
+	for _, c := range []struct {
+		id     string
+		code   string
+		prefix string
+	}{
+		{"nope", cascade.ENOTFOUND, `traceId: trace "nope" not found`},
+		{"llm2", cascade.ECONFLICT, `traceId: trace "llm2" is uploading`},
+	} {
+		_, err := s.Plan(ctx, plans.Request{TraceID: c.id})
+		if cascade.ErrorCode(err) != c.code || err == nil || !strings.HasPrefix(cascade.ErrorMessage(err), c.prefix) {
+			t.Errorf("Plan(%s) = %v (%s), want %s %q…", c.id, err, cascade.ErrorCode(err), c.code, c.prefix)
+		}
 	}
 }

@@ -48,7 +48,9 @@ func (c *Coordinator) LaunchSplit(ctx context.Context, in SplitInput) (cascade.R
 		return cascade.Run{}, cascade.Errorf(cascade.EINVALID, "split: this server reads no trace launches to split")
 	}
 	t, err := c.cfg.Store.Trace(ctx, in.Run.TraceID)
-	if err != nil {
+	if cascade.ErrorCode(err) == cascade.ENOTFOUND {
+		return cascade.Run{}, cascade.Errorf(cascade.ENOTFOUND, "traceId: trace %q not found", in.Run.TraceID)
+	} else if err != nil {
 		return cascade.Run{}, err
 	}
 	if t.State != cascade.TraceReady {

@@ -229,6 +229,7 @@ func TestSplitRunRefuses(t *testing.T) {
 		want string
 	}{
 		{map[string]any{"split": map[string]any{"segments": 1}}, "split.segments: at least 2"},
+		{map[string]any{"split": map[string]any{}, "traceId": "nope"}, `traceId: trace "nope" not found`},
 		{map[string]any{"split": map[string]any{"segments": 11}}, "split.segments: at most 10"},
 		{map[string]any{"split": map[string]any{"warmup": -1}}, "split.warmup"},
 		{map[string]any{"split": map[string]any{}, "kernelIds": []int{1, 2}}, "kernelIds: leave it out"},

@@ -89,9 +89,9 @@ test("errorField: the planner's messages name their argument first", () => {
   });
   expect(errorField("warmup: must be 0 to 64 launches, got 99").field).toBe("warmup");
   expect(errorField("method: unknown sampling method").field).toBe("method");
-  expect(errorField('trace "x" is PROCESSING: only a READY trace can be planned')).toEqual({
+  expect(errorField('traceId: trace "x" is being processed: only a READY trace can be planned')).toEqual({
     field: null,
-    text: 'trace "x" is PROCESSING: only a READY trace can be planned',
+    text: 'traceId: trace "x" is being processed: only a READY trace can be planned',
   });
 });
 
