@@ -247,7 +247,7 @@ func (m *Main) buildServices(ctx context.Context) (*services, error) {
 	if s.runs, err = m.buildRuns(ctx); err != nil {
 		return nil, err
 	}
-	s.plans.Windows = s.runs
+	s.plans.Windows, s.plans.Configs = s.runs, s.runs.Configs()
 	s.sweeps = runs.NewSweeps(s.runs)
 	s.sampled = sampled.New(sampled.Config{Runs: s.runs, Executor: s.runs.Executor(), Sweeps: s.sweeps, Variants: s.runs.Configs(), Store: m.DB, Plans: s.plans, Events: m.events, Logger: log,
 		AtOnce: func() int { n, _ := s.simulatorsAtOnce(); return n }})

@@ -3,6 +3,7 @@ package plans
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/sampling"
@@ -19,7 +20,8 @@ const RecentRuns = 20
 // segment (sampling.Ranges) is one process, and the segments run
 // Concurrency at once (sampling.EstimateWall). nil when no run of the
 // config can be measured: none finished with a wall time, or their traces
-// count no instructions.
+// count no instructions. A config that is not one, or that cannot be used
+// (s.Configs), is BAD_USER_INPUT naming config, never nil.
 func (s *Service) Estimate(ctx context.Context, planID, config string) (*cascade.SamplingWallEstimate, error) {
 	if s.Runs == nil {
 		return nil, fmt.Errorf("estimate: the plans service reads no runs")
@@ -27,6 +29,16 @@ func (s *Service) Estimate(ctx context.Context, planID, config string) (*cascade
 	p, err := s.Store.SamplingPlan(ctx, planID)
 	if err != nil {
 		return nil, err
+	}
+	if s.Configs != nil {
+		c, err := s.Configs.Variant(ctx, config, nil)
+		if cascade.ErrorCode(err) == cascade.EINVALID {
+			why := strings.TrimPrefix(cascade.ErrorMessage(err), "simConfig: ")
+			return nil, cascade.Errorf(cascade.EINVALID, "config: %s", why)
+		} else if err != nil {
+			return nil, err
+		}
+		config = c.Name
 	}
 	work, err := s.Runs.RunWork(ctx, config, RecentRuns)
 	if err != nil {

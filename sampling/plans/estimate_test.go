@@ -106,3 +106,44 @@ func planWithStrata(t *testing.T, s *plans.Service, p cascade.SamplingPlan) casc
 	}
 	return p
 }
+
+// fakeConfigs knows SM7_QV100, and SM6_BROKEN, which cannot be used.
+type fakeConfigs struct{}
+
+func (fakeConfigs) Variant(_ context.Context, name string, _ []cascade.SimParam) (cascade.SimConfig, error) {
+	switch name {
+	case "SM7_QV100":
+		return cascade.SimConfig{Name: name}, nil
+	case "SM6_BROKEN":
+		return cascade.SimConfig{}, cascade.Errorf(cascade.EINVALID, "simConfig: SM6_BROKEN cannot be used: no trace.config")
+	}
+	return cascade.SimConfig{}, cascade.Errorf(cascade.EINVALID, "simConfig: no config %q (have SM6_BROKEN, SM7_QV100)", name)
+}
+
+// TestEstimateConfig: a config that is not one, or cannot be used, is
+// refused naming config, with the reason; it was estimated as a config
+// without runs (null, as "no measured run").
+func TestEstimateConfig(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.DB(t)
+	bucket := t.TempDir()
+	ks, rows := llm(90)
+	addTrace(t, d, bucket, "timed", ks, rows)
+	s := &plans.Service{Store: d, BucketDir: bucket, Runs: d, Configs: fakeConfigs{}}
+	p, err := s.Plan(ctx, plans.Request{TraceID: "timed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for config, want := range map[string]string{
+		"NOPE":       `config: no config "NOPE" (have SM6_BROKEN, SM7_QV100)`,
+		"SM6_BROKEN": "config: SM6_BROKEN cannot be used: no trace.config",
+	} {
+		e, err := s.Estimate(ctx, p.ID, config)
+		if cascade.ErrorCode(err) != cascade.EINVALID || cascade.ErrorMessage(err) != want {
+			t.Errorf("Estimate(%s) = %+v, %v; want BAD_USER_INPUT %q", config, e, err, want)
+		}
+	}
+	if e, err := s.Estimate(ctx, p.ID, "SM7_QV100"); err != nil || e != nil {
+		t.Errorf("a config without runs: %+v, %v; want no estimate", e, err)
+	}
+}

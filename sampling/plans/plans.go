@@ -51,6 +51,18 @@ type Service struct {
 	// Windows says which launches segments' L2 warming reads, for
 	// TraceRanges; nil: none.
 	Windows WindowReader
+	// Configs resolves the config Estimate is asked for; nil takes any
+	// name.
+	Configs ConfigReader
+}
+
+// ConfigReader resolves a config's name (*runs.Configs).
+type ConfigReader interface {
+	// Variant returns the config a run of name would launch with, or
+	// BAD_USER_INPUT "simConfig: …" saying why there is none it can
+	// launch with (no such config, or one that cannot be used: the
+	// simulator refuses it, it has no trace.config, …).
+	Variant(ctx context.Context, name string, params []cascade.SimParam) (cascade.SimConfig, error)
 }
 
 // Request asks for a plan of a trace.
