@@ -206,20 +206,20 @@ func (r *Resolver) withStrata(ctx context.Context, p *cascade.SamplingPlan) (cas
 // traceRanges is what to trace of plan c's trace (c with its strata),
 // with the launches its segments' L2 warming reads under simConfig's L2
 // unless warming is false, and the L2 taken ("" for none).
-func (r *Resolver) traceRanges(ctx context.Context, c cascade.SamplingPlan, simConfig *string, warming *bool) ([]cascade.KernelRange, string, error) {
+func (r *Resolver) traceRanges(ctx context.Context, c cascade.SamplingPlan, simConfig *string, warming *bool) ([]cascade.KernelRange, string, string, error) {
 	if warming != nil && !*warming {
 		if simConfig != nil {
-			return nil, "", cascade.Errorf(cascade.EINVALID, "simConfig: names the L2 whose warming to trace; give it with warming true, or leave it out")
+			return nil, "", "", cascade.Errorf(cascade.EINVALID, "simConfig: names the L2 whose warming to trace; give it with warming true, or leave it out")
 		}
 		ranges := sampling.Ranges(c)
 		if ranges == nil {
 			ranges = []cascade.KernelRange{}
 		}
-		return ranges, "", nil
+		return ranges, "", "", nil
 	}
-	ranges, l2, err := r.Sampling.TraceRanges(ctx, c, cascade.Deref(simConfig))
+	ranges, l2, note, err := r.Sampling.TraceRangesNoted(ctx, c, cascade.Deref(simConfig))
 	if ranges == nil && err == nil {
 		ranges = []cascade.KernelRange{}
 	}
-	return ranges, l2, err
+	return ranges, l2, note, err
 }

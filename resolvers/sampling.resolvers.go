@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"strings"
 
 	"github.com/cascade-sim/cascade"
 	"github.com/cascade-sim/cascade/graph"
@@ -100,7 +101,7 @@ func (r *samplingPlanResolver) TraceRanges(ctx context.Context, obj *cascade.Sam
 	if err != nil {
 		return nil, err
 	}
-	ranges, _, err := r.traceRanges(ctx, p, simConfig, warming)
+	ranges, _, _, err := r.traceRanges(ctx, p, simConfig, warming)
 	return ranges, err
 }
 
@@ -110,11 +111,16 @@ func (r *samplingPlanResolver) TraceList(ctx context.Context, obj *cascade.Sampl
 	if err != nil {
 		return "", err
 	}
-	ranges, l2, err := r.traceRanges(ctx, p, simConfig, warming)
+	ranges, l2, note, err := r.traceRanges(ctx, p, simConfig, warming)
 	if err != nil {
 		return "", err
 	}
-	return sampling.TraceListWarmed(p, ranges, l2, warming == nil || *warming), nil
+	list := sampling.TraceListWarmed(p, ranges, l2, warming == nil || *warming)
+	if note != "" { // after the first line, which names the plan
+		head, rest, _ := strings.Cut(list, "\n")
+		list = head + "\n# Note: " + note + ".\n" + rest
+	}
+	return list, nil
 }
 
 // Untraced is the resolver for the untraced field.

@@ -183,8 +183,9 @@ type Planner interface {
 	Untraced(ctx context.Context, p cascade.SamplingPlan) (*cascade.SamplingUntraced, error)
 	// TraceRanges is what to trace of a plan's trace (the plan with its
 	// strata) for a trace of only those launches, under simConfig's L2
-	// ("" for the largest), and the L2 it took.
-	TraceRanges(ctx context.Context, p cascade.SamplingPlan, simConfig string) ([]cascade.KernelRange, string, error)
+	// ("" for the largest), the L2 it took, and a note when a window
+	// had to be estimated (launches the trace has no kernel trace of).
+	TraceRangesNoted(ctx context.Context, p cascade.SamplingPlan, simConfig string) ([]cascade.KernelRange, string, string, error)
 	// Evaluate evaluates a plan against a SUCCEEDED full run of its
 	// trace: BAD_USER_INPUT for another run.
 	Evaluate(ctx context.Context, planID, runID string) (cascade.SamplingEvaluation, error)

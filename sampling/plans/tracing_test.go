@@ -2,6 +2,7 @@ package plans_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/cascade-sim/cascade"
@@ -29,8 +30,11 @@ func (w *windows) WarmWindows(_ context.Context, _, simConfig string, starts []k
 	for i, s := range starts {
 		for pos, k := range w.ks {
 			if k.KernelID == s.ID && kernellist.NormalizeContext(cascade.Deref(k.Context)) == s.Context {
-				for j := pos - 1; j >= max(0, pos-w.n); j-- {
-					out[i] = append(out[i], kernellist.Ref{ID: w.ks[j].KernelID, Context: kernellist.NormalizeContext(cascade.Deref(w.ks[j].Context))})
+				// Over the kernel list: traced launches only.
+				for j := pos - 1; j >= 0 && len(out[i]) < w.n; j-- {
+					if !w.ks[j].Untraced {
+						out[i] = append(out[i], kernellist.Ref{ID: w.ks[j].KernelID, Context: kernellist.NormalizeContext(cascade.Deref(w.ks[j].Context))})
+					}
 				}
 			}
 		}
@@ -105,5 +109,80 @@ func TestTraceRangesWarming(t *testing.T) {
 	}
 	if _, _, err := s.TraceRanges(ctx, p, "SM7_QV100"); err == nil {
 		t.Error("no reader, a config given: no error")
+	}
+}
+
+// TestTraceRangesTraceLess: on a trace taken trace-less (the plan's
+// segments traced, the launches before them not), each segment's window
+// takes the launches right before it, untraced ones included, as many as
+// the walk over the traced launches took, and the note says so; the walk
+// stepped over the untraced launches to older traced ones, which
+// traceRanges did not find nearby, and it gave no window and no note.
+func TestTraceRangesTraceLess(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.DB(t)
+	bucket := t.TempDir()
+	ks, rows := llm(600)
+	addTrace(t, d, bucket, "full", ks, rows)
+	s := &plans.Service{Store: d, BucketDir: bucket}
+	req := plans.Request{TraceID: "full", Target: sampling.Target{Error: 0.05}, Warmup: cascade.Ptr(1)}
+	full, err := s.Plan(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := sampling.Ranges(planWithStrata(t, s, full))
+	inSeg := map[int]bool{}
+	for _, r := range segs {
+		for l := r.FirstLaunch; l <= r.LastLaunch; l++ {
+			inSeg[l] = true
+		}
+	}
+	less := make([]cascade.Kernel, len(ks))
+	copy(less, ks)
+	untraced := 0
+	for i := range less {
+		if !inSeg[i] {
+			less[i].Untraced = true
+			untraced++
+		}
+	}
+	addTrace(t, d, bucket, "less", less, rows)
+	w := &windows{ks: less, n: 3}
+	s.Windows = w
+	req.TraceID = "less"
+	p, err := s.Plan(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = planWithStrata(t, s, p)
+	got, _, err := s.TraceRanges(ctx, p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered, warming := map[int]bool{}, 0
+	for _, r := range got {
+		warming += r.Warming
+		for l := r.FirstLaunch; l <= r.LastLaunch; l++ {
+			covered[l] = true
+		}
+	}
+	missing := 0
+	for _, r := range sampling.Ranges(p) {
+		for l := max(0, r.FirstLaunch-3); l < r.FirstLaunch; l++ {
+			if !covered[l] {
+				missing++
+			}
+		}
+	}
+	if warming == 0 || missing > 0 {
+		t.Errorf("%d launches traced for warming, %d of the windows' launches right before segments left out: want the 3 before each segment", warming, missing)
+	}
+	_, _, note, err := s.TraceRangesNoted(ctx, p, "")
+	if err != nil || !strings.Contains(note, "has no kernel trace of") || !strings.Contains(note, "footprints are unknown") {
+		t.Errorf("note %q, %v: want it to say the windows take untraced launches", note, err)
+	}
+	// A trace traced whole has no note.
+	if _, _, note, err := s.TraceRangesNoted(ctx, planWithStrata(t, s, full), ""); err != nil || note != "" {
+		t.Errorf("traced whole: note %q, %v", note, err)
 	}
 }

@@ -97,7 +97,11 @@ func writeTwoContextTrace(t *testing.T, traced func(ctx string, id int) bool) st
 
 // ctxPlan is what TestTraceLessTwoContexts reads of a plan.
 type ctxPlan struct {
-	ID          string
+	ID       string
+	Segments []struct {
+		Context    *string
+		Start, End int
+	}
 	TraceRanges []struct {
 		Context                 *string
 		Start, End, FirstLaunch int
@@ -155,7 +159,7 @@ func TestTraceLessTwoContexts(t *testing.T) {
 		t.Helper()
 		var r struct{ PlanSampling ctxPlan }
 		s.MustDo(t, `mutation($id: ID!, $e: Float, $c: String) { planSampling(traceId: $id, target: {error: $e}, warmup: 1) { id
-			traceRanges(simConfig: $c) { context start end firstLaunch lastLaunch warming }
+			segments { context start end } traceRanges(simConfig: $c) { context start end firstLaunch lastLaunch warming }
 			untraced { count launches { launch kernelId context } ranges { context start end } note } } }`, map[string]any{"id": trace, "e": target, "c": cfg}, &r)
 		return r.PlanSampling
 	}
@@ -261,10 +265,12 @@ func TestTraceLessTwoContexts(t *testing.T) {
 		t.Errorf("kernelIds %d, traced in both contexts: %q", both, errs)
 	}
 
-	// Another target: the plan names its untraced launches by context.
+	// Another target: the plan names its untraced launches by context
+	// (those it simulates: its traceRanges also hold the untraced
+	// launches its segments' L2 warming reads).
 	wide := plan("two-less", 0.01)
 	var names []string
-	for _, rg := range wide.TraceRanges {
+	for _, rg := range wide.Segments {
 		for id := rg.Start; id <= rg.End; id++ {
 			if !traced[key{*rg.Context, id}] {
 				names = append(names, fmt.Sprintf("%d@%s", id, *rg.Context))
@@ -273,7 +279,7 @@ func TestTraceLessTwoContexts(t *testing.T) {
 	}
 	u := wide.Untraced
 	if len(names) == 0 || u == nil || u.Count != len(names) || len(u.Launches) != len(names) {
-		t.Fatalf("plan of another target, %d untraced launches in its ranges %+v: %+v", len(names), wide.TraceRanges, u)
+		t.Fatalf("plan of another target, %d untraced launches in its segments %+v: %+v", len(names), wide.Segments, u)
 	}
 	for i, l := range u.Launches {
 		if got := fmt.Sprintf("%d@%s", l.KernelID, *l.Context); got != names[i] {
