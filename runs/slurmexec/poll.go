@@ -79,6 +79,29 @@ func (e *Executor) poll(ctx context.Context) {
 	e.saveStatuses(ctx, changed)
 }
 
+// usageWait is how long a job that ended is left to the next polls while
+// accounting has not recorded its peak memory: slurmdbd records a step's
+// usage a moment after the job ends, and a run finished at the first
+// sight of its end had no peakRssBytes (a flaky TestRealAccelSimOnSlurm).
+const usageWait = 10 * time.Second
+
+// awaitUsage reports whether the ended job's end waits for a later poll:
+// the job completed (a failed one is said at once), the cluster keeps
+// accounting, sacct gives no MaxRSS yet, and it has not waited usageWait
+// already.
+func (e *Executor) awaitUsage(ctx context.Context, j *job, st slurm.Status) bool {
+	if st.MaxRSS > 0 || st.State != slurm.Completed {
+		return false
+	}
+	if on, err := e.c.AccountingEnabled(ctx); err != nil || !on {
+		return false
+	}
+	if j.endedAt.IsZero() {
+		j.endedAt = time.Now()
+	}
+	return time.Since(j.endedAt) < usageWait
+}
+
 // statusChange is a job's new status that its run has yet to record.
 type statusChange struct {
 	j        *job
@@ -94,6 +117,9 @@ const statusBatch = 500
 // running job's log is followed from now on.
 func (e *Executor) apply(ctx context.Context, j *job, st slurm.Status) (statusChange, bool) {
 	if st.State.Done() {
+		if e.awaitUsage(ctx, j, st) {
+			return statusChange{}, false
+		}
 		e.end(ctx, j, st)
 		return statusChange{}, false
 	}

@@ -74,6 +74,9 @@ type job struct {
 	total     int           // kernels to simulate
 	f         runs.Follower // from when the job started; under Executor.mu
 	cancelled bool          // Cascade asked Slurm to cancel it; under Executor.mu
+	// endedAt: when a poll first found the job ended without its peak
+	// memory in accounting yet (awaitUsage); zero before.
+	endedAt time.Time
 }
 
 var _ runs.Executor = (*Executor)(nil)
