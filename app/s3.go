@@ -64,18 +64,19 @@ type S3Gateway interface {
 // id, or a write of one began or ended at or after since (scanner.Config
 // and postproc.Config's Writing).
 func (m *Main) writing(id string, since time.Time) bool {
-	cfg := m.Config
-	return m.s3 != nil && m.s3.Writing(cfg.Bucket, path.Join(cfg.Prefix, id)+"/", since)
+	return m.s3 != nil && m.s3.Writing(m.Config.Bucket, m.traceKeys(id), since)
 }
+
+// traceKeys is the key prefix of the trace id's objects in the bucket.
+func (m *Main) traceKeys(id string) string { return path.Join(m.Config.Prefix, id) + "/" }
 
 // arriving gives the bytes arrived through the S3 endpoint of each file
 // of the trace id being uploaded (scanner.Config's Arriving).
 func (m *Main) arriving(id string) map[string]int64 {
-	cfg := m.Config
 	if m.s3 == nil {
 		return nil
 	}
-	return m.s3.Arriving(cfg.Bucket, path.Join(cfg.Prefix, id)+"/")
+	return m.s3.Arriving(m.Config.Bucket, m.traceKeys(id))
 }
 
 // startS3 serves the bucket directory over S3 when the config asks for it.

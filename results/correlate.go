@@ -256,19 +256,11 @@ func (co *Correlator) kernelIndex(ctx context.Context, t cascade.Trace) (map[ker
 		return idx, nil
 	}
 	idx := make(map[kernellist.Ref]int, t.KernelCount)
-	p := cascade.Page{First: cascade.MaxPageSize}
-	for {
-		page, err := co.rd.cfg.Store.Kernels(ctx, t.ID, "", p)
-		if err != nil {
-			return nil, fmt.Errorf("read the kernels of %s: %w", t.ID, err)
-		}
-		for _, k := range page.Items {
-			idx[kernellist.Ref{ID: k.KernelID, Context: cascade.Deref(k.Context)}] = k.Seq
-		}
-		if !page.HasNext || len(page.Items) == 0 {
-			break
-		}
-		p.After = cascade.Cursor(int64(page.Items[len(page.Items)-1].Seq))
+	err := co.rd.eachTraceKernel(ctx, t.ID, func(k cascade.Kernel) {
+		idx[kernellist.Ref{ID: k.KernelID, Context: cascade.Deref(k.Context)}] = k.Seq
+	})
+	if err != nil {
+		return nil, err
 	}
 	co.kernelIndexes.Put(key, idx)
 	return idx, nil

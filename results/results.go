@@ -224,23 +224,13 @@ func problemKind(reason string) string {
 // their contexts; nil when it has none (not ready) or it cannot be read.
 func (m *Reader) traceKernels(ctx context.Context, t cascade.Trace) traceKernels {
 	tk := traceKernels{}
-	for after := ""; ; {
-		page, err := m.cfg.Store.Kernels(ctx, t.ID, "", cascade.Page{First: cascade.MaxPageSize, After: after})
-		if err != nil {
-			return nil
+	err := m.eachTraceKernel(ctx, t.ID, func(k cascade.Kernel) {
+		c := kernellist.NormalizeContext(cascade.Deref(k.Context))
+		if !slices.Contains(tk[k.KernelID], c) {
+			tk[k.KernelID] = append(tk[k.KernelID], c)
 		}
-		for _, k := range page.Items {
-			c := kernellist.NormalizeContext(cascade.Deref(k.Context))
-			if !slices.Contains(tk[k.KernelID], c) {
-				tk[k.KernelID] = append(tk[k.KernelID], c)
-			}
-		}
-		if !page.HasNext || len(page.Items) == 0 {
-			break
-		}
-		after = cascade.Cursor(int64(page.Items[len(page.Items)-1].Seq))
-	}
-	if len(tk) == 0 {
+	})
+	if err != nil || len(tk) == 0 {
 		return nil
 	}
 	return tk

@@ -64,6 +64,25 @@ func (m *Reader) eachKernelPage(ctx context.Context, runID string, size int, fn 
 	}
 }
 
+// eachTraceKernel calls fn with each kernel of the trace's kernel list, in
+// order, reading it a page of cascade.MaxPageSize at a time.
+func (m *Reader) eachTraceKernel(ctx context.Context, traceID string, fn func(cascade.Kernel)) error {
+	p := cascade.Page{First: cascade.MaxPageSize}
+	for {
+		page, err := m.cfg.Store.Kernels(ctx, traceID, "", p)
+		if err != nil {
+			return fmt.Errorf("read the kernels of %s: %w", traceID, err)
+		}
+		for _, k := range page.Items {
+			fn(k)
+		}
+		if !page.HasNext || len(page.Items) == 0 {
+			return nil
+		}
+		p.After = cascade.Cursor(int64(page.Items[len(page.Items)-1].Seq))
+	}
+}
+
 // KernelPage returns a page of r's kernel results in launch order, each
 // with its simulated time and, where the trace measured it, its measured
 // time and error, as [Reader.Read] gives them; cursors are

@@ -162,27 +162,19 @@ type look struct {
 }
 
 // arrived is the bytes arrived of the files being uploaded that the tree
-// does not hold yet (dotfiles aside, as the walk leaves them).
-func arrived(tree *tracedir.Tree, arriving map[string]int64) int64 {
-	var n int64
+// does not hold yet (dotfiles aside, as the walk leaves them), and how many
+// of them are raw kernel traces.
+func arrived(tree *tracedir.Tree, arriving map[string]int64) (bytes int64, kernels int) {
 	for rel, size := range arriving {
-		if !tree.Has(rel) && !tracedir.IsDotPath(rel) {
-			n += size
+		if tree.Has(rel) || tracedir.IsDotPath(rel) {
+			continue
+		}
+		bytes += size
+		if tracedir.IsRawKernelPath(rel) {
+			kernels++
 		}
 	}
-	return n
-}
-
-// arrivingKernels counts the raw kernel traces being uploaded that the
-// tree does not hold yet.
-func arrivingKernels(tree *tracedir.Tree, arriving map[string]int64) int {
-	n := 0
-	for rel := range arriving {
-		if !tree.Has(rel) && tracedir.IsRawKernelPath(rel) {
-			n++
-		}
-	}
-	return n
+	return bytes, kernels
 }
 
 // inspect applies the guide's rules to what a walk at now saw, given the
@@ -206,9 +198,10 @@ func inspect(saw sight, h history, now time.Time, interval time.Duration) (look,
 	if msig != h.metaSig {
 		h.metaSig, h.metaSince = msig, now
 	}
+	inBytes, inKernels := arrived(tree, saw.arriving)
 	l := look{
-		bytes:           tree.Bytes() + arrived(tree, saw.arriving),
-		rawKernels:      tree.RawKernels() + arrivingKernels(tree, saw.arriving),
+		bytes:           tree.Bytes() + inBytes,
+		rawKernels:      tree.RawKernels() + inKernels,
 		hasRealTiming:   saw.realTiming,
 		hasStepTimeline: tree.HasStepTimeline(),
 		hasKernelsListG: tree.Has(tracedir.KernelsListG),
